@@ -1,0 +1,232 @@
+"""Configuration: ``[tool.cachelint]`` in ``pyproject.toml`` or a ``cachelint.toml``.
+
+The closest file to the working directory wins (no merging, like Ruff); ``--config`` names a file
+or gives inline ``key = value`` TOML overrides. Every table is validated by a JSON Schema in
+``rules/schema``: the top level by ``config.schema.json`` and each section (``code``, ``skills``,
+``audit``) by ``config-<section>.schema.json``, so each part of the tool owns its options.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from cachelint import __version__
+
+CONFIG_FILES = (".cachelint.toml", "cachelint.toml", "pyproject.toml")
+SECTIONS = ("code", "skills", "audit")
+DEFAULT_MAX_FILE_SIZE = 8 * 1024 * 1024
+DEFAULT_EXCLUDE = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "__pycache__",
+    "node_modules",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".cachelint_cache",
+    "build",
+    "dist",
+    "site-packages",
+)
+
+
+class ConfigError(Exception):
+    """A configuration problem: reported in one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path
+    config_path: Path | None = None
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    respect_gitignore: bool = True
+    packs: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    analysis_timeout: float = 30.0
+    cache_dir: str = ".cachelint_cache"
+    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def section(self, name: str) -> Mapping[str, Any]:
+        """The raw, validated options of one section (``code``, ``skills``, ``audit``)."""
+        return self.sections.get(name, {})
+
+    def enabled_codes(self) -> set[str]:
+        from cachelint.catalog import expand_selectors
+
+        codes = expand_selectors(self.select) | expand_selectors(self.extend_select)
+        ignored = expand_selectors(self.ignore)
+        # CL001 (unreadable input) stays on even with a narrow --select: a file we could not read
+        # must never look clean. Only an explicit ignore turns it off.
+        return (codes | {"CL001"}) - ignored
+
+    def pack_paths(self) -> tuple[str, ...]:
+        return tuple(str((self.root / p).resolve()) if not Path(p).is_absolute() else p for p in self.packs)
+
+    def fingerprint(self) -> str:
+        """Key for the result cache: tool version, settings and the bytes of every pack."""
+        from cachelint.catalog import rules_dir
+
+        h = hashlib.sha256()
+        h.update(__version__.encode())
+        payload = {
+            "select": self.select,
+            "ignore": self.ignore,
+            "extend_select": self.extend_select,
+            "per_file_ignores": {k: list(v) for k, v in sorted(self.per_file_ignores.items())},
+            "max_file_size": self.max_file_size,
+            "analysis_timeout": self.analysis_timeout,
+            "sections": self.sections,
+        }
+        h.update(json.dumps(payload, sort_keys=True, default=str).encode())
+        pack_files = sorted((rules_dir() / "packs").glob("*.yaml")) + [Path(p) for p in self.pack_paths()]
+        pack_files += sorted((rules_dir() / "catalog").glob("*.yaml"))
+        for p in pack_files:
+            try:
+                h.update(p.read_bytes())
+            except OSError:
+                h.update(b"<missing>")
+        return h.hexdigest()[:32]
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The closest config file from ``start`` upwards that has cachelint settings."""
+    start = start.resolve()
+    for directory in [start, *start.parents]:
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            data = _read_toml(candidate)
+            if name == "pyproject.toml":
+                table = data.get("tool", {}).get("cachelint")
+                if table is None:
+                    continue
+                return candidate, table
+            return candidate, data
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
+
+
+def validate(table: Mapping[str, Any], where: str) -> None:
+    from cachelint.catalog import rules_dir, validation_errors
+
+    errors = validation_errors(dict(table), "config.schema.json")
+    for section in SECTIONS:
+        value = table.get(section)
+        if isinstance(value, dict) and (rules_dir() / "schema" / f"config-{section}.schema.json").is_file():
+            errors += [f"{section}/{e}" for e in validation_errors(value, f"config-{section}.schema.json")]
+    if errors:
+        raise ConfigError(f"{where}: invalid configuration: {errors[0]}")
+    from cachelint.catalog import unknown_selectors
+
+    for key in ("select", "ignore", "extend-select"):
+        bad = unknown_selectors(table.get(key, ()))
+        if bad:
+            raise ConfigError(f"{where}: invalid configuration: {key}: unknown rule selector {bad[0]!r}")
+    for pattern, codes in table.get("per-file-ignores", {}).items():
+        bad = unknown_selectors(codes)
+        if bad:
+            raise ConfigError(
+                f"{where}: invalid configuration: per-file-ignores/{pattern}: unknown rule selector {bad[0]!r}"
+            )
+
+
+def _parse_inline(overrides: Sequence[str]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for item in overrides:
+        try:
+            data = tomllib.loads(item)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"--config {item!r}: not a file and not valid TOML: {exc}") from exc
+        _deep_merge(merged, data)
+    return merged
+
+
+def _deep_merge(into: dict[str, Any], data: Mapping[str, Any]) -> None:
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _deep_merge(into[key], value)
+        else:
+            into[key] = value
+
+
+def load_settings(
+    cwd: Path | None = None,
+    config: Sequence[str] = (),
+    isolated: bool = False,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Resolve settings: the config file (given, or found from ``cwd`` up), inline overrides from
+    ``--config key=value`` and finally CLI ``overrides`` (already in table form)."""
+    cwd = (cwd or Path.cwd()).resolve()
+    table: dict[str, Any] = {}
+    config_path: Path | None = None
+    inline: list[str] = []
+    for item in config:
+        candidate = Path(item)
+        if "=" not in item and (candidate.is_file() or candidate.suffix == ".toml"):
+            if not candidate.is_file():
+                raise ConfigError(f"--config {item}: no such file")
+            config_path = candidate.resolve()
+            data = _read_toml(config_path)
+            if config_path.name == "pyproject.toml":
+                data = data.get("tool", {}).get("cachelint", {})
+            table = data
+        else:
+            inline.append(item)
+    if config_path is None and not isolated:
+        found = find_config(cwd)
+        if found:
+            config_path, table = found
+    where = str(config_path) if config_path else "configuration"
+    validate(table, where)
+    if inline:
+        extra = _parse_inline(inline)
+        validate(extra, "--config")
+        _deep_merge(table, extra)
+    if overrides:
+        _deep_merge(table, {k: v for k, v in overrides.items() if v is not None})
+        validate(table, "command line")
+    root = config_path.parent if config_path else cwd
+    return Settings(
+        root=root,
+        config_path=config_path,
+        select=tuple(table.get("select", ("ALL",))),
+        ignore=tuple(table.get("ignore", ())),
+        extend_select=tuple(table.get("extend-select", ())),
+        exclude=tuple(table.get("exclude", DEFAULT_EXCLUDE)),
+        extend_exclude=tuple(table.get("extend-exclude", ())),
+        per_file_ignores={k: tuple(v) for k, v in table.get("per-file-ignores", {}).items()},
+        respect_gitignore=bool(table.get("respect-gitignore", True)),
+        packs=tuple(table.get("packs", ())),
+        max_file_size=int(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)),
+        analysis_timeout=float(table.get("analysis-timeout", 30.0)),
+        cache_dir=str(table.get("cache-dir", ".cachelint_cache")),
+        sections={s: dict(table.get(s, {})) for s in SECTIONS},
+    )

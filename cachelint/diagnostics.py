@@ -1,0 +1,153 @@
+"""The one result type every part of cachelint returns.
+
+Checks produce ``Diagnostic`` objects; reporters consume nothing else. Keep this module free of
+imports from the rest of the package so that any part (and the cache) can use it cheaply.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+class Applicability(str, enum.Enum):
+    """Ruff's model: safe fixes apply with --fix, unsafe ones need --unsafe-fixes."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two positions (1-based line, 1-based column in characters,
+    end exclusive) with ``content``. An insertion has start == end."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.SAFE
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding. Positions are 1-based; ``end_column`` is the column after the last character.
+
+    ``record`` (0-based index of the record in its file) and ``session`` are set by payload checks;
+    ``kind`` refines a code (CL301: reordered, added, removed, changed, key-order).
+    ``details`` carries structured, JSON-serialisable extra data for full/json/html outputs
+    (diff excerpts, byte offsets, costs); it never takes part in equality or ordering.
+    ``severity`` None means the catalog's default for the code.
+    """
+
+    code: str
+    message: str
+    path: str
+    line: int = 1
+    column: int = 1
+    end_line: int | None = None
+    end_column: int | None = None
+    severity: Severity | None = None
+    fix: Fix | None = None
+    record: int | None = None
+    session: str | None = None
+    kind: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.end_line is None:
+            object.__setattr__(self, "end_line", self.line)
+        if self.end_column is None:
+            object.__setattr__(self, "end_column", self.column)
+
+    def sort_key(self) -> tuple:
+        return (
+            self.path,
+            self.line,
+            self.column,
+            self.code,
+            -1 if self.record is None else self.record,
+            self.message,
+        )
+
+    def with_changes(self, **changes: Any) -> "Diagnostic":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, used by the cache (the ``name`` is added by reporters from the catalog)."""
+        data: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+        if self.severity is not None:
+            data["severity"] = self.severity.value
+        if self.record is not None:
+            data["record"] = self.record
+        if self.session is not None:
+            data["session"] = self.session
+        if self.kind is not None:
+            data["kind"] = self.kind
+        if self.details:
+            data["details"] = dict(self.details)
+        if self.fix is not None:
+            data["fix"] = {
+                "description": self.fix.description,
+                "applicability": self.fix.applicability.value,
+                "edits": [
+                    [e.line, e.column, e.end_line, e.end_column, e.content] for e in self.fix.edits
+                ],
+            }
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Diagnostic":
+        fix = None
+        if "fix" in data:
+            f = data["fix"]
+            fix = Fix(
+                description=f["description"],
+                applicability=Applicability(f["applicability"]),
+                edits=tuple(Edit(*e) for e in f["edits"]),
+            )
+        return cls(
+            code=data["code"],
+            message=data["message"],
+            path=data["path"],
+            line=data["line"],
+            column=data["column"],
+            end_line=data["end_line"],
+            end_column=data["end_column"],
+            severity=Severity(data["severity"]) if "severity" in data else None,
+            fix=fix,
+            record=data.get("record"),
+            session=data.get("session"),
+            kind=data.get("kind"),
+            details=data.get("details", {}),
+        )
+
+
+def unreadable(path: str, message: str, line: int = 1, column: int = 1, **extra: Any) -> Diagnostic:
+    """CL001: an input (file or record) that cannot be read or parsed. The run goes on."""
+    return Diagnostic(code="CL001", message=message, path=path, line=line, column=column, **extra)

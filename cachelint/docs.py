@@ -1,0 +1,90 @@
+"""Rule documentation generated from the catalog: ``cachelint rule CODE`` prints it and
+``docs/rules/<code>.md`` holds it (regenerate with ``python -m cachelint.docs``; a test fails
+when a page is stale)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cachelint.catalog import RuleDoc, load_catalog
+
+FENCE = {"code": "python", "skills": "markdown", "payloads": "json", "input": "text"}
+
+
+def _example_block(doc: RuleDoc, example: Any) -> str:
+    if isinstance(example, str):
+        return f"```{FENCE.get(doc.scope, 'text') if doc.scope != 'input' else 'text'}\n{example.rstrip()}\n```\n"
+    if isinstance(example, dict):
+        parts = []
+        for path in example:
+            lang = "markdown" if path.endswith(".md") else "json" if path.endswith(".json") else "text"
+            if path.endswith(".py"):
+                lang = "python"
+            parts.append(f"`{path}`\n\n```{lang}\n{str(example[path]).rstrip()}\n```\n")
+        return "\n".join(parts)
+    body = "\n".join(json.dumps(r, ensure_ascii=False, sort_keys=False) for r in example)
+    return f"Records (one per line, as in a JSONL log):\n\n```json\n{body}\n```\n"
+
+
+def render_rule_markdown(doc: RuleDoc) -> str:
+    out = [
+        f"# {doc.code} {doc.name}\n",
+        f"_Scope: {doc.scope} · default severity: {doc.severity.value} · status: {doc.status}_\n",
+        "## What it does\n",
+        doc.summary + "\n",
+        "## Why is this bad?\n",
+        doc.why + "\n",
+    ]
+    bad = doc.examples.get("bad", [])
+    good = doc.examples.get("good", [])
+    if bad:
+        out.append("## Example\n")
+        for ex in bad:
+            out.append(_example_block(doc, ex))
+    if good:
+        out.append("## Use instead\n")
+        for ex in good:
+            out.append(_example_block(doc, ex))
+    out += ["## Fix\n", doc.fix + "\n", "## Fix safety\n", doc.fix_safety + "\n"]
+    if doc.references:
+        out.append("## References\n")
+        out.extend(f"- {ref}\n" for ref in doc.references)
+    return "\n".join(out)
+
+
+def render_index_page() -> str:
+    lines = ["# Rules\n", "| code | name | scope | severity | status | summary |", "|---|---|---|---|---|---|"]
+    for doc in load_catalog().values():
+        lines.append(
+            f"| [{doc.code}]({doc.code}.md) | {doc.name} | {doc.scope} | {doc.severity.value} | {doc.status} | {doc.summary} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def generated_pages() -> dict[str, str]:
+    pages = {f"{code}.md": render_rule_markdown(doc) for code, doc in load_catalog().items()}
+    pages["README.md"] = render_index_page()
+    return pages
+
+
+def write_pages(target: Path) -> list[str]:
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in generated_pages().items():
+        path = target / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            written.append(name)
+    for stale in sorted(target.glob("CL*.md")):
+        if stale.name not in generated_pages():
+            stale.unlink()
+            written.append(f"(removed) {stale.name}")
+    return written
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs" / "rules"
+    for name in write_pages(root):
+        print(f"wrote {root / name}")

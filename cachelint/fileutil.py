@@ -1,0 +1,47 @@
+"""Small file-system primitives shared by the engine, the cache and the index writer."""
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write through a temporary file in the same folder and an atomic rename: a reader (or a
+    killed run) sees the old file or the new one, never a truncated one."""
+    directory = path.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cachelint-tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_replace(path: Path, data: bytes, expected: bytes) -> bool:
+    """Replace ``path`` with ``data`` only if it still holds ``expected`` (it did not change on
+    disk while we worked). Keeps the file mode. Returns False when the file changed."""
+    try:
+        current = path.read_bytes()
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return False
+    if current != expected:
+        return False
+    atomic_write(path, data, mode)
+    return True

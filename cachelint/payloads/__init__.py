@@ -1,0 +1,27 @@
+"""Payload audit (CL3xx): readers -> provider adapters -> sessions -> prefix diff -> checks.
+
+The API calls ``cachelint.payloads.audit.run_audit(paths, settings, options, cwd)``, which returns
+an ``AuditResult``. Both types are defined here so that the API, the CLI and the tests share them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cachelint.diagnostics import Diagnostic
+
+
+@dataclass
+class AuditOptions:
+    input_format: str = "auto"  # auto | jsonl | json | har | vcr
+    baseline: str | None = None  # a JSON file of accepted findings (see docs/suppressions.md)
+    progress: bool = False  # a progress bar on stderr (the CLI sets it only on a TTY)
+
+
+@dataclass
+class AuditResult:
+    diagnostics: list[Diagnostic]
+    # Plain, JSON-serialisable data about the run: sessions, requests, usage, money. The key
+    # "text" holds the human rendering used by the concise/full outputs.
+    summary: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)

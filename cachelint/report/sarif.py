@@ -1,0 +1,140 @@
+"""SARIF 2.1.0 for GitHub code scanning: relative URIs, rule metadata from the catalog, and
+stable ``partialFingerprints`` (they must not move when unrelated lines are added above)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Sequence
+
+from cachelint import __version__
+from cachelint.catalog import load_catalog
+from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.report.common import severity_of
+
+LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/cachelint/cachelint"
+
+
+def _line_text(path: str, line: int, cache: dict[str, list[str] | None]) -> str:
+    if path not in cache:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                # payload logs can be huge: fingerprints of payload findings do not need them
+                cache[path] = handle.read(8 * 1024 * 1024).splitlines()
+        except OSError:
+            cache[path] = None
+    lines = cache[path]
+    if not lines or line - 1 >= len(lines):
+        return ""
+    return lines[line - 1].strip()
+
+
+def fingerprint(d: Diagnostic, occurrence: int, lines: dict[str, list[str] | None]) -> str:
+    if d.record is not None:
+        basis = f"{d.code}\0{d.path}\0{d.record}\0{d.session}\0{d.kind}"
+    else:
+        basis = f"{d.code}\0{d.path}\0{_line_text(d.path, d.line, lines)}"
+    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32] + f":{occurrence}"
+
+
+def _rule_descriptor(doc) -> dict:
+    help_md = (
+        f"**{doc.code} {doc.name}** — {doc.summary}\n\n**Why:** {doc.why}\n\n**Fix:** {doc.fix}\n\n"
+        f"**Fix safety:** {doc.fix_safety}"
+    )
+    return {
+        "id": doc.code,
+        "name": doc.name,
+        "shortDescription": {"text": doc.summary[:1024]},
+        "fullDescription": {"text": doc.why},
+        "help": {"text": f"{doc.summary}\n\nWhy: {doc.why}\n\nFix: {doc.fix}", "markdown": help_md},
+        "helpUri": f"{INFO_URI}/blob/main/docs/rules/{doc.code}.md",
+        "defaultConfiguration": {"level": LEVEL[doc.severity]},
+        "properties": {"tags": [doc.scope, "prompt-cache"], "status": doc.status},
+    }
+
+
+def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None) -> str:
+    catalog = load_catalog()
+    codes = sorted({d.code for d in diagnostics} | set(catalog))
+    rules = [_rule_descriptor(catalog[c]) for c in codes if c in catalog]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    lines: dict[str, list[str] | None] = {}
+    counts: dict[str, int] = {}
+    results = []
+    for d in diagnostics:
+        base = fingerprint(d, 0, lines).rsplit(":", 1)[0]
+        counts[base] = counts.get(base, 0) + 1
+        region = {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}
+        end_line = max(d.end_line or d.line, d.line)
+        region["endLine"] = end_line
+        end_col = d.end_column or d.column
+        if end_line > d.line or end_col > d.column:
+            region["endColumn"] = max(end_col, 1)
+        result = {
+            "ruleId": d.code,
+            "level": LEVEL[severity_of(d)],
+            "message": {"text": d.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                        "region": region,
+                    }
+                }
+            ],
+            "partialFingerprints": {"primaryLocationLineHash": f"{base}:{counts[base]}"},
+        }
+        if d.code in index:
+            result["ruleIndex"] = index[d.code]
+        props = {}
+        if d.record is not None:
+            props["record"] = d.record
+        if d.session is not None:
+            props["session"] = d.session
+        if d.kind is not None:
+            props["kind"] = d.kind
+        if props:
+            result["properties"] = props
+        if d.fix is not None:
+            result["fixes"] = [
+                {
+                    "description": {"text": d.fix.description},
+                    "artifactChanges": [
+                        {
+                            "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                            "replacements": [
+                                {
+                                    "deletedRegion": {
+                                        "startLine": e.line,
+                                        "startColumn": e.column,
+                                        "endLine": e.end_line,
+                                        "endColumn": e.end_column,
+                                    },
+                                    "insertedContent": {"text": e.content},
+                                }
+                                for e in d.fix.edits
+                            ],
+                        }
+                    ],
+                }
+            ]
+        results.append(result)
+    run = {
+        "tool": {
+            "driver": {
+                "name": "cachelint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFO_URI,
+                "rules": rules,
+            }
+        },
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    if root_uri:
+        run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root_uri}}
+    doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

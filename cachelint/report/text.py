@@ -1,0 +1,88 @@
+"""Human outputs. ``concise``: one stable line per finding (``path:line:col: CODE message``).
+``full``: the same line, the rule name, the source line with a caret, and the details a check
+attached (byte offsets, before/after excerpts, costs). Audits add a per-session summary."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.report.common import headline, name_of, severity_of
+
+
+def render_concise(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any] | None = None) -> str:
+    out = [headline(d) for d in diagnostics]
+    text = "\n".join(out) + ("\n" if out else "")
+    if summary:
+        text += render_summary(summary)
+    return text
+
+
+def _source_line(path: str, line: int, cache: dict[str, list[str] | None]) -> str | None:
+    if path not in cache:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                cache[path] = handle.read(4 * 1024 * 1024).splitlines()
+        except OSError:
+            cache[path] = None
+    lines = cache[path]
+    if not lines or line - 1 >= len(lines) or line < 1:
+        return None
+    return lines[line - 1]
+
+
+def _format_detail(key: str, value: Any) -> list[str]:
+    if isinstance(value, str) and "\n" in value:
+        return [f"    {key}:"] + [f"      {ln}" for ln in value.splitlines()]
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, (str, int, float)) for v in value):
+            return [f"    {key}: " + ", ".join(str(v) for v in value)]
+        lines = [f"    {key}:"]
+        for v in value:
+            lines.append(f"      - {v}")
+        return lines
+    if isinstance(value, Mapping):
+        lines = [f"    {key}:"]
+        for k in value:
+            lines.append(f"      {k}: {value[k]}")
+        return lines
+    return [f"    {key}: {value}"]
+
+
+def render_full(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any] | None = None) -> str:
+    cache: dict[str, list[str] | None] = {}
+    blocks = []
+    for d in diagnostics:
+        lines = [f"{headline(d)}", f"  {severity_of(d).value} · {d.code} {name_of(d)}"]
+        if d.record is None:
+            src = _source_line(d.path, d.line, cache)
+            if src is not None and len(src) <= 400:
+                lines.append(f"  {d.line:>5} | {src}")
+                width = max(1, (d.end_column - d.column) if d.end_line == d.line else len(src) - d.column + 1)
+                lines.append("        | " + " " * (d.column - 1) + "^" * min(width, max(1, len(src) - d.column + 1)))
+        else:
+            where = f"record {d.record}"
+            if d.session is not None:
+                where += f", session {d.session}"
+            if d.kind:
+                where += f", kind {d.kind}"
+            lines.append(f"  {where}")
+        for key in d.details:
+            lines.extend(_format_detail(key, d.details[key]))
+        if d.fix is not None:
+            lines.append(f"  fix ({d.fix.applicability.value}): {d.fix.description}")
+        blocks.append("\n".join(lines))
+    text = "\n\n".join(blocks) + ("\n" if blocks else "")
+    if summary:
+        text += ("\n" if blocks else "") + render_summary(summary)
+    return text
+
+
+def render_summary(summary: Mapping[str, Any]) -> str:
+    """A plain-text rendering of an audit summary: ``summary['lines']`` when the audit provides
+    its own rendering, else the keys and values."""
+    if "text" in summary and isinstance(summary["text"], str):
+        return summary["text"] if summary["text"].endswith("\n") else summary["text"] + "\n"
+    lines = []
+    for key in summary:
+        lines.extend(_format_detail(key, summary[key]))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,75 @@
+"""Reading input files as text, the same way for every part: size limit, BOM, invalid UTF-8,
+binary files, unreadable files. Every failure is a CL001 diagnostic with a location, never an
+exception."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cachelint.diagnostics import Diagnostic, unreadable
+
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class SourceText:
+    text: str
+    size: int
+    had_bom: bool
+    newline: str  # "\r\n" when the file uses CRLF, else "\n"
+
+
+def line_col_of_offset(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters, best effort) of a byte offset."""
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[start:offset].decode("utf-8", errors="replace")) + 1
+    return line, column
+
+
+def decode(data: bytes, display: str) -> SourceText | Diagnostic:
+    offset = data.find(b"\x00")
+    if offset != -1:
+        line, col = line_col_of_offset(data, offset)
+        return unreadable(display, "binary file: contains a NUL byte", line=line, column=col)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = line_col_of_offset(data, exc.start)
+        return unreadable(
+            display,
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded",
+            line=line,
+            column=col,
+        )
+    had_bom = text.startswith(BOM)
+    if had_bom:
+        text = text[1:]
+    newline = "\r\n" if "\r\n" in text[:65536] else "\n"
+    return SourceText(text=text, size=len(data), had_bom=had_bom, newline=newline)
+
+
+def read_bytes(path: Path, display: str, max_size: int) -> bytes | Diagnostic:
+    try:
+        if path.is_dir():
+            return unreadable(display, "is a directory, expected a file")
+        size = os.stat(path).st_size
+        if size > max_size:
+            return unreadable(
+                display,
+                f"file is {size} bytes, over the size limit of {max_size} bytes (max-file-size)",
+            )
+        with open(path, "rb") as handle:
+            return handle.read()
+    except PermissionError:
+        return unreadable(display, "cannot read file: permission denied")
+    except OSError as exc:
+        return unreadable(display, f"cannot read file: {exc.strerror or exc}")
+
+
+def read_text(path: Path, display: str, max_size: int) -> SourceText | Diagnostic:
+    data = read_bytes(path, display, max_size)
+    if isinstance(data, Diagnostic):
+        return data
+    return decode(data, display)
