@@ -1,0 +1,97 @@
+"""The rule catalog: every entry validates, every stable rule's examples behave as documented,
+and the generated docs are up to date."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cachelint.catalog import load_catalog, rules_dir, validation_errors
+from cachelint.docs import generated_pages
+
+from conftest import REPO, audit_records, check_tree, write_tree
+
+DESIGN_CODES = (
+    ["CL001"]
+    + [f"CL10{i}" for i in range(1, 6)]
+    + [f"CL20{i}" for i in range(1, 7)]
+    + [f"CL30{i}" for i in range(1, 10)]
+    + ["CL310", "CL311", "CL312"]
+)
+
+CATALOG_FILES = sorted((rules_dir() / "catalog").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CATALOG_FILES, ids=lambda p: p.stem)
+def test_catalog_file_validates(path: Path):
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert validation_errors(data, "rule.schema.json") == []
+    assert data["code"] == path.stem
+
+
+def test_every_design_code_has_an_entry():
+    catalog = load_catalog()
+    missing = [c for c in DESIGN_CODES if c not in catalog]
+    assert missing == []
+
+
+def test_names_are_unique():
+    names = [r.name for r in load_catalog().values()]
+    assert len(names) == len(set(names))
+
+
+def test_stable_rules_have_examples_and_real_docs():
+    for doc in load_catalog().values():
+        if not doc.stable:
+            continue
+        assert doc.examples.get("bad"), f"{doc.code}: a stable rule needs bad examples"
+        assert doc.examples.get("good"), f"{doc.code}: a stable rule needs good examples"
+        assert "planned" not in doc.why.lower(), doc.code
+
+
+def _examples(kind: str):
+    out = []
+    for doc in load_catalog().values():
+        if not doc.stable:
+            continue
+        for i, example in enumerate(doc.examples.get(kind, [])):
+            out.append(pytest.param(doc, example, id=f"{doc.code}-{kind}-{i}"))
+    return out
+
+
+def _codes_for_example(doc, example, tmp_path: Path) -> list[str]:
+    if doc.scope == "payloads":
+        result = audit_records(tmp_path, example)
+        return [d.code for d in result.diagnostics]
+    if isinstance(example, str):
+        write_tree(tmp_path, {"agent.py": example})
+    else:
+        write_tree(tmp_path, example)
+    result = check_tree(tmp_path)
+    return [d.code for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("doc,example", _examples("bad"))
+def test_bad_example_raises_exactly_its_code(doc, example, tmp_path):
+    codes = _codes_for_example(doc, example, tmp_path)
+    assert codes, f"{doc.code}: bad example raised nothing"
+    assert set(codes) == {doc.code}, codes
+
+
+@pytest.mark.parametrize("doc,example", _examples("good"))
+def test_good_example_raises_nothing(doc, example, tmp_path):
+    assert _codes_for_example(doc, example, tmp_path) == []
+
+
+def test_generated_rule_docs_are_current():
+    docs = REPO / "docs" / "rules"
+    stale = []
+    for name, text in generated_pages().items():
+        path = docs / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            stale.append(name)
+    extra = sorted(p.name for p in docs.glob("CL*.md") if p.name not in generated_pages())
+    assert stale == [] and extra == [], (
+        f"docs/rules is stale ({stale + extra}); run: python -m cachelint.docs"
+    )
