@@ -1,0 +1,98 @@
+"""The registry of payload checks (CL3xx).
+
+A check is a module in this package named ``cl<code>_<name>.py`` (e.g. ``cl301_tools_changed.py``)
+that defines any of::
+
+    def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]        # every request
+    def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]
+                                                 # every consecutive pair of a session; ctx.diff is set
+    def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]   # once, at its end
+
+Adding a check = creating the file: modules are discovered and run in name order (= code order).
+Checks are pure functions of their arguments: no module state, no I/O beyond ``ctx.packs``.
+Use ``at_request(...)`` to build a Diagnostic located at a request.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Iterable, Mapping
+
+from cachelint.config import Settings
+from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.payloads.model import PrefixDiff, Request, Session
+
+CheckPair = Callable[[Request, Request, "CheckContext"], Iterable[Diagnostic]]
+
+
+@dataclass
+class CheckContext:
+    """What every check may read.
+
+    ``settings``: the run's Settings; ``options``: ``[tool.cachelint.audit]`` (validated, kebab-case).
+    ``diff``: the PrefixDiff of the pair being checked (``check_pair`` only; computed once by the
+    pipeline so that checks do not recompute it). ``session``: the session of the request or pair.
+    ``packs(kind)``: the merged built-in + user packs of a kind (cached per run).
+    """
+
+    settings: Settings
+    options: Mapping[str, Any] = field(default_factory=dict)
+    diff: PrefixDiff | None = None
+    session: Session | None = None
+    _pack_cache: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    def packs(self, kind: str) -> list[dict[str, Any]]:
+        if kind not in self._pack_cache:
+            from cachelint.catalog import load_packs
+
+            self._pack_cache[kind] = load_packs(kind, self.settings.pack_paths())
+        return self._pack_cache[kind]
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return self.options.get(name, default)
+
+
+def at_request(
+    code: str,
+    message: str,
+    req: Request,
+    *,
+    kind: str | None = None,
+    details: Mapping[str, Any] | None = None,
+    severity: Severity | None = None,
+) -> Diagnostic:
+    """A Diagnostic located at a request: its file, line, record index and session."""
+    return Diagnostic(
+        code=code,
+        message=message,
+        path=req.origin.path,
+        line=req.origin.line,
+        column=1,
+        record=req.origin.record,
+        session=req.session,
+        kind=kind,
+        severity=severity,
+        details=dict(details or {}),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def check_modules() -> tuple[ModuleType, ...]:
+    """Every check module of this package, sorted by module name (cl301_… before cl302_…)."""
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("cl"))
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
+
+
+def request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
+    return tuple(m.check_request for m in check_modules() if hasattr(m, "check_request"))
+
+
+def pair_checks() -> tuple[CheckPair, ...]:
+    return tuple(m.check_pair for m in check_modules() if hasattr(m, "check_pair"))
+
+
+def session_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
+    return tuple(m.check_session for m in check_modules() if hasattr(m, "check_session"))
