@@ -49,9 +49,7 @@ def _emit(text: str, output_file: str | None) -> None:
         except OSError as exc:
             _fail(f"cannot write {output_file}: {exc.strerror or exc}")
     else:
-        stdout = click.get_text_stream("stdout")
-        stdout.write(text)
-        stdout.flush()
+        click.echo(text, nl=False)
 
 
 def _statistics(diagnostics) -> str:
