@@ -62,10 +62,6 @@ def _statistics(diagnostics) -> str:
     return "".join(f"{n:>5}\t{code}\t{rule_name(code)}\n" for code, n in rows)
 
 
-def _root_uri(settings) -> str:
-    return Path.cwd().resolve().as_uri() + "/"
-
-
 class _Group(click.Group):
     def invoke(self, ctx):
         try:
@@ -173,7 +169,7 @@ def check(
     if statistics:
         text = _statistics(result.diagnostics)
     else:
-        text = render(fmt, result.diagnostics, root_uri=_root_uri(settings))
+        text = render(fmt, result.diagnostics)
     _emit(text, output_file)
     if fmt in ("concise", "full") and not output_file:
         n = len(result.diagnostics)
@@ -225,7 +221,7 @@ def audit(
     if statistics:
         text = _statistics(result.diagnostics)
     else:
-        text = render(fmt, result.diagnostics, summary=result.summary, root_uri=_root_uri(settings))
+        text = render(fmt, result.diagnostics, summary=result.summary)
     _emit(text, output_file)
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)

@@ -212,7 +212,7 @@ def walk(
             problems.append((shown, "no such file or directory"))
             continue
         if start_abs.is_file():
-            if force_exclude and matcher.ignored(start_abs, False, _gitignore_dirs(start_abs.parent, matcher)):
+            if force_exclude and _excluded_with_ancestors(start_abs, matcher):
                 continue
             if accept is None or accept(start_abs, True):
                 found.setdefault(str(start_abs), InputFile(start_abs, shown, explicit=True))
@@ -225,6 +225,20 @@ def walk(
     files = sorted(found.values(), key=lambda f: f.display)
     problems.sort()
     return Discovery(files, problems)
+
+
+def _excluded_with_ancestors(path: Path, matcher: IgnoreMatcher) -> bool:
+    """Is ``path`` excluded itself, or inside an excluded folder (below the root)?"""
+    chain = [path]
+    for parent in path.parents:
+        if parent == matcher.root or not _is_relative_to(parent, matcher.root):
+            break
+        chain.append(parent)
+    for candidate in reversed(chain):
+        is_dir = candidate != path
+        if matcher.ignored(candidate, is_dir, _gitignore_dirs(candidate.parent, matcher)):
+            return True
+    return False
 
 
 def _gitignore_dirs(directory: Path, matcher: IgnoreMatcher) -> list[Path]:

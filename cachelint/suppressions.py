@@ -28,11 +28,12 @@ class Suppression:
 
 
 def find_suppressions(text: str) -> list[Suppression]:
-    if "cachelint" not in text and "noqa" not in text.lower():
+    lowered = text.lower()
+    if "cachelint" not in lowered and "noqa" not in lowered:
         return []
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
-        if "cachelint" in line:
+        if "cachelint" in line.lower():
             for m in _CACHELINT.finditer(line):
                 codes = tuple(c.strip().upper() for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
                 out.append(Suppression(number, m.start() + 1, codes, True))

@@ -1,0 +1,102 @@
+"""Output formats: SARIF validates against the 2.1.0 schema, GitHub annotations escape correctly,
+JSON carries the documented keys."""
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from cachelint.report import render
+from cachelint.report.github import annotation, escape_data, escape_property
+from conftest import SHARED
+
+SAMPLE = [
+    Diagnostic(code="CL001", message="cannot read: 50% done, bad\nline", path="src/a.py", line=3, column=5, end_line=3, end_column=9),
+    Diagnostic(code="CL002", message="multi-line span", path="src/b.py", line=2, column=7, end_line=4, end_column=2,
+               severity=Severity.INFO),
+    Diagnostic(code="CL001", message="payload", path="logs/run.jsonl", line=7, column=1, record=6, session="s1", kind="reordered"),
+    Diagnostic(code="CL002", message="with fix", path="src/a.py", line=5, column=1,
+               fix=Fix("wrap in sorted()", (Edit(5, 1, 5, 1, "sorted("), Edit(5, 4, 5, 4, ")")), Applicability.SAFE)),
+]
+
+
+def sarif_schema():
+    path = SHARED / "reference" / "sarif-schema-2.1.0.json"
+    assert path.is_file(), f"missing {path}"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_sarif_validates_against_the_schema():
+    doc = json.loads(render("sarif", SAMPLE))
+    jsonschema.validate(doc, sarif_schema())
+    run = doc["runs"][0]
+    assert doc["version"] == "2.1.0"
+    assert {r["id"] for r in run["tool"]["driver"]["rules"]} >= {"CL001", "CL002"}
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]]
+    assert uris == ["src/a.py", "src/b.py", "logs/run.jsonl", "src/a.py"]  # relative URIs
+    assert all(not u.startswith("file:") for u in uris)
+    levels = [r["level"] for r in run["results"]]
+    assert levels == ["error", "note", "error", "warning"]
+    assert run["results"][2]["properties"] == {"record": 6, "session": "s1", "kind": "reordered"}
+    assert run["results"][3]["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"] == "sorted("
+
+
+def test_sarif_fingerprints_are_stable_and_unique():
+    a = json.loads(render("sarif", SAMPLE))["runs"][0]["results"]
+    b = json.loads(render("sarif", SAMPLE))["runs"][0]["results"]
+    fa = [r["partialFingerprints"]["primaryLocationLineHash"] for r in a]
+    assert fa == [r["partialFingerprints"]["primaryLocationLineHash"] for r in b]
+    assert len(set(fa)) == len(fa)
+
+
+def test_sarif_fingerprint_survives_lines_added_above(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("x = {1}\n")
+    d1 = Diagnostic(code="CL001", message="m", path="a.py", line=1, column=1)
+    fp1 = json.loads(render("sarif", [d1]))["runs"][0]["results"][0]["partialFingerprints"]
+    (tmp_path / "a.py").write_text("import os\n\nx = {1}\n")
+    d2 = Diagnostic(code="CL001", message="m", path="a.py", line=3, column=1)
+    fp2 = json.loads(render("sarif", [d2]))["runs"][0]["results"][0]["partialFingerprints"]
+    assert fp1 == fp2
+
+
+def test_empty_sarif_is_valid():
+    jsonschema.validate(json.loads(render("sarif", [])), sarif_schema())
+
+
+def test_github_escaping():
+    assert escape_data("50% a\r\nb") == "50%25 a%0D%0Ab"
+    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+    line = annotation(SAMPLE[0])
+    assert line.startswith("::error title=cachelint (CL001 unreadable-input),file=src/a.py,line=3,col=5,endLine=3,endColumn=9::")
+    assert line.endswith("src/a.py:3:5: CL001 cannot read: 50%25 done, bad%0Aline")
+    assert "\n" not in line
+
+
+def test_github_multiline_span_has_no_columns():
+    line = annotation(SAMPLE[1])
+    assert line.startswith("::notice ")
+    assert "col=" not in line and "endColumn=" not in line
+    assert "line=2,endLine=4::" in line
+
+
+def test_json_has_documented_keys():
+    data = json.loads(render("json", SAMPLE))
+    for item in data:
+        assert {"code", "name", "severity", "message", "path", "line", "column", "end_line", "end_column"} <= set(item)
+    assert data[2]["record"] == 6 and data[2]["session"] == "s1" and data[2]["kind"] == "reordered"
+    assert data[0]["name"] == "unreadable-input"
+
+
+def test_concise_is_the_stable_editor_format():
+    text = render("concise", SAMPLE[:1])
+    assert text == "src/a.py:3:5: CL001 cannot read: 50% done, bad\nline\n"
+
+
+def test_full_shows_payload_location_and_details():
+    d = Diagnostic(code="CL001", message="m", path="x.jsonl", line=2, column=1, record=1, session="s",
+                   details={"offset": 42, "before": "abc\ndef"})
+    text = render("full", [d])
+    assert "record 1, session s" in text and "offset: 42" in text and "      def" in text
