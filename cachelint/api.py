@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 from cachelint.config import Settings, load_settings
+from cachelint.diagnostics import Diagnostic
 from cachelint.engine import CheckOptions, CheckResult, finalize, run_check
 from cachelint.payloads import AuditOptions, AuditResult
 
@@ -44,6 +45,34 @@ def audit_logs(
 
     cwd = (cwd or Path.cwd()).resolve()
     settings = settings or load_settings(cwd)
-    result = run_audit([str(p) for p in paths], settings, options or AuditOptions(), cwd)
+    options = options or AuditOptions()
+    result = run_audit([str(p) for p in paths], settings, options, cwd)
     result.diagnostics = finalize(result.diagnostics, settings, cwd)
+    if options.baseline:
+        result.diagnostics = apply_baseline(result.diagnostics, Path(options.baseline))
     return result
+
+
+class BaselineError(ValueError):
+    pass
+
+
+def apply_baseline(diagnostics: Sequence[Diagnostic], baseline: Path) -> list[Diagnostic]:
+    """Hide findings accepted in a baseline file: a JSON list of objects with ``code`` and
+    ``path`` and optionally ``record``, ``session``, ``kind`` (the JSON output is a baseline)."""
+    import json
+
+    try:
+        entries = json.loads(baseline.read_text(encoding="utf-8"))
+        if not isinstance(entries, list):
+            raise ValueError("expected a JSON list")
+        keys = set()
+        for e in entries:
+            keys.add((e["code"], e["path"], e.get("record"), e.get("session"), e.get("kind")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise BaselineError(f"baseline {baseline}: {exc}") from exc
+
+    def accepted(d: Diagnostic) -> bool:
+        return (d.code, d.path, d.record, d.session, d.kind) in keys or (d.code, d.path, None, None, None) in keys
+
+    return [d for d in diagnostics if not accepted(d)]

@@ -212,7 +212,12 @@ def audit(
     options = AuditOptions(
         input_format=input_format, baseline=baseline, progress=sys.stderr.isatty() and not os.environ.get("CI")
     )
-    result = audit_logs(list(logs), settings, options, Path.cwd().resolve())
+    from cachelint.api import BaselineError
+
+    try:
+        result = audit_logs(list(logs), settings, options, Path.cwd().resolve())
+    except BaselineError as exc:
+        _fail(str(exc))
     for warning in result.warnings:
         click.echo(f"cachelint: warning: {warning}", err=True)
     fmt = output_format or "full"
