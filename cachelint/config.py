@@ -134,6 +134,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def validate(table: Mapping[str, Any], where: str) -> None:
+    if not table:
+        return  # nothing to validate: keep jsonschema off the start-up path
     from cachelint.catalog import rules_dir, validation_errors
 
     errors = validation_errors(dict(table), "config.schema.json")
