@@ -60,6 +60,8 @@ class Record:
     ``session``: an explicit session id given by the envelope (``{"session": ...}``), or None.
     ``status``: HTTP status of the response, when known.
     ``fmt``: which reader produced it (``jsonl``, ``json``, ``har``, ``vcr``).
+    ``hashed_ids``: personal ids removed from the body, kept only as hashes (dotted body path ->
+    ``h:<12 hex>``), e.g. ``{"metadata.user_id": "h:…"}``: usable as session keys, nothing more.
     """
 
     origin: Origin
@@ -73,6 +75,7 @@ class Record:
     session: str | None = None
     status: int | None = None
     fmt: str = "jsonl"
+    hashed_ids: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

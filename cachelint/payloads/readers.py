@@ -1,0 +1,586 @@
+"""Readers: captured logs -> a stream of ``Record`` (or CL001 diagnostics), each with its origin.
+
+Formats (auto-detected, or forced with ``--input-format``):
+- ``jsonl``: one record a line — a bare request body, an envelope ``{"request", "response", "time",
+  "session", "url", "headers"}``, or an OpenAI batch-input line ``{"custom_id", "url", "body"}``.
+  Streamed line by line: memory does not grow with the file.
+- ``json``: one body, one envelope, or a list of them (one document, parsed once).
+- ``har``: HAR 1.2 (reference/cache_facts.md §5): request body from ``postData.text``, response from
+  ``content.text`` (JSON or server-sent events, base64 allowed); entries sorted by
+  ``startedDateTime`` because the spec does not promise the order.
+- ``vcr``: vcrpy cassettes, YAML (or JSON) with ``interactions[]``; bodies as JSON strings, as
+  ``{"string": ...}`` or already parsed.
+Any of these may be gzip-compressed (detected from the magic bytes). Directories are walked
+recursively in sorted order. Secrets are dropped here, before anything else sees a record.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import io
+import os
+import re
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import IO, Any, Iterator, Mapping
+
+from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.payloads.jsonio import loads
+from cachelint.payloads.model import Origin, Record
+from cachelint.payloads.secrets import Redactor
+from cachelint.payloads.sse import assemble_sse, looks_like_sse
+
+FORMATS = ("jsonl", "json", "har", "vcr")
+LOG_SUFFIXES = (".jsonl", ".ndjson", ".json", ".har", ".yaml", ".yml")
+# Anthropic rejects request bodies over 32 MB (its documented request size limit), so a longer
+# line is not a request anyone sent: report it instead of holding it in memory.
+DEFAULT_MAX_RECORD_SIZE = 32 * 1024 * 1024
+DEFAULT_MAX_DOCUMENT_SIZE = 512 * 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    max_record_size: int = DEFAULT_MAX_RECORD_SIZE  # one JSONL line
+    max_document_size: int = DEFAULT_MAX_DOCUMENT_SIZE  # one HAR / JSON / YAML document (decompressed)
+
+
+Item = Record | Diagnostic
+
+
+# --- finding the files ------------------------------------------------------------------------
+
+
+def is_log_name(name: str) -> bool:
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
+    return lower.endswith(LOG_SUFFIXES)
+
+
+def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | Diagnostic]:
+    """(absolute path, display path) of every log under ``paths``: files as given, directories
+    walked recursively in sorted order, symlinks not followed out of the tree."""
+    for given in paths:
+        path = Path(given)
+        absolute = path if path.is_absolute() else cwd / path
+        if absolute.is_file():
+            yield absolute, given
+        elif absolute.is_dir():
+            yield from _walk(absolute, given)
+        elif not absolute.exists():
+            yield unreadable(given, "no such file or directory")
+        else:
+            yield unreadable(given, "not a regular file or directory")
+
+
+def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str]]:
+    real_root = os.path.realpath(root)
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not is_log_name(name):
+                continue
+            full = Path(directory) / name
+            real = os.path.realpath(full)
+            if os.path.commonpath([real_root, real]) != real_root:
+                continue  # a symlink out of the tree: never read
+            rel = full.relative_to(root).as_posix()
+            display = rel if display_root in ("", ".") else f"{display_root.rstrip('/')}/{rel}"
+            yield full, display
+
+
+# --- opening and detecting --------------------------------------------------------------------
+
+
+def _open(path: Path) -> IO[bytes]:
+    handle = open(path, "rb")
+    magic = handle.read(2)
+    handle.seek(0)
+    if magic == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
+    return handle
+
+
+def _peek(handle: IO[bytes], size: int = 65536) -> bytes:
+    if hasattr(handle, "peek"):
+        data = handle.peek(size)  # type: ignore[attr-defined]
+        return data[:size]
+    pos = handle.tell()
+    data = handle.read(size)
+    handle.seek(pos)
+    return data
+
+
+def detect_format(name: str, head: bytes) -> str:
+    """The format of a log from its name and first bytes."""
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
+    if lower.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if lower.endswith(".har"):
+        return "har"
+    if lower.endswith((".yaml", ".yml")):
+        return "vcr"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"["):
+        return "json"
+    if text.startswith(b"{"):
+        first, sep, rest = text.partition(b"\n")
+        if sep and rest.strip():
+            try:
+                loads(first)
+                return "jsonl"  # a complete document on the first line and more after it
+            except (ValueError, RecursionError):
+                pass
+        return "json"
+    if text.startswith((b"interactions:", b"---", b"version:")):
+        return "vcr"
+    return "jsonl"
+
+
+def read_log(
+    path: Path, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits()
+) -> Iterator[Item]:
+    """Every record of one log file, in file order (HAR: in ``startedDateTime`` order); problems
+    become CL001 diagnostics and reading goes on where it can."""
+    try:
+        handle = _open(path)
+    except PermissionError:
+        yield unreadable(display, "cannot read file: permission denied")
+        return
+    except OSError as exc:
+        yield unreadable(display, f"cannot read file: {exc.strerror or exc}")
+        return
+    with handle:
+        try:
+            if fmt == "auto":
+                fmt = detect_format(display, _peek(handle))
+            if fmt == "jsonl":
+                yield from _read_jsonl(handle, display, redactor, limits)
+            else:
+                data = handle.read(limits.max_document_size + 1)
+                if len(data) > limits.max_document_size:
+                    yield unreadable(
+                        display,
+                        f"{fmt} document is over {limits.max_document_size} bytes (max-document-size); "
+                        "convert it to JSONL to stream it",
+                    )
+                    return
+                yield from _read_document(data, display, fmt, redactor)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            yield unreadable(display, f"truncated or corrupt gzip data: {exc}")
+        except OSError as exc:
+            yield unreadable(display, f"cannot read file: {exc.strerror or exc}")
+
+
+# --- JSONL ------------------------------------------------------------------------------------
+
+
+def _read_jsonl(handle: IO[bytes], display: str, redactor: Redactor, limits: ReadLimits) -> Iterator[Item]:
+    line_no = 0
+    record = 0
+    while True:
+        try:
+            raw = handle.readline(limits.max_record_size + 1)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            yield unreadable(display, f"truncated or corrupt gzip data after line {line_no}: {exc}", line=line_no + 1, record=record)
+            return
+        if not raw:
+            return
+        line_no += 1
+        if len(raw) > limits.max_record_size and not raw.endswith(b"\n"):
+            _skip_rest_of_line(handle)
+            yield unreadable(
+                display,
+                f"line is over {limits.max_record_size} bytes (max-record-size); skipped",
+                line=line_no,
+                record=record,
+            )
+            record += 1
+            continue
+        if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        text = raw.strip()
+        if not text:
+            continue
+        origin = Origin(display, line_no, record)
+        record += 1
+        value = _parse_json(text, origin, "line")
+        if isinstance(value, Diagnostic):
+            yield value
+            continue
+        yield from _records_from_value(value, origin, redactor, "jsonl")
+
+
+def _skip_rest_of_line(handle: IO[bytes]) -> None:
+    while True:
+        chunk = handle.readline(1 << 20)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+def _parse_json(data: bytes | str, origin: Origin, what: str) -> Any:
+    try:
+        return loads(data)
+    except RecursionError:
+        return _bad(origin, f"{what} is JSON nested too deeply to read")
+    except ValueError as exc:
+        reason = str(exc).split("\n")[0][:200]
+        if isinstance(data, (bytes, bytearray)) and data.rstrip().endswith(b"}") is False and data.lstrip().startswith(b"{"):
+            reason = f"truncated JSON ({reason})"
+        return _bad(origin, f"{what} is not valid JSON: {reason}")
+
+
+def _bad(origin: Origin, message: str) -> Diagnostic:
+    return unreadable(origin.path, message, line=origin.line, record=origin.record)
+
+
+# --- one value -> records ---------------------------------------------------------------------
+
+
+def _records_from_value(value: Any, origin: Origin, redactor: Redactor, fmt: str) -> Iterator[Item]:
+    if not isinstance(value, dict):
+        yield _bad(origin, f"record is a JSON {type(value).__name__}, expected an object (a request body or an envelope)")
+        return
+    if "request" in value and isinstance(value["request"], (dict, str)) and "model" not in value:
+        yield from _envelope(value, origin, redactor, fmt)
+    elif "custom_id" in value and isinstance(value.get("body"), dict):
+        # OpenAI Batch input line: {"custom_id", "method", "url": "/v1/chat/completions", "body"}
+        body, hashed = redactor.body(value["body"])
+        yield Record(
+            origin=origin,
+            request=body,
+            url=redactor.url(value.get("url")),
+            method=value.get("method") if isinstance(value.get("method"), str) else None,
+            session=None,
+            fmt=fmt,
+            hashed_ids=hashed,
+        )
+    elif "custom_id" in value and "response" in value:
+        yield Record(origin=origin, request=None, fmt=fmt)  # batch output: no request to audit
+    else:
+        body, hashed = redactor.body(value)
+        yield Record(origin=origin, request=body, fmt=fmt, hashed_ids=hashed)
+
+
+def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iterator[Item]:
+    request = value.get("request")
+    url = value.get("url")
+    headers: Any = value.get("headers")
+    if isinstance(request, dict) and isinstance(request.get("body"), (dict, str)) and (
+        "url" in request or "headers" in request or "method" in request
+    ):
+        # {"request": {"url", "headers", "body"}, "response": {...}}: an HTTP-shaped envelope
+        url = url or request.get("url")
+        headers = headers if headers is not None else request.get("headers")
+        request = request.get("body")
+    if isinstance(request, str):
+        request = _parse_json(request, origin, "envelope request")
+        if isinstance(request, Diagnostic):
+            yield request
+            return
+    body, hashed = redactor.body(request)
+    response = value.get("response")
+    response_headers: Any = value.get("response_headers")
+    status = value.get("status")
+    if isinstance(response, dict) and isinstance(response.get("body"), (dict, str)) and (
+        "status" in response or "headers" in response or "status_code" in response
+    ):
+        response_headers = response_headers if response_headers is not None else response.get("headers")
+        status = status if status is not None else response.get("status", response.get("status_code"))
+        response = response.get("body")
+    session = value.get("session", value.get("session_id"))
+    yield Record(
+        origin=origin,
+        request=body,
+        response=parse_response(response),
+        time=parse_time(value.get("time", value.get("timestamp", value.get("started_at")))),
+        url=redactor.url(url),
+        method=value.get("method") if isinstance(value.get("method"), str) else None,
+        headers=redactor.header_dict(headers),
+        response_headers=redactor.header_dict(response_headers),
+        session=str(session) if isinstance(session, (str, int)) and not isinstance(session, bool) else None,
+        status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+        fmt=fmt,
+        hashed_ids=hashed,
+    )
+
+
+def parse_response(response: Any) -> Any:
+    """A response body as JSON value: parsed JSON, or the assembly of a server-sent event stream."""
+    if isinstance(response, (bytes, bytearray)):
+        response = response.decode("utf-8", "replace")
+    if isinstance(response, str):
+        if looks_like_sse(response):
+            return assemble_sse(response)
+        try:
+            return loads(response)
+        except (ValueError, RecursionError):
+            return None
+    return response if isinstance(response, dict) else None
+
+
+def parse_time(value: Any) -> datetime | None:
+    """ISO 8601 text, an HTTP date, or epoch seconds / milliseconds -> aware datetime (UTC when the
+    source gives no zone)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            seconds = value / 1000.0 if value > 1e11 else float(value)
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        if isinstance(value, str):
+            text = value.strip()
+            try:
+                parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                parsed = parsedate_to_datetime(text)
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    except (ValueError, TypeError, OverflowError, OSError, IndexError):
+        return None
+    return None
+
+
+# --- documents: JSON, HAR, cassettes ----------------------------------------------------------
+
+
+def _read_document(data: bytes, display: str, fmt: str, redactor: Redactor) -> Iterator[Item]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    origin = Origin(display, 1, 0)
+    if fmt == "vcr" and not data.lstrip().startswith((b"{", b"[")):
+        doc = _load_yaml(data, origin)
+    else:
+        doc = _parse_json(data, origin, "file")
+    if isinstance(doc, Diagnostic):
+        yield doc
+        return
+    if isinstance(doc, dict) and isinstance(doc.get("log"), dict) or fmt == "har":
+        yield from _har(doc, data, display, redactor)
+    elif isinstance(doc, dict) and "interactions" in doc or fmt == "vcr":
+        yield from _cassette(doc, data, display, redactor)
+    elif isinstance(doc, list):
+        lines = _top_level_item_lines(data)
+        for index, item in enumerate(doc):
+            line = lines[index] if index < len(lines) else 1
+            yield from _records_from_value(item, Origin(display, line, index, index), redactor, "json")
+    else:
+        yield from _records_from_value(doc, origin, redactor, "json")
+
+
+def _top_level_item_lines(data: bytes) -> list[int]:
+    """1-based line of every item of a top-level JSON array (a light scan: strings skipped)."""
+    lines: list[int] = []
+    depth = 0
+    expecting = False
+    line = 1
+    for match in re.finditer(rb'"(?:[^"\\]|\\.)*"|[\[\]{},\n]|[^\s\[\]{},"]+', data):
+        token = match.group()
+        if token == b"\n":
+            line += 1
+            continue
+        if depth == 1 and expecting and token not in (b"]", b","):
+            lines.append(line)
+            expecting = False
+        if token in (b"[", b"{"):
+            depth += 1
+            if depth == 1:
+                expecting = True
+        elif token in (b"]", b"}"):
+            depth -= 1
+        elif token == b"," and depth == 1:
+            expecting = True
+        line += token.count(b"\n") if token.startswith(b'"') else 0
+    return lines
+
+
+class _NoAliasLoader:
+    """A YAML safe loader that refuses aliases: cassettes never use them, and an alias bomb
+    (billion laughs) would expand into gigabytes once walked."""
+
+
+def _load_yaml(data: bytes, origin: Origin) -> Any:
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # type: ignore[misc, valid-type]
+        def compose_node(self, parent, index):  # noqa: ANN001
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.composer.ComposerError(None, None, "YAML aliases are not accepted in cassettes", event.start_mark)
+            return super().compose_node(parent, index)
+
+    try:
+        return yaml.load(data, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        return unreadable(origin.path, f"not valid YAML: {exc.problem or exc}", line=line, record=origin.record)
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        return unreadable(origin.path, f"not valid YAML: {str(exc)[:200]}", line=1, record=origin.record)
+
+
+def _lines_of(data: bytes, pattern: bytes) -> list[int]:
+    return [data.count(b"\n", 0, m.start()) + 1 for m in re.finditer(pattern, data, re.MULTILINE)]
+
+
+def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
+    log = doc.get("log") if isinstance(doc, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(entries, list):
+        yield unreadable(display, "HAR file has no log.entries list")
+        return
+    lines = _lines_of(data, rb'"startedDateTime"\s*:')
+    if len(lines) != len(entries):
+        lines = []
+    items: list[tuple[int, datetime | None, Item]] = []
+    for index, entry in enumerate(entries):
+        origin = Origin(display, lines[index] if lines else 1, index, index)
+        item = _har_entry(entry, origin, redactor)
+        items.append((index, item.time if isinstance(item, Record) else None, item))
+    # HAR 1.2 prefers but does not promise time order: sort (stable; entries without a time keep
+    # their place relative to each other, after the timed ones).
+    timed = sorted(
+        (x for x in items if x[1] is not None), key=lambda x: (x[1].timestamp(), x[0])  # type: ignore[union-attr]
+    )
+    untimed = [x for x in items if x[1] is None]
+    for _, _, item in timed + untimed:
+        yield item
+
+
+def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
+    if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
+        return _bad(origin, f"HAR entry {origin.entry} has no request object")
+    request = entry["request"]
+    post = request.get("postData")
+    body: Any = None
+    if isinstance(post, dict) and isinstance(post.get("text"), str):
+        text = post["text"]
+        if post.get("encoding") == "base64":
+            try:
+                text = base64.b64decode(text, validate=False).decode("utf-8")
+            except (ValueError, UnicodeDecodeError):
+                return _bad(origin, f"HAR entry {origin.entry}: postData.text is not valid base64 UTF-8")
+        if text.strip():
+            mime = str(post.get("mimeType", ""))
+            parsed = _parse_json(text, origin, f"HAR entry {origin.entry} postData.text")
+            if isinstance(parsed, Diagnostic):
+                if "json" in mime or text.lstrip().startswith(("{", "[")):
+                    return parsed
+                parsed = None  # a form or binary upload: not an LLM request
+            body = parsed
+    body, hashed = redactor.body(body)
+    response = entry.get("response")
+    response_body: Any = None
+    response_headers: Any = None
+    status = None
+    if isinstance(response, dict):
+        response_headers = response.get("headers")
+        status = response.get("status") if isinstance(response.get("status"), int) else None
+        content = response.get("content")
+        if isinstance(content, dict) and isinstance(content.get("text"), str):
+            text = content["text"]
+            if content.get("encoding") == "base64":
+                try:
+                    text = base64.b64decode(text, validate=False).decode("utf-8", "replace")
+                except ValueError:
+                    text = ""
+            response_body = parse_response(text)
+    return Record(
+        origin=origin,
+        request=body,
+        response=response_body,
+        time=parse_time(entry.get("startedDateTime")),
+        url=redactor.url(request.get("url")),
+        method=request.get("method") if isinstance(request.get("method"), str) else None,
+        headers=redactor.header_dict(request.get("headers")),
+        response_headers=redactor.header_dict(response_headers),
+        status=status,
+        fmt="har",
+        hashed_ids=hashed,
+    )
+
+
+def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
+    interactions = doc.get("interactions") if isinstance(doc, dict) else None
+    if not isinstance(interactions, list):
+        yield unreadable(display, "cassette has no interactions list")
+        return
+    lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
+    if len(lines) != len(interactions):
+        lines = []
+    for index, interaction in enumerate(interactions):
+        origin = Origin(display, lines[index] if lines else 1, index, index)
+        yield _cassette_interaction(interaction, origin, redactor)
+
+
+def _cassette_body(body: Any) -> Any:
+    if isinstance(body, dict) and set(body) <= {"string", "encoding"} and "string" in body:
+        body = body["string"]
+    if isinstance(body, (bytes, bytearray)):
+        try:
+            body = bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # binary (e.g. protobuf telemetry): not an LLM request
+    return body
+
+
+def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) -> Item:
+    if not isinstance(interaction, dict) or not isinstance(interaction.get("request"), dict):
+        return _bad(origin, f"cassette interaction {origin.entry} has no request mapping")
+    request = interaction["request"]
+    body = _cassette_body(request.get("body"))
+    if isinstance(body, str):
+        if body.strip():
+            parsed = _parse_json(body, origin, f"cassette interaction {origin.entry} request body")
+            body = None if isinstance(parsed, Diagnostic) and not body.lstrip().startswith(("{", "[")) else parsed
+            if isinstance(body, Diagnostic):
+                return body
+        else:
+            body = None
+    body, hashed = redactor.body(body)
+    response = interaction.get("response") if isinstance(interaction.get("response"), dict) else {}
+    response_headers = redactor.header_dict(response.get("headers"))
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, dict) else status
+    return Record(
+        origin=origin,
+        request=body,
+        response=parse_response(_cassette_body(response.get("body"))),
+        time=parse_time(response_headers.get("date")),
+        url=redactor.url(request.get("uri", request.get("url"))),
+        method=request.get("method") if isinstance(request.get("method"), str) else None,
+        headers=redactor.header_dict(request.get("headers")),
+        response_headers=response_headers,
+        status=code if isinstance(code, int) and not isinstance(code, bool) else None,
+        fmt="vcr",
+        hashed_ids=hashed,
+    )
+
+
+def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits()) -> list[Item]:
+    """Read an in-memory log (fuzzing, tests): the same code path as files."""
+    handle: IO[bytes] = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
+    if data[:2] == GZIP_MAGIC:
+        handle = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")  # type: ignore[assignment]
+    out: list[Item] = []
+    try:
+        if fmt == "auto":
+            fmt = detect_format(display, data[:65536] if data[:2] != GZIP_MAGIC else _peek(handle))
+        if fmt == "jsonl":
+            out.extend(_read_jsonl(handle, display, redactor, limits))
+        else:
+            out.extend(_read_document(handle.read(limits.max_document_size + 1), display, fmt, redactor))
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        out.append(unreadable(display, f"truncated or corrupt gzip data: {exc}"))
+    return out
+
+
+def header_lookup(headers: Mapping[str, str], name: str) -> str | None:
+    return headers.get(name.lower())

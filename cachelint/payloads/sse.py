@@ -1,0 +1,76 @@
+"""Server-sent event streams in captured responses, assembled into the one object the audit needs:
+id, model, usage (cache fields) and Anthropic cache diagnostics.
+
+Shapes (reference/cache_facts.md §4.1–4.3): Anthropic ``message_start`` carries ``message.usage``
+and ``diagnostics``, ``message_delta`` the final ``usage``; OpenAI Chat sends ``usage`` in its last
+chunk (``stream_options.include_usage``); Responses sends ``response.completed`` with the whole
+response; Gemini sends ``usageMetadata`` in its chunks.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from cachelint.payloads.jsonio import loads
+
+
+def looks_like_sse(text: str) -> bool:
+    head = text.lstrip()[:16]
+    return head.startswith("event:") or head.startswith("data:") or head.startswith(":")
+
+
+def assemble_sse(text: str) -> dict[str, Any] | None:
+    """The id / model / usage / diagnostics of a stream, or None when no event carried JSON."""
+    out: dict[str, Any] = {}
+    found = False
+    for line in text.splitlines():
+        if not line.startswith("data:"):
+            continue
+        payload = line[5:].strip()
+        if not payload or payload == "[DONE]":
+            continue
+        try:
+            event = loads(payload)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(event, dict):
+            continue
+        found = True
+        _merge_event(out, event)
+    return out if found else None
+
+
+def _merge_usage(out: dict[str, Any], usage: Any, key: str = "usage") -> None:
+    if isinstance(usage, dict):
+        merged = dict(out.get(key) or {})
+        merged.update({k: v for k, v in usage.items() if v is not None})
+        out[key] = merged
+
+
+def _merge_event(out: dict[str, Any], event: dict[str, Any]) -> None:
+    etype = event.get("type")
+    if etype == "message_start" and isinstance(event.get("message"), dict):
+        message = event["message"]
+        for key in ("id", "model"):
+            if key in message:
+                out[key] = message[key]
+        _merge_usage(out, message.get("usage"))
+        for holder in (event, message):
+            if "diagnostics" in holder:
+                out["diagnostics"] = holder["diagnostics"]
+        return
+    if etype == "message_delta":
+        _merge_usage(out, event.get("usage"))
+        return
+    if isinstance(etype, str) and etype.startswith("response.") and isinstance(event.get("response"), dict):
+        response = event["response"]
+        for key in ("id", "model"):
+            if key in response:
+                out[key] = response[key]
+        _merge_usage(out, response.get("usage"))
+        return
+    # OpenAI Chat chunks and Gemini chunks
+    for key in ("id", "model", "responseId", "modelVersion"):
+        if key in event and key not in out:
+            out[key] = event[key]
+    _merge_usage(out, event.get("usage"))
+    _merge_usage(out, event.get("usageMetadata"), "usageMetadata")
