@@ -1,0 +1,506 @@
+"""Provider adapters: a ``Record`` -> a normalised ``Request`` (tiers of canonical blocks,
+cache-affecting settings, breakpoints, usage), or None when the record is not an LLM call.
+
+Request shapes: reference/cache_facts.md §4 (Anthropic Messages incl. Bedrock InvokeModel and Vertex
+bodies, OpenAI Chat Completions and Responses, Bedrock Converse, Gemini generateContent). Endpoint
+patterns are data (rules/packs/payloads-providers.yaml).
+
+Canonical bytes (``Block.data``): compact JSON with key order as sent — wire bytes are the truth —
+with only the cache markers removed (``cache_control``, ``prompt_cache_breakpoint``, Bedrock
+``cachePoint`` blocks), whose moving is not a break (SK: "diff adjacent payloads with the
+cache_control markers stripped"). One normalisation and no other: a string ``system`` or message
+``content`` becomes the single text block the provider renders it as, so ``"abc"`` and
+``[{"type": "text", "text": "abc"}]`` compare equal.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+from urllib.parse import unquote
+
+from cachelint.payloads.jsonio import dumps
+from cachelint.payloads.model import Block, Breakpoint, Record, Request
+
+PROVIDERS = ("anthropic", "openai-chat", "openai-responses", "bedrock-converse", "gemini")
+_MARKER_KEYS = ("cache_control", "prompt_cache_breakpoint")
+_MARKER_BYTES = (b'"cache_control"', b'"prompt_cache_breakpoint"', b'"cachePoint"')
+
+
+# --- canonical bytes --------------------------------------------------------------------------
+
+
+def strip_markers(value: Any) -> Any:
+    """A copy of ``value`` without cache markers (key order kept)."""
+    if isinstance(value, dict):
+        return {k: strip_markers(v) for k, v in value.items() if k not in _MARKER_KEYS}
+    if isinstance(value, list):
+        return [strip_markers(v) for v in value if not _is_cache_point(v)]
+    return value
+
+
+def _is_cache_point(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and "cachePoint" in value
+
+
+def canonical_bytes(value: Any) -> bytes:
+    data = dumps(value)
+    if any(marker in data for marker in _MARKER_BYTES):
+        data = dumps(strip_markers(value))
+    return data
+
+
+def _ttl_of(marker: Any, default: str = "5m") -> str:
+    if isinstance(marker, Mapping) and isinstance(marker.get("ttl"), str):
+        return marker["ttl"]
+    return default
+
+
+@dataclass
+class _Builder:
+    """Accumulates blocks in render order, their offsets and the breakpoints."""
+
+    tools: list[Block] = field(default_factory=list)
+    system: list[Block] = field(default_factory=list)
+    messages: list[Block] = field(default_factory=list)
+    breakpoints: list[Breakpoint] = field(default_factory=list)
+    offset: int = 0
+    position: int = 0  # content-block positions (the unit of the 20-block lookback)
+
+    def add(self, tier: str, value: Any, name: str = "") -> Block:
+        blocks = getattr(self, tier)
+        block = Block(tier, len(blocks), canonical_bytes(value), name, self.offset)
+        blocks.append(block)
+        self.offset += len(block.data)
+        return block
+
+    def mark(self, tier: str, block: int, part: int | None, marker: Any, empty: bool = False, ttl_default: str = "5m") -> None:
+        self.breakpoints.append(
+            Breakpoint(
+                tier=tier,
+                block=block,
+                part=part,
+                position=self.position - 1,
+                ttl=_ttl_of(marker, ttl_default),
+                automatic=False,
+                empty=empty,
+                marker=dict(marker) if isinstance(marker, Mapping) else {},
+            )
+        )
+
+
+def _is_empty_text(block: Any) -> bool:
+    return isinstance(block, Mapping) and "text" in block and isinstance(block.get("text"), str) and not block["text"]
+
+
+# --- detection --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProviderRules:
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    not_llm: tuple[re.Pattern[str], ...]
+
+    @classmethod
+    def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "ProviderRules":
+        patterns: list[tuple[str, re.Pattern[str]]] = []
+        not_llm: list[re.Pattern[str]] = []
+        for pack in packs:
+            patterns += [(p["provider"], re.compile(p["url"])) for p in pack.get("providers", ())]
+            not_llm += [re.compile(p) for p in pack.get("not-llm", ())]
+        return cls(tuple(patterns), tuple(not_llm))
+
+
+def detect(record: Record, rules: ProviderRules) -> tuple[str, str | None] | None:
+    """(provider, model id from the URL or None), or None when the record is not an LLM call."""
+    body = record.request
+    if not isinstance(body, dict):
+        return None
+    url = record.url or ""
+    if url:
+        if any(p.search(url) for p in rules.not_llm):
+            return None
+        for provider, pattern in rules.patterns:
+            match = pattern.search(url)
+            if match:
+                model = match.groupdict().get("model")
+                return provider, unquote(model) if model else None
+    provider = _provider_from_body(body)
+    return (provider, None) if provider else None
+
+
+def _provider_from_body(body: Mapping[str, Any]) -> str | None:
+    """The provider from the body's shape alone (a bare-body JSONL log has no URL)."""
+    if isinstance(body.get("contents"), list):
+        return "gemini"
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        if "toolConfig" in body or "inferenceConfig" in body or _converse_content(messages):
+            return "bedrock-converse"
+        if "anthropic_version" in body or "system" in body or _anthropic_tools(body.get("tools")):
+            return "anthropic"
+        if any(isinstance(m, Mapping) and m.get("role") in ("system", "developer", "tool") for m in messages):
+            return "openai-chat"
+        if _openai_tools(body.get("tools")) or "response_format" in body or "prompt_cache_key" in body:
+            return "openai-chat"
+        if _anthropic_content(messages) or str(body.get("model", "")).startswith("claude"):
+            return "anthropic"
+        if "model" in body:
+            return "openai-chat"
+        return None
+    inp = body.get("input")
+    if "instructions" in body or "previous_response_id" in body or (
+        isinstance(inp, list) and any(isinstance(i, Mapping) and ("type" in i or "role" in i) for i in inp)
+    ):
+        return "openai-responses"
+    if isinstance(inp, str) and "model" in body and "encoding_format" not in body and "dimensions" not in body:
+        return "openai-responses"
+    return None
+
+
+def _converse_content(messages: list) -> bool:
+    for m in messages[:4]:
+        content = m.get("content") if isinstance(m, Mapping) else None
+        if isinstance(content, list) and content and isinstance(content[0], Mapping):
+            first = content[0]
+            if "type" not in first and any(k in first for k in ("text", "toolUse", "toolResult", "image", "cachePoint")):
+                return True
+    return False
+
+
+def _anthropic_content(messages: list) -> bool:
+    for m in messages:
+        content = m.get("content") if isinstance(m, Mapping) else None
+        if isinstance(content, list) and any(
+            isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result", "thinking", "document") for b in content
+        ):
+            return True
+    return False
+
+
+def _anthropic_tools(tools: Any) -> bool:
+    return isinstance(tools, list) and any(isinstance(t, Mapping) and "input_schema" in t for t in tools)
+
+
+def _openai_tools(tools: Any) -> bool:
+    return isinstance(tools, list) and any(isinstance(t, Mapping) and t.get("type") == "function" for t in tools)
+
+
+# --- the adapters -----------------------------------------------------------------------------
+
+
+def to_request(record: Record, rules: ProviderRules) -> Request | None:
+    found = detect(record, rules)
+    if found is None:
+        return None
+    provider, url_model = found
+    body = record.request
+    adapter = _ADAPTERS[provider]
+    builder = _Builder()
+    settings = adapter(body, builder)
+    model = body.get("model") if isinstance(body.get("model"), str) else url_model
+    settings = {"model": model, **settings}
+    response = record.response if isinstance(record.response, Mapping) else {}
+    usage = _usage_of(provider, response)
+    diagnostics_present = "diagnostics" in response
+    return Request(
+        provider=provider,
+        model=model,
+        tools=tuple(builder.tools),
+        system=tuple(builder.system),
+        messages=tuple(builder.messages),
+        origin=record.origin,
+        settings=settings,
+        breakpoints=tuple(builder.breakpoints),
+        usage=usage,
+        cache_diagnostics=response.get("diagnostics") if diagnostics_present else None,
+        has_cache_diagnostics=diagnostics_present,
+        time=record.time,
+        response_id=response.get("id") if isinstance(response.get("id"), str) else None,
+        previous_response_id=body.get("previous_response_id") if isinstance(body.get("previous_response_id"), str) else None,
+    )
+
+
+def _usage_of(provider: str, response: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    if provider == "gemini":
+        usage = response.get("usageMetadata")
+    elif provider == "bedrock-converse":
+        usage = response.get("usage")
+        if usage is None and isinstance(response.get("metadata"), Mapping):
+            usage = response["metadata"].get("usage")
+    else:
+        usage = response.get("usage")
+    return usage if isinstance(usage, Mapping) else None
+
+
+def _text_block(text: str, kind: str = "text") -> dict[str, Any]:
+    return {"type": kind, "text": text}
+
+
+def _count_images(value: Any) -> int:
+    """Image blocks anywhere in a content structure (Anthropic/OpenAI ``image``/``image_url``/
+    ``input_image``, Bedrock ``image``, Gemini ``inlineData`` of an image type)."""
+    if isinstance(value, list):
+        return sum(_count_images(v) for v in value)
+    if isinstance(value, dict):
+        if value.get("type") in ("image", "image_url", "input_image"):
+            return 1
+        if "image" in value and isinstance(value["image"], Mapping) and "type" not in value:
+            return 1
+        inline = value.get("inlineData") or value.get("inline_data")
+        if isinstance(inline, Mapping) and str(inline.get("mimeType", inline.get("mime_type", ""))).startswith("image/"):
+            return 1
+        return sum(_count_images(v) for k, v in value.items() if k in ("content", "parts", "source") or isinstance(v, list))
+    return 0
+
+
+# Anthropic Messages (also Bedrock InvokeModel and Vertex rawPredict bodies) ---------------------
+
+
+def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
+    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+    for tool in tools:
+        name = tool.get("name", tool.get("type", "")) if isinstance(tool, Mapping) else ""
+        block = b.add("tools", tool, str(name))
+        b.position += 1
+        if isinstance(tool, Mapping) and "cache_control" in tool:
+            b.mark("tools", block.index, None, tool["cache_control"])
+    system = body.get("system")
+    if isinstance(system, str):
+        system = [_text_block(system)]  # rendered as one text block
+    if isinstance(system, list):
+        for item in system:
+            block = b.add("system", item, "system")
+            b.position += 1
+            if isinstance(item, Mapping) and "cache_control" in item:
+                b.mark("system", block.index, None, item["cache_control"], empty=_is_empty_text(item))
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    citations = False
+    for message in messages:
+        _message_block(b, message, "text")
+        if isinstance(message, Mapping) and isinstance(message.get("content"), list):
+            citations = citations or any(
+                isinstance(c, Mapping) and isinstance(c.get("citations"), Mapping) and c["citations"].get("enabled")
+                for c in message["content"]
+            )
+    if isinstance(body.get("cache_control"), Mapping):
+        _automatic(b, body["cache_control"])
+    tool_choice = body.get("tool_choice")
+    disable_parallel = None
+    if isinstance(tool_choice, Mapping) and "disable_parallel_tool_use" in tool_choice:
+        disable_parallel = tool_choice.get("disable_parallel_tool_use")
+        tool_choice = {k: v for k, v in tool_choice.items() if k != "disable_parallel_tool_use"}
+    output_config = body.get("output_config") if isinstance(body.get("output_config"), Mapping) else {}
+    tool_types = [str(t.get("type", "")) for t in tools if isinstance(t, Mapping)]
+    return {
+        "tool_choice": tool_choice,
+        "disable_parallel_tool_use": disable_parallel,
+        "thinking": body.get("thinking"),
+        "effort": output_config.get("effort"),
+        "web_search": any(t.startswith("web_search") for t in tool_types),
+        "web_fetch": any(t.startswith("web_fetch") for t in tool_types),
+        "citations": citations,
+        "speed": body.get("speed"),
+        "images": _count_images(system) + _count_images(messages),
+    }
+
+
+def _message_block(b: _Builder, message: Any, text_kind: str) -> Block:
+    """One message as a block (string content as its single text block); breakpoints on its parts."""
+    if isinstance(message, Mapping) and isinstance(message.get("content"), str):
+        role = message.get("role")
+        kind = text_kind if text_kind != "input_text" or role != "assistant" else "output_text"
+        message = {k: ([_text_block(v, kind)] if k == "content" else v) for k, v in message.items()}
+    role = str(message.get("role", message.get("type", ""))) if isinstance(message, Mapping) else ""
+    block = b.add("messages", message, role)
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if isinstance(content, list):
+        for part_index, part in enumerate(content):
+            if _is_cache_point(part):
+                if part_index:
+                    b.mark("messages", block.index, part_index - 1, part["cachePoint"])
+                continue
+            b.position += 1
+            if isinstance(part, Mapping):
+                for key in _MARKER_KEYS:
+                    if key in part:
+                        b.mark("messages", block.index, part_index, part[key], empty=_is_empty_text(part))
+    else:
+        b.position += 1
+        if isinstance(message, Mapping) and "cache_control" in message:
+            b.mark("messages", block.index, None, message["cache_control"])
+    return block
+
+
+def _automatic(b: _Builder, marker: Mapping[str, Any]) -> None:
+    """Anthropic automatic caching: one breakpoint on the last cacheable block (cache_facts §1.2)."""
+    for tier in ("messages", "system", "tools"):
+        blocks = getattr(b, tier)
+        if blocks:
+            b.breakpoints.append(
+                Breakpoint(tier, blocks[-1].index, None, max(b.position - 1, 0), _ttl_of(marker), True, False, dict(marker))
+            )
+            return
+
+
+# OpenAI Chat Completions ----------------------------------------------------------------------
+
+
+def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
+    tools = body.get("tools") if isinstance(body.get("tools"), list) else body.get("functions")
+    for tool in tools if isinstance(tools, list) else []:
+        fn = tool.get("function", tool) if isinstance(tool, Mapping) else {}
+        b.add("tools", tool, str(fn.get("name", "")) if isinstance(fn, Mapping) else "")
+        b.position += 1
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    leading = 0
+    for message in messages:
+        if isinstance(message, Mapping) and message.get("role") in ("system", "developer"):
+            leading += 1
+        else:
+            break
+    for i, message in enumerate(messages):
+        if i < leading:
+            block = _message_block(b, message, "text")
+            # move the block into the system tier (same bytes, same offset)
+            b.messages.pop()
+            moved = Block("system", len(b.system), block.data, "system", block.offset)
+            b.system.append(moved)
+            b.breakpoints = [
+                Breakpoint("system", moved.index, bp.part, bp.position, bp.ttl, bp.automatic, bp.empty, bp.marker)
+                if bp.tier == "messages" and bp.block == block.index
+                else bp
+                for bp in b.breakpoints
+            ]
+        else:
+            _message_block(b, message, "text")
+    _openai_options(body, b)
+    return {
+        "tool_choice": body.get("tool_choice"),
+        "response_format": body.get("response_format"),
+        "prompt_cache_key": body.get("prompt_cache_key"),
+        "prompt_cache_retention": body.get("prompt_cache_retention"),
+        "effort": body.get("reasoning_effort"),
+        "images": _count_images(messages),
+    }
+
+
+def _openai_options(body: Mapping[str, Any], b: _Builder) -> None:
+    options = body.get("prompt_cache_options")
+    if isinstance(options, Mapping) and options.get("mode", "implicit") == "implicit" and b.messages:
+        # GPT-5.6+ implicit mode puts a breakpoint on the latest message (cache_facts §2)
+        b.breakpoints.append(
+            Breakpoint("messages", b.messages[-1].index, None, max(b.position - 1, 0), _ttl_of(options, "30m"), True, False, dict(options))
+        )
+
+
+# OpenAI Responses ---------------------------------------------------------------------------
+
+
+def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
+    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+    for tool in tools:
+        b.add("tools", tool, str(tool.get("name", tool.get("type", ""))) if isinstance(tool, Mapping) else "")
+        b.position += 1
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        b.add("system", _text_block(instructions, "input_text"), "instructions")
+        b.position += 1
+    inp = body.get("input")
+    items = [{"role": "user", "content": inp}] if isinstance(inp, str) else inp if isinstance(inp, list) else []
+    for item in items:
+        _message_block(b, item, "input_text")
+    _openai_options(body, b)
+    text = body.get("text") if isinstance(body.get("text"), Mapping) else {}
+    reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), Mapping) else {}
+    return {
+        "tool_choice": body.get("tool_choice"),
+        "response_format": text.get("format"),
+        "prompt_cache_key": body.get("prompt_cache_key"),
+        "prompt_cache_retention": body.get("prompt_cache_retention"),
+        "effort": reasoning.get("effort"),
+        "images": _count_images(items),
+    }
+
+
+# Bedrock Converse ---------------------------------------------------------------------------
+
+
+def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
+    tool_config = body.get("toolConfig") if isinstance(body.get("toolConfig"), Mapping) else {}
+    tools = tool_config.get("tools") if isinstance(tool_config.get("tools"), list) else []
+    for tool in tools:
+        if _is_cache_point(tool):
+            if b.tools:
+                b.mark("tools", b.tools[-1].index, None, tool["cachePoint"])
+            continue
+        spec = tool.get("toolSpec", {}) if isinstance(tool, Mapping) else {}
+        b.add("tools", tool, str(spec.get("name", "")) if isinstance(spec, Mapping) else "")
+        b.position += 1
+    system = body.get("system") if isinstance(body.get("system"), list) else []
+    for item in system:
+        if _is_cache_point(item):
+            if b.system:
+                b.mark("system", b.system[-1].index, None, item["cachePoint"])
+            continue
+        b.add("system", item, "system")
+        b.position += 1
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    for message in messages:
+        _message_block(b, message, "text")
+    extra = body.get("additionalModelRequestFields") if isinstance(body.get("additionalModelRequestFields"), Mapping) else {}
+    return {
+        "tool_choice": tool_config.get("toolChoice"),
+        "thinking": extra.get("thinking"),
+        "images": _count_images(messages),
+    }
+
+
+# Gemini generateContent ---------------------------------------------------------------------
+
+
+def _gemini(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
+    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+    for tool in tools:
+        decls = tool.get("functionDeclarations", tool.get("function_declarations")) if isinstance(tool, Mapping) else None
+        if isinstance(decls, list) and len(tool) == 1:
+            for decl in decls:  # one block per function so that a reorder is visible as such
+                b.add("tools", decl, str(decl.get("name", "")) if isinstance(decl, Mapping) else "")
+                b.position += 1
+        else:
+            b.add("tools", tool, next(iter(tool), "") if isinstance(tool, Mapping) else "")
+            b.position += 1
+    system = body.get("systemInstruction", body.get("system_instruction"))
+    if isinstance(system, str):
+        system = {"parts": [{"text": system}]}
+    if isinstance(system, Mapping):
+        parts = system.get("parts")
+        for part in parts if isinstance(parts, list) else [system]:
+            b.add("system", part, "system")
+            b.position += 1
+    contents = body.get("contents") if isinstance(body.get("contents"), list) else []
+    for content in contents:
+        block = b.add("messages", content, str(content.get("role", "")) if isinstance(content, Mapping) else "")
+        parts = content.get("parts") if isinstance(content, Mapping) else None
+        b.position += len(parts) if isinstance(parts, list) and parts else 1
+        del block
+    generation = body.get("generationConfig") if isinstance(body.get("generationConfig"), Mapping) else {}
+    response_format = {
+        k: generation[k] for k in ("responseMimeType", "responseSchema", "responseJsonSchema") if k in generation
+    } or None
+    return {
+        "tool_choice": body.get("toolConfig"),
+        "cached_content": body.get("cachedContent"),
+        "response_format": response_format,
+        "thinking": generation.get("thinkingConfig"),
+        "images": _count_images(contents),
+    }
+
+
+_ADAPTERS = {
+    "anthropic": _anthropic,
+    "openai-chat": _openai_chat,
+    "openai-responses": _openai_responses,
+    "bedrock-converse": _converse,
+    "gemini": _gemini,
+}
