@@ -1,0 +1,175 @@
+"""CL305 breakpoint-misuse: cache markers the provider rejects or cannot use.
+
+- more than the provider's breakpoint limit (4 on Anthropic; a top-level automatic
+  ``cache_control`` takes one slot unless it coincides with an explicit marker of the same TTL;
+  P1 "Automatic caching") — a 400;
+- a longer-TTL marker after a shorter one (``1h`` after ``5m``; P1 "Mixing different TTLs") — a 400;
+- a marker on an empty text block (P1; the 400 ``cache_control cannot be set for empty text
+  blocks``);
+- a marker whose prefix is below the model's minimum cacheable length (P1 §1.4: silently uncached);
+- a marker more than ``lookback_blocks`` (20) blocks after the previous request's cache entries,
+  with no marker in between: the lookback stops before it reaches them (P1 §1.3).
+
+Limits are dated data (``rules/packs/payloads-limits.yaml``). A static problem is reported on the
+first request of a session and again only when a later request introduces it, so that a session of
+200 requests with one misplaced marker gives one finding, not 200.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
+from cachelint.payloads.model import Breakpoint, Request
+from cachelint.payloads.usage import read_usage
+
+CODE = "CL305"
+
+
+def _where(bp: Breakpoint) -> str:
+    where = f"{bp.tier}[{bp.block}]"
+    if bp.part is not None:
+        where += f".content[{bp.part}]"
+    return where + (" (automatic)" if bp.automatic else "")
+
+
+def _slots(req: Request) -> list[Breakpoint]:
+    """The breakpoints that take a slot: an automatic marker that lands on an explicitly marked
+    block with the same TTL does nothing (P1), so it takes none."""
+    explicit = {(bp.position, bp.ttl) for bp in req.breakpoints if not bp.automatic}
+    return [bp for bp in req.breakpoints if not (bp.automatic and (bp.position, bp.ttl) in explicit)]
+
+
+def static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], str, str, dict[str, Any]]]:
+    """(signature, kind, message, details) of every problem visible in one request."""
+    provider = limits.provider(req.provider)
+    if provider is None or not req.breakpoints:
+        return []
+    out: list[tuple[tuple[Any, ...], str, str, dict[str, Any]]] = []
+    slots = _slots(req)
+    if provider.max_breakpoints is not None and len(slots) > provider.max_breakpoints:
+        automatic = any(bp.automatic for bp in slots)
+        out.append(
+            (
+                ("slots",),
+                "too-many",
+                f"{len(slots)} cache breakpoints{' (counting the top-level automatic one)' if automatic else ''};"
+                f" the limit is {provider.max_breakpoints}: the API rejects the request",
+                {"breakpoints": [_where(bp) for bp in slots], "limit": provider.max_breakpoints, "source": provider.source},
+            )
+        )
+    shortest: Breakpoint | None = None
+    for bp in req.breakpoints:
+        seconds = provider.ttl_seconds(bp.ttl)
+        short_seconds = provider.ttl_seconds(shortest.ttl) if shortest is not None else None
+        if shortest is not None and seconds is not None and short_seconds is not None and seconds > short_seconds:
+            out.append(
+                (
+                    ("ttl-order",),
+                    "ttl-order",
+                    f"a ttl={bp.ttl!r} breakpoint at {_where(bp)} comes after a ttl={shortest.ttl!r} one at"
+                    f" {_where(shortest)}: longer TTLs must come first (the API rejects the request)",
+                    {"longer": _where(bp), "shorter": _where(shortest)},
+                )
+            )
+            break
+        if seconds is not None and (short_seconds is None or seconds < short_seconds):
+            shortest = bp
+    for bp in req.breakpoints:
+        if bp.empty:
+            out.append(
+                (
+                    ("empty", bp.tier, bp.block, bp.part),
+                    "empty-block",
+                    f"cache_control on an empty text block at {_where(bp)}: the API rejects it"
+                    " (cache_control cannot be set for empty text blocks)",
+                    {"block": _where(bp)},
+                )
+            )
+    minimum = limits.min_cacheable_tokens(req.provider, req.model)
+    usage = read_usage(req.usage, req.provider)
+    if minimum is not None and not (usage is not None and usage.cached):
+        # A response that read or wrote the cache proves the prefix was long enough.
+        least, source = minimum
+        for bp in req.breakpoints:
+            blocks = req.tier(bp.tier)
+            if not 0 <= bp.block < len(blocks) or bp.empty:
+                continue
+            tokens, exact = tokens_up_to(req, blocks[bp.block].end, limits)
+            if tokens < least:
+                out.append(
+                    (
+                        ("minimum", bp.tier, bp.block, bp.part),
+                        "below-minimum",
+                        f"the breakpoint at {_where(bp)} caches a prefix of {'' if exact else '~'}{tokens} tokens,"
+                        f" below the {least}-token minimum of {req.model or 'this model'}: it is silently not cached",
+                        {
+                            "block": _where(bp),
+                            "tokens": tokens,
+                            "tokens_basis": "usage (proportional)" if exact else "estimate (~4 chars/token)",
+                            "minimum": least,
+                            "source": source,
+                        },
+                    )
+                )
+    return out
+
+
+def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    if req.index_in_session != 0:
+        return []
+    return [at_request(CODE, msg, req, kind=kind, details=details) for _, kind, msg, details in static_issues(req, limits_for(ctx))]
+
+
+def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    limits = limits_for(ctx)
+    known = {sig for sig, *_ in static_issues(prev, limits)}
+    out = [
+        at_request(CODE, msg, cur, kind=kind, details=details)
+        for sig, kind, msg, details in static_issues(cur, limits)
+        if sig not in known
+    ]
+    lookback = _beyond_lookback(prev, cur, ctx, limits)
+    if lookback is not None:
+        out.append(lookback)
+    return out
+
+
+def _beyond_lookback(prev: Request, cur: Request, ctx: CheckContext, limits: Limits) -> Diagnostic | None:
+    """The previous request wrote entries at its breakpoints; the lookback from each of this
+    request's breakpoints walks back ``lookback_blocks`` positions (the breakpoint first) looking
+    for them. When none is in reach, the intact prefix is written again instead of read."""
+    provider = limits.provider(cur.provider)
+    if provider is None or provider.lookback_blocks is None or not prev.breakpoints or not cur.breakpoints:
+        return None
+    if ctx.diff is not None and ctx.diff.broken:
+        return None  # the prefix broke: the break is the finding, not the lookback
+    usage = read_usage(cur.usage, cur.provider)
+    if usage is not None and usage.read > 0:
+        return None  # the provider did find an entry (e.g. runs of tool blocks counted as one)
+    window = provider.lookback_blocks
+    written = sorted({bp.position for bp in prev.breakpoints})
+    marks = sorted({bp.position for bp in cur.breakpoints})
+    for b in marks:
+        if any(0 <= b - w < window for w in written):
+            return None
+    reachable = [w for w in written if any(b - w >= window for b in marks)]
+    if not reachable:
+        return None  # every marker sits before the old entries: the prefix shrank, not our case
+    last = max(reachable)
+    nearest = min(b for b in marks if b - last >= window)
+    return at_request(
+        CODE,
+        f"the nearest breakpoint (block {nearest}) is {nearest - last} blocks after the previous cache entry"
+        f" (block {last}); the lookback checks only {window} blocks, so the cached prefix is written again"
+        f" instead of read: add a breakpoint within {window} blocks of block {last}",
+        cur,
+        kind="lookback",
+        details={
+            "previous_entries": written,
+            "breakpoints": marks,
+            "lookback_blocks": window,
+            "source": provider.source,
+        },
+    )

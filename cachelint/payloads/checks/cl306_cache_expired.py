@@ -1,0 +1,90 @@
+"""CL306 cache-expired: the pause since the previous request of the session outlived the cache.
+
+An entry lives for its TTL from the *start* of the request that wrote or last read it (SK
+"Choosing the TTL"): 5 minutes by default on Anthropic and Bedrock, 1 hour with ``ttl: "1h"``
+(P1 §1.5); OpenAI keeps in-memory prefixes for 5-10 minutes of inactivity, 24 hours with
+``prompt_cache_retention: "24h"``, 30 minutes with GPT-5.6's ``prompt_cache_options`` (O1, §2).
+TTLs are dated data (``rules/packs/payloads-limits.yaml``).
+
+The finding is made only where the prefix itself held (a break is its own finding) and the
+response does not show a cache read (the provider kept the entry longer than documented).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.limits import ProviderLimits, limits_for
+from cachelint.payloads.model import Request
+from cachelint.payloads.usage import read_usage
+
+CODE = "CL306"
+
+
+def ttl_in_force(prev: Request, provider: ProviderLimits) -> tuple[str, int] | None:
+    """(TTL name, seconds) of the deepest entry the previous request left: the TTL of its last
+    breakpoint (explicit caching), or of its retention setting (automatic caching)."""
+    if provider.caching == "explicit":
+        if not prev.breakpoints:
+            return None  # nothing was cached
+        name = prev.breakpoints[-1].ttl
+    else:
+        retention = prev.settings.get("prompt_cache_retention")
+        auto = [bp.ttl for bp in prev.breakpoints if bp.automatic]
+        name = retention if isinstance(retention, str) else (auto[-1] if auto else provider.default_ttl)
+        if name == "in-memory":
+            name = "in_memory"
+    seconds = provider.ttl_seconds(name)
+    return (name, seconds) if seconds is not None else None
+
+
+def _human(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    if prev.time is None or cur.time is None:
+        return []
+    if ctx.diff is not None and ctx.diff.broken:
+        return []
+    limits = limits_for(ctx)
+    provider = limits.provider(cur.provider)
+    if provider is None:
+        return []
+    ttl = ttl_in_force(prev, provider)
+    if ttl is None:
+        return []
+    name, seconds = ttl
+    try:
+        gap = (cur.time - prev.time).total_seconds()
+    except TypeError:  # one time zone-aware, the other naive: no honest gap
+        return []
+    if gap <= seconds:
+        return []
+    usage = read_usage(cur.usage, cur.provider)
+    if usage is not None and usage.read > 0:
+        return []
+    survivors = [bp.ttl for bp in prev.breakpoints if (provider.ttl_seconds(bp.ttl) or 0) >= gap]
+    message = (
+        f"{_human(gap)} since the previous request of the session, longer than the {name} cache TTL:"
+        f" the prefix expired and is written again"
+    )
+    if survivors:
+        message += f" (only the part up to the earlier ttl={survivors[0]!r} breakpoint survives)"
+    details = {
+        "gap_seconds": int(gap),
+        "ttl": name,
+        "ttl_seconds": seconds,
+        "previous_record": prev.origin.record,
+        "source": provider.source,
+    }
+    if usage is not None:
+        details["tokens_written"] = usage.written
+        details["tokens_uncached"] = usage.uncached
+    return [at_request(CODE, message, cur, details=details)]

@@ -1,0 +1,109 @@
+"""CL307 reinjected-content: the same large text (a skill body, a file) sent again later in one
+session's history.
+
+The history is re-sent with every request, so a body injected twice is paid twice in every later
+prompt (as cache reads at best, as writes after any break) and crowds the context. Seed 003
+(context curation): de-duplicate against the live history — replace the second copy with a
+pointer to the first ("Body already provided earlier in this conversation"), and inject it again
+only when the earlier copy is gone (compaction, /clear, an edited file).
+
+The size from which a text counts as large is ``reinjected-min-chars`` in
+``[tool.cachelint.audit]`` (default 2048 characters, about 512 tokens).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterable, Iterator
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.limits import limits_for
+from cachelint.payloads.model import Block, Request
+
+CODE = "CL307"
+DEFAULT_MIN_CHARS = 2048
+
+
+def _texts(value: Any, min_chars: int) -> Iterator[str]:
+    """Every string of at least ``min_chars`` characters inside a block's JSON value."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if len(node) >= min_chars:
+                yield node
+        elif isinstance(node, dict):
+            stack.extend(node[k] for k in reversed(list(node)))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
+
+
+def _fingerprints(blocks: Iterable[Block], min_chars: int) -> Iterator[tuple[str, str, Block]]:
+    for block in blocks:
+        if len(block.data) < min_chars:
+            continue  # cheap skip: a block shorter than the threshold holds no long text
+        for text in _texts(block.raw, min_chars):
+            yield hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), text, block
+
+
+def _repeats(earlier: Iterable[Block], new: Iterable[Block], min_chars: int) -> list[dict[str, Any]]:
+    seen: dict[str, Block] = {}
+    for digest, _, block in _fingerprints(earlier, min_chars):
+        seen.setdefault(digest, block)
+    out = []
+    for digest, text, block in _fingerprints(new, min_chars):
+        first = seen.get(digest)
+        if first is None:
+            seen[digest] = block
+            continue
+        if first is block:
+            continue  # the same text twice inside one block: one injection, not our case
+        out.append(
+            {
+                "chars": len(text),
+                "first": f"{first.tier}[{first.index}]",
+                "again": f"{block.tier}[{block.index}]",
+                "starts": text[:80],
+            }
+        )
+    return out
+
+
+def _diagnostic(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext) -> Diagnostic:
+    limits = limits_for(ctx)
+    chars = sum(r["chars"] for r in repeats)
+    tokens = limits.estimate_tokens(chars)
+    first = repeats[0]
+    more = f" (and {len(repeats) - 1} more)" if len(repeats) > 1 else ""
+    return at_request(
+        CODE,
+        f"a {first['chars']}-character text already sent at {first['first']} is sent again at {first['again']}{more}:"
+        f" ~{tokens} tokens paid again in every later request of the session; point to the earlier copy instead",
+        req,
+        details={"repeats": repeats, "estimated_tokens": tokens, "basis": "estimate (~4 chars/token)"},
+    )
+
+
+def _min_chars(ctx: CheckContext) -> int:
+    return int(ctx.option("reinjected-min-chars", DEFAULT_MIN_CHARS))
+
+
+def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    """The first request of a session: a text repeated within its own history."""
+    if req.index_in_session != 0:
+        return []
+    min_chars = _min_chars(ctx)
+    repeats = _repeats(req.system, req.messages, min_chars)
+    return [_diagnostic(req, repeats, ctx)] if repeats else []
+
+
+def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    """Later requests: a text in the messages appended since the previous request that the
+    history (or the system prompt) already holds."""
+    kept = len(prev.messages)
+    if len(cur.messages) <= kept:
+        return []
+    min_chars = _min_chars(ctx)
+    earlier = [*cur.system, *cur.messages[:kept]]
+    repeats = _repeats(earlier, cur.messages[kept:], min_chars)
+    return [_diagnostic(cur, repeats, ctx)] if repeats else []

@@ -1,0 +1,121 @@
+"""CL308 missed-cache-read: the prefix held, yet the response shows that the cache was not read.
+
+The previous request left an entry (its usage shows the tokens read or written at its
+breakpoints); this one repeats that prefix byte for byte, with the same model and settings,
+within the TTL and the lookback, and still reads less than that. What is left is the provider's
+side: concurrency (an entry is readable only once the first response has begun, P1), routing
+(OpenAI's ~15 requests/min per prefix and key, O1), an eviction. Where the response carries
+Anthropic's own cache diagnostics (P3 ``diagnostics.cache_miss_reason``), their verdict is shown
+beside ours, and a reason that names a tier our byte diff found intact is flagged as a
+disagreement.
+
+Judged over the whole session, so that a session that never reads at all is one CL311 finding
+rather than a CL308 on every request.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.checks.cl306_cache_expired import ttl_in_force
+from cachelint.payloads.checks.cl311_write_never_read import never_read
+from cachelint.payloads.limits import Limits, limits_for
+from cachelint.payloads.model import Request, Session
+from cachelint.payloads.spend import common_prefix_bytes, marked_end
+from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, read_usage
+
+CODE = "CL308"
+# OpenAI reports hits in 128-token steps (O0) and Anthropic counts are exact: a shortfall below
+# both 128 tokens and 5% of the expected read is rounding, not a miss.
+TOLERANCE_TOKENS = 128
+TOLERANCE_RATIO = 0.05
+
+
+def _prefix_held(prev: Request, cur: Request, explicit: bool) -> bool:
+    if prev.model != cur.model or dict(prev.settings) != dict(cur.settings):
+        return False  # a setting change is CL304's finding
+    end = marked_end(prev) if explicit else prev.prefix_length
+    return common_prefix_bytes(prev, cur) >= end
+
+
+def _within_lookback(prev: Request, cur: Request, window: int | None) -> bool:
+    if window is None:
+        return True
+    written = {bp.position for bp in prev.breakpoints}
+    return any(0 <= b.position - w < window for b in cur.breakpoints for w in written)
+
+
+def _within_ttl(prev: Request, cur: Request, limits: Limits) -> bool:
+    provider = limits.provider(cur.provider)
+    if provider is None or prev.time is None or cur.time is None:
+        return True
+    ttl = ttl_in_force(prev, provider)
+    try:
+        gap = (cur.time - prev.time).total_seconds()
+    except TypeError:
+        return True
+    if gap <= 0:
+        return False  # sent together: the entry cannot be read before the first response begins
+    return ttl is None or gap <= ttl[1]
+
+
+def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] | None:
+    """The miss between two consecutive requests of a session, or None."""
+    provider = limits.provider(cur.provider)
+    if provider is None:
+        return None
+    explicit = provider.caching == "explicit"
+    if explicit and (not prev.breakpoints or not cur.breakpoints):
+        return None  # nothing was written, or nothing asked to be read: CL310's finding
+    if not _prefix_held(prev, cur, explicit):
+        return None
+    if explicit and not _within_lookback(prev, cur, provider.lookback_blocks):
+        return None  # CL305's finding
+    if not _within_ttl(prev, cur, limits):
+        return None  # CL306's finding, or parallel requests
+    reason = miss_reason(cur.cache_diagnostics) if cur.has_cache_diagnostics else None
+    named = reason is not None and reason.get("type") in MISS_REASON_TIERS
+    pu, cu = read_usage(prev.usage, prev.provider), read_usage(cur.usage, cur.provider)
+    found: dict[str, Any] = {}
+    if pu is not None and cu is not None:
+        if explicit:
+            expected = pu.read + pu.written
+        else:
+            minimum = limits.min_cacheable_tokens(prev.provider, prev.model)
+            expected = pu.prompt if minimum is None or pu.prompt >= minimum[0] else 0
+        missed = expected - cu.read
+        if expected and missed > max(TOLERANCE_TOKENS, TOLERANCE_RATIO * expected):
+            found = {"expected_read": expected, "read": cu.read, "missed": missed, "written": cu.written}
+    if named:
+        found["provider_reason"] = reason["type"] if reason else None
+        found["provider_missed_tokens"] = reason.get("tokens") if reason else None
+        found["disagrees_with_our_diff"] = True  # it names a tier; our bytes say the prefix held
+    return found or None
+
+
+def _message(found: dict[str, Any]) -> str:
+    parts = []
+    if "missed" in found:
+        parts.append(
+            f"the prefix held but the response read {found['read']} of the {found['expected_read']} cached tokens"
+            f" ({found['missed']} missed)"
+        )
+    if found.get("provider_reason"):
+        parts.append(
+            f"the provider reports {found['provider_reason']} while our byte diff finds the prefix intact (they disagree)"
+        )
+    return "; ".join(parts)
+
+
+def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
+    if never_read(session, ctx) is not None:
+        return []  # CL311 reports the whole session once
+    limits = limits_for(ctx)
+    out = []
+    for prev, cur in zip(session.requests, session.requests[1:]):
+        found = missed_reads(prev, cur, limits)
+        if found:
+            found["previous_record"] = prev.origin.record
+            out.append(at_request(CODE, _message(found), cur, details=found))
+    return out

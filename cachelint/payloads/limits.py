@@ -1,0 +1,99 @@
+"""Prompt-cache limits per provider and model, from the dated ``payloads-limits`` packs.
+
+Nothing here knows a number: breakpoint limits, lookback, TTLs, minimum cacheable lengths and the
+per-key request rate all come from ``rules/packs/payloads-limits.yaml`` (and the user's packs,
+which are searched first so that they can override a built-in fact).
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from cachelint.payloads.usage import provider_family
+
+
+@dataclass(frozen=True)
+class ProviderLimits:
+    family: str
+    max_breakpoints: int | None = None
+    lookback_blocks: int | None = None
+    default_ttl: str = "5m"
+    ttls: Mapping[str, int] = field(default_factory=dict)
+    caching: str = "automatic"  # explicit: only at markers; automatic: the provider caches by itself
+    automatic_breakpoint: bool = False
+    requests_per_minute_per_key: float | None = None
+    source: str = ""
+
+    def ttl_seconds(self, ttl: str | None) -> int | None:
+        """Seconds of a TTL name (``5m``, ``1h``, ``24h``, ``in_memory``…); the default when None."""
+        name = ttl or self.default_ttl
+        if name in self.ttls:
+            return int(self.ttls[name])
+        return _parse_duration(name)
+
+
+def _parse_duration(text: str) -> int | None:
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if len(text) >= 2 and text[-1] in units and text[:-1].isdigit():
+        return int(text[:-1]) * units[text[-1]]
+    return None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The merged limits packs. ``chars_per_token`` turns bytes into an estimated token count."""
+
+    providers: Mapping[str, ProviderLimits]
+    models: tuple[Mapping[str, Any], ...]
+    chars_per_token: float = 4.0
+    as_of: str = ""
+
+    @classmethod
+    def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "Limits":
+        providers: dict[str, ProviderLimits] = {}
+        models: list[Mapping[str, Any]] = []
+        chars = 4.0
+        as_of = ""
+        for pack in packs:  # built-in first, the user's later: later ones override / go first
+            chars = float(pack.get("chars_per_token", chars))
+            as_of = str(pack.get("as_of", as_of))
+            for name, data in sorted((pack.get("providers") or {}).items()):
+                providers[name] = ProviderLimits(family=name, **dict(data))
+            models[:0] = list(pack.get("models") or ())
+        return cls(providers=providers, models=tuple(models), chars_per_token=chars, as_of=as_of)
+
+    def provider(self, provider: str | None) -> ProviderLimits | None:
+        return self.providers.get(provider_family(provider))
+
+    def min_cacheable_tokens(self, provider: str | None, model: str | None) -> tuple[int, str] | None:
+        """(minimum tokens, source) for a model, or None when no entry matches."""
+        family = provider_family(provider)
+        name = (model or "").lower()
+        for entry in self.models:
+            if entry.get("provider") != family:
+                continue
+            if any(fnmatch.fnmatchcase(name, pattern.lower()) for pattern in entry.get("match", ())):
+                return int(entry["min_cacheable_tokens"]), str(entry.get("source", ""))
+        return None
+
+    def estimate_tokens(self, byte_count: int) -> int:
+        return int(round(byte_count / self.chars_per_token))
+
+
+def limits_for(ctx: Any) -> Limits:
+    """The run's Limits from a CheckContext (or anything with ``packs(kind)``)."""
+    return Limits.from_packs(ctx.packs("payloads-limits"))
+
+
+def tokens_up_to(req: Any, end_byte: int, limits: Limits) -> tuple[int, bool]:
+    """Prompt tokens up to ``end_byte`` of the rendered prefix: scaled from the response's usage
+    when there is one (exact total, proportional split), else estimated from the bytes.
+    Returns (tokens, from_usage)."""
+    from cachelint.payloads.usage import read_usage
+
+    usage = read_usage(getattr(req, "usage", None), getattr(req, "provider", None))
+    total_bytes = getattr(req, "prefix_length", 0)
+    if usage is not None and usage.prompt and total_bytes:
+        return int(usage.prompt * min(end_byte, total_bytes) / total_bytes), True
+    return limits.estimate_tokens(end_byte), False

@@ -1,0 +1,416 @@
+"""What a run spent on its prompts, per session and in total: hit rate, tokens read / written /
+uncached, money at the dated price table, the money each cache break cost, the provider's own
+miss reasons beside our diff, and whether a 1-hour TTL would have paid (seed 003: choose the TTL
+by evidence — a session that pauses past 5 minutes and then rewrites its prefix, more than once).
+
+The pipeline feeds every request to a ``UsageLedger`` as it goes (``add``), then asks for the
+``summary`` once the diagnostics are known. ``summarize_usage(sessions, diagnostics)`` does both
+for sessions that still hold their requests.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterable, Mapping, Sequence
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.limits import Limits
+from cachelint.payloads.model import PrefixDiff, Request, Session
+from cachelint.payloads.pricing import BreakCost, PriceTable, break_cost_estimate, break_cost_from_usage
+from cachelint.payloads.usage import CacheUsage, miss_reason, provider_family, read_usage, reason_agrees
+
+# Findings that mean the cache could not serve what the previous request left in it.
+BREAK_CODES = ("CL301", "CL302", "CL303", "CL304", "CL306", "CL308", "CL309", "CL311")
+
+
+@dataclass(frozen=True)
+class RequestFacts:
+    """The little a summary needs from one request (requests themselves may be dropped)."""
+
+    path: str
+    record: int
+    line: int
+    session: str | None
+    index: int
+    time: datetime | None
+    provider: str
+    model: str | None
+    usage: CacheUsage | None
+    prefix_bytes: int
+    cached_end_bytes: int  # end of the last marked block (explicit caching), else the whole prefix
+    markers: int
+    last_ttl: str | None
+    ttls: tuple[str, ...]
+    common_bytes: int | None  # with the previous request of the session (None for the first)
+    first_tier: str | None
+    changed_settings: tuple[str, ...]
+    miss_reason: Mapping[str, Any] | None
+
+
+def marked_end(req: Request) -> int:
+    """End byte of the last block carrying a breakpoint (a marker inside a message caches the
+    prefix up to that content block; we count the whole message: block granularity)."""
+    end = 0
+    for bp in req.breakpoints:
+        blocks = req.tier(bp.tier)
+        if 0 <= bp.block < len(blocks):
+            end = max(end, blocks[bp.block].end)
+    return end
+
+
+def common_prefix_bytes(prev: Request, cur: Request) -> int:
+    """Bytes of the previous rendered prefix that the current one repeats, at block granularity:
+    the offset of the first block that differs (the previous prefix length when none does)."""
+    prev_blocks = [*prev.tools, *prev.system, *prev.messages]
+    cur_blocks = [*cur.tools, *cur.system, *cur.messages]
+    for a, b in zip(prev_blocks, cur_blocks):
+        if a.tier != b.tier or a.data != b.data:
+            return a.offset
+    if len(prev_blocks) > len(cur_blocks):
+        return prev_blocks[len(cur_blocks)].offset
+    return prev.prefix_length
+
+
+def _explicit(limits: Limits, provider: str) -> bool:
+    found = limits.provider(provider)
+    return found is not None and found.caching == "explicit"
+
+
+@dataclass
+class UsageLedger:
+    limits: Limits
+    prices: PriceTable
+    facts: list[RequestFacts] = field(default_factory=list)
+
+    def add(self, req: Request, prev: Request | None = None, diff: PrefixDiff | None = None) -> RequestFacts:
+        """Record one request (in session order). ``prev``/``diff``: the previous request of its
+        session and their PrefixDiff when the pipeline has them."""
+        usage = read_usage(req.usage, req.provider)
+        explicit = _explicit(self.limits, req.provider)
+        cached_end = marked_end(req) if explicit else req.prefix_length
+        common: int | None = None
+        first_tier: str | None = None
+        changed: tuple[str, ...] = ()
+        if diff is not None:
+            common = diff.common_bytes
+            first_tier = diff.first_tier
+            changed = tuple(s.name for s in diff.settings)
+        elif prev is not None:
+            common = common_prefix_bytes(prev, req)
+        ttls = tuple(bp.ttl for bp in req.breakpoints)
+        facts = RequestFacts(
+            path=req.origin.path,
+            record=req.origin.record,
+            line=req.origin.line,
+            session=req.session,
+            index=req.index_in_session,
+            time=req.time,
+            provider=req.provider,
+            model=req.model,
+            usage=usage,
+            prefix_bytes=req.prefix_length,
+            cached_end_bytes=cached_end,
+            markers=len(req.breakpoints),
+            last_ttl=ttls[-1] if ttls else None,
+            ttls=ttls,
+            common_bytes=common,
+            first_tier=first_tier,
+            changed_settings=changed,
+            miss_reason=miss_reason(req.cache_diagnostics) if req.has_cache_diagnostics else None,
+        )
+        self.facts.append(facts)
+        return facts
+
+    # --- the summary -----------------------------------------------------------------------
+
+    def summary(self, diagnostics: Sequence[Diagnostic] = ()) -> dict[str, Any]:
+        breaks_at: dict[tuple[str, int], list[str]] = {}
+        for d in diagnostics:
+            if d.code in BREAK_CODES and d.record is not None:
+                breaks_at.setdefault((d.path, d.record), []).append(d.code)
+        by_session: dict[str, list[RequestFacts]] = {}
+        for f in self.facts:
+            by_session.setdefault(f.session or f"{f.path}#{f.record}", []).append(f)
+        sessions = []
+        for sid in sorted(by_session, key=_session_order):
+            reqs = sorted(by_session[sid], key=lambda f: f.index)
+            sessions.append(self._session_summary(sid, reqs, breaks_at))
+        total = _totals(sessions)
+        return {
+            "prices_as_of": self.prices.as_of,
+            "limits_as_of": self.limits.as_of,
+            "currency": self.prices.currency,
+            "sessions": sessions,
+            "total": total,
+        }
+
+    def _session_summary(
+        self, sid: str, reqs: list[RequestFacts], breaks_at: Mapping[tuple[str, int], list[str]]
+    ) -> dict[str, Any]:
+        read = written = uncached = with_usage = estimated_prompt = 0
+        money = money_uncached = 0.0
+        priced = unpriced = 0
+        timeline = []
+        breaks = []
+        verdicts = []
+        prev: RequestFacts | None = None
+        for f in reqs:
+            price = self.prices.lookup(f.model)
+            if f.usage is not None:
+                with_usage += 1
+                read += f.usage.read
+                written += f.usage.written
+                uncached += f.usage.uncached
+                if price is not None:
+                    priced += 1
+                    money += price.prompt_cost(f.usage)
+                    money_uncached += price.uncached_cost(f.usage)
+                else:
+                    unpriced += 1
+            else:
+                estimated_prompt += self.limits.estimate_tokens(f.prefix_bytes)
+            codes = sorted(set(breaks_at.get((f.path, f.record), ())))
+            cost = self._break_cost(prev, f, codes) if codes and prev is not None else None
+            if codes:
+                breaks.append(
+                    {
+                        "record": f.record,
+                        "line": f.line,
+                        "codes": codes,
+                        "cost": cost.to_dict() if cost else None,
+                    }
+                )
+            if f.miss_reason is not None:
+                agrees = reason_agrees(f.miss_reason.get("type"), f.first_tier, f.changed_settings)
+                verdicts.append(
+                    {
+                        "record": f.record,
+                        "provider_reason": f.miss_reason.get("type"),
+                        "provider_missed_tokens": f.miss_reason.get("tokens"),
+                        "our_first_tier": f.first_tier,
+                        "our_settings": list(f.changed_settings),
+                        "agrees": agrees,
+                    }
+                )
+            timeline.append(
+                {
+                    "record": f.record,
+                    "line": f.line,
+                    "time": f.time.isoformat() if f.time else None,
+                    "read": f.usage.read if f.usage else None,
+                    "written": f.usage.written if f.usage else None,
+                    "uncached": f.usage.uncached if f.usage else None,
+                    "estimated_prompt": None if f.usage else self.limits.estimate_tokens(f.prefix_bytes),
+                    "break": codes,
+                }
+            )
+            prev = f
+        prompt = read + written + uncached
+        first = reqs[0]
+        out: dict[str, Any] = {
+            "id": first.session or "",
+            "path": first.path,
+            "provider": first.provider,
+            "model": first.model,
+            "requests": len(reqs),
+            "requests_with_usage": with_usage,
+            "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
+            "estimated_prompt_tokens_without_usage": estimated_prompt,
+            "hit_rate": round(read / prompt, 4) if prompt else None,
+            "money": round(money, 6) if priced else None,
+            "money_without_cache": round(money_uncached, 6) if priced else None,
+            "requests_unpriced": unpriced,
+            "breaks": breaks,
+            "break_money": _sum_money(b["cost"] for b in breaks),
+            "break_money_estimated": any(b["cost"] and b["cost"]["basis"] != "usage" for b in breaks),
+            "provider_verdicts": verdicts,
+            "disagreements": sum(1 for v in verdicts if v["agrees"] is False),
+            "timeline": timeline,
+        }
+        advice = self._ttl_advice(reqs)
+        if advice is not None:
+            out["ttl_advice"] = advice
+        return out
+
+    def _expected_cached_tokens(self, prev: RequestFacts) -> tuple[int, bool]:
+        """Tokens the previous request left in the cache (exact from its usage, else estimated)."""
+        if prev.usage is not None:
+            if _explicit(self.limits, prev.provider):
+                return prev.usage.read + prev.usage.written, True
+            return prev.usage.prompt, True
+        return self.limits.estimate_tokens(prev.cached_end_bytes), False
+
+    def _break_cost(self, prev: RequestFacts, cur: RequestFacts, codes: Sequence[str]) -> BreakCost:
+        price = self.prices.lookup(cur.model)
+        expected, exact = self._expected_cached_tokens(prev)
+        if cur.usage is not None and exact:
+            return break_cost_from_usage(expected - cur.usage.read, cur.usage, price)
+        if cur.usage is not None:
+            # The previous request has no usage: whatever this one did not read is the upper bound.
+            return break_cost_from_usage(cur.usage.written + cur.usage.uncached, cur.usage, price)
+        common = cur.common_bytes if cur.common_bytes is not None else 0
+        kept = 0 if "CL306" in codes else min(expected, self.limits.estimate_tokens(common))
+        writes = cur.markers > 0 or not _explicit(self.limits, cur.provider)
+        return break_cost_estimate(expected - kept, writes, cur.last_ttl, price)
+
+    def _ttl_advice(self, reqs: list[RequestFacts]) -> dict[str, Any] | None:
+        """Seed 003: a 5-minute entry that expires in a pause the hour would have covered, then is
+        written again in full — twice or more — is the evidence that ``ttl: "1h"`` pays."""
+        first = reqs[0]
+        limits = self.limits.provider(first.provider)
+        if limits is None or "1h" not in limits.ttls or not _explicit(self.limits, first.provider):
+            return None
+        short, long = limits.ttl_seconds(limits.default_ttl), limits.ttl_seconds("1h")
+        if short is None or long is None:
+            return None
+        resumes = []
+        for prev, cur in zip(reqs, reqs[1:]):
+            if prev.time is None or cur.time is None or not prev.markers or "1h" in prev.ttls:
+                continue
+            gap = (cur.time - prev.time).total_seconds()
+            if not short < gap <= long:
+                continue
+            expected, exact = self._expected_cached_tokens(prev)
+            if cur.usage is not None and exact:
+                rewritten = min(expected, cur.usage.written + cur.usage.uncached) if cur.usage.read < expected else 0
+            elif cur.common_bytes is not None and cur.common_bytes >= prev.cached_end_bytes:
+                rewritten, exact = expected, False  # the prefix held: the pause alone lost it
+            else:
+                rewritten = 0
+            if rewritten > 0:
+                resumes.append((cur, gap, rewritten, exact))
+        if len(resumes) < 2:
+            return None
+        price = self.prices.lookup(first.model)
+        rewritten_total = sum(r[2] for r in resumes)
+        written_5m = sum(f.usage.written_5m for f in reqs if f.usage is not None)
+        inferred = written_5m < rewritten_total  # no usage: the rewrites are the writes we know of
+        written_5m = max(written_5m, rewritten_total)
+        out: dict[str, Any] = {
+            "pauses": [{"record": r[0].record, "gap_seconds": int(r[1]), "tokens_rewritten": r[2]} for r in resumes],
+            "tokens_rewritten": rewritten_total,
+            "basis": "usage" if all(r[3] for r in resumes) else "estimate (~4 chars/token)",
+        }
+        if price is None:
+            out.update({"saving": None, "pays": None})
+            return out
+        # With 1h: the rewrites become reads, and every remaining write costs the 1h rate.
+        now = price.money(rewritten_total, price.cache_write_5m)
+        then = price.money(rewritten_total, price.cache_read) + price.money(
+            written_5m - rewritten_total, price.cache_write_1h - price.cache_write_5m
+        )
+        if inferred:
+            # Without usage the first write is unknown: count one more prefix at the 1h premium.
+            then += price.money(rewritten_total / len(resumes), price.cache_write_1h - price.cache_write_5m)
+        saving = now - then
+        out.update({"saving": round(saving, 6), "pays": saving > 0, "currency": price.currency})
+        return out
+
+
+def _session_order(sid: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in sid if ch.isdigit())
+    return (int(digits) if digits and sid.lstrip("s").isdigit() else 1 << 30, sid)
+
+
+def _sum_money(costs: Iterable[Mapping[str, Any] | None]) -> float | None:
+    values = [c["money"] for c in costs if c and c.get("money") is not None]
+    return round(sum(values), 6) if values else None
+
+
+def _totals(sessions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    read = sum(s["tokens"]["read"] for s in sessions)
+    written = sum(s["tokens"]["written"] for s in sessions)
+    uncached = sum(s["tokens"]["uncached"] for s in sessions)
+    prompt = read + written + uncached
+    money = [s["money"] for s in sessions if s["money"] is not None]
+    without = [s["money_without_cache"] for s in sessions if s["money_without_cache"] is not None]
+    ttl_saving = [s["ttl_advice"]["saving"] for s in sessions if s.get("ttl_advice", {}).get("pays")]
+    return {
+        "sessions": len(sessions),
+        "requests": sum(s["requests"] for s in sessions),
+        "requests_with_usage": sum(s["requests_with_usage"] for s in sessions),
+        "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
+        "hit_rate": round(read / prompt, 4) if prompt else None,
+        "money": round(sum(money), 6) if money else None,
+        "money_without_cache": round(sum(without), 6) if without else None,
+        "breaks": sum(len(s["breaks"]) for s in sessions),
+        "break_money": _sum_money(b["cost"] for s in sessions for b in s["breaks"]),
+        "break_money_estimated": any(s["break_money_estimated"] for s in sessions),
+        "disagreements": sum(s["disagreements"] for s in sessions),
+        "ttl_saving": round(sum(ttl_saving), 6) if ttl_saving else None,
+    }
+
+
+def ledger_for(settings: Any) -> UsageLedger:
+    """A ledger with the run's packs (built-in and the user's)."""
+    from cachelint.catalog import load_packs
+
+    extra = settings.pack_paths() if settings is not None else ()
+    return UsageLedger(
+        limits=Limits.from_packs(load_packs("payloads-limits", extra)),
+        prices=PriceTable.from_packs(load_packs("payloads-prices", extra)),
+    )
+
+
+def summarize_usage(
+    sessions: Iterable[Session], diagnostics: Sequence[Diagnostic] = (), settings: Any = None
+) -> dict[str, Any]:
+    """The usage and money summary of sessions that still hold their requests."""
+    ledger = ledger_for(settings)
+    for session in sessions:
+        prev: Request | None = None
+        for req in session.requests:
+            ledger.add(req, prev)
+            prev = req
+    return ledger.summary(diagnostics)
+
+
+def _money(value: float | None, currency: str) -> str:
+    if value is None:
+        return "n/a"
+    sign = "-" if value < 0 else ""
+    return f"{sign}{'$' if currency == 'USD' else currency + ' '}{abs(value):,.4f}"
+
+
+def render_usage_text(summary: Mapping[str, Any]) -> str:
+    """The usage summary as the lines the text outputs print under the findings."""
+    if not summary or not summary.get("sessions"):
+        return ""
+    cur = summary.get("currency", "USD")
+    lines = [f"Usage and money (prices as of {summary.get('prices_as_of') or 'n/a'}):"]
+    for s in summary["sessions"]:
+        t = s["tokens"]
+        hit = "n/a" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
+        head = f"  session {s['id']} ({s['requests']} requests, {s['provider']}, {s['model'] or 'model n/a'}):"
+        lines.append(head)
+        if s["requests_with_usage"]:
+            lines.append(
+                f"    hit rate {hit}; tokens read {t['read']:,}, written {t['written']:,}, uncached {t['uncached']:,};"
+                f" cost {_money(s['money'], cur)} (without cache {_money(s['money_without_cache'], cur)})"
+            )
+        else:
+            lines.append(f"    no usage in the responses; ~{s['estimated_prompt_tokens_without_usage']:,} prompt tokens (estimate)")
+        if s["breaks"]:
+            est = " (estimate)" if s["break_money_estimated"] else ""
+            lines.append(f"    {len(s['breaks'])} break(s) cost {_money(s['break_money'], cur)}{est}")
+        for v in s["provider_verdicts"]:
+            if v["agrees"] is False:
+                ours = v["our_first_tier"] or ", ".join(v["our_settings"]) or "prefix intact"
+                lines.append(
+                    f"    record {v['record']}: provider says {v['provider_reason']}, our diff says {ours}: they disagree"
+                )
+        advice = s.get("ttl_advice")
+        if advice and advice.get("pays"):
+            lines.append(
+                f"    {len(advice['pauses'])} pauses past 5 minutes each rewrote the prefix"
+                f" ({advice['tokens_rewritten']:,} tokens): a 1h TTL would have saved"
+                f" {_money(advice['saving'], cur)} ({advice['basis']})"
+            )
+    t = summary["total"]
+    hit = "n/a" if t["hit_rate"] is None else f"{t['hit_rate']:.1%}"
+    lines.append(
+        f"  total: {t['sessions']} session(s), {t['requests']} request(s), hit rate {hit},"
+        f" cost {_money(t['money'], cur)}, breaks cost {_money(t['break_money'], cur)}"
+        + (" (estimate)" if t["break_money_estimated"] else "")
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,263 @@
+"""Cache usage read from captured responses, normalised across providers.
+
+Every provider counts the prompt differently (reference/cache_facts.md §1.7, §2, §3):
+
+- Anthropic ``usage``: ``input_tokens`` counts ONLY the tokens after the last breakpoint; the
+  prompt is ``cache_read_input_tokens + cache_creation_input_tokens + input_tokens``. The write is
+  split by TTL in ``cache_creation.ephemeral_5m_input_tokens`` / ``ephemeral_1h_input_tokens``
+  (P1 "1-hour cache duration"). Streams carry it in ``message_start`` (and ``message_delta``).
+- OpenAI Chat ``usage``: ``prompt_tokens`` INCLUDES ``prompt_tokens_details.cached_tokens``;
+  Responses ``usage``: ``input_tokens`` INCLUDES ``input_tokens_details.cached_tokens``. GPT-5.6+
+  adds ``cache_write_tokens`` beside ``cached_tokens`` (O1; Azure InputTokensDetails), counted
+  inside the prompt too. Streams: the last Chat chunk (``include_usage``), Responses
+  ``response.completed``.
+- Bedrock Converse ``usage`` / ``metadata.usage``: ``inputTokens`` excludes
+  ``cacheReadInputTokens`` and ``cacheWriteInputTokens`` (AWS TokenUsage; opencode PR #38427
+  corrected the opposite reading); ``cacheDetails[] {ttl, inputTokens}`` splits the write by TTL.
+- Gemini ``usageMetadata``: ``promptTokenCount`` INCLUDES ``cachedContentTokenCount``; implicit
+  caching bills no write.
+
+Tracing tools got the include/exclude difference wrong more than once (traceloop/openllmetry#2175,
+Arize-ai/openinference#1429): ``CacheUsage`` always stores the three disjoint parts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from cachelint.payloads.jsonio import loads
+
+
+@dataclass(frozen=True)
+class CacheUsage:
+    """The prompt of one request, in three disjoint parts plus the write's TTL split.
+
+    ``uncached``: prompt tokens neither read from nor written to the cache (billed as input).
+    ``read``: tokens read from the cache. ``written``: tokens written to it
+    (``written_5m + written_1h`` when the split is known; OpenAI's 30-minute writes count as 5m).
+    ``output``: generated tokens (0 when unknown). ``provider``: the family that reported it.
+    """
+
+    provider: str
+    uncached: int = 0
+    read: int = 0
+    written: int = 0
+    written_5m: int = 0
+    written_1h: int = 0
+    output: int = 0
+
+    @property
+    def prompt(self) -> int:
+        return self.uncached + self.read + self.written
+
+    @property
+    def cached(self) -> int:
+        """Tokens that ended in the cache: read or written."""
+        return self.read + self.written
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "uncached": self.uncached,
+            "read": self.read,
+            "written": self.written,
+            "written_5m": self.written_5m,
+            "written_1h": self.written_1h,
+            "output": self.output,
+            "prompt": self.prompt,
+        }
+
+
+def provider_family(provider: str | None) -> str:
+    """``anthropic`` | ``openai`` | ``bedrock`` | ``gemini`` (or the name itself when unknown)."""
+    if not provider:
+        return "unknown"
+    if provider.startswith("openai"):
+        return "openai"
+    if provider.startswith("bedrock"):
+        return "bedrock"
+    return provider
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(0, value)
+    if isinstance(value, float) and value == value:  # not NaN
+        return max(0, int(value))
+    return 0
+
+
+def _anthropic(usage: Mapping[str, Any]) -> CacheUsage:
+    read = _int(usage.get("cache_read_input_tokens"))
+    written = _int(usage.get("cache_creation_input_tokens"))
+    split = usage.get("cache_creation")
+    w5 = w1 = 0
+    if isinstance(split, Mapping):
+        w5 = _int(split.get("ephemeral_5m_input_tokens"))
+        w1 = _int(split.get("ephemeral_1h_input_tokens"))
+    if w5 + w1 != written:
+        # No split (older responses) or an inconsistent one: the default TTL is 5 minutes (P1).
+        w1 = min(w1, written)
+        w5 = written - w1
+    return CacheUsage(
+        provider="anthropic",
+        uncached=_int(usage.get("input_tokens")),
+        read=read,
+        written=written,
+        written_5m=w5,
+        written_1h=w1,
+        output=_int(usage.get("output_tokens")),
+    )
+
+
+def _openai(usage: Mapping[str, Any]) -> CacheUsage:
+    if "prompt_tokens" in usage:  # Chat Completions
+        prompt = _int(usage.get("prompt_tokens"))
+        details = usage.get("prompt_tokens_details")
+        output = _int(usage.get("completion_tokens"))
+    else:  # Responses
+        prompt = _int(usage.get("input_tokens"))
+        details = usage.get("input_tokens_details")
+        output = _int(usage.get("output_tokens"))
+    details = details if isinstance(details, Mapping) else {}
+    read = _int(details.get("cached_tokens"))
+    written = _int(details.get("cache_write_tokens"))
+    # Both are INCLUDED in prompt/input tokens (O1); never let a malformed record go negative.
+    read = min(read, prompt)
+    written = min(written, prompt - read)
+    return CacheUsage(
+        provider="openai",
+        uncached=prompt - read - written,
+        read=read,
+        written=written,
+        written_5m=written,
+        output=output,
+    )
+
+
+def _bedrock(usage: Mapping[str, Any]) -> CacheUsage:
+    written = _int(usage.get("cacheWriteInputTokens"))
+    w5 = w1 = 0
+    details = usage.get("cacheDetails")
+    if isinstance(details, list):
+        for item in details:
+            if isinstance(item, Mapping):
+                if item.get("ttl") == "1h":
+                    w1 += _int(item.get("inputTokens"))
+                else:
+                    w5 += _int(item.get("inputTokens"))
+    if w5 + w1 != written:
+        w1 = min(w1, written)
+        w5 = written - w1
+    return CacheUsage(
+        provider="bedrock",
+        uncached=_int(usage.get("inputTokens")),
+        read=_int(usage.get("cacheReadInputTokens")),
+        written=written,
+        written_5m=w5,
+        written_1h=w1,
+        output=_int(usage.get("outputTokens")),
+    )
+
+
+def _gemini(usage: Mapping[str, Any]) -> CacheUsage:
+    prompt = _int(usage.get("promptTokenCount", usage.get("prompt_token_count")))
+    read = min(prompt, _int(usage.get("cachedContentTokenCount", usage.get("cached_content_token_count"))))
+    output = _int(usage.get("candidatesTokenCount", usage.get("candidates_token_count")))
+    return CacheUsage(provider="gemini", uncached=prompt - read, read=read, output=output)
+
+
+def _shape(usage: Mapping[str, Any]) -> str | None:
+    if "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage:
+        return "anthropic"
+    if "prompt_tokens" in usage or "input_tokens_details" in usage:
+        return "openai"
+    if "inputTokens" in usage or "cacheReadInputTokens" in usage:
+        return "bedrock"
+    if "promptTokenCount" in usage or "prompt_token_count" in usage:
+        return "gemini"
+    if "input_tokens" in usage:
+        return None  # Anthropic and OpenAI Responses share it: the provider decides
+    return None
+
+
+_READERS = {"anthropic": _anthropic, "openai": _openai, "bedrock": _bedrock, "gemini": _gemini}
+
+
+def read_usage(usage: Any, provider: str | None = None) -> CacheUsage | None:
+    """Normalise one usage object (``Request.usage``: the response's ``usage``, Gemini's
+    ``usageMetadata``, Bedrock's ``usage``). ``provider`` (``anthropic``, ``openai-chat``…) decides
+    when the shape alone does not; None when there is no usable usage."""
+    if not isinstance(usage, Mapping) or not usage:
+        return None
+    family = _shape(usage) or provider_family(provider)
+    reader = _READERS.get(family)
+    if reader is None:
+        return None
+    return reader(usage)
+
+
+def usage_from_response(response: Any, provider: str | None = None) -> CacheUsage | None:
+    """Usage from a whole response: a parsed body, its JSON text, or a server-sent event stream
+    (Anthropic ``message_start``/``message_delta``, OpenAI Chat's last chunk, Responses
+    ``response.completed``, Gemini chunks)."""
+    if isinstance(response, (bytes, bytearray)):
+        response = bytes(response).decode("utf-8", "replace")
+    if isinstance(response, str):
+        from cachelint.payloads.sse import assemble_sse, looks_like_sse
+
+        if looks_like_sse(response):
+            response = assemble_sse(response)
+        else:
+            try:
+                response = loads(response)
+            except (ValueError, RecursionError):
+                return None
+    if not isinstance(response, Mapping):
+        return None
+    for key in ("usage", "usageMetadata", "usage_metadata"):
+        found = read_usage(response.get(key), provider)
+        if found is not None:
+            return found
+    metadata = response.get("metadata")  # Bedrock ConverseStream metadata event
+    if isinstance(metadata, Mapping):
+        return read_usage(metadata.get("usage"), provider)
+    return None
+
+
+def miss_reason(diagnostics: Any) -> dict[str, Any] | None:
+    """Anthropic's own verdict (cache diagnostics, cache_facts §1.10) as ``{"type", "tokens"}``,
+    ``{"type": None}`` while inconclusive, or None when absent or no divergence was found."""
+    if not isinstance(diagnostics, Mapping) or "cache_miss_reason" not in diagnostics:
+        return None
+    reason = diagnostics.get("cache_miss_reason")
+    if reason is None:
+        return {"type": None, "tokens": None}
+    if not isinstance(reason, Mapping):
+        return None
+    tokens = reason.get("cache_missed_input_tokens")
+    return {"type": reason.get("type"), "tokens": _int(tokens) if tokens is not None else None}
+
+
+# The tiers each Anthropic miss reason names (P3). ``unavailable`` and
+# ``previous_message_not_found`` name none: they never disagree with our diff.
+MISS_REASON_TIERS: dict[str, tuple[str, ...]] = {
+    "model_changed": ("tools", "system", "messages"),
+    "tools_changed": ("tools", "system", "messages"),
+    "system_changed": ("system", "messages"),
+    "messages_changed": ("messages",),
+}
+
+
+def reason_agrees(
+    reason_type: str | None, first_tier: str | None, changed_settings: tuple[str, ...] = ()
+) -> bool | None:
+    """Whether the provider's miss reason and our diff say the same thing: the first broken tier,
+    or for ``model_changed`` a changed ``model`` setting. None when the reason names no tier
+    (inconclusive, unavailable, previous message not found)."""
+    if reason_type not in MISS_REASON_TIERS:
+        return None
+    if reason_type == "model_changed":
+        return "model" in changed_settings
+    return first_tier is not None and MISS_REASON_TIERS[reason_type][0] == first_tier
