@@ -151,14 +151,15 @@ def _beyond_lookback(prev: Request, cur: Request, ctx: CheckContext, limits: Lim
     window = provider.lookback_blocks
     written = sorted({bp.position for bp in prev.breakpoints})
     marks = sorted({bp.position for bp in cur.breakpoints})
-    for b in marks:
-        if any(0 <= b - w < window for w in written):
-            return None
-    reachable = [w for w in written if any(b - w >= window for b in marks)]
-    if not reachable:
-        return None  # every marker sits before the old entries: the prefix shrank, not our case
-    last = max(reachable)
-    nearest = min(b for b in marks if b - last >= window)
+    # The deepest entry the previous request left is the one worth reading; an earlier entry in
+    # reach (the system prompt's) only limits the loss.
+    last = written[-1]
+    if any(0 <= b - last < window for b in marks):
+        return None
+    later = [b for b in marks if b - last >= window]
+    if not later:
+        return None  # every marker sits before the old entry: the prefix shrank, not our case
+    nearest = later[0]
     return at_request(
         CODE,
         f"the nearest breakpoint (block {nearest}) is {nearest - last} blocks after the previous cache entry"

@@ -1,0 +1,263 @@
+"""Each rule of audit II, positive and negative, on requests normalised by the real adapters."""
+from __future__ import annotations
+
+from cachelint.payloads.checks import (
+    cl305_breakpoint_misuse as cl305,
+    cl306_cache_expired as cl306,
+    cl307_reinjected_content as cl307,
+    cl308_missed_cache_read as cl308,
+    cl310_uncached_prefix as cl310,
+    cl311_write_never_read as cl311,
+    cl312_cache_key_churn as cl312,
+)
+
+from .conftest import CC, CC1H, a_usage, anthropic, assistant, at, run_check, sys_block, text, user
+
+BIG = text(6000, "policy")  # ~1500 tokens: above Sonnet's 1024 minimum
+
+
+def convo(n: int) -> list[dict]:
+    msgs = []
+    for i in range(n):
+        msgs.append(user(f"question {i}"))
+        msgs.append(assistant(f"answer {i}"))
+    return msgs
+
+
+# --- CL305 -----------------------------------------------------------------------------------
+
+
+def test_cl305_more_than_four_counting_automatic(codes):
+    tools = [{"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC} for i in range(2)]
+    body = anthropic(sys_block(BIG) + sys_block(text(300, "b")), [user("hi")], tools=tools, cache_control=CC)
+    found = run_check(cl305, [body])
+    assert [d.kind for d in found] == ["too-many"]
+    assert "5 cache breakpoints (counting the top-level automatic one)" in found[0].message
+
+
+def test_cl305_four_is_fine_and_automatic_on_marked_block_takes_no_slot():
+    tools = [{"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC} for i in range(2)]
+    body = anthropic(sys_block(BIG), [user("hi", CC)], tools=tools)
+    assert run_check(cl305, [body]) == []
+    body = anthropic(sys_block(BIG), [user("hi", CC)], tools=tools, cache_control=CC)
+    assert run_check(cl305, [body]) == []
+
+
+def test_cl305_1h_after_5m():
+    body = anthropic(sys_block(BIG, CC) + sys_block(BIG.upper(), CC1H), [user("hi")])
+    found = run_check(cl305, [body])
+    assert [d.kind for d in found] == ["ttl-order"]
+    ok = anthropic(sys_block(BIG, CC1H) + sys_block(BIG.upper(), CC), [user("hi")])
+    assert run_check(cl305, [ok]) == []
+
+
+def test_cl305_empty_text_block():
+    body = anthropic(sys_block(BIG), [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "", "cache_control": CC}]}])
+    found = run_check(cl305, [body])
+    assert [d.kind for d in found] == ["empty-block"]
+
+
+def test_cl305_below_minimum_estimate_and_usage():
+    body = anthropic(sys_block("You are terse."), [user("hi")])
+    found = run_check(cl305, [body])
+    assert [d.kind for d in found] == ["below-minimum"]
+    assert found[0].details["minimum"] == 1024
+    # Opus 4.5's minimum is 4096: a ~1500-token prefix is too short there, fine on Sonnet 4.5.
+    assert [d.kind for d in run_check(cl305, [anthropic(sys_block(BIG), [user("hi")], model="claude-opus-4-5")])] == ["below-minimum"]
+    assert run_check(cl305, [anthropic(sys_block(BIG), [user("hi")])]) == []
+    # The response proves the prefix was cached: no finding whatever the estimate says.
+    proven = {"request": body, "response": a_usage(5, 0, 1100)}
+    assert run_check(cl305, [proven]) == []
+
+
+def test_cl305_reported_once_per_session():
+    short = anthropic(sys_block("You are terse."), [user("hi")])
+    longer = anthropic(sys_block("You are terse."), [user("hi"), assistant("yo"), user("again")])
+    assert len(run_check(cl305, [short, longer])) == 1
+
+
+def test_cl305_beyond_20_block_lookback():
+    first = convo(2) + [user("run the tools", CC)]
+    later = convo(2) + [user("run the tools")]
+    for i in range(12):  # 24 blocks appended in one turn
+        later += [assistant(f"step {i}"), user(f"result {i}")]
+    later[-1] = user("result 11", CC)
+    found = run_check(cl305, [anthropic(sys_block(BIG), first), anthropic(sys_block(BIG), later)])
+    assert [d.kind for d in found] == ["lookback"]
+    assert found[0].details["lookback_blocks"] == 20
+    # An intermediate breakpoint within 20 blocks fixes it.
+    fixed = [dict(m) for m in later]
+    fixed[12] = user("result 4", CC)  # position 13 + 1 (system) = 14, 10 blocks after the entry
+    assert run_check(cl305, [anthropic(sys_block(BIG), first), anthropic(sys_block(BIG), fixed)]) == []
+
+
+def test_cl305_lookback_trusts_a_read_in_usage():
+    first = convo(2) + [user("go", CC)]
+    later = convo(2) + [user("go")] + [m for i in range(12) for m in (assistant(f"s{i}"), user(f"r{i}"))]
+    later[-1] = user("r11", CC)
+    records = [
+        {"request": anthropic(sys_block(BIG), first), "response": a_usage(5, 0, 1600)},
+        {"request": anthropic(sys_block(BIG), later), "response": a_usage(5, 1600, 300)},
+    ]
+    assert run_check(cl305, records) == []
+
+
+# --- CL306 -----------------------------------------------------------------------------------
+
+
+def _pair(gap: float, marker=CC, usage2=None):
+    one = anthropic(sys_block(BIG, marker), [user("hi")])
+    two = anthropic(sys_block(BIG, marker), [user("hi"), assistant("hello"), user("more")])
+    second = {"request": two, "time": at(gap)}
+    if usage2 is not None:
+        second["response"] = usage2
+    return [{"request": one, "time": at(0)}, second]
+
+
+def test_cl306_gap_beyond_5m():
+    found = run_check(cl306, _pair(301))
+    assert [d.code for d in found] == ["CL306"]
+    assert found[0].details["ttl"] == "5m" and found[0].details["gap_seconds"] == 301
+    assert "5m01s" in found[0].message
+
+
+def test_cl306_within_ttl_or_1h_or_read_shown():
+    assert run_check(cl306, _pair(299)) == []
+    assert run_check(cl306, _pair(1800, CC1H)) == []
+    assert [d.code for d in run_check(cl306, _pair(3601, CC1H))] == ["CL306"]
+    assert run_check(cl306, _pair(600, CC, a_usage(5, 1500, 10))) == []  # the provider kept it
+
+
+def test_cl306_openai_retention():
+    def chat(gap, retention=None):
+        body = {"model": "gpt-4o", "messages": [{"role": "system", "content": BIG}, {"role": "user", "content": "hi"}]}
+        if retention:
+            body["prompt_cache_retention"] = retention
+        return {"request": body, "time": at(gap)}
+
+    assert [d.code for d in run_check(cl306, [chat(0), chat(900)])] == ["CL306"]
+    assert run_check(cl306, [chat(0, "24h"), chat(900, "24h")]) == []
+
+
+# --- CL307 -----------------------------------------------------------------------------------
+
+SKILL = text(3000, "skill body: how to write release notes")
+
+
+def test_cl307_skill_body_injected_again():
+    one = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL)])
+    two = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL), assistant("done"), user("again: " ), assistant("ok"), user(SKILL)])
+    found = run_check(cl307, [one, two])
+    assert [d.code for d in found] == ["CL307"]
+    assert found[0].record == 1
+    assert found[0].details["repeats"][0]["chars"] == 3000
+
+
+def test_cl307_within_first_request_and_negative():
+    dup = anthropic(sys_block(SKILL), [user(SKILL)])
+    assert [d.code for d in run_check(cl307, [dup])] == ["CL307"]
+    distinct = anthropic(sys_block(BIG), [user(SKILL), assistant("ok"), user(text(3000, "another file"))])
+    assert run_check(cl307, [distinct]) == []
+    short = anthropic(sys_block(BIG), [user("same"), assistant("ok"), user("same")])
+    assert run_check(cl307, [short]) == []
+    assert run_check(cl307, [dup], options={"reinjected-min-chars": 5000}) == []
+
+
+# --- CL308 / CL311 ---------------------------------------------------------------------------
+
+
+def _growing(n: int, usages: list[dict], gap: float = 10) -> list[dict]:
+    records = []
+    for i in range(n):
+        msgs = [m for j in range(i) for m in (user(f"q{j}"), assistant(f"a{j}"))] + [user(f"q{i}", CC)]
+        records.append({"request": anthropic(sys_block(BIG), msgs), "response": usages[i], "time": at(i * gap)})
+    return records
+
+
+def test_cl308_prefix_held_but_not_read():
+    usages = [a_usage(5, 0, 1600), a_usage(5, 1600, 30), a_usage(5, 0, 1700)]
+    found = run_check(cl308, _growing(3, usages))
+    assert [(d.code, d.record) for d in found] == [("CL308", 2)]
+    assert found[0].details["expected_read"] == 1630 and found[0].details["missed"] == 1630
+
+
+def test_cl308_healthy_session_and_parallel_requests():
+    usages = [a_usage(5, 0, 1600), a_usage(5, 1600, 30), a_usage(5, 1630, 40)]
+    assert run_check(cl308, _growing(3, usages)) == []
+    parallel = _growing(2, [a_usage(5, 0, 1600), a_usage(5, 0, 1630)], gap=0)
+    assert run_check(cl308, parallel) == []
+
+
+def test_cl308_provider_reason_disagrees_with_intact_prefix():
+    usages = [a_usage(5, 0, 1600), a_usage(5, 1600, 30)]
+    records = _growing(2, usages)
+    records[1]["response"] = dict(records[1]["response"], diagnostics={"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 1600}})
+    found = run_check(cl308, records)
+    assert len(found) == 1 and found[0].details["provider_reason"] == "system_changed"
+    assert "disagree" in found[0].message
+
+
+def test_cl311_write_never_read_and_not_cl308(codes):
+    usages = [a_usage(5, 0, 1600 + 30 * i) for i in range(3)]
+    records = _growing(3, usages)
+    assert codes(run_check(cl311, records)) == ["CL311"]
+    assert run_check(cl308, records) == []
+    assert run_check(cl311, records[:2]) == []  # two requests do not show "never"
+
+
+def test_cl311_pinned_floor():
+    usages = [a_usage(5, 1500, 200), a_usage(5, 1500, 260), a_usage(5, 1500, 330)]
+    found = run_check(cl311, _growing(3, usages))
+    assert [d.kind for d in found] == ["pinned"]
+
+
+def test_cl311_negative_healthy():
+    usages = [a_usage(5, 0, 1600), a_usage(5, 1600, 30), a_usage(5, 1630, 40)]
+    assert run_check(cl311, _growing(3, usages)) == []
+
+
+# --- CL310 -----------------------------------------------------------------------------------
+
+
+def test_cl310_long_prompt_without_marker():
+    body = anthropic(sys_block(BIG, None), [user("hi")])
+    found = run_check(cl310, [body, anthropic(sys_block(BIG, None), [user("hi"), assistant("yo"), user("more")])])
+    assert [(d.code, d.record) for d in found] == [("CL310", 0)]
+    assert "automatic" not in found[0].message or "cache_control" in found[0].message
+
+
+def test_cl310_negative_short_marked_or_automatic_provider():
+    assert run_check(cl310, [anthropic(sys_block("short", None), [user("hi")])]) == []
+    assert run_check(cl310, [anthropic(sys_block(BIG), [user("hi")])]) == []
+    assert run_check(cl310, [anthropic(sys_block(BIG, None), [user("hi")], cache_control=CC)]) == []
+    chat = {"model": "gpt-4o", "messages": [{"role": "system", "content": BIG}, {"role": "user", "content": "hi"}]}
+    assert run_check(cl310, [chat]) == []
+
+
+def test_cl310_when_the_conversation_grows_past_the_minimum():
+    small = anthropic(sys_block("short", None), [user("hi")])
+    grown = anthropic(sys_block("short", None), [user("hi"), assistant(BIG), user("more")])
+    assert [(d.code, d.record) for d in run_check(cl310, [small, grown])] == [("CL310", 1)]
+
+
+# --- CL312 -----------------------------------------------------------------------------------
+
+
+def _keyed(key: str, t: float) -> dict:
+    return {"request": {"model": "gpt-5.4", "prompt_cache_key": key, "messages": [{"role": "system", "content": BIG}, {"role": "user", "content": "hi"}]}, "time": at(t)}
+
+
+def test_cl312_key_changed_in_session():
+    found = run_check(cl312, [_keyed("tenant-a", 0), _keyed("tenant-b", 5)])
+    assert [d.kind for d in found] == ["changed"]
+
+
+def test_cl312_rate_beyond_15_per_minute():
+    found = run_check(cl312, [_keyed("k", i * 3) for i in range(16)])  # 16 requests in 45 s
+    assert [d.kind for d in found] == ["rate"]
+    assert found[0].details["requests_in_window"] == 16 and found[0].record == 15
+
+
+def test_cl312_negative():
+    assert run_check(cl312, [_keyed("k", i * 5) for i in range(16)]) == []  # 12 per minute
+    assert run_check(cl312, [_keyed("k", 0), _keyed("k", 1)]) == []
