@@ -1,0 +1,101 @@
+"""CL203 skill-not-indexed and CL204 index-entry-without-skill.
+
+Scope of an index: a configured index covers every skill under its folder (the folder above
+``.claude-plugin``); a detected index covers the *collections* it draws from, i.e. every skill
+that sits in the same folder as a skill it names one by one. So an AGENTS.md listing
+``skills/a`` and ``skills/b`` must list every ``skills/*``, and says nothing about ``template/``.
+
+Reported on given files only: CL203 when the skill or the index was given; CL204 when the index
+was given or a given skill lies in the index's scope (a renamed skill leaves a stale entry in an
+index nobody touched).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile
+from cachelint.skills.tree import Skill, SkillTree, _is_under
+
+
+def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
+    if index.configured:
+        folder = index.path.parent
+        if folder.name.startswith(".") and folder.name.endswith("-plugin"):
+            folder = folder.parent
+        return tree.skills_under(folder)
+    parents = {s.folder.parent for s in index.named_directly()}
+    return [s for s in tree.skills if s.folder.parent in parents]
+
+
+def _relevant(tree: SkillTree, index: IndexFile, scope: list[Skill]) -> bool:
+    return tree.is_given(index.path) or any(tree.is_given(s.path) for s in scope)
+
+
+def check_not_indexed(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnostic]:
+    missing: dict[Path, list[IndexFile]] = {}
+    for index in indexes:
+        listed = {s.path for s in index.listed()}
+        for skill in index_scope(tree, index):
+            if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
+                missing.setdefault(skill.path, []).append(index)
+    out = []
+    by_path = {s.path: s for s in tree.skills}
+    for path in sorted(missing, key=lambda p: by_path[p].display):
+        skill = by_path[path]
+        names = ", ".join(i.display for i in sorted(missing[path], key=lambda i: i.display))
+        out.append(
+            Diagnostic(
+                "CL203",
+                f'skill "{skill.label}" is not listed in {names}, which lists its sibling skills: the model never sees it',
+                skill.display,
+                skill.name_line,
+                1,
+                details={"indexes": [i.display for i in missing[path]]},
+            )
+        )
+    return out
+
+
+def _block_hits(index: IndexFile) -> dict[int, int]:
+    hits: dict[int, int] = {}
+    for entry in index.entries:
+        if entry.skills:
+            hits[entry.block] = hits.get(entry.block, 0) + 1
+    return hits
+
+
+def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) -> str | None:
+    res = entry.resolution
+    if entry.strict:
+        if res is not None and res.outside and not res.skills:
+            return f"index entry {entry.path} points outside the repository; not read"
+        if not entry.skills:
+            tried = " and ".join(res.tried) if res and res.tried else "the index's folder"
+            return f"index entry {entry.path} does not lead to a skill (resolved against {tried})"
+        return None
+    if entry.name is None or entry.skills or not _SLUG.match(entry.name):
+        return None
+    needed = 1 if index.configured else 2
+    if hits.get(entry.block, 0) < needed:
+        return None  # a list that names no skills is some other list
+    return f'index lists skill "{entry.name}", but no skill has that name or folder'
+
+
+def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnostic]:
+
+    out = []
+    for index in indexes:
+        scope = index_scope(tree, index)
+        if not _relevant(tree, index, scope):
+            continue
+        hits = _block_hits(index)
+        for entry in index.entries:
+            message = _entry_problem(entry, index, hits)
+            if message is None:
+                continue
+            details = {"entry": entry.text}
+            if entry.resolution is not None and entry.resolution.tried:
+                details["tried"] = list(entry.resolution.tried)
+            out.append(Diagnostic("CL204", message, index.display, entry.line, entry.column, entry.line, entry.end_column, details=details))
+    return out

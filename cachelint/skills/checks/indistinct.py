@@ -1,0 +1,196 @@
+"""CL206 indistinct-skill-descriptions: descriptions among the skills of one index too alike for
+the model to choose between.
+
+Skills are compared within groups the model sees together: the skills an index lists, and the
+skills of one folder (the index generated from the files). Each description becomes a set of
+content words with the skill's own name words removed ("Automate Slack tasks via Composio" for
+``slack-automation`` -> {automate, tasks, composio}). Three blocking steps keep this near-linear:
+
+1. identical word sets share a key (a dict): templated descriptions whose slot is the skill's own
+   name collapse here, however many there are;
+2. near-duplicates: Jaccard similarity >= threshold, found with prefix filtering (each distinct
+   set is indexed under its rarest ``|s| - ceil(t*|s|) + 1`` words; two sets at or above the
+   threshold must share one of them), then verified;
+3. templates with a slot that is not the skill's name: the word sequence with one run of one or
+   two words (not task words) replaced by ``*`` is a key; descriptions sharing a key differ only
+   in that slot ("Automate Gmail tasks…" / "Automate Google Calendar tasks…").
+
+Clusters are the connected components (union-find), reported once at the description line of
+their first member that the user gave, listing every member.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Iterable, Sequence
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.skills.lexicon import Lexicon, NormalText, fold
+from cachelint.skills.tree import Skill, SkillTree
+
+# Templated descriptions are short; a slot search over long texts would cost O(n^2) per text and
+# find nothing the Jaccard step does not.
+MAX_TEMPLATE_WORDS = 32
+MIN_WORDS = 3  # shorter word sets are CL202's business
+LISTED_MEMBERS = 10
+
+
+class _UnionFind:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, a: int) -> int:
+        while self.parent[a] != a:
+            self.parent[a] = self.parent[self.parent[a]]
+            a = self.parent[a]
+        return a
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _own_words(skill: Skill) -> set[str]:
+    words: set[str] = set()
+    for label in (skill.name or "", skill.folder_name):
+        for part in fold(label).replace("_", "-").split("-"):
+            if part:
+                words.add(part)
+    return words
+
+
+def _content_sequence(skill: Skill, lexicon: Lexicon) -> tuple[str, ...]:
+    own = _own_words(skill)
+    words = NormalText(skill.description or "").words
+    return tuple(w for w in lexicon.content_words(words) if w not in own)
+
+
+def _jaccard_pairs(sets: Sequence[frozenset[str]], threshold: float) -> Iterable[tuple[int, int]]:
+    """Pairs of indexes with Jaccard >= threshold (prefix filtering, then verification)."""
+    frequency: dict[str, int] = defaultdict(int)
+    for s in sets:
+        for w in s:
+            frequency[w] += 1
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, s in enumerate(sets):
+        ordered = sorted(s, key=lambda w: (frequency[w], w))
+        prefix = len(ordered) - math.ceil(threshold * len(ordered)) + 1
+        candidates: set[int] = set()
+        for w in ordered[:prefix]:
+            candidates.update(postings[w])
+            postings[w].append(i)
+        for j in sorted(candidates):
+            other = sets[j]
+            small, large = sorted((len(s), len(other)))
+            if small < threshold * large:
+                continue
+            inter = len(s & other)
+            if inter / (len(s) + len(other) - inter) >= threshold:
+                yield j, i
+
+
+def _template_keys(seq: tuple[str, ...], lexicon: Lexicon, min_shared: int) -> Iterable[tuple]:
+    if len(seq) > MAX_TEMPLATE_WORDS:
+        return
+    for width in (1, 2):
+        for i in range(0, len(seq) - width + 1):
+            slot = seq[i : i + width]
+            if any(lexicon.is_task_word(w) for w in slot):
+                continue
+            if len(seq) - width < min_shared:
+                continue
+            yield seq[:i] + ("*",) + seq[i + width :]
+
+
+def find_clusters(
+    groups: Sequence[Sequence[Skill]], lexicon: Lexicon, threshold: float, min_shared: int
+) -> list[tuple[list[Skill], str]]:
+    """Clusters of indistinct skills (each sorted by display path) with how they were found."""
+    skills: list[Skill] = []
+    position: dict[str, int] = {}
+    for group in groups:
+        for skill in group:
+            if skill.display not in position:
+                position[skill.display] = len(skills)
+                skills.append(skill)
+    sequences = [_content_sequence(s, lexicon) for s in skills]
+    uf = _UnionFind(len(skills))
+    reason: dict[int, str] = {}
+
+    for group in groups:
+        members = sorted({position[s.display] for s in group})
+        members = [m for m in members if len(set(sequences[m])) >= MIN_WORDS]
+        # 1. identical word sets
+        by_set: dict[frozenset[str], list[int]] = defaultdict(list)
+        for m in members:
+            by_set[frozenset(sequences[m])].append(m)
+        for ms in by_set.values():
+            for other in ms[1:]:
+                if uf.find(ms[0]) != uf.find(other):
+                    uf.union(ms[0], other)
+                    reason.setdefault(ms[0], "same words once each skill's own name is removed")
+        # 2. near-duplicates among distinct sets
+        distinct = sorted(by_set, key=lambda s: by_set[s][0])
+        for a, b in _jaccard_pairs(distinct, threshold):
+            x, y = by_set[distinct[a]][0], by_set[distinct[b]][0]
+            if uf.find(x) != uf.find(y):
+                uf.union(x, y)
+                reason.setdefault(min(x, y), f"descriptions share at least {threshold:.0%} of their words")
+        # 3. one-slot templates
+        by_key: dict[tuple, list[int]] = defaultdict(list)
+        for m in members:
+            for key in set(_template_keys(sequences[m], lexicon, min_shared)):
+                by_key[key].append(m)
+        for key in sorted(by_key, key=lambda k: by_key[k][0]):
+            ms = by_key[key]
+            for other in ms[1:]:
+                if uf.find(ms[0]) != uf.find(other):
+                    uf.union(ms[0], other)
+                    reason.setdefault(min(ms[0], other), 'same template "' + " ".join(key) + '"')
+
+    components: dict[int, list[int]] = defaultdict(list)
+    for i in range(len(skills)):
+        components[uf.find(i)].append(i)
+    clusters = []
+    for root, members in components.items():
+        if len(members) < 2:
+            continue
+        why = next((reason[m] for m in sorted(members) if m in reason), "similar descriptions")
+        clusters.append((sorted((skills[m] for m in members), key=lambda s: s.display), why))
+    clusters.sort(key=lambda c: c[0][0].display)
+    return clusters
+
+
+def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
+    """Skills the model sees side by side: each index's list and each folder of skills."""
+    groups: list[list[Skill]] = [index.listed() for index in indexes]
+    by_parent: dict = defaultdict(list)
+    for skill in tree.skills:
+        by_parent[skill.folder.parent].append(skill)
+    groups.extend(by_parent[p] for p in sorted(by_parent))
+    return [[s for s in g if s.description] for g in groups if len(g) >= 2]
+
+
+def check_indistinct(tree: SkillTree, indexes, lexicon: Lexicon, threshold: float, min_shared: int) -> list[Diagnostic]:
+    out = []
+    for members, why in find_clusters(comparison_groups(tree, indexes), lexicon, threshold, min_shared):
+        given = [s for s in members if tree.is_given(s.path)]
+        if not given:
+            continue
+        at = given[0]
+        names = [s.label for s in members]
+        shown = ", ".join(names[:LISTED_MEMBERS])
+        if len(names) > LISTED_MEMBERS:
+            shown += f" and {len(names) - LISTED_MEMBERS} more"
+        out.append(
+            Diagnostic(
+                "CL206",
+                f"{len(members)} skills have descriptions too alike to choose between ({why}): {shown}",
+                at.display,
+                at.description_line,
+                1,
+                details={"members": [s.display for s in members], "names": names, "reason": why},
+            )
+        )
+    return out

@@ -1,0 +1,31 @@
+"""CL205 skill-name-mismatch: the front matter ``name`` differs from the skill's folder.
+
+Loaders find a skill by its folder and the model asks for it by its name: when they differ, one
+of the two lookups fails. Only valid names are compared (an invalid one is CL201 already), and a
+skill whose folder is the repository root is skipped: a checkout's folder name is the cloner's
+choice, not the author's.
+"""
+from __future__ import annotations
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.skills.checks.invalid_metadata import has_valid_name
+from cachelint.skills.tree import SkillTree
+
+
+def check_name_mismatch(tree: SkillTree) -> list[Diagnostic]:
+    out = []
+    for skill in tree.skills:
+        if not tree.is_given(skill.path) or not has_valid_name(skill) or skill.folder == tree.root:
+            continue
+        if skill.name != skill.folder_name:
+            out.append(
+                Diagnostic(
+                    "CL205",
+                    f'name "{skill.name}" differs from the skill\'s folder "{skill.folder_name}"',
+                    skill.display,
+                    skill.name_line,
+                    1,
+                    details={"name": skill.name, "folder": skill.folder_name},
+                )
+            )
+    return out

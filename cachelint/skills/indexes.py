@@ -1,0 +1,405 @@
+"""Index files: what lists skills for the prompt, and which skills each entry names.
+
+An index is a configured file (``[tool.cachelint.skills] index = [globs]``) or a detected one:
+a Markdown/text file, a plugin ``marketplace.json`` / ``plugin.json`` or another JSON/YAML file
+whose *entries* name two or more existing skills. Only entry-like lines are entries:
+
+- Markdown list items (``- name: description``, ``- **name** — …``, ``- [name](skills/name/)``),
+- table rows (``| **name** | description |``),
+- lines that start with a link,
+- marketplace ``skills`` paths and plugin ``source`` paths, ``plugin.json`` ``skills`` paths,
+- JSON/YAML lists of objects with a ``name`` (``[{name, description}, …]``).
+
+A sentence in a README that mentions a skill is not an entry. Paths that leave the repository
+(``../../etc/passwd``, absolute paths) are recorded as such and never read.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator
+
+from cachelint.skills.tree import Skill, SkillTree, _is_under
+
+_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_LEAD_NAME = re.compile(
+    r"^(?:\*\*|__|`)?\s*([A-Za-z0-9][A-Za-z0-9_.-]*)\s*(?:\*\*|__|`)?\s*(?::|\s[-–—]\s|\s*$|\s*\()"
+)
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class Resolution:
+    """Where an entry's path led: a skill, a folder of skills, nothing, or out of the repository."""
+
+    skills: list[Skill] = field(default_factory=list)
+    collection: bool = False  # a folder holding skills, not a skill itself
+    outside: bool = False
+    resolved: str | None = None  # "the marketplace's folder", "the repository root", ...
+    tried: list[str] = field(default_factory=list)
+
+
+@dataclass
+class IndexEntry:
+    line: int
+    column: int
+    end_column: int
+    text: str  # what the entry says, for messages
+    name: str | None = None  # the skill name it names, when it names one
+    path: str | None = None  # the path it points at, when it points at one
+    resolution: Resolution | None = None
+    strict: bool = False  # an entry that must name a skill (link, marketplace path)
+    block: int = 0  # Markdown: entries of one list or table share a block
+
+    @property
+    def skills(self) -> list[Skill]:
+        return self.resolution.skills if self.resolution else []
+
+
+@dataclass
+class IndexFile:
+    path: Path
+    display: str
+    kind: str  # markdown | marketplace | plugin | data
+    entries: list[IndexEntry]
+    configured: bool = False
+
+    def listed(self) -> list[Skill]:
+        seen: dict[Path, Skill] = {}
+        for entry in self.entries:
+            for skill in entry.skills:
+                seen.setdefault(skill.path, skill)
+        return sorted(seen.values(), key=lambda s: s.display)
+
+    def named_directly(self) -> list[Skill]:
+        """Skills named one by one (not through a folder of skills)."""
+        seen: dict[Path, Skill] = {}
+        for entry in self.entries:
+            if entry.resolution and not entry.resolution.collection:
+                for skill in entry.skills:
+                    seen.setdefault(skill.path, skill)
+        return sorted(seen.values(), key=lambda s: s.display)
+
+
+# --- resolving paths and names -----------------------------------------------------------------
+
+
+def _outside(path: str) -> bool:
+    if path.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", path):
+        return True
+    return False
+
+
+def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Resolution:
+    """Resolve a relative path against each base in turn; never reads, never leaves the root."""
+    res = Resolution()
+    target = raw.split("#", 1)[0].split("?", 1)[0]
+    if not target:
+        return res
+    if _outside(target):
+        res.outside = True
+        return res
+    for label, base in bases:
+        joined = Path(os.path.normpath(base / PurePosixPath(target)))
+        res.tried.append(label)
+        if not (joined == tree.root or _is_under(joined, tree.root)):
+            res.outside = True
+            continue
+        folder = joined.parent if joined.name == "SKILL.md" else joined
+        if folder in tree.by_folder:
+            res.skills = [tree.by_folder[folder]]
+            res.resolved, res.outside = label, False
+            return res
+        # no stat for paths already known; only a folder holding skills needs the tree walk
+        under = tree.skills_under(folder)
+        if under:
+            res.skills, res.collection, res.resolved, res.outside = under, True, label, False
+            return res
+    return res
+
+
+def _resolve_name(tree: SkillTree, name: str) -> Resolution:
+    return Resolution(skills=list(tree.by_name.get(name, ())), resolved="name" if name in tree.by_name else None)
+
+
+def _is_local_link(target: str) -> bool:
+    return not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) and not target.startswith("#")
+
+
+# --- Markdown and text --------------------------------------------------------------------------
+
+
+def _clean(text: str) -> str:
+    return text.strip().strip("*_`").strip()
+
+
+def parse_markdown(tree: SkillTree, path: Path, display: str, text: str) -> IndexFile:
+    entries: list[IndexEntry] = []
+    lines = text.splitlines()
+    block = 0
+    previous_kind = None
+    in_fence = False
+    base = [("the file's folder", path.parent), ("the repository root", tree.root)]
+    for number, line in enumerate(lines, start=1):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        kind, body, offset = None, "", 0
+        m = _LIST_ITEM.match(line)
+        if m:
+            kind, body, offset = "list", m.group(2), m.start(2)
+        else:
+            t = _TABLE_ROW.match(line)
+            if t and not _TABLE_SEPARATOR.match(line):
+                nxt = lines[number] if number < len(lines) else ""
+                if _TABLE_SEPARATOR.match(nxt):
+                    kind = "header"  # a header row is not an entry
+                else:
+                    kind, body, offset = "table", t.group(1), t.start(1)
+            elif line.lstrip().startswith("[") and _LINK.match(line.lstrip()):
+                kind, body, offset = "link", line.lstrip(), len(line) - len(line.lstrip())
+        if kind is None:
+            if line.strip():
+                previous_kind = None  # prose ends a block; blank lines do not
+            continue
+        if kind != previous_kind:
+            block += 1
+            previous_kind = kind
+        if kind == "header":
+            continue
+        entries.extend(_line_entries(tree, kind, body, offset, number, block, base))
+    return IndexFile(path, display, "markdown", entries)
+
+
+def _line_entries(tree, kind, body, offset, number, block, base) -> Iterator[IndexEntry]:
+    lead = body
+    if kind == "table":
+        cells = [c for c in re.split(r"(?<!\\)\|", body)]
+        lead = cells[0] if cells else ""
+    links = list(_LINK.finditer(body))
+    local = [l for l in links if _is_local_link(l.group(2))]
+    for link in local:
+        target = link.group(2)
+        col = offset + link.start() + 1
+        res = resolve_path(tree, target, base)
+        folder_like = _looks_like_skill_path(target)
+        if not res.skills and not res.outside and not folder_like:
+            continue  # a link to some other document: not an entry
+        yield IndexEntry(number, col, offset + link.end() + 1, link.group(0), path=target, resolution=res, strict=True, block=block)
+    if local:
+        return
+    if links and lead.lstrip().startswith("["):
+        return  # an external link: not one of our skills
+    m = _LEAD_NAME.match(_clean_lead(lead))
+    if not m:
+        return
+    name = m.group(1)
+    col = offset + body.find(name) + 1 if name in body else offset + 1
+    yield IndexEntry(number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name), block=block)
+
+
+def _clean_lead(lead: str) -> str:
+    lead = lead.strip()
+    link = _LINK.match(lead)
+    if link:
+        return link.group(1)
+    return lead
+
+
+def _looks_like_skill_path(target: str) -> bool:
+    """A link that points at a skill: ``…/SKILL.md`` or a folder inside a skills folder."""
+    clean = target.split("#", 1)[0].rstrip("/")
+    if clean.endswith("SKILL.md"):
+        return True
+    parts = PurePosixPath(clean).parts
+    return len(parts) >= 2 and parts[-2] in ("skills", ".curated", "skills-curated") and "." not in parts[-1]
+
+
+# --- JSON / YAML ----------------------------------------------------------------------------------
+
+
+class _Locator:
+    """Finds the line of successive string values in a JSON/YAML text (document order)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.cursor = 0
+
+    def find(self, value: str) -> tuple[int, int, int]:
+        for needle in (json.dumps(value), f"'{value}'", value):
+            at = self.text.find(needle, self.cursor)
+            if at == -1:
+                at = self.text.find(needle)
+            if at != -1:
+                self.cursor = at + len(needle)
+                line = self.text.count("\n", 0, at) + 1
+                column = at - (self.text.rfind("\n", 0, at) + 1) + 1
+                return line, column, column + len(needle)
+        return 1, 1, 1
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
+    locate = _Locator(text)
+    folder = path.parent
+    entries: list[IndexEntry] = []
+    for plugin in data.get("plugins", []) if isinstance(data, dict) else []:
+        if not isinstance(plugin, dict):
+            continue
+        source = plugin.get("source")
+        plugin_bases: list[tuple[str, Path]] = []
+        if isinstance(source, str) and _is_local_link(source):
+            src = resolve_path(tree, source, [("the marketplace's folder", folder), ("the repository root", tree.root)])
+            for label, base in (("the marketplace's folder", folder), ("the repository root", tree.root)):
+                candidate = Path(os.path.normpath(base / PurePosixPath(source)))
+                if not _outside(source) and (candidate == tree.root or _is_under(candidate, tree.root)) and candidate.is_dir():
+                    plugin_bases.append((f"the plugin source {source} (from {label})", candidate))
+            if src.outside and not plugin_bases:
+                line, col, end = locate.find(source)
+                entries.append(IndexEntry(line, col, end, source, path=source, resolution=src, strict=True))
+        skills = _as_list(plugin.get("skills"))
+        for raw in skills:
+            line, col, end = locate.find(raw)
+            bases = plugin_bases + [("the marketplace's folder", folder), ("the repository root", tree.root)]
+            res = resolve_path(tree, raw, bases)
+            entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
+    return IndexFile(path, display, "marketplace", entries)
+
+
+def parse_plugin_manifest(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
+    locate = _Locator(text)
+    plugin_root = path.parent.parent if path.parent.name.endswith("-plugin") else path.parent
+    entries = []
+    for raw in _as_list(data.get("skills")) if isinstance(data, dict) else []:
+        line, col, end = locate.find(raw)
+        res = resolve_path(tree, raw, [("the plugin root", plugin_root), ("the repository root", tree.root)])
+        entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
+    return IndexFile(path, display, "plugin", entries)
+
+
+def parse_data(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
+    """Any JSON/YAML list of objects with a ``name`` (and a description or path)."""
+    locate = _Locator(text)
+    entries = []
+    for obj in _name_objects(data, depth=0):
+        name = obj["name"]
+        line, col, end = locate.find(name)
+        entries.append(IndexEntry(line, col, end, name, name=name, resolution=_resolve_name(tree, name), block=1))
+    return IndexFile(path, display, "data", entries)
+
+
+def _name_objects(data: Any, depth: int) -> Iterator[dict]:
+    if depth > 6:
+        return
+    if isinstance(data, list):
+        objs = [d for d in data if isinstance(d, dict) and isinstance(d.get("name"), str)]
+        if len(objs) >= 2 and all(any(k in d for k in ("description", "when_to_use", "path", "source")) for d in objs):
+            yield from objs
+            return
+        for item in data:
+            yield from _name_objects(item, depth + 1)
+    elif isinstance(data, dict):
+        for key in sorted(data, key=str):
+            yield from _name_objects(data[key], depth + 1)
+
+
+def parse_index_file(tree: SkillTree, path: Path, display: str, text: str) -> IndexFile | None:
+    suffix = path.suffix.lower()
+    if suffix in (".md", ".markdown", ".txt"):
+        return parse_markdown(tree, path, display, text)
+    data = _load_data(text, suffix)
+    if data is None:
+        return None
+    if path.name == "marketplace.json" or (isinstance(data, dict) and isinstance(data.get("plugins"), list)):
+        return parse_marketplace(tree, path, display, text, data)
+    if path.name == "plugin.json":
+        return parse_plugin_manifest(tree, path, display, text, data)
+    return parse_data(tree, path, display, text, data)
+
+
+def _load_data(text: str, suffix: str) -> Any:
+    """JSON or YAML data, or None when the file is not a parseable index candidate. A file that
+    does not parse is not reported: an arbitrary .json/.yaml is not ours to judge unless it is an
+    index, and an unparseable one lists nothing."""
+    try:
+        if suffix == ".json":
+            return json.loads(text)
+        from cachelint.skills.frontmatter import MAX_EXPANDED_NODES, _expanded_size, _Loader
+
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None or _expanded_size(node, MAX_EXPANDED_NODES * 10) is None:
+                return None
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except (ValueError, RecursionError, Exception):  # noqa: BLE001 - any parse failure: not an index
+        return None
+
+
+# --- detection ------------------------------------------------------------------------------------
+
+
+def detect_indexes(
+    tree: SkillTree, index_globs: tuple[str, ...], not_index_globs: tuple[str, ...], max_file_size: int
+) -> tuple[list[IndexFile], list["Diagnostic"]]:
+    """The index files of the tree: configured ones, and detected ones (entries naming two or
+    more skills one by one). Returns the indexes and CL001 problems of configured, given ones."""
+    from cachelint.diagnostics import Diagnostic
+    from cachelint.discovery import compile_patterns
+    from cachelint.textio import read_text
+
+    wanted = compile_patterns(index_globs)
+    unwanted = compile_patterns(not_index_globs)
+    indexes: list[IndexFile] = []
+    problems: list[Diagnostic] = []
+    for f in tree.index_files:
+        rel = f.path.relative_to(tree.root).as_posix() if _is_under(f.path, tree.root) else f.path.name
+        if any(rule.regex.match(rel) for rule in unwanted):
+            continue
+        configured = any(rule.regex.match(rel) for rule in wanted)
+        if not tree.skills and not configured:
+            continue
+        source = read_text(f.path, f.display, max_file_size)
+        if isinstance(source, Diagnostic):
+            if configured and tree.is_given(f.path):
+                problems.append(source)
+            continue
+        if not configured and not _may_list_skills(tree, source.text):
+            continue
+        try:
+            parsed = parse_index_file(tree, f.path, f.display, source.text)
+        except RecursionError:
+            if configured and tree.is_given(f.path):
+                from cachelint.diagnostics import unreadable
+
+                problems.append(unreadable(f.display, "index file is nested too deeply to read"))
+            continue
+        if parsed is None:
+            continue
+        parsed.configured = configured
+        if configured or len(parsed.named_directly()) >= 2:
+            indexes.append(parsed)
+    return indexes, problems
+
+
+def _may_list_skills(tree: SkillTree, text: str) -> bool:
+    """Cheap prefilter: a file that mentions no skill name or folder cannot be an index."""
+    return any(name in text for name in tree.by_name)

@@ -1,0 +1,187 @@
+"""Description lexicons (rules/packs/skills-lexicon-*.yaml, plus `[tool.cachelint.skills.lexicon]`)
+and the text normalisation every description check shares.
+
+Matching is done on a normalised copy of the text (accents stripped, case folded) so that
+"útil no back-office" and "Util no Back-Office" are the same phrase; ``NormalText`` keeps the map
+back to the original characters so a finding can quote what the author wrote.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from cachelint.catalog import load_packs
+
+PACK_KIND = "skills-lexicon"
+_TOKEN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+
+# config key (kebab-case, [tool.cachelint.skills.lexicon]) -> pack key
+CONFIG_KEYS = {
+    "stop-words": "stop_words",
+    "placeholders": "placeholders",
+    "placeholders-exact-case": "placeholders_exact_case",
+    "generic-phrases": "generic_phrases",
+    "triggers": "triggers",
+    "task-verbs": "task_verbs",
+    "task-nouns": "task_nouns",
+    "not-task-words": "not_task_words",
+}
+
+
+def fold(text: str) -> str:
+    """Accents stripped and case folded: the form every lexicon entry is compared in."""
+    return "".join(_fold_char(c) for c in text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_char(c: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", c)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # folded
+    start: int  # offsets in the ORIGINAL text
+    end: int
+
+
+class NormalText:
+    """A text, its folded tokens and the way back to the original characters."""
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+        folded_parts: list[str] = []
+        origin: list[int] = []
+        for index, char in enumerate(original):
+            folded = _fold_char(char)
+            folded_parts.append(folded)
+            origin.extend([index] * len(folded))
+        self.folded = "".join(folded_parts)
+        origin.append(len(original))
+        self.tokens: list[Token] = [
+            Token(m.group(0), origin[m.start()], origin[m.end() - 1] + 1) for m in _TOKEN.finditer(self.folded)
+        ]
+        self.words: tuple[str, ...] = tuple(t.text for t in self.tokens)
+
+    def quote(self, first: int, last: int) -> str:
+        """Original text of tokens ``first..last`` (inclusive)."""
+        return self.original[self.tokens[first].start : self.tokens[last].end]
+
+
+def phrase_tokens(phrase: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(fold(phrase)))
+
+
+def find_phrases(text: NormalText, phrases: Iterable[tuple[str, ...]]) -> list[tuple[int, int]]:
+    """Token spans (first, last inclusive) where a phrase occurs, leftmost first, no overlaps."""
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for p in phrases:
+        if p:
+            by_first.setdefault(p[0], []).append(p)
+    for candidates in by_first.values():
+        candidates.sort(key=len, reverse=True)  # longest match wins
+    spans: list[tuple[int, int]] = []
+    words = text.words
+    i = 0
+    while i < len(words):
+        matched = None
+        for p in by_first.get(words[i], ()):
+            if words[i : i + len(p)] == p:
+                matched = (i, i + len(p) - 1)
+                break
+        if matched:
+            spans.append(matched)
+            i = matched[1] + 1
+        else:
+            i += 1
+    return spans
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    stop_words: frozenset[str]
+    placeholders: tuple[tuple[str, ...], ...]
+    placeholders_exact_case: tuple[str, ...]
+    generic_phrases: tuple[tuple[str, ...], ...]
+    triggers: tuple[tuple[str, ...], ...]
+    task_words: frozenset[str]  # verbs in every generated form, and task nouns
+    task_suffixes: tuple[str, ...]
+    not_task_words: frozenset[str]
+
+    def is_task_word(self, word: str) -> bool:
+        for part in [word, *word.split("-")] if "-" in word else [word]:
+            if part in self.not_task_words:
+                continue
+            if part in self.task_words:
+                return True
+            for suffix in self.task_suffixes:
+                if part.endswith(suffix) and len(part) - len(suffix) >= 3:
+                    return True
+        return False
+
+    def content_words(self, words: Sequence[str]) -> list[str]:
+        return [w for w in words if w not in self.stop_words and not w.isdigit() and len(w) > 1]
+
+
+def _inflect(verb: str, endings: Sequence[Mapping[str, Any]]) -> set[str]:
+    forms = {verb}
+    for rule in endings:
+        strip = fold(rule.get("strip", ""))
+        if strip and not verb.endswith(strip):
+            continue
+        stem = verb[: len(verb) - len(strip)] if strip else verb
+        if len(stem) < 2:
+            continue
+        forms.update(stem + fold(a) for a in rule.get("add", ()))
+    return forms
+
+
+def build_lexicon(packs: Sequence[Mapping[str, Any]], extra: Mapping[str, Any]) -> Lexicon:
+    """Merge the packs (built-in then the user's) and the configured extra entries."""
+    merged: dict[str, list[Any]] = {}
+    words: set[str] = set()
+    for pack in packs:
+        for key in CONFIG_KEYS.values():
+            merged.setdefault(key, []).extend(pack.get(key, ()))
+        merged.setdefault("task_suffixes", []).extend(pack.get("task_suffixes", ()))
+        endings = pack.get("verb_endings", ())
+        for verb in pack.get("task_verbs", ()):
+            words |= _inflect(fold(verb), endings)
+    for config_key, key in CONFIG_KEYS.items():
+        merged.setdefault(key, []).extend(extra.get(config_key, ()))
+    # configured verbs get every pack's endings: the config does not say which language they are in
+    all_endings = [e for pack in packs for e in pack.get("verb_endings", ())]
+    for verb in extra.get("task-verbs", ()):
+        words |= _inflect(fold(verb), all_endings)
+    words |= {fold(n) for n in merged.get("task_nouns", ())}
+
+    def phrases(key: str) -> tuple[tuple[str, ...], ...]:
+        return tuple(sorted({phrase_tokens(p) for p in merged.get(key, ()) if phrase_tokens(p)}))
+
+    return Lexicon(
+        stop_words=frozenset(fold(w) for w in merged.get("stop_words", ())),
+        placeholders=phrases("placeholders"),
+        placeholders_exact_case=tuple(sorted(set(merged.get("placeholders_exact_case", ())))),
+        generic_phrases=phrases("generic_phrases"),
+        triggers=phrases("triggers"),
+        task_words=frozenset(words),
+        task_suffixes=tuple(sorted({fold(s) for s in merged.get("task_suffixes", ())}, key=lambda s: (-len(s), s))),
+        not_task_words=frozenset(fold(w) for w in merged.get("not_task_words", ())),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_lexicon(pack_paths: tuple[str, ...], extra_key: str) -> Lexicon:
+    import json
+
+    return build_lexicon(load_packs(PACK_KIND, pack_paths), json.loads(extra_key))
+
+
+def load_lexicon(pack_paths: Sequence[str], extra: Mapping[str, Any]) -> Lexicon:
+    import json
+
+    return _cached_lexicon(tuple(pack_paths), json.dumps(dict(extra), sort_keys=True))

@@ -1,0 +1,194 @@
+"""The skill tree of one repository: every SKILL.md (parsed), every candidate index file, and
+which of them the user gave us.
+
+Index checks (CL203/CL204) and CL206 need the whole skill set even when pre-commit passes only
+the changed files, so the tree is always discovered from the repository root (the nearest parent
+holding ``.git``, else the configured root) with the engine's own walker (.gitignore, excludes,
+dot-folders kept, no symlink followed out of the tree). Findings are then reported only about
+the files that were given (see ``SkillTree.given``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, walk
+from cachelint.skills.frontmatter import FrontMatter, parse_front_matter
+from cachelint.textio import read_text
+
+if TYPE_CHECKING:
+    from cachelint.config import Settings
+
+
+@dataclass
+class Skill:
+    path: Path  # absolute path of SKILL.md
+    display: str
+    front: FrontMatter
+
+    def __post_init__(self) -> None:
+        self.folder: Path = self.path.parent
+        self.folder_name: str = self.folder.name
+
+    @property
+    def name(self) -> str | None:
+        return self.front.name
+
+    @property
+    def description(self) -> str | None:
+        return self.front.description
+
+    @property
+    def label(self) -> str:
+        """How findings name the skill: its front matter name, else its folder."""
+        return self.name or self.folder_name
+
+    @property
+    def name_line(self) -> int:
+        return self.front.line_of("name")
+
+    @property
+    def description_line(self) -> int:
+        return self.front.description_line
+
+
+@dataclass
+class SkillTree:
+    root: Path
+    skills: list[Skill] = field(default_factory=list)
+    index_files: list[InputFile] = field(default_factory=list)
+    given: frozenset[Path] = frozenset()  # absolute paths findings may be reported on
+    problems: list[Diagnostic] = field(default_factory=list)  # CL001 from reading
+
+    def __post_init__(self) -> None:
+        self.by_folder: dict[Path, Skill] = {}
+        self.by_name: dict[str, list[Skill]] = {}
+        self._under: dict[Path, list[Skill]] = {}
+
+    def finish(self) -> None:
+        self.skills.sort(key=lambda s: s.display)
+        self.by_folder = {s.folder: s for s in self.skills}
+        self.by_name = {}
+        self._under = {}
+        for skill in self.skills:  # every folder from the skill's own up to the root
+            for folder in [skill.folder, *skill.folder.parents]:
+                self._under.setdefault(folder, []).append(skill)
+                if folder == self.root:
+                    break
+        for skill in self.skills:
+            for key in {skill.name, skill.folder_name} - {None}:
+                self.by_name.setdefault(key, []).append(skill)
+
+    def is_given(self, path: Path) -> bool:
+        return path in self.given
+
+    def skills_under(self, folder: Path) -> list[Skill]:
+        """Skills whose folder is ``folder`` or below it (sorted by display path)."""
+        return list(self._under.get(folder, ()))
+
+    def in_skill_folder(self, path: Path) -> bool:
+        """True for a file that belongs to a skill (inside a folder holding a SKILL.md)."""
+        for parent in path.parents:
+            if parent in self.by_folder:
+                return True
+            if parent == self.root:
+                return False
+        return False
+
+
+def _is_under(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def repository_root(path: Path, fallback: Path) -> Path:
+    """The nearest parent of ``path`` holding ``.git``; else ``fallback`` when ``path`` is under
+    it; else the folder of ``path``."""
+    start = path if path.is_dir() else path.parent
+    for candidate in [start, *start.parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    fallback = fallback.resolve()
+    if start == fallback or _is_under(start, fallback):
+        return fallback
+    return start
+
+
+def _is_skill_input(path: Path, explicit: bool) -> bool:
+    return path.name == SKILL_FILE or path.suffix.lower() in INDEX_SUFFIXES
+
+
+def read_skill(path: Path, display: str, max_size: int) -> Skill | Diagnostic:
+    source = read_text(path, display, max_size)
+    if isinstance(source, Diagnostic):
+        return source
+    return Skill(path, display, parse_front_matter(source.text))
+
+
+def build_trees(files: Sequence[InputFile], settings: "Settings", cwd: Path) -> list[SkillTree]:
+    """One tree per repository root among the given files, in root order."""
+    by_root: dict[Path, list[InputFile]] = {}
+    root_cache: dict[Path, Path] = {}
+    for f in files:
+        parent = f.path.parent
+        if parent not in root_cache:
+            root_cache[parent] = repository_root(f.path, settings.root)
+        by_root.setdefault(root_cache[parent], []).append(f)
+    trees = []
+    for root in sorted(by_root):
+        trees.append(build_tree(root, by_root[root], settings, cwd))
+    return trees
+
+
+def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd: Path) -> SkillTree:
+    skill_dirs: list[Path] = []
+
+    def accept(path: Path, explicit: bool) -> bool:
+        if SKILL_FILE in path.parts[:-1]:
+            skill_dirs.append(Path(*path.parts[: path.parts.index(SKILL_FILE) + 1]))
+            return False
+        return _is_skill_input(path, explicit)
+
+    discovery = walk(
+        [root],
+        cwd=cwd,
+        root=settings.root,
+        exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
+        respect_gitignore=settings.respect_gitignore,
+        accept=accept,
+    )
+    inputs: dict[Path, InputFile] = {f.path: f for f in discovery.files}
+    for f in given:  # explicitly given files count even when excluded from the walk
+        inputs.setdefault(f.path, f)
+    tree = SkillTree(root=root, given=frozenset(f.path for f in given))
+    # A folder named SKILL.md: reported when it lies in the area the user checked.
+    partial = any(f.explicit for f in given)
+    area = Path(os.path.commonpath([str(f.path.parent) for f in given])) if given else root
+    for path in sorted(set(skill_dirs)):
+        inside = any(_is_under(g, path) for g in tree.given)
+        if inside or (not partial and (path.parent == area or _is_under(path, area))):
+            tree.problems.append(unreadable(display_path(path, cwd), "SKILL.md is a directory, expected a file"))
+    for path in sorted(inputs, key=lambda p: inputs[p].display):
+        f = inputs[path]
+        if path.name == SKILL_FILE:
+            if path.is_dir():
+                if path in tree.given:
+                    tree.problems.append(unreadable(f.display, "SKILL.md is a directory, expected a file"))
+                continue
+            skill = read_skill(path, f.display, settings.max_file_size)
+            if isinstance(skill, Diagnostic):
+                if path in tree.given:
+                    tree.problems.append(skill)
+                continue
+            tree.skills.append(skill)
+        else:
+            tree.index_files.append(f)
+    tree.finish()
+    tree.index_files = [f for f in tree.index_files if not tree.in_skill_folder(f.path)]
+    return tree
