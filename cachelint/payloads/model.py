@@ -233,6 +233,10 @@ class TierDiff:
     ``first_block``: index (in both requests) of the first differing block.
     ``explanation``: human sentences from the structural diff (``tool 'fetch' moved from 3 to 0``).
     ``changes``: structured form of the same (JSON-able list of dicts).
+    ``offset``: byte offset (in the current request's rendering) of this tier's first differing byte.
+    ``volatile``: when every changed text span of the first changed block looks like a volatile value
+    (a timestamp, date, uuid, counter or id; rules/packs/payloads-volatile.yaml), one entry per span
+    ``{"pattern", "before", "after"}``; empty otherwise (CL309 reports these instead of CL301/CL302).
     """
 
     tier: str
@@ -240,6 +244,13 @@ class TierDiff:
     first_block: int
     explanation: tuple[str, ...] = ()
     changes: tuple[Mapping[str, Any], ...] = ()
+    volatile: tuple[Mapping[str, Any], ...] = ()
+    offset: int | None = None
+
+    @property
+    def breaks(self) -> bool:
+        """False for a messages tier that only grew (append-only history)."""
+        return self.kind != "appended"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,299 @@
+"""The audit pipeline: logs -> records -> requests -> sessions -> pair diffs -> checks -> summary.
+
+Streaming: records are read one at a time, each request is compared with the previous request of
+its session as it arrives and then shares that request's unchanged blocks, and sessions idle for
+``session-window`` records are closed (their session checks run, their requests are dropped), so
+memory follows the open sessions, not the log.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from cachelint.config import Settings
+from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.payloads import AuditOptions, AuditResult
+from cachelint.payloads.checks import CheckContext, pair_checks, request_checks, session_checks
+from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
+from cachelint.payloads.model import TIERS, PrefixDiff, Request, Session
+from cachelint.payloads.providers import ProviderRules, to_request
+from cachelint.payloads.readers import ReadLimits, iter_log_files, read_log
+from cachelint.payloads.secrets import Redactor
+from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys
+
+DEFAULT_SESSION_WINDOW = 5000
+MAX_BREAKS_SHOWN = 20
+
+
+@dataclass
+class _SessionReport:
+    """What the summary keeps of a session once its requests are gone."""
+
+    session: Session
+    breaks: list[dict[str, Any]] = field(default_factory=list)
+    first: str = ""
+
+
+@dataclass
+class _Run:
+    settings: Settings
+    options: AuditOptions
+    redactor: Redactor
+    rules: ProviderRules
+    table: InvalidationTable
+    volatile: VolatilePatterns
+    grouper: SessionGrouper
+    ctx: CheckContext
+    ledger: Any = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    reports: dict[str, _SessionReport] = field(default_factory=dict)
+    records: int = 0
+    requests: int = 0
+    skipped: int = 0
+    files: int = 0
+
+
+def run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path) -> AuditResult:
+    run = _start(settings, options)
+    for item in iter_log_files(list(paths), cwd):
+        if isinstance(item, Diagnostic):
+            run.diagnostics.append(item)
+            continue
+        path, display = item
+        run.files += 1
+        _audit_file(run, path, display)
+        _close(run, run.grouper.close_scope(display))
+    _close(run, run.grouper.close_all())
+    return AuditResult(diagnostics=run.diagnostics, summary=_summary(run))
+
+
+def _start(settings: Settings, options: AuditOptions) -> _Run:
+    from cachelint.catalog import load_packs
+
+    extra = settings.pack_paths()
+    audit_options = dict(settings.section("audit"))
+    ctx = CheckContext(settings=settings, options=audit_options)
+    ledger = None
+    try:
+        from cachelint.payloads.spend import ledger_for
+
+        ledger = ledger_for(settings)
+    except ImportError:  # the usage & money part is optional for the byte audit
+        ledger = None
+    return _Run(
+        settings=settings,
+        options=options,
+        redactor=Redactor.from_packs(load_packs("payloads-secrets", extra)),
+        rules=ProviderRules.from_packs(load_packs("payloads-providers", extra)),
+        table=InvalidationTable.from_packs(load_packs("payloads-invalidation", extra)),
+        volatile=VolatilePatterns.from_packs(load_packs("payloads-volatile", extra)),
+        grouper=SessionGrouper(
+            SessionKeys.from_packs(load_packs("payloads-session-keys", extra)),
+            window=int(audit_options.get("session-window", DEFAULT_SESSION_WINDOW)),
+        ),
+        ctx=ctx,
+        ledger=ledger,
+    )
+
+
+def _limits(settings: Settings) -> ReadLimits:
+    section = settings.section("audit")
+    defaults = ReadLimits()
+    return ReadLimits(
+        max_record_size=int(section.get("max-record-size", defaults.max_record_size)),
+        max_document_size=int(section.get("max-document-size", defaults.max_document_size)),
+    )
+
+
+def _audit_file(run: _Run, path: Path, display: str) -> None:
+    limits = _limits(run.settings)
+    for item in read_log(path, display, run.options.input_format, run.redactor, limits):
+        if isinstance(item, Diagnostic):
+            run.diagnostics.append(item)
+            continue
+        run.records += 1
+        try:
+            req = to_request(item, run.rules)
+        except RecursionError:
+            run.diagnostics.append(_record_problem(item, "request body nested too deeply to analyse"))
+            continue
+        except Exception as exc:  # a malformed body must not end the run
+            run.diagnostics.append(_record_problem(item, f"cannot interpret request: {type(exc).__name__}: {exc}"))
+            continue
+        if req is None:
+            run.skipped += 1
+            continue
+        run.requests += 1
+        try:
+            _audit_request(run, req, item)
+        except RecursionError:
+            run.diagnostics.append(_record_problem(item, "request nested too deeply to compare"))
+        _close(run, run.grouper.expired())
+
+
+def _record_problem(record: Any, message: str) -> Diagnostic:
+    origin = record.origin
+    return unreadable(origin.path, message, line=origin.line, record=origin.record)
+
+
+def _audit_request(run: _Run, req: Request, record: Any) -> None:
+    session, prev = run.grouper.assign(req, record)
+    report = run.reports.get(session.id)
+    if report is None:
+        report = run.reports[session.id] = _SessionReport(session, first=req.origin.describe())
+    ctx = run.ctx
+    ctx.session = session
+    ctx.diff = None
+    for check in request_checks():
+        run.diagnostics.extend(check(req, ctx))
+    diff: PrefixDiff | None = None
+    if prev is not None:
+        diff = prefix_diff(prev, req, run.table, run.volatile)
+        share_blocks(prev, req)
+        ctx.diff = diff
+        for pair_check in pair_checks():
+            run.diagnostics.extend(pair_check(prev, req, ctx))
+        if diff.broken:
+            session.breaks += 1
+            if len(report.breaks) < MAX_BREAKS_SHOWN:
+                report.breaks.append(_break_entry(req, diff))
+        # only the newest request of a session needs its blocks for the next diff; older ones keep
+        # their (shared) tuples, which cost a pointer per block
+    if run.ledger is not None:
+        run.ledger.add(req, prev, diff)
+    ctx.diff = None
+
+
+def share_blocks(prev: Request, cur: Request) -> None:
+    """Let ``cur`` reuse ``prev``'s Block objects where bytes and offsets are equal, so a session
+    holds each distinct block once (memory follows unique content, not the log)."""
+    for tier in TIERS:
+        a, b = prev.tier(tier), cur.tier(tier)
+        if not a or not b:
+            continue
+        shared = []
+        changed = False
+        for i, blk in enumerate(b):
+            old = a[i] if i < len(a) else None
+            if old is not None and old.data == blk.data and old.offset == blk.offset and old.name == blk.name:
+                shared.append(old)
+                changed = True
+            else:
+                shared.append(blk)
+        if changed:
+            setattr(cur, tier, a if len(a) == len(b) and all(x is y for x, y in zip(a, shared)) else tuple(shared))
+
+
+def _break_entry(req: Request, diff: PrefixDiff) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "location": req.origin.describe(),
+        "record": req.origin.record,
+        "first_tier": diff.first_tier,
+        "offset": diff.offset,
+        "invalidated": list(diff.invalidated),
+        "explanation": [line for t in diff.tiers if t.breaks for line in t.explanation],
+        "settings": [f"{s.name}: {_show(s.before)} -> {_show(s.after)}" for s in diff.settings],
+    }
+    if diff.offset is not None:
+        entry["before"] = diff.excerpt_before
+        entry["after"] = diff.excerpt_after
+    return entry
+
+
+def _show(value: Any) -> str:
+    from cachelint.payloads.jsonio import dumps
+
+    if value is None:
+        return "(absent)"
+    text = dumps(value).decode("utf-8", "replace")
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _close(run: _Run, sessions: Iterable[Session]) -> None:
+    checks = session_checks()
+    for session in sessions:
+        run.ctx.session = session
+        run.ctx.diff = None
+        for check in checks:
+            run.diagnostics.extend(check(session, run.ctx))
+        session.requests = []  # closed: the summary keeps counts and breaks only
+
+
+# --- summary ------------------------------------------------------------------------------
+
+
+def _summary(run: _Run) -> dict[str, Any]:
+    sessions = []
+    for sid in sorted(run.reports, key=lambda s: int(s[1:])):
+        report = run.reports[sid]
+        s = report.session
+        sessions.append(
+            {
+                "id": s.id,
+                "grouping": s.grouping,
+                "grouping_text": GROUPING_TEXT.get(s.grouping, s.grouping) + (f" ({s.key_source})" if s.key_source else ""),
+                "path": s.path,
+                "first": report.first,
+                "provider": s.provider,
+                "model": s.model,
+                "requests": s.count,
+                "breaks": s.breaks,
+                "break_details": report.breaks,
+            }
+        )
+    summary: dict[str, Any] = {
+        "files": run.files,
+        "records": run.records,
+        "requests": run.requests,
+        "skipped_non_llm": run.skipped,
+        "sessions": sessions,
+        "totals": {
+            "sessions": len(sessions),
+            "requests": run.requests,
+            "breaks": sum(s["breaks"] for s in sessions),
+        },
+    }
+    usage_text = ""
+    if run.ledger is not None:
+        try:
+            from cachelint.payloads.spend import render_usage_text
+
+            summary["usage"] = run.ledger.summary(run.diagnostics)
+            usage_text = render_usage_text(summary["usage"])
+        except Exception as exc:  # pragma: no cover - the money summary must not sink the audit
+            print(f"cachelint: warning: usage summary failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    summary["text"] = render_text(summary) + (("\n" + usage_text) if usage_text else "")
+    return summary
+
+
+def render_text(summary: dict[str, Any]) -> str:
+    """The human per-session report: requests, breaks and the byte diff at each break."""
+    lines = [
+        f"Audit: {summary['requests']} LLM request(s) in {summary['totals']['sessions']} session(s), "
+        f"{summary['totals']['breaks']} break(s); {summary['skipped_non_llm']} non-LLM request(s) skipped."
+    ]
+    for s in summary["sessions"]:
+        model = f" {s['model']}" if s["model"] else ""
+        lines.append(
+            f"session {s['id']} — {s['provider']}{model}, {s['requests']} request(s), {s['breaks']} break(s); "
+            f"from {s['first']}; grouped by {s['grouping_text']}"
+        )
+        for b in s["break_details"]:
+            where = f"at byte {b['offset']} ({b['first_tier']})" if b["offset"] is not None else "settings only"
+            lines.append(f"  break {b['location']} {where}; invalidates {', '.join(b['invalidated'])}")
+            for text in b["explanation"][:6]:
+                lines.append(f"    {text}")
+            for text in b["settings"]:
+                lines.append(f"    setting {text}")
+            if "before" in b:
+                lines.append(f"    before: {_one_line(b['before'])}")
+                lines.append(f"    after:  {_one_line(b['after'])}")
+        if s["breaks"] > len(s["break_details"]):
+            lines.append(f"  … {s['breaks'] - len(s['break_details'])} more break(s)")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\n", "\\n").replace("\r", "\\r")

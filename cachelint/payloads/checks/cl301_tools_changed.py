@@ -1,0 +1,34 @@
+"""CL301 tools-changed: position 0 — the rendered tools — differs from the previous request.
+
+Tools render first (reference/cache_facts.md §1.1): any change there, a reorder included, rewrites
+the whole prefix. A marker that moved is not a change (markers are stripped); a key order that
+changed is (wire bytes are the truth). A change that is only a volatile value is CL309's."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.checks._breaks import lost_text, tier_details
+from cachelint.payloads.model import Request
+
+KIND_TEXT = {
+    "reordered": "reordered",
+    "added": "tool(s) added",
+    "removed": "tool(s) removed",
+    "changed": "definition(s) changed",
+    "key-order": "key order only",
+}
+
+
+def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    diff = ctx.diff
+    td = diff.tier_diff("tools") if diff else None
+    if diff is None or td is None or not td.breaks or td.volatile:
+        return ()
+    first = td.explanation[0] if td.explanation else ""
+    message = (
+        f"tools changed ({KIND_TEXT.get(td.kind, td.kind)}) at byte {td.offset}: {first}; "
+        f"everything after position 0 is rewritten (invalidates {lost_text(diff.invalidated)})"
+    )
+    return (at_request("CL301", message, cur, kind=td.kind, details=tier_details(diff, td)),)

@@ -1,0 +1,23 @@
+"""CL302 system-changed: the system tier differs from the previous request of the session.
+
+System renders after tools (reference/cache_facts.md §1.1, §1.8): a change loses the cached system
+and every message. A change that is only a volatile value (a date, a uuid) is CL309's."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.checks._breaks import lost_text, tier_details
+from cachelint.payloads.model import Request
+
+
+def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    diff = ctx.diff
+    td = diff.tier_diff("system") if diff else None
+    if diff is None or td is None or not td.breaks or td.volatile:
+        return ()
+    first = td.explanation[0] if td.explanation else "system differs"
+    label = "key order only" if td.kind == "key-order" else td.kind
+    message = f"system prompt changed ({label}) at byte {td.offset}: {first}; invalidates {lost_text(diff.invalidated)}"
+    return (at_request("CL302", message, cur, details=tier_details(diff, td)),)

@@ -1,0 +1,37 @@
+"""CL304 cache-setting-changed: a setting that is part of the cache key changed between two
+consecutive requests (model, tool_choice, thinking, effort, web search, citations, speed, images,
+response_format, prompt_cache_key…). Which tiers each change loses is dated data:
+rules/packs/payloads-invalidation.yaml (reference/cache_facts.md §1.8, §2)."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.checks._breaks import lost_text, show
+from cachelint.payloads.model import Request
+
+
+def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    diff = ctx.diff
+    if diff is None or not diff.settings:
+        return ()
+    rows = {}
+    for pack in ctx.packs("payloads-invalidation"):
+        rows.update(pack.get("providers", {}).get(cur.provider, {}))
+    out = []
+    for change in diff.settings:
+        source = rows.get(change.name, {}).get("source", "")
+        message = (
+            f"{change.name} changed from {show(change.before)} to {show(change.after)}: "
+            f"invalidates {lost_text(change.invalidates)} without a byte of them changing"
+        )
+        details = {
+            "setting": change.name,
+            "before": show(change.before, 400),
+            "after": show(change.after, 400),
+            "invalidated": list(change.invalidates),
+            "source": source,
+        }
+        out.append(at_request("CL304", message, cur, kind=change.name, details=details))
+    return out

@@ -1,0 +1,34 @@
+"""CL309 volatile-prefix-content: the only change in the tools or system tier is a value that
+ticks — a timestamp, date, uuid, counter or id (patterns: rules/packs/payloads-volatile.yaml).
+
+Anthropic's own list of silent invalidators starts with ``datetime.now()`` and ``uuid4()`` in the
+system prompt (reference/cache_facts.md §1.11); every request then rewrites the prefix from there."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.checks._breaks import lost_text, tier_details
+from cachelint.payloads.model import Request
+
+
+def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    diff = ctx.diff
+    if diff is None:
+        return ()
+    out = []
+    for tier in ("tools", "system"):
+        td = diff.tier_diff(tier)
+        if td is None or not td.volatile:
+            continue
+        span = td.volatile[0]
+        what = {"iso-timestamp": "a timestamp"}.get(span["pattern"], f"a {span['pattern'].replace('-', ' ')}")
+        message = (
+            f"{tier} tier changes only by {what} ({span['before']!r} -> {span['after']!r}) at byte {td.offset}; "
+            f"invalidates {lost_text(diff.invalidated)} on every request"
+        )
+        details = tier_details(diff, td)
+        details["volatile"] = [dict(v) for v in td.volatile]
+        out.append(at_request("CL309", message, cur, kind=span["pattern"], details=details))
+    return out

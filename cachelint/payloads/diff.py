@@ -1,0 +1,423 @@
+"""The prefix diff of two consecutive requests of a session.
+
+Bytes first: tiers are compared as tuples of canonical block bytes (cheap: identical blocks of
+consecutive requests are usually the very same bytes object). Only a tier that differs is decoded and
+explained structurally (deepdiff), so the work is proportional to what changed.
+
+The first differing tier and the byte offset of the first differing byte in the rendered prefix
+(tools, then system, then messages; offset 0 = first byte of the first tool) locate the break; a
+changed cache-affecting setting invalidates tiers per the dated table in
+rules/packs/payloads-invalidation.yaml.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+from cachelint.payloads.model import TIERS, Block, PrefixDiff, Request, SettingChange, TierDiff
+
+EXCERPT_BEFORE = 40
+EXCERPT_AFTER = 80
+MAX_EXPLANATIONS = 12
+
+
+@dataclass(frozen=True)
+class InvalidationTable:
+    """provider -> setting -> {invalidates, derived-from, default, source} (merged packs)."""
+
+    providers: Mapping[str, Mapping[str, Mapping[str, Any]]]
+
+    @classmethod
+    def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "InvalidationTable":
+        merged: dict[str, dict[str, Mapping[str, Any]]] = {}
+        for pack in packs:
+            for provider, table in pack.get("providers", {}).items():
+                merged.setdefault(provider, {}).update(table)
+        return cls(merged)
+
+    def settings_for(self, provider: str) -> Mapping[str, Mapping[str, Any]]:
+        return self.providers.get(provider, {})
+
+
+@dataclass(frozen=True)
+class VolatilePatterns:
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+
+    @classmethod
+    def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "VolatilePatterns":
+        out: list[tuple[str, re.Pattern[str]]] = []
+        for pack in packs:
+            out += [(p["name"], re.compile(f"(?:{p['regex']})")) for p in pack.get("patterns", ())]
+        return cls(tuple(out))
+
+    def classify(self, fragment: str) -> str | None:
+        for name, pattern in self.patterns:
+            if pattern.fullmatch(fragment):
+                return name
+        return None
+
+
+# --- the diff ---------------------------------------------------------------------------------
+
+
+def prefix_diff(prev: Request, cur: Request, table: InvalidationTable, volatile: VolatilePatterns) -> PrefixDiff:
+    tier_diffs: list[TierDiff] = []
+    first_tier: str | None = None
+    offset: int | None = None
+    for tier in TIERS:
+        a, b = prev.tier(tier), cur.tier(tier)
+        if _same_blocks(a, b):
+            continue
+        td = _tier_diff(tier, a, b, volatile)
+        if td is None:
+            continue
+        if td.breaks:
+            td = replace(td, offset=_first_byte_offset(prev, cur, tier, td.first_block))
+            if first_tier is None:
+                first_tier = tier
+                offset = td.offset
+        tier_diffs.append(td)
+    broken_tiers = {t.tier for t in tier_diffs if t.breaks}
+    setting_changes = _setting_changes(prev, cur, table, broken_tiers)
+    lost: set[str] = set()
+    if first_tier is not None:
+        lost.update(TIERS[TIERS.index(first_tier):])
+    for change in setting_changes:
+        lost.update(change.invalidates)
+    invalidated = tuple(t for t in TIERS if t in lost)
+    before = after = ""
+    if offset is not None:
+        before = _excerpt(prev, offset)
+        after = _excerpt(cur, offset)
+    return PrefixDiff(
+        first_tier=first_tier,
+        offset=offset,
+        common_bytes=offset if offset is not None else prev.prefix_length,
+        tiers=tuple(tier_diffs),
+        settings=tuple(setting_changes),
+        invalidated=invalidated,
+        excerpt_before=before,
+        excerpt_after=after,
+    )
+
+
+def _same_blocks(a: Sequence[Block], b: Sequence[Block]) -> bool:
+    if len(a) != len(b):
+        return False
+    return all(x.data is y.data or x.data == y.data for x, y in zip(a, b))
+
+
+def _common_prefix_blocks(a: Sequence[Block], b: Sequence[Block]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x.data is not y.data and x.data != y.data:
+            break
+        n += 1
+    return n
+
+
+def _tier_diff(tier: str, a: Sequence[Block], b: Sequence[Block], volatile: VolatilePatterns) -> TierDiff | None:
+    k = _common_prefix_blocks(a, b)
+    if tier == "messages" and k == len(a):
+        if len(b) == len(a):
+            return None
+        return TierDiff(tier, "appended", k, (f"{len(b) - len(a)} message(s) appended",), ())
+    if tier == "tools":
+        return _tools_diff(a, b, k, volatile)
+    return _sequence_diff(tier, a, b, k, volatile)
+
+
+# tools: matched by name so that moves, additions and removals are named ------------------------
+
+
+def _tools_diff(a: Sequence[Block], b: Sequence[Block], first: int, volatile: VolatilePatterns) -> TierDiff:
+    names_a = [blk.name or f"#{blk.index}" for blk in a]
+    names_b = [blk.name or f"#{blk.index}" for blk in b]
+    pos_a = {n: i for i, n in enumerate(names_a)}
+    pos_b = {n: i for i, n in enumerate(names_b)}
+    added = [n for n in names_b if n not in pos_a]
+    removed = [n for n in names_a if n not in pos_b]
+    explanation: list[str] = []
+    changes: list[dict[str, Any]] = []
+    for n in removed:
+        explanation.append(f"tool {n!r} removed (was at {pos_a[n]})")
+        changes.append({"change": "removed", "tool": n, "from": pos_a[n]})
+    for n in added:
+        explanation.append(f"tool {n!r} added at {pos_b[n]}")
+        changes.append({"change": "added", "tool": n, "to": pos_b[n]})
+    common = [n for n in names_b if n in pos_a]
+    order_a = [n for n in names_a if n in pos_b]
+    reordered = common != order_a
+    if reordered:
+        for n in common:
+            if pos_a[n] != pos_b[n] and _moved(n, order_a, common):
+                explanation.append(f"tool {n!r} moved from {pos_a[n]} to {pos_b[n]}")
+                changes.append({"change": "moved", "tool": n, "from": pos_a[n], "to": pos_b[n]})
+    edited: list[str] = []
+    key_order_only = True
+    for n in common:
+        da, db = a[pos_a[n]].data, b[pos_b[n]].data
+        if da == db:
+            continue
+        edited.append(n)
+        what, paths = explain_block_change(a[pos_a[n]].raw, b[pos_b[n]].raw)
+        if what != "key-order":
+            key_order_only = False
+        label = "key order only" if what == "key-order" else "definition changed"
+        explanation.append(f"tool {n!r}: {label}" + (f" ({'; '.join(paths[:4])})" if paths else ""))
+        changes.append({"change": what, "tool": n, "paths": paths[:MAX_EXPLANATIONS]})
+    vol: tuple[Mapping[str, Any], ...] = ()
+    if added or removed:
+        kind = "added" if not removed else "removed" if not added else "changed"
+    elif edited:
+        kind = "key-order" if key_order_only and not reordered else "changed"
+        if kind == "changed" and len(edited) == 1 and not reordered:
+            vol = volatile_spans(a[pos_a[edited[0]]].data, b[pos_b[edited[0]]].data, volatile)
+    elif reordered:
+        kind = "reordered"
+    else:  # duplicate names or unnamed tools: fall back to bytes
+        kind = "changed"
+        explanation.append(f"tool at {first} differs")
+    return TierDiff("tools", kind, first, tuple(explanation[:MAX_EXPLANATIONS]), tuple(changes[:MAX_EXPLANATIONS]), vol)
+
+
+def _moved(name: str, order_a: list[str], order_b: list[str]) -> bool:
+    """Whether ``name`` is one of the tools that moved: not in the longest common subsequence of
+    the two orders (so a tool moved to the front is reported, not the 29 others that shifted)."""
+    matcher = difflib.SequenceMatcher(a=order_a, b=order_b, autojunk=False)
+    stable = set()
+    for block in matcher.get_matching_blocks():
+        stable.update(order_a[block.a : block.a + block.size])
+    return name not in stable
+
+
+# system and messages: index by index ---------------------------------------------------------
+
+
+def _sequence_diff(tier: str, a: Sequence[Block], b: Sequence[Block], first: int, volatile: VolatilePatterns) -> TierDiff:
+    unit = "message" if tier == "messages" else "system block"
+    explanation: list[str] = []
+    changes: list[dict[str, Any]] = []
+    vol: tuple[Mapping[str, Any], ...] = ()
+    if first >= len(b):
+        kind = "removed" if tier != "messages" else "truncated"
+        explanation.append(f"{len(a) - len(b)} {unit}(s) removed from {first} on")
+        changes.append({"change": "removed", "index": first, "count": len(a) - len(b)})
+    elif first >= len(a):
+        kind = "added"
+        explanation.append(f"{len(b) - len(a)} {unit}(s) added at {first}")
+        changes.append({"change": "added", "index": first, "count": len(b) - len(a)})
+    else:
+        what, paths = explain_block_change(a[first].raw, b[first].raw)
+        kind = "key-order" if what == "key-order" else "changed"
+        label = "key order only" if what == "key-order" else "changed"
+        role = b[first].name
+        explanation.append(f"{unit} {first}{f' ({role})' if role and tier == 'messages' else ''} {label}" + (f": {'; '.join(paths[:4])}" if paths else ""))
+        changes.append({"change": what, "index": first, "paths": paths[:MAX_EXPLANATIONS]})
+        if what != "key-order" and tier != "messages":
+            vol = volatile_spans(a[first].data, b[first].data, volatile)
+        if len(a) != len(b):
+            explanation.append(f"{unit} count {len(a)} -> {len(b)}")
+    return TierDiff(tier, kind, first, tuple(explanation[:MAX_EXPLANATIONS]), tuple(changes[:MAX_EXPLANATIONS]), vol)
+
+
+def explain_block_change(before: Any, after: Any) -> tuple[str, list[str]]:
+    """("key-order", [paths whose key order differs]) when the blocks are equal once keys are
+    sorted, else ("changed", [deepdiff lines]) — the structural explanation of a changed block."""
+    if _sorted_json(before) == _sorted_json(after):
+        return "key-order", _key_order_paths(before, after, "root")
+    from deepdiff import DeepDiff
+
+    try:
+        dd = DeepDiff(before, after, verbose_level=1, max_diffs=200)
+    except (RecursionError, ValueError, TypeError):
+        return "changed", []
+    lines: list[str] = []
+    for report in sorted(dd):
+        entries = dd[report]
+        items = sorted(entries) if not isinstance(entries, Mapping) else sorted(entries)
+        for path in items:
+            if report == "values_changed":
+                change = entries[path]
+                lines.append(f"{path}: {_short(change.get('old_value'))} -> {_short(change.get('new_value'))}")
+            elif report == "type_changes":
+                change = entries[path]
+                lines.append(f"{path}: {type(change.get('old_value')).__name__} -> {type(change.get('new_value')).__name__}")
+            else:
+                lines.append(f"{path} {report.replace('_', ' ')}")
+    return "changed", lines[:MAX_EXPLANATIONS]
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _sorted_json(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _key_order_paths(a: Any, b: Any, path: str) -> list[str]:
+    out: list[str] = []
+    if isinstance(a, dict) and isinstance(b, dict):
+        if list(a) != list(b):
+            out.append(f"{path}: keys {list(a)[:6]} -> {list(b)[:6]}")
+        for k in a:
+            if k in b:
+                out += _key_order_paths(a[k], b[k], f"{path}[{k!r}]")
+    elif isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += _key_order_paths(x, y, f"{path}[{i}]")
+    return out[:MAX_EXPLANATIONS]
+
+
+# volatile spans (CL309) ---------------------------------------------------------------------
+
+_WORD = re.compile(r"[A-Za-z0-9_.:+\-/]")
+
+
+def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> tuple[Mapping[str, Any], ...]:
+    """Each changed span of the two blocks, widened to whole tokens; returned only when every
+    span looks volatile (so "Today is 2026-11-28" -> "2026-11-29" is volatile, a rewritten
+    paragraph is not)."""
+    a = before.decode("utf-8", "replace")
+    b = after.decode("utf-8", "replace")
+    if len(a) > 200_000 or len(b) > 200_000:
+        return ()
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    spans = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if op != "replace":
+            return ()  # text inserted or deleted outright: content, not a value that ticks
+        i1, i2 = _widen(a, i1, i2)
+        j1, j2 = _widen(b, j1, j2)
+        old, new = a[i1:i2], b[j1:j2]
+        name = _classify_pair(old, new, patterns)
+        if name is None:
+            return ()
+        spans.append({"pattern": name, "before": old[:80], "after": new[:80]})
+        if len(spans) > 8:
+            return ()
+    return _dedupe(spans)
+
+
+def _dedupe(spans: list[dict[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    out: list[dict[str, Any]] = []
+    for s in spans:
+        if s not in out:
+            out.append(s)
+    return tuple(out)
+
+
+def _classify_pair(old: str, new: str, patterns: VolatilePatterns) -> str | None:
+    old_s, new_s = old.strip("\"' ,.;()[]{}"), new.strip("\"' ,.;()[]{}")
+    if not old_s or not new_s:
+        return None
+    a, b = patterns.classify(old_s), patterns.classify(new_s)
+    if a is not None and a == b:
+        return a
+    return None
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    while start > 0 and _WORD.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _WORD.match(text[end]):
+        end += 1
+    # JSON escapes and trailing punctuation are not part of a value
+    while end > start and text[end - 1] in ".:-/+":
+        end -= 1
+    while start < end and text[start] in ".:-/+":
+        start += 1
+    return start, end
+
+
+# settings ------------------------------------------------------------------------------------
+
+
+def _setting_changes(prev: Request, cur: Request, table: InvalidationTable, broken_tiers: set[str]) -> list[SettingChange]:
+    out: list[SettingChange] = []
+    for name, row in sorted(table.settings_for(cur.provider).items()):
+        before = _normalise_setting(prev.settings.get(name), row)
+        after = _normalise_setting(cur.settings.get(name), row)
+        if before == after:
+            continue
+        derived = row.get("derived-from")
+        if derived and derived in broken_tiers:
+            continue  # the tier diff already says it (e.g. a web_search tool added)
+        out.append(SettingChange(name, before, after, tuple(t for t in TIERS if t in row["invalidates"])))
+    return out
+
+
+def _normalise_setting(value: Any, row: Mapping[str, Any]) -> Any:
+    if value is None or value is False and "default" not in row:
+        return None
+    if "default" in row and value == row["default"]:
+        return None
+    return value
+
+
+# offsets and excerpts -------------------------------------------------------------------------
+
+
+def _first_byte_offset(prev: Request, cur: Request, tier: str, index: int) -> int:
+    """Offset (in the current rendering) of the tier's first differing byte: the start of its first
+    differing block plus the common prefix of both renderings from there on. For the first broken
+    tier, both starts are equal and this is the offset of the first differing byte overall."""
+    start_a = _block_start(prev, tier, index)
+    start_b = _block_start(cur, tier, index)
+    return start_b + _common_prefix_len(_render_from(prev, start_a, 4096), _render_from(cur, start_b, 4096))
+
+
+def _block_start(req: Request, tier: str, index: int) -> int:
+    blocks = req.tier(tier)
+    return blocks[index].offset if index < len(blocks) else req.tier_span(tier)[1]
+
+
+def _render_from(req: Request, offset: int, length: int) -> bytes:
+    """``length`` bytes of the rendered prefix starting at ``offset``."""
+    out: list[bytes] = []
+    need = length
+    for tier in TIERS:
+        for block in req.tier(tier):
+            if block.end <= offset:
+                continue
+            lo = max(0, offset - block.offset)
+            piece = block.data[lo : lo + need]
+            out.append(piece)
+            need -= len(piece)
+            if need <= 0:
+                return b"".join(out)
+    return b"".join(out)
+
+
+def _common_prefix_len(a: bytes, b: bytes) -> int:
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # binary search on slice equality (memcmp), not a Python loop over bytes
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _excerpt(req: Request, offset: int) -> str:
+    start = max(0, offset - EXCERPT_BEFORE)
+    data = _render_from(req, start, offset - start + EXCERPT_AFTER)
+    head = data[: offset - start].decode("utf-8", "replace")
+    tail = data[offset - start :].decode("utf-8", "replace")
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if len(data) == offset - start + EXCERPT_AFTER else ""
+    return f"{prefix}{head}⟨{tail}{suffix}"

@@ -1,0 +1,262 @@
+"""Grouping requests into sessions, as they stream by.
+
+In order of trust:
+1. an explicit key — a session header (``x-claude-code-session-id``…), the envelope's ``session``,
+   the hash of ``metadata.user_id`` (rules/packs/payloads-session-keys.yaml);
+2. OpenAI Responses chained by ``previous_response_id`` (the history is server-side, so the chain is
+   the session);
+3. inferred from history growth: a request continues the open session whose last request's
+   messages are a prefix of its own (the longest such prefix wins, then the most recent session).
+   A request whose history shares its first messages with a session of the same agent (same tools
+   or system) but rewrote something continues it too — that is a rewritten history (CL303), not a
+   new conversation. Otherwise it starts a new session. Interleaved sessions in one file come apart.
+   A weak key (``prompt_cache_key``) is a tie-breaker and names sessions that continue nothing;
+4. a VCR cassette is one recording: its requests are grouped by history as above but never with
+   requests of another file, and its sessions close at the end of the file.
+
+Memory: only open sessions are held; a session untouched for ``window`` records is closed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from cachelint.payloads.model import Record, Request, Session
+
+GROUPING_TEXT = {
+    "explicit": "explicit session key",
+    "response-chain": "OpenAI Responses chain (previous_response_id)",
+    "cassette": "one cassette recording, split by history",
+    "history": "inferred: each request extends the history of the previous one",
+    "single": "a single request",
+}
+
+
+@dataclass(frozen=True)
+class SessionKeys:
+    headers: tuple[str, ...]
+    hashed_fields: tuple[str, ...]
+    weak_fields: tuple[str, ...]
+
+    @classmethod
+    def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "SessionKeys":
+        headers: list[str] = []
+        hashed: list[str] = []
+        weak: list[str] = []
+        for pack in packs:
+            headers += [h.lower() for h in pack.get("headers", ()) if h.lower() not in headers]
+            hashed += [f for f in pack.get("hashed-body-fields", ()) if f not in hashed]
+            weak += [f for f in pack.get("weak-body-fields", ()) if f not in weak]
+        return cls(tuple(headers), tuple(hashed), tuple(weak))
+
+    def explicit(self, record: Record) -> tuple[str, str] | None:
+        for name in self.headers:
+            value = record.headers.get(name)
+            if value:
+                return f"header:{value}", f"header {name}"
+        if record.session:
+            return f"envelope:{record.session}", "envelope session"
+        for path in self.hashed_fields:
+            value = record.hashed_ids.get(path)
+            if value:
+                return f"{path}:{value}", f"{path} (hashed)"
+        return None
+
+    def weak(self, record: Record) -> tuple[str, str] | None:
+        body = record.request if isinstance(record.request, dict) else {}
+        for path in self.weak_fields:
+            value = body.get(path)
+            if isinstance(value, str) and value:
+                return f"{path}:{value}", path
+        return None
+
+
+@dataclass
+class _Open:
+    session: Session
+    last: Request
+    scope: str  # the file for cassettes, "" otherwise
+    touched: int = 0
+    weak_key: str | None = None
+    index_keys: tuple[Any, ...] = ()  # where it sits in the grouper's candidate indexes
+    keys: list[str] = field(default_factory=list)  # explicit-key entries to forget on close
+    responses: list[str] = field(default_factory=list)  # response ids to forget on close
+
+
+def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
+    """Index keys of a session whose last request is ``req``: its first message (continuations
+    share it) and its agent signature (tools, system: rewrites of message 0 share it)."""
+    keys: list[Any] = []
+    if req.messages:
+        keys.append(("first", scope, req.provider, req.messages[0].data))
+    for tier in (req.tools, req.system):
+        if tier:
+            keys.append(("agent", scope, req.provider, len(tier), hash(tuple(b.data for b in tier))))
+    return tuple(keys)
+
+
+@dataclass
+class SessionGrouper:
+    keys: SessionKeys
+    window: int = 5000
+    _open: dict[str, _Open] = field(default_factory=dict)
+    _by_key: dict[str, str] = field(default_factory=dict)
+    _by_response: dict[str, str] = field(default_factory=dict)
+    _index: dict[Any, dict[str, None]] = field(default_factory=dict)
+    _counter: int = 0
+    _tick: int = 0
+
+    def _reindex(self, entry: _Open, req: Request) -> None:
+        sid = entry.session.id
+        for key in entry.index_keys:
+            bucket = self._index.get(key)
+            if bucket is not None:
+                bucket.pop(sid, None)
+                if not bucket:
+                    del self._index[key]
+        entry.index_keys = _candidate_keys(req, entry.scope) if entry.session.grouping not in ("explicit", "response-chain") else ()
+        for key in entry.index_keys:
+            self._index.setdefault(key, {})[sid] = None
+
+    def assign(self, req: Request, record: Record) -> tuple[Session, Request | None]:
+        """The session ``req`` belongs to and the previous request of that session (or None)."""
+        self._tick += 1
+        scope = record.origin.path if record.fmt == "vcr" else ""
+        explicit = self.keys.explicit(record)
+        target: _Open | None = None
+        grouping = "history"
+        key = key_source = None
+        if explicit is not None:
+            key, key_source = explicit
+            sid = self._by_key.get(f"{scope}|{key}")
+            target = self._open.get(sid) if sid else None
+            grouping = "explicit"
+        elif req.previous_response_id:
+            sid = self._by_response.get(req.previous_response_id)
+            target = self._open.get(sid) if sid else None
+            grouping = "response-chain"
+        else:
+            weak = self.keys.weak(record)
+            target = self._continued(req, scope, weak[0] if weak else None)
+            if target is None and weak is not None:
+                key, key_source = weak
+            grouping = "cassette" if scope else "history"
+        if target is None:
+            session = self._new(req, record, grouping, key, key_source, scope)
+            prev = None
+        else:
+            session = target.session
+            prev = target.last
+            target.last = req
+            target.touched = self._tick
+            self._reindex(target, req)
+        req.session = session.id
+        req.index_in_session = session.count
+        session.count += 1
+        session.requests.append(req)
+        if req.response_id:
+            self._by_response[req.response_id] = session.id
+            self._open[session.id].responses.append(req.response_id)
+        return session, prev
+
+    def _new(self, req: Request, record: Record, grouping: str, key: str | None, key_source: str | None, scope: str) -> Session:
+        self._counter += 1
+        session = Session(
+            id=f"s{self._counter}",
+            grouping=grouping,
+            key=key,
+            key_source=key_source,
+            provider=req.provider,
+            model=req.model,
+            path=record.origin.path,
+        )
+        entry = _Open(session, req, scope, self._tick)
+        self._open[session.id] = entry
+        if key is not None:
+            self._by_key[f"{scope}|{key}"] = session.id
+            entry.keys.append(f"{scope}|{key}")
+            entry.weak_key = key if grouping != "explicit" else None
+        self._reindex(entry, req)
+        return session
+
+    def _continued(self, req: Request, scope: str, weak_key: str | None) -> _Open | None:
+        """The open session this request continues, by history."""
+        cur = req.messages
+        best: tuple[tuple[int, ...], _Open] | None = None
+        sids: dict[str, None] = {}
+        for key in _candidate_keys(req, scope):
+            sids.update(self._index.get(key, {}))
+        for sid in sorted(sids, key=lambda s: int(s[1:])):
+            candidate = self._open[sid]
+            prev = candidate.last.messages
+            k = _common_blocks(prev, cur)
+            if k == len(prev) and len(prev) > 0 and len(cur) >= len(prev) and (k >= 2 or _same_agent(candidate.last, req)):
+                # a true continuation (append-only). One shared message is weak evidence: another
+                # agent may be handed the same task text, so it must also look like the same agent.
+                rank = 2
+            elif k >= 1 and len(cur) > 1 and _same_agent(candidate.last, req):
+                rank = 1  # the same agent's history, rewritten somewhere (CL303)
+            elif k == 0 and len(cur) > 1 and len(prev) >= 1 and len(cur) >= len(prev) and _same_agent(candidate.last, req) and _first_user_like(prev, cur):
+                rank = 1
+            else:
+                continue
+            score = (rank, int(weak_key is not None and candidate.weak_key == weak_key), k, candidate.touched)
+            if best is None or score > best[0]:
+                best = (score, candidate)
+        return best[1] if best else None
+
+    def expired(self) -> list[Session]:
+        """Sessions untouched for ``window`` records: closed and forgotten (memory stays flat)."""
+        if self._tick % 256:
+            return []
+        limit = self._tick - self.window
+        stale = [sid for sid, o in self._open.items() if o.touched < limit]
+        return [self._close(sid) for sid in stale]
+
+    def close_scope(self, scope: str) -> list[Session]:
+        """Close the sessions of one cassette (a recording never continues in another file)."""
+        return [self._close(sid) for sid, o in list(self._open.items()) if o.scope == scope and scope]
+
+    def close_all(self) -> list[Session]:
+        return [self._close(sid) for sid in list(self._open)]
+
+    def _close(self, sid: str) -> Session:
+        entry = self._open.pop(sid)
+        session = entry.session
+        for key in entry.index_keys:
+            bucket = self._index.get(key)
+            if bucket is not None:
+                bucket.pop(sid, None)
+                if not bucket:
+                    del self._index[key]
+        for k in entry.keys:
+            if self._by_key.get(k) == sid:
+                del self._by_key[k]
+        for r in entry.responses:
+            if self._by_response.get(r) == sid:
+                del self._by_response[r]
+        if session.count == 1 and session.grouping in ("history", "cassette"):
+            session.grouping = "single" if session.key is None else session.grouping
+        return session
+
+
+def _common_blocks(a: tuple, b: tuple) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x.data is not y.data and x.data != y.data:
+            break
+        n += 1
+    return n
+
+
+def _same_agent(a: Request, b: Request) -> bool:
+    """Same tools or same system prompt: the signature of one agent (crewAI cassettes hold several
+    agents; an agent whose tools were reordered keeps its system prompt, and vice versa)."""
+    same_tools = len(a.tools) == len(b.tools) and all(x.data == y.data for x, y in zip(a.tools, b.tools))
+    same_system = len(a.system) == len(b.system) and all(x.data == y.data for x, y in zip(a.system, b.system))
+    return same_tools or same_system
+
+
+def _first_user_like(a: tuple, b: tuple) -> bool:
+    """The first messages have the same role: an edit of message 0, not a new conversation."""
+    return bool(a) and bool(b) and a[0].name == b[0].name
