@@ -242,7 +242,11 @@ def explain_block_change(before: Any, after: Any) -> tuple[str, list[str]]:
         for path in items:
             if report == "values_changed":
                 change = entries[path]
-                lines.append(f"{path}: {_short(change.get('old_value'))} -> {_short(change.get('new_value'))}")
+                old, new = change.get("old_value"), change.get("new_value")
+                if isinstance(old, str) and isinstance(new, str):
+                    lines.append(f"{path}: {_text_change(old, new)}")
+                else:
+                    lines.append(f"{path}: {_short(old)} -> {_short(new)}")
             elif report == "type_changes":
                 change = entries[path]
                 lines.append(f"{path}: {type(change.get('old_value')).__name__} -> {type(change.get('new_value')).__name__}")
@@ -254,6 +258,24 @@ def explain_block_change(before: Any, after: Any) -> tuple[str, list[str]]:
 def _short(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _text_change(old: str, new: str, context: int = 24) -> str:
+    """The changed part of two strings with a little context: '…is 2026-11-28.' -> '…is 2026-11-29.'."""
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+        end += 1
+    lo = max(0, start - context)
+
+    def cut(text: str) -> str:
+        piece = text[lo : len(text) - end + min(end, context)]
+        return ("…" if lo else "") + piece + ("…" if end > context else "")
+
+    return f"{_short(cut(old), 90)} -> {_short(cut(new), 90)} (from character {start})"
 
 
 def _sorted_json(value: Any) -> str:
@@ -283,29 +305,35 @@ _WORD = re.compile(r"[A-Za-z0-9_.:+\-/]")
 
 
 def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> tuple[Mapping[str, Any], ...]:
-    """Each changed span of the two blocks, widened to whole tokens; returned only when every
-    span looks volatile (so "Today is 2026-11-28" -> "2026-11-29" is volatile, a rewritten
-    paragraph is not)."""
+    """Each changed span of the two blocks, widened to whole tokens and merged where they touch;
+    returned only when every span looks volatile on both sides (so "Today is 2026-11-28" ->
+    "2026-11-29" is volatile, a rewritten paragraph is not)."""
     a = before.decode("utf-8", "replace")
     b = after.decode("utf-8", "replace")
     if len(a) > 200_000 or len(b) > 200_000:
         return ()
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    spans = []
+    merged: list[list[int]] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             continue
-        if op != "replace":
-            return ()  # text inserted or deleted outright: content, not a value that ticks
         i1, i2 = _widen(a, i1, i2)
         j1, j2 = _widen(b, j1, j2)
+        if merged and (i1 <= merged[-1][1] or j1 <= merged[-1][3]):
+            last = merged[-1]
+            last[0], last[1] = min(last[0], i1), max(last[1], i2)
+            last[2], last[3] = min(last[2], j1), max(last[3], j2)
+        else:
+            merged.append([i1, i2, j1, j2])
+        if len(merged) > 8:
+            return ()
+    spans = []
+    for i1, i2, j1, j2 in merged:
         old, new = a[i1:i2], b[j1:j2]
         name = _classify_pair(old, new, patterns)
         if name is None:
             return ()
         spans.append({"pattern": name, "before": old[:80], "after": new[:80]})
-        if len(spans) > 8:
-            return ()
     return _dedupe(spans)
 
 
