@@ -25,17 +25,18 @@ def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path) 
     from cachelint.skills.checks.indistinct import check_indistinct
     from cachelint.skills.checks.invalid_metadata import check_invalid_metadata
     from cachelint.skills.checks.name_mismatch import check_name_mismatch
-    from cachelint.skills.indexes import detect_indexes
+    from cachelint.skills.indexes import IndexRules, detect_indexes
     from cachelint.skills.lexicon import load_lexicon
     from cachelint.skills.options import SkillOptions
     from cachelint.skills.tree import build_trees
 
     options = SkillOptions.from_settings(settings)
     lexicon = load_lexicon(settings.pack_paths(), options.lexicon)
+    rules = IndexRules.load(settings.pack_paths(), options.index, options.not_index, options.index_min_coverage)
     out: list[Diagnostic] = []
     for tree in build_trees(files, settings, cwd):
         out.extend(tree.problems)
-        indexes, problems = detect_indexes(tree, options.index, options.not_index, settings.max_file_size)
+        indexes, problems = detect_indexes(tree, rules, settings.max_file_size)
         out.extend(problems)
         out.extend(check_invalid_metadata(tree))
         out.extend(check_name_mismatch(tree))

@@ -56,6 +56,7 @@ class IndexEntry:
     path: str | None = None  # the path it points at, when it points at one
     resolution: Resolution | None = None
     strict: bool = False  # an entry that must name a skill (link, marketplace path)
+    external: bool = False  # named by the text of a link to another site: never a CL204
     block: int = 0  # Markdown: entries of one list or table share a block
 
     @property
@@ -86,6 +87,28 @@ class IndexFile:
                 for skill in entry.skills:
                     seen.setdefault(skill.path, skill)
         return sorted(seen.values(), key=lambda s: s.display)
+
+
+@dataclass(frozen=True)
+class IndexRules:
+    """Index detection settings: rules/packs/skills-index.yaml merged with the configuration."""
+
+    index: tuple[str, ...] = ()  # configured index globs
+    not_index: tuple[str, ...] = ()
+    skill_folders: tuple[str, ...] = ("skills",)
+    min_coverage: float = 0.5
+
+    @classmethod
+    def load(cls, pack_paths, index, not_index, min_coverage) -> "IndexRules":
+        from cachelint.catalog import load_packs
+
+        packs = load_packs("skills-index", pack_paths)
+        return cls(
+            index=tuple(index),
+            not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),
+            skill_folders=tuple(sorted({f for p in packs for f in p.get("skill_folders", ())})) or ("skills",),
+            min_coverage=min_coverage,
+        )
 
 
 # --- resolving paths and names -----------------------------------------------------------------
@@ -140,7 +163,7 @@ def _clean(text: str) -> str:
     return text.strip().strip("*_`").strip()
 
 
-def parse_markdown(tree: SkillTree, path: Path, display: str, text: str) -> IndexFile:
+def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: IndexRules = IndexRules()) -> IndexFile:
     entries: list[IndexEntry] = []
     lines = text.splitlines()
     block = 0
@@ -176,11 +199,11 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str) -> Inde
             previous_kind = kind
         if kind == "header":
             continue
-        entries.extend(_line_entries(tree, kind, body, offset, number, block, base))
+        entries.extend(_line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders))
     return IndexFile(path, display, "markdown", entries)
 
 
-def _line_entries(tree, kind, body, offset, number, block, base) -> Iterator[IndexEntry]:
+def _line_entries(tree, kind, body, offset, number, block, base, skill_folders) -> Iterator[IndexEntry]:
     lead = body
     if kind == "table":
         cells = [c for c in re.split(r"(?<!\\)\|", body)]
@@ -191,20 +214,23 @@ def _line_entries(tree, kind, body, offset, number, block, base) -> Iterator[Ind
         target = link.group(2)
         col = offset + link.start() + 1
         res = resolve_path(tree, target, base)
-        folder_like = _looks_like_skill_path(target)
+        folder_like = _looks_like_skill_path(target, skill_folders)
         if not res.skills and not res.outside and not folder_like:
             continue  # a link to some other document: not an entry
         yield IndexEntry(number, col, offset + link.end() + 1, link.group(0), path=target, resolution=res, strict=True, block=block)
     if local:
         return
-    if links and lead.lstrip().startswith("["):
-        return  # an external link: not one of our skills
+    external = bool(links) and lead.lstrip().startswith("[")
     m = _LEAD_NAME.match(_clean_lead(lead))
     if not m:
         return
     name = m.group(1)
+    if external and name not in tree.by_name:
+        return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
     col = offset + body.find(name) + 1 if name in body else offset + 1
-    yield IndexEntry(number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name), block=block)
+    yield IndexEntry(
+        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name), block=block, external=external
+    )
 
 
 def _clean_lead(lead: str) -> str:
@@ -215,13 +241,14 @@ def _clean_lead(lead: str) -> str:
     return lead
 
 
-def _looks_like_skill_path(target: str) -> bool:
+def _looks_like_skill_path(target: str, skill_folders: tuple[str, ...]) -> bool:
     """A link that points at a skill: ``…/SKILL.md`` or a folder inside a skills folder."""
     clean = target.split("#", 1)[0].rstrip("/")
     if clean.endswith("SKILL.md"):
         return True
-    parts = PurePosixPath(clean).parts
-    return len(parts) >= 2 and parts[-2] in ("skills", ".curated", "skills-curated") and "." not in parts[-1]
+    parent = PurePosixPath(clean).parent.as_posix()
+    name = PurePosixPath(clean).name
+    return bool(name) and "." not in name and any(parent == f or parent.endswith("/" + f) for f in skill_folders)
 
 
 # --- JSON / YAML ----------------------------------------------------------------------------------
@@ -319,10 +346,10 @@ def _name_objects(data: Any, depth: int) -> Iterator[dict]:
             yield from _name_objects(data[key], depth + 1)
 
 
-def parse_index_file(tree: SkillTree, path: Path, display: str, text: str) -> IndexFile | None:
+def parse_index_file(tree: SkillTree, path: Path, display: str, text: str, rules: IndexRules = IndexRules()) -> IndexFile | None:
     suffix = path.suffix.lower()
     if suffix in (".md", ".markdown", ".txt"):
-        return parse_markdown(tree, path, display, text)
+        return parse_markdown(tree, path, display, text, rules)
     data = _load_data(text, suffix)
     if data is None:
         return None
@@ -350,31 +377,35 @@ def _load_data(text: str, suffix: str) -> Any:
             return loader.construct_document(node)
         finally:
             loader.dispose()
-    except (ValueError, RecursionError, Exception):  # noqa: BLE001 - any parse failure: not an index
+    except Exception:  # noqa: BLE001 - any parse failure (incl. RecursionError): not an index
         return None
 
 
 # --- detection ------------------------------------------------------------------------------------
 
 
-def detect_indexes(
-    tree: SkillTree, index_globs: tuple[str, ...], not_index_globs: tuple[str, ...], max_file_size: int
-) -> tuple[list[IndexFile], list["Diagnostic"]]:
-    """The index files of the tree: configured ones, and detected ones (entries naming two or
-    more skills one by one). Returns the indexes and CL001 problems of configured, given ones."""
-    from cachelint.diagnostics import Diagnostic
+def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tuple[list[IndexFile], list["Diagnostic"]]:
+    """The index files of the tree and CL001 problems of configured, given ones.
+
+    Configured files are indexes whatever they hold. Other files are indexes when their entries
+    name two or more skills one by one; a Markdown or data file must also name at least
+    ``min_coverage`` of the folders' skills it draws from (a page that names 2 of 14 skills is
+    documentation mentioning them, not the list a prompt is built from). A marketplace's
+    ``skills`` lists ARE what gets loaded, so they need no coverage.
+    """
+    from cachelint.diagnostics import Diagnostic, unreadable
     from cachelint.discovery import compile_patterns
     from cachelint.textio import read_text
 
-    wanted = compile_patterns(index_globs)
-    unwanted = compile_patterns(not_index_globs)
+    wanted = compile_patterns(rules.index)
+    unwanted = compile_patterns(rules.not_index)
     indexes: list[IndexFile] = []
     problems: list[Diagnostic] = []
     for f in tree.index_files:
         rel = f.path.relative_to(tree.root).as_posix() if _is_under(f.path, tree.root) else f.path.name
-        if any(rule.regex.match(rel) for rule in unwanted):
-            continue
         configured = any(rule.regex.match(rel) for rule in wanted)
+        if not configured and _matches(unwanted, rel):
+            continue
         if not tree.skills and not configured:
             continue
         source = read_text(f.path, f.display, max_file_size)
@@ -385,19 +416,35 @@ def detect_indexes(
         if not configured and not _may_list_skills(tree, source.text):
             continue
         try:
-            parsed = parse_index_file(tree, f.path, f.display, source.text)
+            parsed = parse_index_file(tree, f.path, f.display, source.text, rules)
         except RecursionError:
             if configured and tree.is_given(f.path):
-                from cachelint.diagnostics import unreadable
-
                 problems.append(unreadable(f.display, "index file is nested too deeply to read"))
             continue
         if parsed is None:
             continue
         parsed.configured = configured
-        if configured or len(parsed.named_directly()) >= 2:
+        if configured or _is_detected_index(tree, parsed, rules.min_coverage):
             indexes.append(parsed)
     return indexes, problems
+
+
+def _matches(rules, rel: str) -> bool:
+    """gitignore-like: a pattern matches the path or any of its parent folders."""
+    parts = rel.split("/")
+    candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    return any(rule.regex.match(c) for c in candidates for rule in rules if not rule.dir_only or c != rel)
+
+
+def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -> bool:
+    named = index.named_directly()
+    if len(named) < 2:
+        return False
+    if index.kind in ("marketplace", "plugin"):
+        return True
+    parents = {s.folder.parent for s in named}
+    pool = [s for s in tree.skills if s.folder.parent in parents]
+    return len(named) >= min_coverage * len(pool)
 
 
 def _may_list_skills(tree: SkillTree, text: str) -> bool:

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 DEFAULT_MIN_CONTENT_WORDS = 3
 DEFAULT_SIMILARITY_THRESHOLD = 0.8
 DEFAULT_TEMPLATE_MIN_SHARED_WORDS = 3
+DEFAULT_INDEX_MIN_COVERAGE = 0.5
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class SkillOptions:
     min_content_words: int = DEFAULT_MIN_CONTENT_WORDS
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD
     template_min_shared_words: int = DEFAULT_TEMPLATE_MIN_SHARED_WORDS
+    index_min_coverage: float = DEFAULT_INDEX_MIN_COVERAGE
     lexicon: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -30,5 +32,6 @@ class SkillOptions:
             min_content_words=int(raw.get("min-content-words", DEFAULT_MIN_CONTENT_WORDS)),
             similarity_threshold=float(raw.get("similarity-threshold", DEFAULT_SIMILARITY_THRESHOLD)),
             template_min_shared_words=int(raw.get("template-min-shared-words", DEFAULT_TEMPLATE_MIN_SHARED_WORDS)),
+            index_min_coverage=float(raw.get("index-min-coverage", DEFAULT_INDEX_MIN_COVERAGE)),
             lexicon=dict(raw.get("lexicon", {})),
         )

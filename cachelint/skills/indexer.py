@@ -1,0 +1,121 @@
+"""``cachelint index``: the skill index rendered from the files, the cure for CL203/CL204.
+
+The index is one line per skill, sorted by name: ``- name: description`` with the description's
+whitespace collapsed to single spaces, so it renders the same bytes on every machine (a stable
+prompt prefix). ``--write FILE`` puts it between two markers in a Markdown file (creating the
+block at the end when absent); ``--check FILE`` says whether the committed block is current.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cachelint.diagnostics import Diagnostic
+from cachelint.fileutil import atomic_write
+from cachelint.textio import read_text
+
+if TYPE_CHECKING:
+    from cachelint.config import Settings
+
+START = "<!-- cachelint:index:start -->"
+END = "<!-- cachelint:index:end -->"
+
+
+class IndexFileError(Exception):
+    """The target file cannot hold the index (unreadable, or its markers are out of order)."""
+
+
+def index_lines(root: Path, settings: "Settings") -> list[str]:
+    from cachelint.skills.checks.invalid_metadata import has_valid_name
+    from cachelint.skills.tree import build_tree
+
+    root = root.resolve()
+    tree = build_tree(root, [], settings, root)
+    rows = []
+    for skill in tree.skills:
+        # a skill whose front matter does not parse has no name or description to list (CL201)
+        if not has_valid_name(skill) or not skill.description or not skill.description.strip():
+            continue
+        rows.append((skill.name, skill.display, " ".join(skill.description.split())))
+    rows.sort()
+    return [f"- {name}: {description}" for name, _display, description in rows]
+
+
+def render_index(root: Path, settings: "Settings") -> str:
+    """The index of the skills under ``root``, one ``- name: description`` line each."""
+    lines = index_lines(root, settings)
+    return "".join(line + "\n" for line in lines)
+
+
+def _block(rendered: str, newline: str) -> str:
+    body = rendered.replace("\n", newline)
+    return f"{START}{newline}{body}{END}"
+
+
+def _locate(text: str, display: str) -> tuple[int, int] | None:
+    """Offsets of the block (start of the start marker, end of the end marker), or None."""
+    start = text.find(START)
+    end = text.find(END)
+    if start == -1 and end == -1:
+        return None
+    if start == -1 or end == -1 or end < start:
+        raise IndexFileError(f"{display}: the index markers are incomplete or out of order ({START} must come before {END})")
+    if text.find(START, start + 1) != -1 or text.find(END, end + 1) != -1:
+        raise IndexFileError(f"{display}: more than one index block; keep one {START} … {END} pair")
+    return start, end + len(END)
+
+
+def _read(file: Path, settings: "Settings") -> tuple[str, str, bool] | None:
+    if not file.exists():
+        return None
+    source = read_text(file, str(file), settings.max_file_size)
+    if isinstance(source, Diagnostic):
+        raise IndexFileError(f"{file}: {source.message}")
+    return source.text, source.newline, source.had_bom
+
+
+def updated_text(text: str, rendered: str, newline: str, display: str) -> str:
+    span = _locate(text, display)
+    block = _block(rendered, newline)
+    if span is None:
+        sep = "" if not text or text.endswith(("\n", "\r")) else newline
+        gap = newline if text.strip() else ""
+        return f"{text}{sep}{gap}{block}{newline}" if text.strip() else f"{block}{newline}"
+    start, end = span
+    return text[:start] + block + text[end:]
+
+
+def write_index(root: Path, file: Path, settings: "Settings") -> tuple[bool, str]:
+    """Write the rendered index into ``file`` between the markers; (changed, message)."""
+    current = _read(file, settings)
+    text, newline, had_bom = current if current is not None else ("", "\n", False)
+    new_text = updated_text(text, render_index(root, settings), newline, str(file))
+    if current is not None and new_text == text:
+        return False, f"{file}: index block is up to date"
+    data = (("\ufeff" if had_bom else "") + new_text).encode("utf-8")
+    mode = None
+    if file.exists():
+        import os
+        import stat
+
+        mode = stat.S_IMODE(os.stat(file).st_mode)
+    atomic_write(file, data, mode)
+    return True, f"{file}: index block written ({len(index_lines(root, settings))} skills)"
+
+
+def check_index(root: Path, file: Path, settings: "Settings") -> tuple[bool, str]:
+    """Whether ``file`` holds the index rendered from ``root``; (ok, message)."""
+    fix = f"run cachelint index {root} --write {file}"
+    current = _read(file, settings)
+    if current is None:
+        return False, f"{file}: no such file; {fix}"
+    text, newline, _ = current
+    span = _locate(text, str(file))
+    if span is None:
+        return False, f"{file}: has no index block ({START} … {END}); {fix}"
+    start, end = span
+    committed = text[start:end].replace("\r\n", "\n")
+    expected = _block(render_index(root, settings), "\n")
+    if committed != expected:
+        return False, f"{file}: index block is stale; {fix}"
+    return True, f"{file}: index block is up to date"
