@@ -1,15 +1,42 @@
-"""Agent-code checks (CL101-CL105): order-flow analysis of Python sources.
+"""Agent-code checks (CL101-CL105): order-flow analysis of Python sources and notebooks.
 
-Entry point used by the engine: ``check_module(path, text, settings) -> list[Diagnostic]``.
+Entry points:
+- ``check_module(path, text, settings, project_summaries=None) -> list[Diagnostic]`` (the engine's
+  per-file call; never raises);
+- ``summarize_module(path, text, settings=None) -> dict``: what other modules of the same run need to
+  know about this one (functions returning unordered or volatile values, parameters that reach a
+  sink, unordered module-level names), JSON-serialisable; pass the summaries of a run, keyed by the
+  module's dotted name, back to ``check_module`` as ``project_summaries``.
+
+How: one ``ast.parse`` per file (a SyntaxError is CL001), a text prefilter built from the sink names
+in the packs, then one walk (flow.py) whose facts become diagnostics (findings.py). Measured on this
+machine (issue 7): libcst parsing costs about 8.5x ``ast.parse``, so the analysis runs on ``ast`` and
+the fixes are text edits computed from ast positions.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from cachelint.config import Settings
     from cachelint.diagnostics import Diagnostic
 
 
-def check_module(path: str, text: str, settings: "Settings") -> "list[Diagnostic]":
-    return []
+def check_module(
+    path: str,
+    text: str,
+    settings: "Settings | None",
+    project_summaries: "Mapping[str, Mapping[str, Any]] | None" = None,
+) -> "list[Diagnostic]":
+    from cachelint.code.analysis import check
+
+    return check(path, text, settings, project_summaries)
+
+
+def summarize_module(path: str, text: str, settings: "Settings | None" = None) -> dict[str, Any]:
+    from cachelint.code.analysis import summarize
+
+    return summarize(path, text, settings)
+
+
+__all__ = ["check_module", "summarize_module"]

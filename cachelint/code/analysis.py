@@ -1,0 +1,188 @@
+"""One file through the code checks: parse (CL001 on failure), prefilter, analyse, report.
+Also the per-module summary used across modules of the same run."""
+from __future__ import annotations
+
+import sys
+from pathlib import PurePosixPath
+from typing import Any, Mapping
+
+from cachelint.code.findings import diagnostics_for
+from cachelint.code.flow import ModuleAnalysis, value_to_data
+from cachelint.code.knowledge import Knowledge, knowledge_for
+from cachelint.code.program import Program, parse_notebook, parse_python
+from cachelint.code.values import PARAM, Value
+from cachelint.diagnostics import Diagnostic, unreadable
+
+# The walk recurses once per nesting level of the ast (a 500-term string concatenation is 500
+# levels). Python 3.11 frames of pure-Python recursion are cheap, so a higher limit is safe; beyond
+# it the file is reported as CL001 instead of crashing the worker.
+_RECURSION_LIMIT = 12000
+
+Summaries = Mapping[str, Mapping[str, Any]]
+
+
+def _parse(path: str, text: str) -> tuple[Program | None, list[Diagnostic]]:
+    if path.endswith(".ipynb"):
+        return parse_notebook(path, text)
+    parsed = parse_python(path, text)
+    if isinstance(parsed, Diagnostic):
+        return None, [parsed]
+    return parsed, []
+
+
+def _module_parts(path: str) -> list[str]:
+    parts = list(PurePosixPath(path.replace("\\", "/")).with_suffix("").parts)
+    parts = [p for p in parts if p not in ("", ".", "..", "/")]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+        parts.append("__init__")  # the package itself: relative imports start from its folder
+    return parts
+
+
+class _ProjectIndex:
+    """Finds another module's summary for a dotted callee, absolute or relative to this file."""
+
+    def __init__(self, path: str, summaries: Summaries) -> None:
+        self.summaries = summaries
+        self.package = _module_parts(path)[:-1]
+
+    def _candidates(self, dotted: str) -> list[tuple[str, str]]:
+        level = len(dotted) - len(dotted.lstrip("."))
+        rest = [p for p in dotted.lstrip(".").split(".") if p]
+        if len(rest) < 2 and level == 0:
+            return []
+        if not rest:
+            return []
+        head, last = rest[:-1], rest[-1]
+        if level == 0:
+            return [(".".join(head), last)]
+        base = self.package[: len(self.package) - (level - 1)] if level > 1 else self.package
+        out = []
+        for i in range(len(base) + 1):
+            module = ".".join(base[i:] + head)
+            if module:
+                out.append((module, last))
+        return out
+
+    def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any]] | None:
+        for module, name in self._candidates(dotted):
+            summary = self.summaries.get(module)
+            if summary is None:
+                continue
+            entry = summary.get(table, {}).get(name)
+            if entry is not None:
+                return f"{module}.{name}", entry
+        return None
+
+
+def _wrapper_names(summaries: Summaries) -> frozenset[str]:
+    return frozenset(
+        name
+        for summary in summaries.values()
+        for name, data in summary.get("functions", {}).items()
+        if data.get("param_sinks")
+    )
+
+
+_WRAPPERS_CACHE: dict[int, tuple[Summaries, frozenset[str]]] = {}
+
+
+def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | None) -> bool:
+    """Cheap text test: without the name of a sink (or of another module's function that reaches
+    one), no flow in this file can reach a prefix argument."""
+    if knowledge.prefilter_re is None or knowledge.prefilter_re.search(text):
+        return True
+    if summaries:
+        cached = _WRAPPERS_CACHE.get(id(summaries))
+        if cached is None or cached[0] is not summaries:
+            cached = (summaries, _wrapper_names(summaries))
+            _WRAPPERS_CACHE.clear()
+            _WRAPPERS_CACHE[id(summaries)] = cached
+        return any(name in text for name in cached[1])
+    return False
+
+
+def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None) -> ModuleAnalysis:
+    resolve = resolve_name = None
+    if summaries:
+        index = _ProjectIndex(path, summaries)
+        analysis_ref: list[ModuleAnalysis] = []
+
+        def raw(parts: tuple[str, ...]) -> str:
+            return ".".join(parts)
+
+        def resolve(parts: tuple[str, ...]):  # type: ignore[no-redef]
+            return index.lookup(raw(parts), "functions")
+
+        def resolve_name(parts: tuple[str, ...]):  # type: ignore[no-redef]
+            return index.lookup(raw(parts), "names")
+
+        del analysis_ref
+    analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name)
+    limit = sys.getrecursionlimit()
+    if limit < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        analysis.analyse()
+    finally:
+        if limit < _RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
+    return analysis
+
+
+def check(path: str, text: str, settings: Any, project_summaries: Summaries | None = None) -> list[Diagnostic]:
+    knowledge = knowledge_for(settings)
+    program, problems = _parse(path, text)
+    if program is None or not _passes_prefilter(text, knowledge, project_summaries):
+        return problems
+    try:
+        analysis = _analyse(program, knowledge, path, project_summaries)
+    except (RecursionError, MemoryError):
+        return problems + [unreadable(path, "too deeply nested to analyse")]
+    return sorted(problems + diagnostics_for(program, analysis.reaches, analysis.changes), key=Diagnostic.sort_key)
+
+
+def _real(v: Value) -> bool:
+    return any(o.kind != PARAM for o in v.own | v.inner)
+
+
+def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
+    """What other modules need: top-level functions (parameters, what they return, which parameters
+    reach which sink) and module-level names holding unordered or volatile values."""
+    if path.endswith(".ipynb"):
+        return {"functions": {}, "names": {}}
+    program, _problems = _parse(path, text)
+    if program is None:
+        return {"functions": {}, "names": {}}
+    knowledge = knowledge_for(settings)
+    try:
+        analysis = _analyse(program, knowledge, path, None)
+    except (RecursionError, MemoryError):
+        return {"functions": {}, "names": {}}
+    functions: dict[str, Any] = {}
+    for name, node in sorted(analysis.module_funcs.items()):
+        summary = analysis.summaries.get(id(node))
+        if summary is None:
+            continue
+        entry: dict[str, Any] = {"params": list(summary.params)}
+        if summary.returns:
+            entry["returns"] = value_to_data(summary.returns)
+        if summary.param_sinks:
+            entry["param_sinks"] = {
+                param: sorted(
+                    ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
+                    key=lambda d: (d["line"], d["label"], d["mode"]),
+                )
+                for param, sinks in sorted(summary.param_sinks.items())
+            }
+        if len(entry) > 1:
+            functions[name] = entry
+    names: dict[str, Any] = {}
+    for name, value in sorted(analysis.module_frame.names.items()):
+        if "." in name or "[" in name or not _real(value):
+            continue
+        names[name] = value_to_data(Value(
+            frozenset(o for o in value.own if o.kind != PARAM),
+            frozenset(o for o in value.inner if o.kind != PARAM),
+        ))
+    return {"functions": functions, "names": names}

@@ -1,0 +1,178 @@
+"""From flow facts to diagnostics: one function per rule, plus the sorted(...) fixes of CL101/CL102.
+
+Every finding is reported at its construction site (where order or volatility enters, or where the
+loop changes the prefix) and names the sink it reaches.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from cachelint.code.flow import LoopChange, Reach
+from cachelint.code.program import Program
+from cachelint.code.values import UNORDERED, VOLATILE, Origin, Span
+from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+
+_SAFE_ELEMENTS = ("str", "path")
+_TOOL_KEY = 'key=lambda t: t["name"]'
+
+
+def _where(program: Program, line: int) -> str:
+    cell, cell_line = program.locate(line)
+    if cell is None:
+        return f"line {line}"
+    return f"cell {cell}, line {cell_line}"
+
+
+def _first_reach_per_origin(reaches: Iterable[Reach], kind: str, tiers: tuple[str, ...]) -> list[Reach]:
+    """One finding per construction site: the sink with the lowest line (then label) is named."""
+    best: dict[tuple, Reach] = {}
+    extra: dict[tuple, int] = {}
+    for r in reaches:
+        if r.origin.kind != kind or r.sink.tier not in tiers:
+            continue
+        key = (r.origin.site, r.origin.what)
+        current = best.get(key)
+        rank = (r.sink.line, r.sink.label, r.arg_span is None, r.origin.fix_at or (0, 0, 0, 0))
+        if current is None or rank < (current.sink.line, current.sink.label, current.arg_span is None, current.origin.fix_at or (0, 0, 0, 0)):
+            best[key] = r
+    del extra
+    return [best[k] for k in sorted(best, key=lambda k: (k[0], k[1]))]
+
+
+class _Reporter:
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.fixed_spans: set[Span] = set()
+
+    def location(self, span: Span) -> dict:
+        p = self.program
+        line, col, end_line, end_col = span
+        return {
+            "line": line,
+            "column": p.char_column(line, col),
+            "end_line": end_line,
+            "end_column": p.char_column(end_line, end_col),
+        }
+
+    def wrap_in_sorted(self, span: Span, key: str | None, safe: bool, what: str) -> Fix | None:
+        if self.program.is_notebook or span in self.fixed_spans:
+            return None
+        self.fixed_spans.add(span)
+        loc = self.location(span)
+        closing = f", {key})" if key else ")"
+        return Fix(
+            description=f"wrap {what} in sorted(...)" + (f" ({key})" if key else ""),
+            edits=(
+                Edit(loc["line"], loc["column"], loc["line"], loc["column"], "sorted("),
+                Edit(loc["end_line"], loc["end_column"], loc["end_line"], loc["end_column"], closing),
+            ),
+            applicability=Applicability.SAFE if safe else Applicability.UNSAFE,
+        )
+
+    def sorted_fix(self, reach: Reach) -> Fix | None:
+        """sorted(...) where the unordered value is first put in order (the loop or comprehension
+        that iterates it, list(), join), else around the sink argument. Safe only when the
+        elements are known strings or paths: sorting anything else may raise or change meaning."""
+        o = reach.origin
+        safe = o.elements in _SAFE_ELEMENTS
+        if o.sortable and o.fix_at is not None:
+            return self.wrap_in_sorted(o.fix_at, None, safe, "the unordered value")
+        if o.sortable and reach.arg_span is not None:
+            return self.wrap_in_sorted(reach.arg_span, None, safe, "the argument")
+        if not o.sortable and reach.arg_span is not None and reach.sink.tier == "tools":
+            # Completion order or plugin discovery: sort what was collected, by tool name.
+            return self.wrap_in_sorted(reach.arg_span, _TOOL_KEY, False, "the tools")
+        return None
+
+    def diagnostic(self, code: str, message: str, span: Span, fix: Fix | None = None, severity: Severity | None = None) -> Diagnostic:
+        loc = self.location(span)
+        details: dict = {}
+        line, end_line = loc["line"], loc["end_line"]
+        if self.program.is_notebook:
+            cell, line = self.program.locate(loc["line"])
+            _, end_line = self.program.locate(loc["end_line"])
+            details["cell"] = cell
+            message = f"cell {cell}: {message}"
+        return Diagnostic(
+            code=code,
+            message=message,
+            path=self.program.path,
+            line=line,
+            column=loc["column"],
+            end_line=end_line,
+            end_column=loc["end_column"],
+            severity=severity,
+            fix=fix,
+            details=details,
+        )
+
+
+def unordered_tools(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnostic]:
+    """CL101: the order of the tools comes from an unordered source."""
+    out = []
+    for r in _first_reach_per_origin(reaches, UNORDERED, ("tools",)):
+        msg = f"tools built from {r.origin.what} (unordered) reach {r.sink.label} at {_where(reporter.program, r.sink.line)}"
+        out.append(reporter.diagnostic("CL101", msg, r.origin.site, reporter.sorted_fix(r)))
+    return out
+
+
+def unordered_prompt(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnostic]:
+    """CL102: system/instructions text assembled in an unordered order."""
+    out = []
+    for r in _first_reach_per_origin(reaches, UNORDERED, ("system",)):
+        msg = f"system text built from {r.origin.what} (unordered) reaches {r.sink.label} at {_where(reporter.program, r.sink.line)}"
+        out.append(reporter.diagnostic("CL102", msg, r.origin.site, reporter.sorted_fix(r)))
+    return out
+
+
+def volatile_prefix(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnostic]:
+    """CL105: a clock, random value, uuid, pid or per-request id in tools or system. A date changes
+    once a day: reported as a warning."""
+    out = []
+    for r in _first_reach_per_origin(reaches, VOLATILE, ("tools", "system")):
+        daily = r.origin.granularity == "date"
+        effect = "the cached prefix changes every day" if daily else "the cached prefix changes on every request"
+        msg = f"{r.origin.what} reaches {r.sink.label} at {_where(reporter.program, r.sink.line)}: {effect}"
+        out.append(reporter.diagnostic("CL105", msg, r.origin.site, severity=Severity.WARNING if daily else None))
+    return out
+
+
+def _loop_changes(reporter: _Reporter, changes: list[LoopChange], tier: str, code: str, what: str) -> list[Diagnostic]:
+    best: dict[Span, LoopChange] = {}
+    for c in changes:
+        if c.tier != tier:
+            continue
+        current = best.get(c.site)
+        if current is None or (c.sink.line, c.sink.label) < (current.sink.line, current.sink.label):
+            best[c.site] = c
+    out = []
+    for site in sorted(best):
+        c = best[site]
+        msg = (
+            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {c.sink.label} "
+            f"at {_where(reporter.program, c.sink.line)}, so each change rewrites the cached prefix from {what} on"
+        )
+        out.append(reporter.diagnostic(code, msg, site))
+    return out
+
+
+def tools_changed_in_loop(reporter: _Reporter, changes: list[LoopChange]) -> list[Diagnostic]:
+    """CL103: tools mutated or rebound inside the loop that repeats the call."""
+    return _loop_changes(reporter, changes, "tools", "CL103", "the tools (position 0)")
+
+
+def system_changed_in_loop(reporter: _Reporter, changes: list[LoopChange]) -> list[Diagnostic]:
+    """CL104: system/instructions mutated or rebound inside the loop that repeats the call."""
+    return _loop_changes(reporter, changes, "system", "CL104", "the system prompt")
+
+
+def diagnostics_for(program: Program, reaches: list[Reach], changes: list[LoopChange]) -> list[Diagnostic]:
+    reporter = _Reporter(program)
+    out: list[Diagnostic] = []
+    out += unordered_tools(reporter, reaches)
+    out += unordered_prompt(reporter, reaches)
+    out += volatile_prefix(reporter, reaches)
+    out += tools_changed_in_loop(reporter, changes)
+    out += system_changed_in_loop(reporter, changes)
+    out.sort(key=Diagnostic.sort_key)
+    return out

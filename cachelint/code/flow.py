@@ -1,0 +1,1349 @@
+"""The order-flow analysis: one walk over a module's ast that follows unordered and volatile values
+into the prefix arguments of LLM calls, and watches the loops that repeat those calls.
+
+How it works (see docs/code-checks.md):
+- Statements run in source order in a ``Frame`` (a function activation, or the module). A name maps to
+  a ``Value`` (values.py); ``if``/``try`` branches are analysed on copies and merged, loops once with
+  their assignments merged into what was there before (a may-analysis: a value is unordered if it can
+  be on some path).
+- Expressions are evaluated by handlers dispatched on the node type. Calls are looked up in the
+  knowledge tables (knowledge.py): sinks, unordered sources, sanitizers, volatile calls.
+- Functions of the module are analysed once, with their parameters as symbolic origins, into a
+  ``Summary`` (what they return, which parameters reach which sink); a call applies the summary.
+  Module-level functions are analysed after the module body (so they see every global), or earlier
+  on their first call. Summaries of other modules of the same run come in as plain data.
+- A sink argument's value yields ``Reach`` facts (an origin reaching a sink); a loop that contains a
+  sink and changes the variable passed to it yields ``LoopChange`` facts. findings.py turns both into
+  diagnostics.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping
+
+from cachelint.code.knowledge import Knowledge, Sink
+from cachelint.code.values import (
+    CLEAN,
+    EMPTY,
+    PARAM,
+    UNORDERED,
+    VOLATILE,
+    Origin,
+    Span,
+    Value,
+    as_element,
+    element_of,
+    materialized,
+    sanitized,
+    substitute,
+    union,
+)
+
+PREFIX_TIERS = ("tools", "system")
+_MUTATION_WORDS = {
+    "append": "appended to",
+    "appendleft": "appended to",
+    "extend": "extended",
+    "extendleft": "extended",
+    "insert": "inserted into",
+    "add": "added to",
+    "update": "updated",
+    "setdefault": "updated",
+    "remove": "shrunk (.remove())",
+    "pop": "shrunk (.pop())",
+    "popitem": "shrunk (.popitem())",
+    "discard": "shrunk (.discard())",
+    "clear": "cleared",
+    "reverse": "reversed",
+}
+
+
+def span_of(node: ast.AST) -> Span:
+    return (
+        node.lineno,  # type: ignore[attr-defined]
+        node.col_offset,  # type: ignore[attr-defined]
+        node.end_lineno or node.lineno,  # type: ignore[attr-defined]
+        node.end_col_offset if node.end_col_offset is not None else node.col_offset,  # type: ignore[attr-defined]
+    )
+
+
+@dataclass(frozen=True)
+class SinkRef:
+    """A prefix argument of an LLM call: ``tools= of client.messages.create`` at a line."""
+
+    tier: str  # tools | system
+    label: str
+    line: int
+    external: str | None = None  # "pkg.mod" when the call is inside another module's function
+
+
+@dataclass(frozen=True)
+class Reach:
+    origin: Origin
+    sink: SinkRef
+    arg_span: Span | None  # the sink argument, when the origin is in the argument's own order
+
+
+@dataclass(frozen=True)
+class LoopChange:
+    tier: str
+    sink: SinkRef
+    site: Span
+    path: str
+    action: str
+
+
+@dataclass
+class Summary:
+    name: str
+    params: list[str]
+    returns: Value = CLEAN
+    # parameter -> [(sink, mode)]: the parameter's value (transformed by mode) reaches the sink
+    param_sinks: dict[str, list[tuple[SinkRef, str]]] = field(default_factory=dict)
+    # paths read by a sink argument, rooted at a parameter, ``self`` or a global name
+    uses: list[tuple[str, SinkRef]] = field(default_factory=list)
+    done: bool = False
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    methods: dict[str, ast.AST] = field(default_factory=dict)
+    attrs: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass
+class Change:
+    path: str
+    site: Span
+    action: str
+    rhs_names: frozenset[str] | None  # rebinding: names its value depends on; None otherwise
+
+
+@dataclass
+class LoopFrame:
+    node: ast.AST
+    bound: set[str] = field(default_factory=set)
+    changes: list[Change] = field(default_factory=list)
+    uses: list[tuple[str, SinkRef]] = field(default_factory=list)
+
+
+class Frame:
+    __slots__ = ("names", "exprs", "parent", "summary", "self_name", "cls", "loops", "iter_orders", "local_funcs", "params")
+
+    def __init__(self, parent: "Frame | None", summary: Summary | None = None, cls: ClassInfo | None = None) -> None:
+        self.names: dict[str, Value] = {}
+        self.exprs: dict[str, ast.AST] = {}
+        self.parent = parent
+        self.summary = summary
+        self.self_name: str | None = None
+        self.cls = cls
+        self.loops: list[LoopFrame] = []
+        self.iter_orders: list[frozenset[Origin]] = []
+        self.local_funcs: dict[str, ast.AST] = {}
+        self.params: set[str] = set()
+
+    def lookup(self, name: str) -> Value | None:
+        frame: Frame | None = self
+        while frame is not None:
+            v = frame.names.get(name)
+            if v is not None:
+                return v
+            frame = frame.parent
+        return None
+
+    def lookup_expr(self, name: str) -> ast.AST | None:
+        frame: Frame | None = self
+        while frame is not None:
+            e = frame.exprs.get(name)
+            if e is not None:
+                return e
+            if name in frame.names:
+                return None
+            frame = frame.parent
+        return None
+
+
+def path_of(node: ast.AST) -> str | None:
+    """``tools``, ``self.tools``, ``state.system``, ``cfg["system"]``: a stable name for a place."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = path_of(node.value)
+        return f"{base}.{node.attr}" if base else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        base = path_of(node.value)
+        return f"{base}[{node.slice.value!r}]" if base else None
+    return None
+
+
+def _root(path: str) -> str:
+    for i, ch in enumerate(path):
+        if ch in ".[":
+            return path[:i]
+    return path
+
+
+def _covers(changed: str, used: str) -> bool:
+    """A change of ``changed`` changes what ``used`` reads."""
+    if changed == used:
+        return True
+    if changed.startswith(used) and changed[len(used)] in ".[":
+        return True
+    return used.startswith(changed) and used[len(changed)] in ".["
+
+
+def _has_deferred_tool(node: ast.AST, frame: Frame) -> bool:
+    """``{"defer_loading": True, ...}``: a deferred tool stays out of the rendered prefix (tool search
+    appends it to the messages when found; reference/cache_facts.md 1.9)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            target = frame.lookup_expr(sub.id)
+            if target is not None and target is not node and _has_deferred_literal(target):
+                return True
+        elif isinstance(sub, ast.Dict) and _has_deferred_literal(sub):
+            return True
+        elif isinstance(sub, ast.Call) and any(
+            kw.arg == "defer_loading" and isinstance(kw.value, ast.Constant) and kw.value.value is True for kw in sub.keywords
+        ):
+            return True
+    return False
+
+
+def _has_deferred_literal(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Dict):
+            for k, v in zip(sub.keys, sub.values):
+                if isinstance(k, ast.Constant) and k.value == "defer_loading" and isinstance(v, ast.Constant) and v.value is True:
+                    return True
+    return False
+
+
+def _names_in(node: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _str_expr(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, ast.JoinedStr)
+
+
+class ModuleAnalysis:
+    """One module (or notebook program): run ``analyse()`` once, then read ``reaches``, ``changes``,
+    ``module_frame`` and ``summaries``."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        knowledge: Knowledge,
+        resolve_external: Callable[[tuple[str, ...]], tuple[str, Mapping[str, Any]] | None] | None = None,
+        resolve_external_name: Callable[[tuple[str, ...]], tuple[str, Mapping[str, Any]] | None] | None = None,
+    ) -> None:
+        self.tree = tree
+        self.k = knowledge
+        self.resolve_external = resolve_external
+        self.resolve_external_name = resolve_external_name
+        self.imports: dict[str, str] = {}
+        self.module_funcs: dict[str, ast.AST] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.summaries: dict[int, Summary] = {}
+        self.func_class: dict[int, ClassInfo] = {}
+        self.func_parent: dict[int, Frame] = {}
+        self.pending: list[ast.AST] = []
+        self.reaches: list[Reach] = []
+        self.changes: list[LoopChange] = []
+        self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
+        self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
+        self.module_frame = Frame(None)
+        self._stmt: dict[type, Callable[[Any, Frame], None]] = {
+            ast.Assign: self._assign,
+            ast.AnnAssign: self._ann_assign,
+            ast.AugAssign: self._aug_assign,
+            ast.Expr: self._expr_stmt,
+            ast.Return: self._return,
+            ast.If: self._if,
+            ast.For: self._for,
+            ast.AsyncFor: self._for,
+            ast.While: self._while,
+            ast.With: self._with,
+            ast.AsyncWith: self._with,
+            ast.Try: self._try,
+            ast.FunctionDef: self._def,
+            ast.AsyncFunctionDef: self._def,
+            ast.ClassDef: self._class,
+            ast.Import: self._import,
+            ast.ImportFrom: self._import_from,
+            ast.Delete: self._delete,
+        }
+        if hasattr(ast, "TryStar"):
+            self._stmt[ast.TryStar] = self._try
+        if hasattr(ast, "Match"):
+            self._stmt[ast.Match] = self._match
+        self._expr: dict[type, Callable[[Any, Frame], Value]] = {
+            ast.Name: self._name,
+            ast.Attribute: self._attribute,
+            ast.Subscript: self._subscript,
+            ast.Call: self._call,
+            ast.BinOp: self._binop,
+            ast.BoolOp: lambda n, f: union(*(self.eval(v, f) for v in n.values)),
+            ast.UnaryOp: lambda n, f: CLEAN if isinstance(n.op, ast.Not) else self.eval(n.operand, f),
+            ast.Compare: self._compare,
+            ast.IfExp: lambda n, f: (self.eval(n.test, f), union(self.eval(n.body, f), self.eval(n.orelse, f)))[1],
+            ast.Dict: self._dict,
+            ast.List: self._sequence,
+            ast.Tuple: self._sequence,
+            ast.Set: self._set,
+            ast.ListComp: self._comprehension,
+            ast.GeneratorExp: self._comprehension,
+            ast.DictComp: self._comprehension,
+            ast.SetComp: self._set_comprehension,
+            ast.JoinedStr: self._joined_str,
+            ast.FormattedValue: self._formatted_value,
+            ast.Constant: lambda n, f: CLEAN,
+            ast.Starred: lambda n, f: self.eval(n.value, f),
+            ast.Await: lambda n, f: self.eval(n.value, f),
+            ast.NamedExpr: self._named_expr,
+            ast.Lambda: lambda n, f: CLEAN,
+            ast.Yield: self._yield,
+            ast.YieldFrom: self._yield,
+            ast.Slice: lambda n, f: CLEAN,
+        }
+
+    # --- driver ------------------------------------------------------------------------------
+
+    def analyse(self) -> None:
+        body = self.tree.body
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.module_funcs[stmt.name] = stmt
+        self.block(body, self.module_frame)
+        for node in self.pending:
+            self.summary_of(node)
+
+    def block(self, stmts: Iterable[ast.stmt], frame: Frame) -> None:
+        table = self._stmt
+        for stmt in stmts:
+            handler = table.get(type(stmt))
+            if handler is not None:
+                handler(stmt, frame)
+
+    def eval(self, node: ast.AST | None, frame: Frame) -> Value:
+        if node is None:
+            return CLEAN
+        handler = self._expr.get(type(node))
+        if handler is None:
+            return CLEAN
+        return handler(node, frame)
+
+    # --- binding -----------------------------------------------------------------------------
+
+    def bind(self, target: ast.AST, value: Value, frame: Frame, source: ast.AST | None = None, weak: bool = False) -> None:
+        if isinstance(target, ast.Name):
+            name = target.id
+            if frame.loops or weak:
+                old = frame.names.get(name)
+                value = union(old, value) if old is not None else value
+            frame.names[name] = value
+            if source is not None:
+                frame.exprs[name] = source
+            else:
+                frame.exprs.pop(name, None)
+            for loop in frame.loops:
+                loop.bound.add(name)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(target.elts):
+                for t, s in zip(target.elts, source.elts):
+                    self.bind(t, self._cached_or_eval(s, frame), frame, s, weak)
+                return
+            part = element_of(value)
+            for t in target.elts:
+                self.bind(t.value if isinstance(t, ast.Starred) else t, part, frame, None, weak)
+            return
+        if isinstance(target, ast.Starred):
+            self.bind(target.value, value, frame, None, weak)
+            return
+        if isinstance(target, ast.Attribute):
+            path = path_of(target)
+            if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
+                old = frame.cls.attrs.get(target.attr)
+                frame.cls.attrs[target.attr] = union(old, value) if old is not None else value
+            elif path is not None:
+                if frame.loops:
+                    old = frame.names.get(path)
+                    value = union(old, value) if old is not None else value
+                frame.names[path] = value
+                if source is not None:
+                    frame.exprs[path] = source
+            else:
+                self.eval(target.value, frame)
+            return
+        if isinstance(target, ast.Subscript):
+            self.eval(target.slice, frame)
+            base = target.value
+            path = path_of(base)
+            if path is not None:
+                self._add_to(path, base, as_element(value), frame)
+                if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str) and target.slice.value in self.k.stash_keys:
+                    key_path = path_of(target)
+                    if key_path is not None:
+                        frame.exprs[key_path] = source if source is not None else target
+            return
+
+    def _cached_or_eval(self, node: ast.AST, frame: Frame) -> Value:
+        return self.eval(node, frame)
+
+    def _iter_order(self, frame: Frame) -> frozenset[Origin]:
+        if not frame.iter_orders:
+            return EMPTY
+        out: frozenset[Origin] = EMPTY
+        for o in frame.iter_orders:
+            if o:
+                out = out | o
+        return out
+
+    def _add_to(self, path: str, node: ast.AST, added: Value, frame: Frame) -> None:
+        """Something is put into the collection at ``path``: inside a loop over an unordered source,
+        the collection takes that order."""
+        order = self._iter_order(frame)
+        current = self._read_path(path, node, frame)
+        new = union(current, added, Value(order, EMPTY)) if order else union(current, added)
+        self._write_path(path, node, new, frame)
+
+    def _read_path(self, path: str, node: ast.AST, frame: Frame) -> Value:
+        if frame.cls is not None and frame.self_name and path.startswith(frame.self_name + "."):
+            attr = path[len(frame.self_name) + 1 :]
+            return frame.cls.attrs.get(attr, CLEAN)
+        v = frame.lookup(path)
+        return v if v is not None else CLEAN
+
+    def _write_path(self, path: str, node: ast.AST, value: Value, frame: Frame) -> None:
+        if frame.cls is not None and frame.self_name and path.startswith(frame.self_name + "."):
+            frame.cls.attrs[path[len(frame.self_name) + 1 :]] = value
+            return
+        frame.names[path] = value
+
+    def _record_change(self, frame: Frame, path: str | None, node: ast.AST, action: str, rhs: ast.AST | None = None) -> None:
+        if path is None or not frame.loops:
+            return
+        rhs_names = None
+        if action == "rebound":
+            rhs_names = _names_in(rhs) if rhs is not None else frozenset()
+        change = Change(path, span_of(node), action, rhs_names)
+        for loop in frame.loops:
+            loop.changes.append(change)
+
+    # --- statements --------------------------------------------------------------------------
+
+    def _assign(self, node: ast.Assign, frame: Frame) -> None:
+        value = self.eval(node.value, frame)
+        for target in node.targets:
+            path = path_of(target)
+            if isinstance(target, ast.Subscript):
+                self._record_change(frame, path_of(target.value), target, "item assigned")
+            elif path is not None:
+                self._record_change(frame, path, target, "rebound", node.value)
+            self.bind(target, value, frame, node.value)
+
+    def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
+        value = self.eval(node.value, frame) if node.value is not None else CLEAN
+        declared = self._annotation_origin(node.annotation, node.target)
+        if declared is not None:
+            value = union(value, Value(frozenset([declared]), EMPTY))
+        if node.value is None and declared is None:
+            return
+        path = path_of(node.target)
+        if path is not None and node.value is not None:
+            self._record_change(frame, path, node.target, "rebound", node.value)
+        self.bind(node.target, value, frame, node.value)
+
+    def _annotation_origin(self, annotation: ast.AST | None, at: ast.AST) -> Origin | None:
+        """``names: set[str]``: the annotation says the value is unordered, wherever it came from."""
+        if annotation is None:
+            return None
+        node = annotation
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # set[str] | None
+            return self._annotation_origin(node.left, at) or self._annotation_origin(node.right, at)
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            if isinstance(base, (ast.Name, ast.Attribute)) and (base.id if isinstance(base, ast.Name) else base.attr) == "Optional":
+                return self._annotation_origin(node.slice, at)
+            elements = None
+            if isinstance(node.slice, ast.Name) and node.slice.id == "str":
+                elements = "str"
+            node = base
+        else:
+            elements = None
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if name is None or name not in self.k.unordered_annotations:
+            return None
+        return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else annotation.value}", span_of(at), elements=elements)
+
+    def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
+        value = self.eval(node.value, frame)
+        target = node.target
+        path = path_of(target)
+        action = "extended" if isinstance(node.op, ast.Add) else "changed"
+        if path is not None and not (action == "extended" and _has_deferred_tool(node.value, frame)):
+            self._record_change(frame, path, target, action)
+        if isinstance(target, ast.Subscript):
+            self.bind(target, value, frame)
+            return
+        if path is None:
+            return
+        if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)) and self._is_set_like(target, self._read_path(path, target, frame)):
+            pass  # set algebra in place: the set keeps its origins
+        numeric = isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))
+        current = self._read_path(path, target, frame)
+        order = EMPTY if numeric else self._iter_order(frame)
+        new = union(current, value, Value(order, EMPTY)) if order else union(current, value)
+        self._write_path(path, target, new, frame)
+        for loop in frame.loops:
+            if isinstance(target, ast.Name):
+                loop.bound.add(target.id)
+
+    def _expr_stmt(self, node: ast.Expr, frame: Frame) -> None:
+        self.eval(node.value, frame)
+
+    def _return(self, node: ast.Return, frame: Frame) -> None:
+        value = self.eval(node.value, frame)
+        summary = frame.summary
+        if summary is not None:
+            summary.returns = union(summary.returns, value)
+
+    def _yield(self, node: ast.Yield | ast.YieldFrom, frame: Frame) -> Value:
+        value = self.eval(node.value, frame)
+        summary = frame.summary
+        if summary is not None:
+            if isinstance(node, ast.YieldFrom):
+                produced = value
+            else:
+                order = self._iter_order(frame)
+                produced = union(as_element(value), Value(order, EMPTY))
+            summary.returns = union(summary.returns, produced)
+        return CLEAN
+
+    def _branches(self, frame: Frame, bodies: list[list[ast.stmt]]) -> None:
+        """Run each body on a copy of the names and merge: a may-analysis over branches."""
+        before_names = frame.names
+        before_exprs = frame.exprs
+        merged: dict[str, Value] = {}
+        merged_exprs: dict[str, ast.AST] = dict(before_exprs)
+        for body in bodies:
+            frame.names = dict(before_names)
+            frame.exprs = dict(before_exprs)
+            self.block(body, frame)
+            for name, value in frame.names.items():
+                old = merged.get(name)
+                merged[name] = union(old, value) if old is not None else value
+            for name, expr in frame.exprs.items():
+                if before_exprs.get(name) is not expr:
+                    merged_exprs[name] = expr
+        frame.names = merged
+        frame.exprs = merged_exprs
+
+    def _if(self, node: ast.If, frame: Frame) -> None:
+        self.eval(node.test, frame)
+        self._branches(frame, [node.body, node.orelse])
+
+    def _match(self, node: Any, frame: Frame) -> None:
+        self.eval(node.subject, frame)
+        self._branches(frame, [case.body for case in node.cases] + [[]])
+
+    def _try(self, node: ast.Try, frame: Frame) -> None:
+        self.block(node.body, frame)
+        bodies = [h.body for h in node.handlers] + [node.orelse]
+        self._branches(frame, bodies)
+        self.block(node.finalbody, frame)
+
+    def _with(self, node: ast.With, frame: Frame) -> None:
+        for item in node.items:
+            value = self.eval(item.context_expr, frame)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, value, frame, item.context_expr)
+        self.block(node.body, frame)
+
+    def _delete(self, node: ast.Delete, frame: Frame) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript):
+                self._record_change(frame, path_of(target.value), target, "item deleted")
+
+    def _for(self, node: ast.For, frame: Frame) -> None:
+        iterable = self.eval(node.iter, frame)
+        iterable = materialized(iterable, span_of(node.iter))
+        order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
+        loop = LoopFrame(node)
+        frame.loops.append(loop)
+        frame.iter_orders.append(order)
+        try:
+            self.bind(node.target, element_of(iterable), frame)
+            self.block(node.body, frame)
+        finally:
+            frame.iter_orders.pop()
+            frame.loops.pop()
+        self._close_loop(loop, frame)
+        self.block(node.orelse, frame)
+
+    def _while(self, node: ast.While, frame: Frame) -> None:
+        self.eval(node.test, frame)
+        loop = LoopFrame(node)
+        frame.loops.append(loop)
+        try:
+            self.block(node.body, frame)
+        finally:
+            frame.loops.pop()
+        self._close_loop(loop, frame)
+        self.block(node.orelse, frame)
+
+    def _close_loop(self, loop: LoopFrame, frame: Frame) -> None:
+        """A sink inside the loop reads a place that the loop changes: the prefix differs between
+        the loop's iterations (CL103 for tools, CL104 for system)."""
+        # The enclosing loops see what this one contained.
+        for outer in frame.loops:
+            outer.bound |= loop.bound
+            outer.changes.extend(loop.changes)
+            outer.uses.extend(loop.uses)
+        if not loop.uses or not loop.changes:
+            return
+        for change in loop.changes:
+            for used, sink in loop.uses:
+                if not _covers(change.path, used):
+                    continue
+                if change.rhs_names is not None:
+                    varying = (loop.bound - {change.path}) & change.rhs_names
+                    if change.path not in change.rhs_names and not varying:
+                        continue
+                self.changes.append(LoopChange(sink.tier, sink, change.site, change.path, change.action))
+                break
+
+    # --- definitions -------------------------------------------------------------------------
+
+    def _import(self, node: ast.Import, frame: Frame) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.imports[alias.asname] = alias.name
+            else:
+                root = alias.name.split(".")[0]
+                self.imports[root] = root
+
+    def _import_from(self, node: ast.ImportFrom, frame: Frame) -> None:
+        module = ("." * node.level) + (node.module or "")
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            local = alias.asname or alias.name
+            self.imports[local] = f"{module}.{alias.name}" if node.module else f"{module}{alias.name}"
+
+    def _def(self, node: ast.FunctionDef, frame: Frame) -> None:
+        self.func_parent[id(node)] = frame
+        if frame is self.module_frame:
+            self.module_funcs[node.name] = node
+            self.pending.append(node)
+        else:
+            frame.local_funcs[node.name] = node
+            frame.names.pop(node.name, None)
+            self.summary_of(node)
+        for decorator in node.decorator_list:
+            self.eval(decorator, frame)
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            hit = self.k.decorators.match(self.callee_path(target))
+            if hit is not None:
+                tier, _library = hit
+                if frame is self.module_frame:
+                    self.pending.remove(node)
+                summary = self.summary_of(node)
+                sink = SinkRef(tier, f"the return value of {node.name}() (@{ast.unparse(target)})", node.lineno)
+                self._reach(summary.returns, sink, None, frame)
+
+    def _class(self, node: ast.ClassDef, frame: Frame) -> None:
+        info = ClassInfo(node.name)
+        self.classes.setdefault(node.name, info)
+        for base in node.bases:
+            self.eval(base, frame)
+        class_frame = Frame(frame, cls=None)
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info.methods[stmt.name] = stmt
+                self.func_class[id(stmt)] = info
+                self.func_parent[id(stmt)] = frame
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                value = self.eval(stmt.value, class_frame) if stmt.value is not None else CLEAN
+                declared = self._annotation_origin(stmt.annotation, stmt.target)
+                if declared is not None:
+                    value = union(value, Value(frozenset([declared]), EMPTY))
+                if value:
+                    info.attrs[stmt.target.id] = value
+            elif isinstance(stmt, ast.Assign):
+                value = self.eval(stmt.value, class_frame)
+                for t in stmt.targets:
+                    if isinstance(t, ast.Name) and value:
+                        info.attrs[t.id] = value
+            elif isinstance(stmt, ast.ClassDef):
+                self._class(stmt, class_frame)
+        methods = sorted(info.methods.values(), key=lambda m: (m.name not in ("__init__", "__post_init__"), m.lineno))
+        for method in methods:
+            for decorator in method.decorator_list:
+                self.eval(decorator, frame)
+            if frame is self.module_frame:
+                self.pending.append(method)
+            else:
+                self.summary_of(method)
+
+    def summary_of(self, node: Any) -> Summary:
+        key = id(node)
+        summary = self.summaries.get(key)
+        if summary is not None:
+            return summary
+        args = node.args
+        params = [a.arg for a in args.posonlyargs + args.args]
+        cls = self.func_class.get(key)
+        is_method = cls is not None and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+        )
+        summary = Summary(node.name, params[1:] if is_method and params else params)
+        self.summaries[key] = summary
+        parent = self.func_parent.get(key, self.module_frame)
+        frame = Frame(parent, summary, cls if is_method else None)
+        all_args = args.posonlyargs + args.args + args.kwonlyargs
+        for i, a in enumerate(all_args):
+            if is_method and i == 0 and args.posonlyargs + args.args:
+                frame.self_name = a.arg
+                frame.names[a.arg] = CLEAN
+                continue
+            value = Value(
+                frozenset([Origin(PARAM, a.arg, span_of(a))]),
+                frozenset([Origin(PARAM, a.arg, span_of(a), mode="elem")]),
+            )
+            declared = self._annotation_origin(a.annotation, a)
+            if declared is not None:
+                value = union(value, Value(frozenset([declared]), EMPTY))
+            frame.names[a.arg] = value
+            frame.params.add(a.arg)
+        for a in (args.vararg, args.kwarg):
+            if a is not None:
+                frame.names[a.arg] = CLEAN
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            self.eval(default, parent)
+        self.block(node.body, frame)
+        summary.done = True
+        return summary
+
+    # --- expressions -------------------------------------------------------------------------
+
+    def _volatile_name(self, name: str, node: ast.AST) -> Value | None:
+        if self.k.is_volatile_name(name):
+            return Value(frozenset([Origin(VOLATILE, f"{name} (a per-request value)", span_of(node))]), EMPTY)
+        return None
+
+    def _name(self, node: ast.Name, frame: Frame) -> Value:
+        v = frame.lookup(node.id)
+        if v is None and self.resolve_external_name is not None and node.id in self.imports:
+            v = self._external_name(node, self.imports[node.id])
+        tagged = self._volatile_name(node.id, node) if self.k.volatile_name_re is not None else None
+        if tagged is not None:
+            return union(v or CLEAN, tagged)
+        return v if v is not None else CLEAN
+
+    def _attribute(self, node: ast.Attribute, frame: Frame) -> Value:
+        base = node.value
+        if isinstance(base, ast.Name) and frame.cls is not None and base.id == frame.self_name:
+            v = frame.cls.attrs.get(node.attr, CLEAN)
+        else:
+            path = path_of(node)
+            stored = frame.lookup(path) if path is not None else None
+            if stored is not None:
+                v = stored
+            elif isinstance(base, ast.Name) and base.id in self.imports and frame.lookup(base.id) is None:
+                v = CLEAN
+                if self.resolve_external_name is not None:
+                    v = self._external_name(node, f"{self.imports[base.id]}.{node.attr}") or CLEAN
+            else:
+                v = self.eval(base, frame)
+        if node.attr in self.k.date_attributes and any(o.kind == VOLATILE for o in v.own):
+            return self._as_date(v, node)
+        if self.k.volatile_name_re is not None:
+            tagged = self._volatile_name(node.attr, node)
+            if tagged is not None:
+                return union(v, tagged)
+        return v
+
+    def _subscript(self, node: ast.Subscript, frame: Frame) -> Value:
+        base = self.eval(node.value, frame)
+        self.eval(node.slice, frame)
+        if isinstance(node.slice, ast.Slice):
+            return base
+        path = path_of(node)
+        if path is not None:
+            stored = frame.lookup(path)
+            if stored is not None:
+                return stored
+        v = element_of(base)
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and self.k.volatile_name_re is not None:
+            tagged = self._volatile_name(node.slice.value, node)
+            if tagged is not None:
+                return union(v, tagged)
+        return v
+
+    def _compare(self, node: ast.Compare, frame: Frame) -> Value:
+        self.eval(node.left, frame)
+        for c in node.comparators:
+            self.eval(c, frame)
+        return CLEAN
+
+    def _is_set_like(self, node: ast.AST, value: Value) -> bool:
+        if any(o.kind == UNORDERED for o in value.own):
+            return True
+        if isinstance(node, (ast.Set, ast.SetComp)):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in self.k.set_view_methods:
+            return True
+        return False
+
+    def _binop(self, node: ast.BinOp, frame: Frame) -> Value:
+        left = self.eval(node.left, frame)
+        right = self.eval(node.right, frame)
+        value = union(left, right)
+        if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
+            has_origin = any(o.kind == UNORDERED for o in left.own) or any(o.kind == UNORDERED for o in right.own)
+            if not has_origin and (self._is_set_like(node.left, left) or self._is_set_like(node.right, right)):
+                op = {ast.BitOr: "|", ast.BitAnd: "&", ast.Sub: "-", ast.BitXor: "^"}[type(node.op)]
+                origin = Origin(UNORDERED, f"set algebra ({op} on a set view)", span_of(node))
+                value = union(value, Value(frozenset([origin]), EMPTY))
+        return value
+
+    def _dict(self, node: ast.Dict, frame: Frame) -> Value:
+        parts = []
+        role = None
+        content: tuple[Value, ast.AST] | None = None
+        stash: dict[str, tuple[Value, ast.AST]] | None = None
+        for key, val in zip(node.keys, node.values):
+            kv = self.eval(key, frame) if key is not None else CLEAN
+            vv = self.eval(val, frame)
+            if key is None:  # {**other}
+                parts.append(vv)
+                continue
+            parts.append(as_element(kv))
+            parts.append(as_element(vv))
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                name = key.value
+                if name == "role" and isinstance(val, ast.Constant) and val.value in self.k.first_message_roles:
+                    role = val.value
+                elif name == "content":
+                    content = (vv, val)
+                if name in self.k.stash_keys:
+                    if stash is None:
+                        stash = {}
+                    stash[name] = (vv, val)
+        if role is not None and content is not None:
+            self.role_contents[id(node)] = (content[0], role)
+        if stash:
+            self.dict_entries[id(node)] = stash
+        return union(*parts) if parts else CLEAN
+
+    def _sequence(self, node: ast.List | ast.Tuple, frame: Frame) -> Value:
+        parts = []
+        for elt in node.elts:
+            if isinstance(elt, ast.Starred):
+                parts.append(materialized(self.eval(elt.value, frame), span_of(elt.value)))
+            else:
+                parts.append(as_element(self.eval(elt, frame)))
+        return union(*parts) if parts else CLEAN
+
+    def _set(self, node: ast.Set, frame: Frame) -> Value:
+        values = [self.eval(e, frame) for e in node.elts]
+        elements = "str" if node.elts and all(_str_expr(e) for e in node.elts) else None
+        origin = Origin(UNORDERED, "a set", span_of(node), elements=elements)
+        return union(Value(frozenset([origin]), EMPTY), *(as_element(v) for v in values))
+
+    def _generators(self, node: Any, frame: Frame) -> tuple[Frame, frozenset[Origin]]:
+        inner = Frame(frame, frame.summary, frame.cls)
+        inner.self_name = frame.self_name
+        order: frozenset[Origin] = EMPTY
+        for gen in node.generators:
+            iterable = materialized(self.eval(gen.iter, inner), span_of(gen.iter))
+            order = order | frozenset(o for o in iterable.own if o.kind in (UNORDERED, PARAM))
+            self.bind(gen.target, element_of(iterable), inner)
+            for cond in gen.ifs:
+                self.eval(cond, inner)
+        return inner, order
+
+    def _comprehension(self, node: Any, frame: Frame) -> Value:
+        inner, order = self._generators(node, frame)
+        if isinstance(node, ast.DictComp):
+            elt = union(as_element(self.eval(node.key, inner)), as_element(self.eval(node.value, inner)))
+        else:
+            elt = as_element(self.eval(node.elt, inner))
+        return union(elt, Value(order, EMPTY)) if order else elt
+
+    def _set_comprehension(self, node: ast.SetComp, frame: Frame) -> Value:
+        inner, _order = self._generators(node, frame)
+        elt = self.eval(node.elt, inner)
+        origin = Origin(UNORDERED, "a set comprehension", span_of(node), elements="str" if _str_expr(node.elt) else None)
+        return union(Value(frozenset([origin]), EMPTY), as_element(elt))
+
+    def _joined_str(self, node: ast.JoinedStr, frame: Frame) -> Value:
+        parts = [self.eval(v, frame) for v in node.values if isinstance(v, ast.FormattedValue)]
+        return union(*parts) if parts else CLEAN
+
+    def _formatted_value(self, node: ast.FormattedValue, frame: Frame) -> Value:
+        value = materialized(self.eval(node.value, frame), span_of(node.value))
+        spec = node.format_spec
+        if spec is not None and value.own:
+            text = "".join(v.value for v in spec.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+            if "%" in text and not any(d in text for d in self.k.time_directives):
+                return self._as_date(value, node)
+        return value
+
+    def _named_expr(self, node: ast.NamedExpr, frame: Frame) -> Value:
+        value = self.eval(node.value, frame)
+        self.bind(node.target, value, frame, node.value)
+        return value
+
+    def _as_date(self, value: Value, node: ast.AST) -> Value:
+        """A clock reduced to its date (strftime("%Y-%m-%d"), .date()): it changes once a day."""
+        own = set()
+        for o in value.own:
+            if o.kind == VOLATILE and o.granularity == "time" and "per-request" not in o.what:
+                own.add(replace(o, granularity="date", what=o.what.replace("(the clock)", "(reduced to the date)")))
+            else:
+                own.add(o)
+        return Value(frozenset(own), value.inner)
+
+    # --- calls -------------------------------------------------------------------------------
+
+    def callee_path(self, func: ast.AST) -> tuple[str, ...]:
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            resolved = self.imports.get(node.id)
+            if resolved is not None:
+                parts.extend(reversed(resolved.lstrip(".").split(".")))
+            else:
+                parts.append(node.id)
+        else:
+            parts.append("?")
+        parts.reverse()
+        return tuple(parts)
+
+    def _call(self, node: ast.Call, frame: Frame) -> Value:
+        func = node.func
+        receiver = CLEAN
+        method = None
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            receiver = self.eval(func.value, frame)
+        elif not isinstance(func, ast.Name):
+            self.eval(func, frame)
+        positional = [self.eval(a, frame) for a in node.args]
+        keywords = {kw.arg: self.eval(kw.value, frame) for kw in node.keywords}
+        path = self.callee_path(func)
+
+        local = self._local_function(func, frame)
+        if local is not None:
+            return self._apply_summary(node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute))
+
+        sink = self.k.sinks.match(path)
+        if sink is not None:
+            self._sink_call(node, sink, positional, keywords, frame)
+            return CLEAN
+
+        if self.k.sanitizers.match(path) is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            return sanitized(union(*positional)) if positional else CLEAN
+
+        unordered = self.k.unordered.match(path)
+        if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            elements = unordered.elements
+            if path in (("set",), ("frozenset",)) and node.args:
+                arg = node.args[0]
+                if isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and arg.elts and all(_str_expr(e) for e in arg.elts):
+                    elements = "str"
+            origin = Origin(UNORDERED, unordered.what, span_of(node), elements=elements, sortable=unordered.sortable)
+            carried = union(receiver, *positional, *keywords.values())
+            own = frozenset([origin])
+            inner = frozenset([origin]) if unordered.nested else EMPTY
+            if path in (("set",), ("frozenset",)) and positional:
+                inner = inner | positional[0].inner
+                own = own | frozenset(o for o in positional[0].own if o.kind != UNORDERED)
+                return Value(own, inner)
+            return union(Value(own, inner), element_of(carried))
+
+        volatile = self.k.volatile.match(path)
+        if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            args_value = union(*positional, *keywords.values())
+            if volatile.needs_volatile_argument:
+                return args_value
+            granularity = volatile.granularity
+            if volatile.format_argument is not None and len(node.args) > volatile.format_argument:
+                fmt = node.args[volatile.format_argument]
+                if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and not any(d in fmt.value for d in self.k.time_directives):
+                    granularity = "date"
+            what = volatile.what if granularity == volatile.granularity else volatile.what.replace("(the clock)", "(reduced to the date)")
+            return union(Value(frozenset([Origin(VOLATILE, what, span_of(node), granularity=granularity)]), EMPTY), args_value)
+
+        if method is not None:
+            handled = self._method_call(node, func, method, receiver, positional, keywords, frame)
+            if handled is not None:
+                return handled
+
+        if self.k.materializers.match(path) is not None:
+            values = [materialized(v, span_of(a)) for v, a in zip(positional, node.args)]
+            result = union(receiver, *values, *keywords.values())
+            if path[-1] in ("dumps", "dump") and any(
+                kw.arg in self.k.key_sorting_keywords and isinstance(kw.value, ast.Constant) and kw.value.value is True
+                for kw in node.keywords
+            ):
+                return sanitized(result)
+            return result
+
+        if self.resolve_external is not None and path[0] != "?":
+            external = self._external_call(node, path, positional, keywords, frame)
+            if external is not None:
+                return external
+
+        return _through_unknown(union(receiver, *positional, *keywords.values()))
+
+    def _method_call(
+        self, node: ast.Call, func: ast.Attribute, method: str, receiver: Value, positional: list[Value], keywords: dict, frame: Frame
+    ) -> Value | None:
+        k = self.k
+        target_path = path_of(func.value)
+        if method in k.sort_methods:
+            if target_path is not None:
+                self._write_path(target_path, func.value, sanitized(receiver), frame)
+            return CLEAN
+        if method in k.mutating_methods:
+            if target_path is not None:
+                deferred = method in k.adding_methods and node.args and all(_has_deferred_tool(a, frame) for a in node.args)
+                if not deferred:
+                    self._record_change(frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())"))
+                if method in k.adding_methods:
+                    added = CLEAN
+                    for v, a in zip(positional, node.args):
+                        if method in ("extend", "update", "extendleft"):
+                            added = union(added, materialized(v, span_of(a)))
+                        else:
+                            added = union(added, as_element(v))
+                    added = union(added, *(as_element(v) for v in keywords.values()))
+                    self._add_to(target_path, func.value, added, frame)
+            if method in k.element_methods:
+                return element_of(receiver)
+            return CLEAN
+        if method in k.element_methods:
+            return element_of(receiver)
+        if method in k.sanitizer_methods:
+            return sanitized(receiver)
+        if method in k.format_methods:
+            if any(o.kind == VOLATILE for o in receiver.own) and node.args:
+                fmt = node.args[0]
+                if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and not any(d in fmt.value for d in k.time_directives):
+                    return self._as_date(receiver, node)
+            return union(receiver, *positional)
+        if method in k.date_methods and not node.args:
+            return self._as_date(receiver, node)
+        return None
+
+    def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None:
+        if isinstance(func, ast.Name):
+            f: Frame | None = frame
+            while f is not None:
+                if func.id in f.local_funcs:
+                    return self.summary_of(f.local_funcs[func.id])
+                if func.id in f.names and f is not self.module_frame:
+                    return None
+                f = f.parent
+            node = self.module_funcs.get(func.id)
+            if node is not None:
+                return self.summary_of(node)
+            return None
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and frame.cls is not None
+            and func.value.id == frame.self_name
+        ):
+            method = frame.cls.methods.get(func.attr)
+            if method is not None:
+                return self.summary_of(method)
+        return None
+
+    def _bindings(self, params: list[str], node: ast.Call, positional: list[Value], keywords: dict) -> tuple[dict[str, Value], dict[str, ast.AST]]:
+        values: dict[str, Value] = {}
+        nodes: dict[str, ast.AST] = {}
+        for i, (v, a) in enumerate(zip(positional, node.args)):
+            if isinstance(a, ast.Starred):
+                break
+            if i < len(params):
+                values[params[i]] = v
+                nodes[params[i]] = a
+        for kw in node.keywords:
+            if kw.arg is not None:
+                values[kw.arg] = keywords.get(kw.arg, CLEAN)
+                nodes[kw.arg] = kw.value
+        return values, nodes
+
+    def _apply_summary(self, node: ast.Call, summary: Summary, positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool) -> Value:
+        values, nodes = self._bindings(summary.params, node, positional, keywords)
+        for param, sinks in summary.param_sinks.items():
+            if param not in values:
+                continue
+            for sink, mode in sinks:
+                arg = values[param]
+                if mode == "elem":
+                    arg = element_of(arg)
+                elif mode == "sorted":
+                    arg = sanitized(arg)
+                self._reach(arg, sink, nodes.get(param), frame)
+        for used, sink in summary.uses:
+            root = _root(used)
+            if root in summary.params:
+                arg_node = nodes.get(root)
+                arg_path = path_of(arg_node) if arg_node is not None else None
+                if arg_path is not None:
+                    self._use(arg_path + used[len(root):], sink, frame)
+            elif root == "self":
+                if receiver_is_self and frame.self_name:
+                    self._use(frame.self_name + used[len(root):], sink, frame)
+            else:
+                self._use(used, sink, frame)
+        if not summary.done:  # a recursive call: what it returns is still being worked out
+            return CLEAN
+        return substitute(summary.returns, values)
+
+    # --- sinks -------------------------------------------------------------------------------
+
+    def _sink_call(self, node: ast.Call, sink: Sink, positional: list[Value], keywords: dict, frame: Frame) -> None:
+        callee = ast.unparse(node.func)
+        starred_kwargs = [kw.value for kw in node.keywords if kw.arg is None]
+        for argument in sink.arguments:
+            arg_node: ast.AST | None = None
+            value = CLEAN
+            how = ""
+            if argument.keyword is not None:
+                for kw in node.keywords:
+                    if kw.arg == argument.keyword:
+                        arg_node, value, how = kw.value, keywords[kw.arg], f"{kw.arg}="
+                        break
+            if arg_node is None and argument.position is not None and argument.position < len(node.args):
+                if not any(isinstance(a, ast.Starred) for a in node.args[: argument.position + 1]):
+                    arg_node = node.args[argument.position]
+                    value = positional[argument.position]
+                    how = f"{argument.keyword}= (argument {argument.position + 1})" if argument.keyword else f"argument {argument.position + 1}"
+            if arg_node is None and argument.keyword is not None and starred_kwargs:
+                for kwargs_node in starred_kwargs:
+                    entry = self._dict_entry(kwargs_node, argument.keyword, frame)
+                    if entry is not None:
+                        value, arg_node = entry
+                        how = f"{argument.keyword}= (from **{ast.unparse(kwargs_node)})"
+                        break
+            if arg_node is None:
+                continue
+            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame)
+
+    def _sink_argument(self, tier: str, value: Value, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
+        if tier in PREFIX_TIERS:
+            sink = SinkRef(tier, label, line)
+            self._reach(value, sink, arg_node, frame)
+            for used in self._paths_in(arg_node):
+                self._use(used, sink, frame)
+        elif tier == "messages":
+            first = self._first_message(arg_node, frame)
+            if first is not None:
+                (content, role) = first
+                sink = SinkRef("system", f"the first {role} message in {label}", line)
+                self._reach(content, sink, None, frame)
+        elif tier == "body":
+            for key, tier_of_key in sorted(self.k.body_keys.items()):
+                entry = self._dict_entry(arg_node, key, frame)
+                if entry is None:
+                    continue
+                entry_value, entry_node = entry
+                self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame)
+
+    def _structure(self, node: ast.AST | None, frame: Frame, depth: int = 0) -> ast.AST | None:
+        """Follow names to the display that built them: ``body = {...}; post(json=body)``."""
+        while node is not None and depth < 4:
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                path = path_of(node)
+                node = frame.lookup_expr(path) if path is not None else None
+                depth += 1
+                continue
+            return node
+        return None
+
+    def _dict_entry(self, node: ast.AST, key: str, frame: Frame) -> tuple[Value, ast.AST] | None:
+        path = path_of(node)
+        if path is not None:  # body["tools"] = tools, assigned after the display
+            keyed = frame.lookup_expr(f"{path}[{key!r}]")
+            if keyed is not None:
+                return self.eval(keyed, frame), keyed
+        target = self._structure(node, frame)
+        if isinstance(target, ast.Dict):
+            entries = self.dict_entries.get(id(target))
+            if entries and key in entries:
+                return entries[key]
+        if isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id == "dict":
+            for kw in target.keywords:
+                if kw.arg == key:
+                    return self.eval(kw.value, frame), kw.value
+        return None
+
+    def _first_message(self, node: ast.AST, frame: Frame) -> tuple[Value, str] | None:
+        target = self._structure(node, frame)
+        while isinstance(target, ast.BinOp) and isinstance(target.op, ast.Add):
+            target = self._structure(target.left, frame) if not isinstance(target.left, (ast.List, ast.Tuple)) else target.left
+        if not isinstance(target, (ast.List, ast.Tuple)) or not target.elts:
+            return None
+        first = target.elts[0]
+        if not isinstance(first, ast.Dict):
+            first = self._structure(first, frame)
+        if isinstance(first, ast.Dict):
+            return self.role_contents.get(id(first))
+        return None
+
+    def _paths_in(self, node: ast.AST) -> list[str]:
+        """The places a sink argument reads (``tools``, ``self.tools``, ``state.system``)."""
+        out: list[str] = []
+        stack = [node]
+        while stack:
+            sub = stack.pop()
+            path = path_of(sub)
+            if path is not None:
+                out.append(path)
+                continue
+            if isinstance(sub, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                if not isinstance(sub, ast.Lambda):
+                    stack.extend(g.iter for g in sub.generators)
+                continue
+            if isinstance(sub, ast.Call):
+                stack.extend(sub.args)
+                stack.extend(kw.value for kw in sub.keywords)
+                if isinstance(sub.func, ast.Attribute):
+                    stack.append(sub.func.value)
+                continue
+            stack.extend(ast.iter_child_nodes(sub))
+        return out
+
+    def _use(self, path: str, sink: SinkRef, frame: Frame) -> None:
+        for loop in frame.loops:
+            loop.uses.append((path, sink))
+        summary = frame.summary
+        if summary is not None:
+            root = _root(path)
+            if root in frame.params or root == frame.self_name or frame.lookup(root) is None or root in self.module_frame.names:
+                if root == frame.self_name and root is not None:
+                    path = "self" + path[len(root):]
+                summary.uses.append((path, sink))
+
+    def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame) -> None:
+        if not value:
+            return
+        arg_span = span_of(arg_node) if arg_node is not None else None
+        for o in value.own | value.inner:
+            if o.kind == PARAM:
+                summary = frame.summary
+                if summary is not None and o.what in summary.params:
+                    summary.param_sinks.setdefault(o.what, [])
+                    if (sink, o.mode) not in summary.param_sinks[o.what]:
+                        summary.param_sinks[o.what].append((sink, o.mode))
+                continue
+            self.reaches.append(Reach(o, sink, arg_span if o in value.own else None))
+
+    # --- other modules of the run --------------------------------------------------------------
+
+    def _external_call(self, node: ast.Call, path: tuple[str, ...], positional: list[Value], keywords: dict, frame: Frame) -> Value | None:
+        assert self.resolve_external is not None
+        found = self.resolve_external(path)
+        if found is None:
+            return None
+        qualified, data = found
+        params = list(data.get("params", ()))
+        values, nodes = self._bindings(params, node, positional, keywords)
+        for param, sinks in sorted(data.get("param_sinks", {}).items()):
+            if param not in values:
+                continue
+            for entry in sinks:
+                arg = values[param]
+                mode = entry.get("mode", "whole")
+                if mode == "elem":
+                    arg = element_of(arg)
+                elif mode == "sorted":
+                    arg = sanitized(arg)
+                sink = SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", node.lineno, external=qualified)
+                self._reach(arg, sink, nodes.get(param), frame)
+                arg_node = nodes.get(param)
+                arg_path = path_of(arg_node) if arg_node is not None else None
+                if arg_path is not None:
+                    self._use(arg_path, sink, frame)
+        returns = data.get("returns")
+        if not returns:
+            return CLEAN
+        local = _value_from_summary(returns, span_of(node), f"{qualified}()")
+        return substitute(local, values)
+
+    def _external_name(self, node: ast.AST, dotted: str) -> Value | None:
+        assert self.resolve_external_name is not None
+        found = self.resolve_external_name(tuple(dotted.split(".")))
+        if found is None:
+            return None
+        qualified, data = found
+        return _value_from_summary(data, span_of(node), qualified)
+
+
+def _through_unknown(v: Value) -> Value:
+    """A value passed through a call we know nothing about: still tainted, but what its elements are
+    is no longer known (a sorted(...) fix there would be unsafe)."""
+    if not v.own or not any(o.kind == UNORDERED and o.fix_at is None and o.elements for o in v.own):
+        return v
+    own = frozenset(replace(o, elements=None) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own)
+    return Value(own, v.inner)
+
+
+def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str) -> Origin:
+    if entry.get("kind") == PARAM:
+        return Origin(PARAM, entry["what"], site, mode=entry.get("mode", "whole"))
+    return Origin(
+        entry["kind"],
+        f"{entry['what']} (via {via}, line {entry.get('line', '?')})",
+        site,
+        elements=entry.get("elements"),
+        sortable=bool(entry.get("sortable", True)),
+        granularity=entry.get("granularity", "time"),
+        external=via,
+    )
+
+
+def _value_from_summary(data: Mapping[str, Any], site: Span, via: str) -> Value:
+    own = frozenset(_origin_from_summary(e, site, via) for e in data.get("own", ()))
+    inner = frozenset(_origin_from_summary(e, site, via) for e in data.get("inner", ()))
+    return Value(own, inner)
+
+
+def origin_to_data(o: Origin) -> dict[str, Any]:
+    data: dict[str, Any] = {"kind": o.kind, "what": o.what}
+    if o.kind == PARAM:
+        data["mode"] = o.mode
+        return data
+    data["line"] = o.site[0]
+    if o.elements:
+        data["elements"] = o.elements
+    if not o.sortable:
+        data["sortable"] = False
+    if o.kind == VOLATILE:
+        data["granularity"] = o.granularity
+    return data
+
+
+def value_to_data(v: Value) -> dict[str, Any]:
+    key = lambda d: (d["kind"], d["what"], d.get("line", 0), d.get("mode", ""))  # noqa: E731
+    return {
+        "own": sorted((origin_to_data(o) for o in v.own), key=key),
+        "inner": sorted((origin_to_data(o) for o in v.inner), key=key),
+    }

@@ -1,0 +1,252 @@
+"""The knowledge the code checks read, compiled from the packs (``rules/packs/code-*.yaml`` plus the
+user's ``packs``) and the ``[tool.cachelint.code]`` options into lookup tables.
+
+Nothing here knows a library by name: every sink, source, sanitizer and volatile call is data.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Generic, Iterable, Mapping, Sequence, TypeVar
+
+T = TypeVar("T")
+
+TIERS = ("tools", "system", "messages", "body")
+
+
+class CallTable(Generic[T]):
+    """Dotted call patterns -> data. ``a.b.c`` matches exactly; ``*.b.c`` matches any callee that ends
+    with ``.b.c`` after at least one more segment; ``a.*`` matches any attribute of ``a``. The first
+    pattern added wins among equals; exact beats suffix beats prefix, longer suffixes beat shorter."""
+
+    def __init__(self) -> None:
+        self._exact: dict[tuple[str, ...], T] = {}
+        self._suffix: dict[str, list[tuple[tuple[str, ...], T]]] = {}
+        self._prefix: dict[str, list[tuple[tuple[str, ...], T]]] = {}
+
+    def add(self, pattern: str, value: T) -> None:
+        parts = tuple(pattern.split("."))
+        if parts[0] == "*":
+            suffix = parts[1:]
+            bucket = self._suffix.setdefault(suffix[-1], [])
+            if all(s != suffix for s, _ in bucket):
+                bucket.append((suffix, value))
+                bucket.sort(key=lambda item: -len(item[0]))
+        elif parts[-1] == "*":
+            prefix = parts[:-1]
+            bucket = self._prefix.setdefault(prefix[0], [])
+            if all(p != prefix for p, _ in bucket):
+                bucket.append((prefix, value))
+                bucket.sort(key=lambda item: -len(item[0]))
+        else:
+            self._exact.setdefault(parts, value)
+
+    def match(self, path: tuple[str, ...]) -> T | None:
+        if not path:
+            return None
+        hit = self._exact.get(path)
+        if hit is not None:
+            return hit
+        for suffix, value in self._suffix.get(path[-1], ()):
+            n = len(suffix)
+            if len(path) > n and path[-n:] == suffix:
+                return value
+        for prefix, value in self._prefix.get(path[0], ()):
+            n = len(prefix)
+            if len(path) > n and path[:n] == prefix:
+                return value
+        return None
+
+    def last_segments(self) -> set[str]:
+        """Identifiers a source text must contain for any pattern to match (the prefilter)."""
+        out = {p[-1] for p in self._exact}
+        out.update(self._suffix)
+        out.update(p[-1] for bucket in self._prefix.values() for p, _ in bucket)
+        return out
+
+
+@dataclass(frozen=True)
+class SinkArgument:
+    tier: str  # tools | system | messages | body
+    keyword: str | None
+    position: int | None
+
+
+@dataclass(frozen=True)
+class Sink:
+    library: str
+    arguments: tuple[SinkArgument, ...]
+
+
+@dataclass(frozen=True)
+class UnorderedCall:
+    what: str
+    elements: str | None = None  # "str" | "path" | None (unknown)
+    nested: bool = False
+    sortable: bool = True
+
+
+@dataclass(frozen=True)
+class VolatileCall:
+    what: str
+    granularity: str  # "time" | "date"
+    format_argument: int | None = None
+    needs_volatile_argument: bool = False
+
+
+@dataclass
+class Knowledge:
+    sinks: CallTable[Sink] = field(default_factory=CallTable)
+    decorators: CallTable[tuple[str, str]] = field(default_factory=CallTable)  # -> (tier, library)
+    body_keys: dict[str, str] = field(default_factory=dict)
+    first_message_roles: frozenset[str] = frozenset()
+    unordered: CallTable[UnorderedCall] = field(default_factory=CallTable)
+    unordered_annotations: frozenset[str] = frozenset()
+    set_view_methods: frozenset[str] = frozenset()
+    sanitizers: CallTable[bool] = field(default_factory=CallTable)
+    sanitizer_methods: frozenset[str] = frozenset()
+    element_methods: frozenset[str] = frozenset()
+    materializers: CallTable[bool] = field(default_factory=CallTable)
+    key_sorting_keywords: frozenset[str] = frozenset()
+    sort_methods: frozenset[str] = frozenset()
+    mutating_methods: frozenset[str] = frozenset()
+    adding_methods: frozenset[str] = frozenset()
+    volatile: CallTable[VolatileCall] = field(default_factory=CallTable)
+    format_methods: frozenset[str] = frozenset()
+    date_methods: frozenset[str] = frozenset()
+    date_attributes: frozenset[str] = frozenset()
+    time_directives: tuple[str, ...] = ()
+    volatile_name_re: re.Pattern[str] | None = None
+    prefilter_re: re.Pattern[str] | None = None
+    # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
+    stash_keys: frozenset[str] = frozenset()
+
+    def is_volatile_name(self, name: str) -> bool:
+        return self.volatile_name_re is not None and self.volatile_name_re.fullmatch(name) is not None
+
+
+def _arguments(entries: Iterable[Mapping[str, Any]]) -> tuple[SinkArgument, ...]:
+    return tuple(SinkArgument(e["tier"], e.get("keyword"), e.get("position")) for e in entries)
+
+
+def _config_sink_arguments(entry: Mapping[str, Any]) -> tuple[SinkArgument, ...]:
+    """``{call = "myapp.llm.ask", tools = "tools", system = 1}``: a tier names a keyword (str), a
+    0-based position (int), or both as a two-item list."""
+    out = []
+    for tier in TIERS:
+        if tier not in entry:
+            continue
+        spec = entry[tier]
+        items = spec if isinstance(spec, list) else [spec]
+        keyword = next((i for i in items if isinstance(i, str)), None)
+        position = next((i for i in items if isinstance(i, int) and not isinstance(i, bool)), None)
+        out.append(SinkArgument(tier, keyword, position))
+    return tuple(out)
+
+
+def build_knowledge(
+    sink_packs: Sequence[Mapping[str, Any]],
+    order_packs: Sequence[Mapping[str, Any]],
+    volatile_packs: Sequence[Mapping[str, Any]],
+    options: Mapping[str, Any],
+) -> Knowledge:
+    k = Knowledge()
+    # The user's own wrappers first: a configured sink wins over a built-in pattern.
+    for entry in options.get("sinks", ()):
+        calls = entry["call"] if isinstance(entry["call"], list) else [entry["call"]]
+        sink = Sink("configured", _config_sink_arguments(entry))
+        for call in calls:
+            k.sinks.add(call, sink)
+    body_keys: dict[str, str] = {}
+    roles: set[str] = set()
+    for pack in sink_packs:
+        body_keys.update(pack.get("body_keys", {}))
+        roles.update(pack.get("first_message_roles", ()))
+        for entry in pack.get("sinks", ()):
+            sink = Sink(entry.get("library", "?"), _arguments(entry["arguments"]))
+            for call in entry["calls"]:
+                k.sinks.add(call, sink)
+        for entry in pack.get("decorators", ()):
+            k.decorators.add(entry["decorator"], (entry["tier"], entry.get("library", "?")))
+    k.body_keys = body_keys
+    k.first_message_roles = frozenset(roles)
+
+    def names(packs: Sequence[Mapping[str, Any]], key: str) -> frozenset[str]:
+        return frozenset(n for p in packs for n in p.get(key, ()))
+
+    for pack in order_packs:
+        for entry in pack.get("unordered_calls", ()):
+            k.unordered.add(
+                entry["call"],
+                UnorderedCall(
+                    what=entry["what"],
+                    elements=entry.get("elements"),
+                    nested=bool(entry.get("nested", False)),
+                    sortable=bool(entry.get("sortable", True)),
+                ),
+            )
+        for pattern in pack.get("sanitizers", ()):
+            k.sanitizers.add(pattern, True)
+        for pattern in pack.get("materializers", ()):
+            k.materializers.add(pattern, True)
+    k.unordered_annotations = names(order_packs, "unordered_annotations")
+    k.set_view_methods = names(order_packs, "set_view_methods")
+    k.sanitizer_methods = names(order_packs, "sanitizer_methods")
+    k.element_methods = names(order_packs, "element_methods")
+    k.key_sorting_keywords = names(order_packs, "key_sorting_keywords")
+    k.sort_methods = names(order_packs, "sort_methods")
+    k.mutating_methods = names(order_packs, "mutating_methods")
+    k.adding_methods = names(order_packs, "adding_methods")
+
+    for pack in volatile_packs:
+        for entry in pack.get("volatile_calls", ()):
+            k.volatile.add(
+                entry["call"],
+                VolatileCall(
+                    what=entry["what"],
+                    granularity=entry["granularity"],
+                    format_argument=entry.get("format_argument"),
+                    needs_volatile_argument=bool(entry.get("needs_volatile_argument", False)),
+                ),
+            )
+    k.format_methods = names(volatile_packs, "format_methods")
+    k.date_methods = names(volatile_packs, "date_methods")
+    k.date_attributes = names(volatile_packs, "date_attributes")
+    k.time_directives = tuple(sorted(names(volatile_packs, "time_directives")))
+    patterns = [p for pack in volatile_packs for p in pack.get("volatile_names", ())]
+    patterns += list(options.get("volatile-names", ()))
+    if patterns:
+        k.volatile_name_re = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    k.stash_keys = frozenset(body_keys) | frozenset(
+        a.keyword for pack in sink_packs for e in pack.get("sinks", ()) for a in _arguments(e["arguments"]) if a.keyword
+    ) | frozenset(a.keyword for e in options.get("sinks", ()) for a in _config_sink_arguments(e) if a.keyword)
+    k.prefilter_re = _prefilter(k.sinks.last_segments() | k.decorators.last_segments())
+    return k
+
+
+def _prefilter(tokens: Iterable[str]) -> re.Pattern[str] | None:
+    tokens = sorted(set(tokens))
+    if not tokens:
+        return None
+    return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in tokens) + r")\b")
+
+
+@functools.lru_cache(maxsize=8)
+def _cached(pack_paths: tuple[str, ...], options_json: str) -> Knowledge:
+    from cachelint.catalog import load_packs
+
+    return build_knowledge(
+        load_packs("code-sinks", pack_paths),
+        load_packs("code-order", pack_paths),
+        load_packs("code-volatile", pack_paths),
+        json.loads(options_json),
+    )
+
+
+def knowledge_for(settings: Any) -> Knowledge:
+    """The compiled knowledge for these settings (cached per worker process)."""
+    options = dict(settings.section("code")) if settings is not None else {}
+    paths = tuple(settings.pack_paths()) if settings is not None else ()
+    return _cached(paths, json.dumps(options, sort_keys=True))
