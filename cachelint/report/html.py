@@ -43,7 +43,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .bar .est { background: repeating-linear-gradient(45deg, var(--est), var(--est) 4px, #eceff1 4px, #eceff1 8px); }
 .row.break .bar { border: 2px solid var(--brk); }
 .row .note { font-size: 12px; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.row.break .note { color: var(--brk); font-weight: 600; }
+.row.break .note { color: var(--brk); font-weight: 600; white-space: normal; }
+mark { background: #fff3b0; color: inherit; }
+.cost { color: var(--brk); font-weight: 600; }
 .finding { border: 1px solid var(--line); border-left: 4px solid var(--uncached); border-radius: 4px; padding: 8px 12px; margin: 10px 0; }
 .finding.error { border-left-color: var(--brk); } .finding.warning { border-left-color: var(--written); }
 .finding .head { font-weight: 600; } .finding .where { color: var(--muted); font-size: 12px; }
@@ -244,17 +246,28 @@ def _detail_value(value: Any) -> str:
     return _e(value)
 
 
-def _finding(d: Diagnostic) -> str:
+def _marked(text: str | None) -> str:
+    """Escaped excerpt; the part from the divergence marker (U+27E8, set by the prefix diff) on is
+    highlighted."""
+    if text is None:
+        return ""
+    head, sep, tail = text.partition("\u27e8")
+    if not sep:
+        return _e(text)
+    return f"{_e(head)}<mark title='first differing byte'>{_e(tail)}</mark>"
+
+
+def _finding(d: Diagnostic, cost: Mapping[str, Any] | None = None, currency: str = "USD") -> str:
     details = dict(d.details or {})
     before = next((details.pop(k) for k in _BEFORE_KEYS if isinstance(details.get(k), str)), None)
     after = next((details.pop(k) for k in _AFTER_KEYS if isinstance(details.get(k), str)), None)
     diff = ""
     if before is not None or after is not None:
-        offset = details.get("offset")
+        offset = details.get("byte_offset", details.get("offset"))
         where = f" at byte {_e(offset)}" if offset is not None else ""
         diff = (
-            f"<div class='diff'><div class='before'><h4>previous request{where}</h4><pre>{_e(before)}</pre></div>"
-            f"<div class='after'><h4>this request</h4><pre>{_e(after)}</pre></div></div>"
+            f"<div class='diff'><div class='before'><h4>previous request{where}</h4><pre>{_marked(before)}</pre></div>"
+            f"<div class='after'><h4>this request</h4><pre>{_marked(after)}</pre></div></div>"
         )
     rest = "".join(f"<dt>{_e(k)}</dt><dd>{_detail_value(details[k])}</dd>" for k in details)
     where = f"{d.path}:{d.line}"
@@ -263,6 +276,8 @@ def _finding(d: Diagnostic) -> str:
     if d.kind:
         where += f" · {d.kind}"
     sev = severity_of(d).value
+    if cost and cost.get("money") is not None:
+        where += f" · this break cost {_money(cost['money'], currency)} ({cost.get('basis')}, {cost.get('tokens'):,} tokens)"
     return (
         f"<div class='finding {sev}'><div class='head'><code>{_e(d.code)}</code> {_e(name_of(d))}: {_e(d.message)}</div>"
         f"<div class='where'>{_e(sev)} · {_e(where)}</div>{diff}"
@@ -291,12 +306,13 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]) -
     for s in sessions:
         sid = str(s.get("id"))
         found = by_session.get(sid, [])
+        costs = {b.get("record"): b.get("cost") for b in s.get("breaks") or [] if isinstance(b, Mapping)}
         parts.append(
             f"<h2 id='session-{_e(sid)}'>Session {_e(sid)} <small class='meta'>{_e(s.get('path'))}</small></h2>"
             + _session_table(s, currency)
             + _timeline(s)
             + _verdicts(s)
-            + (f"<h3>Findings ({len(found)})</h3>" + "".join(_finding(d) for d in found) if found else "<p class='ok'>No findings.</p>")
+            + (f"<h3>Findings ({len(found)})</h3>" + "".join(_finding(d, costs.get(d.record), currency) for d in found) if found else "<p class='ok'>No findings.</p>")
         )
     if loose:
         parts.append(f"<h2 id='other'>Other findings ({len(loose)})</h2>" + "".join(_finding(d) for d in loose))

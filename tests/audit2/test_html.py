@@ -62,6 +62,8 @@ def test_report_content_and_escaping():
     assert html.count("<div class='row break'>") == 1
     assert "previous request at byte 1234" in html and "You are v2" in html
     assert "Other findings (1)" in html and "record 9 is not JSON" in html
+    # the break's money, exact from usage: 1640 tokens lost, paid at 3.75 instead of read at 0.30
+    assert "this break cost $0.0057 (usage, 1,640 tokens)" in html
 
 
 def test_report_without_usage_still_renders():
