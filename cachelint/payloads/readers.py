@@ -79,18 +79,19 @@ def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | D
 
 def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str]]:
     real_root = os.path.realpath(root)
+    found: list[tuple[str, Path]] = []
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        for name in sorted(filenames):
+        for name in filenames:
             if not is_log_name(name):
                 continue
             full = Path(directory) / name
             real = os.path.realpath(full)
             if os.path.commonpath([real_root, real]) != real_root:
                 continue  # a symlink out of the tree: never read
-            rel = full.relative_to(root).as_posix()
-            display = rel if display_root in ("", ".") else f"{display_root.rstrip('/')}/{rel}"
-            yield full, display
+            found.append((full.relative_to(root).as_posix(), full))
+    for rel, full in sorted(found):  # one order whatever the file system's
+        display = rel if display_root in ("", ".") else f"{display_root.rstrip('/')}/{rel}"
+        yield full, display
 
 
 # --- opening and detecting --------------------------------------------------------------------
@@ -399,31 +400,39 @@ def _top_level_item_lines(data: bytes) -> list[int]:
     return lines
 
 
-class _NoAliasLoader:
-    """A YAML safe loader that refuses aliases: cassettes never use them, and an alias bomb
-    (billion laughs) would expand into gigabytes once walked."""
-
-
 def _load_yaml(data: bytes, origin: Origin) -> Any:
+    """Parse a YAML cassette with the safe (libyaml when present) loader, refusing aliases:
+    cassettes never use them, and an alias bomb (billion laughs) would expand into gigabytes once
+    walked. Aliases come back as shared objects, so one pass over the distinct containers finds them."""
     import yaml
 
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class Loader(base):  # type: ignore[misc, valid-type]
-        def compose_node(self, parent, index):  # noqa: ANN001
-            if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()
-                raise yaml.composer.ComposerError(None, None, "YAML aliases are not accepted in cassettes", event.start_mark)
-            return super().compose_node(parent, index)
-
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(data, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+        doc = yaml.load(data, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         return unreadable(origin.path, f"not valid YAML: {exc.problem or exc}", line=line, record=origin.record)
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         return unreadable(origin.path, f"not valid YAML: {str(exc)[:200]}", line=1, record=origin.record)
+    if _has_shared_containers(doc):
+        match = re.search(rb"[\[\s,:]\*[A-Za-z0-9_-]+", data)
+        line = data.count(b"\n", 0, match.start()) + 1 if match else 1
+        return unreadable(origin.path, "YAML aliases are not accepted in cassettes", line=line, record=origin.record)
+    return doc
+
+
+def _has_shared_containers(doc: Any) -> bool:
+    seen: set[int] = set()
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                return True
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    return False
 
 
 def _lines_of(data: bytes, pattern: bytes) -> list[int]:
