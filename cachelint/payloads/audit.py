@@ -47,6 +47,7 @@ class _Run:
     grouper: SessionGrouper
     ctx: CheckContext
     ledger: Any = None
+    progress: Any = None  # cachelint.progress.Progress, set by run_audit
     diagnostics: list[Diagnostic] = field(default_factory=list)
     reports: dict[str, _SessionReport] = field(default_factory=dict)
     records: int = 0
@@ -56,8 +57,13 @@ class _Run:
 
 
 def run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path) -> AuditResult:
+    from cachelint.progress import Progress, file_size
+
     run = _start(settings, options)
-    for item in iter_log_files(list(paths), cwd):
+    items = list(iter_log_files(list(paths), cwd))  # a listing only: the bar needs the total
+    logs = [item for item in items if not isinstance(item, Diagnostic)]
+    run.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=options.progress)
+    for item in items:
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
@@ -65,6 +71,8 @@ def run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, c
         run.files += 1
         _audit_file(run, path, display)
         _close(run, run.grouper.close_scope(display))
+        run.progress.file_done(file_size(path))
+    run.progress.close()
     _close(run, run.grouper.close_all())
     return AuditResult(diagnostics=run.diagnostics, summary=_summary(run))
 
@@ -114,6 +122,8 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
             run.diagnostics.append(item)
             continue
         run.records += 1
+        if run.progress is not None:
+            run.progress.records_seen(run.records)
         try:
             req = to_request(item, run.rules)
         except RecursionError:
