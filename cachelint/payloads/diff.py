@@ -68,6 +68,8 @@ def prefix_diff(prev: Request, cur: Request, table: InvalidationTable, volatile:
     first_tier: str | None = None
     offset: int | None = None
     for tier in TIERS:
+        if tier == "messages" and cur.previous_response_id:
+            continue  # OpenAI Responses chain: the history is server-side; the input is the new turn only
         a, b = prev.tier(tier), cur.tier(tier)
         if _same_blocks(a, b):
             continue

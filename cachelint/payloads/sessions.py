@@ -134,7 +134,7 @@ class SessionGrouper:
         elif req.previous_response_id:
             sid = self._by_response.get(req.previous_response_id)
             target = self._open.get(sid) if sid else None
-            grouping = "response-chain"
+            grouping = "response-chain" if target is not None else ("cassette" if scope else "history")
         else:
             weak = self.keys.weak(record)
             target = self._continued(req, scope, weak[0] if weak else None)
@@ -146,6 +146,8 @@ class SessionGrouper:
             prev = None
         else:
             session = target.session
+            if grouping == "response-chain" and session.grouping in ("history", "cassette", "single"):
+                session.grouping = "response-chain"
             prev = target.last
             target.last = req
             target.touched = self._tick

@@ -1,0 +1,266 @@
+"""The audit end to end: sessions, the position-0 byte diff and CL301–CL304, CL309."""
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from helpers import SYSTEM, TOOLS, anthropic, codes, tool, turns  # noqa: E402
+
+from conftest import audit_records
+
+ONLY_MINE = {"select": ["CL001", "CL301", "CL302", "CL303", "CL304", "CL309"]}
+
+
+def audit(tmp_path, records, **config):
+    return audit_records(tmp_path, records, config={**ONLY_MINE, **config})
+
+
+def env(body, **extra):
+    return {"request": body, **extra}
+
+
+# --- the diff ---------------------------------------------------------------------------------
+
+
+def test_append_only_session_is_clean(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(n)) for n in (1, 3, 5, 7)])
+    assert codes(r) == []
+    (s,) = r.summary["sessions"]
+    assert (s["requests"], s["breaks"], s["grouping"]) == (4, 0, "history")
+
+
+def test_reordered_tool_list_loses_everything_from_byte_zero(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=[TOOLS[3], *TOOLS[:3]])])
+    (d,) = r.diagnostics
+    assert (d.code, d.kind, d.record, d.line, d.session) == ("CL301", "reordered", 1, 2, "s1")
+    assert d.details["byte_offset"] == 9  # {"name":" is common, then "search" vs "translate"
+    assert d.details["invalidated"] == ["tools", "system", "messages"]
+    assert d.details["explanation"] == ["tool 'translate' moved from 3 to 0"]
+    assert d.details["before"].startswith('{"name":"⟨search"') and d.details["after"].startswith('{"name":"⟨translate"')
+
+
+def test_tool_added_and_removed(tmp_path):
+    added = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=[*TOOLS, tool("zip")])])
+    assert [(d.code, d.kind) for d in added.diagnostics] == [("CL301", "added")]
+    assert added.diagnostics[0].details["explanation"] == ["tool 'zip' added at 4"]
+    removed = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=TOOLS[1:])])
+    assert [(d.code, d.kind) for d in removed.diagnostics] == [("CL301", "removed")]
+    assert removed.diagnostics[0].details["byte_offset"] == 9
+
+
+def test_tool_definition_changed_has_a_structural_explanation(tmp_path):
+    changed = copy.deepcopy(TOOLS)
+    changed[1]["input_schema"]["properties"]["q"]["type"] = "integer"
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=changed)])
+    (d,) = r.diagnostics
+    assert d.kind == "changed"
+    assert "root['input_schema']['properties']['q']['type']" in d.details["explanation"][0]
+    assert d.details["byte_offset"] == TOOLS_OFFSET_OF_SECOND_TYPE(changed)
+
+
+def TOOLS_OFFSET_OF_SECOND_TYPE(changed):
+    first = json.dumps(TOOLS[0], separators=(",", ":")).encode()
+    second = json.dumps(TOOLS[1], separators=(",", ":")).encode()
+    return len(first) + second.index(b'"string"') + 1
+
+
+def test_key_order_only_is_a_break_and_says_so(tmp_path):
+    reordered_keys = copy.deepcopy(TOOLS)
+    schema = reordered_keys[2]["input_schema"]
+    reordered_keys[2]["input_schema"] = {"required": schema["required"], "type": schema["type"], "properties": schema["properties"]}
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=reordered_keys)])
+    (d,) = r.diagnostics
+    assert (d.code, d.kind) == ("CL301", "key-order")
+    assert "key order only" in d.message and "input_schema" in d.details["explanation"][0]
+
+
+def test_moved_cache_marker_is_not_a_break(tmp_path):
+    first = anthropic(turns(1))
+    first["messages"][0]["content"] = [{"type": "text", "text": "message 0 from the user", "cache_control": {"type": "ephemeral"}}]
+    second = anthropic(turns(3))
+    second["messages"][2]["content"] = [{"type": "text", "text": "message 2 from the user", "cache_control": {"type": "ephemeral"}}]
+    second["tools"][-1]["cache_control"] = {"type": "ephemeral"}
+    r = audit(tmp_path, [first, second])
+    assert codes(r) == [] and r.summary["sessions"][0]["breaks"] == 0
+
+
+def test_string_vs_single_text_block_is_not_a_break(tmp_path):
+    second = anthropic(turns(3), system=[{"type": "text", "text": SYSTEM}])
+    second["messages"][0]["content"] = [{"type": "text", "text": "message 0 from the user"}]
+    r = audit(tmp_path, [anthropic(turns(1)), second])
+    assert codes(r) == [] and len(r.summary["sessions"]) == 1
+
+
+def test_two_text_blocks_are_not_normalised(tmp_path):
+    # the same text split in two blocks renders differently: only the single-block form is normalised
+    second = anthropic(turns(3), system=[{"type": "text", "text": SYSTEM[:10]}, {"type": "text", "text": SYSTEM[10:]}])
+    assert codes(audit(tmp_path, [anthropic(turns(1)), second])) == ["CL302"]
+
+
+def test_system_changed(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), system=SYSTEM + " Be brief.")])
+    (d,) = r.diagnostics
+    assert d.code == "CL302" and d.details["invalidated"] == ["system", "messages"]
+    assert d.details["byte_offset"] == d.details["byte_offset"]  # located
+    assert "Be brief." in d.details["after"]
+
+
+def test_history_rewritten(tmp_path):
+    edited = turns(5)
+    edited[1]["content"] = "a shorter answer"
+    r = audit(tmp_path, [anthropic(turns(3)), anthropic(edited)])
+    (d,) = r.diagnostics
+    assert (d.code, d.kind) == ("CL303", "changed") and "message 1 (assistant)" in d.message
+    assert d.details["invalidated"] == ["messages"]
+
+
+def test_history_truncated(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(5)), anthropic(turns(3))])
+    assert [(d.code, d.kind) for d in r.diagnostics] == [("CL303", "truncated")]
+
+
+def test_settings_changes_name_the_tiers(tmp_path):
+    r = audit(
+        tmp_path,
+        [
+            anthropic(turns(1), tool_choice={"type": "auto"}),
+            anthropic(turns(3), tool_choice={"type": "auto"}, model="claude-opus-4-8"),
+            anthropic(turns(5), tool_choice={"type": "any"}, model="claude-opus-4-8", thinking={"type": "enabled", "budget_tokens": 1024}),
+        ],
+    )
+    got = [(d.code, d.kind, d.record, tuple(d.details["invalidated"])) for d in r.diagnostics]
+    assert got == [
+        ("CL304", "model", 1, ("tools", "system", "messages")),
+        ("CL304", "thinking", 2, ("messages",)),
+        ("CL304", "tool_choice", 2, ("messages",)),
+    ]
+
+
+def test_explicit_default_is_not_a_change(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), speed="standard")])
+    assert codes(r) == []
+
+
+def test_image_added_invalidates_messages(tmp_path):
+    with_image = anthropic(turns(3))
+    with_image["messages"][2]["content"] = [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}}]
+    r = audit(tmp_path, [anthropic(turns(1)), with_image])
+    assert [(d.code, d.kind) for d in r.diagnostics] == [("CL304", "images")]
+
+
+def test_volatile_system_content(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(1), system=f"Today is 2026-11-28. {SYSTEM}"), anthropic(turns(3), system=f"Today is 2026-11-29. {SYSTEM}")])
+    (d,) = r.diagnostics
+    assert (d.code, d.kind) == ("CL309", "date")
+    assert d.details["volatile"] == [{"pattern": "date", "before": "2026-11-28", "after": "2026-11-29"}]
+
+
+def test_volatile_tool_description(tmp_path):
+    a = [tool("search", "Search. Index built 1764400000."), *TOOLS[1:]]
+    b = [tool("search", "Search. Index built 1764400360."), *TOOLS[1:]]
+    r = audit(tmp_path, [anthropic(turns(1), tools=a), anthropic(turns(3), tools=b)])
+    assert [(d.code, d.kind) for d in r.diagnostics] == [("CL309", "epoch")]
+
+
+def test_openai_chat_rules(tmp_path):
+    def chat(n, **extra):
+        msgs = [{"role": "system", "content": "S"}] + turns(n)
+        return {"model": "gpt-4.1-mini", "messages": msgs, "tools": [{"type": "function", "function": {"name": "t", "parameters": {}}}], **extra}
+
+    r = audit(tmp_path, [chat(1), chat(3, response_format={"type": "json_object"}), chat(5, response_format={"type": "json_object"}, prompt_cache_key="k2")])
+    assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [("CL304", "response_format", 1), ("CL304", "prompt_cache_key", 2)]
+
+
+def test_gemini_system_change(tmp_path):
+    def gem(n, system):
+        return {"systemInstruction": {"parts": [{"text": system}]}, "contents": [{"role": "user" if i % 2 == 0 else "model", "parts": [{"text": f"m{i}"}]} for i in range(n)]}
+
+    r = audit(tmp_path, [env(gem(1, "A"), url="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"), env(gem(3, "B"), url="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent")])
+    assert codes(r) == ["CL302"]
+
+
+# --- sessions ---------------------------------------------------------------------------------
+
+
+def test_interleaved_sessions_come_apart(tmp_path):
+    records = [
+        anthropic(turns(1, "A ")),
+        anthropic(turns(1, "B ")),
+        anthropic(turns(3, "A ")),
+        anthropic(turns(3, "B "), tools=list(reversed(TOOLS))),
+        anthropic(turns(5, "A ")),
+        anthropic(turns(5, "B "), tools=list(reversed(TOOLS))),
+    ]
+    r = audit(tmp_path, records)
+    assert [(s["id"], s["requests"], s["breaks"]) for s in r.summary["sessions"]] == [("s1", 3, 0), ("s2", 3, 1)]
+    (d,) = r.diagnostics
+    assert (d.code, d.record, d.session) == ("CL301", 3, "s2")
+
+
+def test_explicit_session_header_and_hashed_user_id(tmp_path):
+    user = json.dumps({"device_id": "d", "account_uuid": "acc-123", "session_id": "abc"})
+    records = [
+        env(anthropic(turns(1)), headers={"x-claude-code-session-id": "cc-1"}),
+        env(anthropic(turns(1)), headers={"x-claude-code-session-id": "cc-2"}),
+        env(anthropic(turns(3), system="other"), headers={"x-claude-code-session-id": "cc-1"}),
+        anthropic(turns(1), metadata={"user_id": user}),
+        anthropic(turns(1, "fresh start "), metadata={"user_id": user}),
+    ]
+    r = audit(tmp_path, records)
+    got = [(s["id"], s["grouping"], s["requests"]) for s in r.summary["sessions"]]
+    assert got == [("s1", "explicit", 2), ("s2", "explicit", 1), ("s3", "explicit", 2)]
+    assert "header x-claude-code-session-id" in r.summary["sessions"][0]["grouping_text"]
+    assert "metadata.user_id (hashed)" in r.summary["sessions"][2]["grouping_text"]
+    assert [(d.code, d.record) for d in r.diagnostics] == [("CL302", 2), ("CL303", 4)]
+    assert "acc-123" not in json.dumps(r.summary)
+
+
+def test_envelope_session(tmp_path):
+    r = audit(tmp_path, [env(anthropic(turns(1)), session="a"), env(anthropic(turns(1)), session="b"), env(anthropic(turns(3)), session="a")])
+    assert [s["requests"] for s in r.summary["sessions"]] == [2, 1]
+
+
+def test_responses_chain_by_previous_response_id(tmp_path):
+    url = "https://api.openai.com/v1/responses"
+    records = [
+        env({"model": "gpt-5.5", "instructions": "I", "input": "one"}, url=url, response={"id": "resp_1"}),
+        env({"model": "gpt-5.5", "instructions": "I", "input": "other"}, url=url, response={"id": "resp_9"}),
+        env({"model": "gpt-5.5", "instructions": "I", "input": "two", "previous_response_id": "resp_1"}, url=url, response={"id": "resp_2"}),
+        env({"model": "gpt-5.5", "instructions": "I changed", "input": "three", "previous_response_id": "resp_2"}, url=url, response={"id": "resp_3"}),
+    ]
+    r = audit(tmp_path, records)
+    sessions = [(s["grouping"], s["requests"]) for s in r.summary["sessions"]]
+    assert sessions == [("response-chain", 3), ("single", 1)]
+    assert [(d.code, d.record) for d in r.diagnostics] == [("CL302", 3)]
+
+
+def test_request_that_continues_nothing_starts_a_session(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(3, "A ")), anthropic(turns(1, "B "), system="another agent", tools=[])])
+    assert [s["grouping"] for s in r.summary["sessions"]] == ["single", "single"] and codes(r) == []
+
+
+def test_summary_text_reports_sessions_breaks_and_diff(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=list(reversed(TOOLS))), anthropic(turns(5), tools=list(reversed(TOOLS)))])
+    text = r.summary["text"]
+    assert "session s1 — anthropic claude-sonnet-4-5, 3 request(s), 1 break(s); from log.jsonl:1" in text
+    assert "break log.jsonl:2 at byte 9 (tools); invalidates tools, system, messages" in text
+    assert "before: " in text and "after:  " in text
+    assert r.summary["totals"] == {"sessions": 1, "requests": 3, "breaks": 1}
+
+
+def test_bad_lines_become_cl001_and_the_audit_goes_on(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps(anthropic(turns(1))) + "\n{broken\n" + json.dumps(anthropic(turns(3), system="changed")) + "\n")
+    from cachelint.api import audit_logs
+    from cachelint.config import load_settings
+
+    r = audit_logs(["log.jsonl"], settings=load_settings(tmp_path, isolated=True, overrides=ONLY_MINE), cwd=tmp_path)
+    assert [(d.code, d.line, d.record) for d in r.diagnostics] == [("CL001", 2, 1), ("CL302", 3, 2)]
+
+
+def test_non_llm_requests_are_counted(tmp_path):
+    r = audit(tmp_path, [env({"model": "text-embedding-3-small", "input": ["a"]}, url="https://api.openai.com/v1/embeddings"), anthropic(turns(1))])
+    assert r.summary["skipped_non_llm"] == 1 and r.summary["requests"] == 1
