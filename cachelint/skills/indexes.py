@@ -296,14 +296,17 @@ def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data
             for label, base in (("the marketplace's folder", folder), ("the repository root", tree.root)):
                 candidate = Path(os.path.normpath(base / PurePosixPath(source)))
                 if not _outside(source) and (candidate == tree.root or _is_under(candidate, tree.root)) and candidate.is_dir():
-                    plugin_bases.append((f"the plugin source {source} (from {label})", candidate))
+                    plugin_bases.append((f"the plugin source {source} from {label}", candidate))
             if src.outside and not plugin_bases:
                 line, col, end = locate.find(source)
                 entries.append(IndexEntry(line, col, end, source, path=source, resolution=src, strict=True))
         skills = _as_list(plugin.get("skills"))
+        bases: list[tuple[str, Path]] = []
+        for label, base in plugin_bases + [("the marketplace's folder", folder), ("the repository root", tree.root)]:
+            if all(base != b for _, b in bases):
+                bases.append((label, base))
         for raw in skills:
             line, col, end = locate.find(raw)
-            bases = plugin_bases + [("the marketplace's folder", folder), ("the repository root", tree.root)]
             res = resolve_path(tree, raw, bases)
             entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
     return IndexFile(path, display, "marketplace", entries)

@@ -1,8 +1,8 @@
 """CL203 skill-not-indexed and CL204 index-entry-without-skill.
 
-Scope of an index: a configured index covers every skill under its folder (the folder above
-``.claude-plugin``); a detected index covers the *collections* it draws from, i.e. every skill
-that sits in the same folder as a skill it names one by one. So an AGENTS.md listing
+Scope of an index: the *collections* it draws from, i.e. every skill that sits in the same
+folder as a skill it names one by one; a configured index that names no skill yet covers the
+skills under its folder (the folder above ``.claude-plugin``), else every skill of the repository. So an AGENTS.md listing
 ``skills/a`` and ``skills/b`` must list every ``skills/*``, and says nothing about ``template/``.
 
 Reported on given files only: CL203 when the skill or the index was given; CL204 when the index
@@ -19,12 +19,13 @@ from cachelint.skills.tree import Skill, SkillTree, _is_under
 
 
 def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
-    if index.configured:
+    parents = {s.folder.parent for s in index.named_directly()}
+    if index.configured and not parents:
+        # a configured index that names no skill yet: the skills beside and below it, else all
         folder = index.path.parent
         if folder.name.startswith(".") and folder.name.endswith("-plugin"):
             folder = folder.parent
-        return tree.skills_under(folder)
-    parents = {s.folder.parent for s in index.named_directly()}
+        return tree.skills_under(folder) or list(tree.skills)
     return [s for s in tree.skills if s.folder.parent in parents]
 
 
@@ -71,8 +72,8 @@ def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) ->
         if res is not None and res.outside and not res.skills:
             return f"index entry {entry.path} points outside the repository; not read"
         if not entry.skills:
-            tried = " and ".join(res.tried) if res and res.tried else "the index's folder"
-            return f"index entry {entry.path} does not lead to a skill (resolved against {tried})"
+            tried = "; ".join(res.tried) if res and res.tried else "the index's folder"
+            return f"index entry {entry.path} does not lead to a skill (tried against: {tried})"
         return None
     if entry.name is None or entry.skills or not _SLUG.match(entry.name):
         return None

@@ -1,0 +1,334 @@
+"""Index detection, CL203 / CL204, marketplaces, partial (pre-commit) runs and hostile paths."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import check_tree, write_tree
+from skilltrees import COMISSAO, CONCILIACAO, DOCX, EMISSAO, LOGISTICA, PDF, XLSX, codes, findings, skill
+
+BACK_OFFICE = {
+    "skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
+    "skills/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
+    "skills/comissao/SKILL.md": skill("comissao", COMISSAO),
+}
+
+
+def agents(*lines: str) -> str:
+    return "# Agente de back-office\n\nHabilidades (carregue com load_skill antes de executar):\n" + "".join(f"{l}\n" for l in lines)
+
+
+def test_no_index_file_means_nothing_to_check(tmp_path):
+    write_tree(tmp_path, {**BACK_OFFICE, "README.md": "# Skills\n\nWe build the index in code.\n"})
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_cl203_skill_missing_from_agents_md(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            **BACK_OFFICE,
+            "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}"),
+        },
+    )
+    assert findings(check_tree(tmp_path)) == [
+        (
+            "skills/comissao/SKILL.md",
+            2,
+            "CL203",
+            'skill "comissao" is not listed in AGENTS.md, which lists its sibling skills: the model never sees it',
+        )
+    ]
+
+
+def test_cl204_entry_for_a_deleted_skill_points_at_the_index_line(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            **BACK_OFFICE,
+            "AGENTS.md": agents(
+                f"- comissao: {COMISSAO}",
+                f"- conciliacao-cartao: {CONCILIACAO}",
+                f"- emissao-nf: {EMISSAO}",
+                f"- logistica: {LOGISTICA}",
+            ),
+        },
+    )
+    assert findings(check_tree(tmp_path)) == [
+        ("AGENTS.md", 7, "CL204", 'index lists skill "logistica", but no skill has that name or folder')
+    ]
+
+
+def test_table_and_link_entries(tmp_path):
+    index = (
+        "| Skill | When |\n|---|---|\n"
+        f"| **comissao** | {COMISSAO} |\n"
+        f"| [emissao-nf](skills/emissao-nf/) | {EMISSAO} |\n"
+        f"| [logistica](skills/logistica/SKILL.md) | {LOGISTICA} |\n"
+    )
+    write_tree(tmp_path, {**BACK_OFFICE, "docs/skills.md": index})
+    result = check_tree(tmp_path)
+    assert [(p, line, code) for p, line, code, _ in findings(result)] == [
+        ("docs/skills.md", 5, "CL204"),
+        ("skills/conciliacao-cartao/SKILL.md", 2, "CL203"),
+    ]
+    assert "skills/logistica/SKILL.md does not lead to a skill" in findings(result)[0][3]
+
+
+def test_readme_sentence_mentioning_skills_is_not_an_index(tmp_path):
+    readme = (
+        "# Back office\n\nThe conciliacao-cartao skill shares its matching technique with emissao-nf, "
+        "see [the docs](docs/matching.md).\n"
+    )
+    write_tree(tmp_path, {**BACK_OFFICE, "README.md": readme})
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_unrelated_list_in_an_index_file_is_not_an_entry(tmp_path):
+    text = agents(f"- comissao: {COMISSAO}", f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}")
+    text += "\n## Rules\n\n- always: answer in Portuguese\n- never: delete a title\n"
+    write_tree(tmp_path, {**BACK_OFFICE, "AGENTS.md": text})
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_changelog_naming_skills_is_not_an_index(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            **BACK_OFFICE,
+            "CHANGELOG.md": "## 1.2\n\n- **comissao** — rounding fixed\n- **emissao-nf** — new CFOP codes\n",
+        },
+    )
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_page_naming_few_of_many_skills_is_documentation(tmp_path):
+    tasks = ["exporting ledgers to SAP", "filing VAT returns", "paying suppliers by SEPA", "closing the month",
+             "chasing overdue invoices", "booking payroll journals", "auditing expense claims", "forecasting cash flow"]
+    tree = {f"skills/s{i}/SKILL.md": skill(f"s{i}", f"Use when {task} for the finance team") for i, task in enumerate(tasks)}
+    tree["docs/howto.md"] = "- s0: see its steps\n- s1: see its steps\n"
+    write_tree(tmp_path, tree)
+    assert "CL203" not in codes(check_tree(tmp_path))
+    configured = check_tree(tmp_path, config={"skills": {"index": ["docs/howto.md"]}})
+    assert codes(configured).count("CL203") == 6
+
+
+def test_external_links_name_local_skills_but_are_never_stale(tmp_path):
+    readme = (
+        "## Skills\n\n"
+        "- [comissao](https://example.com/skills/comissao) - commissions\n"
+        "- [emissao-nf](./skills/emissao-nf/) - invoices\n"
+        "- [conciliacao-cartao](./skills/conciliacao-cartao/) - card receipts\n"
+        "- [someone-elses-skill](https://github.com/x/y) - not ours\n"
+    )
+    write_tree(tmp_path, {**BACK_OFFICE, "README.md": readme})
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_collection_link_covers_the_skills_below(tmp_path):
+    tree = {**BACK_OFFICE, "vendor/x/SKILL.md": skill("x", PDF), "vendor/y/SKILL.md": skill("y", DOCX)}
+    tree["README.md"] = (
+        f"- [comissao](skills/comissao/): {COMISSAO}\n- [emissao-nf](skills/emissao-nf/): {EMISSAO}\n"
+        "- [vendor skills](vendor/): third-party skills\n"
+    )
+    write_tree(tmp_path, tree)
+    assert findings(check_tree(tmp_path)) == [
+        (
+            "skills/conciliacao-cartao/SKILL.md",
+            2,
+            "CL203",
+            'skill "conciliacao-cartao" is not listed in README.md, which lists its sibling skills: the model never sees it',
+        )
+    ]
+
+
+# --- marketplaces ------------------------------------------------------------------------------
+
+
+DOCS = {
+    "skills/pdf/SKILL.md": skill("pdf", PDF),
+    "skills/docx/SKILL.md": skill("docx", DOCX),
+    "skills/xlsx/SKILL.md": skill("xlsx", XLSX),
+}
+
+
+def marketplace(*skills: str, source: str = "./") -> str:
+    body = {"name": "docs", "plugins": [{"name": "documents", "source": source, "skills": list(skills)}]}
+    return json.dumps(body, indent=2) + "\n"
+
+
+def test_marketplace_paths_resolve_against_the_repository_root(tmp_path):
+    write_tree(tmp_path, {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/xlsx")})
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_marketplace_paths_resolve_against_the_marketplace_folder(tmp_path):
+    tree = {f"plugins/docs/{k}": v for k, v in DOCS.items()}
+    tree["plugins/docs/marketplace.json"] = marketplace("./skills/pdf", "./skills/docx", "./skills/xlsx")
+    write_tree(tmp_path, tree)
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_marketplace_missing_skill_and_unlisted_skill(tmp_path):
+    write_tree(tmp_path, {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/pptx")})
+    result = findings(check_tree(tmp_path))
+    assert result == [
+        (
+            ".claude-plugin/marketplace.json",
+            10,
+            "CL204",
+            "index entry ./skills/pptx does not lead to a skill "
+            "(tried against: the plugin source ./ from the marketplace's folder; the plugin source ./ from the repository root)",
+        ),
+        (
+            "skills/xlsx/SKILL.md",
+            2,
+            "CL203",
+            'skill "xlsx" is not listed in .claude-plugin/marketplace.json, which lists its sibling skills: the model never sees it',
+        ),
+    ]
+
+
+@pytest.mark.parametrize("hostile", ["../../etc/passwd", "/etc/passwd", "../outside-skill"])
+def test_entries_outside_the_repository_are_reported_never_read(tmp_path, hostile):
+    repo = tmp_path / "repo"
+    (tmp_path / "outside-skill").mkdir()
+    (tmp_path / "outside-skill" / "SKILL.md").write_text(skill("outside-skill", PDF))
+    write_tree(repo, {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/xlsx", hostile)})
+    (repo / ".git").mkdir()
+    result = findings(check_tree(repo))
+    assert [(p, c) for p, _, c, _ in result] == [(".claude-plugin/marketplace.json", "CL204")]
+    assert result[0][3] == f"index entry {hostile} points outside the repository; not read"
+
+
+def test_markdown_link_outside_the_repository(tmp_path):
+    write_tree(
+        tmp_path,
+        {**DOCS, "AGENTS.md": f"- [pdf](skills/pdf/): {PDF}\n- [docx](skills/docx): {DOCX}\n- [xlsx](skills/xlsx): {XLSX}\n- [secrets](../../etc/passwd): x\n"},
+    )
+    (tmp_path / ".git").mkdir()
+    assert findings(check_tree(tmp_path)) == [
+        ("AGENTS.md", 4, "CL204", "index entry ../../etc/passwd points outside the repository; not read")
+    ]
+
+
+def test_symlinked_skill_outside_the_tree_is_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    write_tree(outside, {"evil/SKILL.md": "---\nname: Evil\n---\n"})
+    repo = tmp_path / "repo"
+    write_tree(repo, DOCS)
+    (repo / ".git").mkdir()
+    os.symlink(outside / "evil", repo / "skills" / "evil")
+    assert codes(check_tree(repo)) == []
+
+
+# --- partial runs (pre-commit passes the changed files) -----------------------------------------
+
+
+def test_partial_run_reports_only_on_given_files_but_sees_the_whole_tree(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            **BACK_OFFICE,
+            "skills/logistica/SKILL.md": skill("logistica", "útil no back-office"),
+            "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}", f"- logistica: {LOGISTICA}"),
+        },
+    )
+    (tmp_path / ".git").mkdir()
+    # the whole tree: comissao is unindexed, logistica is generic
+    assert sorted(c for c in codes(check_tree(tmp_path))) == ["CL202", "CL203"]
+    # only emissao-nf changed: it is fine, and nothing about the other files is reported
+    assert codes(check_tree(tmp_path, paths=("skills/emissao-nf/SKILL.md",))) == []
+    # only comissao changed: its missing index line is reported, though AGENTS.md was not given
+    assert findings(check_tree(tmp_path, paths=("skills/comissao/SKILL.md",)))[0][:3] == ("skills/comissao/SKILL.md", 2, "CL203")
+    # only the index changed: the skill it misses is reported
+    assert codes(check_tree(tmp_path, paths=("AGENTS.md",))) == ["CL203"]
+
+
+def test_partial_run_reports_a_stale_entry_left_by_a_rename(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
+            "skills/emissao-nfe/SKILL.md": skill("emissao-nfe", EMISSAO),
+            "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}", f"- emissao-nfe: {EMISSAO}"),
+        },
+    )
+    (tmp_path / ".git").mkdir()
+    assert findings(check_tree(tmp_path, paths=("skills/emissao-nfe/SKILL.md",))) == [
+        ("AGENTS.md", 5, "CL204", 'index lists skill "emissao-nf", but no skill has that name or folder')
+    ]
+
+
+def test_partial_run_from_a_subfolder_uses_the_repository_root(tmp_path):
+    write_tree(tmp_path, {**BACK_OFFICE, "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}")})
+    (tmp_path / ".git").mkdir()
+    assert codes(check_tree(tmp_path, paths=("skills",))) == ["CL203"]
+
+
+def test_cl206_partial_run_reports_the_cluster_at_a_given_member(tmp_path):
+    tmpl = "Automate {} tasks via Rube MCP (Composio). Always search tools first for current schemas."
+    write_tree(
+        tmp_path,
+        {f"skills/{a}-automation/SKILL.md": skill(f"{a}-automation", tmpl.format(a.title())) for a in ("slack", "gmail", "notion")},
+    )
+    (tmp_path / ".git").mkdir()
+    (path, _, code, message), = findings(check_tree(tmp_path, paths=("skills/slack-automation/SKILL.md",)))
+    assert (path, code) == ("skills/slack-automation/SKILL.md", "CL206")
+    assert message.endswith("gmail-automation, notion-automation, slack-automation")
+
+
+# --- bad inputs ----------------------------------------------------------------------------------
+
+
+def test_skill_md_that_is_a_directory(tmp_path):
+    write_tree(tmp_path, {**DOCS, "skills/odd/SKILL.md/notes.txt": "hello\n"})
+    assert findings(check_tree(tmp_path)) == [("skills/odd/SKILL.md", 1, "CL001", "SKILL.md is a directory, expected a file")]
+
+
+def test_invalid_utf8_and_binary_skill_files(tmp_path):
+    write_tree(
+        tmp_path,
+        {**DOCS, "skills/latin/SKILL.md": b"---\nname: latin\ndescription: concilia\xe7\xe3o\n---\n", "skills/bin/SKILL.md": b"---\x00\n"},
+    )
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [
+        ("skills/bin/SKILL.md", "CL001"),
+        ("skills/latin/SKILL.md", "CL001"),
+    ]
+
+
+def test_bom_and_crlf_skill_is_fine(tmp_path):
+    write_tree(tmp_path, {"skills/pdf/SKILL.md": ("\ufeff" + skill("pdf", PDF)).replace("\n", "\r\n").encode("utf-8")})
+    assert codes(check_tree(tmp_path)) == []
+
+
+def test_oversized_skill_file(tmp_path):
+    write_tree(tmp_path, {"skills/pdf/SKILL.md": skill("pdf", PDF) + "x" * 5000})
+    result = check_tree(tmp_path, config={"max-file-size": 1000})
+    assert [(p, c) for p, _, c, _ in findings(result)] == [("skills/pdf/SKILL.md", "CL001")]
+
+
+def test_broken_index_files_never_crash(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            **DOCS,
+            "skills.json": "[" * 20000,
+            "skills.yaml": "a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+            "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n# pdf docx\n",
+            ".claude-plugin/marketplace.json": '{"plugins": [{"source": 3, "skills": [null, 5, "./skills/pdf", "./skills/docx"]}, "x"]}',
+            "broken.md": b"- pdf: \xff\n",
+        },
+    )
+    assert codes(check_tree(tmp_path)) == ["CL203"]
+
+
+def test_data_file_index(tmp_path):
+    data = {"skills": [{"name": "pdf", "description": PDF}, {"name": "docx", "description": DOCX}, {"name": "pptx", "description": "x"}]}
+    write_tree(tmp_path, {**DOCS, "agent/skills.json": json.dumps(data, indent=1)})
+    assert sorted((p, c) for p, _, c, _ in findings(check_tree(tmp_path))) == [
+        ("agent/skills.json", "CL204"),
+        ("skills/xlsx/SKILL.md", "CL203"),
+    ]
