@@ -31,13 +31,13 @@ def test_real_cassettes(tmp_path):
     result = audit_logs(["cassettes"], settings=load_settings(tmp_path, isolated=True, overrides=MINE), cwd=tmp_path)
     sessions = [(s["path"].split("/")[-1][:28], s["provider"], s["requests"], s["breaks"]) for s in result.summary["sessions"]]
     assert sessions == [
-        ("TestAnthropicStructuredPlan", "anthropic", 2, 0),
-        ("TestAnthropicStructuredPlan", "anthropic", 10, 0),
-        ("TestGeminiStructuredPlannin", "gemini", 1, 0),
-        ("TestGeminiStructuredPlannin", "gemini", 5, 0),
-        ("test_disabling_cache_for_ag", "openai-chat", 9, 0),
-        ("test_tools_with_custom_cach", "openai-chat", 4, 0),
-        ("test_tools_with_custom_cach", "openai-chat", 4, 0),
+        ("TestAnthropicStructuredPlann", "anthropic", 2, 0),
+        ("TestAnthropicStructuredPlann", "anthropic", 10, 0),
+        ("TestGeminiStructuredPlanning", "gemini", 1, 0),
+        ("TestGeminiStructuredPlanning", "gemini", 5, 0),
+        ("test_disabling_cache_for_age", "openai-chat", 9, 0),
+        ("test_tools_with_custom_cachi", "openai-chat", 4, 0),
+        ("test_tools_with_custom_cachi", "openai-chat", 4, 0),
         ("test_using_memory.yaml", "openai-chat", 1, 0),
         ("test_using_memory.yaml", "openai-chat", 1, 0),
         ("test_using_memory.yaml", "openai-chat", 2, 1),
