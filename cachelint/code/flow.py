@@ -76,6 +76,7 @@ class SinkRef:
     label: str
     line: int
     external: str | None = None  # "pkg.mod" when the call is inside another module's function
+    configures: bool = False  # an agent / bound model is built: only in-place changes count in loops
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,12 @@ class Summary:
     param_sinks: dict[str, list[tuple[SinkRef, str]]] = field(default_factory=dict)
     # paths read by a sink argument, rooted at a parameter, ``self`` or a global name
     uses: list[tuple[str, SinkRef]] = field(default_factory=list)
+    # every return is a tuple display of this many items: what each item carries (else None)
+    tuple_returns: list[Value] | None = None
+    tuple_ok: bool = True
+    # every return builds a class with keywords: what each keyword (attribute) carries
+    field_returns: dict[str, Value] | None = None
+    fields_ok: bool = True
     done: bool = False
 
 
@@ -254,7 +261,14 @@ class ModuleAnalysis:
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
+        # id(call) -> per-item values when the callee returns a tuple display: a, b = f()
+        self.tuple_results: dict[int, list[Value]] = {}
+        # id(call of a class) -> its keyword values: x = Args(tools=...); x.tools
+        self.call_keywords: dict[int, dict[str, Value]] = {}
         self.module_frame = Frame(None)
+        # > 0 while evaluating text being formatted (f-string fields, "..." + x, "%s" % x,
+        # .format()): only there does a name like request_id put a per-request value into text.
+        self._text_depth = 0
         self._stmt: dict[type, Callable[[Any, Frame], None]] = {
             ast.Assign: self._assign,
             ast.AnnAssign: self._ann_assign,
@@ -340,6 +354,11 @@ class ModuleAnalysis:
     def bind(self, target: ast.AST, value: Value, frame: Frame, source: ast.AST | None = None, weak: bool = False) -> None:
         if isinstance(target, ast.Name):
             name = target.id
+            call = source.value if isinstance(source, ast.Await) else source
+            fields = self.call_keywords.get(id(call)) if call is not None else None
+            if fields:
+                for attr, attr_value in fields.items():
+                    frame.names[f"{name}.{attr}"] = attr_value
             if frame.loops or weak:
                 old = frame.names.get(name)
                 value = union(old, value) if old is not None else value
@@ -355,6 +374,12 @@ class ModuleAnalysis:
             if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(target.elts):
                 for t, s in zip(target.elts, source.elts):
                     self.bind(t, self._cached_or_eval(s, frame), frame, s, weak)
+                return
+            call = source.value if isinstance(source, ast.Await) else source
+            items = self.tuple_results.get(id(call)) if call is not None else None
+            if items is not None and len(items) == len(target.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
+                for t, item in zip(target.elts, items):
+                    self.bind(t, item, frame, None, weak)
                 return
             part = element_of(value)
             for t in target.elts:
@@ -511,8 +536,35 @@ class ModuleAnalysis:
         self.eval(node.value, frame)
 
     def _return(self, node: ast.Return, frame: Frame) -> None:
-        value = self.eval(node.value, frame)
         summary = frame.summary
+        if summary is not None and isinstance(node.value, ast.Tuple) and summary.tuple_ok and not any(
+            isinstance(e, ast.Starred) for e in node.value.elts
+        ):
+            items = [self.eval(e, frame) for e in node.value.elts]
+            if summary.tuple_returns is None:
+                summary.tuple_returns = items
+            elif len(summary.tuple_returns) == len(items):
+                summary.tuple_returns = [union(a, b) for a, b in zip(summary.tuple_returns, items)]
+            else:
+                summary.tuple_ok = False
+            value = union(*(as_element(v) for v in items)) if items else CLEAN
+        else:
+            value = self.eval(node.value, frame)
+            if summary is not None and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None
+            ):
+                summary.tuple_ok = False
+                call = node.value.value if isinstance(node.value, ast.Await) else node.value
+                fields = self.call_keywords.get(id(call))
+                if fields is None:
+                    summary.fields_ok = False
+                elif summary.fields_ok:
+                    if summary.field_returns is None:
+                        summary.field_returns = dict(fields)
+                    else:
+                        for name, v in fields.items():
+                            old = summary.field_returns.get(name)
+                            summary.field_returns[name] = union(old, v) if old is not None else v
         if summary is not None:
             summary.returns = union(summary.returns, value)
 
@@ -614,6 +666,8 @@ class ModuleAnalysis:
             for used, sink in loop.uses:
                 if not _covers(change.path, used):
                     continue
+                if change.rhs_names is not None and sink.configures:
+                    continue  # one agent per iteration is a new agent, not a change within a session
                 if change.rhs_names is not None:
                     varying = (loop.bound - {change.path}) & change.rhs_names
                     if change.path not in change.rhs_names and not varying:
@@ -736,7 +790,7 @@ class ModuleAnalysis:
     # --- expressions -------------------------------------------------------------------------
 
     def _volatile_name(self, name: str, node: ast.AST) -> Value | None:
-        if self.k.is_volatile_name(name):
+        if self._text_depth and self.k.is_volatile_name(name):
             return Value(frozenset([Origin(VOLATILE, f"{name} (a per-request value)", span_of(node))]), EMPTY)
         return None
 
@@ -758,6 +812,13 @@ class ModuleAnalysis:
             stored = frame.lookup(path) if path is not None else None
             if stored is not None:
                 v = stored
+            elif isinstance(base, ast.Name) and base.id in frame.params and frame.names.get(base.id) is not None:
+                site = span_of(base)
+                v = Value(
+                    frozenset([Origin(PARAM, base.id, site, attr=node.attr)]),
+                    frozenset([Origin(PARAM, base.id, site, mode="elem", attr=node.attr)]),
+                )
+                v = union(v, *(Value(frozenset(o for o in frame.names[base.id].own if o.kind != PARAM), EMPTY),))
             elif isinstance(base, ast.Name) and base.id in self.imports and frame.lookup(base.id) is None:
                 v = CLEAN
                 if self.resolve_external_name is not None:
@@ -805,8 +866,15 @@ class ModuleAnalysis:
         return False
 
     def _binop(self, node: ast.BinOp, frame: Frame) -> Value:
-        left = self.eval(node.left, frame)
-        right = self.eval(node.right, frame)
+        text = isinstance(node.op, (ast.Add, ast.Mod)) and (_str_expr(node.left) or _str_expr(node.right))
+        if text:
+            self._text_depth += 1
+        try:
+            left = self.eval(node.left, frame)
+            right = self.eval(node.right, frame)
+        finally:
+            if text:
+                self._text_depth -= 1
         value = union(left, right)
         if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
             has_origin = any(o.kind == UNORDERED for o in left.own) or any(o.kind == UNORDERED for o in right.own)
@@ -891,7 +959,11 @@ class ModuleAnalysis:
         return union(*parts) if parts else CLEAN
 
     def _formatted_value(self, node: ast.FormattedValue, frame: Frame) -> Value:
-        value = materialized(self.eval(node.value, frame), span_of(node.value))
+        self._text_depth += 1
+        try:
+            value = materialized(self.eval(node.value, frame), span_of(node.value))
+        finally:
+            self._text_depth -= 1
         spec = node.format_spec
         if spec is not None and value.own:
             text = "".join(v.value for v in spec.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
@@ -942,9 +1014,19 @@ class ModuleAnalysis:
             receiver = self.eval(func.value, frame)
         elif not isinstance(func, ast.Name):
             self.eval(func, frame)
-        positional = [self.eval(a, frame) for a in node.args]
-        keywords = {kw.arg: self.eval(kw.value, frame) for kw in node.keywords}
+        text = method == "format" and _str_expr(func.value)  # type: ignore[union-attr]
+        if text:
+            self._text_depth += 1
+        try:
+            positional = [self.eval(a, frame) for a in node.args]
+            keywords = {kw.arg: self.eval(kw.value, frame) for kw in node.keywords}
+        finally:
+            if text:
+                self._text_depth -= 1
         path = self.callee_path(func)
+        if path[-1][:1].isupper() and node.keywords and any(keywords.values()):
+            # A class instantiated with keywords: its attributes of those names hold those values.
+            self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
         local = self._local_function(func, frame)
         if local is not None:
@@ -1074,7 +1156,9 @@ class ModuleAnalysis:
                 return self.summary_of(method)
         return None
 
-    def _bindings(self, params: list[str], node: ast.Call, positional: list[Value], keywords: dict) -> tuple[dict[str, Value], dict[str, ast.AST]]:
+    def _bindings(
+        self, params: list[str], node: ast.Call, positional: list[Value], keywords: dict, frame: Frame | None = None
+    ) -> tuple[dict[str, Value], dict[str, ast.AST]]:
         values: dict[str, Value] = {}
         nodes: dict[str, ast.AST] = {}
         for i, (v, a) in enumerate(zip(positional, node.args)):
@@ -1087,10 +1171,22 @@ class ModuleAnalysis:
             if kw.arg is not None:
                 values[kw.arg] = keywords.get(kw.arg, CLEAN)
                 nodes[kw.arg] = kw.value
+        if frame is not None:
+            for param, arg_node in list(nodes.items()):
+                arg_path = path_of(arg_node)
+                if arg_path is None or not isinstance(arg_node, ast.Name):
+                    continue
+                prefix = arg_path + "."
+                f: Frame | None = frame
+                while f is not None:
+                    for key, v in f.names.items():
+                        if key.startswith(prefix) and "." not in key[len(prefix):]:
+                            values.setdefault(f"{param}.{key[len(prefix):]}", v)
+                    f = f.parent
         return values, nodes
 
     def _apply_summary(self, node: ast.Call, summary: Summary, positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool) -> Value:
-        values, nodes = self._bindings(summary.params, node, positional, keywords)
+        values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
         for param, sinks in summary.param_sinks.items():
             if param not in values:
                 continue
@@ -1115,6 +1211,10 @@ class ModuleAnalysis:
                 self._use(used, sink, frame)
         if not summary.done:  # a recursive call: what it returns is still being worked out
             return CLEAN
+        if summary.tuple_ok and summary.tuple_returns is not None:
+            self.tuple_results[id(node)] = [substitute(v, values) for v in summary.tuple_returns]
+        if summary.fields_ok and summary.field_returns:
+            self.call_keywords[id(node)] = {k: substitute(v, values) for k, v in summary.field_returns.items()}
         return substitute(summary.returns, values)
 
     # --- sinks -------------------------------------------------------------------------------
@@ -1145,11 +1245,19 @@ class ModuleAnalysis:
                         break
             if arg_node is None:
                 continue
-            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame)
+            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures)
 
-    def _sink_argument(self, tier: str, value: Value, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
+    def _sink_argument(
+        self, tier: str, value: Value, arg_node: ast.AST, label: str, line: int, frame: Frame, configures: bool = False
+    ) -> None:
         if tier in PREFIX_TIERS:
-            sink = SinkRef(tier, label, line)
+            sink = SinkRef(tier, label, line, configures=configures)
+            if isinstance(arg_node, (ast.Name, ast.Attribute)):
+                self._text_depth += 1
+                try:
+                    value = union(value, self.eval(arg_node, frame))
+                finally:
+                    self._text_depth -= 1
             self._reach(value, sink, arg_node, frame)
             for used in self._paths_in(arg_node):
                 self._use(used, sink, frame)
@@ -1165,7 +1273,7 @@ class ModuleAnalysis:
                 if entry is None:
                     continue
                 entry_value, entry_node = entry
-                self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame)
+                self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures)
 
     def _structure(self, node: ast.AST | None, frame: Frame, depth: int = 0) -> ast.AST | None:
         """Follow names to the display that built them: ``body = {...}; post(json=body)``."""
@@ -1265,7 +1373,7 @@ class ModuleAnalysis:
             return None
         qualified, data = found
         params = list(data.get("params", ()))
-        values, nodes = self._bindings(params, node, positional, keywords)
+        values, nodes = self._bindings(params, node, positional, keywords, frame)
         for param, sinks in sorted(data.get("param_sinks", {}).items()):
             if param not in values:
                 continue
@@ -1308,7 +1416,7 @@ def _through_unknown(v: Value) -> Value:
 
 def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str) -> Origin:
     if entry.get("kind") == PARAM:
-        return Origin(PARAM, entry["what"], site, mode=entry.get("mode", "whole"))
+        return Origin(PARAM, entry["what"], site, mode=entry.get("mode", "whole"), attr=entry.get("attr"))
     return Origin(
         entry["kind"],
         f"{entry['what']} (via {via}, line {entry.get('line', '?')})",
@@ -1330,6 +1438,8 @@ def origin_to_data(o: Origin) -> dict[str, Any]:
     data: dict[str, Any] = {"kind": o.kind, "what": o.what}
     if o.kind == PARAM:
         data["mode"] = o.mode
+        if o.attr is not None:
+            data["attr"] = o.attr
         return data
     data["line"] = o.site[0]
     if o.elements:

@@ -78,6 +78,7 @@ class SinkArgument:
 class Sink:
     library: str
     arguments: tuple[SinkArgument, ...]
+    configures: bool = False  # builds an agent / bound model rather than sending one request
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def build_knowledge(
         body_keys.update(pack.get("body_keys", {}))
         roles.update(pack.get("first_message_roles", ()))
         for entry in pack.get("sinks", ()):
-            sink = Sink(entry.get("library", "?"), _arguments(entry["arguments"]))
+            sink = Sink(entry.get("library", "?"), _arguments(entry["arguments"]), bool(entry.get("configures", False)))
             for call in entry["calls"]:
                 k.sinks.add(call, sink)
         for entry in pack.get("decorators", ()):

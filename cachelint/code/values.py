@@ -34,6 +34,7 @@ class Origin:
     granularity: str = "time"  # volatile: "time" | "date"
     fix_at: Span | None = None  # unordered: where the value is first put in order (wrap in sorted)
     mode: str = "whole"  # param: "whole" | "elem" | "sorted"
+    attr: str | None = None  # param: the value of this attribute of the parameter (args.tools)
     external: str | None = None  # from another module's summary: "pkg.mod.func"
 
     def with_fix_at(self, span: Span) -> "Origin":
@@ -146,7 +147,9 @@ def substitute(v: Value, bindings: dict[str, Value]) -> Value:
 
 
 def _param_value(o: Origin, bindings: dict[str, Value]) -> Value:
-    arg = bindings.get(o.what, CLEAN)
+    arg = bindings.get(f"{o.what}.{o.attr}") if o.attr is not None else None
+    if arg is None:
+        arg = bindings.get(o.what, CLEAN)
     if o.mode == "elem":
         return element_of(arg)
     if o.mode == "sorted":
