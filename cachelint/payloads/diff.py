@@ -262,15 +262,23 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _common_prefix_chars(a: str, b: str) -> int:
+    """Length of the common prefix of two strings, by binary search on slice equality."""
+    n = min(len(a), len(b))
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def _text_change(old: str, new: str, context: int = 24) -> str:
     """The changed part of two strings with a little context: '…is 2026-11-28.' -> '…is 2026-11-29.'."""
-    start = 0
-    limit = min(len(old), len(new))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
-        end += 1
+    start = _common_prefix_chars(old, new)
+    end = min(_common_prefix_chars(old[::-1], new[::-1]), min(len(old), len(new)) - start)
     lo = max(0, start - context)
 
     def cut(text: str) -> str:
@@ -312,13 +320,18 @@ def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> t
     "2026-11-29" is volatile, a rewritten paragraph is not)."""
     a = before.decode("utf-8", "replace")
     b = after.decode("utf-8", "replace")
-    if len(a) > 200_000 or len(b) > 200_000:
-        return ()
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    # trim the common head and tail first: the matcher is quadratic, the changed middle is short
+    head = _common_prefix_chars(a, b)
+    tail = min(_common_prefix_chars(a[::-1], b[::-1]), min(len(a), len(b)) - head)
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if len(mid_a) > 2000 or len(mid_b) > 2000:
+        return ()  # a large rewrite is content, not a value that ticks
+    matcher = difflib.SequenceMatcher(a=mid_a, b=mid_b, autojunk=False)
     merged: list[list[int]] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         i1, i2 = _widen(a, i1, i2)
         j1, j2 = _widen(b, j1, j2)
         if merged and (i1 <= merged[-1][1] or j1 <= merged[-1][3]):

@@ -40,7 +40,7 @@ def strip_markers(value: Any) -> Any:
 
 
 def _is_cache_point(value: Any) -> bool:
-    return isinstance(value, dict) and len(value) == 1 and "cachePoint" in value
+    return type(value) is dict and len(value) == 1 and "cachePoint" in value
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -51,7 +51,7 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def _ttl_of(marker: Any, default: str = "5m") -> str:
-    if isinstance(marker, Mapping) and isinstance(marker.get("ttl"), str):
+    if isinstance(marker, dict) and isinstance(marker.get("ttl"), str):
         return marker["ttl"]
     return default
 
@@ -84,13 +84,13 @@ class _Builder:
                 ttl=_ttl_of(marker, ttl_default),
                 automatic=False,
                 empty=empty,
-                marker=dict(marker) if isinstance(marker, Mapping) else {},
+                marker=dict(marker) if isinstance(marker, dict) else {},
             )
         )
 
 
 def _is_empty_text(block: Any) -> bool:
-    return isinstance(block, Mapping) and "text" in block and isinstance(block.get("text"), str) and not block["text"]
+    return isinstance(block, dict) and "text" in block and isinstance(block.get("text"), str) and not block["text"]
 
 
 # --- detection --------------------------------------------------------------------------------
@@ -139,7 +139,7 @@ def _provider_from_body(body: Mapping[str, Any]) -> str | None:
             return "bedrock-converse"
         if "anthropic_version" in body or "system" in body or _anthropic_tools(body.get("tools")):
             return "anthropic"
-        if any(isinstance(m, Mapping) and m.get("role") in ("system", "developer", "tool") for m in messages):
+        if any(isinstance(m, dict) and m.get("role") in ("system", "developer", "tool") for m in messages):
             return "openai-chat"
         if _openai_tools(body.get("tools")) or "response_format" in body or "prompt_cache_key" in body:
             return "openai-chat"
@@ -150,7 +150,7 @@ def _provider_from_body(body: Mapping[str, Any]) -> str | None:
         return None
     inp = body.get("input")
     if "instructions" in body or "previous_response_id" in body or (
-        isinstance(inp, list) and any(isinstance(i, Mapping) and ("type" in i or "role" in i) for i in inp)
+        isinstance(inp, list) and any(isinstance(i, dict) and ("type" in i or "role" in i) for i in inp)
     ):
         return "openai-responses"
     if isinstance(inp, str) and "model" in body and "encoding_format" not in body and "dimensions" not in body:
@@ -160,8 +160,8 @@ def _provider_from_body(body: Mapping[str, Any]) -> str | None:
 
 def _converse_content(messages: list) -> bool:
     for m in messages[:4]:
-        content = m.get("content") if isinstance(m, Mapping) else None
-        if isinstance(content, list) and content and isinstance(content[0], Mapping):
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(content, list) and content and isinstance(content[0], dict):
             first = content[0]
             if "type" not in first and any(k in first for k in ("text", "toolUse", "toolResult", "image", "cachePoint")):
                 return True
@@ -170,20 +170,20 @@ def _converse_content(messages: list) -> bool:
 
 def _anthropic_content(messages: list) -> bool:
     for m in messages:
-        content = m.get("content") if isinstance(m, Mapping) else None
+        content = m.get("content") if isinstance(m, dict) else None
         if isinstance(content, list) and any(
-            isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result", "thinking", "document") for b in content
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking", "document") for b in content
         ):
             return True
     return False
 
 
 def _anthropic_tools(tools: Any) -> bool:
-    return isinstance(tools, list) and any(isinstance(t, Mapping) and "input_schema" in t for t in tools)
+    return isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools)
 
 
 def _openai_tools(tools: Any) -> bool:
-    return isinstance(tools, list) and any(isinstance(t, Mapping) and t.get("type") == "function" for t in tools)
+    return isinstance(tools, list) and any(isinstance(t, dict) and t.get("type") == "function" for t in tools)
 
 
 # --- the adapters -----------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def to_request(record: Record, rules: ProviderRules) -> Request | None:
     settings = adapter(body, builder)
     model = body.get("model") if isinstance(body.get("model"), str) else url_model
     settings = {"model": model, **settings}
-    response = record.response if isinstance(record.response, Mapping) else {}
+    response = record.response if isinstance(record.response, dict) else {}
     usage = _usage_of(provider, response)
     diagnostics_present = "diagnostics" in response
     return Request(
@@ -226,32 +226,36 @@ def _usage_of(provider: str, response: Mapping[str, Any]) -> Mapping[str, Any] |
         usage = response.get("usageMetadata")
     elif provider == "bedrock-converse":
         usage = response.get("usage")
-        if usage is None and isinstance(response.get("metadata"), Mapping):
+        if usage is None and isinstance(response.get("metadata"), dict):
             usage = response["metadata"].get("usage")
     else:
         usage = response.get("usage")
-    return usage if isinstance(usage, Mapping) else None
+    return usage if isinstance(usage, dict) else None
 
 
 def _text_block(text: str, kind: str = "text") -> dict[str, Any]:
     return {"type": kind, "text": text}
 
 
-def _count_images(value: Any) -> int:
-    """Image blocks anywhere in a content structure (Anthropic/OpenAI ``image``/``image_url``/
-    ``input_image``, Bedrock ``image``, Gemini ``inlineData`` of an image type)."""
-    if isinstance(value, list):
-        return sum(_count_images(v) for v in value)
-    if isinstance(value, dict):
-        if value.get("type") in ("image", "image_url", "input_image"):
-            return 1
-        if "image" in value and isinstance(value["image"], Mapping) and "type" not in value:
-            return 1
-        inline = value.get("inlineData") or value.get("inline_data")
-        if isinstance(inline, Mapping) and str(inline.get("mimeType", inline.get("mime_type", ""))).startswith("image/"):
-            return 1
-        return sum(_count_images(v) for k, v in value.items() if k in ("content", "parts", "source") or isinstance(v, list))
-    return 0
+_IMAGE_MARKS = (
+    b'"type":"image"',  # Anthropic
+    b'"type":"image_url"',  # OpenAI Chat
+    b'"type":"input_image"',  # OpenAI Responses
+    b'{"image":{',  # Bedrock Converse
+    b'"mimeType":"image/',  # Gemini inlineData / fileData
+    b'"mime_type":"image/',
+)
+
+
+def _count_images(blocks: Iterable[Block]) -> int:
+    """Image blocks in the prompt, counted in the canonical bytes (one C-level scan per block,
+    instead of walking every decoded structure)."""
+    total = 0
+    for block in blocks:
+        data = block.data
+        if b"image" in data:
+            total += sum(data.count(mark) for mark in _IMAGE_MARKS)
+    return total
 
 
 # Anthropic Messages (also Bedrock InvokeModel and Vertex rawPredict bodies) ---------------------
@@ -260,10 +264,10 @@ def _count_images(value: Any) -> int:
 def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
     for tool in tools:
-        name = tool.get("name", tool.get("type", "")) if isinstance(tool, Mapping) else ""
+        name = tool.get("name", tool.get("type", "")) if isinstance(tool, dict) else ""
         block = b.add("tools", tool, str(name))
         b.position += 1
-        if isinstance(tool, Mapping) and "cache_control" in tool:
+        if isinstance(tool, dict) and "cache_control" in tool:
             b.mark("tools", block.index, None, tool["cache_control"])
     system = body.get("system")
     if isinstance(system, str):
@@ -272,26 +276,22 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         for item in system:
             block = b.add("system", item, "system")
             b.position += 1
-            if isinstance(item, Mapping) and "cache_control" in item:
+            if isinstance(item, dict) and "cache_control" in item:
                 b.mark("system", block.index, None, item["cache_control"], empty=_is_empty_text(item))
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
-    citations = False
     for message in messages:
         _message_block(b, message, "text")
-        if isinstance(message, Mapping) and isinstance(message.get("content"), list):
-            citations = citations or any(
-                isinstance(c, Mapping) and isinstance(c.get("citations"), Mapping) and c["citations"].get("enabled")
-                for c in message["content"]
-            )
-    if isinstance(body.get("cache_control"), Mapping):
+    # documents with citations enabled (a toggle that invalidates system and messages, P1)
+    citations = any(b'"citations":{"enabled":true' in blk.data for blk in b.messages if b"citations" in blk.data)
+    if isinstance(body.get("cache_control"), dict):
         _automatic(b, body["cache_control"])
     tool_choice = body.get("tool_choice")
     disable_parallel = None
-    if isinstance(tool_choice, Mapping) and "disable_parallel_tool_use" in tool_choice:
+    if isinstance(tool_choice, dict) and "disable_parallel_tool_use" in tool_choice:
         disable_parallel = tool_choice.get("disable_parallel_tool_use")
         tool_choice = {k: v for k, v in tool_choice.items() if k != "disable_parallel_tool_use"}
-    output_config = body.get("output_config") if isinstance(body.get("output_config"), Mapping) else {}
-    tool_types = [str(t.get("type", "")) for t in tools if isinstance(t, Mapping)]
+    output_config = body.get("output_config") if isinstance(body.get("output_config"), dict) else {}
+    tool_types = [str(t.get("type", "")) for t in tools if isinstance(t, dict)]
     return {
         "tool_choice": tool_choice,
         "disable_parallel_tool_use": disable_parallel,
@@ -301,19 +301,19 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "web_fetch": any(t.startswith("web_fetch") for t in tool_types),
         "citations": citations,
         "speed": body.get("speed"),
-        "images": _count_images(system) + _count_images(messages),
+        "images": _count_images(b.system) + _count_images(b.messages),
     }
 
 
 def _message_block(b: _Builder, message: Any, text_kind: str) -> Block:
     """One message as a block (string content as its single text block); breakpoints on its parts."""
-    if isinstance(message, Mapping) and isinstance(message.get("content"), str):
+    if isinstance(message, dict) and isinstance(message.get("content"), str):
         role = message.get("role")
         kind = text_kind if text_kind != "input_text" or role != "assistant" else "output_text"
         message = {k: ([_text_block(v, kind)] if k == "content" else v) for k, v in message.items()}
-    role = str(message.get("role", message.get("type", ""))) if isinstance(message, Mapping) else ""
+    role = str(message.get("role", message.get("type", ""))) if isinstance(message, dict) else ""
     block = b.add("messages", message, role)
-    content = message.get("content") if isinstance(message, Mapping) else None
+    content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):
         for part_index, part in enumerate(content):
             if _is_cache_point(part):
@@ -321,13 +321,13 @@ def _message_block(b: _Builder, message: Any, text_kind: str) -> Block:
                     b.mark("messages", block.index, part_index - 1, part["cachePoint"])
                 continue
             b.position += 1
-            if isinstance(part, Mapping):
+            if isinstance(part, dict):
                 for key in _MARKER_KEYS:
                     if key in part:
                         b.mark("messages", block.index, part_index, part[key], empty=_is_empty_text(part))
     else:
         b.position += 1
-        if isinstance(message, Mapping) and "cache_control" in message:
+        if isinstance(message, dict) and "cache_control" in message:
             b.mark("messages", block.index, None, message["cache_control"])
     return block
 
@@ -349,13 +349,13 @@ def _automatic(b: _Builder, marker: Mapping[str, Any]) -> None:
 def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), list) else body.get("functions")
     for tool in tools if isinstance(tools, list) else []:
-        fn = tool.get("function", tool) if isinstance(tool, Mapping) else {}
-        b.add("tools", tool, str(fn.get("name", "")) if isinstance(fn, Mapping) else "")
+        fn = tool.get("function", tool) if isinstance(tool, dict) else {}
+        b.add("tools", tool, str(fn.get("name", "")) if isinstance(fn, dict) else "")
         b.position += 1
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
     leading = 0
     for message in messages:
-        if isinstance(message, Mapping) and message.get("role") in ("system", "developer"):
+        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
             leading += 1
         else:
             break
@@ -381,13 +381,13 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
         "effort": body.get("reasoning_effort"),
-        "images": _count_images(messages),
+        "images": _count_images(b.messages),
     }
 
 
 def _openai_options(body: Mapping[str, Any], b: _Builder) -> None:
     options = body.get("prompt_cache_options")
-    if isinstance(options, Mapping) and options.get("mode", "implicit") == "implicit" and b.messages:
+    if isinstance(options, dict) and options.get("mode", "implicit") == "implicit" and b.messages:
         # GPT-5.6+ implicit mode puts a breakpoint on the latest message (cache_facts §2)
         b.breakpoints.append(
             Breakpoint("messages", b.messages[-1].index, None, max(b.position - 1, 0), _ttl_of(options, "30m"), True, False, dict(options))
@@ -400,7 +400,7 @@ def _openai_options(body: Mapping[str, Any], b: _Builder) -> None:
 def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
     for tool in tools:
-        b.add("tools", tool, str(tool.get("name", tool.get("type", ""))) if isinstance(tool, Mapping) else "")
+        b.add("tools", tool, str(tool.get("name", tool.get("type", ""))) if isinstance(tool, dict) else "")
         b.position += 1
     instructions = body.get("instructions")
     if isinstance(instructions, str):
@@ -411,15 +411,15 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     for item in items:
         _message_block(b, item, "input_text")
     _openai_options(body, b)
-    text = body.get("text") if isinstance(body.get("text"), Mapping) else {}
-    reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), Mapping) else {}
+    text = body.get("text") if isinstance(body.get("text"), dict) else {}
+    reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
     return {
         "tool_choice": body.get("tool_choice"),
         "response_format": text.get("format"),
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
         "effort": reasoning.get("effort"),
-        "images": _count_images(items),
+        "images": _count_images(b.messages),
     }
 
 
@@ -427,15 +427,15 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
 
 
 def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
-    tool_config = body.get("toolConfig") if isinstance(body.get("toolConfig"), Mapping) else {}
+    tool_config = body.get("toolConfig") if isinstance(body.get("toolConfig"), dict) else {}
     tools = tool_config.get("tools") if isinstance(tool_config.get("tools"), list) else []
     for tool in tools:
         if _is_cache_point(tool):
             if b.tools:
                 b.mark("tools", b.tools[-1].index, None, tool["cachePoint"])
             continue
-        spec = tool.get("toolSpec", {}) if isinstance(tool, Mapping) else {}
-        b.add("tools", tool, str(spec.get("name", "")) if isinstance(spec, Mapping) else "")
+        spec = tool.get("toolSpec", {}) if isinstance(tool, dict) else {}
+        b.add("tools", tool, str(spec.get("name", "")) if isinstance(spec, dict) else "")
         b.position += 1
     system = body.get("system") if isinstance(body.get("system"), list) else []
     for item in system:
@@ -448,11 +448,11 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
     for message in messages:
         _message_block(b, message, "text")
-    extra = body.get("additionalModelRequestFields") if isinstance(body.get("additionalModelRequestFields"), Mapping) else {}
+    extra = body.get("additionalModelRequestFields") if isinstance(body.get("additionalModelRequestFields"), dict) else {}
     return {
         "tool_choice": tool_config.get("toolChoice"),
         "thinking": extra.get("thinking"),
-        "images": _count_images(messages),
+        "images": _count_images(b.messages),
     }
 
 
@@ -462,29 +462,29 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
 def _gemini(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
     for tool in tools:
-        decls = tool.get("functionDeclarations", tool.get("function_declarations")) if isinstance(tool, Mapping) else None
+        decls = tool.get("functionDeclarations", tool.get("function_declarations")) if isinstance(tool, dict) else None
         if isinstance(decls, list) and len(tool) == 1:
             for decl in decls:  # one block per function so that a reorder is visible as such
-                b.add("tools", decl, str(decl.get("name", "")) if isinstance(decl, Mapping) else "")
+                b.add("tools", decl, str(decl.get("name", "")) if isinstance(decl, dict) else "")
                 b.position += 1
         else:
-            b.add("tools", tool, next(iter(tool), "") if isinstance(tool, Mapping) else "")
+            b.add("tools", tool, next(iter(tool), "") if isinstance(tool, dict) else "")
             b.position += 1
     system = body.get("systemInstruction", body.get("system_instruction"))
     if isinstance(system, str):
         system = {"parts": [{"text": system}]}
-    if isinstance(system, Mapping):
+    if isinstance(system, dict):
         parts = system.get("parts")
         for part in parts if isinstance(parts, list) else [system]:
             b.add("system", part, "system")
             b.position += 1
     contents = body.get("contents") if isinstance(body.get("contents"), list) else []
     for content in contents:
-        block = b.add("messages", content, str(content.get("role", "")) if isinstance(content, Mapping) else "")
-        parts = content.get("parts") if isinstance(content, Mapping) else None
+        block = b.add("messages", content, str(content.get("role", "")) if isinstance(content, dict) else "")
+        parts = content.get("parts") if isinstance(content, dict) else None
         b.position += len(parts) if isinstance(parts, list) and parts else 1
         del block
-    generation = body.get("generationConfig") if isinstance(body.get("generationConfig"), Mapping) else {}
+    generation = body.get("generationConfig") if isinstance(body.get("generationConfig"), dict) else {}
     response_format = {
         k: generation[k] for k in ("responseMimeType", "responseSchema", "responseJsonSchema") if k in generation
     } or None
@@ -493,7 +493,7 @@ def _gemini(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "cached_content": body.get("cachedContent"),
         "response_format": response_format,
         "thinking": generation.get("thinkingConfig"),
-        "images": _count_images(contents),
+        "images": _count_images(b.messages),
     }
 
 

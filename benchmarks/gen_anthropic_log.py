@@ -1,0 +1,94 @@
+"""Generate a captured Anthropic request log for the audit benchmark (issue 7).
+
+N requests in sessions of growing histories (each request resends the whole history, as agents do),
+30 tools, envelopes with usage, a few injected breaks (a tool reorder, a timestamp in the system
+prompt, a tool_choice change). About 64 MB for 2,000 requests with the defaults.
+
+    python benchmarks/gen_anthropic_log.py --requests 2000 -o /tmp/bench.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+
+
+def tools(n: int) -> list[dict]:
+    out = []
+    for i in range(n):
+        out.append(
+            {
+                "name": f"tool_{i:02d}",
+                "description": f"Tool number {i}: reads, searches or edits project files. " * 3,
+                "input_schema": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string", "description": "A path relative to the repository root."},
+                        "query": {"type": "string", "description": "What to look for."},
+                        "limit": {"type": "integer", "description": "At most this many results."},
+                    },
+                    "required": ["path"],
+                },
+            }
+        )
+    return out
+
+
+def generate(requests: int, per_session: int, tool_count: int, seed: int, out) -> int:
+    rng = random.Random(seed)
+    base_tools = tools(tool_count)
+    system = "You are a coding agent working in a large repository. Follow the house rules. " * 20
+    written = 0
+    for index in range(requests):
+        session = index // per_session
+        turn = index % per_session
+        history = []
+        for t in range(turn + 1):
+            history.append({"role": "user", "content": [{"type": "text", "text": f"s{session} step {t}: " + "please continue the refactor. " * 12}]})
+            if t < turn:
+                history.append(
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "text", "text": f"Working on step {t}. " + "I read the file and changed it. " * 10},
+                            {"type": "tool_use", "id": f"toolu_{session}_{t}", "name": f"tool_{t % tool_count:02d}", "input": {"path": f"src/m{t}.py", "query": "def "}},
+                        ],
+                    }
+                )
+        history[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        body_tools = base_tools
+        body_system = system
+        tool_choice = {"type": "auto"}
+        if turn and rng.random() < 0.01:
+            body_tools = base_tools[1:] + base_tools[:1]  # an injected reorder
+        if turn and rng.random() < 0.01:
+            body_system = system + f" Now: 2026-11-29T10:{turn % 60:02d}:00Z"
+        if turn and rng.random() < 0.005:
+            tool_choice = {"type": "any"}
+        body = {"model": "claude-sonnet-4-5", "max_tokens": 4096, "tools": body_tools, "system": body_system, "tool_choice": tool_choice, "messages": history}
+        envelope = {
+            "request": body,
+            "response": {"id": f"msg_{index}", "usage": {"input_tokens": 50, "cache_creation_input_tokens": 400, "cache_read_input_tokens": 9000 + 800 * turn, "output_tokens": 120}},
+            "time": f"2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z",
+        }
+        line = json.dumps(envelope, separators=(",", ":")) + "\n"
+        out.write(line)
+        written += len(line)
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--per-session", type=int, default=40)
+    parser.add_argument("--tools", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args()
+    with open(args.output, "w") as out:
+        size = generate(args.requests, args.per_session, args.tools, args.seed, out)
+    print(f"{args.output}: {args.requests} requests, {size / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
