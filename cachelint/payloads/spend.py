@@ -237,8 +237,15 @@ class UsageLedger:
         if prev.usage is not None:
             if _explicit(self.limits, prev.provider):
                 return prev.usage.read + prev.usage.written, True
-            return prev.usage.prompt, True
-        return self.limits.estimate_tokens(prev.cached_end_bytes), False
+            tokens, exact = prev.usage.prompt, True
+        else:
+            tokens, exact = self.limits.estimate_tokens(prev.cached_end_bytes), False
+        if not _explicit(self.limits, prev.provider):
+            # Automatic caching keeps nothing below the model's minimum (O1: 1024 tokens).
+            minimum = self.limits.min_cacheable_tokens(prev.provider, prev.model)
+            if minimum is not None and tokens < minimum[0] and not (prev.usage is not None and prev.usage.read):
+                return 0, exact
+        return tokens, exact
 
     def _break_cost(self, prev: RequestFacts, cur: RequestFacts, codes: Sequence[str]) -> BreakCost:
         price = self.prices.lookup(cur.model)
@@ -381,7 +388,8 @@ def render_usage_text(summary: Mapping[str, Any]) -> str:
     for s in summary["sessions"]:
         t = s["tokens"]
         hit = "n/a" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
-        head = f"  session {s['id']} ({s['requests']} requests, {s['provider']}, {s['model'] or 'model n/a'}):"
+        plural = "" if s["requests"] == 1 else "s"
+        head = f"  session {s['id']} ({s['requests']} request{plural}, {s['provider']}, {s['model'] or 'model n/a'}):"
         lines.append(head)
         if s["requests_with_usage"]:
             lines.append(
