@@ -8,6 +8,7 @@ Every problem carries the line of the SKILL.md it is about.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -184,11 +185,16 @@ def parse_front_matter(text: str) -> FrontMatter:
     return fm
 
 
-def schema_problems(fm: FrontMatter) -> list[Problem]:
-    """Violations of rules/schema/skill-frontmatter.schema.json, worded by its ``x-messages``."""
+@functools.lru_cache(maxsize=1)
+def _validator():
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(load_schema(FRONT_MATTER_SCHEMA))
+    return jsonschema.Draft202012Validator(load_schema(FRONT_MATTER_SCHEMA))
+
+
+def schema_problems(fm: FrontMatter) -> list[Problem]:
+    """Violations of rules/schema/skill-frontmatter.schema.json, worded by its ``x-messages``."""
+    validator = _validator()
     data = dict(fm.data or {})
     problems: list[Problem] = []
     # jsonschema needs JSON-like keys; YAML allows other scalars as keys

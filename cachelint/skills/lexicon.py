@@ -54,17 +54,20 @@ class NormalText:
 
     def __init__(self, original: str) -> None:
         self.original = original
-        folded_parts: list[str] = []
-        origin: list[int] = []
-        for index, char in enumerate(original):
-            folded = _fold_char(char)
-            folded_parts.append(folded)
-            origin.extend([index] * len(folded))
-        self.folded = "".join(folded_parts)
-        origin.append(len(original))
-        self.tokens: list[Token] = [
-            Token(m.group(0), origin[m.start()], origin[m.end() - 1] + 1) for m in _TOKEN.finditer(self.folded)
-        ]
+        if original.isascii():
+            # ASCII folds to itself, character for character: no offset map needed
+            self.folded = original.lower()
+            self.tokens: list[Token] = [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(self.folded)]
+        else:
+            folded_parts: list[str] = []
+            origin: list[int] = []
+            for index, char in enumerate(original):
+                folded = _fold_char(char)
+                folded_parts.append(folded)
+                origin.extend([index] * len(folded))
+            self.folded = "".join(folded_parts)
+            origin.append(len(original))
+            self.tokens = [Token(m.group(0), origin[m.start()], origin[m.end() - 1] + 1) for m in _TOKEN.finditer(self.folded)]
         self.words: tuple[str, ...] = tuple(t.text for t in self.tokens)
 
     def quote(self, first: int, last: int) -> str:
@@ -72,18 +75,30 @@ class NormalText:
         return self.original[self.tokens[first].start : self.tokens[last].end]
 
 
+@functools.lru_cache(maxsize=65536)
+def normal_text(text: str) -> NormalText:
+    """NormalText, shared by every check that reads the same description."""
+    return NormalText(text)
+
+
 def phrase_tokens(phrase: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(fold(phrase)))
 
 
-def find_phrases(text: NormalText, phrases: Iterable[tuple[str, ...]]) -> list[tuple[int, int]]:
-    """Token spans (first, last inclusive) where a phrase occurs, leftmost first, no overlaps."""
+@functools.lru_cache(maxsize=64)
+def _by_first_word(phrases: tuple[tuple[str, ...], ...]) -> dict[str, list[tuple[str, ...]]]:
     by_first: dict[str, list[tuple[str, ...]]] = {}
     for p in phrases:
         if p:
             by_first.setdefault(p[0], []).append(p)
     for candidates in by_first.values():
         candidates.sort(key=len, reverse=True)  # longest match wins
+    return by_first
+
+
+def find_phrases(text: NormalText, phrases: tuple[tuple[str, ...], ...]) -> list[tuple[int, int]]:
+    """Token spans (first, last inclusive) where a phrase occurs, leftmost first, no overlaps."""
+    by_first = _by_first_word(phrases)
     spans: list[tuple[int, int]] = []
     words = text.words
     i = 0
@@ -101,7 +116,7 @@ def find_phrases(text: NormalText, phrases: Iterable[tuple[str, ...]]) -> list[t
     return spans
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Lexicon:
     stop_words: frozenset[str]
     placeholders: tuple[tuple[str, ...], ...]
@@ -113,6 +128,16 @@ class Lexicon:
     not_task_words: frozenset[str]
 
     def is_task_word(self, word: str) -> bool:
+        memo = self._memo
+        if word not in memo:
+            memo[word] = self._is_task_word(word)
+        return memo[word]
+
+    @functools.cached_property
+    def _memo(self) -> dict[str, bool]:
+        return {}
+
+    def _is_task_word(self, word: str) -> bool:
         for part in [word, *word.split("-")] if "-" in word else [word]:
             if part in self.not_task_words:
                 continue

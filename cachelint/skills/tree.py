@@ -107,13 +107,26 @@ def _is_under(path: Path, folder: Path) -> bool:
         return False
 
 
-def repository_root(path: Path, fallback: Path) -> Path:
+def repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None] | None = None) -> Path:
     """The nearest parent of ``path`` holding ``.git``; else ``fallback`` when ``path`` is under
-    it; else the folder of ``path``."""
+    it; else the folder of ``path``. ``memo`` (folder -> git root or None) spares the stats of
+    folders already seen."""
     start = path if path.is_dir() else path.parent
+    memo = {} if memo is None else memo
+    seen: list[Path] = []
+    found: Path | None = None
     for candidate in [start, *start.parents]:
+        if candidate in memo:
+            found = memo[candidate]
+            break
+        seen.append(candidate)
         if (candidate / ".git").exists():
-            return candidate
+            found = candidate
+            break
+    for folder in seen:
+        memo[folder] = found if found is not None and (folder == found or _is_under(folder, found)) else None
+    if found is not None:
+        return found
     fallback = fallback.resolve()
     if start == fallback or _is_under(start, fallback):
         return fallback
@@ -135,10 +148,11 @@ def build_trees(files: Sequence[InputFile], settings: "Settings", cwd: Path) -> 
     """One tree per repository root among the given files, in root order."""
     by_root: dict[Path, list[InputFile]] = {}
     root_cache: dict[Path, Path] = {}
+    git_roots: dict[Path, Path | None] = {}
     for f in files:
         parent = f.path.parent
         if parent not in root_cache:
-            root_cache[parent] = repository_root(f.path, settings.root)
+            root_cache[parent] = repository_root(f.path, settings.root, git_roots)
         by_root.setdefault(root_cache[parent], []).append(f)
     trees = []
     for root in sorted(by_root):

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.skills.lexicon import Lexicon, NormalText, find_phrases
+from cachelint.skills.lexicon import Lexicon, normal_text, find_phrases
 from cachelint.skills.tree import SkillTree
 
 
 def description_signals(description: str, lexicon: Lexicon, min_content_words: int) -> list[str]:
     """The signals that make ``description`` generic; empty when it is specific enough."""
-    text = NormalText(description)
+    text = normal_text(description)
     words = text.words
     signals: list[str] = []
     placeholders = [text.quote(a, b) for a, b in find_phrases(text, lexicon.placeholders)]

@@ -38,6 +38,8 @@ def check_not_indexed(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnos
     for index in indexes:
         listed = {s.path for s in index.listed()}
         for skill in index_scope(tree, index):
+            if skill.front.data is None or not skill.description:
+                continue  # no metadata to list: CL201 says so, and `cachelint index` leaves it out too
             if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
                 missing.setdefault(skill.path, []).append(index)
     out = []

@@ -25,7 +25,7 @@ from collections import defaultdict
 from typing import Iterable, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.skills.lexicon import Lexicon, NormalText, fold
+from cachelint.skills.lexicon import Lexicon, normal_text, fold
 from cachelint.skills.tree import Skill, SkillTree
 
 # Templated descriptions are short; a slot search over long texts would cost O(n^2) per text and
@@ -62,7 +62,7 @@ def _own_words(skill: Skill) -> set[str]:
 
 def _content_sequence(skill: Skill, lexicon: Lexicon) -> tuple[str, ...]:
     own = _own_words(skill)
-    words = NormalText(skill.description or "").words
+    words = normal_text(skill.description or "").words
     return tuple(w for w in lexicon.content_words(words) if w not in own)
 
 

@@ -1,0 +1,116 @@
+"""`cachelint index DIR [--write FILE | --check FILE]` through the command line."""
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+from click.testing import CliRunner
+
+from cachelint.cli import main
+from conftest import write_tree
+from skilltrees import COMISSAO, CONCILIACAO, EMISSAO, skill
+
+START = "<!-- cachelint:index:start -->"
+END = "<!-- cachelint:index:end -->"
+
+TREE = {
+    "skills/emissao-nf/SKILL.md": skill("emissao-nf", "use para emitir,\n  cancelar ou consultar NF-e", extra=""),
+    "skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
+    ".claude/skills/comissao/SKILL.md": "---\nname: comissao\ndescription: >\n  use para calcular e exportar\n  comissão de vendedores\n---\n",
+    "skills/broken/SKILL.md": "---\nname: broken\n",
+}
+
+EXPECTED = (
+    f"- comissao: {COMISSAO}\n"
+    f"- conciliacao-cartao: {CONCILIACAO}\n"
+    f"- emissao-nf: {EMISSAO}\n"
+)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    write_tree(tmp_path, TREE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["index", *args, "--isolated"], catch_exceptions=False)
+
+
+def test_prints_the_index_sorted_by_name_with_whitespace_collapsed(repo):
+    result = run(".")
+    assert result.exit_code == 0
+    assert result.output == EXPECTED
+
+
+def test_write_creates_the_block_at_the_end_then_check_passes(repo):
+    (repo / "AGENTS.md").write_text("# Agente\n\nHabilidades:\n", encoding="utf-8")
+    result = run(".", "--write", "AGENTS.md")
+    assert result.exit_code == 0
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8") == f"# Agente\n\nHabilidades:\n\n{START}\n{EXPECTED}{END}\n"
+    check = run(".", "--check", "AGENTS.md")
+    assert check.exit_code == 0
+    assert "AGENTS.md: index block is up to date" in check.output
+
+
+def test_write_replaces_only_the_block_and_keeps_crlf_and_mode(repo):
+    text = f"intro\r\n{START}\r\n- old: stale\r\n{END}\r\noutro\r\n"
+    (repo / "AGENTS.md").write_bytes(text.encode())
+    os.chmod(repo / "AGENTS.md", 0o640)
+    assert run(".", "--write", "AGENTS.md").exit_code == 0
+    expected = f"intro\r\n{START}\r\n" + EXPECTED.replace("\n", "\r\n") + f"{END}\r\noutro\r\n"
+    assert (repo / "AGENTS.md").read_bytes() == expected.encode()
+    assert stat.S_IMODE(os.stat(repo / "AGENTS.md").st_mode) == 0o640
+    assert run(".", "--check", "AGENTS.md").exit_code == 0
+
+
+def test_write_creates_a_missing_file(repo):
+    assert run("skills", "--write", "INDEX.md").exit_code == 0
+    assert (repo / "INDEX.md").read_text(encoding="utf-8") == (
+        f"{START}\n- conciliacao-cartao: {CONCILIACAO}\n- emissao-nf: {EMISSAO}\n{END}\n"
+    )
+
+
+def test_write_twice_changes_nothing(repo):
+    run(".", "--write", "AGENTS.md")
+    before = (repo / "AGENTS.md").read_bytes()
+    result = run(".", "--write", "AGENTS.md")
+    assert result.exit_code == 0 and "up to date" in result.output
+    assert (repo / "AGENTS.md").read_bytes() == before
+
+
+def test_check_fails_when_stale(repo):
+    run(".", "--write", "AGENTS.md")
+    write_tree(repo, {"skills/logistica/SKILL.md": skill("logistica", "use para abrir chamado em transportadora")})
+    result = run(".", "--check", "AGENTS.md")
+    assert result.exit_code == 1
+    assert result.output.strip() == "AGENTS.md: index block is stale; run cachelint index . --write AGENTS.md"
+
+
+def test_check_fails_without_a_block_or_a_file(repo):
+    (repo / "AGENTS.md").write_text("# no block\n", encoding="utf-8")
+    result = run(".", "--check", "AGENTS.md")
+    assert result.exit_code == 1 and "has no index block" in result.output
+    missing = run(".", "--check", "NOPE.md")
+    assert missing.exit_code == 1 and "NOPE.md: no such file" in missing.output
+
+
+def test_markers_out_of_order_are_an_error_not_a_rewrite(repo):
+    (repo / "AGENTS.md").write_text(f"{END}\nkeep me\n{START}\n", encoding="utf-8")
+    result = run(".", "--write", "AGENTS.md")
+    assert result.exit_code == 2
+    assert "index markers are incomplete or out of order" in result.output
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8") == f"{END}\nkeep me\n{START}\n"
+
+
+def test_written_index_is_a_clean_index_for_check(repo):
+    run(".", "--write", "AGENTS.md")
+    result = CliRunner().invoke(main, ["check", ".", "--isolated", "--no-cache", "--select", "CL203,CL204"])
+    assert result.exit_code == 0, result.output
+
+
+def test_empty_directory_renders_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run(".").output == ""
