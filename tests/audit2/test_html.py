@@ -105,3 +105,26 @@ def test_report_renders_in_headless_chromium(tmp_path):
     keep = os.environ.get("CACHELINT_KEEP_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)
+
+
+def test_cli_writes_the_html_report(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from cachelint.cli import main
+
+    log = tmp_path / "run.jsonl"
+    bodies = []
+    for i in range(3):
+        msgs = [m for j in range(i) for m in (user(f"q{j}"), assistant(f"a{j}"))] + [user(f"q{i}", CC)]
+        system = "You are v1. " + text(6000, "policy") if i < 2 else "You are v2. " + text(6000, "policy")
+        bodies.append({"request": anthropic(sys_block(system), msgs), "response": a_usage(5, 1600 if i == 1 else 0, 1600), "time": at(i * 20)})
+    log.write_text("".join(json.dumps(b) + "\n" for b in bodies), encoding="utf-8")
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["audit", str(log), "--isolated", "--output-format", "html", "-o", str(out)])
+    assert result.exit_code == 1, result.output  # findings
+    html = out.read_text(encoding="utf-8")
+    assert "CL302" in html and "Session s1" in html and html.count("<div class='row") == 3
+    assert "this break cost $" in html
+    assert CliRunner().invoke(main, ["audit", str(log), "--isolated", "--output-format", "html"]).exit_code == 2
