@@ -13,7 +13,6 @@ from cachelint.code.values import UNORDERED, VOLATILE, Origin, Span
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 
 _SAFE_ELEMENTS = ("str", "path")
-_TOOL_KEY = 'key=lambda t: t["name"]'
 
 
 def _where(program: Program, line: int) -> str:
@@ -77,11 +76,16 @@ class _Reporter:
         safe = o.elements in _SAFE_ELEMENTS
         if o.sortable and o.fix_at is not None:
             return self.wrap_in_sorted(o.fix_at, None, safe, "the unordered value")
-        if o.sortable and reach.arg_span is not None:
-            return self.wrap_in_sorted(reach.arg_span, None, safe, "the argument")
-        if not o.sortable and reach.arg_span is not None and reach.sink.tier == "tools":
-            # Completion order or plugin discovery: sort what was collected, by tool name.
-            return self.wrap_in_sorted(reach.arg_span, _TOOL_KEY, False, "the tools")
+        if reach.arg_span is None:
+            return None
+        if safe and o.sortable:
+            return self.wrap_in_sorted(reach.arg_span, None, True, "the argument")
+        if reach.sink.tier == "tools" and reach.sink.tool_key:
+            # The tools themselves (dicts or objects of this SDK), collected in an unknown order:
+            # sort them by name at the call. Unsafe: a tool without a name would raise.
+            return self.wrap_in_sorted(reach.arg_span, f"key={reach.sink.tool_key}", False, "the tools")
+        if o.sortable:
+            return self.wrap_in_sorted(reach.arg_span, None, False, "the argument")
         return None
 
     def diagnostic(self, code: str, message: str, span: Span, fix: Fix | None = None, severity: Severity | None = None) -> Diagnostic:

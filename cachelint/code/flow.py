@@ -77,6 +77,7 @@ class SinkRef:
     line: int
     external: str | None = None  # "pkg.mod" when the call is inside another module's function
     configures: bool = False  # an agent / bound model is built: only in-place changes count in loops
+    tool_key: str | None = None  # sort key of this SDK's tools (fixes)
 
 
 @dataclass(frozen=True)
@@ -825,6 +826,8 @@ class ModuleAnalysis:
                     v = self._external_name(node, f"{self.imports[base.id]}.{node.attr}") or CLEAN
             else:
                 v = self.eval(base, frame)
+        if node.attr in self.k.stable_members:
+            return CLEAN
         if node.attr in self.k.date_attributes and any(o.kind == VOLATILE for o in v.own):
             return self._as_date(v, node)
         if self.k.volatile_name_re is not None:
@@ -1118,6 +1121,8 @@ class ModuleAnalysis:
             if method in k.element_methods:
                 return element_of(receiver)
             return CLEAN
+        if method in k.stable_members:
+            return CLEAN
         if method in k.element_methods:
             return element_of(receiver)
         if method in k.sanitizer_methods:
@@ -1245,13 +1250,21 @@ class ModuleAnalysis:
                         break
             if arg_node is None:
                 continue
-            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures)
+            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key)
 
     def _sink_argument(
-        self, tier: str, value: Value, arg_node: ast.AST, label: str, line: int, frame: Frame, configures: bool = False
+        self,
+        tier: str,
+        value: Value,
+        arg_node: ast.AST,
+        label: str,
+        line: int,
+        frame: Frame,
+        configures: bool = False,
+        tool_key: str | None = None,
     ) -> None:
         if tier in PREFIX_TIERS:
-            sink = SinkRef(tier, label, line, configures=configures)
+            sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key)
             if isinstance(arg_node, (ast.Name, ast.Attribute)):
                 self._text_depth += 1
                 try:
@@ -1273,7 +1286,7 @@ class ModuleAnalysis:
                 if entry is None:
                     continue
                 entry_value, entry_node = entry
-                self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures)
+                self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
 
     def _structure(self, node: ast.AST | None, frame: Frame, depth: int = 0) -> ast.AST | None:
         """Follow names to the display that built them: ``body = {...}; post(json=body)``."""

@@ -79,6 +79,7 @@ class Sink:
     library: str
     arguments: tuple[SinkArgument, ...]
     configures: bool = False  # builds an agent / bound model rather than sending one request
+    tool_key: str | None = None  # sort key for this SDK's tools, used by fixes
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class Knowledge:
     format_methods: frozenset[str] = frozenset()
     date_methods: frozenset[str] = frozenset()
     date_attributes: frozenset[str] = frozenset()
+    stable_members: frozenset[str] = frozenset()
     time_directives: tuple[str, ...] = ()
     volatile_name_re: re.Pattern[str] | None = None
     prefilter_re: re.Pattern[str] | None = None
@@ -166,7 +168,12 @@ def build_knowledge(
         body_keys.update(pack.get("body_keys", {}))
         roles.update(pack.get("first_message_roles", ()))
         for entry in pack.get("sinks", ()):
-            sink = Sink(entry.get("library", "?"), _arguments(entry["arguments"]), bool(entry.get("configures", False)))
+            sink = Sink(
+                entry.get("library", "?"),
+                _arguments(entry["arguments"]),
+                bool(entry.get("configures", False)),
+                entry.get("tool_key"),
+            )
             for call in entry["calls"]:
                 k.sinks.add(call, sink)
         for entry in pack.get("decorators", ()):
@@ -215,6 +222,7 @@ def build_knowledge(
     k.format_methods = names(volatile_packs, "format_methods")
     k.date_methods = names(volatile_packs, "date_methods")
     k.date_attributes = names(volatile_packs, "date_attributes")
+    k.stable_members = names(volatile_packs, "stable_members")
     k.time_directives = tuple(sorted(names(volatile_packs, "time_directives")))
     patterns = [p for pack in volatile_packs for p in pack.get("volatile_names", ())]
     patterns += list(options.get("volatile-names", ()))
