@@ -82,8 +82,18 @@ class Limits:
 
 
 def limits_for(ctx: Any) -> Limits:
-    """The run's Limits from a CheckContext (or anything with ``packs(kind)``)."""
-    return Limits.from_packs(ctx.packs("payloads-limits"))
+    """The run's Limits from a CheckContext (or anything with ``packs(kind)``), built once per
+    context: every check asks for it on every request."""
+    packs = ctx.packs("payloads-limits")
+    cached = getattr(ctx, "_payloads_limits", None)
+    if cached is not None and cached[0] is packs:
+        return cached[1]
+    limits = Limits.from_packs(packs)
+    try:
+        setattr(ctx, "_payloads_limits", (packs, limits))
+    except AttributeError:  # a context with __slots__: build it each time
+        pass
+    return limits
 
 
 def tokens_up_to(req: Any, end_byte: int, limits: Limits) -> tuple[int, bool]:

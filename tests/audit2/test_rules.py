@@ -261,3 +261,12 @@ def test_cl312_rate_beyond_15_per_minute():
 def test_cl312_negative():
     assert run_check(cl312, [_keyed("k", i * 5) for i in range(16)]) == []  # 12 per minute
     assert run_check(cl312, [_keyed("k", 0), _keyed("k", 1)]) == []
+
+
+def test_cl305_moving_marker_below_minimum_reported_once():
+    turns = []
+    for i in range(3):
+        msgs = [m for j in range(i) for m in (user(f"q{j}"), assistant(f"a{j}"))] + [user(f"q{i}")]
+        turns.append(anthropic(sys_block("You are terse.", None), msgs, cache_control=CC))
+    found = run_check(cl305, turns)
+    assert [(d.kind, d.record) for d in found] == [("below-minimum", 0)]

@@ -100,7 +100,9 @@ def static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], s
             if tokens < least:
                 out.append(
                     (
-                        ("minimum", bp.tier, bp.block, bp.part),
+                        # A marker that moves with the conversation (automatic, or on the latest
+                        # message) is the same problem every turn: one signature for all of them.
+                        ("minimum", bp.tier, None if bp.automatic or bp.tier == "messages" else bp.block),
                         "below-minimum",
                         f"the breakpoint at {_where(bp)} caches a prefix of {'' if exact else '~'}{tokens} tokens,"
                         f" below the {least}-token minimum of {req.model or 'this model'}: it is silently not cached",
