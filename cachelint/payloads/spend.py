@@ -416,9 +416,13 @@ def render_usage_text(summary: Mapping[str, Any]) -> str:
             )
     t = summary["total"]
     hit = "n/a" if t["hit_rate"] is None else f"{t['hit_rate']:.1%}"
+    breaks = (
+        f"{t['breaks']} break(s) cost {_money(t['break_money'], cur)}" + (" (estimate)" if t["break_money_estimated"] else "")
+        if t["breaks"]
+        else "no breaks"
+    )
     lines.append(
         f"  total: {t['sessions']} session(s), {t['requests']} request(s), hit rate {hit},"
-        f" cost {_money(t['money'], cur)}, breaks cost {_money(t['break_money'], cur)}"
-        + (" (estimate)" if t["break_money_estimated"] else "")
+        f" cost {_money(t['money'], cur)}, {breaks}"
     )
     return "\n".join(lines) + "\n"
