@@ -144,3 +144,11 @@ def test_deeply_nested_yaml_is_a_finding():
 def test_crlf_line_endings():
     fm = parse_front_matter("---\r\nname: pdf\r\ndescription: Use when filling PDF forms.\r\n---\r\nbody\r\n")
     assert fm.problems == [] and fm.description == "Use when filling PDF forms."
+
+
+def test_when_to_use_limit_applies_only_when_it_stands_in_for_the_description():
+    long = "x" * 1100
+    assert problems(f"---\nname: a\ndescription: Use when filing VAT returns.\nwhen_to_use: {long}\n---\n") == []
+    assert problems(f"---\nname: a\nwhen_to_use: {long}\n---\n") == [
+        ("CL201", 3, "when_to_use (standing in for the missing description) is 1100 characters long; the limit is 1024")
+    ]
