@@ -30,6 +30,15 @@ def _source_line(path: str, line: int, cache: dict[str, list[str] | None]) -> st
     return lines[line - 1]
 
 
+def _inline(value: Any) -> str:
+    """One line for a nested value: ``key=value`` pairs for mappings, JSON-like for the rest."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={_inline(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return str(value)
+
+
 def _format_detail(key: str, value: Any) -> list[str]:
     if isinstance(value, str) and "\n" in value:
         return [f"    {key}:"] + [f"      {ln}" for ln in value.splitlines()]
@@ -38,12 +47,12 @@ def _format_detail(key: str, value: Any) -> list[str]:
             return [f"    {key}: " + ", ".join(str(v) for v in value)]
         lines = [f"    {key}:"]
         for v in value:
-            lines.append(f"      - {v}")
+            lines.append(f"      - {_inline(v)}")
         return lines
     if isinstance(value, Mapping):
         lines = [f"    {key}:"]
         for k in value:
-            lines.append(f"      {k}: {value[k]}")
+            lines.append(f"      {k}: {_inline(value[k])}")
         return lines
     return [f"    {key}: {value}"]
 
