@@ -18,7 +18,7 @@ from cachelint.payloads import AuditOptions, AuditResult
 from cachelint.payloads.checks import CheckContext, pair_checks, request_checks, session_checks
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.model import TIERS, PrefixDiff, Request, Session
-from cachelint.payloads.providers import ProviderRules, to_request
+from cachelint.payloads.providers import BlockCache, ProviderRules, to_request
 from cachelint.payloads.readers import ReadLimits, iter_log_files, read_log
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys
@@ -47,6 +47,7 @@ class _Run:
     grouper: SessionGrouper
     ctx: CheckContext
     ledger: Any = None
+    block_cache: BlockCache = field(default_factory=BlockCache)
     progress: Any = None  # cachelint.progress.Progress, set by run_audit
     diagnostics: list[Diagnostic] = field(default_factory=list)
     reports: dict[str, _SessionReport] = field(default_factory=dict)
@@ -125,7 +126,7 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
         if run.progress is not None:
             run.progress.records_seen(run.records)
         try:
-            req = to_request(item, run.rules)
+            req = to_request(item, run.rules, run.block_cache)
         except RecursionError:
             run.diagnostics.append(_record_problem(item, "request body nested too deeply to analyse"))
             continue

@@ -109,10 +109,14 @@ def prefix_diff(prev: Request, cur: Request, table: InvalidationTable, volatile:
 def _same_blocks(a: Sequence[Block], b: Sequence[Block]) -> bool:
     if len(a) != len(b):
         return False
+    if a is b or a == b:
+        return True  # shared Block objects compare by identity first (C speed)
     return all(x.data is y.data or x.data == y.data for x, y in zip(a, b))
 
 
 def _common_prefix_blocks(a: Sequence[Block], b: Sequence[Block]) -> int:
+    if len(a) <= len(b) and tuple(a) == tuple(b[: len(a)]):
+        return len(a)
     n = 0
     for x, y in zip(a, b):
         if x.data is not y.data and x.data != y.data:

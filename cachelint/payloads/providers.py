@@ -15,8 +15,8 @@ cache_control markers stripped"). One normalisation and no other: a string ``sys
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import unquote
 
 from cachelint.payloads.jsonio import dumps
@@ -56,6 +56,32 @@ def _ttl_of(marker: Any, default: str = "5m") -> str:
     return default
 
 
+class BlockCache:
+    """Blocks already built, keyed by (tier, offset, index, raw bytes as sent): consecutive requests
+    of a session resend the same history, so most blocks of a request were built for the previous
+    one. A hit costs one ``dumps`` and a dict lookup instead of walking the block in Python, and the
+    hit shares the previous Block object (memory follows unique content). First in, first out
+    within a byte budget, so memory stays bounded."""
+
+    def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
+        self.budget = budget
+        self._entries: dict[tuple, tuple[Any, int, tuple, int]] = {}
+        self._bytes = 0
+
+    def get(self, key: tuple) -> tuple[Any, int, tuple, int] | None:
+        return self._entries.get(key)
+
+    def put(self, key: tuple, value: tuple[Any, int, tuple], data_size: int) -> None:
+        size = 2 * len(key[-1]) + data_size + 200
+        if size > self.budget // 4:
+            return
+        self._entries[key] = (*value, size)
+        self._bytes += size
+        while self._bytes > self.budget and self._entries:
+            old_key = next(iter(self._entries))
+            self._bytes -= self._entries.pop(old_key)[3]
+
+
 @dataclass
 class _Builder:
     """Accumulates blocks in render order, their offsets and the breakpoints."""
@@ -66,6 +92,54 @@ class _Builder:
     breakpoints: list[Breakpoint] = field(default_factory=list)
     offset: int = 0
     position: int = 0  # content-block positions (the unit of the 20-block lookback)
+    cache: BlockCache | None = None
+
+    def cached(self, tier: str, value: Any, variant: str, build: Callable[["_Builder", Any], Block]) -> Block:
+        """``build(self, value)`` through the cache: on a hit, replay the block, its positions and
+        its breakpoints (positions relative to the block's first one)."""
+        if self.cache is None:
+            return build(self, value)
+        blocks = getattr(self, tier)
+        key = (tier, variant, self.offset, len(blocks), dumps(value))
+        hit = self.cache.get(key)
+        if hit is not None:
+            block, positions, marks, _ = hit
+            blocks.append(block)
+            self.offset += len(block.data)
+            if marks:
+                self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
+            self.position += positions
+            return block
+        start_position, start_marks = self.position, len(self.breakpoints)
+        block = build(self, value)
+        marks = tuple((bp.position - start_position, bp) for bp in self.breakpoints[start_marks:])
+        self.cache.put(key, (block, self.position - start_position, marks), len(block.data))
+        return block
+
+    def cached_run(self, tier: str, values: list, variant: str, build: Callable[["_Builder", Any], Block]) -> None:
+        """A whole run of blocks (a tools list, a system list) through the cache in one lookup:
+        98% of consecutive requests resend their tools byte for byte."""
+        if self.cache is None:
+            for value in values:
+                build(self, value)
+            return
+        blocks = getattr(self, tier)
+        key = (tier + "*", variant, self.offset, len(blocks), dumps(values))
+        hit = self.cache.get(key)
+        if hit is not None:
+            run, positions, marks, _ = hit
+            blocks.extend(run)
+            self.offset = run[-1].end if run else self.offset
+            if marks:
+                self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
+            self.position += positions
+            return
+        start_position, start_marks, start_len = self.position, len(self.breakpoints), len(blocks)
+        for value in values:
+            self.cached(tier, value, variant, build)
+        run = tuple(blocks[start_len:])
+        marks = tuple((bp.position - start_position, bp) for bp in self.breakpoints[start_marks:])
+        self.cache.put(key, (run, self.position - start_position, marks), sum(len(b.data) for b in run))
 
     def add(self, tier: str, value: Any, name: str = "") -> Block:
         blocks = getattr(self, tier)
@@ -189,14 +263,14 @@ def _openai_tools(tools: Any) -> bool:
 # --- the adapters -----------------------------------------------------------------------------
 
 
-def to_request(record: Record, rules: ProviderRules) -> Request | None:
+def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = None) -> Request | None:
     found = detect(record, rules)
     if found is None:
         return None
     provider, url_model = found
     body = record.request
     adapter = _ADAPTERS[provider]
-    builder = _Builder()
+    builder = _Builder(cache=cache)
     settings = adapter(body, builder)
     model = body.get("model") if isinstance(body.get("model"), str) else url_model
     settings = {"model": model, **settings}
@@ -263,21 +337,12 @@ def _count_images(blocks: Iterable[Block]) -> int:
 
 def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-    for tool in tools:
-        name = tool.get("name", tool.get("type", "")) if isinstance(tool, dict) else ""
-        block = b.add("tools", tool, str(name))
-        b.position += 1
-        if isinstance(tool, dict) and "cache_control" in tool:
-            b.mark("tools", block.index, None, tool["cache_control"])
+    b.cached_run("tools", tools, "", _anthropic_tool)
     system = body.get("system")
     if isinstance(system, str):
         system = [_text_block(system)]  # rendered as one text block
     if isinstance(system, list):
-        for item in system:
-            block = b.add("system", item, "system")
-            b.position += 1
-            if isinstance(item, dict) and "cache_control" in item:
-                b.mark("system", block.index, None, item["cache_control"], empty=_is_empty_text(item))
+        b.cached_run("system", system, "", _anthropic_system_block)
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
     for message in messages:
         _message_block(b, message, "text")
@@ -305,8 +370,29 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     }
 
 
+def _anthropic_tool(b: _Builder, tool: Any) -> Block:
+    name = tool.get("name", tool.get("type", "")) if isinstance(tool, dict) else ""
+    block = b.add("tools", tool, str(name))
+    b.position += 1
+    if isinstance(tool, dict) and "cache_control" in tool:
+        b.mark("tools", block.index, None, tool["cache_control"])
+    return block
+
+
+def _anthropic_system_block(b: _Builder, item: Any) -> Block:
+    block = b.add("system", item, "system")
+    b.position += 1
+    if isinstance(item, dict) and "cache_control" in item:
+        b.mark("system", block.index, None, item["cache_control"], empty=_is_empty_text(item))
+    return block
+
+
 def _message_block(b: _Builder, message: Any, text_kind: str) -> Block:
     """One message as a block (string content as its single text block); breakpoints on its parts."""
+    return b.cached("messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind))
+
+
+def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
     if isinstance(message, dict) and isinstance(message.get("content"), str):
         role = message.get("role")
         kind = text_kind if text_kind != "input_text" or role != "assistant" else "output_text"

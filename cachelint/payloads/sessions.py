@@ -243,6 +243,8 @@ class SessionGrouper:
 
 
 def _common_blocks(a: tuple, b: tuple) -> int:
+    if len(a) <= len(b) and a == b[: len(a)]:
+        return len(a)  # C-speed: consecutive requests share their Block objects (identity)
     n = 0
     for x, y in zip(a, b):
         if x.data is not y.data and x.data != y.data:
