@@ -270,3 +270,14 @@ def test_cl305_moving_marker_below_minimum_reported_once():
         turns.append(anthropic(sys_block("You are terse.", None), msgs, cache_control=CC))
     found = run_check(cl305, turns)
     assert [(d.kind, d.record) for d in found] == [("below-minimum", 0)]
+
+
+def test_cl307_across_three_requests_uses_the_session_history():
+    base = [user("use the skill"), assistant("ok"), user(SKILL)]
+    one = anthropic(sys_block(BIG), base)
+    two = anthropic(sys_block(BIG), base + [assistant("done"), user("next")])
+    three = anthropic(sys_block(BIG), base + [assistant("done"), user("next"), assistant("ok"), user(SKILL)])
+    four = anthropic(sys_block(BIG), base + [assistant("done"), user("next"), assistant("ok"), user(SKILL), assistant("k"), user("fine")])
+    found = run_check(cl307, [one, two, three, four])
+    assert [(d.code, d.record) for d in found] == [("CL307", 2)]
+    assert found[0].details["repeats"][0]["first"] == "messages[2]"

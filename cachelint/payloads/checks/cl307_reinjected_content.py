@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
-from cachelint.payloads.model import Block, Request
+from cachelint.payloads.model import Block, Request, Session
 
 CODE = "CL307"
 DEFAULT_MIN_CHARS = 2048
@@ -46,8 +46,12 @@ def _fingerprints(blocks: Iterable[Block], min_chars: int) -> Iterator[tuple[str
             yield hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), text, block
 
 
-def _repeats(earlier: Iterable[Block], new: Iterable[Block], min_chars: int) -> list[dict[str, Any]]:
-    seen: dict[str, Block] = {}
+def _repeats(
+    earlier: Iterable[Block], new: Iterable[Block], min_chars: int, seen: dict[str, Block] | None = None
+) -> list[dict[str, Any]]:
+    """Long texts of ``new`` already present in ``earlier`` (or in ``seen``, the digests of an
+    earlier call, which is extended in place)."""
+    seen = {} if seen is None else seen
     for digest, _, block in _fingerprints(earlier, min_chars):
         seen.setdefault(digest, block)
     out = []
@@ -97,13 +101,43 @@ def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     return [_diagnostic(req, repeats, ctx)] if repeats else []
 
 
+def _same_blocks(a: tuple[Block, ...], b: tuple[Block, ...]) -> bool:
+    return len(a) == len(b) and all(x is y or x.data == y.data for x, y in zip(a, b))
+
+
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     """Later requests: a text in the messages appended since the previous request that the
-    history (or the system prompt) already holds."""
+    history (or the system prompt) already holds.
+
+    The digests of a session's history are kept between pairs (in the run's context, dropped when
+    the session closes), so a long session costs one pass over each new block instead of a pass
+    over the whole history per request."""
     kept = len(prev.messages)
     if len(cur.messages) <= kept:
         return []
     min_chars = _min_chars(ctx)
-    earlier = [*cur.system, *cur.messages[:kept]]
-    repeats = _repeats(earlier, cur.messages[kept:], min_chars)
+    state: dict[str, tuple[Request, dict[str, Block]]] = getattr(ctx, "_cl307_seen", None) or {}
+    setattr(ctx, "_cl307_seen", state)
+    key = cur.session or ""
+    held = state.get(key)
+    if (
+        held is not None
+        and held[0] is prev
+        and _same_blocks(prev.system, cur.system)
+        and _same_blocks(prev.messages, cur.messages[:kept])
+    ):
+        seen = held[1]
+        repeats = _repeats((), cur.messages[kept:], min_chars, seen)
+    else:
+        seen = {}
+        repeats = _repeats([*cur.system, *cur.messages[:kept]], cur.messages[kept:], min_chars, seen)
+    state[key] = (cur, seen)
     return [_diagnostic(cur, repeats, ctx)] if repeats else []
+
+
+def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
+    """Nothing to report at the end; forget the session's digests."""
+    state = getattr(ctx, "_cl307_seen", None)
+    if state:
+        state.pop(session.id, None)
+    return []
