@@ -186,6 +186,19 @@ def path_of(node: ast.AST) -> str | None:
     return None
 
 
+def place_of(node: ast.AST) -> str | None:
+    """The nearest named place an assignment target writes into: ``tools`` for ``tools[0]["x"]``."""
+    while node is not None:
+        path = path_of(node)
+        if path is not None:
+            return path
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+            continue
+        return None
+    return None
+
+
 def _root(path: str) -> str:
     for i, ch in enumerate(path):
         if ch in ".[":
@@ -230,6 +243,16 @@ def _has_deferred_literal(node: ast.AST) -> bool:
 
 def _names_in(node: ast.AST) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _has_unordered(v: Value) -> bool:
+    return any(o.kind == UNORDERED for o in v.own)
+
+
+def _direct_set(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Set, ast.SetComp)) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset")
+    )
 
 
 def _str_expr(node: ast.AST) -> bool:
@@ -466,7 +489,7 @@ class ModuleAnalysis:
         for target in node.targets:
             path = path_of(target)
             if isinstance(target, ast.Subscript):
-                self._record_change(frame, path_of(target.value), target, "item assigned")
+                self._record_change(frame, place_of(target.value), target, "changed by item assignment")
             elif path is not None:
                 self._record_change(frame, path, target, "rebound", node.value)
             self.bind(target, value, frame, node.value)
@@ -474,7 +497,7 @@ class ModuleAnalysis:
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
         value = self.eval(node.value, frame) if node.value is not None else CLEAN
         declared = self._annotation_origin(node.annotation, node.target)
-        if declared is not None:
+        if declared is not None and not _has_unordered(value):
             value = union(value, Value(frozenset([declared]), EMPTY))
         if node.value is None and declared is None:
             return
@@ -624,7 +647,7 @@ class ModuleAnalysis:
     def _delete(self, node: ast.Delete, frame: Frame) -> None:
         for target in node.targets:
             if isinstance(target, ast.Subscript):
-                self._record_change(frame, path_of(target.value), target, "item deleted")
+                self._record_change(frame, place_of(target.value), target, "shrunk (del)")
 
     def _for(self, node: ast.For, frame: Frame) -> None:
         iterable = self.eval(node.iter, frame)
@@ -729,7 +752,7 @@ class ModuleAnalysis:
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 value = self.eval(stmt.value, class_frame) if stmt.value is not None else CLEAN
                 declared = self._annotation_origin(stmt.annotation, stmt.target)
-                if declared is not None:
+                if declared is not None and not _has_unordered(value):
                     value = union(value, Value(frozenset([declared]), EMPTY))
                 if value:
                     info.attrs[stmt.target.id] = value
@@ -879,6 +902,18 @@ class ModuleAnalysis:
             if text:
                 self._text_depth -= 1
         value = union(left, right)
+        if (
+            isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor))
+            and _direct_set(node.left)
+            and _direct_set(node.right)
+            and _has_unordered(left)
+            and _has_unordered(right)
+        ):
+            # set(a) | set(b): one construction site for the whole expression.
+            elements = {o.elements for o in left.own | right.own if o.kind == UNORDERED}
+            merged = Origin(UNORDERED, "set algebra on sets", span_of(node), elements=elements.pop() if len(elements) == 1 else None)
+            own = frozenset(o for o in value.own if o.kind != UNORDERED) | {merged}
+            return Value(own, value.inner)
         if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
             has_origin = any(o.kind == UNORDERED for o in left.own) or any(o.kind == UNORDERED for o in right.own)
             if not has_origin and (self._is_set_like(node.left, left) or self._is_set_like(node.right, right)):

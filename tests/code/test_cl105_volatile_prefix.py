@@ -1,0 +1,227 @@
+"""CL105 volatile-prefix: clocks, random values, uuids, pids, per-request ids in tools or system."""
+from __future__ import annotations
+
+import pytest
+
+from codecheck_helpers import run
+from cachelint.diagnostics import Severity
+from rule_cases import check_negative, check_positive, params
+
+POSITIVE = {
+    "datetime-now-fstring": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} Now: {datetime.now()}", messages=messages)  # here
+''',
+    "time-time": '''
+def ask(messages):
+    stamp = time.time()  # here
+    return client.messages.create(model="m", max_tokens=10, system=BASE + str(stamp), messages=messages)
+''',
+    "uuid4": '''
+def ask(question):
+    return oai.responses.create(model="gpt-5", instructions=f"Session {uuid.uuid4()}", input=question)  # here
+''',
+    "random-choice": '''
+GREETINGS = ["Hi", "Hello"]
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=random.choice(GREETINGS) + BASE, messages=messages)  # here
+''',
+    "getpid": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=f"worker {os.getpid()}", messages=messages)  # here
+''',
+    "object-id": '''
+def ask(messages, state):
+    return client.messages.create(model="m", max_tokens=10, system=f"state {id(state)}", messages=messages)  # here
+''',
+    "request-id-formatted": '''
+def ask(messages, request_id):
+    system = f"{BASE} (request {request_id})"  # here
+    return client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+''',
+    "uuid-in-tool-description": '''
+def ask(messages):
+    tool = {"name": "search", "description": "Search. Build " + uuid.uuid4().hex}  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[tool], messages=messages)
+''',
+    "isoformat-time": '''
+def ask(messages):
+    now = datetime.utcnow().isoformat()  # here
+    return client.messages.create(model="m", max_tokens=10, system=BASE + now, messages=messages)
+''',
+    "strftime-with-time": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=datetime.now().strftime("%Y-%m-%d %H:%M"), messages=messages)  # here
+''',
+    "secrets-token": '''
+def ask(messages):
+    nonce = secrets.token_hex(8)  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} nonce={nonce}", messages=messages)
+''',
+    "first-system-message": '''
+def ask(question):
+    msgs = [{"role": "system", "content": f"Time: {time.ctime()}"}, {"role": "user", "content": question}]  # here
+    return oai.chat.completions.create(model="gpt-5", messages=msgs)
+''',
+    "module-constant": '''
+STARTED = datetime.now()  # here
+SYSTEM = f"{BASE} Up since {STARTED}."
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=messages)
+''',
+    "pydantic-ai-dynamic-system-prompt": '''
+from pydantic_ai import Agent
+
+agent = Agent("openai:gpt-5")
+
+@agent.system_prompt
+def current_time() -> str:
+    return f"The time is {datetime.now()}."  # here
+''',
+    "raw-body-system": '''
+def ask(messages):
+    return requests.post("https://api.anthropic.com/v1/messages", json={"model": "m", "system": f"t={time.time_ns()}", "messages": messages})  # here
+''',
+    "helper-returns-clock": '''
+def header():
+    return "Generated " + time.strftime("%H:%M:%S")  # here
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=header() + BASE, messages=messages)
+''',
+}
+
+DAILY = {
+    "date-today": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=f"Today is {date.today()}.", messages=messages)  # here
+''',
+    "strftime-date-only": '''
+def ask(messages):
+    today = datetime.now().strftime("%Y-%m-%d")  # here
+    return client.messages.create(model="m", max_tokens=10, system=BASE + today, messages=messages)
+''',
+    "format-spec-date-only": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=f"Today is {datetime.now():%d/%m/%Y}.", messages=messages)  # here
+''',
+    "time-strftime-date": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=time.strftime("%Y-%m-%d"), messages=messages)  # here
+''',
+    "date-method": '''
+def ask(messages):
+    d = datetime.now().date()  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"Date: {d}", messages=messages)
+''',
+}
+
+NEGATIVE = {
+    "timestamp-in-last-user-message": '''
+def ask(messages):
+    last = {"role": "user", "content": f"(sent {datetime.now().isoformat()})"}
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages + [last])
+''',
+    "json-dumps-literal-dict": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=json.dumps({"role": "agent", "lang": "pt"}), messages=messages)
+''',
+    "clock-for-logging": '''
+import logging
+
+def ask(messages):
+    started = time.time()
+    reply = client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages)
+    logging.info("took %.2fs", time.time() - started)
+    return reply
+''',
+    "uuid-for-message-id": '''
+def ask(messages):
+    messages.append({"role": "user", "content": f"id {uuid.uuid4()}"})
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages)
+''',
+    "random-temperature": '''
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=BASE, temperature=random.random(), messages=messages)
+''',
+    "date-unused": '''
+def ask(messages):
+    today = date.today()
+    print(today)
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages)
+''',
+    "timezone-name": '''
+def ask(messages):
+    tz = datetime.now().astimezone().tzinfo
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} Time zone: {tz}", messages=messages)
+''',
+    "request-id-in-metadata": '''
+def ask(messages, request_id):
+    return client.messages.create(model="m", max_tokens=10, system=BASE, metadata={"user_id": request_id}, messages=messages)
+''',
+    "request-id-in-headers": '''
+def ask(messages, request_id):
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages, extra_headers={"x-request-id": request_id})
+''',
+    "fixed-date-string": '''
+CUTOFF = "2026-01-01"
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=f"Knowledge cutoff {CUTOFF}.", messages=messages)
+''',
+    "uuid-in-user-content-of-body": '''
+def ask(messages):
+    body = {"model": "m", "system": BASE, "messages": messages + [{"role": "user", "content": str(uuid.uuid4())}]}
+    return httpx.post("https://api.anthropic.com/v1/messages", json=body)
+''',
+    "random-sample-sorted-not-enough": '''
+def ask(messages):
+    seed = random.randint(0, 10)
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages, metadata={"seed": seed})
+''',
+    "time-in-tool-result": '''
+def ask(messages, call_id):
+    result = {"type": "tool_result", "tool_use_id": call_id, "content": f"now {datetime.now()}"}
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages + [{"role": "user", "content": [result]}])
+''',
+    "pid-in-log": '''
+def ask(messages):
+    print("pid", os.getpid())
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages)
+''',
+    "call-id-in-messages-mapping": '''
+def to_messages(history):
+    out = []
+    for item in history:
+        out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": item.call_id, "content": item.text}]})
+    return out
+
+def ask(history):
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=to_messages(history))
+''',
+}
+
+
+@pytest.mark.parametrize("source", params(POSITIVE))
+def test_reported_as_error(source):
+    check_positive("CL105", source)
+    assert all(d.severity is None for d in run(source) if d.code == "CL105")
+
+
+@pytest.mark.parametrize("source", params(DAILY))
+def test_date_is_a_warning(source):
+    check_positive("CL105", source)
+    found = [d for d in run(source) if d.code == "CL105"]
+    assert found and all(d.severity == Severity.WARNING for d in found)
+    assert all("every day" in d.message for d in found)
+
+
+@pytest.mark.parametrize("source", params(NEGATIVE))
+def test_quiet(source):
+    check_negative("CL105", source)
+
+
+def test_counts():
+    assert len(POSITIVE) + len(DAILY) >= 15 and len(NEGATIVE) >= 15
