@@ -281,3 +281,13 @@ def test_cl307_across_three_requests_uses_the_session_history():
     found = run_check(cl307, [one, two, three, four])
     assert [(d.code, d.record) for d in found] == [("CL307", 2)]
     assert found[0].details["repeats"][0]["first"] == "messages[2]"
+
+
+def test_cl306_nothing_expires_below_the_minimum():
+    def chat(gap):
+        return {"request": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]}, "time": at(gap)}
+
+    assert run_check(cl306, [chat(0), chat(900)]) == []
+    short = [{"request": anthropic(sys_block("Be brief."), [user("hi")]), "time": at(0)},
+             {"request": anthropic(sys_block("Be brief."), [user("hi"), assistant("yo"), user("more")]), "time": at(900)}]
+    assert run_check(cl306, short) == []

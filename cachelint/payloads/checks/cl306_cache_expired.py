@@ -15,8 +15,9 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.limits import ProviderLimits, limits_for
+from cachelint.payloads.limits import Limits, ProviderLimits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request
+from cachelint.payloads.spend import marked_end
 from cachelint.payloads.usage import read_usage
 
 CODE = "CL306"
@@ -37,6 +38,20 @@ def ttl_in_force(prev: Request, provider: ProviderLimits) -> tuple[str, int] | N
             name = "in_memory"
     seconds = provider.ttl_seconds(name)
     return (name, seconds) if seconds is not None else None
+
+
+def _was_cacheable(prev: Request, provider: ProviderLimits, limits: Limits) -> bool:
+    """Whether the previous request left anything to expire: its cached prefix reached the
+    model's minimum (below it nothing is cached, P1 §1.4, O1)."""
+    usage = read_usage(prev.usage, prev.provider)
+    if usage is not None and usage.cached:
+        return True
+    minimum = limits.min_cacheable_tokens(prev.provider, prev.model)
+    if minimum is None:
+        return True
+    end = marked_end(prev) if provider.caching == "explicit" else prev.prefix_length
+    tokens, _ = tokens_up_to(prev, end, limits)
+    return tokens >= minimum[0]
 
 
 def _human(seconds: float) -> str:
@@ -61,6 +76,8 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     if ttl is None:
         return []
     name, seconds = ttl
+    if not _was_cacheable(prev, provider, limits):
+        return []
     try:
         gap = (cur.time - prev.time).total_seconds()
     except TypeError:  # one time zone-aware, the other naive: no honest gap
