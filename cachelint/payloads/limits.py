@@ -23,6 +23,7 @@ class ProviderLimits:
     caching: str = "automatic"  # explicit: only at markers; automatic: the provider caches by itself
     automatic_breakpoint: bool = False
     requests_per_minute_per_key: float | None = None
+    models_from: str | None = None
     source: str = ""
 
     def ttl_seconds(self, ttl: str | None) -> int | None:
@@ -70,11 +71,16 @@ class Limits:
         """(minimum tokens, source) for a model, or None when no entry matches."""
         family = provider_family(provider)
         name = (model or "").lower()
-        for entry in self.models:
-            if entry.get("provider") != family:
-                continue
-            if any(fnmatch.fnmatchcase(name, pattern.lower()) for pattern in entry.get("match", ())):
-                return int(entry["min_cacheable_tokens"]), str(entry.get("source", ""))
+        families = [family]
+        inherited = self.providers.get(family)
+        if inherited is not None and inherited.models_from:
+            families.append(inherited.models_from)
+        for fam in families:
+            for entry in self.models:
+                if entry.get("provider") != fam:
+                    continue
+                if any(fnmatch.fnmatchcase(name, pattern.lower()) for pattern in entry.get("match", ())):
+                    return int(entry["min_cacheable_tokens"]), str(entry.get("source", ""))
         return None
 
     def estimate_tokens(self, byte_count: int) -> int:
