@@ -2,6 +2,7 @@
 Also the per-module summary used across modules of the same run."""
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import PurePosixPath
 from typing import Any, Mapping
@@ -119,26 +120,34 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
 
         del analysis_ref
     analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name)
+    analysis.analyse()
+    return analysis
+
+
+@contextlib.contextmanager
+def _deep_recursion():
+    """ast.parse (3.11 checks the Python recursion limit while building the tree) and the walk both
+    recurse once per nesting level."""
     limit = sys.getrecursionlimit()
     if limit < _RECURSION_LIMIT:
         sys.setrecursionlimit(_RECURSION_LIMIT)
     try:
-        analysis.analyse()
+        yield
     finally:
         if limit < _RECURSION_LIMIT:
             sys.setrecursionlimit(limit)
-    return analysis
 
 
 def check(path: str, text: str, settings: Any, project_summaries: Summaries | None = None) -> list[Diagnostic]:
     knowledge = knowledge_for(settings)
-    program, problems = _parse(path, text)
-    if program is None or not _passes_prefilter(text, knowledge, project_summaries):
-        return problems
-    try:
-        analysis = _analyse(program, knowledge, path, project_summaries)
-    except (RecursionError, MemoryError):
-        return problems + [unreadable(path, "too deeply nested to analyse")]
+    with _deep_recursion():
+        program, problems = _parse(path, text)
+        if program is None or not _passes_prefilter(text, knowledge, project_summaries):
+            return problems
+        try:
+            analysis = _analyse(program, knowledge, path, project_summaries)
+        except (RecursionError, MemoryError):
+            return problems + [unreadable(path, "too deeply nested to analyse")]
     return sorted(problems + diagnostics_for(program, analysis.reaches, analysis.changes), key=Diagnostic.sort_key)
 
 
@@ -151,14 +160,15 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
     reach which sink) and module-level names holding unordered or volatile values."""
     if path.endswith(".ipynb"):
         return {"functions": {}, "names": {}}
-    program, _problems = _parse(path, text)
-    if program is None:
-        return {"functions": {}, "names": {}}
     knowledge = knowledge_for(settings)
-    try:
-        analysis = _analyse(program, knowledge, path, None)
-    except (RecursionError, MemoryError):
-        return {"functions": {}, "names": {}}
+    with _deep_recursion():
+        program, _problems = _parse(path, text)
+        if program is None:
+            return {"functions": {}, "names": {}}
+        try:
+            analysis = _analyse(program, knowledge, path, None)
+        except (RecursionError, MemoryError):
+            return {"functions": {}, "names": {}}
     functions: dict[str, Any] = {}
     for name, node in sorted(analysis.module_funcs.items()):
         summary = analysis.summaries.get(id(node))

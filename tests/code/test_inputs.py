@@ -1,0 +1,85 @@
+"""Inputs the code checks must survive: syntax errors (Python 2 too), absurd nesting, notebooks
+(cells analysed as one program, magics skipped, locations by cell and line), invalid notebooks."""
+from __future__ import annotations
+
+import json
+
+from conftest import check_tree, write_tree
+
+from cachelint.code import check_module
+
+AGENT_CELLS = [
+    "%pip install anthropic\nimport anthropic\nclient = anthropic.Anthropic()",
+    "# notes",
+    "names = {'search', 'fetch'}\nTOOLS = {n: {'name': n} for n in ['search', 'fetch']}\n!ls skills",
+    "files = !ls\nreply = client.messages.create(model='m', max_tokens=10,\n    tools=[TOOLS[n] for n in names], messages=[])",
+]
+
+
+def notebook(cells: list[str], markdown_at: int | None = 1) -> str:
+    out = []
+    for i, source in enumerate(cells):
+        cell_type = "markdown" if i == markdown_at else "code"
+        out.append({"cell_type": cell_type, "metadata": {}, "source": source.splitlines(keepends=True), "outputs": [], "execution_count": None})
+    return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+
+
+def test_python2_print_is_cl001_at_its_line():
+    (d,) = check_module("old.py", "import os\n\nprint 'hello'\n", None)
+    assert d.code == "CL001"
+    assert (d.line, d.column) == (3, 1)
+    assert "syntax error" in d.message and "print" in d.message
+
+
+def test_syntax_error_location():
+    (d,) = check_module("agent.py", "def run(:\n    pass\n", None)
+    assert (d.code, d.line, d.column) == ("CL001", 1, 9)
+
+
+def test_absurd_nesting_is_cl001_or_analysed_but_never_raises():
+    deep = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    found = check_module("deep.py", deep, None)
+    assert [d.code for d in found] == ["CL001"]
+    long_concat = "import anthropic\nclient = anthropic.Anthropic()\ns = 'a'" + " + 'b'" * 3000 + "\nclient.messages.create(system=s, messages=[])\n"
+    assert check_module("long.py", long_concat, None) == []
+
+
+def test_notebook_cells_are_one_program_with_cell_locations():
+    (d,) = check_module("agent.ipynb", notebook(AGENT_CELLS), None)
+    assert d.code == "CL101"
+    assert d.details["cell"] == 3
+    assert (d.line, d.column) == (1, 9)
+    assert d.message.startswith("cell 3: tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2")
+    assert d.fix is None  # the engine does not rewrite notebooks
+
+
+def test_notebook_syntax_error_in_one_cell_does_not_hide_the_others():
+    cells = list(AGENT_CELLS)
+    cells[1] = "def broken(:\n    pass"
+    found = check_module("agent.ipynb", notebook(cells, markdown_at=None), None)
+    found.sort(key=lambda d: d.details["cell"])
+    assert [(d.code, d.details.get("cell"), d.line) for d in found] == [("CL001", 2, 1), ("CL101", 3, 1)]
+    assert found[0].message.startswith("cell 2: syntax error")
+
+
+def test_invalid_notebook_json_is_cl001():
+    (d,) = check_module("agent.ipynb", '{"cells": [', None)
+    assert d.code == "CL001" and "invalid JSON" in d.message
+
+
+def test_notebook_through_the_engine(tmp_path):
+    write_tree(tmp_path, {"nb/agent.ipynb": notebook(AGENT_CELLS)})
+    result = check_tree(tmp_path, fix=True)
+    assert [(d.code, d.path, d.line) for d in result.diagnostics] == [("CL101", "nb/agent.ipynb", 1)]
+    assert (tmp_path / "nb/agent.ipynb").read_text(encoding="utf-8") == notebook(AGENT_CELLS)
+
+
+def test_cell_magic_running_another_language_is_skipped():
+    cells = ["%%bash\nfor f in *; do echo $f; done", "x = 1"]
+    assert check_module("a.ipynb", notebook(cells, markdown_at=None), None) == []
+
+
+def test_files_without_any_sink_name_skip_the_analysis():
+    # The prefilter: no sink name in the text, no flow analysis (but still a parse).
+    assert check_module("util.py", "names = {'a', 'b'}\nprint(list(names))\n", None) == []
+    assert [d.code for d in check_module("util.py", "names = {'a',\n", None)] == ["CL001"]
