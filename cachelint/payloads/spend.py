@@ -402,11 +402,11 @@ def render_usage_text(summary: Mapping[str, Any]) -> str:
             est = " (estimate)" if s["break_money_estimated"] else ""
             lines.append(f"    {len(s['breaks'])} break(s) cost {_money(s['break_money'], cur)}{est}")
         for v in s["provider_verdicts"]:
-            if v["agrees"] is False:
-                ours = v["our_first_tier"] or ", ".join(v["our_settings"]) or "prefix intact"
-                lines.append(
-                    f"    record {v['record']}: provider says {v['provider_reason']}, our diff says {ours}: they disagree"
-                )
+            if v["provider_reason"] is None:
+                continue  # inconclusive: the provider's comparison was still running
+            ours = v["our_first_tier"] or ", ".join(v["our_settings"]) or "prefix intact"
+            verdict = {True: "they agree", False: "they disagree", None: "no tier to compare"}[v["agrees"]]
+            lines.append(f"    record {v['record']}: provider says {v['provider_reason']}, our diff says {ours}: {verdict}")
         advice = s.get("ttl_advice")
         if advice and advice.get("pays"):
             lines.append(
