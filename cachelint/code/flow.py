@@ -821,7 +821,7 @@ class ModuleAnalysis:
     def _name(self, node: ast.Name, frame: Frame) -> Value:
         v = frame.lookup(node.id)
         if v is None and self.resolve_external_name is not None and node.id in self.imports:
-            v = self._external_name(node, self.imports[node.id])
+            v = self._external_name(node, (self.imports[node.id],))
         tagged = self._volatile_name(node.id, node) if self.k.volatile_name_re is not None else None
         if tagged is not None:
             return union(v or CLEAN, tagged)
@@ -846,7 +846,7 @@ class ModuleAnalysis:
             elif isinstance(base, ast.Name) and base.id in self.imports and frame.lookup(base.id) is None:
                 v = CLEAN
                 if self.resolve_external_name is not None:
-                    v = self._external_name(node, f"{self.imports[base.id]}.{node.attr}") or CLEAN
+                    v = self._external_name(node, (self.imports[base.id], node.attr)) or CLEAN
             else:
                 v = self.eval(base, frame)
         if node.attr in self.k.stable_members:
@@ -1043,6 +1043,19 @@ class ModuleAnalysis:
         parts.reverse()
         return tuple(parts)
 
+    def raw_dotted(self, func: ast.AST) -> tuple[str, ...] | None:
+        """The callee as imported, relative dots kept (``.llm.ask``), for other modules' summaries."""
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.imports:
+            return None
+        parts.append(self.imports[node.id])
+        parts.reverse()
+        return tuple(parts)
+
     def _call(self, node: ast.Call, frame: Frame) -> Value:
         func = node.func
         receiver = CLEAN
@@ -1123,8 +1136,9 @@ class ModuleAnalysis:
                 return sanitized(result)
             return result
 
-        if self.resolve_external is not None and path[0] != "?":
-            external = self._external_call(node, path, positional, keywords, frame)
+        raw = self.raw_dotted(func) if self.resolve_external is not None else None
+        if raw is not None and not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None):
+            external = self._external_call(node, raw, positional, keywords, frame)
             if external is not None:
                 return external
 
@@ -1444,9 +1458,9 @@ class ModuleAnalysis:
         local = _value_from_summary(returns, span_of(node), f"{qualified}()")
         return substitute(local, values)
 
-    def _external_name(self, node: ast.AST, dotted: str) -> Value | None:
+    def _external_name(self, node: ast.AST, dotted: tuple[str, ...]) -> Value | None:
         assert self.resolve_external_name is not None
-        found = self.resolve_external_name(tuple(dotted.split(".")))
+        found = self.resolve_external_name(dotted)
         if found is None:
             return None
         qualified, data = found

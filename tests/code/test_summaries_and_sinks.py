@@ -1,0 +1,159 @@
+"""Across modules of one run (summaries), and sinks declared by users (config and packs)."""
+from __future__ import annotations
+
+import json
+
+from conftest import check_tree, write_tree
+
+from cachelint.code import check_module, summarize_module
+from cachelint.config import load_settings
+
+REGISTRY = '''\
+import os
+
+
+def tool_names():
+    return set(os.environ.get("TOOLS", "search,fetch").split(","))
+
+
+def sorted_names():
+    return sorted(tool_names())
+
+
+def stamp():
+    import time
+    return time.strftime("%H:%M")
+
+
+ENABLED = frozenset({"search", "fetch"})
+'''
+
+LLM = '''\
+import anthropic
+
+client = anthropic.Anthropic()
+
+
+def ask(system, tools, messages):
+    return client.messages.create(model="m", max_tokens=10, system=system, tools=tools, messages=messages)
+'''
+
+AGENT = '''\
+from pkg.registry import ENABLED, sorted_names, stamp, tool_names
+from pkg import llm
+
+TOOLS = {"search": {"name": "search"}, "fetch": {"name": "fetch"}}
+
+
+def run(messages):
+    tools = [TOOLS[n] for n in tool_names()]
+    ok = [TOOLS[n] for n in sorted_names()]
+    llm.ask("Base. " + stamp(), tools + ok, messages)
+    llm.ask("Base.", [TOOLS[n] for n in ENABLED], messages)
+'''
+
+RELATIVE = '''\
+from .registry import tool_names
+from .llm import ask
+
+
+def run(messages):
+    ask("Base.", [{"name": n} for n in tool_names()], messages)
+'''
+
+
+def _summaries() -> dict:
+    return {
+        "pkg.registry": summarize_module("pkg/registry.py", REGISTRY),
+        "pkg.llm": summarize_module("pkg/llm.py", LLM),
+    }
+
+
+def test_summary_is_json_and_says_what_flows():
+    summaries = _summaries()
+    assert json.loads(json.dumps(summaries)) == summaries
+    registry = summaries["pkg.registry"]
+    assert registry["functions"]["tool_names"]["returns"]["own"][0]["kind"] == "unordered"
+    assert "sorted_names" not in registry["functions"]
+    assert registry["functions"]["stamp"]["returns"]["own"][0]["kind"] == "volatile"
+    assert registry["names"]["ENABLED"]["own"][0]["elements"] == "str"
+    sinks = summaries["pkg.llm"]["functions"]["ask"]["param_sinks"]
+    assert sorted(sinks) == ["system", "tools"]
+    assert sinks["tools"][0]["label"] == "tools= of client.messages.create"
+
+
+def test_flows_across_modules():
+    found = check_module("pkg/agent.py", AGENT, None, project_summaries=_summaries())
+    assert [(d.code, d.line) for d in found] == [("CL101", 8), ("CL105", 10), ("CL101", 11)]
+    assert found[0].message.startswith("tools built from set() (via pkg.registry.tool_names(), line 5) (unordered) reach tools= of client.messages.create (in pkg.llm.ask, line 7)")
+
+
+def test_without_summaries_the_same_module_is_quiet():
+    assert check_module("pkg/agent.py", AGENT, None) == []
+
+
+def test_relative_imports_resolve_against_the_file():
+    found = check_module("src/pkg/agent.py", RELATIVE, None, project_summaries=_summaries())
+    assert [(d.code, d.line) for d in found] == [("CL101", 6)]
+
+
+def test_configured_wrapper_is_a_sink(tmp_path):
+    source = '''\
+from myapp.llm import ask
+
+
+def run(question, names):
+    return ask(question, tools=[{"name": n} for n in set(names)], system="Base.")
+'''
+    write_tree(tmp_path, {"agent.py": source})
+    assert check_tree(tmp_path).diagnostics == []
+    config = {"code": {"sinks": [{"call": "myapp.llm.ask", "tools": "tools", "system": ["system", 2]}]}}
+    result = check_tree(tmp_path, config=config)
+    (d,) = result.diagnostics
+    assert d.code == "CL101" and "tools= of ask" in d.message
+
+
+def test_configured_positional_sink_and_star_pattern(tmp_path):
+    source = '''\
+import time
+
+
+def run(bot, question):
+    return bot.llm.chat(f"now {time.time()}", question)
+'''
+    write_tree(tmp_path, {"agent.py": source})
+    config = {"code": {"sinks": [{"call": "*.llm.chat", "system": 0}]}}
+    (d,) = check_tree(tmp_path, config=config).diagnostics
+    assert d.code == "CL105" and "argument 1 of bot.llm.chat" in d.message
+
+
+def test_extra_pack_of_sinks(tmp_path):
+    pack = '''\
+kind: code-sinks
+description: our gateway client
+as_of: "2026-11-29"
+sources: [internal]
+sinks:
+  - library: gateway
+    calls: [gateway.Client.send, "*.gateway.send"]
+    arguments:
+      - {keyword: tool_specs, tier: tools}
+'''
+    source = '''\
+def run(app, names):
+    return app.gateway.send(tool_specs=[{"name": n} for n in {"a", "b"}])
+'''
+    write_tree(tmp_path, {"packs/gateway.yaml": pack, "agent.py": source})
+    (d,) = check_tree(tmp_path, config={"packs": ["packs/gateway.yaml"]}).diagnostics
+    assert d.code == "CL101" and "tool_specs= of app.gateway.send" in d.message
+
+
+def test_invalid_code_options_are_rejected(tmp_path):
+    import pytest
+
+    from cachelint.config import ConfigError
+
+    with pytest.raises(ConfigError):
+        load_settings(tmp_path, isolated=True, overrides={"code": {"sinks": [{"call": "x.y"}]}})
+    with pytest.raises(ConfigError):
+        load_settings(tmp_path, isolated=True, overrides={"code": {"unknown-option": 1}})
