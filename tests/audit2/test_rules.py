@@ -291,3 +291,11 @@ def test_cl306_nothing_expires_below_the_minimum():
     short = [{"request": anthropic(sys_block("Be brief."), [user("hi")]), "time": at(0)},
              {"request": anthropic(sys_block("Be brief."), [user("hi"), assistant("yo"), user("more")]), "time": at(900)}]
     assert run_check(cl306, short) == []
+
+
+def test_cl305_automatic_marker_on_a_block_with_another_ttl():
+    body = anthropic(sys_block(BIG), [user("hi", CC1H)], cache_control=CC)
+    kinds = [d.kind for d in run_check(cl305, [body])]
+    assert "automatic-conflict" in kinds
+    same = anthropic(sys_block(BIG), [user("hi", CC)], cache_control=CC)
+    assert run_check(cl305, [same]) == []

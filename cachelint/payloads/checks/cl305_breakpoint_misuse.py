@@ -1,5 +1,6 @@
 """CL305 breakpoint-misuse: cache markers the provider rejects or cannot use.
 
+- a top-level automatic marker landing on a block explicitly marked with another TTL — a 400;
 - more than the provider's breakpoint limit (4 on Anthropic; a top-level automatic
   ``cache_control`` takes one slot unless it coincides with an explicit marker of the same TTL;
   P1 "Automatic caching") — a 400;
@@ -59,6 +60,20 @@ def static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], s
                 {"breakpoints": [_where(bp) for bp in slots], "limit": provider.max_breakpoints, "source": provider.source},
             )
         )
+    explicit_at = {bp.position: bp for bp in req.breakpoints if not bp.automatic}
+    for bp in req.breakpoints:
+        other = explicit_at.get(bp.position)
+        if bp.automatic and other is not None and other.ttl != bp.ttl:
+            # P1 "Automatic caching": an explicit marker on the last block with another TTL is a 400.
+            out.append(
+                (
+                    ("automatic-conflict",),
+                    "automatic-conflict",
+                    f"the top-level cache_control (ttl={bp.ttl!r}) lands on {_where(other)}, which already carries"
+                    f" ttl={other.ttl!r}: the API rejects the request",
+                    {"automatic_ttl": bp.ttl, "explicit_ttl": other.ttl, "block": _where(other)},
+                )
+            )
     shortest: Breakpoint | None = None
     for bp in req.breakpoints:
         seconds = provider.ttl_seconds(bp.ttl)
