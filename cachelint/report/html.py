@@ -299,6 +299,11 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]) -
             by_session.setdefault(d.session, []).append(d)
         else:
             loose.append(d)
+    grouping = {
+        str(s.get("id")): s.get("grouping_text")
+        for s in (summary or {}).get("sessions") or []
+        if isinstance(s, Mapping) and s.get("grouping_text")
+    }
     parts = [_summary_section(diagnostics, usage)]
     if sessions:
         nav = "".join(f"<li><a href='#session-{_e(s.get('id'))}'>session {_e(s.get('id'))}</a></li>" for s in sessions)
@@ -309,6 +314,7 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]) -
         costs = {b.get("record"): b.get("cost") for b in s.get("breaks") or [] if isinstance(b, Mapping)}
         parts.append(
             f"<h2 id='session-{_e(sid)}'>Session {_e(sid)} <small class='meta'>{_e(s.get('path'))}</small></h2>"
+            + (f"<p class='meta'>grouped by {_e(grouping[sid])}</p>" if sid in grouping else "")
             + _session_table(s, currency)
             + _timeline(s)
             + _verdicts(s)
