@@ -106,18 +106,18 @@ def _open(path: Path) -> IO[bytes]:
     return handle
 
 
-def _peek(handle: IO[bytes], size: int = 65536) -> bytes:
-    if hasattr(handle, "peek"):
-        data = handle.peek(size)  # type: ignore[attr-defined]
-        return data[:size]
+def _peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
+    """The first ``size`` bytes, extended to the end of the first line (up to ``limit``) so that
+    a long first JSONL record can still be recognised; the stream is rewound."""
     pos = handle.tell()
     data = handle.read(size)
+    if b"\n" not in data and len(data) == size:
+        data += handle.readline(max(0, limit - size)) + handle.read(1024)
     handle.seek(pos)
     return data
 
 
-def detect_format(name: str, head: bytes) -> str:
-    """The format of a log from its name and first bytes."""
+def format_from_name(name: str) -> str | None:
     lower = name.lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
@@ -127,7 +127,16 @@ def detect_format(name: str, head: bytes) -> str:
         return "har"
     if lower.endswith((".yaml", ".yml")):
         return "vcr"
+    return None
+
+
+def detect_format(name: str, head: bytes) -> str:
+    """The format of a log from its name and first bytes."""
+    by_name = format_from_name(name)
+    if by_name is not None:
+        return by_name
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    text = text[3:] if text.startswith(b"\xef\xbb\xbf") else text
     if text.startswith(b"["):
         return "json"
     if text.startswith(b"{"):
@@ -160,7 +169,7 @@ def read_log(
     with handle:
         try:
             if fmt == "auto":
-                fmt = detect_format(display, _peek(handle))
+                fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
             if fmt == "jsonl":
                 yield from _read_jsonl(handle, display, redactor, limits)
             else:
@@ -581,7 +590,7 @@ def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, l
     out: list[Item] = []
     try:
         if fmt == "auto":
-            fmt = detect_format(display, data[:65536] if data[:2] != GZIP_MAGIC else _peek(handle))
+            fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
         if fmt == "jsonl":
             out.extend(_read_jsonl(handle, display, redactor, limits))
         else:

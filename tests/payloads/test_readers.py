@@ -313,3 +313,10 @@ def test_in_memory_reading_matches_files():
     data = (json.dumps(anthropic(turns(1))) + "\n").encode()
     assert len(records(read_bytes_as_log(data, "mem.jsonl", "auto", REDACTOR))) == 1
     assert len(records(read_bytes_as_log(gzip.compress(data), "mem.jsonl.gz", "auto", REDACTOR))) == 1
+
+
+def test_jsonl_with_a_long_first_line_and_no_telling_suffix(tmp_path):
+    big = anthropic(turns(1), system="x" * 200_000)
+    (tmp_path / "capture.log").write_text(json.dumps(big) + "\n" + json.dumps(anthropic(turns(3))) + "\n")
+    got = read(tmp_path / "capture.log")
+    assert [r.origin.line for r in records(got)] == [1, 2] and not problems(got)
