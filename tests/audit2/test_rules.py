@@ -299,3 +299,13 @@ def test_cl305_automatic_marker_on_a_block_with_another_ttl():
     assert "automatic-conflict" in kinds
     same = anthropic(sys_block(BIG), [user("hi", CC)], cache_control=CC)
     assert run_check(cl305, [same]) == []
+
+
+def test_cl308_not_when_the_marker_moved_back():
+    one = anthropic(sys_block(BIG), [user("q0", CC)])
+    two = anthropic(sys_block(BIG), [user("q0"), assistant("a0"), user("q1")])  # only the system marker left
+    records = [
+        {"request": one, "response": a_usage(5, 0, 1700), "time": at(0)},
+        {"request": two, "response": a_usage(40, 1500, 0), "time": at(20)},
+    ]
+    assert run_check(cl308, records) == []

@@ -72,6 +72,8 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
         return None
     if explicit and not _within_lookback(prev, cur, provider.lookback_blocks):
         return None  # CL305's finding
+    if explicit and max(b.position for b in cur.breakpoints) < max(b.position for b in prev.breakpoints):
+        return None  # the marker moved back: reading less than last time is what was asked for
     if not _within_ttl(prev, cur, limits):
         return None  # CL306's finding, or parallel requests
     reason = miss_reason(cur.cache_diagnostics) if cur.has_cache_diagnostics else None
