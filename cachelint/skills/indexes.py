@@ -401,7 +401,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     from cachelint.textio import read_text
 
     wanted = compile_patterns(rules.index)
-    unwanted = compile_patterns(rules.not_index)
+    unwanted = _combined(compile_patterns(rules.not_index))
     indexes: list[IndexFile] = []
     problems: list[Diagnostic] = []
     for f in tree.index_files:
@@ -432,11 +432,24 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     return indexes, problems
 
 
-def _matches(rules, rel: str) -> bool:
-    """gitignore-like: a pattern matches the path or any of its parent folders."""
+def _combined(rules) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """One regex for file patterns and one for folder patterns (``dir/``), so that a path is
+    matched once per pattern set rather than once per pattern."""
+    files = [r.regex.pattern for r in rules if not r.dir_only and not r.negated]
+    dirs = [r.regex.pattern for r in rules if not r.negated]
+    join = lambda ps: re.compile("|".join(f"(?:{p})" for p in ps)) if ps else None  # noqa: E731
+    return join(files), join(dirs)
+
+
+def _matches(combined, rel: str) -> bool:
+    """gitignore-like: a pattern matches the file, or a folder pattern matches a parent folder."""
+    files, dirs = combined
+    if files is not None and files.match(rel):
+        return True
+    if dirs is None:
+        return False
     parts = rel.split("/")
-    candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-    return any(rule.regex.match(c) for c in candidates for rule in rules if not rule.dir_only or c != rel)
+    return any(dirs.match("/".join(parts[: i + 1])) for i in range(len(parts) - 1))
 
 
 def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -> bool:
@@ -450,6 +463,10 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -
     return len(named) >= min_coverage * len(pool)
 
 
+_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
+
+
 def _may_list_skills(tree: SkillTree, text: str) -> bool:
-    """Cheap prefilter: a file that mentions no skill name or folder cannot be an index."""
-    return any(name in text for name in tree.by_name)
+    """Prefilter, linear in the text: a detected index names two skills one by one, by name or
+    by folder (a path ends in the folder name), so a file mentioning fewer cannot be one."""
+    return len(set(_WORD.findall(text)) & tree.by_name.keys()) >= 2

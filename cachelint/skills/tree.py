@@ -9,6 +9,7 @@ the files that were given (see ``SkillTree.given``).
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,12 +92,19 @@ class SkillTree:
 
     def in_skill_folder(self, path: Path) -> bool:
         """True for a file that belongs to a skill (inside a folder holding a SKILL.md)."""
-        for parent in path.parents:
-            if parent in self.by_folder:
+        folders = self._folder_strings
+        current = os.path.dirname(str(path))
+        while True:
+            if current in folders:
                 return True
-            if parent == self.root:
+            parent = os.path.dirname(current)
+            if parent == current:
                 return False
-        return False
+            current = parent
+
+    @functools.cached_property
+    def _folder_strings(self) -> frozenset[str]:
+        return frozenset(str(folder) for folder in self.by_folder)
 
 
 def _is_under(path: Path, folder: Path) -> bool:
@@ -108,10 +116,10 @@ def _is_under(path: Path, folder: Path) -> bool:
 
 
 def repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None] | None = None) -> Path:
-    """The nearest parent of ``path`` holding ``.git``; else ``fallback`` when ``path`` is under
-    it; else the folder of ``path``. ``memo`` (folder -> git root or None) spares the stats of
+    """The nearest parent of ``path`` holding ``.git``; else ``fallback`` (resolved) when ``path``
+    is under it; else the folder of ``path``. ``memo`` (folder -> git root or None) spares the stats of
     folders already seen."""
-    start = path if path.is_dir() else path.parent
+    start = path.parent  # ``path`` is a file
     memo = {} if memo is None else memo
     seen: list[Path] = []
     found: Path | None = None
@@ -127,7 +135,6 @@ def repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None] | 
         memo[folder] = found if found is not None and (folder == found or _is_under(folder, found)) else None
     if found is not None:
         return found
-    fallback = fallback.resolve()
     if start == fallback or _is_under(start, fallback):
         return fallback
     return start
@@ -149,15 +156,37 @@ def build_trees(files: Sequence[InputFile], settings: "Settings", cwd: Path) -> 
     by_root: dict[Path, list[InputFile]] = {}
     root_cache: dict[Path, Path] = {}
     git_roots: dict[Path, Path | None] = {}
+    fallback = settings.root.resolve()
     for f in files:
         parent = f.path.parent
         if parent not in root_cache:
-            root_cache[parent] = repository_root(f.path, settings.root, git_roots)
+            root_cache[parent] = repository_root(f.path, fallback, git_roots)
         by_root.setdefault(root_cache[parent], []).append(f)
     trees = []
     for root in sorted(by_root):
         trees.append(build_tree(root, by_root[root], settings, cwd))
     return trees
+
+
+def _covers_root(given: Sequence[InputFile], root: Path, _max: int) -> bool:
+    """Whether the engine already walked the whole repository (``check .`` at the root), so
+    that walking it again would find nothing new: no file was named explicitly, the given files
+    span the root, and every candidate file at the root's top level is among them. Checking a
+    few folders but not the root (``check skills docs``) misses a root-level AGENTS.md here and
+    walks again."""
+    if any(f.explicit for f in given):
+        return False
+    if Path(os.path.commonpath([str(f.path.parent) for f in given])) != root:
+        return False
+    given_paths = {f.path for f in given}
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if entry.is_file() and _is_skill_input(Path(entry.name), False) and Path(entry.path) not in given_paths:
+                    return False
+    except OSError:
+        return False
+    return True
 
 
 def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd: Path) -> SkillTree:
@@ -169,17 +198,21 @@ def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd
             return False
         return _is_skill_input(path, explicit)
 
-    discovery = walk(
-        [root],
-        cwd=cwd,
-        root=settings.root,
-        exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
-        respect_gitignore=settings.respect_gitignore,
-        accept=accept,
-    )
-    inputs: dict[Path, InputFile] = {f.path: f for f in discovery.files}
+    if given and _covers_root(given, root, settings.max_file_size):
+        found = [f for f in given if accept(f.path, f.explicit)]
+    else:
+        found = walk(
+            [root],
+            cwd=cwd,
+            root=settings.root,
+            exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
+            respect_gitignore=settings.respect_gitignore,
+            accept=accept,
+        ).files
+    inputs: dict[Path, InputFile] = {f.path: f for f in found}
     for f in given:  # explicitly given files count even when excluded from the walk
-        inputs.setdefault(f.path, f)
+        if SKILL_FILE not in f.path.parts[:-1]:
+            inputs.setdefault(f.path, f)
     tree = SkillTree(root=root, given=frozenset(f.path for f in given))
     # A folder named SKILL.md: reported when it lies in the area the user checked.
     partial = any(f.explicit for f in given)
