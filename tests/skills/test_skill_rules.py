@@ -243,3 +243,29 @@ def test_cl206_threshold_is_configurable(tmp_path):
     )
     assert codes(check_tree(tmp_path)) == []
     assert codes(check_tree(tmp_path, config={"skills": {"similarity-threshold": 0.7}})) == ["CL206"]
+
+
+def test_cl206_one_cluster_for_a_thousand_templated_skills(tmp_path):
+    tree = {
+        f"skills/app{i}-automation/SKILL.md": skill(
+            f"app{i}-automation", f"Automate App{i} tasks via Rube MCP (Composio). Always search tools first for current schemas."
+        )
+        for i in range(1000)
+    }
+    write_tree(tmp_path, tree)
+    (path, _, code, message), = findings(check_tree(tmp_path))
+    assert (path, code) == ("skills/app0-automation/SKILL.md", "CL206")
+    assert message.startswith("1000 skills have descriptions too alike") and message.endswith("and 990 more")
+
+
+def test_files_inside_a_skill_folder_are_not_indexes(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "skills/pdf/SKILL.md": skill("pdf", PDF),
+            "skills/docx/SKILL.md": skill("docx", DOCX),
+            "skills/xlsx/SKILL.md": skill("xlsx", XLSX),
+            "skills/pdf/reference.md": "- pdf: see forms\n- docx: convert first\n- pptx: not ours\n",
+        },
+    )
+    assert codes(check_tree(tmp_path)) == []

@@ -1,0 +1,84 @@
+"""The description lexicons: packs, inflection, configuration, and the CL206 clustering core."""
+from __future__ import annotations
+
+import pytest
+
+from cachelint.catalog import load_packs
+from cachelint.config import ConfigError, load_settings
+from cachelint.skills.checks.generic_description import description_signals
+from cachelint.skills.checks.indistinct import _jaccard_pairs
+from cachelint.skills.lexicon import build_lexicon, fold, load_lexicon
+
+
+@pytest.fixture(scope="module")
+def lexicon():
+    return load_lexicon((), {})
+
+
+def test_packs_cover_three_languages():
+    languages = sorted(p["language"] for p in load_packs("skills-lexicon"))
+    assert languages == ["en", "es", "pt"]
+    for pack in load_packs("skills-lexicon"):
+        assert pack["as_of"] and pack["sources"]
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["reconciling", "reconciles", "reconciliation", "conciliação", "concilia", "emitindo", "emissão", "facturación",
+     "summarizes", "onboarding", "exportar", "audits"],
+)
+def test_task_words_with_inflections(lexicon, word):
+    assert lexicon.is_task_word(fold(word))
+
+
+@pytest.mark.parametrize("word", ["thing", "information", "informação", "ajuda", "helps", "comando", "moment"])
+def test_not_task_words(lexicon, word):
+    assert not lexicon.is_task_word(fold(word))
+
+
+@pytest.mark.parametrize(
+    "description,expected",
+    [
+        ("use para bater recebimentos de cartão com o extrato e dar baixa no título", []),
+        ("Use when you have a spec or requirements for a multi-step task, before touching code", []),
+        ("Comprehensive document creation, editing, and analysis with support for tracked changes", []),
+        ("úsalo cuando necesites conciliar pagos con el extracto bancario", []),
+        ("útil para varias tareas", ['generic phrase "útil para varias tareas"', "no task verb or trigger"]),
+        ("Descripción aquí", ['placeholder "Descripción aquí"', "only 2 content words", "no task verb or trigger"]),
+        ("A FAZER", ['placeholder "A FAZER"', "only 1 content word", "no task verb or trigger"]),
+        ("This skill is a placeholder pending future integration of the ledger", ['placeholder "placeholder"', "no task verb or trigger"]),
+    ],
+)
+def test_description_signals(lexicon, description, expected):
+    assert description_signals(description, lexicon, 3) == expected
+
+
+def test_configured_extras_extend_the_packs():
+    base = build_lexicon(load_packs("skills-lexicon"), {})
+    extended = build_lexicon(load_packs("skills-lexicon"), {"task-verbs": ["frob"], "stop-words": ["acme"]})
+    assert not base.is_task_word("frobs") and extended.is_task_word("frobs")
+    assert "acme" in extended.stop_words
+
+
+def test_invalid_skills_options_are_configuration_errors(tmp_path):
+    with pytest.raises(ConfigError, match="skills/similarity-threshold"):
+        load_settings(tmp_path, isolated=True, overrides={"skills": {"similarity-threshold": 2}})
+    with pytest.raises(ConfigError, match="skills"):
+        load_settings(tmp_path, isolated=True, overrides={"skills": {"lexicon": {"verbs": ["x"]}}})
+
+
+def test_jaccard_pairs_match_brute_force():
+    import itertools
+    import random
+
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(30)]
+    sets = [frozenset(rng.sample(vocab, rng.randint(3, 9))) for _ in range(200)]
+    for threshold in (0.5, 0.7, 0.8, 1.0):
+        fast = {tuple(sorted(p)) for p in _jaccard_pairs(sets, threshold)}
+        brute = {
+            (i, j)
+            for i, j in itertools.combinations(range(len(sets)), 2)
+            if len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= threshold
+        }
+        assert fast == brute
