@@ -958,6 +958,14 @@ class ModuleAnalysis:
                 parts.append(materialized(self.eval(elt.value, frame), span_of(elt.value)))
             else:
                 parts.append(as_element(self.eval(elt, frame)))
+        if (
+            isinstance(node, ast.Tuple)
+            and len(node.elts) == 2
+            and isinstance(node.elts[0], ast.Constant)
+            and node.elts[0].value in self.k.first_message_roles
+        ):
+            # langchain's ("system", text) message
+            self.role_contents[id(node)] = (parts[1], node.elts[0].value)
         return union(*parts) if parts else CLEAN
 
     def _set(self, node: ast.Set, frame: Frame) -> Value:
@@ -1078,6 +1086,10 @@ class ModuleAnalysis:
         if path[-1][:1].isupper() and node.keywords and any(keywords.values()):
             # A class instantiated with keywords: its attributes of those names hold those values.
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
+
+        if self.k.system_message_classes.match(path) is not None:
+            content = keywords.get("content") if "content" in keywords else (positional[0] if positional else CLEAN)
+            self.role_contents[id(node)] = (content, "system")
 
         local = self._local_function(func, frame)
         if local is not None:
@@ -1372,9 +1384,9 @@ class ModuleAnalysis:
         if not isinstance(target, (ast.List, ast.Tuple)) or not target.elts:
             return None
         first = target.elts[0]
-        if not isinstance(first, ast.Dict):
+        if isinstance(first, (ast.Name, ast.Attribute)):
             first = self._structure(first, frame)
-        if isinstance(first, ast.Dict):
+        if first is not None:
             return self.role_contents.get(id(first))
         return None
 

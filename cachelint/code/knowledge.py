@@ -104,6 +104,7 @@ class Knowledge:
     decorators: CallTable[tuple[str, str]] = field(default_factory=CallTable)  # -> (tier, library)
     body_keys: dict[str, str] = field(default_factory=dict)
     first_message_roles: frozenset[str] = frozenset()
+    system_message_classes: CallTable[bool] = field(default_factory=CallTable)
     unordered: CallTable[UnorderedCall] = field(default_factory=CallTable)
     unordered_annotations: frozenset[str] = frozenset()
     set_view_methods: frozenset[str] = frozenset()
@@ -167,6 +168,8 @@ def build_knowledge(
     for pack in sink_packs:
         body_keys.update(pack.get("body_keys", {}))
         roles.update(pack.get("first_message_roles", ()))
+        for pattern in pack.get("system_message_classes", ()):
+            k.system_message_classes.add(pattern, True)
         for entry in pack.get("sinks", ()):
             sink = Sink(
                 entry.get("library", "?"),

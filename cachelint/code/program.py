@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 
 from cachelint.diagnostics import Diagnostic, unreadable
@@ -17,6 +18,8 @@ from cachelint.diagnostics import Diagnostic, unreadable
 _MAGIC_LINE = re.compile(r"^(\s*)(?:[%!]|\?\?|\?)")
 _SHELL_ASSIGN = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)[%!]")
 _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
+# PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
+_NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
 # Cell magics whose body is still Python (the others run another language or the shell).
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%debug")
 
@@ -63,6 +66,8 @@ def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int |
     line = (exc.lineno or 1) + line_offset
     column = exc.offset or 1
     message = f"syntax error: {exc.msg}"
+    if exc.text and _NEWER_SYNTAX.match(exc.text):
+        message += f" (this looks like syntax newer than the Python {sys.version_info.major}.{sys.version_info.minor} that runs cachelint)"
     if cell is not None:
         return unreadable(path, f"cell {cell}: {message}", line=exc.lineno or 1, column=column, details={"cell": cell})
     return unreadable(path, message, line=line, column=max(1, column))
