@@ -241,20 +241,23 @@ def audit(
 @click.option("--isolated", is_flag=True)
 def index(directory, write_file, check_file, config, isolated):
     """Print the skill index rendered from the SKILL.md files under DIRECTORY (sorted by name)."""
-    from cachelint.skills.indexer import check_index, render_index, write_index
+    from cachelint.skills.indexer import IndexFileError, check_index, render_index, write_index
 
     settings = _load_settings(config, isolated)
     root = Path(directory)
     if write_file and check_file:
         _fail("--write and --check exclude each other")
-    if check_file:
-        ok, message = check_index(root, Path(check_file), settings)
-        click.echo(message, err=True)
-        sys.exit(EXIT_CLEAN if ok else EXIT_FINDINGS)
-    if write_file:
-        changed, message = write_index(root, Path(write_file), settings)
-        click.echo(message, err=True)
-        sys.exit(EXIT_CLEAN)
+    try:
+        if check_file:
+            ok, message = check_index(root, Path(check_file), settings)
+            click.echo(message, err=True)
+            sys.exit(EXIT_CLEAN if ok else EXIT_FINDINGS)
+        if write_file:
+            changed, message = write_index(root, Path(write_file), settings)
+            click.echo(message, err=True)
+            sys.exit(EXIT_CLEAN)
+    except (IndexFileError, OSError) as exc:  # markers out of order, unreadable or unwritable file
+        _fail(str(exc))
     _emit(render_index(root, settings), None)
     sys.exit(EXIT_CLEAN)
 

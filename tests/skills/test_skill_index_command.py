@@ -101,7 +101,7 @@ def test_markers_out_of_order_are_an_error_not_a_rewrite(repo):
     (repo / "AGENTS.md").write_text(f"{END}\nkeep me\n{START}\n", encoding="utf-8")
     result = run(".", "--write", "AGENTS.md")
     assert result.exit_code == 2
-    assert "index markers are incomplete or out of order" in result.output
+    assert result.output.startswith("cachelint: error: AGENTS.md: the index markers are incomplete or out of order")
     assert (repo / "AGENTS.md").read_text(encoding="utf-8") == f"{END}\nkeep me\n{START}\n"
 
 
