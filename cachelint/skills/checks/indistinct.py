@@ -142,7 +142,7 @@ def find_clusters(
         for m in members:
             for key in set(_template_keys(sequences[m], lexicon, min_shared)):
                 by_key[key].append(m)
-        for key in sorted(by_key, key=lambda k: by_key[k][0]):
+        for key in sorted(by_key, key=lambda k: (by_key[k][0], k)):
             ms = by_key[key]
             for other in ms[1:]:
                 if uf.find(ms[0]) != uf.find(other):
