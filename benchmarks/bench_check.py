@@ -224,6 +224,31 @@ def edit_files(files: Sequence[Path], run: int) -> None:
             handle.write(f"# benchmark edit {run}\n")
 
 
+def cachelint_env(work: Path, snapshot: bool) -> dict[str, str]:
+    """Environment of the cachelint runs.
+
+    - Byte-code: an installed cachelint has its .pyc files (pip compiles them); a run with
+      PYTHONDONTWRITEBYTECODE would re-compile every module on every start (~65 ms here), so the
+      runs keep their byte-code in a private folder (PYTHONPYCACHEPREFIX) and the first run fills
+      it. The checkout is not written to.
+    - Snapshot: the result cache is keyed by the tool's own source files too (an edited check must
+      not answer from old results), so a checkout being edited while the benchmark runs would make
+      every "warm" run cold. By default the package and its rules are copied once and run from
+      the copy.
+    """
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("CACHELINT_NO_CACHE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    if snapshot and (REPO / "cachelint" / "__init__.py").is_file():
+        frozen = work / "cachelint-snapshot"
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(REPO / "cachelint", frozen / "cachelint", ignore=ignore)
+        shutil.copytree(REPO / "rules", frozen / "rules", ignore=ignore)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(frozen), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
 # --- report ----------------------------------------------------------------------------------
 
 
@@ -263,6 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--synthetic-files", type=int, default=600)
     parser.add_argument("--json", dest="json_out", help="also write the measurements as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy of the corpus")
+    parser.add_argument(
+        "--no-snapshot",
+        action="store_true",
+        help="run the cachelint found on sys.path instead of a frozen copy of this checkout",
+    )
     parser.add_argument("--floor", nargs=2, metavar=("KIND", "LIST"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -288,8 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         list_file.write_text("\n".join(str(f) for f in files) + "\n")
         floor_runs = args.floor_runs or args.runs
         cachelint = [sys.executable, "-m", "cachelint"]
-        env = dict(os.environ, CACHELINT_NO_CACHE="")
-        env.pop("CACHELINT_NO_CACHE")
+        env = cachelint_env(work, snapshot=not args.no_snapshot)
         jobs = ["--jobs", str(args.jobs)]
 
         results: list[Measurement] = []
@@ -318,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "cold" in args.skip:
             cold.skipped = "--skip"
         else:
-            measure(cold, [*cachelint, "check", "--isolated", "--exit-zero", "--no-cache", *jobs, "."], corpus, args.runs)
+            measure(cold, [*cachelint, "check", "--isolated", "--exit-zero", "--no-cache", *jobs, "."], corpus, args.runs, env=env)
         results.append(cold)
 
         warm = Measurement("cachelint check (warm, nothing changed)", "cachelint check .", size)
@@ -334,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             shutil.rmtree(corpus / ".cachelint_cache", ignore_errors=True)
             fill = Measurement("cachelint check (first run, fills the cache)", "cachelint check .", size)
-            measure(fill, [*cachelint, "check", "--isolated", "--exit-zero", *jobs, "."], corpus, 1)
+            measure(fill, [*cachelint, "check", "--isolated", "--exit-zero", *jobs, "."], corpus, 1, env=env)
             if "warm" in args.skip:
                 warm.skipped = "--skip"
             else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,7 +105,25 @@ class Settings:
                 h.update(p.read_bytes())
             except OSError:
                 h.update(b"<missing>")
+        h.update(_code_stamp().encode())
         return h.hexdigest()[:32]
+
+
+def _code_stamp() -> str:
+    """(path, mtime, size) of cachelint's own modules: an edited check (an editable install, a
+    development checkout) must not be answered from results of its previous code. ~1 ms."""
+    package = Path(__file__).resolve().parent
+    rows = []
+    for directory, dirnames, filenames in os.walk(package):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and d != "_rules")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                try:
+                    st = os.stat(os.path.join(directory, name))
+                except OSError:
+                    continue
+                rows.append(f"{directory}/{name}:{st.st_mtime_ns}:{st.st_size}")
+    return "\n".join(rows)
 
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:

@@ -4,21 +4,27 @@ this module knows only their entry points and the Diagnostic type.
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
+import functools
+import hashlib
+import json
 import os
+import re
 import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.config import Settings
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, unreadable
 from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, walk
 from cachelint import fileutil
 
-# Below this many files a process pool costs more than it saves (start-up of the workers).
-POOL_THRESHOLD = 24
+if TYPE_CHECKING:
+    from cachelint.cache import ResultCache
 
 
 @dataclass
@@ -52,7 +58,206 @@ def _accept(path: Path, explicit: bool) -> bool:
     return is_python(path) or is_skill_related(path)
 
 
-# --- per-file Python analysis (runs in worker processes) -------------------------------------
+# --- modules and imports: what a file's cross-module summaries depend on ---------------------
+#
+# Phase 1 records, per Python file, the project modules it may import; phase 2 gives its check
+# the summaries of exactly those modules and keys its cached result on their digest. The import
+# scan is a regular expression over the text, not a parse: it runs on every changed file, must
+# cost next to nothing, and may over-approximate (an import in a docstring only adds a
+# dependency, i.e. an extra re-check); it never under-approximates a plain import statement.
+
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)"
+    r"|import[ \t]+([^\n#;]*(?:\\\n[^\n#;]*)*))",
+    re.MULTILINE,
+)
+_DOTTED = re.compile(r"[^\W\d][\w]*(?:\.[^\W\d][\w]*)*")
+
+
+def import_candidates(text: str, module: str, is_package: bool) -> list[str]:
+    """Absolute dotted names that ``text`` (the module ``module``) may import: ``import a.b``
+    gives ``a.b``; ``from a import b`` gives ``a`` and ``a.b`` (b may be a submodule); relative
+    imports are resolved against the module's package. Sorted, without duplicates."""
+    package = module if is_package else module.rpartition(".")[0]
+    out: set[str] = set()
+    for m in _IMPORT.finditer(text):
+        dots, base, names, plain = m.groups()
+        if plain is not None:
+            for part in plain.replace("\\\n", " ").split(","):
+                tokens = part.split()
+                if tokens and _DOTTED.fullmatch(tokens[0]):
+                    out.add(tokens[0])
+            continue
+        if dots:
+            anchor = package.split(".") if package else []
+            up = len(dots) - 1
+            if up and up >= len(anchor):
+                continue  # beyond the top-level package: an error at run time, nothing to follow
+            parts = anchor[: len(anchor) - up] + ([base] if base else [])
+            base_name = ".".join(parts)
+        else:
+            base_name = base
+        if base_name:
+            if not _DOTTED.fullmatch(base_name):
+                continue
+            out.add(base_name)
+        prefix = f"{base_name}." if base_name else ""
+        for part in names.strip().strip("()").replace("\\\n", " ").split(","):
+            tokens = part.split()
+            if tokens and tokens[0] != "*" and tokens[0].isidentifier():
+                out.add(prefix + tokens[0])
+    return sorted(out)
+
+
+def notebook_code(text: str) -> str:
+    """The code cells of a notebook, joined (for the import scan only)."""
+    try:
+        cells = json.loads(text).get("cells", [])
+        chunks = []
+        for cell in cells:
+            if isinstance(cell, dict) and cell.get("cell_type") == "code":
+                source = cell.get("source", "")
+                chunks.append("".join(source) if isinstance(source, list) else str(source))
+        return "\n".join(chunks)
+    except (ValueError, AttributeError, TypeError):
+        return ""
+
+
+class ModuleLocator:
+    """Dotted module names of files (by their ``__init__.py`` chain) and files of dotted names
+    (among the files of this run, then on disk under the same source roots). Paths are plain
+    strings here: this runs for every import of every file on the warm path, where pathlib's
+    hashing and joining cost more than the rest of the look-up."""
+
+    def __init__(self) -> None:
+        self._package_dir: dict[str, bool] = {}
+        self._by_name: dict[str, str] = {}
+        self._roots: set[str] = set()
+        self._sorted_roots: list[str] | None = None
+        self._listings: dict[str, frozenset[str]] = {}
+        self._resolved: dict[str, str | None] = {}
+
+    def is_package_dir(self, directory: str) -> bool:
+        known = self._package_dir.get(directory)
+        if known is None:
+            known = os.path.isfile(os.path.join(directory, "__init__.py")) or os.path.isfile(
+                os.path.join(directory, "__init__.pyi")
+            )
+            self._package_dir[directory] = known
+        return known
+
+    def module_of(self, path: str) -> tuple[str, bool]:
+        """(dotted name, is a package ``__init__``) of a source file; records its source root."""
+        directory, file_name = os.path.split(path)
+        stem = file_name.rpartition(".")[0] or file_name
+        is_package = stem == "__init__"
+        parts = [] if is_package else [stem]
+        while self.is_package_dir(directory):
+            parent, name = os.path.split(directory)
+            if parent == directory:
+                break
+            parts.append(name)
+            directory = parent
+        if directory not in self._roots:
+            self._roots.add(directory)
+            self._sorted_roots = None
+        return ".".join(reversed(parts)), is_package
+
+    def add(self, name: str, path: str) -> None:
+        # Two files with one name (two script folders each with a utils.py): the first in sorted
+        # path order wins, so the choice does not depend on the file system.
+        current = self._by_name.get(name)
+        if current is None or path < current:
+            self._by_name[name] = path
+        self._resolved.clear()
+
+    def resolve(self, name: str) -> str | None:
+        try:
+            return self._resolved[name]
+        except KeyError:
+            pass
+        found = self._by_name.get(name)
+        if found is None:
+            parent = name.rpartition(".")[0]
+            owner = self._by_name.get(parent) if parent else None
+            if owner is None or os.path.basename(owner).startswith("__init__."):
+                found = self._probe(name)
+            # else: ``from pkg.module import Name``: an attribute of a plain module, not a module
+        self._resolved[name] = found
+        return found
+
+    def _listing(self, directory: str) -> frozenset[str]:
+        entries = self._listings.get(directory)
+        if entries is None:
+            try:
+                entries = frozenset(os.listdir(directory))
+            except OSError:
+                entries = frozenset()
+            self._listings[directory] = entries
+        return entries
+
+    def _probe(self, name: str) -> str | None:
+        """A module of the project that this run did not list (pre-commit passes only the changed
+        files): look under the source roots through memoised directory listings, so that the
+        thousands of names a project imports (``os``, ``pydantic.BaseModel``) cost set look-ups,
+        not stats."""
+        if self._sorted_roots is None:
+            self._sorted_roots = sorted(self._roots)
+        parts = name.split(".")
+        for root in self._sorted_roots:
+            directory = root
+            for part in parts[:-1]:
+                if part not in self._listing(directory):
+                    break
+                directory = os.path.join(directory, part)
+            else:
+                last = parts[-1]
+                entries = self._listing(directory)
+                for file_name in (f"{last}.py", f"{last}.pyi"):
+                    if file_name in entries:
+                        return os.path.join(directory, file_name)
+                if last in entries:
+                    inner = self._listing(os.path.join(directory, last))
+                    for file_name in ("__init__.py", "__init__.pyi"):
+                        if file_name in inner:
+                            return os.path.join(directory, last, file_name)
+        return None
+
+
+def summary_digest(summary: dict | None) -> str | None:
+    if summary is None:
+        return None
+    return hashlib.sha256(json.dumps(summary, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def informative(summary: dict | None) -> bool:
+    """A summary whose every table is empty ({"functions": {}, "names": {}}) tells the check
+    nothing: leaving it out changes no result and keeps the importer's cache key stable."""
+    return bool(summary) and any(bool(v) for v in summary.values())
+
+
+def dependency_summaries(
+    imports: Sequence[str], own_path: str, locator: ModuleLocator, facts: dict[str, dict]
+) -> tuple[dict[str, dict], str]:
+    """The non-empty summaries of the project modules in ``imports`` and the digest that keys a
+    result on them ("" when there are none: such a result depends on the file alone)."""
+    summaries: dict[str, dict] = {}
+    digests: list[str] = []
+    for name in imports:
+        path = locator.resolve(name)
+        if path is None or path == own_path:
+            continue
+        entry = facts.get(path)
+        if not entry or not entry.get("summary_digest"):
+            continue
+        summaries[name] = entry["summary"]
+        digests.append(f"{name}={entry['summary_digest']}")
+    if not digests:
+        return summaries, ""
+    return summaries, hashlib.sha256("\n".join(digests).encode()).hexdigest()[:32]
+
+
+# --- per-file work (runs in worker processes) ------------------------------------------------
 
 
 class AnalysisTimeout(Exception):
@@ -63,7 +268,111 @@ def _on_alarm(signum, frame):  # pragma: no cover - exercised through the timeou
     raise AnalysisTimeout()
 
 
-def analyze_python_file(path: str, display: str, settings: Settings) -> tuple[list[dict], str | None, int, int]:
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """Raise AnalysisTimeout in the block after ``seconds`` (SIGALRM, main thread only)."""
+    use_alarm = hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread() and seconds > 0
+    old = None
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if old is not None:
+                signal.signal(signal.SIGALRM, old)
+
+
+def _summarizer() -> Callable[[str, str], dict] | None:
+    """``cachelint.code.summarize_module`` where the code checks provide it."""
+    import cachelint.code as code
+
+    return getattr(code, "summarize_module", None)
+
+
+@functools.lru_cache(maxsize=None)
+def _takes_summaries(check: Callable) -> bool:
+    import inspect
+
+    try:
+        return "project_summaries" in inspect.signature(check).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def _takes_settings(summarize: Callable) -> bool:
+    import inspect
+
+    try:
+        return "settings" in inspect.signature(summarize).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def run_check_module(check: Callable, display: str, text: str, settings: Settings, project_summaries: dict[str, dict] | None) -> list[Diagnostic]:
+    if project_summaries and _takes_summaries(check):
+        return check(display, text, settings, project_summaries=project_summaries)
+    return check(display, text, settings)
+
+
+@dataclass(frozen=True)
+class FactsTask:
+    path: str
+    display: str
+    module: str
+    is_package: bool
+    settings: Settings
+    summarize: bool
+
+
+def collect_facts(task: FactsTask) -> dict | None:
+    """Phase 1 for one file: identity and imports, and with ``task.summarize`` its summary. None
+    when the file cannot be read (phase 2 reports it as CL001). Never raises."""
+    from cachelint.textio import decode, read_bytes
+
+    p = Path(task.path)
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    data = read_bytes(p, task.display, task.settings.max_file_size)
+    if isinstance(data, Diagnostic):
+        return None
+    facts = {"sha256": fileutil.sha256(data), "mtime_ns": st.st_mtime_ns, "size": st.st_size, "module": task.module}
+    source = decode(data, task.display)
+    if isinstance(source, Diagnostic):
+        return {**facts, "imports": [], "summary": None, "summary_digest": None}  # nothing to import
+    text = notebook_code(source.text) if task.path.endswith(".ipynb") else source.text
+    facts["imports"] = import_candidates(text, task.module, task.is_package)
+    if not task.summarize:
+        return facts
+    summary = None
+    if not task.path.endswith(".ipynb"):  # a notebook is not importable: nothing to summarise
+        summarize = _summarizer()
+        try:
+            with _deadline(task.settings.analysis_timeout):
+                if summarize is None:
+                    result = None
+                elif _takes_settings(summarize):
+                    result = summarize(task.display, source.text, task.settings)
+                else:
+                    result = summarize(task.display, source.text)
+            json.dumps(result, sort_keys=True)  # must be JSON-serialisable to be cached
+            summary = result if isinstance(result, dict) else None
+        except Exception:  # a summary is an optimisation of precision: without one, go on
+            summary = None
+    # Only a summary that says something is kept: the importers' keys and the cache stay small.
+    facts["summary"] = summary if informative(summary) else None
+    facts["summary_digest"] = summary_digest(facts["summary"])
+    return facts
+
+
+def analyze_python_file(
+    path: str, display: str, settings: Settings, project_summaries: dict[str, dict] | None = None
+) -> tuple[list[dict], str | None, int, int]:
     """Analyse one Python file; returns (diagnostic dicts, sha256, mtime_ns, size).
 
     Never raises: an unreadable file, a syntax error, a crash in a check or a timeout become CL001.
@@ -83,15 +392,11 @@ def analyze_python_file(path: str, display: str, settings: Settings) -> tuple[li
     source = decode(data, display)
     if isinstance(source, Diagnostic):
         return [source.to_dict()], digest, mtime, size
-    use_alarm = hasattr(signal, "SIGALRM") and _in_main_thread()
-    old = None
     try:
-        if use_alarm:
-            old = signal.signal(signal.SIGALRM, _on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, settings.analysis_timeout)
-        from cachelint.code import check_module
+        with _deadline(settings.analysis_timeout):
+            from cachelint.code import check_module
 
-        diagnostics = check_module(display, source.text, settings)
+            diagnostics = run_check_module(check_module, display, source.text, settings, project_summaries)
     except AnalysisTimeout:
         diagnostics = [
             unreadable(display, f"analysis took longer than {settings.analysis_timeout:g} s and was stopped (analysis-timeout)")
@@ -100,48 +405,259 @@ def analyze_python_file(path: str, display: str, settings: Settings) -> tuple[li
         diagnostics = [unreadable(display, "too deeply nested to analyse")]
     except Exception as exc:  # a bug in a check must not kill the run
         diagnostics = [unreadable(display, f"internal error while analysing this file: {type(exc).__name__}: {exc}")]
-    finally:
-        if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            if old is not None:
-                signal.signal(signal.SIGALRM, old)
-    from cachelint.catalog import load_catalog
+    from cachelint.catalog import rule_index
     from cachelint.suppressions import apply_suppressions
 
-    diagnostics = apply_suppressions(diagnostics, source.text, display, load_catalog())
+    diagnostics = apply_suppressions(diagnostics, source.text, display, rule_index())
     return [d.to_dict() for d in diagnostics], digest, mtime, size
 
 
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
-
-
-def _worker(args: tuple[str, str, Settings]) -> tuple[str, list[dict], str | None, int, int]:
-    path, display, settings = args
-    diags, digest, mtime, size = analyze_python_file(path, display, settings)
-    return display, diags, digest, mtime, size
+@dataclass(frozen=True)
+class CheckTask:
+    path: str
+    display: str
+    settings: Settings
+    project_summaries: dict[str, dict] | None
 
 
-def map_python_files(files: Sequence[InputFile], settings: Settings, jobs: int | None) -> dict[str, tuple]:
-    tasks = [(str(f.path), f.display, settings) for f in files]
-    results: dict[str, tuple] = {}
-    workers = jobs or os.cpu_count() or 1
-    if len(tasks) < POOL_THRESHOLD or workers <= 1:
-        for task in tasks:
-            display, *rest = _worker(task)
-            results[display] = tuple(rest)
+def _check_task(task: CheckTask) -> tuple[list[dict], str | None, int, int]:
+    return analyze_python_file(task.path, task.display, task.settings, task.project_summaries)
+
+
+# --- the worker pool -------------------------------------------------------------------------
+
+# A pool pays for itself only when the work outweighs starting it: forking 2 workers and
+# shipping tasks and results costs ~25-40 ms here, and the parent must also import the checks
+# before forking. Measured with benchmarks/bench_check.py (docs/benchmarks.md): below ~400 KB of
+# source to analyse, in-process is faster. The input size is a better predictor of the work than
+# the number of files (one 4,000-line module outweighs fifty __init__.py files).
+POOL_MIN_BYTES = 400_000
+
+
+def _indexed(func: Callable, item: tuple[int, Any]) -> tuple[int, Any]:
+    index, task = item
+    return index, func(task)
+
+
+class Workers:
+    """Runs per-file work in this process or in a pool of forked workers (created at most once
+    per run, reused by both phases)."""
+
+    def __init__(self, jobs: int | None) -> None:
+        self.jobs = jobs or os.cpu_count() or 1
+        self._pool = None
+
+    def map(self, func: Callable, tasks: Sequence[Any], weights: Sequence[int], prepare: Callable[[], None] | None = None) -> list[Any]:
+        """``func`` over ``tasks``, results in task order. ``weights`` (bytes) decide whether a pool
+        is worth it and which tasks start first; ``prepare`` runs in this process before the pool
+        is forked (what it loads, the workers inherit)."""
+        if not tasks:
+            return []
+        if self.jobs <= 1 or len(tasks) < 2 or sum(weights) < POOL_MIN_BYTES:
+            return [func(task) for task in tasks]
+        if self._pool is None and prepare is not None:
+            prepare()
+        pool = self._start()
+        # Largest first: the pool ends balanced instead of waiting on one big file at the end.
+        order = sorted(range(len(tasks)), key=lambda i: (-weights[i], i))
+        chunk = max(1, min(8, len(tasks) // (self.jobs * 16)))
+        results: list[Any] = [None] * len(tasks)
+        for index, value in pool.imap_unordered(
+            functools.partial(_indexed, func), ((i, tasks[i]) for i in order), chunksize=chunk
+        ):
+            results[index] = value
         return results
-    from concurrent.futures import ProcessPoolExecutor
-    import multiprocessing
 
-    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    chunk = max(1, len(tasks) // (workers * 8))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for display, *rest in pool.map(_worker, tasks, chunksize=chunk):
-            results[display] = tuple(rest)
-    return results
+    def _start(self):
+        if self._pool is None:
+            import multiprocessing
+
+            # fork: workers inherit the imported checks and loaded knowledge (no re-import, pages
+            # shared copy-on-write); spawn where fork is unavailable or unsafe (macOS, Windows).
+            method = "fork" if sys.platform.startswith("linux") else "spawn"
+            self._pool = multiprocessing.get_context(method).Pool(self.jobs)
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool.join()
+            self._pool = None
+
+
+def _prepare_checks(settings: Settings) -> Callable[[], None]:
+    """Runs in this process before the pool forks: import the checks and let them load their
+    knowledge (packs: YAML, schemas) on an empty module, so that the forked workers inherit both
+    instead of each paying for them (~0.3 s a worker here)."""
+
+    def prepare() -> None:
+        from cachelint.code import check_module
+
+        try:
+            with _deadline(settings.analysis_timeout):
+                check_module("__cachelint_prepare__.py", "", settings)
+        except Exception:
+            pass  # any real problem shows again, per file, as CL001
+
+    return prepare
+
+
+def _file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+# --- the Python part of a run: two phases over the cache -------------------------------------
+
+
+@dataclass
+class PythonRun:
+    """What ``check_python`` found, for the fixer: per file diagnostics and the summaries each
+    file was checked with."""
+
+    per_file: dict[str, list[Diagnostic]]
+    summaries_of: dict[str, dict[str, dict]]
+
+
+def check_python(
+    files: Sequence[InputFile], settings: Settings, cache: "ResultCache | None", jobs: int | None
+) -> PythonRun:
+    locator = ModuleLocator()
+    modules: dict[str, tuple[str, bool]] = {}
+    for f in files:
+        key = str(f.path)
+        modules[key] = locator.module_of(key)
+        locator.add(modules[key][0], key)
+    workers = Workers(jobs)
+    try:
+        facts = _phase_one(files, modules, locator, settings, cache, workers)
+        return _phase_two(files, modules, locator, facts, settings, cache, workers)
+    finally:
+        workers.close()
+
+
+_FACT_KEYS = ("sha256", "mtime_ns", "size", "module", "imports", "summary", "summary_digest")
+
+
+def _phase_one(
+    files: Sequence[InputFile],
+    modules: dict[str, tuple[str, bool]],
+    locator: ModuleLocator,
+    settings: Settings,
+    cache: "ResultCache | None",
+    workers: Workers,
+) -> dict[str, dict]:
+    """Facts of every file of the run (identity, imports) and the summaries of every project
+    module one of them imports. From the cache where the file is unchanged. Summaries are made
+    only where an importer needs them: a pre-commit run of 5 files summarises none of them
+    unless they import each other, and a full run skips scripts and tests nobody imports."""
+    facts: dict[str, dict] = {}
+
+    def cached(path: str, module: str) -> dict | None:
+        entry = cache.valid_entry(path) if cache is not None else None
+        if entry is None or entry.get("module") != module or "imports" not in entry:
+            return None
+        return entry
+
+    def record(path: str, result: dict | None) -> None:
+        if result is None:
+            facts.pop(path, None)
+            return
+        facts[path] = result
+        if cache is not None:
+            cache.store_facts(path, **{k: result.get(k) for k in _FACT_KEYS}, summarized="summary_digest" in result)
+
+    def identify(items: list[tuple[str, str, str, bool]]) -> None:
+        # A read, a hash and a regex: cheaper here than shipping the file to a worker.
+        for p, display, module, is_package in items:
+            record(p, collect_facts(FactsTask(p, display, module, is_package, settings, summarize=False)))
+
+    stale = []
+    for f in files:
+        key = str(f.path)
+        module, is_package = modules[key]
+        entry = cached(key, module)
+        if entry is None:
+            stale.append((key, f.display, module, is_package))
+        else:
+            facts[key] = entry
+    identify(stale)
+
+    # The project modules the run imports, including modules the run did not list (pre-commit
+    # names only the changed files): their summaries count too.
+    names = sorted({name for path in facts for name in facts[path].get("imports", ())})
+    displays = {str(f.path): f.display for f in files}
+    needed: dict[str, tuple[str, str, bool]] = {}
+    for name in names:
+        dep = locator.resolve(name)
+        if dep is None or dep in needed:
+            continue
+        if dep in modules:
+            needed[dep] = (displays[dep], *modules[dep])
+        else:
+            needed[dep] = (dep, *locator.module_of(dep))
+    stale = []
+    for dep in sorted(needed):
+        display, module, is_package = needed[dep]
+        if dep not in facts:
+            entry = cached(dep, module)
+            if entry is None:
+                stale.append((dep, display, module, is_package))
+            else:
+                facts[dep] = entry
+    identify(stale)
+
+    to_summarize = [dep for dep in sorted(needed) if dep in facts and "summary_digest" not in facts[dep]]
+    if to_summarize:
+        summarize = _summarizer()
+        if summarize is None:
+            for dep in to_summarize:  # nothing to compute: record that there is nothing
+                record(dep, {**facts[dep], "summary": None, "summary_digest": None})
+        else:
+            tasks = [FactsTask(dep, needed[dep][0], needed[dep][1], needed[dep][2], settings, summarize=True) for dep in to_summarize]
+            weights = [_file_size(dep) for dep in to_summarize]
+            for dep, result in zip(to_summarize, workers.map(collect_facts, tasks, weights, _prepare_checks(settings))):
+                record(dep, result)
+    return facts
+
+
+def _phase_two(
+    files: Sequence[InputFile],
+    modules: dict[str, tuple[str, bool]],
+    locator: ModuleLocator,
+    facts: dict[str, dict],
+    settings: Settings,
+    cache: "ResultCache | None",
+    workers: Workers,
+) -> PythonRun:
+    run = PythonRun(per_file={}, summaries_of={})
+    misses: list[tuple[InputFile, str]] = []
+    tasks: list[CheckTask] = []
+    for f in files:
+        key = str(f.path)
+        summaries, deps = dependency_summaries(facts.get(key, {}).get("imports", ()), key, locator, facts)
+        run.summaries_of[f.display] = summaries
+        hit = cache.result(key, f.display, modules[key][0], deps) if cache is not None else None
+        if hit is not None:
+            try:
+                run.per_file[f.display] = [Diagnostic.from_dict(d) for d in hit]
+                continue
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged entry is a miss
+        misses.append((f, deps))
+        tasks.append(CheckTask(key, f.display, settings, summaries or None))
+    weights = [_file_size(str(f.path)) for f, _ in misses]
+    results = workers.map(_check_task, tasks, weights, _prepare_checks(settings))
+    for (f, deps), (diags, digest, mtime, size) in zip(misses, results):
+        run.per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
+        if cache is not None and digest is not None:
+            key = str(f.path)
+            cache.store_result(
+                key, sha256=digest, mtime_ns=mtime, size=size, display=f.display, module=modules[key][0], deps=deps, diagnostics=diags
+            )
+    return run
 
 
 # --- the run ---------------------------------------------------------------------------------
@@ -169,47 +685,100 @@ def run_check(
     other_files = [f for f in discovery.files if not is_python(f.path)]
     result.files_checked = len(discovery.files)
 
-    # Python: cached per file
-    from cachelint.cache import ResultCache
+    cache = None
+    if not options.no_cache:
+        from cachelint.cache import ResultCache
+        from cachelint.catalog import use_index_folder
 
-    cache = None if options.no_cache else ResultCache.open(settings, cwd)
-    if cache is not None and cache.warning:
-        result.warnings.append(cache.warning)
-    per_file: dict[str, list[Diagnostic]] = {}
-    misses = []
-    for f in python_files:
-        hit = cache.lookup(f) if cache is not None else None
-        if hit is not None:
-            per_file[f.display] = hit
-        else:
-            misses.append(f)
-    if misses:
-        analysed = map_python_files(misses, settings, options.jobs)
-        for f in misses:
-            diags, digest, mtime, size = analysed[f.display]
-            per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
-            if cache is not None and digest is not None:
-                cache.store(f, digest, mtime, size, diags)
-    if cache is not None:
-        cache.save()
+        cache = ResultCache.open(settings, cwd)
+        use_index_folder(cache.folder)
+        if cache.warning:
+            result.warnings.append(cache.warning)
+    python = check_python(python_files, settings, cache, options.jobs)
+    per_file = python.per_file
 
     if options.fix or options.diff:
-        per_file = _apply_fixes(python_files, per_file, settings, options, result)
+        per_file = _apply_fixes(python_files, per_file, python.summaries_of, settings, options, result)
 
     for display in sorted(per_file):
         diagnostics.extend(per_file[display])
 
     # Skills: one pass over the tree (indexes need to see every skill)
     if other_files:
-        from cachelint.skills import check_skills
-
-        try:
-            diagnostics.extend(check_skills(other_files, settings, cwd))
-        except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
-            diagnostics.append(unreadable(other_files[0].display, f"internal error in skill checks: {type(exc).__name__}: {exc}"))
+        diagnostics.extend(_check_skills_cached(other_files, paths, settings, cwd, cache))
+    if cache is not None:
+        cache.save()
 
     result.diagnostics = finalize(diagnostics, settings, cwd)
     return result
+
+
+# --- skills, cached as one result per tree ---------------------------------------------------
+
+
+def _repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None]) -> Path:
+    """The root the skill checks walk for ``path``; the same rule as
+    ``cachelint.skills.tree.repository_root`` (nearest parent holding ``.git``, else ``fallback``
+    when under it, else the file's folder), restated here because importing the skills package
+    would import yaml on the warm path."""
+    start = path.parent
+    for candidate in [start, *start.parents]:
+        found = memo.get(candidate, ...)
+        if found is ...:
+            found = memo[candidate] = candidate if (candidate / ".git").exists() else None
+        if found is not None:
+            return found
+    fallback = fallback.resolve()
+    return fallback if start == fallback or fallback in start.parents else start
+
+
+def skills_cache_key(files: Sequence[InputFile], paths: Sequence[str], settings: Settings, cwd: Path) -> str | None:
+    """Signature of every input the skill checks can read in this run, or None when it cannot be
+    known cheaply. The skill checks walk each repository root in full (indexes must see every
+    skill); when this run walked those roots itself, the skill-related files it discovered are
+    exactly that set, and their (path, mtime, size) key the result. Otherwise (a pre-commit run
+    naming a few files) there is no key and the checks run."""
+    walked = []
+    for p in paths:
+        candidate = (cwd / p).resolve()
+        if candidate.is_dir():
+            walked.append(candidate)
+    memo: dict[Path, Path | None] = {}
+    for f in files:
+        root = _repository_root(f.path, settings.root, memo)
+        if not any(root == d or d in root.parents for d in walked):
+            return None
+    h = hashlib.sha256()
+    for f in sorted(files, key=lambda f: str(f.path)):
+        try:
+            st = os.stat(f.path)
+            stamp = f"{st.st_mtime_ns}:{st.st_size}"
+        except OSError:
+            stamp = "missing"
+        h.update(f"{f.path}\0{f.display}\0{int(f.explicit)}\0{stamp}\n".encode())
+    return h.hexdigest()[:32]
+
+
+def _check_skills_cached(
+    files: Sequence[InputFile], paths: Sequence[str], settings: Settings, cwd: Path, cache: "ResultCache | None"
+) -> list[Diagnostic]:
+    key = skills_cache_key(files, paths, settings, cwd) if cache is not None else None
+    if key is not None and cache is not None:
+        hit = cache.skills_result(key)
+        if hit is not None:
+            try:
+                return [Diagnostic.from_dict(d) for d in hit]
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged entry is a miss
+    from cachelint.skills import check_skills
+
+    try:
+        found = check_skills(files, settings, cwd)
+    except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
+        return [unreadable(files[0].display, f"internal error in skill checks: {type(exc).__name__}: {exc}")]
+    if key is not None and cache is not None:
+        cache.store_skills(key, [d.to_dict() for d in found])
+    return found
 
 
 def finalize(diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path) -> list[Diagnostic]:
@@ -286,6 +855,7 @@ def _fixable(d: Diagnostic, options: CheckOptions) -> bool:
 def _apply_fixes(
     python_files: Sequence[InputFile],
     per_file: dict[str, list[Diagnostic]],
+    summaries_of: dict[str, dict[str, dict]],
     settings: Settings,
     options: CheckOptions,
     result: CheckResult,
@@ -318,7 +888,7 @@ def _apply_fixes(
             text = new_text
             from cachelint.code import check_module
 
-            fresh = check_module(display, text, settings)
+            fresh = run_check_module(check_module, display, text, settings, summaries_of.get(display))
             fixable = [d for d in fresh if d.code in enabled and _fixable(d, options)]
             if not fixable:
                 break
@@ -339,6 +909,6 @@ def _apply_fixes(
             result.warnings.append(f"{display}: changed on disk during the run; not fixed")
             continue
         result.fixes_applied += applied
-        diags_after, *_ = analyze_python_file(str(f.path), display, settings)
+        diags_after, *_ = analyze_python_file(str(f.path), display, settings, summaries_of.get(display))
         per_file[display] = [Diagnostic.from_dict(d) for d in diags_after]
     return per_file
