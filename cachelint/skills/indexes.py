@@ -31,7 +31,7 @@ _LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _LEAD_NAME = re.compile(
     r"^(?:\*\*|__|`)?\s*([A-Za-z0-9][A-Za-z0-9_.-]*)\s*(?:\*\*|__|`)?\s*(?::|\s[-–—]\s|\s*$|\s*\()"
 )
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_SLUG = re.compile(r"^(?=[a-z0-9-]*[a-z])[a-z0-9][a-z0-9-]*$")  # a skill-like name, not a number
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -122,8 +122,10 @@ def _outside(path: str) -> bool:
 
 def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Resolution:
     """Resolve a relative path against each base in turn; never reads, never leaves the root."""
+    from urllib.parse import unquote
+
     res = Resolution()
-    target = raw.split("#", 1)[0].split("?", 1)[0]
+    target = unquote(raw.split("#", 1)[0].split("?", 1)[0])
     if not target:
         return res
     if _outside(target):
@@ -170,6 +172,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     previous_kind = None
     in_fence = False
     base = [("the file's folder", path.parent), ("the repository root", tree.root)]
+    rows: list[tuple[str, str, int, int, int]] = []
     for number, line in enumerate(lines, start=1):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -199,15 +202,38 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             previous_kind = kind
         if kind == "header":
             continue
-        entries.extend(_line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders))
+        rows.append((kind, body, offset, number, block))
+    name_column = _name_columns(tree, rows)
+    for kind, body, offset, number, block in rows:
+        column = name_column.get(block, 0)
+        entries.extend(_line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders, column))
     return IndexFile(path, display, "markdown", entries)
 
 
-def _line_entries(tree, kind, body, offset, number, block, base, skill_folders) -> Iterator[IndexEntry]:
+def _cells(body: str) -> list[str]:
+    return re.split(r"(?<!\\)\|", body)
+
+
+def _name_columns(tree: SkillTree, rows) -> dict[int, int]:
+    """For each table, the column that names skills (the one with the most skill names; the
+    first on a tie): tables often lead with a number or an icon column."""
+    hits: dict[int, dict[int, int]] = {}
+    for kind, body, _offset, _number, block in rows:
+        if kind != "table":
+            continue
+        counts = hits.setdefault(block, {})
+        for index, cell in enumerate(_cells(body)):
+            m = _LEAD_NAME.match(_clean_lead(cell))
+            if m and m.group(1) in tree.by_name:
+                counts[index] = counts.get(index, 0) + 1
+    return {block: min(counts, key=lambda i: (-counts[i], i)) for block, counts in hits.items() if counts}
+
+
+def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0) -> Iterator[IndexEntry]:
     lead = body
     if kind == "table":
-        cells = [c for c in re.split(r"(?<!\\)\|", body)]
-        lead = cells[0] if cells else ""
+        cells = _cells(body)
+        lead = cells[column] if column < len(cells) else ""
     links = list(_LINK.finditer(body))
     local = [l for l in links if _is_local_link(l.group(2))]
     for link in local:

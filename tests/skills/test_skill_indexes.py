@@ -332,3 +332,24 @@ def test_data_file_index(tmp_path):
         ("agent/skills.json", "CL204"),
         ("skills/xlsx/SKILL.md", "CL203"),
     ]
+
+
+def test_table_with_a_number_column_uses_the_name_column(tmp_path):
+    index = (
+        "| # | Skill | When |\n|---|---|---|\n"
+        f"| 1 | `comissao` | {COMISSAO} |\n"
+        f"| 2 | `conciliacao-cartao` | {CONCILIACAO} |\n"
+        f"| 3 | `emissao-nf` | {EMISSAO} |\n"
+        f"| 4 | `logistica` | {LOGISTICA} |\n"
+    )
+    write_tree(tmp_path, {**BACK_OFFICE, "AGENTS.md": index})
+    assert findings(check_tree(tmp_path)) == [
+        ("AGENTS.md", 6, "CL204", 'index lists skill "logistica", but no skill has that name or folder')
+    ]
+
+
+def test_link_targets_are_url_decoded(tmp_path):
+    tree = {"skills/my skill/SKILL.md": skill("my-skill", PDF), "skills/docx/SKILL.md": skill("docx", DOCX)}
+    tree["AGENTS.md"] = f"- [my-skill](skills/my%20skill/): {PDF}\n- [docx](skills/docx/): {DOCX}\n"
+    write_tree(tmp_path, tree)
+    assert codes(check_tree(tmp_path)) == ["CL205"]
