@@ -214,19 +214,25 @@ def _cells(body: str) -> list[str]:
     return re.split(r"(?<!\\)\|", body)
 
 
+_NO_NAME_CELL = re.compile(r"^[\s\d#.()*_`-]*$|^\W*$")
+
+
 def _name_columns(tree: SkillTree, rows) -> dict[int, int]:
-    """For each table, the column that names skills (the one with the most skill names; the
-    first on a tie): tables often lead with a number or an icon column."""
-    hits: dict[int, dict[int, int]] = {}
+    """For each table, the column that holds the row's key: the first one, after any leading
+    columns of numbers or icons. A table whose key is something else (a product, with the skill
+    in a later column) is a mapping, not an index, and is read by its first column."""
+    cells_by_block: dict[int, list[list[str]]] = {}
     for kind, body, _offset, _number, block in rows:
-        if kind != "table":
-            continue
-        counts = hits.setdefault(block, {})
-        for index, cell in enumerate(_cells(body)):
-            m = _LEAD_NAME.match(_clean_lead(cell))
-            if m and m.group(1) in tree.by_name:
-                counts[index] = counts.get(index, 0) + 1
-    return {block: min(counts, key=lambda i: (-counts[i], i)) for block, counts in hits.items() if counts}
+        if kind == "table":
+            cells_by_block.setdefault(block, []).append(_cells(body))
+    out: dict[int, int] = {}
+    for block, table in cells_by_block.items():
+        width = max(len(r) for r in table)
+        column = 0
+        while column < width - 1 and all(column >= len(r) or _NO_NAME_CELL.match(r[column].strip()) for r in table):
+            column += 1
+        out[block] = column
+    return out
 
 
 def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0) -> Iterator[IndexEntry]:

@@ -353,3 +353,12 @@ def test_link_targets_are_url_decoded(tmp_path):
     tree["AGENTS.md"] = f"- [my-skill](skills/my%20skill/): {PDF}\n- [docx](skills/docx/): {DOCX}\n"
     write_tree(tmp_path, tree)
     assert codes(check_tree(tmp_path)) == ["CL205"]
+
+
+def test_mapping_table_with_skills_in_a_later_column_is_not_an_index(tmp_path):
+    table = (
+        "| Product | Skill | Notes |\n|---|---|---|\n"
+        "| Billing | `comissao` | |\n| Cards | `conciliacao-cartao` | |\n| Logistics | `logistica` | planned |\n"
+    )
+    write_tree(tmp_path, {**BACK_OFFICE, "docs/mapping.md": table})
+    assert codes(check_tree(tmp_path)) == []
