@@ -1,0 +1,608 @@
+"""Fuzz entry points: one per reader (JSONL, JSON, HAR, VCR cassette), the SKILL.md front matter
+parser, the index parser and the code analysis.
+
+Each target takes raw bytes, runs the same code path the CLI runs on a file with those bytes,
+and checks the contract every part promises (docs/reliability.md):
+
+- no exception escapes;
+- every problem is a Diagnostic, and an input that cannot be read or parsed is a CL001 with a
+  location: the display path of the input, a line and a column inside it (1-based), and for
+  payload records the 0-based record index.
+
+A broken contract raises ``ContractViolation`` (an AssertionError), so the same targets serve
+the hypothesis property tests (tests/reliability/test_fuzz.py), the longer run
+(``python -m cachelint.fuzz TARGET --iterations N``) and atheris when it is installed
+(``python -m cachelint.fuzz TARGET --atheris``).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from cachelint.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from cachelint.config import Settings
+
+
+class ContractViolation(AssertionError):
+    """A fuzz target broke the no-crash / CL001-with-a-location contract."""
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    display: str  # the file name the input is read as (the reader and parsers look at suffixes)
+    run: Callable[[bytes], list[Diagnostic]]
+    codes: frozenset[str]  # codes this target may emit
+    description: str
+
+
+# --- shared, built once per process ------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _settings() -> "Settings":
+    from cachelint.config import load_settings
+
+    return load_settings(Path(tempfile.gettempdir()), isolated=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _audit_tools() -> tuple[Any, Any]:
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.providers import ProviderRules
+    from cachelint.payloads.secrets import Redactor
+
+    return Redactor.from_packs(load_packs("payloads-secrets")), ProviderRules.from_packs(load_packs("payloads-providers"))
+
+
+@functools.lru_cache(maxsize=1)
+def _skill_tree() -> Any:
+    """A small repository with two skills (pdf, docx) for the index parser to resolve against."""
+    from cachelint.skills.frontmatter import parse_front_matter
+    from cachelint.skills.tree import Skill, SkillTree
+
+    root = Path(tempfile.mkdtemp(prefix="cachelint-fuzz-")).resolve()
+    tree = SkillTree(root=root)
+    for name in ("pdf", "docx"):
+        folder = root / "skills" / name
+        folder.mkdir(parents=True)
+        text = f"---\nname: {name}\ndescription: Use when the task reads or writes {name} files.\n---\n"
+        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        tree.skills.append(Skill(folder / "SKILL.md", f"skills/{name}/SKILL.md", parse_front_matter(text)))
+    tree.finish()
+    return tree
+
+
+# --- the contract ------------------------------------------------------------------------------
+
+
+def _line_count(data: bytes) -> int:
+    """The last line a location may name: one past the last line break, counting every line
+    break any of our parsers knows (``str.splitlines`` splits on a superset of universal
+    newlines, YAML's and Markdown's), so that a parser's own convention is never a violation."""
+    return len(data.decode("utf-8", "replace").splitlines()) + 1
+
+
+def check_contract(found: Sequence[Any], data: bytes, display: str, codes: frozenset[str]) -> list[Diagnostic]:
+    """Every item is a Diagnostic of an allowed code, about ``display``, with a location inside
+    the input. Returns the diagnostics; raises ContractViolation."""
+    out: list[Diagnostic] = []
+    lines = _line_count(data)
+    for d in found:
+        if not isinstance(d, Diagnostic):
+            raise ContractViolation(f"not a Diagnostic: {d!r}")
+        if d.code not in codes:
+            raise ContractViolation(f"unexpected code {d.code}: {d}")
+        if d.path != display:
+            raise ContractViolation(f"diagnostic about {d.path!r}, expected {display!r}: {d}")
+        if not (isinstance(d.line, int) and isinstance(d.column, int) and d.line >= 1 and d.column >= 1):
+            raise ContractViolation(f"no valid location (line {d.line}, column {d.column}): {d}")
+        if d.line > lines:
+            raise ContractViolation(f"line {d.line} is past the end of the input ({lines} lines): {d}")
+        if d.end_line is None or d.end_line < d.line or (d.end_line == d.line and (d.end_column or 0) < d.column):
+            raise ContractViolation(f"end before start: {d}")
+        if d.record is not None and d.record < 0:
+            raise ContractViolation(f"negative record index: {d}")
+        if not d.message:
+            raise ContractViolation(f"empty message: {d}")
+        json.dumps(d.to_dict())  # every reporter serialises it
+        out.append(d)
+    return out
+
+
+# --- payload readers ---------------------------------------------------------------------------
+
+
+def _read_log(data: bytes, display: str, fmt: str) -> list[Diagnostic]:
+    """The reader, then the provider adapter on every record (what the audit does next)."""
+    from cachelint.diagnostics import unreadable
+    from cachelint.payloads.providers import BlockCache, to_request
+    from cachelint.payloads.readers import read_bytes_as_log
+
+    redactor, rules = _audit_tools()
+    found: list[Diagnostic] = []
+    blocks = BlockCache()
+    for item in read_bytes_as_log(data, display, fmt, redactor):
+        if isinstance(item, Diagnostic):
+            found.append(item)
+            continue
+        origin = item.origin
+        try:
+            to_request(item, rules, blocks)
+        except RecursionError:  # the audit turns this one into CL001 (payloads/audit.py)
+            found.append(unreadable(origin.path, "request body nested too deeply to analyse", line=origin.line, record=origin.record))
+        except Exception as exc:  # noqa: BLE001 - the audit also catches these; count it as a bug here
+            raise ContractViolation(f"provider adapter raised {type(exc).__name__}: {exc}") from exc
+    return found
+
+
+def fuzz_jsonl(data: bytes) -> list[Diagnostic]:
+    return _read_log(data, "fuzz.jsonl", "jsonl")
+
+
+def fuzz_json(data: bytes) -> list[Diagnostic]:
+    return _read_log(data, "fuzz.json", "json")
+
+
+def fuzz_har(data: bytes) -> list[Diagnostic]:
+    return _read_log(data, "fuzz.har", "har")
+
+
+def fuzz_cassette(data: bytes) -> list[Diagnostic]:
+    return _read_log(data, "fuzz.yaml", "vcr")
+
+
+# --- skills ------------------------------------------------------------------------------------
+
+
+def fuzz_front_matter(data: bytes) -> list[Diagnostic]:
+    """SKILL.md bytes -> decode (textio) -> front matter parse and schema validation."""
+    from cachelint.diagnostics import Diagnostic as D
+    from cachelint.skills.frontmatter import parse_front_matter
+    from cachelint.textio import decode
+
+    display = "skills/fuzz/SKILL.md"
+    source = decode(data, display)
+    if isinstance(source, D):
+        return [source]
+    fm = parse_front_matter(source.text)
+    return [D(p.code, p.message, display, p.line, p.column) for p in fm.problems]
+
+
+def _fuzz_index(data: bytes, name: str) -> list[Diagnostic]:
+    from cachelint.skills.indexes import parse_index_file
+    from cachelint.textio import decode
+
+    tree = _skill_tree()
+    source = decode(data, name)
+    if isinstance(source, Diagnostic):
+        return [source]
+    parsed = parse_index_file(tree, tree.root / name, name, source.text)
+    if parsed is not None:
+        limit = _line_count(data)
+        for entry in parsed.entries:  # entries carry the location CL203/CL204 are reported at
+            if not (1 <= entry.line <= limit and entry.column >= 1 and entry.end_column >= entry.column):
+                raise ContractViolation(f"index entry without a valid location in {name}: {entry}")
+            for skill in entry.skills:
+                if skill.path.parent.parent.parent != tree.root:
+                    raise ContractViolation(f"index entry resolved outside the tree: {entry}")
+    return []
+
+
+def fuzz_index(data: bytes) -> list[Diagnostic]:
+    """Index file bytes parsed as Markdown, as a marketplace.json and as a YAML data file."""
+    out: list[Diagnostic] = []
+    for name in ("AGENTS.md", "marketplace.json", "skills.yaml"):
+        out.extend(check_contract(_fuzz_index(data, name), data, name, frozenset({"CL001"})))
+    return [d.with_changes(path="index") for d in out]
+
+
+# --- code --------------------------------------------------------------------------------------
+
+
+def fuzz_code(data: bytes) -> list[Diagnostic]:
+    """Python bytes -> decode (textio) -> the order-flow analysis and its checks (CL101-CL105)."""
+    from cachelint.code import check_module
+    from cachelint.textio import decode
+
+    display = "fuzz.py"
+    source = decode(data, display)
+    if isinstance(source, Diagnostic):
+        return [source]
+    return check_module(display, source.text, _settings())
+
+
+_PAYLOAD_CODES = frozenset({"CL001"})
+_CODE_CODES = frozenset({"CL001", "CL101", "CL102", "CL103", "CL104", "CL105"})
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target("jsonl", "fuzz.jsonl", fuzz_jsonl, _PAYLOAD_CODES, "JSONL reader + provider adapters"),
+        Target("json", "fuzz.json", fuzz_json, _PAYLOAD_CODES, "JSON reader + provider adapters"),
+        Target("har", "fuzz.har", fuzz_har, _PAYLOAD_CODES, "HAR reader + provider adapters"),
+        Target("cassette", "fuzz.yaml", fuzz_cassette, _PAYLOAD_CODES, "VCR cassette reader + provider adapters"),
+        Target("front-matter", "skills/fuzz/SKILL.md", fuzz_front_matter, frozenset({"CL001", "CL201"}), "SKILL.md front matter parser"),
+        Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
+        Target("code", "fuzz.py", fuzz_code, _CODE_CODES, "Python order-flow analysis (CL1xx)"),
+    )
+}
+
+
+def run_target(name: str, data: bytes) -> list[Diagnostic]:
+    """Run one target on ``data`` and check its contract; an escaping exception is a violation."""
+    target = TARGETS[name]
+    try:
+        found = target.run(data)
+    except ContractViolation:
+        raise
+    except Exception as exc:  # noqa: BLE001 - that is the bug a fuzzer looks for
+        raise ContractViolation(f"{name}: {type(exc).__name__} escaped: {exc}") from exc
+    return check_contract(found, data, target.display, target.codes)
+
+
+# --- inputs: hypothesis strategies (imported lazily: hypothesis is a test dependency) -----------
+
+
+SEEDS: dict[str, bytes] = {
+    "jsonl": (
+        b'{"model":"claude-sonnet-4-5","max_tokens":64,"tools":[{"name":"a","input_schema":{"type":"object"}}],'
+        b'"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]}\n'
+        b'{"request":{"model":"gpt-4o","messages":[{"role":"system","content":"S"},{"role":"user","content":"q"}]},'
+        b'"response":{"usage":{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":0}}},"time":"2026-11-29T10:00:00Z",'
+        b'"headers":{"x-api-key":"k"},"url":"https://api.openai.com/v1/chat/completions?key=k"}\n'
+    ),
+    "json": (
+        b'[{"model":"gemini-2.5-pro","contents":[{"role":"user","parts":[{"text":"q"}]}],"systemInstruction":{"parts":[{"text":"S"}]}},'
+        b'{"modelId":"anthropic.claude","system":[{"text":"S"},{"cachePoint":{"type":"default"}}],"messages":[{"role":"user","content":[{"text":"q"}]}]}]'
+    ),
+    "har": (
+        b'{"log":{"version":"1.2","entries":[{"startedDateTime":"2026-11-29T10:00:00Z","request":{"method":"POST",'
+        b'"url":"https://api.anthropic.com/v1/messages","headers":[{"name":"x-api-key","value":"k"}],"postData":{"mimeType":'
+        b'"application/json","text":"{\\"model\\":\\"claude-sonnet-4-5\\",\\"messages\\":[{\\"role\\":\\"user\\",\\"content\\":\\"q\\"}]}"}},'
+        b'"response":{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","text":"event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"usage\\":{\\"input_tokens\\":3}}}\\n\\n"}}}]}}'
+    ),
+    "cassette": (
+        b"interactions:\n- request:\n    body: '{\"model\": \"claude-sonnet-4-5\", \"system\": \"S\", \"messages\": [{\"role\": \"user\", \"content\": \"q\"}]}'\n"
+        b"    headers:\n      x-api-key:\n      - k\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
+        b"  response:\n    body:\n      string: '{\"usage\": {\"input_tokens\": 5, \"cache_read_input_tokens\": 0}}'\n"
+        b"    headers:\n      date:\n      - Sun, 29 Nov 2026 10:00:00 GMT\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    ),
+    "front-matter": (
+        b"---\nname: pdf-tools\ndescription: Use when the task reads, merges or splits PDF files.\n"
+        b"metadata:\n  tags: [pdf, docs]\n  a: &x {k: v}\n  b: *x\n---\n# PDF\nBody text.\n"
+    ),
+    "index": (
+        b"# Skills\n\n- pdf: Use when the task reads PDF files.\n- [docx](skills/docx/): Word files.\n"
+        b"| **pdf** | reads PDF |\n[x](../../etc/passwd)\n"
+        b'{"plugins":[{"name":"d","source":"./","skills":["./skills/pdf","./skills/docx","/etc/passwd"]}]}\n'
+        b"- name: pdf\n  description: d\n- name: docx\n  path: skills/docx\n"
+    ),
+    "code": (
+        b"import anthropic, glob, time\nclient = anthropic.Anthropic()\nTOOLS = {'a': {'name': 'a'}}\n"
+        b"def tools():\n    return [TOOLS[n] for n in {'a', 'b'}]\n"
+        b"while True:\n    system = f'now {time.time()}'\n    files = glob.glob('*.md')\n"
+        b"    client.messages.create(model='m', tools=tools(), system=system + ''.join(files), messages=[])\n"
+    ),
+}
+
+# Fragments that make parsers take unusual branches: delimiters, escapes, YAML anchors and
+# aliases, front matter fences, BOM, CRLF, NUL, invalid UTF-8, huge numbers, deep nesting.
+TOKENS: tuple[bytes, ...] = (
+    b"{", b"}", b"[", b"]", b'"', b"'", b":", b",", b"\\", b"\\u0000", b"\\ud800", b"null", b"true", b"1e999",
+    b"-0", b"18446744073709551616", b"\n", b"\r\n", b"\r", b"\x00", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"---\n", b"...\n",
+    b"&a ", b"*a", b"!!python/object:os.system", b"<<: *a", b"- ", b"  ", b"\t", b"#", b"|", b">", b"```\n", b"](",
+    b"../../", b"/etc/passwd", b"SKILL.md", b"data: ", b"event: ", b"\x1f\x8b", b"cache_control", b"tools", b"messages",
+    b"system", b"model", b"(", b")", b"lambda", b"sorted(", b"set(", b"{*", b"**", b"async ", b"await ", b"yield ",
+    b"def ", b"class ", b"for ", b"while ", b"    ", b"time.time()", b"uuid.uuid4()", b"os.listdir('.')",
+)
+
+
+Edit = tuple  # (operation, position, argument): see apply_edits
+
+
+def _edits(max_position: int) -> Any:
+    """A hypothesis strategy of one edit: cut, insert bytes, splice a token, delete, repeat."""
+    from hypothesis import strategies as st
+
+    position = st.integers(min_value=0, max_value=max(0, max_position))
+    return st.one_of(
+        st.tuples(st.just("cut"), position, st.just(b"")),
+        st.tuples(st.just("insert"), position, st.binary(min_size=1, max_size=8)),
+        st.tuples(st.just("token"), position, st.sampled_from(TOKENS)),
+        st.tuples(st.just("delete"), position, st.integers(1, 16).map(lambda n: b"x" * n)),
+        st.tuples(st.just("repeat"), position, st.integers(2, 40).map(lambda n: b"x" * n)),
+    )
+
+
+def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
+    """``data`` after ``edits`` in turn (positions past the end are clamped)."""
+    for op, at, arg in edits:
+        at = min(at, len(data))
+        if op == "cut":
+            data = data[:at]
+        elif op in ("insert", "token"):
+            data = data[:at] + arg + data[at:]
+        elif op == "delete":
+            data = data[:at] + data[at + len(arg):]
+        elif op == "repeat":  # nest or repeat the next few bytes many times
+            piece = data[at : at + 3] or b"["
+            data = data[:at] + piece * len(arg) + data[at:]
+    return data
+
+
+def mutated(seed: bytes) -> Any:
+    """A hypothesis strategy: ``seed`` after a few random edits. Shrinks towards fewer edits,
+    i.e. towards the seed."""
+    from hypothesis import strategies as st
+
+    return st.lists(_edits(len(seed)), min_size=1, max_size=6).map(lambda edits: apply_edits(seed, edits))
+
+
+def variants(name: str, count: int = 3) -> Any:
+    """A hypothesis strategy of a batch of inputs: one drawn by ``strategy(name)`` and ``count``
+    single edits of it. Drawing a structured document costs far more than running a target on
+    it, so a batch tests four inputs for little more than the price of one draw."""
+    from hypothesis import strategies as st
+
+    def batch(data: bytes) -> Any:
+        return st.lists(_edits(len(data)), min_size=count, max_size=count).map(
+            lambda edits: [data, *(apply_edits(data, [e]) for e in edits)]
+        )
+
+    return strategy(name).flatmap(batch)
+
+
+def _json_values() -> Any:
+    from hypothesis import strategies as st
+
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=12), st.sampled_from(["user", "assistant", "system", "text", "tool_use", "ephemeral", "1h", "5m", ""]),
+    )
+    keys = st.one_of(
+        st.sampled_from(
+            ["role", "content", "type", "text", "name", "input_schema", "cache_control", "ttl", "tools", "system",
+             "messages", "model", "parts", "cachePoint", "usage", "input_tokens", "cache_read_input_tokens",
+             "cache_creation_input_tokens", "prompt_tokens", "tool_choice", "thinking", "metadata", "user_id", "id"]
+        ),
+        st.text(max_size=6),
+    )
+    return st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=5)), max_leaves=8)
+
+
+def _request_bodies() -> Any:
+    """Request bodies shaped like the providers' (right keys, values of any JSON type)."""
+    from hypothesis import strategies as st
+
+    anything = _json_values()
+    message = st.fixed_dictionaries(
+        {"role": st.one_of(st.sampled_from(["user", "assistant", "system", "tool", "model"]), anything)},
+        optional={"content": st.one_of(st.text(max_size=20), st.lists(anything, max_size=3), anything), "parts": anything},
+    )
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "model": st.one_of(st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-pro", "anthropic.claude-3"]), anything),
+            "messages": st.one_of(st.lists(message, max_size=4), anything),
+            "tools": st.one_of(st.lists(anything, max_size=3), anything),
+            "system": anything,
+            "instructions": anything,
+            "input": anything,
+            "contents": anything,
+            "systemInstruction": anything,
+            "toolConfig": anything,
+            "tool_choice": anything,
+            "thinking": anything,
+            "metadata": anything,
+            "prompt_cache_key": anything,
+            "cache_control": anything,
+            "max_tokens": anything,
+        },
+    )
+
+
+def structured(name: str) -> Any:
+    """Well-formed containers of the target's format holding arbitrary-but-plausible values."""
+    from hypothesis import strategies as st
+
+    bodies = _request_bodies()
+    anything = _json_values()
+    dumps = functools.partial(json.dumps, ensure_ascii=False)
+    envelope = st.fixed_dictionaries(
+        {"request": st.one_of(bodies, anything)},
+        optional={"response": anything, "time": st.one_of(st.text(max_size=25), st.integers(), anything),
+                  "session": anything, "headers": anything, "url": anything},
+    )
+    record = st.one_of(bodies, envelope, anything)
+    if name == "jsonl":
+        return st.lists(record.map(dumps), max_size=4).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass"))
+    if name == "json":
+        return st.one_of(record, st.lists(record, max_size=4)).map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
+    if name == "har":
+        entry = st.fixed_dictionaries(
+            {},
+            optional={
+                "startedDateTime": st.one_of(st.text(max_size=25), anything),
+                "request": st.one_of(
+                    st.fixed_dictionaries({}, optional={"url": anything, "headers": anything, "method": anything,
+                                                        "postData": st.one_of(st.fixed_dictionaries({"text": bodies.map(dumps)}, optional={"encoding": anything, "mimeType": anything}), anything)}),
+                    anything,
+                ),
+                "response": st.one_of(st.fixed_dictionaries({}, optional={"status": anything, "headers": anything, "content": st.one_of(st.fixed_dictionaries({"text": st.one_of(anything.map(dumps), st.text(max_size=40))}), anything)}), anything),
+            },
+        )
+        doc = st.one_of(st.fixed_dictionaries({"log": st.one_of(st.fixed_dictionaries({"entries": st.lists(entry, max_size=3)}), anything)}), anything)
+        return doc.map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
+    if name == "cassette":
+        import yaml
+
+        interaction = st.fixed_dictionaries(
+            {},
+            optional={
+                "request": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(bodies.map(dumps), anything), "uri": anything, "headers": anything, "method": anything}), anything),
+                "response": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(st.fixed_dictionaries({"string": anything.map(dumps)}), anything), "headers": anything, "status": anything}), anything),
+            },
+        )
+        doc = st.one_of(st.fixed_dictionaries({"interactions": st.lists(interaction, max_size=3), "version": st.just(1)}), anything)
+        return doc.map(lambda v: yaml.safe_dump(v, allow_unicode=True).encode("utf-8", "surrogatepass"))
+    if name == "front-matter":
+        import yaml
+
+        fm = st.one_of(
+            st.fixed_dictionaries({}, optional={"name": anything, "description": anything, "when_to_use": anything, "metadata": anything, "allowed-tools": anything, "license": anything}),
+            anything,
+        )
+        return st.tuples(fm, st.text(max_size=30)).map(
+            lambda pair: ("---\n" + yaml.safe_dump(pair[0], allow_unicode=True) + "---\n" + pair[1]).encode("utf-8", "surrogatepass")
+        )
+    if name == "index":
+        line = st.one_of(
+            st.sampled_from(["- pdf: reads PDF", "- [docx](skills/docx/)", "| **pdf** | x |", "|---|---|", "```", "- [x](../../etc/passwd)", "[pdf](/etc/passwd)", ""]),
+            st.tuples(st.sampled_from(["- ", "* ", "1. ", "| ", "[", "- [", ""]), st.text(max_size=20)).map("".join),
+        )
+        markdown = st.lists(line, max_size=8).map(lambda ls: "\n".join(ls).encode("utf-8", "surrogatepass"))
+        market = st.fixed_dictionaries({"plugins": st.lists(st.fixed_dictionaries({}, optional={"source": anything, "skills": st.one_of(st.lists(st.sampled_from(["./skills/pdf", "../../etc/passwd", "/abs", "./skills", "~/x", "C:\\x", "skills/docx/SKILL.md"]), max_size=4), anything)}), max_size=3)}).map(
+            lambda v: dumps(v).encode("utf-8", "surrogatepass")
+        )
+        return st.one_of(markdown, market)
+    if name == "code":
+        statements = st.lists(st.sampled_from(CODE_LINES), min_size=1, max_size=14)
+        return statements.map(lambda ls: "\n".join(ls).encode("utf-8") + b"\n")
+    raise KeyError(name)
+
+
+# Lines of agent code the order-flow analysis has opinions about; random sequences of them
+# (indentation included) are mostly valid Python that reaches sinks, loops and scopes in
+# unusual combinations.
+CODE_LINES: tuple[str, ...] = (
+    "import anthropic, openai, glob, os, time, uuid, json",
+    "from concurrent.futures import as_completed",
+    "client = anthropic.Anthropic()",
+    "names = {'a', 'b'}",
+    "names = set(os.listdir('.'))",
+    "names = sorted(names)",
+    "tools = [T[n] for n in names]",
+    "tools = list(names)",
+    "tools.sort()",
+    "system = ''.join(names)",
+    "system = f'today {time.time()} {uuid.uuid4()}'",
+    "system = json.dumps({n: 1 for n in names})",
+    "def build(x):",
+    "def build(x=names):",
+    "class Agent:",
+    "    def run(self):",
+    "    return [n for n in x]",
+    "    return x",
+    "    self.tools = tools",
+    "    tools.append(T['c'])",
+    "    system += 'x'",
+    "for f in as_completed(futures):",
+    "while True:",
+    "    pass",
+    "        pass",
+    "if names:",
+    "else:",
+    "try:",
+    "except Exception:",
+    "    client.messages.create(model='m', tools=tools, system=system, messages=[])",
+    "client.messages.create(model='m', tools=build(names), system=system, messages=[])",
+    "client.chat.completions.create(model='m', messages=[{'role': 'system', 'content': system}], tools=tools)",
+    "client.responses.create(model='m', instructions=system, tools=tools)",
+    "agent = Agent(tools=[*names])",
+    "llm.bind_tools(list(names))",
+    "lambda: client.messages.create(tools=tools)",
+    "async def main():",
+    "    async for x in stream():",
+    "    await client.messages.create(model='m', tools=tools)",
+    "x = y = names",
+    "a, b = names, tools",
+    "del tools",
+    "global tools",
+    "names |= {'c'}",
+    "tools = [*tools, *names]",
+    "print('hello'",
+    "match names:",
+    "    case {'a': x}:",
+)
+
+
+def strategy(name: str) -> Any:
+    """The inputs of a target: structured documents, mutations of a realistic seed, raw bytes."""
+    from hypothesis import strategies as st
+
+    seed = SEEDS[name]
+    return st.one_of(structured(name), mutated(seed), structured(name).flatmap(mutated), st.binary(max_size=64))
+
+
+# --- the longer run ----------------------------------------------------------------------------
+
+
+def run_with_hypothesis(name: str, iterations: int, seed: int | None = None) -> int:
+    """Run ``iterations`` generated inputs through target ``name`` (hypothesis shrinks a failing
+    one and prints it). Returns the number of inputs run."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as fix_seed
+
+    calls = [0]
+
+    @settings(max_examples=iterations, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(strategy(name))
+    def prop(data: bytes) -> None:
+        calls[0] += 1
+        run_target(name, data)
+
+    if seed is not None:
+        prop = fix_seed(seed)(prop)
+    prop()
+    return calls[0]
+
+
+def run_with_atheris(name: str, argv: list[str]) -> None:  # pragma: no cover - needs atheris
+    import atheris  # type: ignore[import-not-found]
+
+    def one_input(data: bytes) -> None:
+        run_target(name, data)
+
+    atheris.Setup([sys.argv[0], *argv], one_input)
+    atheris.Fuzz()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cachelint.fuzz", description=__doc__.split("\n\n")[0])
+    parser.add_argument("target", choices=[*TARGETS, "all"])
+    parser.add_argument("--iterations", type=int, default=10_000, help="generated inputs per target (default 10000)")
+    parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (default: random)")
+    parser.add_argument("--atheris", action="store_true", help="coverage-guided fuzzing with atheris (needs atheris)")
+    args, rest = parser.parse_known_args(argv)
+    names = list(TARGETS) if args.target == "all" else [args.target]
+    if args.atheris:
+        if len(names) != 1:
+            parser.error("--atheris runs one target")
+        try:
+            import atheris  # type: ignore[import-not-found]  # noqa: F401
+        except ImportError:
+            parser.error("atheris is not installed (pip install atheris)")
+        run_with_atheris(names[0], rest)
+        return 0
+    if rest:
+        parser.error(f"unrecognised arguments: {' '.join(rest)}")
+    total = 0
+    for name in names:
+        count = run_with_hypothesis(name, args.iterations, args.seed)
+        total += count
+        print(f"{name}: {count} inputs, no contract violation", flush=True)
+    print(f"total: {total} inputs", flush=True)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
