@@ -65,6 +65,17 @@ class _ProjectIndex:
                 out.append((module, last))
         return out
 
+    def lookup_method(self, class_dotted: str, method: str) -> tuple[str, Mapping[str, Any]] | None:
+        for module, name in self._candidates(class_dotted):
+            summary = self.summaries.get(module)
+            if summary is None:
+                continue
+            known = summary.get("classes", {}).get(name)
+            if known is not None:
+                # A class of the run: a method missing from its summary returns nothing unordered.
+                return f"{module}.{name}.{method}", known.get("methods", {}).get(method, {})
+        return None
+
     def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any]] | None:
         for module, name in self._candidates(dotted):
             summary = self.summaries.get(module)
@@ -104,7 +115,7 @@ def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | No
 
 
 def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None) -> ModuleAnalysis:
-    resolve = resolve_name = None
+    resolve = resolve_name = resolve_method = None
     if summaries:
         index = _ProjectIndex(path, summaries)
         analysis_ref: list[ModuleAnalysis] = []
@@ -118,8 +129,11 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
         def resolve_name(parts: tuple[str, ...]):  # type: ignore[no-redef]
             return index.lookup(raw(parts), "names")
 
+        def resolve_method(class_dotted: str, method: str):  # type: ignore[no-redef]
+            return index.lookup_method(class_dotted, method)
+
         del analysis_ref
-    analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name)
+    analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method)
     analysis.analyse()
     return analysis
 
@@ -159,34 +173,29 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
     """What other modules need: top-level functions (parameters, what they return, which parameters
     reach which sink) and module-level names holding unordered or volatile values."""
     if path.endswith(".ipynb"):
-        return {"functions": {}, "names": {}}
+        return {"functions": {}, "classes": {}, "names": {}}
     knowledge = knowledge_for(settings)
     with _deep_recursion():
         program, _problems = _parse(path, text)
         if program is None:
-            return {"functions": {}, "names": {}}
+            return {"functions": {}, "classes": {}, "names": {}}
         try:
             analysis = _analyse(program, knowledge, path, None)
         except (RecursionError, MemoryError):
-            return {"functions": {}, "names": {}}
+            return {"functions": {}, "classes": {}, "names": {}}
     functions: dict[str, Any] = {}
     for name, node in sorted(analysis.module_funcs.items()):
-        summary = analysis.summaries.get(id(node))
-        if summary is None:
-            continue
-        entry: dict[str, Any] = {"params": list(summary.params)}
-        if summary.returns:
-            entry["returns"] = value_to_data(summary.returns)
-        if summary.param_sinks:
-            entry["param_sinks"] = {
-                param: sorted(
-                    ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
-                    key=lambda d: (d["line"], d["label"], d["mode"]),
-                )
-                for param, sinks in sorted(summary.param_sinks.items())
-            }
-        if len(entry) > 1:
+        entry = _function_entry(analysis, node)
+        if entry is not None:
             functions[name] = entry
+    classes: dict[str, Any] = {}
+    for class_name, info in sorted(analysis.classes.items()):
+        methods = {}
+        for method_name, node in sorted(info.methods.items()):
+            entry = _function_entry(analysis, node)
+            if entry is not None:
+                methods[method_name] = entry
+        classes[class_name] = {"methods": methods}
     names: dict[str, Any] = {}
     for name, value in sorted(analysis.module_frame.names.items()):
         if "." in name or "[" in name or not _real(value):
@@ -195,4 +204,23 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
             frozenset(o for o in value.own if o.kind != PARAM),
             frozenset(o for o in value.inner if o.kind != PARAM),
         ))
-    return {"functions": functions, "names": names}
+    return {"functions": functions, "classes": classes, "names": names}
+
+
+def _function_entry(analysis: ModuleAnalysis, node: Any) -> dict[str, Any] | None:
+    """A function's summary as data: parameters, what it returns, which parameters reach a sink."""
+    summary = analysis.summaries.get(id(node))
+    if summary is None:
+        return None
+    entry: dict[str, Any] = {"params": list(summary.params)}
+    if summary.returns:
+        entry["returns"] = value_to_data(summary.returns)
+    if summary.param_sinks:
+        entry["param_sinks"] = {
+            param: sorted(
+                ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
+                key=lambda d: (d["line"], d["label"], d["mode"]),
+            )
+            for param, sinks in sorted(summary.param_sinks.items())
+        }
+    return entry if len(entry) > 1 else None

@@ -119,6 +119,12 @@ class ClassInfo:
     name: str
     methods: dict[str, ast.AST] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
+    attr_types: dict[str, "ClassRef"] = field(default_factory=dict)
+
+
+# What class a value is an instance of: ("local", "Name") for a class of this module, or
+# ("ext", raw dotted import) for one imported from another module of the run.
+ClassRef = tuple[str, str]
 
 
 @dataclass
@@ -138,7 +144,7 @@ class LoopFrame:
 
 
 class Frame:
-    __slots__ = ("names", "exprs", "parent", "summary", "self_name", "cls", "loops", "iter_orders", "local_funcs", "params")
+    __slots__ = ("names", "exprs", "parent", "summary", "self_name", "cls", "loops", "iter_orders", "local_funcs", "params", "types")
 
     def __init__(self, parent: "Frame | None", summary: Summary | None = None, cls: ClassInfo | None = None) -> None:
         self.names: dict[str, Value] = {}
@@ -151,6 +157,18 @@ class Frame:
         self.iter_orders: list[frozenset[Origin]] = []
         self.local_funcs: dict[str, ast.AST] = {}
         self.params: set[str] = set()
+        self.types: dict[str, ClassRef] = {}
+
+    def type_of(self, name: str) -> "ClassRef | None":
+        frame: Frame | None = self
+        while frame is not None:
+            ref = frame.types.get(name)
+            if ref is not None:
+                return ref
+            if name in frame.names:
+                return None
+            frame = frame.parent
+        return None
 
     def lookup(self, name: str) -> Value | None:
         frame: Frame | None = self
@@ -245,6 +263,11 @@ def _names_in(node: ast.AST) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
+def _looks_like_class(name: str) -> bool:
+    """PEP 8 class names (``Agent``, ``_RequestParams``)."""
+    return name.lstrip("_")[:1].isupper()
+
+
 def _has_unordered(v: Value) -> bool:
     return any(o.kind == UNORDERED for o in v.own)
 
@@ -269,7 +292,9 @@ class ModuleAnalysis:
         knowledge: Knowledge,
         resolve_external: Callable[[tuple[str, ...]], tuple[str, Mapping[str, Any]] | None] | None = None,
         resolve_external_name: Callable[[tuple[str, ...]], tuple[str, Mapping[str, Any]] | None] | None = None,
+        resolve_method: Callable[[str, str], tuple[str, Mapping[str, Any]] | None] | None = None,
     ) -> None:
+        self.resolve_method = resolve_method
         self.tree = tree
         self.k = knowledge
         self.resolve_external = resolve_external
@@ -376,6 +401,8 @@ class ModuleAnalysis:
     # --- binding -----------------------------------------------------------------------------
 
     def bind(self, target: ast.AST, value: Value, frame: Frame, source: ast.AST | None = None, weak: bool = False) -> None:
+        if isinstance(target, (ast.Name, ast.Attribute)) and source is not None:
+            self._record_type(target, source, frame)
         if isinstance(target, ast.Name):
             name = target.id
             call = source.value if isinstance(source, ast.Await) else source
@@ -438,6 +465,42 @@ class ModuleAnalysis:
                     if key_path is not None:
                         frame.exprs[key_path] = source if source is not None else target
             return
+
+    def class_ref(self, node: ast.AST | None) -> ClassRef | None:
+        """The class a call of ``node`` instantiates, or an annotation names."""
+        if isinstance(node, ast.Name) and node.id in self.classes:
+            return ("local", node.id)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            last = node.id if isinstance(node, ast.Name) else node.attr
+            raw = self.raw_dotted(node)
+            if raw is not None and _looks_like_class(last):
+                return ("ext", ".".join(raw))
+        return None
+
+    def _record_type(self, target: ast.AST, source: ast.AST, frame: Frame) -> None:
+        call = source.value if isinstance(source, ast.Await) else source
+        ref = self.class_ref(call.func) if isinstance(call, ast.Call) else None
+        if isinstance(target, ast.Attribute):
+            if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
+                if ref is not None:
+                    frame.cls.attr_types[target.attr] = ref
+            return
+        if ref is not None:
+            frame.types[target.id] = ref  # type: ignore[attr-defined]
+        else:
+            frame.types.pop(target.id, None)  # type: ignore[attr-defined]
+
+    def _type_of(self, node: ast.AST, frame: Frame) -> ClassRef | None:
+        if isinstance(node, ast.Name):
+            return frame.type_of(node.id)
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and frame.cls is not None
+            and node.value.id == frame.self_name
+        ):
+            return frame.cls.attr_types.get(node.attr)
+        return None
 
     def _cached_or_eval(self, node: ast.AST, frame: Frame) -> Value:
         return self.eval(node, frame)
@@ -802,6 +865,9 @@ class ModuleAnalysis:
                 value = union(value, Value(frozenset([declared]), EMPTY))
             frame.names[a.arg] = value
             frame.params.add(a.arg)
+            ref = self.class_ref(a.annotation)
+            if ref is not None:
+                frame.types[a.arg] = ref
         for a in (args.vararg, args.kwarg):
             if a is not None:
                 frame.names[a.arg] = CLEAN
@@ -958,6 +1024,14 @@ class ModuleAnalysis:
                 parts.append(materialized(self.eval(elt.value, frame), span_of(elt.value)))
             else:
                 parts.append(as_element(self.eval(elt, frame)))
+        if isinstance(node, ast.List) and node.elts:
+            first = node.elts[0]
+            content = self.role_contents.get(id(first))
+            if content is not None:
+                # A message list that starts with a system message is built to be sent: its
+                # first message is the system prompt wherever the list goes.
+                value, role = content
+                self._reach(value, SinkRef("system", f"the first message ({role}) of a message list", node.lineno), None, frame)
         if (
             isinstance(node, ast.Tuple)
             and len(node.elts) == 2
@@ -1083,7 +1157,7 @@ class ModuleAnalysis:
             if text:
                 self._text_depth -= 1
         path = self.callee_path(func)
-        if path[-1][:1].isupper() and node.keywords and any(keywords.values()):
+        if _looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
             # A class instantiated with keywords: its attributes of those names hold those values.
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
@@ -1094,6 +1168,18 @@ class ModuleAnalysis:
         local = self._local_function(func, frame)
         if local is not None:
             return self._apply_summary(node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute))
+        if isinstance(func, ast.Attribute):
+            ref = self._type_of(func.value, frame)
+            if ref is not None:
+                kind, name = ref
+                if kind == "local":
+                    method = self.classes[name].methods.get(func.attr) if name in self.classes else None
+                    if method is not None:
+                        return self._apply_summary(node, self.summary_of(method), positional, keywords, frame, receiver_is_self=False)
+                elif self.resolve_method is not None:
+                    found = self.resolve_method(name, func.attr)
+                    if found is not None:
+                        return self._apply_external(node, found, positional, keywords, frame)
 
         sink = self.k.sinks.match(path)
         if sink is not None:
@@ -1445,6 +1531,11 @@ class ModuleAnalysis:
         found = self.resolve_external(path)
         if found is None:
             return None
+        return self._apply_external(node, found, positional, keywords, frame)
+
+    def _apply_external(
+        self, node: ast.Call, found: tuple[str, Mapping[str, Any]], positional: list[Value], keywords: dict, frame: Frame
+    ) -> Value:
         qualified, data = found
         params = list(data.get("params", ()))
         values, nodes = self._bindings(params, node, positional, keywords, frame)

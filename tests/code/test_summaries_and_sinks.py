@@ -157,3 +157,51 @@ def test_invalid_code_options_are_rejected(tmp_path):
         load_settings(tmp_path, isolated=True, overrides={"code": {"sinks": [{"call": "x.y"}]}})
     with pytest.raises(ConfigError):
         load_settings(tmp_path, isolated=True, overrides={"code": {"unknown-option": 1}})
+
+
+SKILLS_LOADER = '''\
+from pathlib import Path
+
+
+class SkillsLoader:
+    def __init__(self, root: Path, disabled=None):
+        self.root = root
+        self.disabled = set(disabled or ())
+
+    def _entries(self):
+        return [p.name for p in self.root.iterdir() if p.name not in self.disabled]
+
+    def always_on(self):
+        return [name for name in self._entries() if name.startswith("core-")]
+
+    def summary(self):
+        return "\\n".join(sorted(self._entries()))
+'''
+
+CONTEXT = '''\
+from pkg.skills import SkillsLoader
+
+
+class ContextBuilder:
+    def __init__(self, root):
+        self.skills = SkillsLoader(root, disabled={"legacy"})
+
+    def system_prompt(self):
+        parts = ["You are the agent."]
+        parts.append(self.skills.summary())
+        parts.extend(self.skills.always_on())
+        return "\\n\\n".join(parts)
+
+    def build_messages(self, history):
+        return [{"role": "system", "content": self.system_prompt()}, *history]
+'''
+
+
+def test_methods_of_imported_classes_and_message_lists():
+    summaries = {"pkg.skills": summarize_module("pkg/skills.py", SKILLS_LOADER)}
+    methods = summaries["pkg.skills"]["classes"]["SkillsLoader"]["methods"]
+    assert "always_on" in methods and "summary" not in methods
+    found = check_module("pkg/context.py", CONTEXT, None, project_summaries=summaries)
+    assert [(d.code, d.line) for d in found] == [("CL102", 11)]
+    assert "via pkg.skills.SkillsLoader.always_on()" in found[0].message
+    assert "the first message (system) of a message list" in found[0].message
