@@ -23,7 +23,7 @@ from cachelint.payloads.readers import ReadLimits, iter_log_files, read_log
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys
 
-DEFAULT_SESSION_WINDOW = 5000
+DEFAULT_SESSION_WINDOW = 1000
 MAX_BREAKS_SHOWN = 20
 
 

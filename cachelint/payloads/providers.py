@@ -63,7 +63,7 @@ class BlockCache:
     hit shares the previous Block object (memory follows unique content). First in, first out
     within a byte budget, so memory stays bounded."""
 
-    def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, budget: int = 8 * 1024 * 1024) -> None:
         self.budget = budget
         self._entries: dict[tuple, tuple[Any, int, tuple, int]] = {}
         self._bytes = 0
@@ -72,7 +72,7 @@ class BlockCache:
         return self._entries.get(key)
 
     def put(self, key: tuple, value: tuple[Any, int, tuple], data_size: int) -> None:
-        size = 2 * len(key[-1]) + data_size + 200
+        size = len(key[-1]) + data_size + 300  # bytes objects, the key tuple, the entry
         if size > self.budget // 4:
             return
         self._entries[key] = (*value, size)

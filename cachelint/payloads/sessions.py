@@ -98,7 +98,7 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
 @dataclass
 class SessionGrouper:
     keys: SessionKeys
-    window: int = 5000
+    window: int = 1000
     _open: dict[str, _Open] = field(default_factory=dict)
     _by_key: dict[str, str] = field(default_factory=dict)
     _by_response: dict[str, str] = field(default_factory=dict)
