@@ -425,7 +425,8 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     Configured files are indexes whatever they hold. Other files are indexes when their entries
     name two or more skills one by one; a Markdown or data file must also name at least
     ``min_coverage`` of the folders' skills it draws from (a page that names 2 of 14 skills is
-    documentation mentioning them, not the list a prompt is built from). A marketplace's
+    documentation mentioning them, not the list a prompt is built from), and name each skill
+    about once (worked examples and change logs name the same skills again and again). A marketplace's
     ``skills`` lists ARE what gets loaded, so they need no coverage.
     """
     from cachelint.diagnostics import Diagnostic, unreadable
@@ -484,12 +485,22 @@ def _matches(combined, rel: str) -> bool:
     return any(dirs.match("/".join(parts[: i + 1])) for i in range(len(parts) - 1))
 
 
+# Entries per distinct skill above which a Markdown or data file is a document that keeps naming
+# skills, not an index (an index that lists a few skills under two headings stays well below).
+REPEAT_LIMIT = 1.5
+
+
 def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -> bool:
     named = index.named_directly()
     if len(named) < 2:
         return False
     if index.kind in ("marketplace", "plugin"):
         return True
+    # An index lists each skill once; a page of worked examples or a change log names the same
+    # skills again and again ("Skills used: …" under every example).
+    mentions = sum(1 for e in index.entries if e.skills and not (e.resolution and e.resolution.collection))
+    if mentions > REPEAT_LIMIT * len(named):
+        return False
     parents = {s.folder.parent for s in named}
     pool = [s for s in tree.skills if s.folder.parent in parents]
     return len(named) >= min_coverage * len(pool)

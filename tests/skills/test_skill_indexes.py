@@ -362,3 +362,12 @@ def test_mapping_table_with_skills_in_a_later_column_is_not_an_index(tmp_path):
     )
     write_tree(tmp_path, {**BACK_OFFICE, "docs/mapping.md": table})
     assert codes(check_tree(tmp_path)) == []
+
+
+def test_worked_examples_naming_skills_again_and_again_are_not_an_index(tmp_path):
+    examples = "".join(
+        f"## Example {i}\n\nSkills used:\n- `comissao` - commissions\n- `emissao-nf` - invoices\n- `plotly` - charts\n\n"
+        for i in range(4)
+    )
+    write_tree(tmp_path, {**BACK_OFFICE, "docs/examples.md": examples})
+    assert codes(check_tree(tmp_path)) == []
