@@ -323,13 +323,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         results: list[Measurement] = []
         floors: dict[str, Measurement] = {}
+        # The heavy commands run in rounds (each once per round, in turn), so that a change in
+        # the machine's load during the benchmark falls on all of them alike.
+        rounds: list[tuple[Measurement, list[str], Path, dict | None, int]] = []
         for kind in ("ast", "libcst"):
             m = Measurement(f"floor: {kind} parse, {args.jobs} processes", f"{kind}.parse", size)
             if kind in args.skip:
                 m.skipped = "--skip"
             else:
                 argv_floor = [sys.executable, str(Path(__file__).resolve()), "--jobs", str(args.jobs), "--floor", kind, str(list_file)]
-                measure(m, argv_floor, work, floor_runs)
+                rounds.append((m, argv_floor, work, None, floor_runs))
                 floors[kind] = m
             results.append(m)
 
@@ -339,48 +342,70 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif not args.pcdlint:
             baseline.skipped = "pcdlint not installed (--pcdlint PATH)"
         else:
-            measure(baseline, [args.pcdlint, "."], corpus, floor_runs)
+            rounds.append((baseline, [args.pcdlint, "."], corpus, None, floor_runs))
         results.append(baseline)
-        baseline_ref = baseline if baseline.walls else None
 
         cold = Measurement("cachelint check --no-cache (cold)", "cachelint check --no-cache .", size)
         if "cold" in args.skip:
             cold.skipped = "--skip"
         else:
-            measure(cold, [*cachelint, "check", "--isolated", "--exit-zero", "--no-cache", *jobs, "."], corpus, args.runs, env=env)
+            argv_cold = [*cachelint, "check", "--isolated", "--exit-zero", "--no-cache", *jobs, "."]
+            rounds.append((cold, argv_cold, corpus, env, args.runs))
         results.append(cold)
 
+        for i in range(max((r[4] for r in rounds), default=0)):
+            for m, argv_run, cwd, run_env, n in rounds:
+                if i < n:
+                    measure(m, argv_run, cwd, 1, env=run_env)
+        baseline_ref = baseline if baseline.walls else None
+
+        # Warm and pre-commit: the cache is filled once, then the warm runs (nothing changed),
+        # then the pre-commit runs (each edits its 5 files first). Not interleaved with the rest:
+        # a pre-commit run leaves its files unsummarised until the next full run needs them.
         warm = Measurement("cachelint check (warm, nothing changed)", "cachelint check .", size)
-        precommit_files = sorted(files, key=lambda f: (-f.stat().st_size, str(f)))[:5]
-        pre_size = corpus_size(precommit_files)
-        pre = Measurement(
-            "cachelint check F1..F5 (pre-commit, 5 edited files)",
-            "cachelint check F1 F2 F3 F4 F5",
-            f"5 largest files, {pre_size[1] / 1000:.1f}K lines",
-        )
+        by_size = sorted(files, key=lambda f: (-f.stat().st_size, str(f)))
+        middle = len(by_size) // 2
+        picks = {
+            "largest": by_size[:5],
+            "median": by_size[max(0, middle - 2) : middle + 3],
+        }
+        pres = {}
+        for pick, chosen in picks.items():
+            n_chosen = corpus_size(chosen)
+            pres[pick] = Measurement(
+                f"cachelint check F1..F5 (pre-commit, 5 edited files, {pick} size)",
+                "cachelint check F1 F2 F3 F4 F5",
+                f"5 {pick}-size files, {n_chosen[1] / 1000:.1f}K lines",
+            )
+        argv_full = [*cachelint, "check", "--isolated", "--exit-zero", *jobs, "."]
         if "warm" in args.skip and "precommit" in args.skip:
-            warm.skipped = pre.skipped = "--skip"
+            warm.skipped = "--skip"
+            for m in pres.values():
+                m.skipped = "--skip"
         else:
             shutil.rmtree(corpus / ".cachelint_cache", ignore_errors=True)
             fill = Measurement("cachelint check (first run, fills the cache)", "cachelint check .", size)
-            measure(fill, [*cachelint, "check", "--isolated", "--exit-zero", *jobs, "."], corpus, 1, env=env)
+            measure(fill, argv_full, corpus, 1, env=env)
+            measure(Measurement("cachelint check (second run)", "", size), argv_full, corpus, 1, env=env)
             if "warm" in args.skip:
                 warm.skipped = "--skip"
             else:
-                measure(warm, [*cachelint, "check", "--isolated", "--exit-zero", *jobs, "."], corpus, args.runs, env=env)
-            if "precommit" in args.skip:
-                pre.skipped = "--skip"
-            else:
-                rel = [str(f.relative_to(corpus)) for f in precommit_files]
+                measure(warm, argv_full, corpus, args.runs, env=env)
+            for pick, m in pres.items():
+                if "precommit" in args.skip:
+                    m.skipped = "--skip"
+                    continue
+                chosen = picks[pick]
+                rel = [str(f.relative_to(corpus)) for f in chosen]
                 measure(
-                    pre,
+                    m,
                     [*cachelint, "check", "--isolated", "--exit-zero", *jobs, *rel],
                     corpus,
                     args.runs,
-                    before=lambda i: edit_files(precommit_files, i),
+                    before=lambda i, chosen=chosen: edit_files(chosen, i),
                     env=env,
                 )
-        results += [warm, pre]
+        results += [warm, *pres.values()]
 
         print(f"\ncorpus: {label} ({size}); {args.runs} runs each ({floor_runs} for floors and pcdlint); "
               f"{os.cpu_count()} cores; Python {sys.version.split()[0]}\n")

@@ -18,13 +18,13 @@ light parts of cachelint (the all-hit path never imports libcst, yaml, jsonschem
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cachelint import fileutil
 from cachelint.config import Settings
 
 FORMAT = 2
@@ -111,7 +111,7 @@ class ResultCache:
             return None
         try:  # same size, new mtime: a touch or a checkout of the same bytes?
             with open(path, "rb") as handle:
-                if fileutil.sha256(handle.read()) != entry.get("sha256"):
+                if hashlib.sha256(handle.read()).hexdigest() != entry.get("sha256"):
                     return None
         except OSError:
             return None
@@ -211,7 +211,9 @@ class ResultCache:
             if not tag.exists():
                 tag.write_text(_CACHEDIR_TAG)
             data = json.dumps({"format": FORMAT, "files": self.entries, "skills": self.skills}, sort_keys=True, separators=(",", ":"))
-            fileutil.atomic_write(self.path, data.encode())
+            from cachelint.fileutil import atomic_write  # tempfile: only when there is something to write
+
+            atomic_write(self.path, data.encode())
             self._forget_old_result_files()
         except OSError:
             pass  # a read-only tree still gets its findings

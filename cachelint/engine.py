@@ -5,7 +5,6 @@ this module knows only their entry points and the Diagnostic type.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import hashlib
 import json
@@ -21,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from cachelint.config import Settings
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, unreadable
 from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, walk
-from cachelint import fileutil
+
+# cachelint.fileutil (tempfile, shutil, random) is imported where a file is read or written, not
+# here: the all-hit path needs none of it.
 
 if TYPE_CHECKING:
     from cachelint.cache import ResultCache
@@ -341,6 +342,8 @@ def collect_facts(task: FactsTask) -> dict | None:
     data = read_bytes(p, task.display, task.settings.max_file_size)
     if isinstance(data, Diagnostic):
         return None
+    from cachelint import fileutil
+
     facts = {"sha256": fileutil.sha256(data), "mtime_ns": st.st_mtime_ns, "size": st.st_size, "module": task.module}
     source = decode(data, task.display)
     if isinstance(source, Diagnostic):
@@ -388,6 +391,8 @@ def analyze_python_file(
     data = read_bytes(p, display, settings.max_file_size)
     if isinstance(data, Diagnostic):
         return [data.to_dict()], None, mtime, size
+    from cachelint import fileutil
+
     digest = fileutil.sha256(data)
     source = decode(data, display)
     if isinstance(source, Diagnostic):
@@ -895,6 +900,8 @@ def _apply_fixes(
         if text == source.text:
             continue
         if options.diff:
+            import difflib
+
             diff = difflib.unified_diff(
                 source.text.splitlines(keepends=True),
                 text.splitlines(keepends=True),
@@ -904,6 +911,8 @@ def _apply_fixes(
             result.diffs.append("".join(diff))
             continue
         new_bytes = (("\ufeff" if source.had_bom else "") + text).encode("utf-8")
+        from cachelint import fileutil
+
         ok = fileutil.atomic_replace(f.path, new_bytes, expected=original_bytes)
         if not ok:
             result.warnings.append(f"{display}: changed on disk during the run; not fixed")
