@@ -691,9 +691,11 @@ def run_check(
     result.files_checked = len(discovery.files)
 
     cache = None
+    from cachelint.catalog import use_index_folder
+
+    use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
     if not options.no_cache:
         from cachelint.cache import ResultCache
-        from cachelint.catalog import use_index_folder
 
         cache = ResultCache.open(settings, cwd)
         use_index_folder(cache.folder)
