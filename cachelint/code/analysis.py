@@ -70,10 +70,10 @@ class _ProjectIndex:
             summary = self.summaries.get(module)
             if summary is None:
                 continue
-            known = summary.get("classes", {}).get(name)
-            if known is not None:
-                # A class of the run: a method missing from its summary returns nothing unordered.
-                return f"{module}.{name}.{method}", known.get("methods", {}).get(method, {})
+            # The module is in the run: a class or method missing from its summary returns
+            # nothing unordered or volatile (summaries keep only what says something).
+            known = summary.get("classes", {}).get(name, {})
+            return f"{module}.{name}.{method}", known.get("methods", {}).get(method, {})
         return None
 
     def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any]] | None:
@@ -195,7 +195,8 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
             entry = _function_entry(analysis, node)
             if entry is not None:
                 methods[method_name] = entry
-        classes[class_name] = {"methods": methods}
+        if methods:
+            classes[class_name] = {"methods": methods}
     names: dict[str, Any] = {}
     for name, value in sorted(analysis.module_frame.names.items()):
         if "." in name or "[" in name or not _real(value):
