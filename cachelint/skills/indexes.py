@@ -150,8 +150,20 @@ def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Re
     return res
 
 
-def _resolve_name(tree: SkillTree, name: str) -> Resolution:
-    return Resolution(skills=list(tree.by_name.get(name, ())), resolved="name" if name in tree.by_name else None)
+def _resolve_name(tree: SkillTree, name: str, near: Path) -> Resolution:
+    """The skills called ``name`` (front matter name or folder). An index file whose folder holds
+    skills names those (``.gemini/skills-index.json`` lists ``.gemini/skills/*``, not the copies in
+    ``.codex/skills``); one in a folder without skills (``docs/``, the root) names any. Among
+    several matches the ones closest to the index file win."""
+    home = tree.home_skills(near.parent if near.name.endswith("-plugin") else near)
+    found = [s for s in tree.by_name.get(name, []) if home is None or s.path in home]
+    if len(found) > 1:
+        def shared(skill: Skill) -> int:
+            return len(os.path.commonpath([str(skill.folder), str(near)]))
+
+        best = max(shared(s) for s in found)
+        found = [s for s in found if shared(s) == best]
+    return Resolution(skills=found, resolved="name" if found else None)
 
 
 def _is_local_link(target: str) -> bool:
@@ -236,6 +248,7 @@ def _name_columns(tree: SkillTree, rows) -> dict[int, int]:
 
 
 def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0) -> Iterator[IndexEntry]:
+    near = base[0][1]  # the index file's folder
     lead = body
     if kind == "table":
         cells = _cells(body)
@@ -261,7 +274,7 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
     col = offset + body.find(name) + 1 if name in body else offset + 1
     yield IndexEntry(
-        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name), block=block, external=external
+        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near), block=block, external=external
     )
 
 
@@ -362,7 +375,7 @@ def parse_data(tree: SkillTree, path: Path, display: str, text: str, data: Any) 
     for obj in _name_objects(data, depth=0):
         name = obj["name"]
         line, col, end = locate.find(name)
-        entries.append(IndexEntry(line, col, end, name, name=name, resolution=_resolve_name(tree, name), block=1))
+        entries.append(IndexEntry(line, col, end, name, name=name, resolution=_resolve_name(tree, name, path.parent), block=1))
     return IndexFile(path, display, "data", entries)
 
 

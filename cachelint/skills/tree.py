@@ -90,6 +90,16 @@ class SkillTree:
         """Skills whose folder is ``folder`` or below it (sorted by display path)."""
         return list(self._under.get(folder, ()))
 
+    def home_skills(self, folder: Path) -> frozenset[Path] | None:
+        """SKILL.md paths under ``folder`` (below the root), or None when it holds none or is the
+        root: the skills an index file in ``folder`` is about."""
+        if folder == self.root:
+            return None
+        cache = self.__dict__.setdefault("_home_cache", {})
+        if folder not in cache:
+            cache[folder] = frozenset(s.path for s in self.skills_under(folder)) or None
+        return cache[folder]
+
     def in_skill_folder(self, path: Path) -> bool:
         """True for a file that belongs to a skill (inside a folder holding a SKILL.md)."""
         folders = self._folder_strings

@@ -371,3 +371,23 @@ def test_worked_examples_naming_skills_again_and_again_are_not_an_index(tmp_path
     )
     write_tree(tmp_path, {**BACK_OFFICE, "docs/examples.md": examples})
     assert codes(check_tree(tmp_path)) == []
+
+
+def test_names_resolve_to_the_copies_nearest_the_index(tmp_path):
+    tree = {}
+    for agent in (".codex", ".gemini"):
+        for name, description in (("pdf", PDF), ("docx", DOCX)):
+            tree[f"{agent}/skills/{name}/SKILL.md"] = skill(name, description)
+    tree[".codex/skills/codex-only/SKILL.md"] = skill("codex-only", XLSX)
+    tree[".gemini/skills-index.json"] = json.dumps(
+        {"skills": [{"name": "pdf", "description": PDF}, {"name": "docx", "description": DOCX}]}
+    )
+    write_tree(tmp_path, tree)
+    assert [c for c in codes(check_tree(tmp_path)) if c in ("CL203", "CL204")] == []
+
+
+def test_entry_whose_skill_md_is_a_broken_symlink_is_left_to_cl001(tmp_path):
+    write_tree(tmp_path, {**DOCS, "AGENTS.md": f"- pdf: {PDF}\n- docx: {DOCX}\n- xlsx: {XLSX}\n- pptx: slides\n"})
+    (tmp_path / "skills" / "pptx").mkdir()
+    os.symlink(tmp_path / "nowhere" / "SKILL.md", tmp_path / "skills" / "pptx" / "SKILL.md")
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/pptx/SKILL.md", "CL001")]

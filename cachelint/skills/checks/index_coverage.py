@@ -11,6 +11,7 @@ index nobody touched).
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cachelint.diagnostics import Diagnostic
@@ -68,6 +69,13 @@ def _block_hits(index: IndexFile) -> dict[int, int]:
     return hits
 
 
+def _unreadable_skill_beside(index: IndexFile, name: str) -> bool:
+    """A SKILL.md (perhaps a broken symlink) at ``<index folder>/[skills/]<name>/`` that did not
+    make it into the tree. Only a stat, never a read."""
+    folder = index.path.parent
+    return any(os.path.lexists(base / name / "SKILL.md") for base in (folder, folder / "skills"))
+
+
 def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) -> str | None:
     res = entry.resolution
     if entry.strict:
@@ -82,11 +90,12 @@ def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) ->
     needed = 1 if index.configured else 2
     if hits.get(entry.block, 0) < needed:
         return None  # a list that names no skills is some other list
+    if _unreadable_skill_beside(index, entry.name):
+        return None  # its SKILL.md exists but cannot be read: CL001 says so already
     return f'index lists skill "{entry.name}", but no skill has that name or folder'
 
 
 def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnostic]:
-
     out = []
     for index in indexes:
         scope = index_scope(tree, index)
