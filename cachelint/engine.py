@@ -120,7 +120,7 @@ def notebook_code(text: str) -> str:
                 source = cell.get("source", "")
                 chunks.append("".join(source) if isinstance(source, list) else str(source))
         return "\n".join(chunks)
-    except (ValueError, AttributeError, TypeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):  # a notebook nested too deeply: CL001 from the check
         return ""
 
 
