@@ -1,0 +1,2 @@
+greeting = 'olá'
+print(greeting)
