@@ -198,8 +198,8 @@ class SessionGrouper:
                 rank = 2
             elif k >= 1 and len(cur) > 1 and _same_agent(candidate.last, req):
                 rank = 1  # the same agent's history, rewritten somewhere (CL303)
-            elif k == 0 and len(cur) > 1 and len(prev) >= 1 and len(cur) >= len(prev) and _same_agent(candidate.last, req) and _first_user_like(prev, cur):
-                rank = 1
+            elif k == 0 and len(prev) >= 2 and len(cur) >= len(prev) and _same_agent(candidate.last, req) and _only_first_differs(prev, cur):
+                rank = 1  # message 0 rewritten (a timestamp in the first user message), the rest intact
             else:
                 continue
             score = (rank, int(weak_key is not None and candidate.weak_key == weak_key), k, candidate.touched)
@@ -261,6 +261,10 @@ def _same_agent(a: Request, b: Request) -> bool:
     return same_tools or same_system
 
 
-def _first_user_like(a: tuple, b: tuple) -> bool:
-    """The first messages have the same role: an edit of message 0, not a new conversation."""
-    return bool(a) and bool(b) and a[0].name == b[0].name
+def _only_first_differs(prev: tuple, cur: tuple) -> bool:
+    """Every message of ``prev`` after the first one is repeated in ``cur``: message 0 was edited,
+    this is not another conversation of the same agent (a log that starts mid-session)."""
+    rest = prev[1:]
+    return bool(rest) and prev[0].name == cur[0].name and all(
+        x.data is y.data or x.data == y.data for x, y in zip(rest, cur[1 : len(prev)])
+    )

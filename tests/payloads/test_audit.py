@@ -264,3 +264,14 @@ def test_bad_lines_become_cl001_and_the_audit_goes_on(tmp_path):
 def test_non_llm_requests_are_counted(tmp_path):
     r = audit(tmp_path, [env({"model": "text-embedding-3-small", "input": ["a"]}, url="https://api.openai.com/v1/embeddings"), anthropic(turns(1))])
     assert r.summary["skipped_non_llm"] == 1 and r.summary["requests"] == 1
+
+
+def test_first_message_rewritten_is_cl303_but_a_second_mid_session_log_is_not(tmp_path):
+    first = turns(3)
+    edited = turns(5)
+    edited[0]["content"] = "message 0 from the user at 10:00:41"
+    r = audit(tmp_path, [anthropic(first), anthropic(edited)])
+    assert [(d.code, d.kind, d.details["tier"]) for d in r.diagnostics] == [("CL303", "changed", "messages")]
+    # two conversations of the same agent, both first seen mid-way: two sessions, no finding
+    r = audit(tmp_path, [anthropic(turns(3, "A ")), anthropic(turns(5, "B "))])
+    assert codes(r) == [] and len(r.summary["sessions"]) == 2
