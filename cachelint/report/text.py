@@ -62,13 +62,16 @@ def render_full(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any] | 
     blocks = []
     for d in diagnostics:
         lines = [f"{headline(d)}", f"  {severity_of(d).value} · {d.code} {name_of(d)}"]
-        if d.record is None:
+        if d.record is None and summary is None:
+            # Only check outputs quote the source. An audit (always rendered with its summary)
+            # reads captured traffic: a line its reader could not parse was never redacted, so
+            # quoting it would print the credentials the readers drop (tests/reliability).
             src = _source_line(d.path, d.line, cache)
             if src is not None and len(src) <= 400:
                 lines.append(f"  {d.line:>5} | {src}")
                 width = max(1, (d.end_column - d.column) if d.end_line == d.line else len(src) - d.column + 1)
                 lines.append("        | " + " " * (d.column - 1) + "^" * min(width, max(1, len(src) - d.column + 1)))
-        else:
+        elif d.record is not None:
             where = f"record {d.record}"
             if d.session is not None:
                 where += f", session {d.session}"
