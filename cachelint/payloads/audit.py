@@ -158,14 +158,14 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     ctx.session = session
     ctx.diff = None
     for check in request_checks():
-        run.diagnostics.extend(check(req, ctx))
+        run.diagnostics.extend(_guarded(check, req.origin, req, ctx))
     diff: PrefixDiff | None = None
     if prev is not None:
         diff = prefix_diff(prev, req, run.table, run.volatile)
         share_blocks(prev, req)
         ctx.diff = diff
         for pair_check in pair_checks():
-            run.diagnostics.extend(pair_check(prev, req, ctx))
+            run.diagnostics.extend(_guarded(pair_check, req.origin, prev, req, ctx))
         if diff.broken:
             session.breaks += 1
             if len(report.breaks) < MAX_BREAKS_SHOWN:
@@ -175,6 +175,19 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     if run.ledger is not None:
         run.ledger.add(req, prev, diff)
     ctx.diff = None
+
+
+def _guarded(check: Any, origin: Any, *args: Any) -> list[Diagnostic]:
+    """Run one check; a bug in it becomes a CL001 at the request instead of ending the audit."""
+    try:
+        return list(check(*args))
+    except RecursionError:
+        problem = "too deeply nested to check"
+    except Exception as exc:  # noqa: BLE001 - any check bug
+        problem = f"internal error in {check.__module__.rsplit('.', 1)[-1]}: {type(exc).__name__}: {exc}"
+    if origin is None:
+        return []
+    return [unreadable(origin.path, problem, line=origin.line, record=origin.record)]
 
 
 def share_blocks(prev: Request, cur: Request) -> None:
@@ -227,8 +240,9 @@ def _close(run: _Run, sessions: Iterable[Session]) -> None:
     for session in sessions:
         run.ctx.session = session
         run.ctx.diff = None
+        origin = session.requests[-1].origin if session.requests else None
         for check in checks:
-            run.diagnostics.extend(check(session, run.ctx))
+            run.diagnostics.extend(_guarded(check, origin, session, run.ctx))
         session.requests = []  # closed: the summary keeps counts and breaks only
 
 

@@ -275,3 +275,15 @@ def test_first_message_rewritten_is_cl303_but_a_second_mid_session_log_is_not(tm
     # two conversations of the same agent, both first seen mid-way: two sessions, no finding
     r = audit(tmp_path, [anthropic(turns(3, "A ")), anthropic(turns(5, "B "))])
     assert codes(r) == [] and len(r.summary["sessions"]) == 2
+
+
+def test_a_crashing_check_becomes_cl001_and_the_audit_goes_on(tmp_path, monkeypatch):
+    import cachelint.payloads.audit as audit_module
+
+    def broken(prev, cur, ctx):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(audit_module, "pair_checks", lambda: (broken,))
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3)), anthropic(turns(5))])
+    assert [(d.code, d.record) for d in r.diagnostics] == [("CL001", 1), ("CL001", 2)]
+    assert "internal error" in r.diagnostics[0].message and r.summary["requests"] == 3
