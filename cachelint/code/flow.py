@@ -41,6 +41,8 @@ from cachelint.code.values import (
 )
 
 PREFIX_TIERS = ("tools", "system")
+# Dict displays up to this size keep their entries apart (body["tools"], data["system"]).
+_MAX_REMEMBERED_KEYS = 64
 _MUTATION_WORDS = {
     "append": "appended to",
     "appendleft": "appended to",
@@ -926,6 +928,9 @@ class ModuleAnalysis:
         return v
 
     def _subscript(self, node: ast.Subscript, frame: Frame) -> Value:
+        keyed = self._param_item(node.value, node.slice, frame)
+        if keyed is not None:
+            return keyed
         base = self.eval(node.value, frame)
         self.eval(node.slice, frame)
         if isinstance(node.slice, ast.Slice):
@@ -941,6 +946,32 @@ class ModuleAnalysis:
             if tagged is not None:
                 return union(v, tagged)
         return v
+
+    def _param_item(self, base: ast.AST, key: ast.AST | None, frame: Frame) -> Value | None:
+        """``data["system"]`` of a parameter ``data``: what the caller put under that key."""
+        if not (
+            isinstance(base, ast.Name)
+            and base.id in frame.params
+            and isinstance(key, ast.Constant)
+            and isinstance(key.value, str)
+            and frame.names.get(base.id) is not None
+            and frame.lookup(f"{base.id}[{key.value!r}]") is None
+        ):
+            return None
+        site = span_of(base)
+        attr = f"[{key.value!r}]"
+        value = Value(
+            frozenset([Origin(PARAM, base.id, site, attr=attr)]),
+            frozenset([Origin(PARAM, base.id, site, mode="elem", attr=attr)]),
+        )
+        declared = frozenset(o for o in frame.names[base.id].own if o.kind != PARAM)
+        if declared:
+            value = union(value, Value(declared, EMPTY))
+        if self.k.volatile_name_re is not None:
+            tagged = self._volatile_name(key.value, base)
+            if tagged is not None:
+                value = union(value, tagged)
+        return value
 
     def _compare(self, node: ast.Compare, frame: Frame) -> Value:
         self.eval(node.left, frame)
@@ -1007,7 +1038,7 @@ class ModuleAnalysis:
                     role = val.value
                 elif name == "content":
                     content = (vv, val)
-                if name in self.k.stash_keys:
+                if len(node.keys) <= _MAX_REMEMBERED_KEYS:
                     if stash is None:
                         stash = {}
                     stash[name] = (vv, val)
@@ -1270,6 +1301,10 @@ class ModuleAnalysis:
             return CLEAN
         if method in k.stable_members:
             return CLEAN
+        if method == "get" and node.args:
+            keyed = self._param_item(func.value, node.args[0], frame)
+            if keyed is not None:
+                return union(keyed, *positional[1:])
         if method in k.element_methods:
             return element_of(receiver)
         if method in k.sanitizer_methods:
@@ -1325,6 +1360,11 @@ class ModuleAnalysis:
                 nodes[kw.arg] = kw.value
         if frame is not None:
             for param, arg_node in list(nodes.items()):
+                display = arg_node if isinstance(arg_node, ast.Dict) else self._structure(arg_node, frame) if isinstance(arg_node, ast.Name) else None
+                entries = self.dict_entries.get(id(display)) if display is not None else None
+                if entries:
+                    for key, (entry_value, _entry_node) in entries.items():
+                        values[f"{param}.[{key!r}]"] = entry_value
                 arg_path = path_of(arg_node)
                 if arg_path is None or not isinstance(arg_node, ast.Name):
                     continue
@@ -1340,10 +1380,11 @@ class ModuleAnalysis:
     def _apply_summary(self, node: ast.Call, summary: Summary, positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool) -> Value:
         values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
         for param, sinks in summary.param_sinks.items():
-            if param not in values:
+            bound = _bound_value(param, values)
+            if bound is None:
                 continue
             for sink, mode in sinks:
-                arg = values[param]
+                arg = bound
                 if mode == "elem":
                     arg = element_of(arg)
                 elif mode == "sorted":
@@ -1518,9 +1559,10 @@ class ModuleAnalysis:
             if o.kind == PARAM:
                 summary = frame.summary
                 if summary is not None and o.what in summary.params:
-                    summary.param_sinks.setdefault(o.what, [])
-                    if (sink, o.mode) not in summary.param_sinks[o.what]:
-                        summary.param_sinks[o.what].append((sink, o.mode))
+                    key = o.what if o.attr is None else f"{o.what}.{o.attr}"
+                    entries = summary.param_sinks.setdefault(key, [])
+                    if (sink, o.mode) not in entries:
+                        entries.append((sink, o.mode))
                 continue
             self.reaches.append(Reach(o, sink, arg_span if o in value.own else None))
 
@@ -1540,10 +1582,11 @@ class ModuleAnalysis:
         params = list(data.get("params", ()))
         values, nodes = self._bindings(params, node, positional, keywords, frame)
         for param, sinks in sorted(data.get("param_sinks", {}).items()):
-            if param not in values:
+            bound = _bound_value(param, values)
+            if bound is None:
                 continue
             for entry in sinks:
-                arg = values[param]
+                arg = bound
                 mode = entry.get("mode", "whole")
                 if mode == "elem":
                     arg = element_of(arg)
@@ -1568,6 +1611,15 @@ class ModuleAnalysis:
             return None
         qualified, data = found
         return _value_from_summary(data, span_of(node), qualified)
+
+
+def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
+    """The caller's value for ``param`` or for one of its keys/attributes (``data.['system']``),
+    falling back to the whole argument when that part is not known."""
+    value = values.get(param)
+    if value is None and "." in param:
+        value = values.get(param.split(".", 1)[0])
+    return value
 
 
 def _through_unknown(v: Value) -> Value:

@@ -91,6 +91,14 @@ def header():
 def ask(messages):
     return client.messages.create(model="m", max_tokens=10, system=header() + BASE, messages=messages)
 ''',
+    "dict-parameter-key": '''
+def build(data):
+    return [{"role": "system", "content": data["system"]}, {"role": "user", "content": data["text"]}]
+
+def ask(question):
+    msgs = build({"system": f"{BASE} {time.time()}", "text": question})  # here
+    return oai.chat.completions.create(model="gpt-5", messages=msgs)
+''',
 }
 
 DAILY = {
@@ -200,6 +208,14 @@ def to_messages(history):
 
 def ask(history):
     return client.messages.create(model="m", max_tokens=10, system=BASE, messages=to_messages(history))
+''',
+    "dict-parameter-other-key": '''
+def build(data):
+    return [{"role": "system", "content": data["system"]}, {"role": "user", "content": data.get("text", "")}]
+
+def ask(question):
+    msgs = build({"system": BASE, "text": f"{question} at {time.time()}"})
+    return oai.chat.completions.create(model="gpt-5", messages=msgs)
 ''',
 }
 
