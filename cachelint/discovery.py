@@ -262,15 +262,21 @@ def _walk_dir(
     seen: set[Path],
 ) -> None:
     stack: list[tuple[Path, list[Path]]] = [(directory, _gitignore_dirs(directory, matcher))]
-    while stack:
-        current, rule_dirs = stack.pop()
+    # Symlinked folders are walked after every real one, so that a folder reachable both ways is
+    # checked under its own path; a second way in is then skipped, and only a link back to one
+    # of its own ancestors (a loop) is reported.
+    linked: list[tuple[Path, list[Path]]] = []
+    while stack or linked:
+        current, rule_dirs = stack.pop() if stack else linked.pop(0)
         try:
             real = current.resolve(strict=True)
         except (OSError, RuntimeError):
             problems.append((display_path(current, cwd), "symlink loop"))
             continue
         if real in seen:
-            problems.append((display_path(current, cwd), "symlink loop: directory already visited"))
+            parent = current.parent.resolve()
+            if parent == real or _is_relative_to(parent, real):
+                problems.append((display_path(current, cwd), "symlink loop: directory already visited"))
             continue
         seen.add(real)
         if matcher.rules_for_dir(current):
@@ -296,7 +302,9 @@ def _walk_dir(
                 continue
             if matcher.ignored(path, is_dir, rule_dirs):
                 continue
-            if is_dir:
+            if is_dir and entry.is_symlink():
+                linked.append((path, rule_dirs))
+            elif is_dir:
                 subdirs.append(path)
             elif accept is None or accept(path, False):
                 found.setdefault(str(path), InputFile(path, display_path(path, cwd)))
