@@ -248,4 +248,26 @@ def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd
             tree.index_files.append(f)
     tree.finish()
     tree.index_files = [f for f in tree.index_files if not tree.in_skill_folder(f.path)]
+    # An empty folder named SKILL.md holds no file for the walker to list: look for one beside
+    # the skills we found (one listing per folder of skills).
+    known = set(skill_dirs)
+    for path in _skill_md_folders_beside(tree):
+        if path not in known and (not partial and (path.parent == area or _is_under(path, area))):
+            tree.problems.append(unreadable(display_path(path, cwd), "SKILL.md is a directory, expected a file"))
+    tree.problems.sort(key=lambda d: d.sort_key())
     return tree
+
+
+def _skill_md_folders_beside(tree: SkillTree) -> list[Path]:
+    out = []
+    for collection in sorted({s.folder.parent for s in tree.skills}):
+        try:
+            with os.scandir(collection) as entries:
+                subfolders = sorted(e.path for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        for sub in subfolders:
+            candidate = Path(sub) / SKILL_FILE
+            if candidate.is_dir() and not candidate.is_symlink():
+                out.append(candidate)
+    return out

@@ -391,3 +391,9 @@ def test_entry_whose_skill_md_is_a_broken_symlink_is_left_to_cl001(tmp_path):
     (tmp_path / "skills" / "pptx").mkdir()
     os.symlink(tmp_path / "nowhere" / "SKILL.md", tmp_path / "skills" / "pptx" / "SKILL.md")
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/pptx/SKILL.md", "CL001")]
+
+
+def test_empty_skill_md_directory_beside_other_skills(tmp_path):
+    write_tree(tmp_path, DOCS)
+    (tmp_path / "skills" / "odd" / "SKILL.md").mkdir(parents=True)
+    assert findings(check_tree(tmp_path)) == [("skills/odd/SKILL.md", 1, "CL001", "SKILL.md is a directory, expected a file")]
