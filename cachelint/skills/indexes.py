@@ -97,6 +97,7 @@ class IndexRules:
     not_index: tuple[str, ...] = ()
     skill_folders: tuple[str, ...] = ("skills",)
     min_coverage: float = 0.5
+    max_index_bytes: int = 1 << 20
 
     @classmethod
     def load(cls, pack_paths, index, not_index, min_coverage) -> "IndexRules":
@@ -108,6 +109,7 @@ class IndexRules:
             not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),
             skill_folders=tuple(sorted({f for p in packs for f in p.get("skill_folders", ())})) or ("skills",),
             min_coverage=min_coverage,
+            max_index_bytes=min((int(p["max_index_bytes"]) for p in packs if "max_index_bytes" in p), default=1 << 20),
         )
 
 
@@ -457,6 +459,12 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
             continue
         if not tree.skills and not configured:
             continue
+        if not configured:
+            try:
+                if os.stat(f.path).st_size > rules.max_index_bytes:
+                    continue
+            except OSError:
+                continue
         source = read_text(f.path, f.display, max_file_size)
         if isinstance(source, Diagnostic):
             if configured and tree.is_given(f.path):
