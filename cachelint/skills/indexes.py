@@ -109,7 +109,8 @@ class IndexRules:
             not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),
             skill_folders=tuple(sorted({f for p in packs for f in p.get("skill_folders", ())})) or ("skills",),
             min_coverage=min_coverage,
-            max_index_bytes=min((int(p["max_index_bytes"]) for p in packs if "max_index_bytes" in p), default=1 << 20),
+            # the last pack that sets it wins: the user's packs come after the built-in ones
+            max_index_bytes=([int(p["max_index_bytes"]) for p in packs if "max_index_bytes" in p] or [1 << 20])[-1],
         )
 
 
