@@ -1,0 +1,226 @@
+"""``--fix`` loses nothing: atomic writes that keep the mode, no write over a file that changed
+during the run, no write to a file it has no fixable finding for or was not given, and a killed
+run leaves every file old or new, never truncated."""
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cachelint import fileutil
+
+from .helpers import GOOD_AGENT, run_cli
+
+FIXED_AGENT = GOOD_AGENT.replace("for n in names]", "for n in sorted(names)]")
+UNSAFE_ONLY = '''import anthropic
+client = anthropic.Anthropic()
+class Tool: pass
+objs = {Tool(), Tool()}
+client.messages.create(model="m", tools=list(objs), messages=[])
+'''
+NOT_FIXABLE = '''import anthropic, time
+client = anthropic.Anthropic()
+client.messages.create(model="m", system=f"now {time.time()}", messages=[])
+'''
+CLEAN = "import anthropic\nclient = anthropic.Anthropic()\n"
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int, int, int]]:
+    """(bytes, mtime_ns, inode, mode) of every file under root (the cache folder aside)."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and ".cachelint_cache" not in path.parts:
+            st = path.stat()
+            out[path.relative_to(root).as_posix()] = (path.read_bytes(), st.st_mtime_ns, st.st_ino, stat.S_IMODE(st.st_mode))
+    return out
+
+
+def test_fix_applies_through_an_atomic_rename_and_keeps_the_mode(tmp_path, monkeypatch):
+    agent = tmp_path / "agent.py"
+    agent.write_text(GOOD_AGENT)
+    agent.chmod(0o751)
+    before = agent.stat()
+    renames: list[tuple[str, str]] = []
+    real_replace = os.replace
+
+    def recording_replace(src, dst, *args, **kwargs):
+        renames.append((os.path.basename(src), os.path.basename(dst)))
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(fileutil.os, "replace", recording_replace)
+    code, _ = run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--fix", "."])
+    assert code == 0
+    assert agent.read_text() == FIXED_AGENT
+    after = agent.stat()
+    assert stat.S_IMODE(after.st_mode) == 0o751
+    assert after.st_ino != before.st_ino  # a new file renamed over the old one, not rewritten in place
+    assert len(renames) == 1 and renames[0][1] == "agent.py" and renames[0][0].startswith(".agent.py.")
+    assert renames[0][0].endswith(".cachelint-tmp")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.py"]  # no temporary file left
+
+
+def test_fix_keeps_crlf_and_bom(tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_bytes(b"\xef\xbb\xbf" + GOOD_AGENT.replace("\n", "\r\n").encode())
+    code, _ = run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--fix", "."])
+    assert code == 0
+    assert agent.read_bytes() == b"\xef\xbb\xbf" + FIXED_AGENT.replace("\n", "\r\n").encode()
+
+
+def test_a_file_changed_during_the_run_is_not_overwritten(tmp_path, monkeypatch):
+    agent = tmp_path / "agent.py"
+    agent.write_text(GOOD_AGENT)
+    other = tmp_path / "other.py"
+    other.write_text(GOOD_AGENT)
+    edited = GOOD_AGENT + "# edited by the user while cachelint ran\n"
+    real_atomic_replace = fileutil.atomic_replace
+
+    def user_edits_first(path, data, expected):
+        if path.name == "agent.py":
+            path.write_text(edited)  # the editor saves between cachelint's read and its write
+        return real_atomic_replace(path, data, expected)
+
+    monkeypatch.setattr(fileutil, "atomic_replace", user_edits_first)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        from click.testing import CliRunner
+
+        from cachelint.cli import main
+
+        result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--fix", "."], catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    assert agent.read_text() == edited  # the user's edit survives
+    assert other.read_text() == FIXED_AGENT  # the rest of the run still fixed what it could
+    assert "agent.py: changed on disk during the run; not fixed" in result.stderr
+    assert result.exit_code == 1  # the finding in agent.py stands
+    assert "agent.py:4:9: CL101" in result.stdout
+
+
+def test_fix_touches_only_given_files_with_a_safe_fix(tmp_path):
+    files = {
+        "given/fixable.py": GOOD_AGENT,
+        "given/unsafe_only.py": UNSAFE_ONLY,
+        "given/not_fixable.py": NOT_FIXABLE,
+        "given/clean.py": CLEAN,
+        "given/invalid.py": "print 'py2'\n",
+        "given/skills/pdf/SKILL.md": "---\nname: pdf\n---\n",
+        "given/notebook.ipynb": '{"cells": [{"cell_type": "code", "source": ["import anthropic\\n", "names = {\\"a\\"}\\n", "anthropic.Anthropic().messages.create(model=\\"m\\", tools=list(names), messages=[])\\n"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+        "elsewhere/fixable.py": GOOD_AGENT,
+        "top_fixable.py": GOOD_AGENT,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    before = snapshot(tmp_path)
+    time.sleep(0.01)  # a rewrite would show in mtime_ns even on coarse clocks
+    code, _ = run_cli(tmp_path, ["check", "--isolated", "--fix", "given"])
+    assert code == 1  # the unsafe, unfixable and invalid ones remain
+    after = snapshot(tmp_path)
+    assert set(after) == set(before)
+    changed = sorted(rel for rel in before if after[rel] != before[rel])
+    assert changed == ["given/fixable.py"]
+    assert after["given/fixable.py"][0] == FIXED_AGENT.encode()
+    # --unsafe-fixes widens it to the unsafe fix, still nothing else
+    code, _ = run_cli(tmp_path, ["check", "--isolated", "--fix", "--unsafe-fixes", "given"])
+    final = snapshot(tmp_path)
+    assert sorted(rel for rel in before if final[rel][:3] != after[rel][:3]) == ["given/unsafe_only.py"]
+    assert "sorted(" in final["given/unsafe_only.py"][0].decode()
+
+
+def test_diff_writes_nothing(tmp_path):
+    (tmp_path / "agent.py").write_text(GOOD_AGENT)
+    before = snapshot(tmp_path)
+    code, out = run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--diff", "."])
+    assert code == 1 and "+client.messages.create" in out and "sorted(names)" in out
+    assert snapshot(tmp_path) == before
+
+
+# --- killed mid-run ------------------------------------------------------------------------------
+
+FILES = 300
+# The subprocess runs the real CLI; os.replace is slowed down (not changed) so that the fix phase
+# lasts long enough for the kill to land inside it, between writing a temporary file and renaming it.
+SLOW_CLI = """
+import os, sys, time
+real_replace = os.replace
+def slow_replace(src, dst, *args, **kwargs):
+    time.sleep(0.004)
+    return real_replace(src, dst, *args, **kwargs)
+os.replace = slow_replace
+from cachelint.cli import main
+sys.argv = ["cachelint", "check", "--isolated", "--no-cache", "--fix", "-j", "1", "."]
+main()
+"""
+
+
+def fixable_module(i: int) -> str:
+    return GOOD_AGENT.replace('"search"', f'"search_{i}"') + f"\n# module {i}\n" + "".join(f"PAD_{k} = {k}\n" for k in range(20))
+
+
+def fixed_module(i: int) -> str:
+    return fixable_module(i).replace("for n in names]", "for n in sorted(names)]")
+
+
+def write_tree(root: Path) -> None:
+    for i in range(FILES):
+        (root / f"m{i:03d}.py").write_text(fixable_module(i))
+
+
+@pytest.fixture(scope="module")
+def expected_fixed(tmp_path_factory) -> dict[str, str]:
+    """The fixed text of every file, from a complete run (no kill)."""
+    root = tmp_path_factory.mktemp("complete")
+    write_tree(root)
+    proc = subprocess.run([sys.executable, "-c", SLOW_CLI], cwd=root, capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode()
+    texts = {p.name: p.read_text() for p in root.glob("m*.py")}
+    assert texts == {f"m{i:03d}.py": fixed_module(i) for i in range(FILES)}
+    return texts
+
+
+@pytest.mark.parametrize("kill_after_fixed", [0, 1, 40, 150])
+def test_a_killed_fix_run_leaves_every_file_old_or_new(tmp_path, expected_fixed, kill_after_fixed):
+    """SIGKILL the run once ``kill_after_fixed`` files are rewritten (0: as soon as it started):
+    every file still parses and is either its original or its fixed text."""
+    write_tree(tmp_path)
+    originals = {f"m{i:03d}.py": fixable_module(i) for i in range(FILES)}
+    paths = [tmp_path / name for name in originals]
+    inodes = {p: _inode(p) for p in paths}  # a fixed file is a new inode renamed over the old
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_CLI], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if sum(1 for p in paths if _inode(p) != inodes[p]) >= kill_after_fixed:
+                break
+            time.sleep(0.002)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    state = {"old": 0, "new": 0}
+    for name, original in originals.items():
+        text = (tmp_path / name).read_text()
+        assert text in (original, expected_fixed[name]), f"{name} is neither old nor new: {len(text)} chars"
+        ast.parse(text)
+        state["old" if text == original else "new"] += 1
+    assert state["new"] >= kill_after_fixed
+    leftovers = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("m"))
+    # at most the one temporary file being written when the kill landed, hidden and never a .py
+    assert len(leftovers) <= 1 and all(n.startswith(".m") and n.endswith(".cachelint-tmp") for n in leftovers), leftovers
+
+
+def _inode(path: Path) -> int:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return -1
