@@ -344,8 +344,7 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     if isinstance(system, list):
         b.cached_run("system", system, "", _anthropic_system_block)
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
-    for message in messages:
-        _message_block(b, message, "text")
+    _message_blocks(b, messages, "text")
     # documents with citations enabled (a toggle that invalidates system and messages, P1)
     citations = any(b'"citations":{"enabled":true' in blk.data for blk in b.messages if b"citations" in blk.data)
     if isinstance(body.get("cache_control"), dict):
@@ -390,6 +389,29 @@ def _anthropic_system_block(b: _Builder, item: Any) -> Block:
 def _message_block(b: _Builder, message: Any, text_kind: str) -> Block:
     """One message as a block (string content as its single text block); breakpoints on its parts."""
     return b.cached("messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind))
+
+
+def _message_blocks(b: _Builder, messages: list, text_kind: str) -> None:
+    """Every message of a history: ``_message_block`` in a loop, with the cache hit (the common
+    case: the history was sent before) inlined because it runs once per message per request."""
+    cache = b.cache
+    if cache is None:
+        for message in messages:
+            _build_message_block(b, message, text_kind)
+        return
+    entries = cache._entries
+    out = b.messages
+    for message in messages:
+        hit = entries.get(("messages", text_kind, b.offset, len(out), dumps(message)))
+        if hit is None:
+            _message_block(b, message, text_kind)
+            continue
+        block, positions, marks, _ = hit
+        out.append(block)
+        b.offset += len(block.data)
+        if marks:
+            b.breakpoints.extend(replace(bp, position=b.position + rel) for rel, bp in marks)
+        b.position += positions
 
 
 def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
@@ -494,8 +516,7 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         b.position += 1
     inp = body.get("input")
     items = [{"role": "user", "content": inp}] if isinstance(inp, str) else inp if isinstance(inp, list) else []
-    for item in items:
-        _message_block(b, item, "input_text")
+    _message_blocks(b, items, "input_text")
     _openai_options(body, b)
     text = body.get("text") if isinstance(body.get("text"), dict) else {}
     reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
@@ -532,8 +553,7 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         b.add("system", item, "system")
         b.position += 1
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
-    for message in messages:
-        _message_block(b, message, "text")
+    _message_blocks(b, messages, "text")
     extra = body.get("additionalModelRequestFields") if isinstance(body.get("additionalModelRequestFields"), dict) else {}
     return {
         "tool_choice": tool_config.get("toolChoice"),
