@@ -79,7 +79,7 @@ class BlockCache:
         self._bytes += size
         while self._bytes > self.budget and self._entries:
             old_key = next(iter(self._entries))
-            self._bytes -= self._entries.pop(old_key)[3]
+            self._bytes -= self._entries.pop(old_key)[-1]
 
 
 @dataclass
@@ -93,6 +93,8 @@ class _Builder:
     offset: int = 0
     position: int = 0  # content-block positions (the unit of the 20-block lookback)
     cache: BlockCache | None = None
+    images: int = 0  # image blocks in system and messages (a change invalidates messages, P1)
+    citations: int = 0  # blocks with citations enabled (a toggle invalidates system and messages, P1)
 
     def cached(self, tier: str, value: Any, variant: str, build: Callable[["_Builder", Any], Block]) -> Block:
         """``build(self, value)`` through the cache: on a hit, replay the block, its positions and
@@ -103,17 +105,20 @@ class _Builder:
         key = (tier, variant, self.offset, len(blocks), dumps(value))
         hit = self.cache.get(key)
         if hit is not None:
-            block, positions, marks, _ = hit
+            block, positions, marks, images, citations, _ = hit
             blocks.append(block)
             self.offset += len(block.data)
             if marks:
                 self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
             self.position += positions
+            self.images += images
+            self.citations += citations
             return block
-        start_position, start_marks = self.position, len(self.breakpoints)
+        start = (self.position, len(self.breakpoints), self.images, self.citations)
         block = build(self, value)
-        marks = tuple((bp.position - start_position, bp) for bp in self.breakpoints[start_marks:])
-        self.cache.put(key, (block, self.position - start_position, marks), len(block.data))
+        marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
+        entry = (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3])
+        self.cache.put(key, entry, len(block.data))
         return block
 
     def cached_run(self, tier: str, values: list, variant: str, build: Callable[["_Builder", Any], Block]) -> None:
@@ -127,25 +132,31 @@ class _Builder:
         key = (tier + "*", variant, self.offset, len(blocks), dumps(values))
         hit = self.cache.get(key)
         if hit is not None:
-            run, positions, marks, _ = hit
+            run, positions, marks, images, citations, _ = hit
             blocks.extend(run)
             self.offset = run[-1].end if run else self.offset
             if marks:
                 self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
             self.position += positions
+            self.images += images
+            self.citations += citations
             return
-        start_position, start_marks, start_len = self.position, len(self.breakpoints), len(blocks)
+        start = (self.position, len(self.breakpoints), self.images, self.citations, len(blocks))
         for value in values:
             self.cached(tier, value, variant, build)
-        run = tuple(blocks[start_len:])
-        marks = tuple((bp.position - start_position, bp) for bp in self.breakpoints[start_marks:])
-        self.cache.put(key, (run, self.position - start_position, marks), sum(len(b.data) for b in run))
+        run = tuple(blocks[start[4] :])
+        marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
+        entry = (run, self.position - start[0], marks, self.images - start[2], self.citations - start[3])
+        self.cache.put(key, entry, sum(len(b.data) for b in run))
 
     def add(self, tier: str, value: Any, name: str = "") -> Block:
         blocks = getattr(self, tier)
         block = Block(tier, len(blocks), canonical_bytes(value), name, self.offset)
         blocks.append(block)
         self.offset += len(block.data)
+        if tier != "tools":
+            self.images += _count_images(block.data)
+            self.citations += b'"citations":{"enabled":true' in block.data
         return block
 
     def mark(self, tier: str, block: int, part: int | None, marker: Any, empty: bool = False, ttl_default: str = "5m") -> None:
@@ -321,15 +332,12 @@ _IMAGE_MARKS = (
 )
 
 
-def _count_images(blocks: Iterable[Block]) -> int:
-    """Image blocks in the prompt, counted in the canonical bytes (one C-level scan per block,
-    instead of walking every decoded structure)."""
-    total = 0
-    for block in blocks:
-        data = block.data
-        if b"image" in data:
-            total += sum(data.count(mark) for mark in _IMAGE_MARKS)
-    return total
+def _count_images(data: bytes) -> int:
+    """Image blocks in one block's canonical bytes (a C-level scan, done once per distinct block
+    instead of walking every decoded structure of every request)."""
+    if b"image" not in data:
+        return 0
+    return sum(data.count(mark) for mark in _IMAGE_MARKS)
 
 
 # Anthropic Messages (also Bedrock InvokeModel and Vertex rawPredict bodies) ---------------------
@@ -345,8 +353,6 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         b.cached_run("system", system, "", _anthropic_system_block)
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
     _message_blocks(b, messages, "text")
-    # documents with citations enabled (a toggle that invalidates system and messages, P1)
-    citations = any(b'"citations":{"enabled":true' in blk.data for blk in b.messages if b"citations" in blk.data)
     if isinstance(body.get("cache_control"), dict):
         _automatic(b, body["cache_control"])
     tool_choice = body.get("tool_choice")
@@ -363,9 +369,9 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "effort": output_config.get("effort"),
         "web_search": any(t.startswith("web_search") for t in tool_types),
         "web_fetch": any(t.startswith("web_fetch") for t in tool_types),
-        "citations": citations,
+        "citations": b.citations > 0,
         "speed": body.get("speed"),
-        "images": _count_images(b.system) + _count_images(b.messages),
+        "images": b.images,
     }
 
 
@@ -406,12 +412,14 @@ def _message_blocks(b: _Builder, messages: list, text_kind: str) -> None:
         if hit is None:
             _message_block(b, message, text_kind)
             continue
-        block, positions, marks, _ = hit
+        block, positions, marks, images, citations, _ = hit
         out.append(block)
         b.offset += len(block.data)
         if marks:
             b.breakpoints.extend(replace(bp, position=b.position + rel) for rel, bp in marks)
         b.position += positions
+        b.images += images
+        b.citations += citations
 
 
 def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
@@ -489,7 +497,7 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
         "effort": body.get("reasoning_effort"),
-        "images": _count_images(b.messages),
+        "images": b.images,
     }
 
 
@@ -526,7 +534,7 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
         "effort": reasoning.get("effort"),
-        "images": _count_images(b.messages),
+        "images": b.images,
     }
 
 
@@ -558,7 +566,7 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     return {
         "tool_choice": tool_config.get("toolChoice"),
         "thinking": extra.get("thinking"),
-        "images": _count_images(b.messages),
+        "images": b.images,
     }
 
 
@@ -599,7 +607,7 @@ def _gemini(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "cached_content": body.get("cachedContent"),
         "response_format": response_format,
         "thinking": generation.get("thinkingConfig"),
-        "images": _count_images(b.messages),
+        "images": b.images,
     }
 
 
