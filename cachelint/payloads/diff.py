@@ -421,7 +421,13 @@ def _first_byte_offset(prev: Request, cur: Request, tier: str, index: int) -> in
     tier, both starts are equal and this is the offset of the first differing byte overall."""
     start_a = _block_start(prev, tier, index)
     start_b = _block_start(cur, tier, index)
-    return start_b + _common_prefix_len(_render_from(prev, start_a, 4096), _render_from(cur, start_b, 4096))
+    window = 4096
+    while True:  # widen until the renderings differ or one ends: a long block may differ late
+        a, b = _render_from(prev, start_a, window), _render_from(cur, start_b, window)
+        same = _common_prefix_len(a, b)
+        if same < window or len(a) < window or len(b) < window:
+            return start_b + same
+        window *= 8
 
 
 def _block_start(req: Request, tier: str, index: int) -> int:
