@@ -1,16 +1,22 @@
 """The result cache (``.cachelint_cache/``), keyed by tool version, settings and each file.
 
-One JSON file per settings fingerprint (``results-<fingerprint>.json``; the fingerprint covers the
-tool version, the configuration and the bytes of every catalog and pack file). Inside it, one entry
-per Python file, by absolute path:
+Per settings fingerprint (the tool version and its own source files, the configuration, the bytes
+of every catalog and pack file) two JSON files:
 
+``results-<fingerprint>.json``, read on every run, one entry per Python file by absolute path:
 - the file's identity: ``mtime_ns``, ``size`` and ``sha256``. A file whose (mtime, size) match is
   unchanged; when only the mtime moved (a checkout, ``touch``), the content hash decides;
-- phase-1 facts, which depend on the file alone: its dotted ``module`` name, the project modules it
-  may ``imports``, and its cross-module ``summary`` (what its functions return);
-- phase-2 result: ``diagnostics`` (kept for files WITH findings too), the ``display`` path they were
-  computed for, and ``deps``, the digest of the summaries of the imported modules the check saw.
-  A change in module B changes B's summary digest, so every A importing B misses and is re-checked.
+- phase-1 facts, which depend on the file alone: its dotted ``module`` name, the project modules
+  it may ``imports``, and ``summary_digest``, the digest of its cross-module summary (absent: not
+  summarised yet; null: nothing worth telling its importers);
+- phase-2 result: ``diagnostics`` (kept for files WITH findings too), the ``display`` path they
+  were computed for and ``deps``, the digest of the summaries of the imported modules the check
+  saw. A change in module B changes B's summary digest, so every A importing B misses.
+Also ``skills``: the skill checks' diagnostics for the last skill tree, with its signature.
+
+``summaries-<fingerprint>.json``: the summaries themselves, by path, read only when a check has to
+run with them (they are most of the bytes, and the all-hit path needs only their digests). Each
+one is stored with its digest and used only when that digest is the one the results file expects.
 
 The folder ignores itself for git and carries a CACHEDIR.TAG; a corrupt cache file is discarded
 with a warning. Loading must stay cheap: this module imports only the standard library and the
@@ -27,7 +33,7 @@ from typing import Any
 
 from cachelint.config import Settings
 
-FORMAT = 2
+FORMAT = 3
 # Results files of other settings (a pre-commit hook with --select beside a full run...) are kept,
 # the most recently used first, up to this many.
 KEEP_RESULT_FILES = 8
@@ -44,46 +50,50 @@ def cache_folder(settings: Settings) -> Path:
     return base if base.is_absolute() else settings.root / base
 
 
+def _read_json_table(path: Path, key: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """(the ``key`` table, the whole document, a warning) of one cache file; empty when missing."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, {}, None
+    except OSError as exc:
+        return {}, {}, f"cache {path} cannot be read ({exc.strerror or exc}); running without it"
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError("unknown cache format")
+        if not isinstance(data.get(key), dict):
+            raise ValueError(f"no {key} table")
+        return data[key], data, None
+    except (ValueError, UnicodeDecodeError) as exc:
+        return {}, {}, f"cache {path} is corrupt ({exc}); discarded"
+
+
 @dataclass
 class ResultCache:
     path: Path
     entries: dict[str, dict[str, Any]]
     warning: str | None = None
     dirty: bool = False
+    skills: dict[str, Any] = field(default_factory=dict)
     # path -> entry (or None) once validated in this run: each file is stat'ed at most once
     _valid: dict[str, dict[str, Any] | None] = field(default_factory=dict)
-
-    skills: dict[str, Any] = field(default_factory=dict)
+    _summaries: dict[str, Any] | None = None  # loaded on first use
+    _summaries_dirty: bool = False
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
+    @property
+    def summaries_path(self) -> Path:
+        return self.folder / self.path.name.replace("results-", "summaries-", 1)
+
     @classmethod
     def open(cls, settings: Settings, cwd: Path | None = None) -> "ResultCache":
         path = cache_folder(settings) / f"results-{settings.fingerprint()}.json"
-        entries: dict[str, dict[str, Any]] = {}
-        skills: dict[str, Any] = {}
-        warning = None
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raw = None
-        except OSError as exc:
-            raw = None
-            warning = f"cache {path} cannot be read ({exc.strerror or exc}); running without it"
-        if raw is not None:
-            try:
-                data = json.loads(raw)
-                if not isinstance(data, dict) or data.get("format") != FORMAT:
-                    raise ValueError("unknown cache format")
-                if not isinstance(data.get("files"), dict):
-                    raise ValueError("no file table")
-                entries = data["files"]
-                skills = data.get("skills") if isinstance(data.get("skills"), dict) else {}
-            except (ValueError, UnicodeDecodeError) as exc:
-                warning = f"cache {path} is corrupt ({exc}); discarded"
-                entries, skills = {}, {}
+        entries, data, warning = _read_json_table(path, "files")
+        skills = data.get("skills") if isinstance(data.get("skills"), dict) else {}
         return cls(path=path, entries=entries, skills=skills, warning=warning, dirty=warning is not None)
 
     # --- reading -----------------------------------------------------------------------------
@@ -93,11 +103,11 @@ class ResultCache:
         key = str(path)
         if key in self._valid:
             return self._valid[key]
-        entry = self._validate(path, self.entries.get(key))
+        entry = self._validate(key, self.entries.get(key))
         self._valid[key] = entry
         return entry
 
-    def _validate(self, path: str | Path, entry: Any) -> dict[str, Any] | None:
+    def _validate(self, path: str, entry: Any) -> dict[str, Any] | None:
         if not isinstance(entry, dict):
             return None
         try:
@@ -135,6 +145,22 @@ class ResultCache:
             return None
         return diags
 
+    def summary(self, path: str | Path, digest: str) -> dict | None:
+        """The stored summary of ``path`` whose digest is ``digest``, or None (missing, or from
+        other content: the caller summarises again)."""
+        stored = self._summary_table().get(str(path))
+        if isinstance(stored, list) and len(stored) == 2 and stored[0] == digest and isinstance(stored[1], dict):
+            return stored[1]
+        return None
+
+    def _summary_table(self) -> dict[str, Any]:
+        if self._summaries is None:
+            table, _, warning = _read_json_table(self.summaries_path, "summaries")
+            if warning and not self.warning:
+                self.warning = warning
+            self._summaries = table
+        return self._summaries
+
     def skills_result(self, key: str) -> list[dict] | None:
         """Cached skill-check diagnostics for the skill tree whose signature is ``key``."""
         if self.skills.get("key") == key and isinstance(self.skills.get("diagnostics"), list):
@@ -163,10 +189,11 @@ class ResultCache:
         entry: dict[str, Any] = {"mtime_ns": mtime_ns, "size": size, "sha256": sha256, "module": module, "imports": imports}
         same = isinstance(old, dict) and old.get("sha256") == sha256 and old.get("module") == module
         if summarized:
-            entry["summary"] = summary
             entry["summary_digest"] = summary_digest
+            if summary_digest is not None and summary is not None:
+                self._summary_table()[key] = [summary_digest, summary]
+                self._summaries_dirty = True
         elif same and "summary_digest" in old:
-            entry["summary"] = old.get("summary")
             entry["summary_digest"] = old["summary_digest"]
         if same:
             for k in ("display", "deps", "diagnostics"):
@@ -195,13 +222,15 @@ class ResultCache:
         self.dirty = True
 
     def save(self) -> None:
-        if not self.dirty:
+        if not self.dirty and not self._summaries_dirty:
             return
         # Forget files that no longer exist (renamed, deleted): the cache must not grow forever.
         for key in sorted(self.entries):
             if key not in self._valid and not os.path.exists(key):
                 del self.entries[key]
         try:
+            from cachelint.fileutil import atomic_write  # tempfile: only when there is something to write
+
             folder = self.folder
             folder.mkdir(parents=True, exist_ok=True)
             ignore = folder / ".gitignore"
@@ -210,16 +239,23 @@ class ResultCache:
             tag = folder / "CACHEDIR.TAG"
             if not tag.exists():
                 tag.write_text(_CACHEDIR_TAG)
-            data = json.dumps({"format": FORMAT, "files": self.entries, "skills": self.skills}, sort_keys=True, separators=(",", ":"))
-            from cachelint.fileutil import atomic_write  # tempfile: only when there is something to write
-
+            if self._summaries_dirty and self._summaries is not None:
+                # Summaries first: a run killed between the two writes leaves summaries that the
+                # results file does not expect yet, which the digest check ignores.
+                wanted = {k: e.get("summary_digest") for k, e in self.entries.items() if isinstance(e, dict)}
+                kept = {k: v for k, v in sorted(self._summaries.items()) if isinstance(v, list) and v and wanted.get(k) == v[0]}
+                data = json.dumps({"format": FORMAT, "summaries": kept}, sort_keys=True, separators=(",", ":"))
+                atomic_write(self.summaries_path, data.encode())
+            data = json.dumps(
+                {"format": FORMAT, "files": self.entries, "skills": self.skills}, sort_keys=True, separators=(",", ":")
+            )
             atomic_write(self.path, data.encode())
-            self._forget_old_result_files()
+            self._forget_old_files()
         except OSError:
             pass  # a read-only tree still gets its findings
-        self.dirty = False
+        self.dirty = self._summaries_dirty = False
 
-    def _forget_old_result_files(self) -> None:
+    def _forget_old_files(self) -> None:
         others = []
         for p in self.folder.glob("results-*.json"):
             if p != self.path:
@@ -228,7 +264,9 @@ class ResultCache:
                 except OSError:
                     continue
         for _, name in sorted(others, reverse=True)[KEEP_RESULT_FILES - 1 :]:
-            try:
-                os.unlink(name)
-            except OSError:
-                pass
+            results = Path(name)
+            for victim in (results, results.with_name(results.name.replace("results-", "summaries-", 1))):
+                try:
+                    os.unlink(victim)
+                except OSError:
+                    pass

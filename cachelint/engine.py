@@ -237,25 +237,27 @@ def informative(summary: dict | None) -> bool:
     return bool(summary) and any(bool(v) for v in summary.values())
 
 
-def dependency_summaries(
+def dependency_digest(
     imports: Sequence[str], own_path: str, locator: ModuleLocator, facts: dict[str, dict]
-) -> tuple[dict[str, dict], str]:
-    """The non-empty summaries of the project modules in ``imports`` and the digest that keys a
-    result on them ("" when there are none: such a result depends on the file alone)."""
-    summaries: dict[str, dict] = {}
+) -> tuple[list[tuple[str, str]], str]:
+    """The imported project modules that have something to say ((dotted name, path) pairs) and
+    the digest that keys a result on their summaries ("" when there are none: such a result
+    depends on the file alone). Digests only: the all-hit path never loads a summary."""
+    deps: list[tuple[str, str]] = []
     digests: list[str] = []
     for name in imports:
         path = locator.resolve(name)
         if path is None or path == own_path:
             continue
         entry = facts.get(path)
-        if not entry or not entry.get("summary_digest"):
+        digest = entry.get("summary_digest") if entry else None
+        if not digest:
             continue
-        summaries[name] = entry["summary"]
-        digests.append(f"{name}={entry['summary_digest']}")
+        deps.append((name, path))
+        digests.append(f"{name}={digest}")
     if not digests:
-        return summaries, ""
-    return summaries, hashlib.sha256("\n".join(digests).encode()).hexdigest()[:32]
+        return deps, ""
+    return deps, hashlib.sha256("\n".join(digests).encode()).hexdigest()[:32]
 
 
 # --- per-file work (runs in worker processes) ------------------------------------------------
@@ -519,11 +521,15 @@ def _file_size(path: str) -> int:
 
 @dataclass
 class PythonRun:
-    """What ``check_python`` found, for the fixer: per file diagnostics and the summaries each
-    file was checked with."""
+    """What ``check_python`` found: per file diagnostics, and for the fixer (which re-checks
+    edited files) the modules each file depends on and where their summaries are."""
 
     per_file: dict[str, list[Diagnostic]]
-    summaries_of: dict[str, dict[str, dict]]
+    deps_of: dict[str, list[tuple[str, str]]]
+    summaries: "SummaryStore"
+
+    def summaries_of(self, display: str) -> dict[str, dict]:
+        return self.summaries.for_deps(self.deps_of.get(display, ()))
 
 
 def check_python(
@@ -628,6 +634,42 @@ def _phase_one(
     return facts
 
 
+class SummaryStore:
+    """The summaries a check needs: made in this run (phase 1), else read from the cache's side
+    file, else made again here (the side file lost them)."""
+
+    def __init__(self, facts: dict[str, dict], cache: "ResultCache | None", settings: Settings) -> None:
+        self.facts = facts
+        self.cache = cache
+        self.settings = settings
+        self._loaded: dict[str, dict | None] = {}
+
+    def get(self, path: str) -> dict | None:
+        entry = self.facts.get(path) or {}
+        if "summary" in entry:
+            return entry["summary"]
+        if path in self._loaded:
+            return self._loaded[path]
+        digest = entry.get("summary_digest")
+        found = self.cache.summary(path, digest) if (self.cache is not None and digest) else None
+        if found is None and digest:
+            module = entry.get("module", "")
+            made = collect_facts(FactsTask(path, path, module, os.path.basename(path).startswith("__init__."), self.settings, summarize=True))
+            found = made.get("summary") if made else None
+            if made is not None and self.cache is not None:
+                self.cache.store_facts(path, **{k: made.get(k) for k in _FACT_KEYS}, summarized=True)
+        self._loaded[path] = found
+        return found
+
+    def for_deps(self, deps: Sequence[tuple[str, str]]) -> dict[str, dict]:
+        out = {}
+        for name, path in deps:
+            summary = self.get(path)
+            if summary:
+                out[name] = summary
+        return out
+
+
 def _phase_two(
     files: Sequence[InputFile],
     modules: dict[str, tuple[str, bool]],
@@ -637,30 +679,30 @@ def _phase_two(
     cache: "ResultCache | None",
     workers: Workers,
 ) -> PythonRun:
-    run = PythonRun(per_file={}, summaries_of={})
+    run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings))
     misses: list[tuple[InputFile, str]] = []
     tasks: list[CheckTask] = []
     for f in files:
         key = str(f.path)
-        summaries, deps = dependency_summaries(facts.get(key, {}).get("imports", ()), key, locator, facts)
-        run.summaries_of[f.display] = summaries
-        hit = cache.result(key, f.display, modules[key][0], deps) if cache is not None else None
+        deps, digest = dependency_digest(facts.get(key, {}).get("imports", ()), key, locator, facts)
+        run.deps_of[f.display] = deps
+        hit = cache.result(key, f.display, modules[key][0], digest) if cache is not None else None
         if hit is not None:
             try:
                 run.per_file[f.display] = [Diagnostic.from_dict(d) for d in hit]
                 continue
             except (KeyError, TypeError, ValueError):
                 pass  # a damaged entry is a miss
-        misses.append((f, deps))
-        tasks.append(CheckTask(key, f.display, settings, summaries or None))
+        misses.append((f, digest))
+        tasks.append(CheckTask(key, f.display, settings, run.summaries.for_deps(deps) or None))
     weights = [_file_size(str(f.path)) for f, _ in misses]
     results = workers.map(_check_task, tasks, weights, _prepare_checks(settings))
-    for (f, deps), (diags, digest, mtime, size) in zip(misses, results):
+    for (f, digest), (diags, sha, mtime, size) in zip(misses, results):
         run.per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
-        if cache is not None and digest is not None:
+        if cache is not None and sha is not None:
             key = str(f.path)
             cache.store_result(
-                key, sha256=digest, mtime_ns=mtime, size=size, display=f.display, module=modules[key][0], deps=deps, diagnostics=diags
+                key, sha256=sha, mtime_ns=mtime, size=size, display=f.display, module=modules[key][0], deps=digest, diagnostics=diags
             )
     return run
 
@@ -699,8 +741,6 @@ def run_check(
 
         cache = ResultCache.open(settings, cwd)
         use_index_folder(cache.folder)
-        if cache.warning:
-            result.warnings.append(cache.warning)
     python = check_python(python_files, settings, cache, options.jobs)
     per_file = python.per_file
 
@@ -715,6 +755,8 @@ def run_check(
         diagnostics.extend(_check_skills_cached(other_files, paths, settings, cwd, cache))
     if cache is not None:
         cache.save()
+        if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
+            result.warnings.append(cache.warning)
 
     result.diagnostics = finalize(diagnostics, settings, cwd)
     return result
@@ -862,7 +904,7 @@ def _fixable(d: Diagnostic, options: CheckOptions) -> bool:
 def _apply_fixes(
     python_files: Sequence[InputFile],
     per_file: dict[str, list[Diagnostic]],
-    summaries_of: dict[str, dict[str, dict]],
+    summaries_of: Callable[[str], dict[str, dict]],
     settings: Settings,
     options: CheckOptions,
     result: CheckResult,
@@ -895,7 +937,7 @@ def _apply_fixes(
             text = new_text
             from cachelint.code import check_module
 
-            fresh = run_check_module(check_module, display, text, settings, summaries_of.get(display))
+            fresh = run_check_module(check_module, display, text, settings, summaries_of(display))
             fixable = [d for d in fresh if d.code in enabled and _fixable(d, options)]
             if not fixable:
                 break
@@ -920,6 +962,6 @@ def _apply_fixes(
             result.warnings.append(f"{display}: changed on disk during the run; not fixed")
             continue
         result.fixes_applied += applied
-        diags_after, *_ = analyze_python_file(str(f.path), display, settings, summaries_of.get(display))
+        diags_after, *_ = analyze_python_file(str(f.path), display, settings, summaries_of(display))
         per_file[display] = [Diagnostic.from_dict(d) for d in diags_after]
     return per_file

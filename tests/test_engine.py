@@ -220,3 +220,27 @@ def test_unreadable_files_are_reported_every_run(tmp_path):
     for _ in range(2):
         result = run(tmp_path)
         assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "bad.py")]
+
+
+def test_a_lost_summaries_file_is_rebuilt_when_a_check_needs_it(tmp_path, cross_module):
+    write_tree(tmp_path, {"agent.py": AGENT, "tools.py": TOOLS_UNORDERED})
+    run(tmp_path)
+    (summaries,) = (tmp_path / ".cachelint_cache").glob("summaries-*.json")
+    summaries.unlink()
+    (tmp_path / "agent.py").write_text(AGENT + "# edited\n")
+    cross_module.clear()
+    result = run(tmp_path)
+    assert [d.path for d in result.diagnostics] == ["agent.py"]
+    assert cross_module == [("agent.py", ("tools",))]
+    assert summaries.exists()
+
+
+def test_a_corrupt_summaries_file_is_discarded_with_a_warning(tmp_path, cross_module):
+    write_tree(tmp_path, {"agent.py": AGENT, "tools.py": TOOLS_UNORDERED})
+    run(tmp_path)
+    (summaries,) = (tmp_path / ".cachelint_cache").glob("summaries-*.json")
+    summaries.write_text("{")
+    (tmp_path / "agent.py").write_text(AGENT + "# edited\n")
+    result = run(tmp_path)
+    assert [d.path for d in result.diagnostics] == ["agent.py"]
+    assert any("corrupt" in w for w in result.warnings)
