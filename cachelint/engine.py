@@ -433,12 +433,14 @@ def _check_task(task: CheckTask) -> tuple[list[dict], str | None, int, int]:
 
 # --- the worker pool -------------------------------------------------------------------------
 
-# A pool pays for itself only when the work outweighs starting it: forking 2 workers and
-# shipping tasks and results costs ~25-40 ms here, and the parent must also import the checks
-# before forking. Measured with benchmarks/bench_check.py (docs/benchmarks.md): below ~400 KB of
-# source to analyse, in-process is faster. The input size is a better predictor of the work than
-# the number of files (one 4,000-line module outweighs fifty __init__.py files).
-POOL_MIN_BYTES = 400_000
+# A pool pays for itself only when the work outweighs starting it. Measured here (2 cores,
+# Python 3.11; docs/benchmarks.md): forking 2 workers, shipping 4 tiny tasks and joining costs
+# ~10 ms of wall time; the code checks cost ~0.3 us of CPU per source byte on the SDK corpus on
+# average (~1 us/byte on its largest modules). Two workers halve the work, so the pool wins from
+# ~20 ms of work, ~70 KB of source; 100 KB leaves a margin (a typical 5-file commit, ~30 KB,
+# stays in-process). Bytes predict the work better than a file count: one 4,000-line module
+# outweighs fifty __init__.py files.
+POOL_MIN_BYTES = 100_000
 
 
 def _indexed(func: Callable, item: tuple[int, Any]) -> tuple[int, Any]:
