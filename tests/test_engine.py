@@ -17,6 +17,13 @@ from cachelint.engine import CheckOptions, ModuleLocator, import_candidates
 from conftest import write_tree
 
 
+@pytest.fixture(autouse=True)
+def _frozen_code_stamp(monkeypatch):
+    # The cache key includes the stamp of cachelint's own source files; pin it, so that an edit
+    # elsewhere in the checkout during the test cannot turn a warm run cold.
+    monkeypatch.setattr("cachelint.config._code_stamp", lambda: "pinned-for-tests")
+
+
 def run(root: Path, paths=(".",), config=None, **options):
     settings = load_settings(root, isolated=True, overrides=dict(config or {}))
     options.setdefault("jobs", 1)
