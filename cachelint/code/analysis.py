@@ -118,7 +118,6 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
     resolve = resolve_name = resolve_method = None
     if summaries:
         index = _ProjectIndex(path, summaries)
-        analysis_ref: list[ModuleAnalysis] = []
 
         def raw(parts: tuple[str, ...]) -> str:
             return ".".join(parts)
@@ -131,8 +130,6 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
 
         def resolve_method(class_dotted: str, method: str):  # type: ignore[no-redef]
             return index.lookup_method(class_dotted, method)
-
-        del analysis_ref
     analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method)
     analysis.analyse()
     return analysis

@@ -23,19 +23,17 @@ def _where(program: Program, line: int) -> str:
 
 
 def _first_reach_per_origin(reaches: Iterable[Reach], kind: str, tiers: tuple[str, ...]) -> list[Reach]:
-    """One finding per construction site: the sink with the lowest line (then label) is named."""
-    best: dict[tuple, Reach] = {}
-    extra: dict[tuple, int] = {}
+    """One finding per construction site: the sink with the lowest line (then label) is named.
+    (A call into another module can carry several origins: still one finding at the call.)"""
+    best: dict[Span, tuple[tuple, Reach]] = {}
     for r in reaches:
         if r.origin.kind != kind or r.sink.tier not in tiers:
             continue
-        key = (r.origin.site, r.origin.what)
-        current = best.get(key)
-        rank = (r.sink.line, r.sink.label, r.arg_span is None, r.origin.fix_at or (0, 0, 0, 0))
-        if current is None or rank < (current.sink.line, current.sink.label, current.arg_span is None, current.origin.fix_at or (0, 0, 0, 0)):
-            best[key] = r
-    del extra
-    return [best[k] for k in sorted(best, key=lambda k: (k[0], k[1]))]
+        rank = (r.sink.line, r.sink.label, r.arg_span is None, r.origin.what, r.origin.fix_at or (0, 0, 0, 0))
+        current = best.get(r.origin.site)
+        if current is None or rank < current[0]:
+            best[r.origin.site] = (rank, r)
+    return [best[site][1] for site in sorted(best)]
 
 
 class _Reporter:

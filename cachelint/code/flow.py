@@ -426,7 +426,7 @@ class ModuleAnalysis:
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(target.elts):
                 for t, s in zip(target.elts, source.elts):
-                    self.bind(t, self._cached_or_eval(s, frame), frame, s, weak)
+                    self.bind(t, self.eval(s, frame), frame, s, weak)
                 return
             call = source.value if isinstance(source, ast.Await) else source
             items = self.tuple_results.get(id(call)) if call is not None else None
@@ -503,9 +503,6 @@ class ModuleAnalysis:
         ):
             return frame.cls.attr_types.get(node.attr)
         return None
-
-    def _cached_or_eval(self, node: ast.AST, frame: Frame) -> Value:
-        return self.eval(node, frame)
 
     def _iter_order(self, frame: Frame) -> frozenset[Origin]:
         if not frame.iter_orders:
@@ -610,8 +607,6 @@ class ModuleAnalysis:
             return
         if path is None:
             return
-        if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)) and self._is_set_like(target, self._read_path(path, target, frame)):
-            pass  # set algebra in place: the set keeps its origins
         numeric = isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))
         current = self._read_path(path, target, frame)
         order = EMPTY if numeric else self._iter_order(frame)
@@ -1271,7 +1266,8 @@ class ModuleAnalysis:
             if external is not None:
                 return external
 
-        return _through_unknown(union(receiver, *positional, *keywords.values()))
+        passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
+        return _through_unknown(union(receiver, *positional, *passed))
 
     def _method_call(
         self, node: ast.Call, func: ast.Attribute, method: str, receiver: Value, positional: list[Value], keywords: dict, frame: Frame
@@ -1453,6 +1449,10 @@ class ModuleAnalysis:
     ) -> None:
         if tier in PREFIX_TIERS:
             sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key)
+            produced = self._callable_result(arg_node, frame)
+            if produced is not None:
+                # instructions=fn / lambda ctx: ...: the SDK calls it for every request.
+                value = union(value, produced)
             if isinstance(arg_node, (ast.Name, ast.Attribute)):
                 self._text_depth += 1
                 try:
@@ -1475,6 +1475,20 @@ class ModuleAnalysis:
                     continue
                 entry_value, entry_node = entry
                 self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
+
+    def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
+        """What a function passed as a prefix argument returns (dynamic instructions)."""
+        if isinstance(node, ast.Lambda):
+            inner = Frame(frame, frame.summary, frame.cls)
+            inner.self_name = frame.self_name
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+                inner.names[a.arg] = CLEAN
+            return self.eval(node.body, inner)
+        if isinstance(node, ast.Name) and frame.lookup(node.id) is None:
+            summary = self._local_function(node, frame)
+            if summary is not None and summary.done:
+                return substitute(summary.returns, {})
+        return None
 
     def _structure(self, node: ast.AST | None, frame: Frame, depth: int = 0) -> ast.AST | None:
         """Follow names to the display that built them: ``body = {...}; post(json=body)``."""

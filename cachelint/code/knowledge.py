@@ -123,9 +123,13 @@ class Knowledge:
     stable_members: frozenset[str] = frozenset()
     time_directives: tuple[str, ...] = ()
     volatile_name_re: re.Pattern[str] | None = None
+    membership_keyword_re: re.Pattern[str] | None = None
     prefilter_re: re.Pattern[str] | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
     stash_keys: frozenset[str] = frozenset()
+
+    def is_membership_keyword(self, name: str | None) -> bool:
+        return name is not None and self.membership_keyword_re is not None and self.membership_keyword_re.fullmatch(name) is not None
 
     def is_volatile_name(self, name: str) -> bool:
         return self.volatile_name_re is not None and self.volatile_name_re.fullmatch(name) is not None
@@ -210,6 +214,9 @@ def build_knowledge(
     k.sort_methods = names(order_packs, "sort_methods")
     k.mutating_methods = names(order_packs, "mutating_methods")
     k.adding_methods = names(order_packs, "adding_methods")
+    membership = [p for pack in order_packs for p in pack.get("membership_keywords", ())]
+    if membership:
+        k.membership_keyword_re = re.compile("|".join(f"(?:{p})" for p in membership), re.IGNORECASE)
 
     for pack in volatile_packs:
         for entry in pack.get("volatile_calls", ()):

@@ -204,6 +204,14 @@ def ask(messages, skills):
     body = "\\n".join(sorted(skills))
     return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages + [{"role": "user", "content": body}])
 ''',
+    "set-passed-for-membership": '''
+from skills import SkillsLoader
+
+def ask(messages, active, disabled):
+    loader = SkillsLoader("skills", disabled_skills=set(disabled))
+    summary = loader.render(exclude=set(active))
+    return client.messages.create(model="m", max_tokens=10, system=BASE + summary, messages=messages)
+''',
 }
 
 

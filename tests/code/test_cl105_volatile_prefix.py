@@ -99,6 +99,19 @@ def ask(question):
     msgs = build({"system": f"{BASE} {time.time()}", "text": question})  # here
     return oai.chat.completions.create(model="gpt-5", messages=msgs)
 ''',
+    "callable-instructions": '''
+from agents import Agent
+
+def instructions(ctx, agent):
+    return f"{BASE} It is {datetime.now():%H:%M}."  # here
+
+assistant = Agent(name="a", instructions=instructions)
+''',
+    "lambda-instructions": '''
+from agents import Agent
+
+assistant = Agent(name="a", instructions=lambda ctx, agent: BASE + str(uuid.uuid4()))  # here
+''',
 }
 
 DAILY = {
