@@ -160,6 +160,26 @@ def fuzz_cassette(data: bytes) -> list[Diagnostic]:
     return _read_log(data, "fuzz.yaml", "vcr")
 
 
+_AUDIT_DIR: list[Path] = []
+
+
+def fuzz_audit(data: bytes) -> list[Diagnostic]:
+    """JSONL bytes through the whole audit (readers, adapters, sessions, diffs, CL3xx checks,
+    usage and money), then through every reporter: what ``cachelint audit`` does with a file."""
+    from cachelint.api import audit_logs
+    from cachelint.report import AUDIT_FORMATS, render
+
+    if not _AUDIT_DIR:
+        _AUDIT_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-audit-")))
+    folder = _AUDIT_DIR[0]
+    (folder / "fuzz.jsonl").write_bytes(data)
+    result = audit_logs(["fuzz.jsonl"], settings=_settings(), cwd=folder)
+    json.dumps(result.summary, default=str)
+    for fmt in AUDIT_FORMATS:
+        render(fmt, result.diagnostics, summary=result.summary)
+    return result.diagnostics
+
+
 # --- skills ------------------------------------------------------------------------------------
 
 
@@ -221,6 +241,7 @@ def fuzz_code(data: bytes) -> list[Diagnostic]:
 
 
 _PAYLOAD_CODES = frozenset({"CL001"})
+_AUDIT_CODES = frozenset({"CL001", *(f"CL3{n:02d}" for n in range(1, 13))})
 _CODE_CODES = frozenset({"CL001", "CL101", "CL102", "CL103", "CL104", "CL105"})
 
 TARGETS: dict[str, Target] = {
@@ -230,6 +251,7 @@ TARGETS: dict[str, Target] = {
         Target("json", "fuzz.json", fuzz_json, _PAYLOAD_CODES, "JSON reader + provider adapters"),
         Target("har", "fuzz.har", fuzz_har, _PAYLOAD_CODES, "HAR reader + provider adapters"),
         Target("cassette", "fuzz.yaml", fuzz_cassette, _PAYLOAD_CODES, "VCR cassette reader + provider adapters"),
+        Target("audit", "fuzz.jsonl", fuzz_audit, _AUDIT_CODES, "the whole audit of a JSONL log, then every reporter"),
         Target("front-matter", "skills/fuzz/SKILL.md", fuzz_front_matter, frozenset({"CL001", "CL201"}), "SKILL.md front matter parser"),
         Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
         Target("code", "fuzz.py", fuzz_code, _CODE_CODES, "Python order-flow analysis (CL1xx)"),
@@ -253,6 +275,14 @@ def run_target(name: str, data: bytes) -> list[Diagnostic]:
 
 
 SEEDS: dict[str, bytes] = {
+    "audit": (
+        b'{"model":"claude-sonnet-4-5","tools":[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{}}],'
+        b'"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[{"role":"user","content":"q"}]}\n'
+        b'{"request":{"model":"claude-sonnet-4-5","tools":[{"name":"b","input_schema":{}},{"name":"a","input_schema":{"type":"object"}}],'
+        b'"system":[{"type":"text","text":"S 2026-11-29T10:00:00Z","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"q"},'
+        b'{"role":"assistant","content":"a"},{"role":"user","content":[{"type":"text","text":"r","cache_control":{"type":"ephemeral"}}]}]},'
+        b'"response":{"usage":{"input_tokens":5,"cache_read_input_tokens":0,"cache_creation_input_tokens":2000}},"time":"2026-11-29T11:00:00Z"}\n'
+    ),
     "jsonl": (
         b'{"model":"claude-sonnet-4-5","max_tokens":64,"tools":[{"name":"a","input_schema":{"type":"object"}}],'
         b'"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]}\n'
@@ -410,6 +440,62 @@ def _request_bodies() -> Any:
     )
 
 
+_STEPS = ("append", "append", "reorder-tools", "add-tool", "drop-tool", "edit-system", "marker", "setting", "rewrite", "usage", "gap", "same")
+
+
+def _sessions() -> Any:
+    """JSONL of a conversation that evolves request by request the way agents' do (and break):
+    messages appended, tools reordered, added or dropped, the system edited, cache markers moved,
+    settings toggled, history rewritten; responses with usage; times with gaps."""
+    from hypothesis import strategies as st
+
+    def build(provider: str, steps: list[tuple[str, int]]) -> bytes:
+        tools = [{"name": f"t{i}", "description": f"tool {i}", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}} for i in range(3)]
+        system = "You are a helpful agent. " * 3
+        messages: list[dict] = [{"role": "user", "content": "start"}]
+        settings: dict[str, Any] = {}
+        lines = []
+        minute = 0
+        for n, (step, k) in enumerate(steps):
+            if step == "append":
+                messages += [{"role": "assistant", "content": f"answer {n}"}, {"role": "user", "content": f"question {n} " * (k + 1)}]
+            elif step == "reorder-tools" and tools:
+                tools = tools[k % len(tools):] + tools[: k % len(tools)]
+            elif step == "add-tool":
+                tools.insert(k % (len(tools) + 1), {"name": f"x{n}", "input_schema": {}})
+            elif step == "drop-tool" and tools:
+                tools.pop(k % len(tools))
+            elif step == "edit-system":
+                system = system.replace("helpful", f"helpful{k}", 1) if k % 2 else f"{system} Now: 2026-11-29T10:{k % 60:02d}:00Z"
+            elif step == "marker" and messages:
+                messages[k % len(messages)] = {"role": messages[k % len(messages)]["role"], "content": [{"type": "text", "text": f"m{k}", "cache_control": {"type": "ephemeral", "ttl": ("5m", "1h")[k % 2]}}]}
+            elif step == "setting":
+                key = ("tool_choice", "thinking", "temperature", "model")[k % 4]
+                settings[key] = ({"type": "auto"}, {"type": "enabled", "budget_tokens": 1024}, k / 10, "claude-opus-4-1")[k % 4]
+            elif step == "rewrite" and len(messages) > 1:
+                messages[k % len(messages)] = {"role": messages[k % len(messages)]["role"], "content": f"rewritten {k}"}
+            elif step == "gap":
+                minute += 7 * k
+            minute += 1
+            if provider == "openai":
+                body = {"model": "gpt-4o", "messages": [{"role": "system", "content": system}, *messages], "tools": [{"type": "function", "function": t} for t in tools], **settings}
+                usage = {"prompt_tokens": 2000 + n, "prompt_tokens_details": {"cached_tokens": 1024 * (k % 2)}}
+            elif provider == "gemini":
+                body = {"model": "gemini-2.5-pro", "systemInstruction": {"parts": [{"text": system}]}, "contents": [{"role": "user" if m["role"] == "user" else "model", "parts": [{"text": str(m["content"])}]} for m in messages]}
+                usage = {"usageMetadata": {"promptTokenCount": 2000 + n, "cachedContentTokenCount": 1024 * (k % 2)}}
+            else:
+                body = {"model": "claude-sonnet-4-5", "max_tokens": 512, "tools": list(tools), "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}], "messages": list(messages), **settings}
+                usage = {"usage": {"input_tokens": 10, "cache_read_input_tokens": 2000 * (k % 2), "cache_creation_input_tokens": 100 * n}}
+            envelope = {"request": body, "time": f"2026-11-29T{10 + minute // 60 % 14:02d}:{minute % 60:02d}:00Z"}
+            if step == "usage" or k % 3 == 0:
+                envelope["response"] = usage if provider == "gemini" else {"id": f"r{n}", **usage}
+            lines.append(json.dumps(envelope))
+        return ("\n".join(lines) + "\n").encode()
+
+    step = st.tuples(st.sampled_from(_STEPS), st.integers(0, 9))
+    return st.builds(build, st.sampled_from(["anthropic", "anthropic", "openai", "gemini"]), st.lists(step, min_size=1, max_size=8))
+
+
 def structured(name: str) -> Any:
     """Well-formed containers of the target's format holding arbitrary-but-plausible values."""
     from hypothesis import strategies as st
@@ -423,6 +509,8 @@ def structured(name: str) -> Any:
                   "session": anything, "headers": anything, "url": anything},
     )
     record = st.one_of(bodies, envelope, anything)
+    if name == "audit":
+        return st.one_of(_sessions(), st.lists(record.map(dumps), max_size=4).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")))
     if name == "jsonl":
         return st.lists(record.map(dumps), max_size=4).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass"))
     if name == "json":

@@ -18,6 +18,7 @@ from cachelint.diagnostics import Diagnostic, unreadable
 # single edits of it: see cachelint.fuzz.variants). Drawing, not our code, dominates the time.
 BATCH = 4
 EXAMPLES = {
+    "audit": 150,
     "jsonl": 350,
     "json": 350,
     "har": 350,
