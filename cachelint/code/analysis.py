@@ -162,6 +162,13 @@ def check(path: str, text: str, settings: Any, project_summaries: Summaries | No
     return sorted(problems + diagnostics_for(program, analysis.reaches, analysis.changes), key=Diagnostic.sort_key)
 
 
+def _says_something(v: Value) -> bool:
+    """A return value that only passes its parameters through is what a caller assumes of any
+    unknown function anyway: leaving it out keeps summaries (and cache keys) small. Sorting a
+    parameter, or a real origin, is worth telling."""
+    return any(o.kind != PARAM or o.mode == "sorted" for o in v.own | v.inner)
+
+
 def _real(v: Value) -> bool:
     return any(o.kind != PARAM for o in v.own | v.inner)
 
@@ -211,7 +218,7 @@ def _function_entry(analysis: ModuleAnalysis, node: Any) -> dict[str, Any] | Non
     if summary is None:
         return None
     entry: dict[str, Any] = {"params": list(summary.params)}
-    if summary.returns:
+    if summary.returns and _says_something(summary.returns):
         entry["returns"] = value_to_data(summary.returns)
     if summary.param_sinks:
         entry["param_sinks"] = {

@@ -1682,9 +1682,14 @@ def origin_to_data(o: Origin) -> dict[str, Any]:
     return data
 
 
+def _data_key(d: Mapping[str, Any]) -> tuple:
+    return (d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("elements", ""), d.get("granularity", ""), d.get("sortable", True))
+
+
 def value_to_data(v: Value) -> dict[str, Any]:
-    key = lambda d: (d["kind"], d["what"], d.get("line", 0), d.get("mode", ""))  # noqa: E731
-    return {
-        "own": sorted((origin_to_data(o) for o in v.own), key=key),
-        "inner": sorted((origin_to_data(o) for o in v.inner), key=key),
-    }
+    """Plain, deterministic data (origins that differ only in columns or fix spots merge)."""
+    def table(origins: frozenset[Origin]) -> list[dict[str, Any]]:
+        unique = {_data_key(d): d for d in (origin_to_data(o) for o in origins)}
+        return [unique[k] for k in sorted(unique)]
+
+    return {"own": table(v.own), "inner": table(v.inner)}
