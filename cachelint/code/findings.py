@@ -9,7 +9,7 @@ from typing import Iterable
 
 from cachelint.code.flow import LoopChange, Reach
 from cachelint.code.program import Program
-from cachelint.code.values import UNORDERED, VOLATILE, Origin, Span
+from cachelint.code.values import UNORDERED, VOLATILE, Span
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 
 _SAFE_ELEMENTS = ("str", "path")

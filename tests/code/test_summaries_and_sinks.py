@@ -205,3 +205,19 @@ def test_methods_of_imported_classes_and_message_lists():
     assert [(d.code, d.line) for d in found] == [("CL102", 11)]
     assert "via pkg.skills.SkillsLoader.always_on()" in found[0].message
     assert "the first message (system) of a message list" in found[0].message
+
+
+def test_configured_volatile_names(tmp_path):
+    source = '''\
+import anthropic
+
+client = anthropic.Anthropic()
+
+
+def ask(messages, tenant_token):
+    return client.messages.create(model="m", max_tokens=1, system=f"Tenant {tenant_token}.", messages=messages)
+'''
+    write_tree(tmp_path, {"agent.py": source})
+    assert check_tree(tmp_path).diagnostics == []
+    (d,) = check_tree(tmp_path, config={"code": {"volatile-names": ["tenant_?token"]}}).diagnostics
+    assert d.code == "CL105" and d.message.startswith("tenant_token (a per-request value) reaches system=")
