@@ -70,10 +70,11 @@ class _ProjectIndex:
             summary = self.summaries.get(module)
             if summary is None:
                 continue
-            # The module is in the run: a class or method missing from its summary returns
-            # nothing unordered or volatile (summaries keep only what says something).
+            # The module is in the run: a method missing from its summary passes its arguments
+            # through (summaries leave those out) and adds nothing of the instance.
             known = summary.get("classes", {}).get(name, {})
-            return f"{module}.{name}.{method}", known.get("methods", {}).get(method, {})
+            entry = known.get("methods", {}).get(method)
+            return f"{module}.{name}.{method}", entry if entry is not None else {"passes_arguments": True}
         return None
 
     def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any]] | None:

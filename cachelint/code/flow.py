@@ -444,6 +444,7 @@ class ModuleAnalysis:
         if isinstance(target, ast.Attribute):
             path = path_of(target)
             if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
+                value = _without_params(value)  # a method's parameters mean nothing to the other methods
                 old = frame.cls.attrs.get(target.attr)
                 frame.cls.attrs[target.attr] = union(old, value) if old is not None else value
             elif path is not None:
@@ -530,7 +531,7 @@ class ModuleAnalysis:
 
     def _write_path(self, path: str, node: ast.AST, value: Value, frame: Frame) -> None:
         if frame.cls is not None and frame.self_name and path.startswith(frame.self_name + "."):
-            frame.cls.attrs[path[len(frame.self_name) + 1 :]] = value
+            frame.cls.attrs[path[len(frame.self_name) + 1 :]] = _without_params(value)
             return
         frame.names[path] = value
 
@@ -1593,6 +1594,8 @@ class ModuleAnalysis:
         self, node: ast.Call, found: tuple[str, Mapping[str, Any]], positional: list[Value], keywords: dict, frame: Frame
     ) -> Value:
         qualified, data = found
+        if data.get("passes_arguments"):
+            return _through_unknown(union(*positional, *keywords.values()))
         params = list(data.get("params", ()))
         values, nodes = self._bindings(params, node, positional, keywords, frame)
         for param, sinks in sorted(data.get("param_sinks", {}).items()):
@@ -1625,6 +1628,12 @@ class ModuleAnalysis:
             return None
         qualified, data = found
         return _value_from_summary(data, span_of(node), qualified)
+
+
+def _without_params(v: Value) -> Value:
+    if not any(o.kind == PARAM for o in v.own) and not any(o.kind == PARAM for o in v.inner):
+        return v
+    return Value(frozenset(o for o in v.own if o.kind != PARAM), frozenset(o for o in v.inner if o.kind != PARAM))
 
 
 def _bound_value(param: str, values: dict[str, Value]) -> Value | None:

@@ -176,6 +176,9 @@ class SkillsLoader:
 
     def summary(self):
         return "\\n".join(sorted(self._entries()))
+
+    def label(self, text):
+        return text.upper()
 '''
 
 CONTEXT = '''\
@@ -190,6 +193,7 @@ class ContextBuilder:
         parts = ["You are the agent."]
         parts.append(self.skills.summary())
         parts.extend(self.skills.always_on())
+        parts.append(self.skills.label(", ".join({"a", "b"})))
         return "\\n\\n".join(parts)
 
     def build_messages(self, history):
@@ -202,8 +206,9 @@ def test_methods_of_imported_classes_and_message_lists():
     methods = summaries["pkg.skills"]["classes"]["SkillsLoader"]["methods"]
     assert "always_on" in methods and "summary" not in methods
     found = check_module("pkg/context.py", CONTEXT, None, project_summaries=summaries)
-    assert [(d.code, d.line) for d in found] == [("CL102", 11)]
+    assert [(d.code, d.line) for d in found] == [("CL102", 11), ("CL102", 12)]
     assert "via pkg.skills.SkillsLoader.always_on()" in found[0].message
+    assert found[1].message.startswith("system text built from a set (unordered)")  # label() passes it through
     assert "the first message (system) of a message list" in found[0].message
 
 
