@@ -431,6 +431,11 @@ def _check_task(task: CheckTask) -> tuple[list[dict], str | None, int, int]:
     return analyze_python_file(task.path, task.display, task.settings, task.project_summaries)
 
 
+def _run_task(task: "FactsTask | CheckTask") -> Any:
+    """One task of either phase: a round of the pool may carry both."""
+    return collect_facts(task) if isinstance(task, FactsTask) else _check_task(task)
+
+
 # --- the worker pool -------------------------------------------------------------------------
 
 # A pool pays for itself only when the work outweighs starting it. Measured here (2 cores,
@@ -529,6 +534,7 @@ class PythonRun:
     per_file: dict[str, list[Diagnostic]]
     deps_of: dict[str, list[tuple[str, str]]]
     summaries: "SummaryStore"
+    deps_digest: dict[str, str] = field(default_factory=dict)
 
     def summaries_of(self, display: str) -> dict[str, dict]:
         return self.summaries.for_deps(self.deps_of.get(display, ()))
@@ -537,6 +543,10 @@ class PythonRun:
 def check_python(
     files: Sequence[InputFile], settings: Settings, cache: "ResultCache | None", jobs: int | None
 ) -> PythonRun:
+    """Both phases, scheduled in two rounds of the pool: round 1 makes the summaries that are
+    missing and, at the same time, checks every file that imports none of them; round 2 checks
+    the files that waited for those summaries (unless the summaries came out unchanged and the
+    cached results still hold). One round when nothing is to be summarised."""
     locator = ModuleLocator()
     modules: dict[str, tuple[str, bool]] = {}
     for f in files:
@@ -545,8 +555,26 @@ def check_python(
         locator.add(modules[key][0], key)
     workers = Workers(jobs)
     try:
-        facts = _phase_one(files, modules, locator, settings, cache, workers)
-        return _phase_two(files, modules, locator, facts, settings, cache, workers)
+        facts, to_summarize = _phase_one(files, modules, locator, settings, cache)
+        run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings))
+        pending = {dep for dep, _ in to_summarize}
+        ready: list[InputFile] = []
+        waiting: list[InputFile] = []
+        for f in files:
+            key = str(f.path)
+            if pending and any(locator.resolve(n) in pending - {key} for n in facts.get(key, {}).get("imports", ())):
+                waiting.append(f)
+            elif not _answer_from_cache(f, modules, locator, facts, cache, run):
+                ready.append(f)
+        round_one: list[Any] = [task for _, task in to_summarize] + [_check_task_for(f, run, settings) for f in ready]
+        results = workers.map(_run_task, round_one, [_file_size(t.path) for t in round_one], _prepare_checks(settings))
+        for (dep, _), result in zip(to_summarize, results):
+            _record_facts(dep, result, facts, cache)
+        _record_checks(ready, results[len(to_summarize) :], modules, cache, run)
+        misses = [f for f in waiting if not _answer_from_cache(f, modules, locator, facts, cache, run)]
+        tasks = [_check_task_for(f, run, settings) for f in misses]
+        _record_checks(misses, workers.map(_run_task, tasks, [_file_size(t.path) for t in tasks], _prepare_checks(settings)), modules, cache, run)
+        return run
     finally:
         workers.close()
 
@@ -560,12 +588,12 @@ def _phase_one(
     locator: ModuleLocator,
     settings: Settings,
     cache: "ResultCache | None",
-    workers: Workers,
-) -> dict[str, dict]:
-    """Facts of every file of the run (identity, imports) and the summaries of every project
-    module one of them imports. From the cache where the file is unchanged. Summaries are made
-    only where an importer needs them: a pre-commit run of 5 files summarises none of them
-    unless they import each other, and a full run skips scripts and tests nobody imports."""
+) -> tuple[dict[str, dict], list[tuple[str, "FactsTask"]]]:
+    """Facts of every file of the run (identity, imports; from the cache where the file is
+    unchanged) and the summarising tasks still to run: one per project module that a file of the
+    run imports and whose summary is not known. Summaries are made only where an importer needs
+    them: a pre-commit run of 5 files summarises none of them unless they import each other, and
+    a full run skips scripts and tests nobody imports."""
     facts: dict[str, dict] = {}
 
     def cached(path: str, module: str) -> dict | None:
@@ -575,12 +603,7 @@ def _phase_one(
         return entry
 
     def record(path: str, result: dict | None) -> None:
-        if result is None:
-            facts.pop(path, None)
-            return
-        facts[path] = result
-        if cache is not None:
-            cache.store_facts(path, **{k: result.get(k) for k in _FACT_KEYS}, summarized="summary_digest" in result)
+        _record_facts(path, result, facts, cache)
 
     def identify(items: list[tuple[str, str, str, bool]]) -> None:
         # A read, a hash and a regex: cheaper here than shipping the file to a worker.
@@ -623,17 +646,68 @@ def _phase_one(
     identify(stale)
 
     to_summarize = [dep for dep in sorted(needed) if dep in facts and "summary_digest" not in facts[dep]]
-    if to_summarize:
-        summarize = _summarizer()
-        if summarize is None:
-            for dep in to_summarize:  # nothing to compute: record that there is nothing
-                record(dep, {**facts[dep], "summary": None, "summary_digest": None})
-        else:
-            tasks = [FactsTask(dep, needed[dep][0], needed[dep][1], needed[dep][2], settings, summarize=True) for dep in to_summarize]
-            weights = [_file_size(dep) for dep in to_summarize]
-            for dep, result in zip(to_summarize, workers.map(collect_facts, tasks, weights, _prepare_checks(settings))):
-                record(dep, result)
-    return facts
+    if to_summarize and _summarizer() is None:
+        for dep in to_summarize:  # nothing to compute: record that there is nothing to say
+            record(dep, {**facts[dep], "summary": None, "summary_digest": None})
+        to_summarize = []
+    tasks = [(dep, FactsTask(dep, needed[dep][0], needed[dep][1], needed[dep][2], settings, summarize=True)) for dep in to_summarize]
+    return facts, tasks
+
+
+def _record_facts(path: str, result: dict | None, facts: dict[str, dict], cache: "ResultCache | None") -> None:
+    if result is None:  # unreadable: no facts, no summary; its check reports CL001
+        facts.pop(path, None)
+        return
+    facts[path] = result
+    if cache is not None:
+        cache.store_facts(path, **{k: result.get(k) for k in _FACT_KEYS}, summarized="summary_digest" in result)
+
+
+def _answer_from_cache(
+    f: InputFile,
+    modules: dict[str, tuple[str, bool]],
+    locator: ModuleLocator,
+    facts: dict[str, dict],
+    cache: "ResultCache | None",
+    run: PythonRun,
+) -> bool:
+    """Work out the file's dependencies (for its check, and for its cache key) and answer from
+    the cache when a result for this content and these summaries is there."""
+    key = str(f.path)
+    deps, digest = dependency_digest(facts.get(key, {}).get("imports", ()), key, locator, facts)
+    run.deps_of[f.display] = deps
+    run.deps_digest[f.display] = digest
+    hit = cache.result(key, f.display, modules[key][0], digest) if cache is not None else None
+    if hit is None:
+        return False
+    try:
+        run.per_file[f.display] = [Diagnostic.from_dict(d) for d in hit]
+        return True
+    except (KeyError, TypeError, ValueError):
+        return False  # a damaged entry is a miss
+
+
+def _check_task_for(f: InputFile, run: PythonRun, settings: Settings) -> "CheckTask":
+    return CheckTask(str(f.path), f.display, settings, run.summaries.for_deps(run.deps_of[f.display]) or None)
+
+
+def _record_checks(
+    files: Sequence[InputFile], results: Sequence[Any], modules: dict[str, tuple[str, bool]], cache: "ResultCache | None", run: PythonRun
+) -> None:
+    for f, (diags, sha, mtime, size) in zip(files, results):
+        run.per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
+        if cache is not None and sha is not None:
+            key = str(f.path)
+            cache.store_result(
+                key,
+                sha256=sha,
+                mtime_ns=mtime,
+                size=size,
+                display=f.display,
+                module=modules[key][0],
+                deps=run.deps_digest[f.display],
+                diagnostics=diags,
+            )
 
 
 class SummaryStore:
@@ -670,43 +744,6 @@ class SummaryStore:
             if summary:
                 out[name] = summary
         return out
-
-
-def _phase_two(
-    files: Sequence[InputFile],
-    modules: dict[str, tuple[str, bool]],
-    locator: ModuleLocator,
-    facts: dict[str, dict],
-    settings: Settings,
-    cache: "ResultCache | None",
-    workers: Workers,
-) -> PythonRun:
-    run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings))
-    misses: list[tuple[InputFile, str]] = []
-    tasks: list[CheckTask] = []
-    for f in files:
-        key = str(f.path)
-        deps, digest = dependency_digest(facts.get(key, {}).get("imports", ()), key, locator, facts)
-        run.deps_of[f.display] = deps
-        hit = cache.result(key, f.display, modules[key][0], digest) if cache is not None else None
-        if hit is not None:
-            try:
-                run.per_file[f.display] = [Diagnostic.from_dict(d) for d in hit]
-                continue
-            except (KeyError, TypeError, ValueError):
-                pass  # a damaged entry is a miss
-        misses.append((f, digest))
-        tasks.append(CheckTask(key, f.display, settings, run.summaries.for_deps(deps) or None))
-    weights = [_file_size(str(f.path)) for f, _ in misses]
-    results = workers.map(_check_task, tasks, weights, _prepare_checks(settings))
-    for (f, digest), (diags, sha, mtime, size) in zip(misses, results):
-        run.per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
-        if cache is not None and sha is not None:
-            key = str(f.path)
-            cache.store_result(
-                key, sha256=sha, mtime_ns=mtime, size=size, display=f.display, module=modules[key][0], deps=digest, diagnostics=diags
-            )
-    return run
 
 
 # --- the run ---------------------------------------------------------------------------------
