@@ -1,6 +1,12 @@
 """Runs the checks over discovered inputs: process pool, result cache, suppressions, selection,
 fixes. Checks live in ``cachelint.code`` (per Python file) and ``cachelint.skills`` (per tree);
 this module knows only their entry points and the Diagnostic type.
+
+Python files go through two phases so that a check can see what the modules it imports return
+(``cachelint.code.summarize_module``): phase 1 gathers each file's identity and imports (a read,
+a hash and a regex) and the summaries of the project modules that some file imports; phase 2
+checks each file with the summaries of exactly the modules it imports, and the cache keys the
+result on their digest. See docs/benchmarks.md for what each step costs.
 """
 from __future__ import annotations
 
