@@ -373,6 +373,10 @@ def collect_facts(task: FactsTask) -> dict | None:
                     result = summarize(task.display, source.text)
             json.dumps(result, sort_keys=True)  # must be JSON-serialisable to be cached
             summary = result if isinstance(result, dict) else None
+        except AnalysisTimeout:
+            # Not "nothing to say": a slow machine must not pin that answer in the cache. The
+            # summary stays unknown and is tried again next run.
+            return facts
         except Exception:  # a summary is an optimisation of precision: without one, go on
             summary = None
     # Only a summary that says something is kept: the importers' keys and the cache stay small.
@@ -414,6 +418,7 @@ def analyze_python_file(
         diagnostics = [
             unreadable(display, f"analysis took longer than {settings.analysis_timeout:g} s and was stopped (analysis-timeout)")
         ]
+        digest = None  # a timeout depends on the machine's load: reported, never cached
     except RecursionError:
         diagnostics = [unreadable(display, "too deeply nested to analyse")]
     except Exception as exc:  # a bug in a check must not kill the run

@@ -251,3 +251,19 @@ def test_a_corrupt_summaries_file_is_discarded_with_a_warning(tmp_path, cross_mo
     result = run(tmp_path)
     assert [d.path for d in result.diagnostics] == ["agent.py"]
     assert any("corrupt" in w for w in result.warnings)
+
+
+def test_a_timeout_is_not_cached(tmp_path, monkeypatch):
+    slow = {"on": True}
+
+    def sometimes_slow_check(path, text, settings, project_summaries=None):
+        if slow["on"]:
+            time.sleep(30)
+        return []
+
+    monkeypatch.setattr(cachelint.code, "check_module", sometimes_slow_check)
+    write_tree(tmp_path, {"a.py": "x = 1\n"})
+    first = run(tmp_path, config={"analysis-timeout": 0.2})
+    assert [d.code for d in first.diagnostics] == ["CL001"]
+    slow["on"] = False  # the machine is quiet again: the file is analysed, not answered from cache
+    assert run(tmp_path, config={"analysis-timeout": 0.2}).diagnostics == []
