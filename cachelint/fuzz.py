@@ -197,6 +197,43 @@ def fuzz_front_matter(data: bytes) -> list[Diagnostic]:
     return [D(p.code, p.message, display, p.line, p.column) for p in fm.problems]
 
 
+_SKILLS_DIR: list[Path] = []
+_SKILL_PEERS = {
+    "skills/pdf/SKILL.md": "---\nname: pdf\ndescription: Use when the task reads, merges or splits PDF files.\n---\n",
+    "skills/docx/SKILL.md": "---\nname: docx\ndescription: Use when the task writes Word documents with tracked changes.\n---\n",
+    "AGENTS.md": "# Skills\n\n- pdf: PDF files\n- docx: Word documents\n- fuzz: the fuzzed one\n",
+}
+
+
+def fuzz_skills(data: bytes) -> list[Diagnostic]:
+    """The input as ``skills/fuzz/SKILL.md`` beside two sound skills and an index listing all
+    three: every skill check (CL201-CL206) over the tree, then every reporter."""
+    from cachelint.discovery import InputFile
+    from cachelint.report import FORMATS, render
+    from cachelint.skills import check_skills
+
+    if not _SKILLS_DIR:
+        root = Path(tempfile.mkdtemp(prefix="cachelint-fuzz-skills-")).resolve()
+        (root / ".git").mkdir()
+        for rel, text in _SKILL_PEERS.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        (root / "skills" / "fuzz").mkdir()
+        _SKILLS_DIR.append(root)
+    root = _SKILLS_DIR[0]
+    target = root / "skills" / "fuzz" / "SKILL.md"
+    target.write_bytes(data)
+    given = [InputFile(root / rel, rel, explicit=False) for rel in sorted([*_SKILL_PEERS, "skills/fuzz/SKILL.md"])]
+    found = check_skills(given, _settings(), root)
+    for fmt in FORMATS:
+        render(fmt, found)
+    for d in found:
+        if d.path != "skills/fuzz/SKILL.md" and d.code == "CL001":
+            raise ContractViolation(f"a sound file became unreadable: {d}")
+    # findings about the other files (CL203/CL204/CL206 name them) are fine; check only ours
+    return [d for d in found if d.path == "skills/fuzz/SKILL.md"]
+
+
 def _fuzz_index(data: bytes, name: str) -> list[Diagnostic]:
     from cachelint.skills.indexes import parse_index_file
     from cachelint.textio import decode
@@ -253,6 +290,7 @@ TARGETS: dict[str, Target] = {
         Target("cassette", "fuzz.yaml", fuzz_cassette, _PAYLOAD_CODES, "VCR cassette reader + provider adapters"),
         Target("audit", "fuzz.jsonl", fuzz_audit, _AUDIT_CODES, "the whole audit of a JSONL log, then every reporter"),
         Target("front-matter", "skills/fuzz/SKILL.md", fuzz_front_matter, frozenset({"CL001", "CL201"}), "SKILL.md front matter parser"),
+        Target("skills", "skills/fuzz/SKILL.md", fuzz_skills, frozenset({"CL001", *(f"CL2{n:02d}" for n in range(1, 7))}), "every skill check on a tree holding the input, then every reporter"),
         Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
         Target("code", "fuzz.py", fuzz_code, _CODE_CODES, "Python order-flow analysis (CL1xx)"),
     )
@@ -275,6 +313,7 @@ def run_target(name: str, data: bytes) -> list[Diagnostic]:
 
 
 SEEDS: dict[str, bytes] = {
+    "skills": b"---\nname: fuzz\ndescription: Use when the task reads PDF files and merges them.\nwhen_to_use: PDFs\n---\n# Fuzz\n",
     "audit": (
         b'{"model":"claude-sonnet-4-5","tools":[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{}}],'
         b'"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral","ttl":"1h"}}],"messages":[{"role":"user","content":"q"}]}\n'
@@ -542,7 +581,7 @@ def structured(name: str) -> Any:
         )
         doc = st.one_of(st.fixed_dictionaries({"interactions": st.lists(interaction, max_size=3), "version": st.just(1)}), anything)
         return doc.map(lambda v: yaml.safe_dump(v, allow_unicode=True).encode("utf-8", "surrogatepass"))
-    if name == "front-matter":
+    if name in ("front-matter", "skills"):
         import yaml
 
         fm = st.one_of(

@@ -19,6 +19,7 @@ from cachelint.diagnostics import Diagnostic, unreadable
 BATCH = 4
 EXAMPLES = {
     "audit": 150,
+    "skills": 150,
     "jsonl": 350,
     "json": 350,
     "har": 350,
