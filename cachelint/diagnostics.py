@@ -123,6 +123,14 @@ class Diagnostic:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Diagnostic":
+        """The inverse of ``to_dict``. Raises KeyError, TypeError or ValueError on data that is
+        not a diagnostic (a damaged cache entry is then a miss, never a wrong result)."""
+        for key in ("line", "column", "end_line", "end_column"):
+            if type(data[key]) is not int:
+                raise TypeError(f"diagnostic {key} is not an integer: {data[key]!r}")
+        for key in ("code", "message", "path"):
+            if not isinstance(data[key], str):
+                raise TypeError(f"diagnostic {key} is not a string: {data[key]!r}")
         fix = None
         if "fix" in data:
             f = data["fix"]
