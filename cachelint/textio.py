@@ -4,6 +4,7 @@ exception."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +55,10 @@ def read_bytes(path: Path, display: str, max_size: int) -> bytes | Diagnostic:
     try:
         if path.is_dir():
             return unreadable(display, "is a directory, expected a file")
-        size = os.stat(path).st_size
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # opening a FIFO would wait forever for a writer
+            return unreadable(display, "not a regular file (a FIFO, socket or device); not read")
+        size = st.st_size
         if size > max_size:
             return unreadable(
                 display,
