@@ -16,6 +16,9 @@ class AuditOptions:
     input_format: str = "auto"  # auto | jsonl | json | har | vcr
     baseline: str | None = None  # a JSON file of accepted findings (see docs/suppressions.md)
     progress: bool = False  # a progress bar on stderr (the CLI sets it only on a TTY)
+    # JSONL records that repeat bytes of a recent record are decoded only where they differ
+    # (cachelint.payloads.reuse). Same findings either way; off only to compare the two paths.
+    incremental: bool = True
 
 
 @dataclass

@@ -18,7 +18,7 @@ from cachelint.payloads import AuditOptions, AuditResult
 from cachelint.payloads.checks import CheckContext, pair_checks, request_checks, session_checks
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.model import TIERS, PrefixDiff, Request, Session
-from cachelint.payloads.providers import BlockCache, ProviderRules, to_request
+from cachelint.payloads.providers import BlockCache, ProviderRules, ReuseMismatch, to_request
 from cachelint.payloads.readers import ReadLimits, iter_log_files, read_log
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys
@@ -118,7 +118,7 @@ def _limits(settings: Settings) -> ReadLimits:
 
 def _audit_file(run: _Run, path: Path, display: str) -> None:
     limits = _limits(run.settings)
-    for item in read_log(path, display, run.options.input_format, run.redactor, limits):
+    for item in read_log(path, display, run.options.input_format, run.redactor, limits, reuse=run.options.incremental):
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
@@ -126,7 +126,14 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
         if run.progress is not None:
             run.progress.records_seen(run.records)
         try:
-            req = to_request(item, run.rules, run.block_cache)
+            try:
+                req = to_request(item, run.rules, run.block_cache)
+            except ReuseMismatch:
+                item = item.reread()  # a reused part did not fit: decode the record in full
+                if isinstance(item, Diagnostic):
+                    run.diagnostics.append(item)
+                    continue
+                req = to_request(item, run.rules, run.block_cache)
         except RecursionError:
             run.diagnostics.append(_record_problem(item, "request body nested too deeply to analyse"))
             continue

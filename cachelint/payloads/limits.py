@@ -49,6 +49,10 @@ class Limits:
     models: tuple[Mapping[str, Any], ...]
     chars_per_token: float = 4.0
     as_of: str = ""
+    # (provider, model) -> min_cacheable_tokens answer: every request asks, few models exist
+    _minimums: dict[tuple[str | None, str | None], tuple[int, str] | None] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "Limits":
@@ -69,6 +73,12 @@ class Limits:
 
     def min_cacheable_tokens(self, provider: str | None, model: str | None) -> tuple[int, str] | None:
         """(minimum tokens, source) for a model, or None when no entry matches."""
+        key = (provider, model)
+        if key not in self._minimums:
+            self._minimums[key] = self._min_cacheable_tokens(provider, model)
+        return self._minimums[key]
+
+    def _min_cacheable_tokens(self, provider: str | None, model: str | None) -> tuple[int, str] | None:
         family = provider_family(provider)
         name = (model or "").lower()
         families = [family]
@@ -106,9 +116,9 @@ def tokens_up_to(req: Any, end_byte: int, limits: Limits) -> tuple[int, bool]:
     """Prompt tokens up to ``end_byte`` of the rendered prefix: scaled from the response's usage
     when there is one (exact total, proportional split), else estimated from the bytes.
     Returns (tokens, from_usage)."""
-    from cachelint.payloads.usage import read_usage
+    from cachelint.payloads.usage import usage_of
 
-    usage = read_usage(getattr(req, "usage", None), getattr(req, "provider", None))
+    usage = usage_of(req)
     total_bytes = getattr(req, "prefix_length", 0)
     if usage is not None and usage.prompt and total_bytes:
         return int(usage.prompt * min(end_byte, total_bytes) / total_bytes), True

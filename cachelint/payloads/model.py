@@ -62,6 +62,10 @@ class Record:
     ``fmt``: which reader produced it (``jsonl``, ``json``, ``har``, ``vcr``).
     ``hashed_ids``: personal ids removed from the body, kept only as hashes (dotted body path ->
     ``h:<12 hex>``), e.g. ``{"metadata.user_id": "h:…"}``: usable as session keys, nothing more.
+    ``trace``: when the JSONL reader keeps this record's bytes so that a later record repeating
+    them is not decoded again (``cachelint.payloads.reuse``), the ``BuildTrace`` the provider
+    adapter fills; None otherwise. ``reread``: for a record whose body holds parts that were not
+    decoded, a function giving the same record decoded in full (the fallback); None otherwise.
     """
 
     origin: Origin
@@ -76,6 +80,8 @@ class Record:
     status: int | None = None
     fmt: str = "jsonl"
     hashed_ids: Mapping[str, str] = field(default_factory=dict)
+    trace: Any = field(default=None, repr=False, compare=False)
+    reread: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

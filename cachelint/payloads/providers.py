@@ -82,6 +82,95 @@ class BlockCache:
             self._bytes -= self._entries.pop(old_key)[-1]
 
 
+class KnownBlock:
+    """A message the reader did not decode because its raw bytes repeat a message of an earlier
+    record (``cachelint.payloads.reuse``): it carries what the adapter built from those bytes then
+    (the block-cache entry: block, content positions, breakpoints, images, citations) and the few
+    facts provider detection reads from a message. Equal bytes decode to equal values, so replaying
+    the entry gives exactly the block a fresh build would."""
+
+    __slots__ = ("entry", "variant", "role", "anthropic_content", "converse_content")
+
+    def __init__(self, entry: tuple, variant: str, role: Any, anthropic_content: bool, converse_content: bool) -> None:
+        self.entry = entry
+        self.variant = variant
+        self.role = role
+        self.anthropic_content = anthropic_content
+        self.converse_content = converse_content
+
+
+class KnownRun:
+    """A whole ``tools`` (or ``system``) value not decoded for the same reason: the run entry of
+    its blocks and the facts detection and settings read from a tools list."""
+
+    __slots__ = ("entry", "variant", "anthropic_tools", "openai_tools", "tool_types")
+
+    def __init__(self, entry: tuple, variant: str, anthropic_tools: bool, openai_tools: bool, tool_types: tuple[str, ...]) -> None:
+        self.entry = entry
+        self.variant = variant
+        self.anthropic_tools = anthropic_tools
+        self.openai_tools = openai_tools
+        self.tool_types = tool_types
+
+
+class ReuseMismatch(Exception):
+    """A replayed entry does not fit this request (another provider or text variant): the caller
+    decodes the record in full instead."""
+
+
+@dataclass
+class BuildTrace:
+    """What the adapter built from the reusable parts of one body, in the form a later record
+    with the same bytes can replay: ``runs`` by body key (``tools``, ``functions``, ``system``),
+    ``history`` one KnownBlock per element of the ``history_key`` array, in order, with the blocks
+    appended for them, the running sums after each element (content positions, images, citations,
+    breakpoints so far) and the breakpoints (position relative to the history's first one): a
+    prefix of k elements replays with two slices instead of k calls.
+    ``reuse_from``: set by the reader, (the trace of an earlier record, k) when this body's
+    history starts with that record's first k elements; consumed (cleared) by the adapter."""
+
+    provider: str | None = None
+    runs: dict[str, KnownRun] = field(default_factory=dict)
+    history_key: str | None = None
+    history_variant: str | None = None
+    history: list[KnownBlock] = field(default_factory=list)
+    history_blocks: list[Block] = field(default_factory=list)
+    history_sums: list[tuple[int, int, int, int]] = field(default_factory=list)
+    history_marks: list[tuple[int, Breakpoint]] = field(default_factory=list)
+    reuse_from: tuple["BuildTrace", int] | None = field(default=None, repr=False)
+
+    def start_history(self, key: str, variant: str) -> None:
+        self.history_key = key
+        self.history_variant = variant
+        self.history = []
+        self.history_blocks = []
+        self.history_sums = []
+        self.history_marks = []
+
+    def add_history(self, entry: tuple, variant: str, message: Any) -> None:
+        block, positions, marks, images, citations = entry[:5]
+        before = self.history_sums[-1] if self.history_sums else (0, 0, 0, 0)
+        for rel, bp in marks:
+            self.history_marks.append((before[0] + rel, bp))
+        self.history_sums.append((before[0] + positions, before[1] + images, before[2] + citations, len(self.history_marks)))
+        self.history_blocks.append(block)
+        self.history.append(_known_message(entry, variant, message))
+
+
+def _tools_facts(values: Any) -> tuple[bool, bool, tuple[str, ...]]:
+    if type(values) is KnownRun:
+        return values.anthropic_tools, values.openai_tools, values.tool_types
+    types = tuple(str(t.get("type", "")) for t in values if isinstance(t, dict)) if isinstance(values, list) else ()
+    return _anthropic_tools(values), _openai_tools(values), types
+
+
+def _known_message(entry: tuple, variant: str, message: Any) -> KnownBlock:
+    if type(message) is KnownBlock:
+        return message if message.entry is entry else KnownBlock(entry, variant, message.role, message.anthropic_content, message.converse_content)
+    role = message.get("role") if isinstance(message, dict) else None
+    return KnownBlock(entry, variant, role, _anthropic_content([message]), _converse_content([message]))
+
+
 @dataclass
 class _Builder:
     """Accumulates blocks in render order, their offsets and the breakpoints."""
@@ -95,12 +184,22 @@ class _Builder:
     cache: BlockCache | None = None
     images: int = 0  # image blocks in system and messages (a change invalidates messages, P1)
     citations: int = 0  # blocks with citations enabled (a toggle invalidates system and messages, P1)
+    trace: BuildTrace | None = None  # set when the reader keeps the record's bytes for reuse
 
     def cached(self, tier: str, value: Any, variant: str, build: Callable[["_Builder", Any], Block]) -> Block:
         """``build(self, value)`` through the cache: on a hit, replay the block, its positions and
         its breakpoints (positions relative to the block's first one)."""
+        return self.cached_entry(tier, value, variant, build)[0]
+
+    def cached_entry(self, tier: str, value: Any, variant: str, build: Callable[["_Builder", Any], Block]) -> tuple:
+        """``cached`` returning the whole entry (block, positions, marks, images, citations, …)."""
+        if type(value) is KnownBlock:
+            return self.replay(tier, value.entry, value.variant, variant)
         if self.cache is None:
-            return build(self, value)
+            start = (self.position, len(self.breakpoints), self.images, self.citations)
+            block = build(self, value)
+            marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
+            return (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3], 0)
         blocks = getattr(self, tier)
         key = (tier, variant, self.offset, len(blocks), dumps(value))
         hit = self.cache.get(key)
@@ -113,24 +212,52 @@ class _Builder:
             self.position += positions
             self.images += images
             self.citations += citations
-            return block
+            return hit
         start = (self.position, len(self.breakpoints), self.images, self.citations)
         block = build(self, value)
         marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
         entry = (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3])
         self.cache.put(key, entry, len(block.data))
-        return block
+        return (*entry, 0)
 
-    def cached_run(self, tier: str, values: list, variant: str, build: Callable[["_Builder", Any], Block]) -> None:
+    def replay(self, tier: str, entry: tuple, entry_variant: str, variant: str) -> tuple:
+        """Append a block built earlier from the same bytes. Its tier index is the same (what came
+        before it in its tier is byte-identical too); its offset moves when an earlier tier changed
+        length, which happens when the body sends its messages before its tools."""
+        if entry_variant != variant:
+            raise ReuseMismatch(f"{tier} built as {entry_variant!r}, needed as {variant!r}")
+        block, positions, marks, images, citations = entry[:5]
+        blocks = getattr(self, tier)
+        if block.offset != self.offset or block.index != len(blocks) or block.tier != tier:
+            block = Block(tier, len(blocks), block.data, block.name, self.offset)
+            entry = (block, *entry[1:])
+        blocks.append(block)
+        self.offset += len(block.data)
+        if marks:
+            self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
+        self.position += positions
+        self.images += images
+        self.citations += citations
+        return entry
+
+    def cached_run(self, tier: str, values: Any, variant: str, build: Callable[["_Builder", Any], Block], source: str = "") -> None:
         """A whole run of blocks (a tools list, a system list) through the cache in one lookup:
-        98% of consecutive requests resend their tools byte for byte."""
-        if self.cache is None:
-            for value in values:
-                build(self, value)
+        98% of consecutive requests resend their tools byte for byte. ``source``: the body key the
+        run came from, recorded in the trace for reuse by a later record."""
+        if type(values) is KnownRun:
+            entry = self._replay_run(tier, values)
+            if self.trace is not None and source:
+                self.trace.runs[source] = values if entry is values.entry else KnownRun(
+                    entry, variant, values.anthropic_tools, values.openai_tools, values.tool_types
+                )
             return
         blocks = getattr(self, tier)
-        key = (tier + "*", variant, self.offset, len(blocks), dumps(values))
-        hit = self.cache.get(key)
+        start = (self.position, len(self.breakpoints), self.images, self.citations, len(blocks), self.offset)
+        hit = None
+        key: tuple = ()
+        if self.cache is not None:
+            key = (tier + "*", variant, self.offset, len(blocks), dumps(values))
+            hit = self.cache.get(key)
         if hit is not None:
             run, positions, marks, images, citations, _ = hit
             blocks.extend(run)
@@ -140,14 +267,34 @@ class _Builder:
             self.position += positions
             self.images += images
             self.citations += citations
-            return
-        start = (self.position, len(self.breakpoints), self.images, self.citations, len(blocks))
-        for value in values:
-            self.cached(tier, value, variant, build)
-        run = tuple(blocks[start[4] :])
-        marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
-        entry = (run, self.position - start[0], marks, self.images - start[2], self.citations - start[3])
-        self.cache.put(key, entry, sum(len(b.data) for b in run))
+            entry: tuple = hit
+        else:
+            for value in values:
+                self.cached(tier, value, variant, build)
+            run = tuple(blocks[start[4] :])
+            marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
+            entry = (run, self.position - start[0], marks, self.images - start[2], self.citations - start[3])
+            if self.cache is not None:
+                self.cache.put(key, entry, sum(len(b.data) for b in run))
+        if self.trace is not None and source:
+            self.trace.runs[source] = KnownRun(entry, variant, *_tools_facts(values))
+
+    def _replay_run(self, tier: str, known: KnownRun) -> tuple:
+        entry = known.entry
+        run, positions, marks, images, citations = entry[:5]
+        blocks = getattr(self, tier)
+        if run and (run[0].offset != self.offset or run[0].index != len(blocks) or run[0].tier != tier):
+            shift = self.offset - run[0].offset
+            run = tuple(Block(tier, len(blocks) + i, b.data, b.name, b.offset + shift) for i, b in enumerate(run))
+            entry = (run, *entry[1:])
+        blocks.extend(run)
+        self.offset = run[-1].end if run else self.offset
+        if marks:
+            self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
+        self.position += positions
+        self.images += images
+        self.citations += citations
+        return entry
 
     def add(self, tier: str, value: Any, name: str = "") -> Block:
         blocks = getattr(self, tier)
@@ -214,6 +361,12 @@ def detect(record: Record, rules: ProviderRules) -> tuple[str, str | None] | Non
     return (provider, None) if provider else None
 
 
+def _role(message: Any) -> Any:
+    if type(message) is KnownBlock:
+        return message.role
+    return message.get("role") if isinstance(message, dict) else None
+
+
 def _provider_from_body(body: Mapping[str, Any]) -> str | None:
     """The provider from the body's shape alone (a bare-body JSONL log has no URL)."""
     if isinstance(body.get("contents"), list):
@@ -224,7 +377,7 @@ def _provider_from_body(body: Mapping[str, Any]) -> str | None:
             return "bedrock-converse"
         if "anthropic_version" in body or "system" in body or _anthropic_tools(body.get("tools")):
             return "anthropic"
-        if any(isinstance(m, dict) and m.get("role") in ("system", "developer", "tool") for m in messages):
+        if any(_role(m) in ("system", "developer", "tool") for m in messages):
             return "openai-chat"
         if _openai_tools(body.get("tools")) or "response_format" in body or "prompt_cache_key" in body:
             return "openai-chat"
@@ -245,6 +398,10 @@ def _provider_from_body(body: Mapping[str, Any]) -> str | None:
 
 def _converse_content(messages: list) -> bool:
     for m in messages[:4]:
+        if type(m) is KnownBlock:
+            if m.converse_content:
+                return True
+            continue
         content = m.get("content") if isinstance(m, dict) else None
         if isinstance(content, list) and content and isinstance(content[0], dict):
             first = content[0]
@@ -255,6 +412,10 @@ def _converse_content(messages: list) -> bool:
 
 def _anthropic_content(messages: list) -> bool:
     for m in messages:
+        if type(m) is KnownBlock:
+            if m.anthropic_content:
+                return True
+            continue
         content = m.get("content") if isinstance(m, dict) else None
         if isinstance(content, list) and any(
             isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking", "document") for b in content
@@ -264,10 +425,14 @@ def _anthropic_content(messages: list) -> bool:
 
 
 def _anthropic_tools(tools: Any) -> bool:
+    if type(tools) is KnownRun:
+        return tools.anthropic_tools
     return isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools)
 
 
 def _openai_tools(tools: Any) -> bool:
+    if type(tools) is KnownRun:
+        return tools.openai_tools
     return isinstance(tools, list) and any(isinstance(t, dict) and t.get("type") == "function" for t in tools)
 
 
@@ -275,14 +440,27 @@ def _openai_tools(tools: Any) -> bool:
 
 
 def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = None) -> Request | None:
+    """The normalised request of a record, or None when it is not an LLM call. When the reader
+    keeps the record's bytes for reuse (``record.trace``), the adapter fills that trace; when the
+    body holds parts the reader did not decode (KnownRun / KnownBlock), they are replayed, and a
+    part that does not fit raises ReuseMismatch (the caller then decodes the record in full)."""
     found = detect(record, rules)
     if found is None:
         return None
     provider, url_model = found
     body = record.request
     adapter = _ADAPTERS[provider]
-    builder = _Builder(cache=cache)
-    settings = adapter(body, builder)
+    trace = record.trace if isinstance(record.trace, BuildTrace) else None
+    if trace is not None:
+        if trace.provider is not None and trace.provider != provider:
+            raise ReuseMismatch(f"bytes reused from a {trace.provider} request in a {provider} request")
+        trace.provider = provider
+    builder = _Builder(cache=cache, trace=trace)
+    try:
+        settings = adapter(body, builder)
+    finally:
+        if trace is not None:
+            trace.reuse_from = None  # never keep a chain of earlier traces alive
     model = body.get("model") if isinstance(body.get("model"), str) else url_model
     settings = {"model": model, **settings}
     response = record.response if isinstance(record.response, dict) else {}
@@ -344,15 +522,15 @@ def _count_images(data: bytes) -> int:
 
 
 def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
-    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-    b.cached_run("tools", tools, "", _anthropic_tool)
+    tools = body.get("tools") if isinstance(body.get("tools"), (list, KnownRun)) else []
+    b.cached_run("tools", tools, "", _anthropic_tool, source="tools")
     system = body.get("system")
     if isinstance(system, str):
         system = [_text_block(system)]  # rendered as one text block
-    if isinstance(system, list):
-        b.cached_run("system", system, "", _anthropic_system_block)
+    if isinstance(system, (list, KnownRun)):
+        b.cached_run("system", system, "", _anthropic_system_block, source="system")
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
-    _message_blocks(b, messages, "text")
+    _message_blocks(b, messages, "text", source="messages")
     if isinstance(body.get("cache_control"), dict):
         _automatic(b, body["cache_control"])
     tool_choice = body.get("tool_choice")
@@ -361,7 +539,7 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         disable_parallel = tool_choice.get("disable_parallel_tool_use")
         tool_choice = {k: v for k, v in tool_choice.items() if k != "disable_parallel_tool_use"}
     output_config = body.get("output_config") if isinstance(body.get("output_config"), dict) else {}
-    tool_types = [str(t.get("type", "")) for t in tools if isinstance(t, dict)]
+    tool_types = _tools_facts(tools)[2]
     return {
         "tool_choice": tool_choice,
         "disable_parallel_tool_use": disable_parallel,
@@ -392,22 +570,37 @@ def _anthropic_system_block(b: _Builder, item: Any) -> Block:
     return block
 
 
-def _message_block(b: _Builder, message: Any, text_kind: str) -> Block:
-    """One message as a block (string content as its single text block); breakpoints on its parts."""
-    return b.cached("messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind))
+def _message_block(b: _Builder, message: Any, text_kind: str, history: bool = False) -> Block:
+    """One message as a block (string content as its single text block); breakpoints on its parts.
+    ``history``: the message is an element of the body's history array (recorded in the trace)."""
+    entry = b.cached_entry("messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind))
+    if history and b.trace is not None:
+        b.trace.add_history(entry, text_kind, message)
+    return entry[0]
 
 
-def _message_blocks(b: _Builder, messages: list, text_kind: str) -> None:
+def _message_blocks(b: _Builder, messages: list, text_kind: str, source: str = "") -> None:
     """Every message of a history: ``_message_block`` in a loop, with the cache hit (the common
-    case: the history was sent before) inlined because it runs once per message per request."""
+    case: the history was sent before) inlined because it runs once per message per request.
+    ``source``: the body key of the history array (recorded in the trace for reuse)."""
     cache = b.cache
+    trace = b.trace if source else None
+    if trace is not None:
+        trace.start_history(source, text_kind)
+        start = _replay_history_prefix(b, trace, messages, source, text_kind)
+        for message in messages[start:] if start else messages:
+            _message_block(b, message, text_kind, history=True)
+        return
     if cache is None:
         for message in messages:
-            _build_message_block(b, message, text_kind)
+            _message_block(b, message, text_kind)
         return
     entries = cache._entries
     out = b.messages
     for message in messages:
+        if type(message) is KnownBlock:
+            b.replay("messages", message.entry, message.variant, text_kind)
+            continue
         hit = entries.get(("messages", text_kind, b.offset, len(out), dumps(message)))
         if hit is None:
             _message_block(b, message, text_kind)
@@ -420,6 +613,43 @@ def _message_blocks(b: _Builder, messages: list, text_kind: str) -> None:
         b.position += positions
         b.images += images
         b.citations += citations
+
+
+def _replay_history_prefix(b: _Builder, trace: BuildTrace, messages: list, source: str, text_kind: str) -> int:
+    """Replay the first k messages at once when they are the first k elements of an earlier
+    record's history (the reader found their bytes repeated): the earlier blocks, breakpoints and
+    sums, by slicing. Returns k (0 when nothing was replayed)."""
+    found, trace.reuse_from = trace.reuse_from, None
+    if found is None or b.messages:
+        return 0
+    earlier, k = found
+    if (
+        k <= 0
+        or earlier.history_key != source
+        or earlier.history_variant != text_kind
+        or len(earlier.history) < k
+        or len(messages) < k
+        or messages[:k] != earlier.history[:k]  # the very KnownBlocks (identity, at C speed)
+    ):
+        return 0
+    blocks = earlier.history_blocks[:k]
+    if blocks[0].offset != b.offset:  # an earlier tier changed length: same blocks, moved
+        shift = b.offset - blocks[0].offset
+        blocks = [Block("messages", i, x.data, x.name, x.offset + shift) for i, x in enumerate(blocks)]
+    b.messages.extend(blocks)
+    b.offset = blocks[-1].end
+    positions, images, citations, mark_count = earlier.history_sums[k - 1]
+    marks = earlier.history_marks[:mark_count]
+    if marks:
+        b.breakpoints.extend(replace(bp, position=b.position + rel) for rel, bp in marks)
+    b.position += positions
+    b.images += images
+    b.citations += citations
+    trace.history = earlier.history[:k]
+    trace.history_blocks = blocks
+    trace.history_sums = earlier.history_sums[:k]
+    trace.history_marks = marks
+    return k
 
 
 def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
@@ -463,21 +693,23 @@ def _automatic(b: _Builder, marker: Mapping[str, Any]) -> None:
 
 
 def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
-    tools = body.get("tools") if isinstance(body.get("tools"), list) else body.get("functions")
-    for tool in tools if isinstance(tools, list) else []:
-        fn = tool.get("function", tool) if isinstance(tool, dict) else {}
-        b.add("tools", tool, str(fn.get("name", "")) if isinstance(fn, dict) else "")
-        b.position += 1
+    source = "tools" if isinstance(body.get("tools"), (list, KnownRun)) else "functions"
+    tools = body.get(source)
+    if isinstance(tools, (list, KnownRun)):
+        b.cached_run("tools", tools, "chat", _openai_chat_tool, source=source)
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
     leading = 0
     for message in messages:
-        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+        if _role(message) in ("system", "developer"):
             leading += 1
         else:
             break
+    if b.trace is not None:
+        b.trace.start_history("messages", "text")
+        b.trace.reuse_from = None  # the system messages move tiers: replayed one by one
     for i, message in enumerate(messages):
         if i < leading:
-            block = _message_block(b, message, "text")
+            block = _message_block(b, message, "text", history=True)
             # move the block into the system tier (same bytes, same offset)
             b.messages.pop()
             moved = Block("system", len(b.system), block.data, "system", block.offset)
@@ -489,7 +721,7 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
                 for bp in b.breakpoints
             ]
         else:
-            _message_block(b, message, "text")
+            _message_block(b, message, "text", history=True)
     _openai_options(body, b)
     return {
         "tool_choice": body.get("tool_choice"),
@@ -499,6 +731,19 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "effort": body.get("reasoning_effort"),
         "images": b.images,
     }
+
+
+def _openai_chat_tool(b: _Builder, tool: Any) -> Block:
+    fn = tool.get("function", tool) if isinstance(tool, dict) else {}
+    block = b.add("tools", tool, str(fn.get("name", "")) if isinstance(fn, dict) else "")
+    b.position += 1
+    return block
+
+
+def _openai_responses_tool(b: _Builder, tool: Any) -> Block:
+    block = b.add("tools", tool, str(tool.get("name", tool.get("type", ""))) if isinstance(tool, dict) else "")
+    b.position += 1
+    return block
 
 
 def _openai_options(body: Mapping[str, Any], b: _Builder) -> None:
@@ -514,17 +759,16 @@ def _openai_options(body: Mapping[str, Any], b: _Builder) -> None:
 
 
 def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
-    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
-    for tool in tools:
-        b.add("tools", tool, str(tool.get("name", tool.get("type", ""))) if isinstance(tool, dict) else "")
-        b.position += 1
+    tools = body.get("tools")
+    if isinstance(tools, (list, KnownRun)):
+        b.cached_run("tools", tools, "responses", _openai_responses_tool, source="tools")
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         b.add("system", _text_block(instructions, "input_text"), "instructions")
         b.position += 1
     inp = body.get("input")
     items = [{"role": "user", "content": inp}] if isinstance(inp, str) else inp if isinstance(inp, list) else []
-    _message_blocks(b, items, "input_text")
+    _message_blocks(b, items, "input_text", source="input" if isinstance(inp, list) else "")
     _openai_options(body, b)
     text = body.get("text") if isinstance(body.get("text"), dict) else {}
     reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
@@ -561,7 +805,7 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         b.add("system", item, "system")
         b.position += 1
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
-    _message_blocks(b, messages, "text")
+    _message_blocks(b, messages, "text", source="messages")
     extra = body.get("additionalModelRequestFields") if isinstance(body.get("additionalModelRequestFields"), dict) else {}
     return {
         "tool_choice": tool_config.get("toolChoice"),

@@ -16,6 +16,7 @@ recursively in sorted order. Secrets are dropped here, before anything else sees
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import io
 import os
@@ -30,6 +31,8 @@ from typing import IO, Any, Iterator, Mapping
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
+from cachelint.payloads.providers import BuildTrace
+from cachelint.payloads.reuse import LineIndex, LineReuse, follow_path
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.sse import assemble_sse, looks_like_sse
 
@@ -154,10 +157,12 @@ def detect_format(name: str, head: bytes) -> str:
 
 
 def read_log(
-    path: Path, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits()
+    path: Path, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits(), reuse: bool = False
 ) -> Iterator[Item]:
     """Every record of one log file, in file order (HAR: in ``startedDateTime`` order); problems
-    become CL001 diagnostics and reading goes on where it can."""
+    become CL001 diagnostics and reading goes on where it can. ``reuse``: JSONL records repeating
+    bytes of a recent record are decoded only where they differ (``cachelint.payloads.reuse``);
+    for a consumer that turns each record into a request before asking for the next one."""
     try:
         handle = _open(path)
     except PermissionError:
@@ -171,7 +176,7 @@ def read_log(
             if fmt == "auto":
                 fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
             if fmt == "jsonl":
-                yield from _read_jsonl(handle, display, redactor, limits)
+                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse else None)
             else:
                 data = handle.read(limits.max_document_size + 1)
                 if len(data) > limits.max_document_size:
@@ -191,7 +196,9 @@ def read_log(
 # --- JSONL ------------------------------------------------------------------------------------
 
 
-def _read_jsonl(handle: IO[bytes], display: str, redactor: Redactor, limits: ReadLimits) -> Iterator[Item]:
+def _read_jsonl(
+    handle: IO[bytes], display: str, redactor: Redactor, limits: ReadLimits, reuse: LineReuse | None = None
+) -> Iterator[Item]:
     line_no = 0
     record = 0
     while True:
@@ -220,11 +227,53 @@ def _read_jsonl(handle: IO[bytes], display: str, redactor: Redactor, limits: Rea
             continue
         origin = Origin(display, line_no, record)
         record += 1
+        if reuse is not None:
+            reused = _reused_record(text, origin, redactor, reuse)
+            if reused is not None:
+                yield reused
+                continue
         value = _parse_json(text, origin, "line")
         if isinstance(value, Diagnostic):
             yield value
             continue
-        yield from _records_from_value(value, origin, redactor, "jsonl")
+        for item in _records_from_value(value, origin, redactor, "jsonl"):
+            if reuse is not None and isinstance(item, Record):
+                index = reuse.index(text, value, item.request)
+                if index is not None:
+                    item.trace = index.trace
+                    reuse.remember(index)
+            yield item
+
+
+def _reused_record(text: bytes, origin: Origin, redactor: Redactor, reuse: LineReuse) -> Record | None:
+    """The record of a line decoded with reuse, or None (then it is decoded in full)."""
+    decoded = reuse.decode(text)
+    if decoded is None:
+        return None
+    items = list(_records_from_value(decoded.value, origin, redactor, "jsonl"))
+    if len(items) != 1 or not isinstance(items[0], Record):
+        return None
+    item = items[0]
+    index = decoded.index
+    if item.request is not follow_path(decoded.value, index.path):
+        return None  # the record's body is not the object the bytes were cut from
+    item.trace = index.trace
+    item.reread = functools.partial(_reread, text, origin, redactor, index)
+    reuse.remember(index)
+    return item
+
+
+def _reread(text: bytes, origin: Origin, redactor: Redactor, index: LineIndex) -> Record | Diagnostic:
+    """A record decoded with reuse, decoded in full (when a reused part did not fit)."""
+    index.trace = BuildTrace()
+    value = _parse_json(text, origin, "line")
+    if isinstance(value, Diagnostic):
+        return value
+    items = list(_records_from_value(value, origin, redactor, "jsonl"))
+    item = items[0] if items else _bad(origin, "record vanished when decoded in full")
+    if isinstance(item, Record):
+        item.trace = index.trace
+    return item
 
 
 def _skip_rest_of_line(handle: IO[bytes]) -> None:

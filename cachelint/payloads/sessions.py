@@ -106,15 +106,21 @@ class SessionGrouper:
     _counter: int = 0
     _tick: int = 0
 
-    def _reindex(self, entry: _Open, req: Request) -> None:
+    def _reindex(self, entry: _Open, req: Request, keys: tuple[Any, ...] | None = None) -> None:
         sid = entry.session.id
+        if entry.session.grouping in ("explicit", "response-chain"):
+            keys = ()
+        elif keys is None:
+            keys = _candidate_keys(req, entry.scope)
+        if keys == entry.index_keys:
+            return  # same buckets (same first message and agent): nothing moves
         for key in entry.index_keys:
             bucket = self._index.get(key)
             if bucket is not None:
                 bucket.pop(sid, None)
                 if not bucket:
                     del self._index[key]
-        entry.index_keys = _candidate_keys(req, entry.scope) if entry.session.grouping not in ("explicit", "response-chain") else ()
+        entry.index_keys = keys
         for key in entry.index_keys:
             self._index.setdefault(key, {})[sid] = None
 
@@ -122,6 +128,7 @@ class SessionGrouper:
         """The session ``req`` belongs to and the previous request of that session (or None)."""
         self._tick += 1
         scope = record.origin.path if record.fmt == "vcr" else ""
+        keys: tuple[Any, ...] | None = None
         explicit = self.keys.explicit(record)
         target: _Open | None = None
         grouping = "history"
@@ -137,7 +144,8 @@ class SessionGrouper:
             grouping = "response-chain" if target is not None else ("cassette" if scope else "history")
         else:
             weak = self.keys.weak(record)
-            target = self._continued(req, scope, weak[0] if weak else None)
+            keys = _candidate_keys(req, scope)
+            target = self._continued(req, keys, weak[0] if weak else None)
             if target is None and weak is not None:
                 key, key_source = weak
             grouping = "cassette" if scope else "history"
@@ -151,7 +159,7 @@ class SessionGrouper:
             prev = target.last
             target.last = req
             target.touched = self._tick
-            self._reindex(target, req)
+            self._reindex(target, req, keys if target.scope == scope else None)
         req.session = session.id
         req.index_in_session = session.count
         session.count += 1
@@ -181,13 +189,26 @@ class SessionGrouper:
         self._reindex(entry, req)
         return session
 
-    def _continued(self, req: Request, scope: str, weak_key: str | None) -> _Open | None:
-        """The open session this request continues, by history."""
-        cur = req.messages
+    def _continued(self, req: Request, keys: tuple[Any, ...], weak_key: str | None) -> _Open | None:
+        """The open session this request continues, by history. Sessions whose last request
+        shares the first message are ranked first: only they can be true continuations, so when
+        one is, the sessions that share only the agent's tools or system need not be looked at."""
         best: tuple[tuple[int, ...], _Open] | None = None
-        sids: dict[str, None] = {}
-        for key in _candidate_keys(req, scope):
-            sids.update(self._index.get(key, {}))
+        sharing_first: dict[str, None] = {}
+        same_agent: dict[str, None] = {}
+        for key in keys:
+            (sharing_first if key[0] == "first" else same_agent).update(self._index.get(key, {}))
+        best = self._best(req, sharing_first, weak_key, None)
+        if best is not None and best[0][0] == 2:
+            return best[1]
+        others = {sid: None for sid in same_agent if sid not in sharing_first}
+        best = self._best(req, others, weak_key, best)
+        return best[1] if best else None
+
+    def _best(
+        self, req: Request, sids: dict[str, None], weak_key: str | None, best: tuple[tuple[int, ...], _Open] | None
+    ) -> tuple[tuple[int, ...], _Open] | None:
+        cur = req.messages
         for sid in sorted(sids, key=lambda s: int(s[1:])):
             candidate = self._open[sid]
             prev = candidate.last.messages
@@ -205,7 +226,7 @@ class SessionGrouper:
             score = (rank, int(weak_key is not None and candidate.weak_key == weak_key), k, candidate.touched)
             if best is None or score > best[0]:
                 best = (score, candidate)
-        return best[1] if best else None
+        return best
 
     def expired(self) -> list[Session]:
         """Sessions untouched for ``window`` records: closed and forgotten (memory stays flat)."""

@@ -17,7 +17,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import PrefixDiff, Request, Session
 from cachelint.payloads.pricing import BreakCost, PriceTable, break_cost_estimate, break_cost_from_usage
-from cachelint.payloads.usage import CacheUsage, miss_reason, read_usage, reason_agrees
+from cachelint.payloads.usage import CacheUsage, miss_reason, usage_of, reason_agrees
 
 # Findings that mean the cache could not serve what the previous request left in it.
 BREAK_CODES = ("CL301", "CL302", "CL303", "CL304", "CL306", "CL308", "CL309", "CL311")
@@ -85,7 +85,7 @@ class UsageLedger:
     def add(self, req: Request, prev: Request | None = None, diff: PrefixDiff | None = None) -> RequestFacts:
         """Record one request (in session order). ``prev``/``diff``: the previous request of its
         session and their PrefixDiff when the pipeline has them."""
-        usage = read_usage(req.usage, req.provider)
+        usage = usage_of(req)
         explicit = _explicit(self.limits, req.provider)
         cached_end = marked_end(req) if explicit else req.prefix_length
         common: int | None = None

@@ -198,6 +198,23 @@ def read_usage(usage: Any, provider: str | None = None) -> CacheUsage | None:
     return reader(usage)
 
 
+def usage_of(req: Any) -> CacheUsage | None:
+    """``read_usage(req.usage, req.provider)`` for a Request, read once: most CL3xx checks and the
+    money summary ask for it, and a request's usage never changes once built."""
+    cached = getattr(req, "_cache_usage", _UNREAD)
+    if cached is not _UNREAD:
+        return cached
+    found = read_usage(getattr(req, "usage", None), getattr(req, "provider", None))
+    try:
+        req._cache_usage = found
+    except AttributeError:  # an object that cannot hold it: read it each time
+        pass
+    return found
+
+
+_UNREAD = object()
+
+
 def usage_from_response(response: Any, provider: str | None = None) -> CacheUsage | None:
     """Usage from a whole response: a parsed body, its JSON text, or a server-sent event stream
     (Anthropic ``message_start``/``message_delta``, OpenAI Chat's last chunk, Responses

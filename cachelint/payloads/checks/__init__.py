@@ -86,13 +86,16 @@ def check_modules() -> tuple[ModuleType, ...]:
     return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
 
 
+@functools.lru_cache(maxsize=1)
 def request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
     return tuple(m.check_request for m in check_modules() if hasattr(m, "check_request"))
 
 
+@functools.lru_cache(maxsize=1)
 def pair_checks() -> tuple[CheckPair, ...]:
     return tuple(m.check_pair for m in check_modules() if hasattr(m, "check_pair"))
 
 
+@functools.lru_cache(maxsize=1)
 def session_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
     return tuple(m.check_session for m in check_modules() if hasattr(m, "check_session"))

@@ -23,7 +23,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Breakpoint, Request
-from cachelint.payloads.usage import read_usage
+from cachelint.payloads.usage import usage_of
 
 CODE = "CL305"
 
@@ -103,7 +103,7 @@ def static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], s
                 )
             )
     minimum = limits.min_cacheable_tokens(req.provider, req.model)
-    usage = read_usage(req.usage, req.provider)
+    usage = usage_of(req)
     if minimum is not None and not (usage is not None and usage.cached):
         # A response that read or wrote the cache proves the prefix was long enough.
         least, source = minimum
@@ -162,7 +162,7 @@ def _beyond_lookback(prev: Request, cur: Request, ctx: CheckContext, limits: Lim
         return None
     if ctx.diff is not None and ctx.diff.broken:
         return None  # the prefix broke: the break is the finding, not the lookback
-    usage = read_usage(cur.usage, cur.provider)
+    usage = usage_of(cur)
     if usage is not None and usage.read > 0:
         return None  # the provider did find an entry (e.g. runs of tool blocks counted as one)
     window = provider.lookback_blocks

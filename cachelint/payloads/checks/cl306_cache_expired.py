@@ -18,7 +18,7 @@ from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, ProviderLimits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request
 from cachelint.payloads.spend import marked_end
-from cachelint.payloads.usage import read_usage
+from cachelint.payloads.usage import usage_of
 
 CODE = "CL306"
 
@@ -43,7 +43,7 @@ def ttl_in_force(prev: Request, provider: ProviderLimits) -> tuple[str, int] | N
 def _was_cacheable(prev: Request, provider: ProviderLimits, limits: Limits) -> bool:
     """Whether the previous request left anything to expire: its cached prefix reached the
     model's minimum (below it nothing is cached, P1 §1.4, O1)."""
-    usage = read_usage(prev.usage, prev.provider)
+    usage = usage_of(prev)
     if usage is not None and usage.cached:
         return True
     minimum = limits.min_cacheable_tokens(prev.provider, prev.model)
@@ -84,7 +84,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         return []
     if gap <= seconds:
         return []
-    usage = read_usage(cur.usage, cur.provider)
+    usage = usage_of(cur)
     if usage is not None and usage.read > 0:
         return []
     survivors = [bp.ttl for bp in prev.breakpoints if (provider.ttl_seconds(bp.ttl) or 0) >= gap]

@@ -23,7 +23,7 @@ from cachelint.payloads.checks.cl311_write_never_read import never_read
 from cachelint.payloads.limits import Limits, limits_for
 from cachelint.payloads.model import Request, Session
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
-from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, read_usage
+from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, usage_of
 
 CODE = "CL308"
 # OpenAI reports hits in 128-token steps (O0) and Anthropic counts are exact: a shortfall below
@@ -78,7 +78,7 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
         return None  # CL306's finding, or parallel requests
     reason = miss_reason(cur.cache_diagnostics) if cur.has_cache_diagnostics else None
     named = reason is not None and reason.get("type") in MISS_REASON_TIERS
-    pu, cu = read_usage(prev.usage, prev.provider), read_usage(cur.usage, cur.provider)
+    pu, cu = usage_of(prev), usage_of(cur)
     found: dict[str, Any] = {}
     if pu is not None and cu is not None:
         if explicit:

@@ -15,7 +15,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request
-from cachelint.payloads.usage import read_usage
+from cachelint.payloads.usage import usage_of
 
 CODE = "CL310"
 
@@ -25,7 +25,7 @@ def _uncached(req: Request, limits: Limits) -> tuple[int, bool, int, str] | None
     provider = limits.provider(req.provider)
     if provider is None or provider.caching != "explicit" or req.breakpoints:
         return None
-    usage = read_usage(req.usage, req.provider)
+    usage = usage_of(req)
     if usage is not None and usage.cached:
         return None  # something (a proxy, a default) did cache it
     minimum = limits.min_cacheable_tokens(req.provider, req.model)

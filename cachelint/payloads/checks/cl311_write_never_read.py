@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.model import Request, Session
-from cachelint.payloads.usage import CacheUsage, read_usage
+from cachelint.payloads.usage import CacheUsage, usage_of
 
 CODE = "CL311"
 DEFAULT_MIN_REQUESTS = 3
@@ -26,7 +26,7 @@ def never_read(session: Session, ctx: CheckContext) -> dict[str, Any] | None:
     "first": Request, "requests": n, "written": tokens, "read": tokens}``."""
     with_usage: list[tuple[Request, CacheUsage]] = []
     for req in session.requests:
-        usage = read_usage(req.usage, req.provider)
+        usage = usage_of(req)
         if usage is not None:
             with_usage.append((req, usage))
     least = int(ctx.option("write-never-read-min-requests", DEFAULT_MIN_REQUESTS))

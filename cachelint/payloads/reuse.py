@@ -1,0 +1,535 @@
+"""Decoding a JSONL record without decoding the bytes it repeats from a recent record.
+
+Agents resend their whole prompt on every turn: the tools (98% of consecutive requests send them
+byte for byte), the system prompt and the history, to which a turn appends one or two messages.
+Decoding every line in full costs as much as ``orjson.loads`` of the whole log before any work is
+done (issue 7 asks for the audit to run within that floor). So the JSONL reader keeps, for a few
+recent records, where the body's ``tools`` / ``functions`` / ``system`` values and the elements of
+its history array (``messages``, Responses ``input``) sit in the line, and what the provider
+adapter built from them (a ``BuildTrace``). A new line is compared with those bytes at C speed
+(``bytes.startswith`` on a memoryview: a memcmp, no copy), and only the rest is decoded: the line
+with the repeated values cut out, typically the new messages, the response and a few settings.
+
+Correctness comes first, and rests on one fact: equal bytes decode to equal values, and the
+adapter builds blocks from values, so the block replayed for a repeated value is the block a fresh
+build would give. A raw mismatch never means a break; it only means "decode this part" (a cache
+marker that moved forward changes the raw bytes of the message it left, and that message is then
+decoded and its marker stripped as before). Anything unexpected (a value that does not end where
+it should, a repeated key, a trace of another provider) falls back to decoding the line in full.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from cachelint.payloads.jsonio import dumps, loads
+from cachelint.payloads.providers import BuildTrace, KnownBlock, KnownRun
+
+# Body keys whose whole value is reused (tools lists, the system value) and keys of history arrays
+# whose elements are reused one by one; what the adapters record in a BuildTrace.
+RUN_KEYS = ("tools", "functions", "system")
+HISTORY_KEYS = ("messages", "input")
+# Where a request body sits in a JSONL record: a bare body, an envelope, an HTTP-shaped envelope,
+# an OpenAI Batch input line (cachelint.payloads.readers._records_from_value decides which).
+BODY_PATHS = ((), ("request",), ("request", "body"), ("body",))
+
+_WS = re.compile(rb"[ \t\r\n]*")
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_SCALAR = re.compile(rb"-?[0-9][0-9eE.+-]*|true|false|null")
+_TRAILING = "unexpected content after document"  # orjson's message for a value followed by more
+
+
+class _NoReuse(Exception):
+    """The line does not have the expected shape: decode it in full."""
+
+
+@dataclass
+class LineIndex:
+    """Where the reusable values of one line's body sit, and what was built from them.
+
+    ``runs``: body key -> (start, end) of its value in ``raw``; ``elements``: (start, end) of every
+    element of the ``history_key`` array; ``trace``: filled by the adapter when the record is
+    turned into a request (an index whose trace stayed empty is never used)."""
+
+    raw: bytes
+    path: tuple[str, ...]
+    runs: dict[str, tuple[int, int]]
+    history_key: str | None
+    elements: list[tuple[int, int]]
+    # where the history's first element starts, and the body's member names before the history
+    # (a line that repeats the bytes up to there has the same members, checked when indexed)
+    history_first: int | None = None
+    keys_before: frozenset[str] = frozenset()
+    trace: BuildTrace = field(default_factory=BuildTrace)
+    view: memoryview = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.view = memoryview(self.raw)
+
+    def usable_history(self) -> bool:
+        t = self.trace
+        return (
+            t.provider is not None
+            and self.history_key is not None
+            and t.history_key == self.history_key
+            and len(t.history) == len(self.elements)
+        )
+
+
+@dataclass
+class Decoded:
+    """A line decoded with reuse: the record's JSON value (the body holds KnownRun / KnownBlock
+    where bytes were reused), and the line's own index (its trace is filled later)."""
+
+    value: Any
+    index: LineIndex
+    reused_bytes: int
+
+
+class LineReuse:
+    """The recent lines of one JSONL file whose bytes a new line may repeat.
+
+    ``keep`` lines at most (several sessions may interleave in one log), within ``budget`` bytes
+    of raw lines, so memory stays bounded whatever the log's length.
+
+    The common case costs a few memcmps: the line repeats a recent line's bytes up to the first
+    element of the history (envelope, settings, tools, system: one comparison), then the first k
+    history elements (a binary search on whole runs of elements). Otherwise the body's members are
+    scanned one by one and each tools / system / history value is compared on its own."""
+
+    def __init__(self, keep: int = 8, budget: int = 64 * 1024 * 1024) -> None:
+        self.keep = keep
+        self.budget = budget
+        self._recent: list[LineIndex] = []  # most recent first
+        self._bytes = 0
+        self.reused = 0  # lines decoded with reuse (for benchmarks and tests)
+        self.reused_bytes = 0
+
+    # -- decoding -------------------------------------------------------------------------------
+
+    def decode(self, raw: bytes) -> Decoded | None:
+        """The line decoded with the bytes it repeats cut out, or None when nothing recent can be
+        reused (or the line is not shaped as expected): the caller then decodes it in full."""
+        candidates = [c for c in self._recent if c.trace.provider is not None]
+        if not candidates:
+            return None
+        try:
+            return self._decode(raw, candidates)
+        except (_NoReuse, ValueError, RecursionError, IndexError, KeyError, TypeError):
+            return None
+
+    def _decode(self, raw: bytes, candidates: list[LineIndex]) -> Decoded | None:
+        for candidate in candidates:
+            first = candidate.history_first
+            if first is not None and raw.startswith(candidate.view[:first]):
+                return self._decode_same_prefix(raw, candidate)
+        return self._decode_scanned(raw, candidates)
+
+    def _decode_same_prefix(self, raw: bytes, candidate: LineIndex) -> Decoded | None:
+        """The line repeats ``candidate`` up to its history's first element: the same envelope,
+        the same body members before the history, the same tools and system bytes."""
+        first = candidate.history_first
+        assert first is not None
+        view = memoryview(raw)
+        k = _common_elements(raw, first, candidate) if candidate.usable_history() else 0
+        after = first
+        if k:
+            pos = _ws(raw, candidate.elements[k - 1][1])
+            sep = raw[pos : pos + 1]
+            if sep == b",":
+                after = _ws(raw, pos + 1)
+            elif sep == b"]":
+                after = pos
+            else:
+                raise _NoReuse("expected ',' or ']' after the repeated history")
+        known_runs = candidate.trace.runs
+        cuts = [(s, e, b"null", key) for key, (s, e) in candidate.runs.items() if e <= first and key in known_runs]
+        if not cuts and not k:
+            return None
+        pieces: list[Any] = []
+        at = 0
+        for start, end, replacement, _ in cuts:  # runs sit before the history, in order
+            pieces += (view[at:start], replacement)
+            at = end
+        pieces += (view[at:first], view[after:])
+        value = loads(b"".join(pieces))
+        path = candidate.path
+        body = follow_path(value, path)
+        if not isinstance(body, dict):
+            raise _NoReuse("no body at the expected place")
+        runs = {key: (s, e) for s, e, _, key in cuts}
+        for _, _, _, key in cuts:
+            if body.get(key, False) is not None:
+                raise _NoReuse(f"{key} is not where it was cut")
+            body[key] = known_runs[key]
+        key = candidate.history_key
+        rest = body.get(key)  # type: ignore[arg-type]
+        if not isinstance(rest, list):
+            raise _NoReuse("no history array")
+        ascii_only = raw.isascii()
+        elements = candidate.elements[:k]
+        end = _element_spans(raw, view, after, rest, ascii_only, elements)
+        seen = set(candidate.keys_before)
+        seen.add(key)  # type: ignore[arg-type]
+        body_end = _members_after(raw, view, end, body, ascii_only, seen, runs)
+        for name in path:  # a repeated envelope key would make the decoded record use the last one
+            if raw.find(b'"' + name.encode() + b'"', body_end) >= 0:
+                raise _NoReuse(f"{name!r} appears after the body")
+        if k:
+            body[key] = candidate.trace.history[:k] + rest  # type: ignore[index]
+        index = LineIndex(raw, path, runs, key, elements, first, candidate.keys_before)
+        if k:
+            index.trace.reuse_from = (candidate.trace, k)
+        reused = sum(e - s for s, e, _, _ in cuts) + after - first
+        self.reused += 1
+        self.reused_bytes += reused
+        return Decoded(value, index, reused)
+
+    def _decode_scanned(self, raw: bytes, candidates: list[LineIndex]) -> Decoded | None:
+        path = candidates[0].path
+        candidates = [c for c in candidates if c.path == path]
+        view = memoryview(raw)
+        ascii_only = raw.isascii()
+        body_start = _locate(raw, view, path, ascii_only)
+        scan = _scan_body(raw, view, body_start, ascii_only, candidates, None)
+        if not scan.reused_runs and not scan.reused_elements:
+            return None
+        cuts = [(s, e, b"null") for s, e, _ in scan.reused_runs]
+        if scan.history_cut is not None:
+            cuts.append((*scan.history_cut, b""))
+        cuts.sort()
+        pieces = []
+        at = 0
+        for start, end, replacement in cuts:
+            pieces.append(view[at:start])
+            pieces.append(replacement)
+            at = end
+        pieces.append(view[at:])
+        value = loads(b"".join(pieces))
+        body = follow_path(value, path)
+        if not isinstance(body, dict):
+            raise _NoReuse("no body at the expected place")
+        for start, end, known in scan.reused_runs:
+            key = scan.run_keys[(start, end)]
+            if body.get(key, False) is not None:
+                raise _NoReuse(f"{key} is not where it was cut")
+            body[key] = known
+        if scan.reused_elements:
+            rest = body.get(scan.history_key)  # type: ignore[arg-type]
+            if not isinstance(rest, list) or len(rest) != len(scan.elements) - len(scan.reused_elements):
+                raise _NoReuse("the history array does not hold the elements scanned")
+            body[scan.history_key] = scan.reused_elements + rest  # type: ignore[index]
+        index = LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before)
+        if scan.history_source is not None:
+            index.trace.reuse_from = (scan.history_source.trace, len(scan.reused_elements))
+        reused = sum(e - s for s, e, _ in scan.reused_runs)
+        if scan.history_cut is not None:
+            reused += scan.history_cut[1] - scan.history_cut[0]
+        self.reused += 1
+        self.reused_bytes += reused
+        return Decoded(value, index, reused)
+
+    # -- remembering ----------------------------------------------------------------------------
+
+    def index(self, raw: bytes, value: Any, body: Any) -> LineIndex | None:
+        """The index of a line decoded in full (``value``), whose request body is ``body`` (the
+        very object inside ``value``), or None when the body is not in a known place."""
+        path = next((p for p in BODY_PATHS if follow_path(value, p) is body), None)
+        if path is None or not isinstance(body, dict):
+            return None
+        try:
+            view = memoryview(raw)
+            ascii_only = raw.isascii()
+            start = _locate(raw, view, path, ascii_only)
+            scan = _scan_body(raw, view, start, ascii_only, [], body)
+        except (_NoReuse, ValueError, RecursionError, IndexError):
+            return None
+        return LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before)
+
+    def remember(self, index: LineIndex) -> None:
+        self._recent.insert(0, index)
+        self._bytes += len(index.raw)
+        while len(self._recent) > self.keep or (self._bytes > self.budget and len(self._recent) > 1):
+            self._bytes -= len(self._recent.pop().raw)
+
+
+# --- scanning the raw bytes -----------------------------------------------------------------------
+
+
+def follow_path(value: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _ws(raw: bytes, pos: int) -> int:
+    return _WS.match(raw, pos).end()  # type: ignore[union-attr]
+
+
+def _key(raw: bytes, pos: int) -> tuple[str, int]:
+    """The member name starting at ``pos`` and the position of its value."""
+    match = _STRING.match(raw, pos)
+    if match is None:
+        raise _NoReuse("expected a member name")
+    token = match.group()
+    name = token[1:-1].decode("utf-8") if b"\\" not in token else loads(token)
+    pos = _ws(raw, match.end())
+    if raw[pos : pos + 1] != b":":
+        raise _NoReuse("expected ':'")
+    return name, _ws(raw, pos + 1)
+
+
+def value_end(raw: bytes, view: memoryview, pos: int, ascii_only: bool) -> int:
+    """Where the JSON value starting at ``pos`` ends (its trailing whitespace may be included).
+
+    Strings and scalars by a regular expression; objects and arrays by letting orjson parse the
+    value and report where the content after it starts (C speed; orjson counts characters, so a
+    non-ASCII line needs the count turned into bytes)."""
+    first = raw[pos : pos + 1]
+    if first == b'"':
+        match = _STRING.match(raw, pos)
+        if match is None:
+            raise _NoReuse("unterminated string")
+        return match.end()
+    if first not in (b"{", b"["):
+        match = _SCALAR.match(raw, pos)
+        if match is None:
+            raise _NoReuse("not a JSON value")
+        return match.end()
+    import orjson
+
+    try:
+        orjson.loads(view[pos:])
+    except orjson.JSONDecodeError as exc:
+        if not str(exc).startswith(_TRAILING):
+            raise _NoReuse(str(exc)) from None
+        chars = exc.pos
+    else:
+        return len(raw)
+    if ascii_only:
+        return pos + chars
+    text = bytes(view[pos : pos + 4 * chars]).decode("utf-8", "ignore")
+    return pos + len(text[:chars].encode("utf-8"))
+
+
+def _end_of(raw: bytes, view: memoryview, pos: int, ascii_only: bool, decoded: Any, has_decoded: bool) -> int:
+    """``value_end``, first trying the compact serialisation of the decoded value (one memcmp
+    when the producer wrote compact JSON, as most capture tools do)."""
+    if has_decoded and raw[pos : pos + 1] in (b"{", b"["):
+        try:
+            data = dumps(decoded)
+        except (TypeError, ValueError):
+            data = b""
+        if data and raw.startswith(data, pos):
+            return pos + len(data)
+    return value_end(raw, view, pos, ascii_only)
+
+
+def _locate(raw: bytes, view: memoryview, path: tuple[str, ...], ascii_only: bool) -> int:
+    """The position of the body object in the line."""
+    pos = _ws(raw, 0)
+    for name in path:
+        if raw[pos : pos + 1] != b"{":
+            raise _NoReuse("expected an object")
+        # a repeated key would make the decoded record use the last one: take no chances
+        if raw.count(b'"' + name.encode() + b'"') != 1:
+            raise _NoReuse(f"{name!r} appears more than once")
+        pos = _ws(raw, pos + 1)
+        while True:
+            key, start = _key(raw, pos)
+            if key == name:
+                pos = start
+                break
+            pos = _ws(raw, value_end(raw, view, start, ascii_only))
+            if raw[pos : pos + 1] != b",":
+                raise _NoReuse(f"no {name!r} member")
+            pos = _ws(raw, pos + 1)
+    if raw[pos : pos + 1] != b"{":
+        raise _NoReuse("the body is not an object")
+    return pos
+
+
+@dataclass
+class _Scan:
+    runs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    run_keys: dict[tuple[int, int], str] = field(default_factory=dict)
+    reused_runs: list[tuple[int, int, KnownRun]] = field(default_factory=list)
+    history_key: str | None = None
+    elements: list[tuple[int, int]] = field(default_factory=list)
+    reused_elements: list[KnownBlock] = field(default_factory=list)
+    history_cut: tuple[int, int] | None = None
+    history_source: LineIndex | None = None
+    history_first: int | None = None
+    keys_before: frozenset[str] = frozenset()
+
+
+def _scan_body(
+    raw: bytes, view: memoryview, pos: int, ascii_only: bool, candidates: list[LineIndex], decoded: dict | None
+) -> _Scan:
+    """Every member of the body object at ``pos``: spans of the reusable values, and which of
+    them repeat a candidate's bytes. ``decoded``: the body decoded in full (indexing a line read
+    in full), or None (decoding with reuse)."""
+    scan = _Scan()
+    seen: set[str] = set()
+    pos = _ws(raw, pos + 1)
+    if raw[pos : pos + 1] == b"}":
+        return scan
+    while True:
+        key, start = _key(raw, pos)
+        if key in seen:
+            raise _NoReuse(f"member {key!r} repeated")
+        seen.add(key)
+        has = decoded is not None and key in decoded
+        value = decoded.get(key) if decoded is not None else None
+        if key in HISTORY_KEYS and raw[start : start + 1] == b"[" and scan.history_key is None:
+            scan.keys_before = frozenset(seen - {key})
+            end = _scan_history(raw, view, start, ascii_only, candidates, key, value if has and isinstance(value, list) else None, scan)
+        elif key in RUN_KEYS and raw[start : start + 1] in (b"[", b"{", b'"'):
+            end = -1
+            for candidate in candidates:
+                span = candidate.runs.get(key)
+                known = candidate.trace.runs.get(key)
+                if span is not None and known is not None and raw.startswith(candidate.view[span[0] : span[1]], start):
+                    end = start + span[1] - span[0]
+                    scan.reused_runs.append((start, end, known))
+                    break
+            if end < 0:
+                end = _end_of(raw, view, start, ascii_only, value, has)
+            scan.runs[key] = (start, end)
+            scan.run_keys[(start, end)] = key
+        else:
+            end = _end_of(raw, view, start, ascii_only, value, has)
+        pos = _ws(raw, end)
+        sep = raw[pos : pos + 1]
+        if sep == b"}":
+            return scan
+        if sep != b",":
+            raise _NoReuse("expected ',' or '}' in the body")
+        pos = _ws(raw, pos + 1)
+
+
+def _scan_history(
+    raw: bytes,
+    view: memoryview,
+    start: int,
+    ascii_only: bool,
+    candidates: list[LineIndex],
+    key: str,
+    decoded: list | None,
+    scan: _Scan,
+) -> int:
+    """The history array at ``start``: the longest run of leading elements that repeats a
+    candidate's (found by binary search on whole runs of bytes: a few memcmps), then the spans of
+    the others. Returns the end of the array."""
+    scan.history_key = key
+    first = _ws(raw, start + 1)
+    if raw[first : first + 1] == b"]":
+        return first + 1
+    scan.history_first = first
+    best: tuple[int, LineIndex] | None = None
+    for candidate in candidates:
+        if candidate.history_key != key or not candidate.usable_history():
+            continue
+        k = _common_elements(raw, first, candidate)
+        if k and (best is None or k > best[0]):
+            best = (k, candidate)
+    pos = first
+    count = 0
+    if best is not None:
+        k, candidate = best
+        shift = first - candidate.elements[0][0]
+        scan.elements = [(s + shift, e + shift) for s, e in candidate.elements[:k]]
+        scan.reused_elements = candidate.trace.history[:k]
+        scan.history_source = candidate
+        pos = scan.elements[-1][1]
+        count = k
+    while True:
+        pos = _ws(raw, pos)
+        sep = raw[pos : pos + 1]
+        if count and sep == b"]":
+            break
+        if count:
+            if sep != b",":
+                raise _NoReuse("expected ',' or ']' in the history")
+            pos = _ws(raw, pos + 1)
+        if best is not None and count == best[0]:
+            scan.history_cut = (first, pos)  # the reused elements and the separator after them
+        item = decoded[count] if decoded is not None and count < len(decoded) else None
+        end = _end_of(raw, view, pos, ascii_only, item, decoded is not None and count < len(decoded))
+        scan.elements.append((pos, end))
+        count += 1
+        pos = end
+    if best is not None and scan.history_cut is None:
+        scan.history_cut = (first, pos)  # every element reused: the array decodes as []
+    return pos + 1
+
+
+def _element_spans(
+    raw: bytes, view: memoryview, pos: int, items: list, ascii_only: bool, spans: list[tuple[int, int]]
+) -> int:
+    """Append the spans of the decoded ``items``, which follow one another from ``pos`` (after
+    the reused elements and their separator), to ``spans``; return the end of the array. Each
+    span is found by comparing the item's compact serialisation with the bytes (one memcmp when
+    the producer wrote compact JSON), else by ``value_end``."""
+    for i, item in enumerate(items):
+        if i:
+            pos = _ws(raw, pos)
+            if raw[pos : pos + 1] != b",":
+                raise _NoReuse("expected ',' between history elements")
+            pos = _ws(raw, pos + 1)
+        end = _end_of(raw, view, pos, ascii_only, item, True)
+        spans.append((pos, end))
+        pos = end
+    pos = _ws(raw, pos)
+    if raw[pos : pos + 1] != b"]":
+        raise _NoReuse("the history array holds more than was decoded")
+    return pos + 1
+
+
+def _members_after(
+    raw: bytes, view: memoryview, pos: int, body: dict, ascii_only: bool, seen: set[str], runs: dict[str, tuple[int, int]]
+) -> int:
+    """The body members after the history (their run spans, for the next line), checking that no
+    name repeats; returns the end of the body."""
+    while True:
+        pos = _ws(raw, pos)
+        sep = raw[pos : pos + 1]
+        if sep == b"}":
+            return pos + 1
+        if sep != b",":
+            raise _NoReuse("expected ',' or '}' in the body")
+        key, start = _key(raw, _ws(raw, pos + 1))
+        if key in seen:
+            raise _NoReuse(f"member {key!r} repeated")
+        seen.add(key)
+        pos = _end_of(raw, view, start, ascii_only, body.get(key), key in body)
+        if key in RUN_KEYS and raw[start : start + 1] in (b"[", b"{", b'"'):
+            runs[key] = (start, pos)
+
+
+def _common_elements(raw: bytes, first: int, candidate: LineIndex) -> int:
+    """How many leading elements of the candidate's history the line repeats at ``first``, byte
+    for byte (separators included)."""
+    elements = candidate.elements
+    base = elements[0][0]
+    view = candidate.view
+
+    def repeats(k: int) -> bool:
+        return raw.startswith(view[base : elements[k - 1][1]], first)
+
+    n = len(elements)
+    if repeats(n):
+        return n
+    if n > 1 and repeats(n - 1):  # the common case: the cache marker moved off the last message
+        return n - 1
+    low, high = 0, n - 2  # repeats(low) holds (vacuously for 0); find the largest
+    while low < high:
+        mid = (low + high + 1) // 2
+        if repeats(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
