@@ -76,6 +76,10 @@ class Diagnostic:
             object.__setattr__(self, "end_line", self.line)
         if self.end_column is None:
             object.__setattr__(self, "end_column", self.column)
+        for name in ("path", "message"):
+            value = getattr(self, name)
+            if not value.isascii():
+                object.__setattr__(self, name, printable(value))
 
     def sort_key(self) -> tuple:
         return (
@@ -154,6 +158,20 @@ class Diagnostic:
             kind=data.get("kind"),
             details=data.get("details", {}),
         )
+
+
+def printable(text: str) -> str:
+    """``text`` as valid Unicode. A file name that is not valid UTF-8 reaches Python with lone
+    surrogates (os.fsdecode); every output must encode to UTF-8, so its bytes show as ``\\xNN``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate that is no escaped byte
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
 
 
 def unreadable(path: str, message: str, line: int = 1, column: int = 1, **extra: Any) -> Diagnostic:
