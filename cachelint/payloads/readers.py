@@ -16,11 +16,13 @@ recursively in sorted order. Secrets are dropped here, before anything else sees
 from __future__ import annotations
 
 import base64
+import errno
 import functools
 import gzip
 import io
 import os
 import re
+import stat
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -28,7 +30,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import IO, Any, Iterator, Mapping
 
-from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.providers import BuildTrace
@@ -71,7 +73,7 @@ def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | D
         path = Path(given)
         absolute = path if path.is_absolute() else cwd / path
         if absolute.is_file():
-            yield absolute, given
+            yield absolute, printable(given)
         elif absolute.is_dir():
             yield from _walk(absolute, given)
         elif not absolute.exists():
@@ -80,10 +82,17 @@ def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | D
             yield unreadable(given, "not a regular file or directory")
 
 
-def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str]]:
+def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str] | Diagnostic]:
     real_root = os.path.realpath(root)
     found: list[tuple[str, Path]] = []
-    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+    unlistable: list[Diagnostic] = []
+
+    def cannot_list(exc: OSError) -> None:  # os.walk would skip the folder silently
+        rel = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "."
+        shown = display_root if rel == "." else f"{display_root.rstrip('/')}/{rel}"
+        unlistable.append(unreadable(printable(shown), f"cannot list directory: {exc.strerror or exc}"))
+
+    for directory, dirnames, filenames in os.walk(root, followlinks=False, onerror=cannot_list):
         for name in filenames:
             if not is_log_name(name):
                 continue
@@ -94,13 +103,16 @@ def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str]]:
             found.append((full.relative_to(root).as_posix(), full))
     for rel, full in sorted(found):  # one order whatever the file system's
         display = rel if display_root in ("", ".") else f"{display_root.rstrip('/')}/{rel}"
-        yield full, display
+        yield full, printable(display)
+    yield from sorted(unlistable, key=Diagnostic.sort_key)
 
 
 # --- opening and detecting --------------------------------------------------------------------
 
 
 def _open(path: Path) -> IO[bytes]:
+    if not stat.S_ISREG(os.stat(path).st_mode):  # opening a FIFO would wait forever for a writer
+        raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)")
     handle = open(path, "rb")
     magic = handle.read(2)
     handle.seek(0)
