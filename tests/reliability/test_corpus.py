@@ -297,3 +297,81 @@ def test_a_run_of_only_bad_inputs_exits_one_not_two(tmp_path):
     (tmp_path / "p.py").write_bytes((CHECK / "python2.py").read_bytes())
     code, found = findings(tmp_path, "check", ["p.py"])
     assert (code, found) == (1, [("CL001", "p.py", 3, 1, None)])
+
+
+# --- special files -------------------------------------------------------------------------------
+
+
+def run_with_timeout(cwd: Path, *args: str) -> tuple[int, list[tuple]]:
+    """``cachelint ARGS --output-format json`` in a subprocess that must finish: opening a FIFO
+    waits for a writer forever, so a regression here would hang an in-process test."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "cachelint", *args, "--isolated", "--output-format", "json"],
+        cwd=cwd, capture_output=True, timeout=60,
+    )
+    return proc.returncode, [(d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in json.loads(proc.stdout)]
+
+
+def test_a_fifo_is_reported_never_opened_by_check(tmp_path):
+    check_tree(tmp_path, {})
+    os.mkfifo(tmp_path / "pipe.py")
+    os.mkfifo(tmp_path / "skills" / "wrong-folder" / "notes.md")  # an index candidate: not ours to judge
+    code, found = run_with_timeout(tmp_path, "check", "--no-cache", ".")
+    assert code == 1
+    assert found == sorted([*NEIGHBOUR_FINDINGS, ("CL001", "pipe.py", 1, 1, None)], key=lambda f: (f[1], f[2], f[3], f[0]))
+
+
+def test_a_fifo_is_reported_never_opened_by_audit(tmp_path):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "good_flagged.jsonl").write_bytes(GOOD_LOG)
+    os.mkfifo(tmp_path / "logs" / "pipe.jsonl")
+    os.mkfifo(tmp_path / "given.har")
+    code, found = run_with_timeout(tmp_path, "audit", "logs", "given.har")
+    assert code == 1
+    assert found == [
+        ("CL001", "given.har", 1, 1, None),
+        ("CL301", "logs/good_flagged.jsonl", 2, 1, 1),
+        ("CL001", "logs/pipe.jsonl", 1, 1, None),
+    ]
+
+
+def test_file_names_that_are_not_utf8(tmp_path):
+    """Every output stays valid UTF-8: the name's undecodable byte is shown as \\xNN."""
+    agent = (CHECK / "good_flagged.py").read_bytes()
+    os.makedirs(os.path.join(os.fsencode(tmp_path), b"logs"))
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.py"), "wb") as handle:
+        handle.write(agent)
+    with open(os.path.join(os.fsencode(tmp_path), b"logs", b"l\xfeg.jsonl"), "wb") as handle:
+        handle.write(GOOD_LOG)
+    from .helpers import run_cli
+
+    for command, fmts, target in (("check", ["concise", "full", "json", "sarif", "github"], "."), ("audit", ["concise", "full", "json", "sarif", "github", "html"], "logs")):
+        for fmt in fmts:
+            args = [command, "--isolated", "--output-format", fmt, "-o", f"out.{fmt}", target]
+            code, _ = run_cli(tmp_path, args[:1] + (["--no-cache"] if command == "check" else []) + args[1:])
+            assert code == 1, (command, fmt)
+            text = (tmp_path / f"out.{fmt}").read_bytes().decode("utf-8")  # strict: must be valid UTF-8
+            assert ("caf\\xe9.py" if command == "check" else "logs/l\\xfeg.jsonl") in text.replace("\\\\", "\\"), (command, fmt)
+
+
+def test_a_log_folder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
+    """os.walk skips a folder it cannot list unless told otherwise; the audit reports it."""
+    logs = tmp_path / "logs"
+    (logs / "locked").mkdir(parents=True)
+    (logs / "locked" / "hidden.jsonl").write_bytes(GOOD_LOG)
+    (logs / "good_flagged.jsonl").write_bytes(GOOD_LOG)
+    real_scandir = os.scandir
+    locked = str(logs / "locked")
+
+    def scandir(path="."):
+        if os.fspath(path) == locked:  # what a folder without the read bit gives a normal user
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, found = findings(tmp_path, "audit", ["logs"])
+    assert code == 1
+    assert found == [("CL301", "logs/good_flagged.jsonl", 2, 1, 1), ("CL001", "logs/locked", 1, 1, None)]
