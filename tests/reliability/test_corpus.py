@@ -375,3 +375,17 @@ def test_a_log_folder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):
     code, found = findings(tmp_path, "audit", ["logs"])
     assert code == 1
     assert found == [("CL301", "logs/good_flagged.jsonl", 2, 1, 1), ("CL001", "logs/locked", 1, 1, None)]
+
+
+def test_a_folder_that_cannot_be_listed_in_check(tmp_path, monkeypatch):
+    check_tree(tmp_path, {"locked/agent.py": GOOD_AGENT})
+    real_scandir = os.scandir
+    locked = str(tmp_path / "locked")
+
+    def scandir(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    expect_check(tmp_path, [("CL001", "locked", 1, 1)], {"locked": "cannot list directory: Permission denied"})
