@@ -170,8 +170,22 @@ def test_openai_chat_rules(tmp_path):
         msgs = [{"role": "system", "content": "S"}] + turns(n)
         return {"model": "gpt-4.1-mini", "messages": msgs, "tools": [{"type": "function", "function": {"name": "t", "parameters": {}}}], **extra}
 
-    r = audit(tmp_path, [chat(1), chat(3, response_format={"type": "json_object"}), chat(5, response_format={"type": "json_object"}, prompt_cache_key="k2")])
-    assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [("CL304", "response_format", 1), ("CL304", "prompt_cache_key", 2)]
+    records = [chat(1), chat(3, response_format={"type": "json_object"}), chat(5, response_format={"type": "json_object"}, prompt_cache_key="k2")]
+    r = audit(tmp_path, records, select=[*ONLY_MINE["select"], "CL312"])
+    # a prompt_cache_key change is cache-key churn: CL312 reports it, CL304 leaves it alone
+    assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [("CL304", "response_format", 1), ("CL312", "changed", 2)]
+
+
+def test_a_prompt_cache_key_change_is_one_finding_and_still_a_break(tmp_path):
+    def chat(n, key):
+        return {"model": "gpt-4.1-mini", "prompt_cache_key": key, "messages": [{"role": "system", "content": "S"}] + turns(n)}
+
+    r = audit_records(tmp_path, [chat(1, "tenant-a"), chat(3, "tenant-a"), chat(5, "tenant-b")], config={"select": ["CL3"]})
+    assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [("CL312", "changed", 2)]
+    assert "'tenant-a' to 'tenant-b'" in r.diagnostics[0].message
+    (session,) = r.summary["sessions"]
+    assert (session["requests"], session["breaks"]) == (3, 1)
+    assert session["break_details"][0]["invalidated"] == ["tools", "system", "messages"]
 
 
 def test_gemini_system_change(tmp_path):

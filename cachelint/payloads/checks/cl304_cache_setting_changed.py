@@ -1,7 +1,11 @@
 """CL304 cache-setting-changed: a setting that is part of the cache key changed between two
 consecutive requests (model, tool_choice, thinking, effort, web search, citations, speed, images,
 response_format, prompt_cache_key…). Which tiers each change loses is dated data:
-rules/packs/payloads-invalidation.yaml (reference/cache_facts.md §1.8, §2)."""
+rules/packs/payloads-invalidation.yaml (reference/cache_facts.md §1.8, §2).
+
+A setting whose row names another rule (``reported-by``: ``prompt_cache_key`` is CL312's
+cache-key churn) is left to that rule, so that one change gives one finding; it still counts as a
+break in the diff and the summary."""
 from __future__ import annotations
 
 from typing import Iterable
@@ -21,7 +25,10 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         rows.update(pack.get("providers", {}).get(cur.provider, {}))
     out = []
     for change in diff.settings:
-        source = rows.get(change.name, {}).get("source", "")
+        row = rows.get(change.name, {})
+        if row.get("reported-by", "CL304") != "CL304":
+            continue
+        source = row.get("source", "")
         message = (
             f"{change.name} changed from {show(change.before)} to {show(change.after)}: "
             f"invalidates {lost_text(change.invalidates)} without a byte of them changing"

@@ -27,14 +27,21 @@ def _key(req: Request) -> str | None:
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
+    """A key set, changed or dropped between consecutive requests of a session (CL304 leaves this
+    setting to CL312: ``reported-by`` in rules/packs/payloads-invalidation.yaml)."""
     before, after = _key(prev), _key(cur)
-    if before is None or after is None or before == after:
+    if before == after:
         return []
+    if before is None:
+        what = f"prompt_cache_key {after!r} set in the middle of the session"
+    elif after is None:
+        what = f"prompt_cache_key {before!r} dropped in the middle of the session"
+    else:
+        what = f"prompt_cache_key changed from {before!r} to {after!r} within the session"
     return [
         at_request(
             CODE,
-            f"prompt_cache_key changed from {before!r} to {after!r} within the session: the request is routed"
-            " away from the machines that hold its prefix; keep one key per conversation",
+            f"{what}: the request is routed away from the machines that hold its prefix; keep one key per conversation",
             cur,
             kind="changed",
             details={"before": before, "after": after, "previous_record": prev.origin.record},
