@@ -14,6 +14,7 @@ cache_control markers stripped"). One normalisation and no other: a string ``sys
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
@@ -196,10 +197,7 @@ class _Builder:
         if type(value) is KnownBlock:
             return self.replay(tier, value.entry, value.variant, variant)
         if self.cache is None:
-            start = (self.position, len(self.breakpoints), self.images, self.citations)
-            block = build(self, value)
-            marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
-            return (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3], 0)
+            return self.built_entry(value, build)
         blocks = getattr(self, tier)
         key = (tier, variant, self.offset, len(blocks), dumps(value))
         hit = self.cache.get(key)
@@ -219,6 +217,13 @@ class _Builder:
         entry = (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3])
         self.cache.put(key, entry, len(block.data))
         return (*entry, 0)
+
+    def built_entry(self, value: Any, build: Callable[["_Builder", Any], Block]) -> tuple:
+        """``build(self, value)`` without the cache, as an entry."""
+        start = (self.position, len(self.breakpoints), self.images, self.citations)
+        block = build(self, value)
+        marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :]) if len(self.breakpoints) > start[1] else ()
+        return (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3], 0)
 
     def replay(self, tier: str, entry: tuple, entry_variant: str, variant: str) -> tuple:
         """Append a block built earlier from the same bytes. Its tier index is the same (what came
@@ -545,12 +550,18 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "disable_parallel_tool_use": disable_parallel,
         "thinking": body.get("thinking"),
         "effort": output_config.get("effort"),
-        "web_search": any(t.startswith("web_search") for t in tool_types),
-        "web_fetch": any(t.startswith("web_fetch") for t in tool_types),
+        "web_search": _has_tool_type(tool_types, "web_search"),
+        "web_fetch": _has_tool_type(tool_types, "web_fetch"),
         "citations": b.citations > 0,
         "speed": body.get("speed"),
         "images": b.images,
     }
+
+
+@functools.lru_cache(maxsize=256)
+def _has_tool_type(tool_types: tuple[str, ...], prefix: str) -> bool:
+    """Whether a server tool of that family is present (the same few tool lists every request)."""
+    return any(t.startswith(prefix) for t in tool_types)
 
 
 def _anthropic_tool(b: _Builder, tool: Any) -> Block:
@@ -573,7 +584,12 @@ def _anthropic_system_block(b: _Builder, item: Any) -> Block:
 def _message_block(b: _Builder, message: Any, text_kind: str, history: bool = False) -> Block:
     """One message as a block (string content as its single text block); breakpoints on its parts.
     ``history``: the message is an element of the body's history array (recorded in the trace)."""
-    entry = b.cached_entry("messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind))
+    if history and b.trace is not None and type(message) is not KnownBlock:
+        # a record read with reuse: its repeated messages come as KnownBlocks, so the few decoded
+        # ones are new and the block cache (a dumps per message) would only miss
+        entry = b.built_entry(message, lambda builder, m: _build_message_block(builder, m, text_kind))
+    else:
+        entry = b.cached_entry("messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind))
     if history and b.trace is not None:
         b.trace.add_history(entry, text_kind, message)
     return entry[0]

@@ -143,6 +143,10 @@ class LineReuse:
                 after = pos
             else:
                 raise _NoReuse("expected ',' or ']' after the repeated history")
+        unmarked = _unmarked(raw, after, candidate, k) if k else None
+        moved_from = after
+        if unmarked is not None:
+            after = unmarked[1]
         known_runs = candidate.trace.runs
         cuts = [(s, e, b"null", key) for key, (s, e) in candidate.runs.items() if e <= first and key in known_runs]
         if not cuts and not k:
@@ -169,6 +173,8 @@ class LineReuse:
             raise _NoReuse("no history array")
         ascii_only = raw.isascii()
         elements = candidate.elements[:k]
+        if unmarked is not None:
+            elements.append((moved_from, unmarked[2]))
         end = _element_spans(raw, view, after, rest, ascii_only, elements)
         seen = set(candidate.keys_before)
         seen.add(key)  # type: ignore[arg-type]
@@ -176,6 +182,8 @@ class LineReuse:
         for name in path:  # a repeated envelope key would make the decoded record use the last one
             if raw.find(b'"' + name.encode() + b'"', body_end) >= 0:
                 raise _NoReuse(f"{name!r} appears after the body")
+        if unmarked is not None:
+            rest.insert(0, unmarked[0])
         if k:
             body[key] = candidate.trace.history[:k] + rest  # type: ignore[index]
         index = LineIndex(raw, path, runs, key, elements, first, candidate.keys_before)
@@ -465,6 +473,32 @@ def _scan_history(
     if best is not None and scan.history_cut is None:
         scan.history_cut = (first, pos)  # every element reused: the array decodes as []
     return pos + 1
+
+
+def _unmarked(raw: bytes, pos: int, candidate: LineIndex, k: int) -> tuple[KnownBlock, int, int] | None:
+    """The message at ``pos`` when it is the candidate's k-th message with its cache marker gone:
+    the marker moved forward, and the line now sends the message exactly as its canonical bytes
+    (markers stripped). Then it decodes to the value those bytes were made from, whose block is
+    the same bytes with no breakpoint: (that KnownBlock, position after it and its separator, end
+    of the message), or None. Anthropic bodies only, whose markers are ``cache_control`` keys."""
+    if k >= len(candidate.elements) or candidate.trace.provider != "anthropic" or raw[pos : pos + 1] != b"{":
+        return None
+    known = candidate.trace.history[k]
+    block, positions, marks, images, citations = known.entry[:5]
+    if not marks or not raw.startswith(block.data, pos):
+        return None
+    start, end = candidate.elements[k]
+    if candidate.raw.find(b'"cachePoint"', start, end) >= 0:
+        return None  # stripping a cachePoint part would change what detection sees in the message
+    end = pos + len(block.data)
+    after = _ws(raw, end)
+    sep = raw[after : after + 1]
+    if sep == b",":
+        after = _ws(raw, after + 1)
+    elif sep != b"]":
+        return None
+    entry = (block, positions, (), images, citations, 0)
+    return KnownBlock(entry, known.variant, known.role, known.anthropic_content, known.converse_content), after, end
 
 
 def _element_spans(
