@@ -27,31 +27,122 @@ class Suppression:
     explicit: bool  # written for cachelint (not a shared noqa)
 
 
-def find_suppressions(text: str) -> list[Suppression]:
+def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
+    out = []
+    if "cachelint" in line.lower():
+        for m in _CACHELINT.finditer(line):
+            codes = tuple(c.strip().upper() for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
+            out.append(Suppression(number, offset + m.start() + 1, codes, True))
+    if "noqa" in line.lower():
+        for m in _NOQA.finditer(line):
+            codes = tuple(c.upper() for c in re.split(r"[\s,]+", m.group(1)) if c)
+            # noqa is shared with flake8/ruff: only our own codes concern us
+            codes = tuple(c for c in codes if c.startswith("CL"))
+            if codes:
+                out.append(Suppression(number, offset + m.start() + 1, codes, False))
+    return out
+
+
+def _mentions_suppression(text: str) -> bool:
     lowered = text.lower()
-    if "cachelint" not in lowered and "noqa" not in lowered:
+    return "cachelint" in lowered or "noqa" in lowered
+
+
+def find_suppressions(text: str) -> list[Suppression]:
+    """Suppressions anywhere in the text (Markdown, YAML, plain text)."""
+    if not _mentions_suppression(text):
         return []
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
-        if "cachelint" in line.lower():
-            for m in _CACHELINT.finditer(line):
-                codes = tuple(c.strip().upper() for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
-                out.append(Suppression(number, m.start() + 1, codes, True))
-        if "noqa" in line.lower():
-            for m in _NOQA.finditer(line):
-                codes = tuple(c.upper() for c in re.split(r"[\s,]+", m.group(1)) if c)
-                # noqa is shared with flake8/ruff: only our own codes concern us
-                codes = tuple(c for c in codes if c.startswith("CL"))
-                if codes:
-                    out.append(Suppression(number, m.start() + 1, codes, False))
+        out.extend(_scan_line(number, line))
+    return out
+
+
+def find_python_suppressions(text: str) -> list[Suppression]:
+    """Suppressions in Python comments only: a string that happens to contain
+    ``# noqa: CL101`` (a test, a docstring) is not a suppression. Falls back to the plain text
+    scan when the source does not tokenize (the file then has a CL001 anyway)."""
+    if not _mentions_suppression(text):
+        return []
+    import io
+    import tokenize
+
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT and _mentions_suppression(tok.string):
+                out.extend(_scan_line(tok.start[0], tok.string, tok.start[1]))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return find_suppressions(text)
+    return out
+
+
+def find_notebook_suppressions(text: str) -> dict[int, list[Suppression]]:
+    """Suppressions per code cell of a notebook (1-based cell index among all cells), with lines
+    counted within the cell, as the code checks report them (``details.cell``)."""
+    if not _mentions_suppression(text):
+        return {}
+    import json
+
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError, RecursionError):
+        return {}
+    out: dict[int, list[Suppression]] = {}
+    for index, cell in enumerate(cells if isinstance(cells, list) else [], start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(str(s) for s in source)
+        if isinstance(source, str) and _mentions_suppression(source):
+            found = find_python_suppressions(source)
+            if found:
+                out[index] = found
     return out
 
 
 def apply_suppressions(
     diagnostics: Sequence[Diagnostic], text: str, path: str, known_codes: Iterable[str]
 ) -> list[Diagnostic]:
-    """Drop suppressed diagnostics of one file; add CL002 for unknown codes in suppressions."""
-    suppressions = find_suppressions(text)
+    """Drop suppressed diagnostics of one file; add CL002 for unknown codes in suppressions.
+
+    Python files are read by their comments, notebooks cell by cell, other files as text."""
+    if path.endswith(".ipynb"):
+        return _apply_notebook(diagnostics, text, path, known_codes)
+    if path.endswith((".py", ".pyi")):
+        suppressions = find_python_suppressions(text)
+    else:
+        suppressions = find_suppressions(text)
+    return _apply(diagnostics, suppressions, path, known_codes)
+
+
+def _apply_notebook(
+    diagnostics: Sequence[Diagnostic], text: str, path: str, known_codes: Iterable[str]
+) -> list[Diagnostic]:
+    per_cell = find_notebook_suppressions(text)
+    if not per_cell:
+        return list(diagnostics)
+    kept: list[Diagnostic] = []
+    by_cell: dict[int | None, list[Diagnostic]] = {}
+    for d in diagnostics:
+        cell = d.details.get("cell") if d.details else None
+        by_cell.setdefault(cell if isinstance(cell, int) else None, []).append(d)
+    kept.extend(by_cell.pop(None, []))
+    for cell, suppressions in sorted(per_cell.items()):
+        result = _apply(by_cell.pop(cell, []), suppressions, path, known_codes)
+        for d in result:
+            if d.code == "CL002":
+                d = d.with_changes(message=f"cell {cell}: {d.message}", details={"cell": cell})
+            kept.append(d)
+    for rest in by_cell.values():
+        kept.extend(rest)
+    return kept
+
+
+def _apply(
+    diagnostics: Sequence[Diagnostic], suppressions: Sequence[Suppression], path: str, known_codes: Iterable[str]
+) -> list[Diagnostic]:
     if not suppressions:
         return list(diagnostics)
     known = set(known_codes)

@@ -48,3 +48,30 @@ def test_noqa_with_unknown_cl_code_is_reported():
 def test_markdown_comment_form():
     text = "<!-- cachelint: ignore[CL101] -->\n- entry\n"
     assert apply_suppressions([diag(2)], text, "AGENTS.md", KNOWN) == []
+
+
+def test_python_strings_are_not_suppressions():
+    text = 'doc = "x = 1  # cachelint: ignore[CL999]"\nother = 2  # noqa: CL101\n'
+    kept = apply_suppressions([diag(2)], text, "a.py", KNOWN)
+    assert kept == []  # the comment on line 2 works; the string on line 1 is not read
+
+
+def test_python_comment_with_unknown_code_still_reported():
+    kept = apply_suppressions([], "x = 1  # cachelint: ignore[CL999]\n", "a.py", KNOWN)
+    assert [d.code for d in kept] == ["CL002"]
+
+
+def test_notebook_suppressions_are_per_cell():
+    import json
+
+    nb = {"cells": [
+        {"cell_type": "markdown", "source": ["# title"]},
+        {"cell_type": "code", "source": ["x = 1\n", "y = 2  # cachelint: ignore[CL101]\n"]},
+        {"cell_type": "code", "source": ["z = 3  # noqa: CL888\n"]},
+    ]}
+    text = json.dumps(nb)
+    d_cell2 = Diagnostic(code="CL101", message="cell 2: m", path="n.ipynb", line=2, column=1, details={"cell": 2})
+    d_cell3 = Diagnostic(code="CL101", message="cell 3: m", path="n.ipynb", line=2, column=1, details={"cell": 3})
+    kept = apply_suppressions([d_cell2, d_cell3], text, "n.ipynb", KNOWN)
+    assert [(d.code, d.details.get("cell")) for d in kept] == [("CL101", 3), ("CL002", 3)]
+    assert kept[1].message.startswith("cell 3: ")
