@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from cachelint.payloads.model import TIERS, Block, PrefixDiff, Request, SettingChange, TierDiff
@@ -29,6 +29,7 @@ class InvalidationTable:
     """provider -> setting -> {invalidates, derived-from, default, source} (merged packs)."""
 
     providers: Mapping[str, Mapping[str, Mapping[str, Any]]]
+    _sorted: dict[str, tuple[tuple[str, Mapping[str, Any]], ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "InvalidationTable":
@@ -40,6 +41,12 @@ class InvalidationTable:
 
     def settings_for(self, provider: str) -> Mapping[str, Mapping[str, Any]]:
         return self.providers.get(provider, {})
+
+    def sorted_settings(self, provider: str) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+        """(name, row) of a provider's settings in name order, sorted once per run."""
+        if provider not in self._sorted:
+            self._sorted[provider] = tuple(sorted(self.settings_for(provider).items()))
+        return self._sorted[provider]
 
 
 @dataclass(frozen=True)
@@ -392,7 +399,7 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _setting_changes(prev: Request, cur: Request, table: InvalidationTable, broken_tiers: set[str]) -> list[SettingChange]:
     out: list[SettingChange] = []
-    for name, row in sorted(table.settings_for(cur.provider).items()):
+    for name, row in table.sorted_settings(cur.provider):
         before = _normalise_setting(prev.settings.get(name), row)
         after = _normalise_setting(cur.settings.get(name), row)
         if before == after:

@@ -172,6 +172,8 @@ class Request:
     ``envelope session``, ``cassette``).
     ``session``: the session id assigned by grouping (set by ``cachelint.payloads.sessions``).
     ``index_in_session``: 0-based position in that session (set by grouping).
+    ``memo``: what checks derive from the request once and read many times (its normalised
+    usage, its breakpoint problems), keyed by the deriving function's name.
     """
 
     provider: str
@@ -192,6 +194,7 @@ class Request:
     session_key_source: str | None = None
     session: str | None = None
     index_in_session: int = 0
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def tier(self, name: str) -> tuple[Block, ...]:
         return {"tools": self.tools, "system": self.system, "messages": self.messages}[name]

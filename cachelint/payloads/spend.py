@@ -63,6 +63,8 @@ def common_prefix_bytes(prev: Request, cur: Request) -> int:
     the offset of the first block that differs (the previous prefix length when none does)."""
     prev_blocks = [*prev.tools, *prev.system, *prev.messages]
     cur_blocks = [*cur.tools, *cur.system, *cur.messages]
+    if len(prev_blocks) <= len(cur_blocks) and prev_blocks == cur_blocks[: len(prev_blocks)]:
+        return prev.prefix_length  # consecutive requests share their Block objects: one C-level compare
     for a, b in zip(prev_blocks, cur_blocks):
         if a.tier != b.tier or a.data != b.data:
             return a.offset

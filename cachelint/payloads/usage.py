@@ -201,14 +201,13 @@ def read_usage(usage: Any, provider: str | None = None) -> CacheUsage | None:
 def usage_of(req: Any) -> CacheUsage | None:
     """``read_usage(req.usage, req.provider)`` for a Request, read once: most CL3xx checks and the
     money summary ask for it, and a request's usage never changes once built."""
-    cached = getattr(req, "_cache_usage", _UNREAD)
+    memo = getattr(req, "memo", None)
+    cached = memo.get("usage_of", _UNREAD) if isinstance(memo, dict) else _UNREAD
     if cached is not _UNREAD:
         return cached
     found = read_usage(getattr(req, "usage", None), getattr(req, "provider", None))
-    try:
-        req._cache_usage = found
-    except AttributeError:  # an object that cannot hold it: read it each time
-        pass
+    if isinstance(memo, dict):
+        memo["usage_of"] = found
     return found
 
 

@@ -43,7 +43,17 @@ def _slots(req: Request) -> list[Breakpoint]:
 
 
 def static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], str, str, dict[str, Any]]]:
-    """(signature, kind, message, details) of every problem visible in one request."""
+    """(signature, kind, message, details) of every problem visible in one request; computed once
+    per request (each pair check compares the request with its predecessor's problems)."""
+    cached = req.memo.get("static_issues")
+    if cached is not None and cached[0] is limits:
+        return cached[1]
+    found = _static_issues(req, limits)
+    req.memo["static_issues"] = (limits, found)
+    return found
+
+
+def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], str, str, dict[str, Any]]]:
     provider = limits.provider(req.provider)
     if provider is None or not req.breakpoints:
         return []

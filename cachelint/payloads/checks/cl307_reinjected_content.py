@@ -102,7 +102,10 @@ def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
 
 
 def _same_blocks(a: tuple[Block, ...], b: tuple[Block, ...]) -> bool:
-    return len(a) == len(b) and all(x is y or x.data == y.data for x, y in zip(a, b))
+    if len(a) != len(b):
+        return False
+    # consecutive requests share their Block objects: one C-level comparison in the common case
+    return a == b or all(x is y or x.data == y.data for x, y in zip(a, b))
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
