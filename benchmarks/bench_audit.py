@@ -1,13 +1,15 @@
 """Audit speed and memory against the floor: a bare ``orjson.loads`` of every line (issue 7).
 
-Generates the logs it needs (benchmarks/gen_anthropic_log.py), runs each measurement in a fresh
-process several times, and prints a table of median wall time, peak RSS and the ratio to the floor
-measured in the same run.
+Generates the logs it needs (benchmarks/gen_anthropic_log.py), then measures each log several
+times, interleaved in the same run (floor, audit, peer, floor, audit, peer…: this machine is
+noisy, so only ratios measured side by side mean anything), every measurement in a fresh process.
+Prints median wall time (the audit's includes start-up: imports and pack loading), peak RSS and
+the ratios to the floor and to promptcachelint.
 
-    python benchmarks/bench_audit.py                       # 2,000 requests (~70 MB), 3 runs
-    python benchmarks/bench_audit.py --requests 2000 4000 8000 --runs 3
+    python benchmarks/bench_audit.py                                  # 2,000 requests (~70 MB), 3 runs
+    python benchmarks/bench_audit.py --mb 250 500 1000 --runs 3       # memory flat as the log doubles
     python benchmarks/bench_audit.py --log /path/to/real.jsonl
-    python benchmarks/bench_audit.py --promptcachelint /work/peers-audit/bin/python
+    python benchmarks/bench_audit.py --promptcachelint /work/peers-audit/bin/promptcachelint --peer-runs 1
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+BYTES_PER_REQUEST = 34_800  # the generator's average line with its defaults (40 requests a session)
 
 FLOOR = r"""
 import resource, sys, time, orjson
@@ -29,60 +32,121 @@ n = 0
 with open(sys.argv[1], "rb") as f:
     for line in f:
         orjson.loads(line); n += 1
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, n)
 """
 
 AUDIT = r"""
 import resource, sys, time
-from pathlib import Path
 t = time.perf_counter()
+from pathlib import Path
 from cachelint.config import load_settings
 from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import run_audit
-result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), AuditOptions(), Path.cwd())
+incremental = sys.argv[2] == "1"
+result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), AuditOptions(incremental=incremental), Path.cwd())
 print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(result.diagnostics))
 """
 
-PROMPTCACHELINT = r"""
+PEER = r"""
 import resource, subprocess, sys, time
 t = time.perf_counter()
-subprocess.run([sys.argv[2], "-m", "promptcachelint", "report", sys.argv[1]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+subprocess.run([sys.argv[2], "report", sys.argv[1]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, 0)
 """
 
 
-def measure(code: str, args: list[str], python: str = sys.executable) -> tuple[float, float]:
-    out = subprocess.run([python, "-c", code, *args], capture_output=True, text=True, check=True).stdout.split()
-    return float(out[0]), int(out[1]) / 1024.0
+def measure(code: str, args: list[str]) -> tuple[float, float, int]:
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True).stdout.split()
+    return float(out[0]), int(out[1]) / 1024.0, int(out[2])
 
 
-def median_of(runs: int, code: str, args: list[str], python: str = sys.executable) -> tuple[float, float]:
-    results = [measure(code, args, python) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+def to_peer_trace(log: Path, out: Path) -> None:
+    """promptcachelint reads its own JSONL trace ``{"provider", "body", "at", "model", "usage"}``
+    (see compare_peers.py; usage as ``{input_tokens, cache_read, cache_write, output_tokens}``):
+    one converted line per record, streamed."""
+    from datetime import datetime
+
+    with open(log, "rb") as src, open(out, "w") as dst:
+        for line in src:
+            record = json.loads(line)
+            body = record.get("request", record)
+            at = record.get("time")
+            stamp = datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() if isinstance(at, str) else 0
+            raw = (record.get("response") or {}).get("usage") or {}
+            usage = None
+            if raw:  # its own shape: input_tokens is the uncached remainder (as Anthropic's)
+                usage = {
+                    "input_tokens": raw.get("input_tokens", 0),
+                    "cache_read": raw.get("cache_read_input_tokens", 0),
+                    "cache_write": raw.get("cache_creation_input_tokens", 0),
+                    "output_tokens": raw.get("output_tokens"),
+                }
+            dst.write(json.dumps({"provider": "anthropic", "body": body, "at": stamp, "model": body.get("model"), "usage": usage}) + "\n")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, nargs="*", default=[2000])
+    parser.add_argument("--requests", type=int, nargs="*", default=[])
+    parser.add_argument("--mb", type=int, nargs="*", default=[], help="generate logs of about this many MB")
     parser.add_argument("--log", action="append", default=[], help="measure this log instead of generating one")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--promptcachelint", metavar="PYTHON", help="a Python with promptcachelint installed (its own trace format: see docs/audit.md)")
+    parser.add_argument("--full-decode", action="store_true", help="also measure the audit with reuse off (AuditOptions.incremental=False)")
+    parser.add_argument("--promptcachelint", metavar="EXE", help="the promptcachelint command (log converted to its trace format)")
+    parser.add_argument("--peer-runs", type=int, default=1)
+    parser.add_argument("--peer-max-mb", type=float, default=100, help="skip the peer on larger logs (it takes minutes)")
     args = parser.parse_args()
     logs = [Path(p) for p in args.log]
     tmp = Path(tempfile.gettempdir())
-    for n in args.requests if not logs else []:
+    counts = list(args.requests) + [round(mb * 1e6 / BYTES_PER_REQUEST / 40) * 40 for mb in args.mb]
+    if not logs and not counts:
+        counts = [2000]
+    for n in counts:
         path = tmp / f"cachelint-bench-{n}.jsonl"
         if not path.exists():
             subprocess.run([sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", str(n), "-o", str(path)], check=True)
         logs.append(path)
-    print(f"{'log':<34} {'size MB':>8} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'floor RSS':>10} {'audit RSS':>10}")
     rows = []
+    print(f"{'log':<30} {'MB':>6} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'audit RSS':>9} {'full s':>7} {'peer s':>7} {'peer RSS':>8} {'x peer':>7}")
     for log in logs:
         size = os.path.getsize(log) / 1e6
-        floor, floor_rss = median_of(args.runs, FLOOR, [str(log)])
-        wall, rss = median_of(args.runs, AUDIT, [str(log)])
-        rows.append({"log": str(log), "size_mb": round(size, 1), "floor_s": round(floor, 3), "audit_s": round(wall, 3), "ratio": round(wall / floor, 2), "floor_rss_mb": round(floor_rss), "audit_rss_mb": round(rss)})
-        print(f"{log.name:<34} {size:>8.1f} {floor:>8.2f} {wall:>8.2f} {wall / floor:>6.2f} {floor_rss:>9.0f}M {rss:>9.0f}M")
+        peer_trace = None
+        if args.promptcachelint and size <= args.peer_max_mb:
+            peer_trace = tmp / (log.stem + ".promptcachelint.jsonl")
+            if not peer_trace.exists():
+                to_peer_trace(log, peer_trace)
+        floors, audits, fulls, peers = [], [], [], []
+        for run in range(args.runs):  # interleaved: each run measures every tool once
+            floors.append(measure(FLOOR, [str(log)]))
+            audits.append(measure(AUDIT, [str(log), "1"]))
+            if args.full_decode:
+                fulls.append(measure(AUDIT, [str(log), "0"]))
+            if peer_trace is not None and run < args.peer_runs:
+                peers.append(measure(PEER, [str(peer_trace), args.promptcachelint]))
+        floor = statistics.median(r[0] for r in floors)
+        wall = statistics.median(r[0] for r in audits)
+        rss = max(r[1] for r in audits)
+        findings = sorted({r[2] for r in audits + fulls})
+        row = {
+            "log": log.name, "size_mb": round(size, 1), "requests": floors[0][2], "runs": args.runs,
+            "floor_s": round(floor, 3), "audit_s": round(wall, 3), "ratio_to_floor": round(wall / floor, 2),
+            "floor_rss_mb": round(max(r[1] for r in floors)), "audit_rss_mb": round(rss), "findings": findings,
+            "floor_runs": [round(r[0], 3) for r in floors], "audit_runs": [round(r[0], 3) for r in audits],
+        }
+        full = peer = peer_rss = None
+        if fulls:
+            full = statistics.median(r[0] for r in fulls)
+            row["full_decode_s"] = round(full, 3)
+        if peers:
+            peer = statistics.median(r[0] for r in peers)
+            peer_rss = max(r[1] for r in peers)
+            row.update(peer_s=round(peer, 2), peer_rss_mb=round(peer_rss), ratio_to_peer=round(wall / peer, 3))
+        rows.append(row)
+        print(
+            f"{log.name:<30} {size:>6.0f} {floor:>8.2f} {wall:>8.2f} {wall / floor:>6.2f} {rss:>8.0f}M"
+            f" {full if full is not None else float('nan'):>7.2f} {peer if peer is not None else float('nan'):>7.2f}"
+            f" {peer_rss if peer_rss is not None else float('nan'):>7.0f}M {wall / peer if peer else float('nan'):>7.3f}",
+            flush=True,
+        )
     print(json.dumps(rows))
 
 
