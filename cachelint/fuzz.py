@@ -694,12 +694,19 @@ def run_with_hypothesis(name: str, iterations: int, seed: int | None = None) -> 
 
 
 def run_with_atheris(name: str, argv: list[str]) -> None:  # pragma: no cover - needs atheris
+    """Coverage-guided fuzzing (libFuzzer options in ``argv``, e.g. ``-runs=N``,
+    ``-max_total_time=S``), starting from the target's seed."""
     import atheris  # type: ignore[import-not-found]
+
+    run_target(name, SEEDS[name])  # imports every module the target reaches, so that...
+    atheris.instrument_all()  # ...their bytecode reports coverage
+    corpus = Path(tempfile.mkdtemp(prefix=f"cachelint-fuzz-{name}-corpus-"))
+    (corpus / "seed").write_bytes(SEEDS[name])
 
     def one_input(data: bytes) -> None:
         run_target(name, data)
 
-    atheris.Setup([sys.argv[0], *argv], one_input)
+    atheris.Setup([sys.argv[0], *argv, str(corpus)], one_input)
     atheris.Fuzz()
 
 
