@@ -93,7 +93,7 @@ def test_index_and_marketplace_entries_outside_the_repository(tmp_path, never_to
     links = "".join(f"- [x{i}]({h})\n" for i, h in enumerate(hostile))
     (repo / "AGENTS.md").write_text(f"# Skills\n\n- [pdf](skills/pdf/): {PDF}\n- [docx](skills/docx/): {DOCX}\n{links}")
     never_touched(outside)
-    never_touched(Path("/etc"))
+    never_touched(Path("/etc/passwd"))  # only the file itself: libraries may read other /etc files
     result = full_findings(repo, "check")
     outside_findings = [(d["path"], d["line"], d["code"]) for d in result if "points outside the repository; not read" in d["message"]]
     # every hostile entry is reported, at its own line, and nothing else is
