@@ -273,3 +273,49 @@ def test_the_warm_run_imports_no_parser_schema_validator_or_checks(tmp_path):
     heavy = second.stderr.split("HEAVY=")[1].strip()
     assert heavy == "", f"imported on the all-hit path: {heavy}"
     assert second.stdout == first.stdout
+
+
+def test_rule_names_come_from_a_compact_index_that_is_rebuilt_when_damaged(tmp_path, calls):
+    from cachelint import catalog
+
+    write_tree(tmp_path, {"agent.py": "# FLAG\n"})
+    run(tmp_path)
+    (index,) = (tmp_path / ".cachelint_cache").glob("rules-*.json")
+    rows = json.loads(index.read_text())
+    assert ["CL101", catalog.load_catalog()["CL101"].name] == rows[[r[0] for r in rows].index("CL101")][:2]
+    index.write_text("not json")
+    catalog._rule_index_in.cache_clear()
+    result = run(tmp_path)
+    assert [d.code for d in result.diagnostics] == ["CL101"]
+    assert catalog.rule_name("CL101") == catalog.load_catalog()["CL101"].name
+    assert json.loads(index.read_text()) == rows  # rebuilt from the YAML
+
+
+def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatch):
+    from cachelint import catalog
+
+    catalog.use_index_folder(tmp_path)
+    try:
+        pack = sorted((catalog.rules_dir() / "packs").glob("*.yaml"))[0]
+        catalog._load_pack_file.cache_clear()
+        catalog._known_valid_packs_in.cache_clear()
+        validated: list[str] = []
+        real = catalog.validation_errors
+        monkeypatch.setattr(catalog, "validation_errors", lambda data, schema: validated.append(schema) or real(data, schema))
+        catalog._load_pack_file(pack)
+        assert validated  # first time: validated, verdict remembered
+        (verdicts,) = tmp_path.glob("packs-valid-*.json")
+        validated.clear()
+        catalog._load_pack_file.cache_clear()
+        catalog._known_valid_packs_in.cache_clear()
+        catalog._load_pack_file(pack)
+        assert validated == []  # same bytes, same schemas: not validated again
+        verdicts.write_text("{broken")
+        catalog._load_pack_file.cache_clear()
+        catalog._known_valid_packs_in.cache_clear()
+        catalog._load_pack_file(pack)
+        assert validated  # verdict lost: validated again
+    finally:
+        catalog.use_index_folder(None)
+        catalog._load_pack_file.cache_clear()
+        catalog._known_valid_packs_in.cache_clear()
