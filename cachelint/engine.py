@@ -509,6 +509,13 @@ class Workers:
             self._pool.join()
             self._pool = None
 
+    def abort(self) -> None:
+        """Stop the workers now (Ctrl-C, an error): joining busy workers could wait forever."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
 
 def _prepare_checks(settings: Settings) -> Callable[[], None]:
     """Runs in this process before the pool forks: import the checks and let them load their
@@ -585,9 +592,11 @@ def check_python(
         misses = [f for f in waiting if not _answer_from_cache(f, modules, locator, facts, cache, run)]
         tasks = [_check_task_for(f, run, settings) for f in misses]
         _record_checks(misses, workers.map(_run_task, tasks, [_file_size(t.path) for t in tasks], _prepare_checks(settings)), modules, cache, run)
-        return run
-    finally:
-        workers.close()
+    except BaseException:
+        workers.abort()
+        raise
+    workers.close()
+    return run
 
 
 _FACT_KEYS = ("sha256", "mtime_ns", "size", "module", "imports", "summary", "summary_digest")
