@@ -23,7 +23,7 @@ from cachelint.payloads.usage import CacheUsage, miss_reason, usage_of, reason_a
 BREAK_CODES = ("CL301", "CL302", "CL303", "CL304", "CL306", "CL308", "CL309", "CL311")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per request, kept for the summary
 class RequestFacts:
     """The little a summary needs from one request (requests themselves may be dropped)."""
 

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from cachelint.payloads.jsonio import loads
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per request, kept for the summary
 class CacheUsage:
     """The prompt of one request, in three disjoint parts plus the write's TTL split.
 
