@@ -165,8 +165,9 @@ def _tools_diff(a: Sequence[Block], b: Sequence[Block], first: int, volatile: Vo
     order_a = [n for n in names_a if n in pos_b]
     reordered = common != order_a
     if reordered:
+        stable = _stable(order_a, common)
         for n in common:
-            if pos_a[n] != pos_b[n] and _moved(n, order_a, common):
+            if pos_a[n] != pos_b[n] and n not in stable:
                 explanation.append(f"tool {n!r} moved from {pos_a[n]} to {pos_b[n]}")
                 changes.append({"change": "moved", "tool": n, "from": pos_a[n], "to": pos_b[n]})
     edited: list[str] = []
@@ -197,14 +198,14 @@ def _tools_diff(a: Sequence[Block], b: Sequence[Block], first: int, volatile: Vo
     return TierDiff("tools", kind, first, tuple(explanation[:MAX_EXPLANATIONS]), tuple(changes[:MAX_EXPLANATIONS]), vol)
 
 
-def _moved(name: str, order_a: list[str], order_b: list[str]) -> bool:
-    """Whether ``name`` is one of the tools that moved: not in the longest common subsequence of
-    the two orders (so a tool moved to the front is reported, not the 29 others that shifted)."""
+def _stable(order_a: list[str], order_b: list[str]) -> set[str]:
+    """The tools that did not move: those in the longest common subsequence of the two orders
+    (so a tool moved to the front is reported, not the 29 others that shifted)."""
     matcher = difflib.SequenceMatcher(a=order_a, b=order_b, autojunk=False)
-    stable = set()
+    stable: set[str] = set()
     for block in matcher.get_matching_blocks():
         stable.update(order_a[block.a : block.a + block.size])
-    return name not in stable
+    return stable
 
 
 # system and messages: index by index ---------------------------------------------------------

@@ -9,7 +9,7 @@ token, reference/cache_facts.md §7.4) labelled as such when it does not.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from cachelint.payloads.usage import CacheUsage
@@ -51,6 +51,7 @@ class PriceTable:
     prices: tuple[tuple[tuple[str, ...], Price], ...]
     as_of: str = ""
     currency: str = "USD"
+    _found: dict[str | None, Price | None] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "PriceTable":
@@ -83,6 +84,12 @@ class PriceTable:
         return cls(prices=tuple(entries), as_of=as_of, currency=currency)
 
     def lookup(self, model: str | None) -> Price | None:
+        """The price of a model (the first matching entry), looked up once per model and run."""
+        if model not in self._found:
+            self._found[model] = self._lookup(model)
+        return self._found[model]
+
+    def _lookup(self, model: str | None) -> Price | None:
         if not model:
             return None
         name = model.lower()
