@@ -399,6 +399,8 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _setting_changes(prev: Request, cur: Request, table: InvalidationTable, broken_tiers: set[str]) -> list[SettingChange]:
+    if prev.settings == cur.settings and prev.provider == cur.provider:
+        return []  # the common case, one C-level comparison: nothing can differ once normalised
     out: list[SettingChange] = []
     for name, row in table.sorted_settings(cur.provider):
         before = _normalise_setting(prev.settings.get(name), row)
