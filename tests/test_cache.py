@@ -319,3 +319,42 @@ def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatc
         catalog.use_index_folder(None)
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()
+
+
+def test_packs_read_from_their_json_copies_equal_the_yaml(tmp_path):
+    """Every built-in pack, dates included, comes back from the cache folder as YAML gave it."""
+    from cachelint import catalog
+
+    def load_all():
+        catalog._load_pack_file.cache_clear()
+        catalog._known_valid_packs_in.cache_clear()
+        return [catalog._load_pack_file(p) for p in sorted((catalog.rules_dir() / "packs").glob("*.yaml"))]
+
+    catalog.use_index_folder(None)
+    from_yaml = load_all()
+    catalog.use_index_folder(tmp_path)
+    try:
+        load_all()  # validates, remembers the verdicts, writes the copies
+        assert len(list(tmp_path.glob("pack-*.json"))) == len(from_yaml)
+        from_copies = load_all()
+    finally:
+        catalog.use_index_folder(None)
+        catalog._load_pack_file.cache_clear()
+        catalog._known_valid_packs_in.cache_clear()
+    assert from_copies == from_yaml
+
+
+def test_a_pack_copy_keeps_yaml_dates(tmp_path):
+    import datetime
+
+    from cachelint import catalog
+
+    data = {"kind": "x", "as_of": datetime.date(2025, 6, 1), "seen": [datetime.datetime(2025, 6, 1, 12, 30)]}
+    catalog.use_index_folder(tmp_path)
+    try:
+        catalog._write_pack_copy("d1", data)
+        assert catalog._read_pack_copy("d1") == data
+        catalog._write_pack_copy("d2", {"kind": "x", "odd": {"$date": "not a date"}})  # ambiguous: not copied
+        assert catalog._read_pack_copy("d2") is None
+    finally:
+        catalog.use_index_folder(None)
