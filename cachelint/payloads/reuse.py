@@ -120,19 +120,30 @@ class LineReuse:
             return None
 
     def _decode(self, raw: bytes, candidates: list[LineIndex]) -> Decoded | None:
+        # Among the recent lines whose bytes the line repeats up to the history (same envelope,
+        # settings, tools and system: typically every line of the same agent), the one whose
+        # history it repeats furthest: with sessions interleaved, its own previous request.
+        best: tuple[int, LineIndex] | None = None
         for candidate in candidates:
             first = candidate.history_first
-            if first is not None and raw.startswith(candidate.view[:first]):
-                return self._decode_same_prefix(raw, candidate)
+            if first is None or not raw.startswith(candidate.view[:first]):
+                continue
+            k = _common_elements(raw, first, candidate) if candidate.usable_history() else 0
+            if best is None or k > best[0]:
+                best = (k, candidate)
+            if k >= len(candidate.elements) - 1:
+                break  # the line continues this one: good enough, stop comparing
+        if best is not None:
+            return self._decode_same_prefix(raw, best[1], best[0])
         return self._decode_scanned(raw, candidates)
 
-    def _decode_same_prefix(self, raw: bytes, candidate: LineIndex) -> Decoded | None:
-        """The line repeats ``candidate`` up to its history's first element: the same envelope,
-        the same body members before the history, the same tools and system bytes."""
+    def _decode_same_prefix(self, raw: bytes, candidate: LineIndex, k: int) -> Decoded | None:
+        """The line repeats ``candidate`` up to its history's first element (the same envelope,
+        the same body members before the history, the same tools and system bytes), then its
+        first ``k`` history elements."""
         first = candidate.history_first
         assert first is not None
         view = memoryview(raw)
-        k = _common_elements(raw, first, candidate) if candidate.usable_history() else 0
         after = first
         if k:
             pos = _ws(raw, candidate.elements[k - 1][1])

@@ -289,3 +289,17 @@ def test_a_line_that_repeats_the_envelope_key_after_the_body_is_decoded_in_full(
     made = _reuse_counter(monkeypatch)
     assert _requests(path, reuse=True) == _requests(path, reuse=False)
     assert made[0].reused == 4
+
+
+def test_interleaved_sessions_of_one_agent_reuse_their_own_history(tmp_path: Path, monkeypatch) -> None:
+    first = _agent_log(tmp_path, text="first conversation").read_text(encoding="utf-8").splitlines()
+    second = _agent_log(tmp_path, text="second conversation").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "interleaved.jsonl"
+    path.write_text("\n".join(line for pair in zip(first, second) for line in pair) + "\n", encoding="utf-8")
+    made = _reuse_counter(monkeypatch)
+    assert _requests(path, reuse=True) == _requests(path, reuse=False)
+    # every line after the first of each conversation reuses its own previous request's history
+    assert made[0].reused == 11 and made[0].reused_bytes > 0.6 * path.stat().st_size
+    findings, summary = _findings(path, incremental=True)
+    assert [s["requests"] for s in json.loads(summary)["sessions"]] == [6, 6]
+    assert (findings, summary) == _findings(path, incremental=False)
