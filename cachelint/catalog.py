@@ -330,8 +330,27 @@ def _write_pack_copy(digest: str, data: dict[str, Any]) -> None:
         target = _pack_copy_path(digest)
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, text.encode("utf-8"))
+        _forget_old_pack_copies(target.parent)
     except OSError:
         pass
+
+
+# Copies of packs that were edited since stay behind; keep the most recent ones only (a few KB each).
+KEEP_PACK_COPIES = 64
+
+
+def _forget_old_pack_copies(folder: Path) -> None:
+    copies = []
+    for copy in folder.glob("pack-*.json"):
+        try:
+            copies.append((copy.stat().st_mtime_ns, str(copy)))
+        except OSError:
+            continue
+    for _, name in sorted(copies, reverse=True)[KEEP_PACK_COPIES:]:
+        try:
+            Path(name).unlink()
+        except OSError:
+            pass
 
 
 def _schema_stat_key() -> str:
