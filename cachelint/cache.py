@@ -18,6 +18,10 @@ Also ``skills``: the skill checks' diagnostics for the last skill tree, with its
 run with them (they are most of the bytes, and the all-hit path needs only their digests). Each
 one is stored with its digest and used only when that digest is the one the results file expects.
 
+``cachelint.catalog`` keeps its start-up data in the same folder: ``rules-*.json`` (the rule table,
+keyed by the catalog files' stat), ``packs-valid-*.json`` (digests of packs that validated against
+the current schemas) and ``pack-<digest>.json`` (their parsed content, so YAML is not parsed again).
+
 The folder ignores itself for git and carries a CACHEDIR.TAG; a corrupt cache file is discarded
 with a warning. Loading must stay cheap: this module imports only the standard library and the
 light parts of cachelint (the all-hit path never imports libcst, yaml, jsonschema or the checks).
