@@ -243,12 +243,44 @@ def explain_block_change(before: Any, after: Any) -> tuple[str, list[str]]:
     sorted, else ("changed", [deepdiff lines]) — the structural explanation of a changed block."""
     if _sorted_json(before) == _sorted_json(after):
         return "key-order", _key_order_paths(before, after, "root")
+    flat = flat_text_changes(before, after)
+    if flat is not None:
+        return "changed", flat
+    return "changed", deepdiff_lines(before, after)
+
+
+_SIMPLE_KEY = re.compile(r"[A-Za-z0-9_]+\Z")  # a key DeepDiff writes as root['key']
+
+
+def flat_text_changes(before: Any, after: Any) -> list[str] | None:
+    """The lines ``deepdiff_lines`` gives, without DeepDiff (milliseconds a block), for the most
+    common change: two objects with the same keys in the same order where only string values
+    differ (a rewritten system prompt, a tool description with a date in it). None otherwise."""
+    if type(before) is not dict or type(after) is not dict or list(before) != list(after):
+        return None
+    changed: list[tuple[str, str, str]] = []
+    for key, old in before.items():
+        new = after[key]
+        if type(old) is str and type(new) is str:
+            if old != new:
+                if not _SIMPLE_KEY.match(key):
+                    return None
+                changed.append((f"root[{key!r}]", old, new))
+        elif _sorted_json(old) != _sorted_json(new):  # JSON text tells 1, 1.0 and true apart
+            return None  # another kind of change: DeepDiff explains it
+    if not changed:
+        return None
+    return [f"{path}: {_text_change(old, new)}" for path, old, new in sorted(changed)][:MAX_EXPLANATIONS]
+
+
+def deepdiff_lines(before: Any, after: Any) -> list[str]:
+    """DeepDiff's report of two decoded blocks as sorted lines (``path: old -> new``)."""
     from deepdiff import DeepDiff
 
     try:
         dd = DeepDiff(before, after, verbose_level=1, max_diffs=200)
     except (RecursionError, ValueError, TypeError):
-        return "changed", []
+        return []
     lines: list[str] = []
     for report in sorted(dd):
         entries = dd[report]
@@ -266,7 +298,7 @@ def explain_block_change(before: Any, after: Any) -> tuple[str, list[str]]:
                 lines.append(f"{path}: {type(change.get('old_value')).__name__} -> {type(change.get('new_value')).__name__}")
             else:
                 lines.append(f"{path} {report.replace('_', ' ')}")
-    return "changed", lines[:MAX_EXPLANATIONS]
+    return lines[:MAX_EXPLANATIONS]
 
 
 def _short(value: Any, limit: int = 60) -> str:

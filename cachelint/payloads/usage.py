@@ -67,6 +67,11 @@ class CacheUsage:
         }
 
 
+# JSON objects are dicts: checking dict first skips the slow ABC check of typing.Mapping (this
+# runs for every request)
+_MAPPING = (dict, Mapping)
+
+
 def provider_family(provider: str | None) -> str:
     """``anthropic`` | ``openai`` | ``bedrock`` | ``gemini`` (or the name itself when unknown)."""
     if not provider:
@@ -93,7 +98,7 @@ def _anthropic(usage: Mapping[str, Any]) -> CacheUsage:
     written = _int(usage.get("cache_creation_input_tokens"))
     split = usage.get("cache_creation")
     w5 = w1 = 0
-    if isinstance(split, Mapping):
+    if isinstance(split, _MAPPING):
         w5 = _int(split.get("ephemeral_5m_input_tokens"))
         w1 = _int(split.get("ephemeral_1h_input_tokens"))
     if w5 + w1 != written:
@@ -120,7 +125,7 @@ def _openai(usage: Mapping[str, Any]) -> CacheUsage:
         prompt = _int(usage.get("input_tokens"))
         details = usage.get("input_tokens_details")
         output = _int(usage.get("output_tokens"))
-    details = details if isinstance(details, Mapping) else {}
+    details = details if isinstance(details, _MAPPING) else {}
     read = _int(details.get("cached_tokens"))
     written = _int(details.get("cache_write_tokens"))
     # Both are INCLUDED in prompt/input tokens (O1); never let a malformed record go negative.
@@ -142,7 +147,7 @@ def _bedrock(usage: Mapping[str, Any]) -> CacheUsage:
     details = usage.get("cacheDetails")
     if isinstance(details, list):
         for item in details:
-            if isinstance(item, Mapping):
+            if isinstance(item, _MAPPING):
                 if item.get("ttl") == "1h":
                     w1 += _int(item.get("inputTokens"))
                 else:
@@ -189,7 +194,7 @@ def read_usage(usage: Any, provider: str | None = None) -> CacheUsage | None:
     """Normalise one usage object (``Request.usage``: the response's ``usage``, Gemini's
     ``usageMetadata``, Bedrock's ``usage``). ``provider`` (``anthropic``, ``openai-chat``…) decides
     when the shape alone does not; None when there is no usable usage."""
-    if not isinstance(usage, Mapping) or not usage:
+    if not isinstance(usage, _MAPPING) or not usage:
         return None
     family = _shape(usage) or provider_family(provider)
     reader = _READERS.get(family)
@@ -230,14 +235,14 @@ def usage_from_response(response: Any, provider: str | None = None) -> CacheUsag
                 response = loads(response)
             except (ValueError, RecursionError):
                 return None
-    if not isinstance(response, Mapping):
+    if not isinstance(response, _MAPPING):
         return None
     for key in ("usage", "usageMetadata", "usage_metadata"):
         found = read_usage(response.get(key), provider)
         if found is not None:
             return found
     metadata = response.get("metadata")  # Bedrock ConverseStream metadata event
-    if isinstance(metadata, Mapping):
+    if isinstance(metadata, _MAPPING):
         return read_usage(metadata.get("usage"), provider)
     return None
 
@@ -245,12 +250,12 @@ def usage_from_response(response: Any, provider: str | None = None) -> CacheUsag
 def miss_reason(diagnostics: Any) -> dict[str, Any] | None:
     """Anthropic's own verdict (cache diagnostics, cache_facts §1.10) as ``{"type", "tokens"}``,
     ``{"type": None}`` while inconclusive, or None when absent or no divergence was found."""
-    if not isinstance(diagnostics, Mapping) or "cache_miss_reason" not in diagnostics:
+    if not isinstance(diagnostics, _MAPPING) or "cache_miss_reason" not in diagnostics:
         return None
     reason = diagnostics.get("cache_miss_reason")
     if reason is None:
         return {"type": None, "tokens": None}
-    if not isinstance(reason, Mapping):
+    if not isinstance(reason, _MAPPING):
         return None
     tokens = reason.get("cache_missed_input_tokens")
     return {"type": reason.get("type"), "tokens": _int(tokens) if tokens is not None else None}
