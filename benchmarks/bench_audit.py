@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, nargs="*", default=[])
     parser.add_argument("--mb", type=int, nargs="*", default=[], help="generate logs of about this many MB")
     parser.add_argument("--log", action="append", default=[], help="measure this log instead of generating one")
+    parser.add_argument("--per-session", type=int, default=40, help="requests per session in generated logs (longer sessions: longer lines)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--full-decode", action="store_true", help="also measure the audit with reuse off (AuditOptions.incremental=False)")
     parser.add_argument("--promptcachelint", metavar="EXE", help="the promptcachelint command (log converted to its trace format)")
@@ -97,13 +98,16 @@ def main() -> None:
     args = parser.parse_args()
     logs = [Path(p) for p in args.log]
     tmp = Path(tempfile.gettempdir())
-    counts = list(args.requests) + [round(mb * 1e6 / BYTES_PER_REQUEST / 40) * 40 for mb in args.mb]
+    per_line = BYTES_PER_REQUEST * (args.per_session + 10) / 50  # the average line grows with the session
+    counts = list(args.requests) + [round(mb * 1e6 / per_line / args.per_session) * args.per_session for mb in args.mb]
     if not logs and not counts:
         counts = [2000]
     for n in counts:
-        path = tmp / f"cachelint-bench-{n}.jsonl"
+        suffix = "" if args.per_session == 40 else f"-s{args.per_session}"
+        path = tmp / f"cachelint-bench-{n}{suffix}.jsonl"
         if not path.exists():
-            subprocess.run([sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", str(n), "-o", str(path)], check=True)
+            command = [sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", str(n), "--per-session", str(args.per_session), "-o", str(path)]
+            subprocess.run(command, check=True)
         logs.append(path)
     rows = []
     print(f"{'log':<30} {'MB':>6} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'audit RSS':>9} {'full s':>7} {'peer s':>7} {'peer RSS':>8} {'x peer':>7}")
