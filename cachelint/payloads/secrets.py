@@ -43,10 +43,12 @@ class Redactor:
         lower-cased names and the secret ones dropped."""
         out: dict[str, str] = {}
         items: Iterable[Any]
-        if isinstance(raw, Mapping):
+        if raw is None:  # most records carry no headers: skip the slow ABC check below
+            return out
+        if isinstance(raw, (dict, Mapping)):
             items = raw.items()
         elif isinstance(raw, list):
-            items = [(h.get("name"), h.get("value")) for h in raw if isinstance(h, Mapping)]
+            items = [(h.get("name"), h.get("value")) for h in raw if isinstance(h, (dict, Mapping))]
         else:
             return out
         for name, value in items:
