@@ -20,3 +20,24 @@ def headline(d: Diagnostic) -> str:
 
 def name_of(d: Diagnostic) -> str:
     return rule_name(d.code)
+
+
+class SourceLines:
+    """The lines of the files findings point at, read once per file and only the first
+    ``limit`` bytes (a log can be gigabytes; its findings never need its raw lines)."""
+
+    def __init__(self, limit: int = 8 * 1024 * 1024) -> None:
+        self.limit = limit
+        self._files: dict[str, list[str] | None] = {}
+
+    def line(self, path: str, number: int) -> str | None:
+        if path not in self._files:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    self._files[path] = handle.read(self.limit).splitlines()
+            except (OSError, ValueError):
+                self._files[path] = None
+        lines = self._files[path]
+        if not lines or number < 1 or number > len(lines):
+            return None
+        return lines[number - 1]

@@ -9,32 +9,19 @@ from typing import Sequence
 from cachelint import __version__
 from cachelint.catalog import load_catalog
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.report.common import severity_of
+from cachelint.report.common import SourceLines, severity_of
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/cachelint/cachelint"
 
 
-def _line_text(path: str, line: int, cache: dict[str, list[str] | None]) -> str:
-    if path not in cache:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                # payload logs can be huge: fingerprints of payload findings do not need them
-                cache[path] = handle.read(8 * 1024 * 1024).splitlines()
-        except OSError:
-            cache[path] = None
-    lines = cache[path]
-    if not lines or line - 1 >= len(lines):
-        return ""
-    return lines[line - 1].strip()
-
-
-def fingerprint(d: Diagnostic, occurrence: int, lines: dict[str, list[str] | None]) -> str:
+def fingerprint(d: Diagnostic, occurrence: int, lines: SourceLines) -> str:
     if d.record is not None:
         basis = f"{d.code}\0{d.path}\0{d.record}\0{d.session}\0{d.kind}"
     else:
-        basis = f"{d.code}\0{d.path}\0{_line_text(d.path, d.line, lines)}"
+        text = (lines.line(d.path, d.line) or "").strip()
+        basis = f"{d.code}\0{d.path}\0{text}"
     return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32] + f":{occurrence}"
 
 
@@ -60,7 +47,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
     codes = sorted({d.code for d in diagnostics} | set(catalog))
     rules = [_rule_descriptor(catalog[c]) for c in codes if c in catalog]
     index = {r["id"]: i for i, r in enumerate(rules)}
-    lines: dict[str, list[str] | None] = {}
+    lines = SourceLines()
     counts: dict[str, int] = {}
     results = []
     for d in diagnostics:

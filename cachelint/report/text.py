@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.report.common import headline, name_of, severity_of
+from cachelint.report.common import SourceLines, headline, name_of, severity_of
 
 
 def render_concise(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any] | None = None) -> str:
@@ -15,19 +15,6 @@ def render_concise(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]
     if summary:
         text += render_summary(summary)
     return text
-
-
-def _source_line(path: str, line: int, cache: dict[str, list[str] | None]) -> str | None:
-    if path not in cache:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                cache[path] = handle.read(4 * 1024 * 1024).splitlines()
-        except OSError:
-            cache[path] = None
-    lines = cache[path]
-    if not lines or line - 1 >= len(lines) or line < 1:
-        return None
-    return lines[line - 1]
 
 
 def _inline(value: Any) -> str:
@@ -58,7 +45,7 @@ def _format_detail(key: str, value: Any) -> list[str]:
 
 
 def render_full(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any] | None = None) -> str:
-    cache: dict[str, list[str] | None] = {}
+    sources = SourceLines(limit=4 * 1024 * 1024)
     blocks = []
     for d in diagnostics:
         lines = [f"{headline(d)}", f"  {severity_of(d).value} · {d.code} {name_of(d)}"]
@@ -66,7 +53,7 @@ def render_full(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any] | 
             # Only check outputs quote the source. An audit (always rendered with its summary)
             # reads captured traffic: a line its reader could not parse was never redacted, so
             # quoting it would print the credentials the readers drop (tests/reliability).
-            src = _source_line(d.path, d.line, cache)
+            src = sources.line(d.path, d.line)
             if src is not None and len(src) <= 400:
                 lines.append(f"  {d.line:>5} | {src}")
                 width = max(1, (d.end_column - d.column) if d.end_line == d.line else len(src) - d.column + 1)
