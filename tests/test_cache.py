@@ -296,7 +296,11 @@ def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatc
 
     catalog.use_index_folder(tmp_path)
     try:
-        pack = sorted((catalog.rules_dir() / "packs").glob("*.yaml"))[0]
+        # a user's pack (built-in packs are validated by the test suite, never at run time)
+        builtin = sorted((catalog.rules_dir() / "packs").glob("*.yaml"))[0]
+        pack = tmp_path / "user" / builtin.name
+        pack.parent.mkdir()
+        pack.write_bytes(builtin.read_bytes())
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()
         validated: list[str] = []
@@ -305,6 +309,10 @@ def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatc
         catalog._load_pack_file(pack)
         assert validated  # first time: validated, verdict remembered
         (verdicts,) = tmp_path.glob("packs-valid-*.json")
+        validated.clear()
+        catalog._load_pack_file.cache_clear()
+        catalog._load_pack_file(builtin)
+        assert validated == []  # built-in: never validated at run time
         validated.clear()
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()

@@ -95,3 +95,16 @@ def test_generated_rule_docs_are_current():
     assert stale == [] and extra == [], (
         f"docs/rules is stale ({stale + extra}); run: python -m cachelint.docs"
     )
+
+
+PACK_FILES = sorted((rules_dir() / "packs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", PACK_FILES, ids=lambda p: p.stem)
+def test_builtin_pack_validates(path: Path):
+    """Built-in packs are not validated at run time (start-up cost); they are validated here."""
+    from cachelint.catalog import pack_validation_errors
+
+    assert pack_validation_errors(path) == []
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert data.get("as_of") and data.get("sources"), f"{path.name}: packs carry a date and their sources"
