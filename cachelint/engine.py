@@ -409,10 +409,12 @@ def analyze_python_file(
     source = decode(data, display)
     if isinstance(source, Diagnostic):
         return [source.to_dict()], digest, mtime, size
+    # Imported before the deadline starts: loading the checks and their packs is start-up, not
+    # the analysis of this file (with a tiny analysis-timeout the first file would time out).
+    from cachelint.code import check_module
+
     try:
         with _deadline(settings.analysis_timeout):
-            from cachelint.code import check_module
-
             diagnostics = run_check_module(check_module, display, source.text, settings, project_summaries)
     except AnalysisTimeout:
         diagnostics = [
