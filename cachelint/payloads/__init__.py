@@ -19,6 +19,10 @@ class AuditOptions:
     # JSONL records that repeat bytes of a recent record are decoded only where they differ
     # (cachelint.payloads.reuse). Same findings either way; off only to compare the two paths.
     incremental: bool = True
+    # Checks that cannot find anything on a pair whose prefix held (or after the first request of
+    # a session) are not called there (cachelint.payloads.checks: PAIR_NEEDS_CHANGE,
+    # REQUEST_FIRST_ONLY). Same findings either way; off only to compare the two paths.
+    fast_paths: bool = True
 
 
 @dataclass

@@ -15,7 +15,14 @@ from typing import Any, Iterable, Sequence
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads import AuditOptions, AuditResult
-from cachelint.payloads.checks import CheckContext, pair_checks, request_checks, session_checks
+from cachelint.payloads.checks import (
+    CheckContext,
+    change_only_pair_checks,
+    first_only_request_checks,
+    pair_checks,
+    request_checks,
+    session_checks,
+)
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.model import TIERS, PrefixDiff, Request, Session
 from cachelint.payloads.providers import BlockCache, ProviderRules, ReuseMismatch, to_request
@@ -49,6 +56,12 @@ class _Run:
     ledger: Any = None
     block_cache: BlockCache = field(default_factory=BlockCache)
     progress: Any = None  # cachelint.progress.Progress, set by run_audit
+    # the checks to call: every one (first request of a session, a pair that changed) or only
+    # those that can find something after the first request / on a quiet pair (see _checks)
+    first_request_checks: tuple[Any, ...] = ()
+    later_request_checks: tuple[Any, ...] = ()
+    changed_pair_checks: tuple[Any, ...] = ()
+    quiet_pair_checks: tuple[Any, ...] = ()
     diagnostics: list[Diagnostic] = field(default_factory=list)
     reports: dict[str, _SessionReport] = field(default_factory=dict)
     records: int = 0
@@ -91,7 +104,7 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
         ledger = ledger_for(settings)
     except ImportError:  # the usage & money part is optional for the byte audit
         ledger = None
-    return _Run(
+    run = _Run(
         settings=settings,
         options=options,
         redactor=Redactor.from_packs(load_packs("payloads-secrets", extra)),
@@ -105,6 +118,21 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
         ctx=ctx,
         ledger=ledger,
     )
+    _checks(run, options.fast_paths)
+    return run
+
+
+def _checks(run: _Run, fast_paths: bool) -> None:
+    """Which checks each request and pair calls. A module flagged ``REQUEST_FIRST_ONLY`` or
+    ``PAIR_NEEDS_CHANGE`` (cachelint.payloads.checks) returns nothing on a later request or a quiet
+    pair, so it is not called there; ``fast_paths=False`` calls every check everywhere (the
+    equivalence tests compare both)."""
+    run.first_request_checks = request_checks()
+    run.changed_pair_checks = pair_checks()
+    first_only = set(first_only_request_checks()) if fast_paths else set()
+    change_only = set(change_only_pair_checks()) if fast_paths else set()
+    run.later_request_checks = tuple(c for c in run.first_request_checks if c not in first_only)
+    run.quiet_pair_checks = tuple(c for c in run.changed_pair_checks if c not in change_only)
 
 
 def _limits(settings: Settings) -> ReadLimits:
@@ -164,15 +192,15 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     ctx = run.ctx
     ctx.session = session
     ctx.diff = None
-    for check in request_checks():
-        run.diagnostics.extend(_guarded(check, req.origin, req, ctx))
+    checks = run.first_request_checks if req.index_in_session == 0 else run.later_request_checks
+    _run_checks(run.diagnostics, checks, req.origin, (req, ctx))
     diff: PrefixDiff | None = None
     if prev is not None:
         diff = prefix_diff(prev, req, run.table, run.volatile)
         share_blocks(prev, req)
         ctx.diff = diff
-        for pair_check in pair_checks():
-            run.diagnostics.extend(_guarded(pair_check, req.origin, prev, req, ctx))
+        checks = run.quiet_pair_checks if _quiet(prev, req, diff) else run.changed_pair_checks
+        _run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx))
         if diff.broken:
             session.breaks += 1
             if len(report.breaks) < MAX_BREAKS_SHOWN:
@@ -184,17 +212,32 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     ctx.diff = None
 
 
-def _guarded(check: Any, origin: Any, *args: Any) -> list[Diagnostic]:
-    """Run one check; a bug in it becomes a CL001 at the request instead of ending the audit."""
-    try:
-        return list(check(*args))
-    except RecursionError:
-        problem = "too deeply nested to check"
-    except Exception as exc:  # noqa: BLE001 - any check bug
-        problem = f"internal error in {check.__module__.rsplit('.', 1)[-1]}: {type(exc).__name__}: {exc}"
-    if origin is None:
-        return []
-    return [unreadable(origin.path, problem, line=origin.line, record=origin.record)]
+def _quiet(prev: Request, cur: Request, diff: PrefixDiff) -> bool:
+    """The pair changed nothing but the tail: no tier differs except a history that only grew,
+    no cache setting changed, and the settings are equal (one comparison of two small dicts)."""
+    if diff.settings or diff.invalidated:
+        return False
+    for td in diff.tiers:
+        if td.breaks:
+            return False
+    return prev.settings is cur.settings or prev.settings == cur.settings
+
+
+def _run_checks(out: list[Diagnostic], checks: tuple[Any, ...], origin: Any, args: tuple[Any, ...]) -> None:
+    """Run each check; a bug in one becomes a CL001 at the request instead of ending the audit.
+    Most checks return an empty tuple or list: nothing is copied then."""
+    for check in checks:
+        try:
+            found = check(*args)
+            if found:
+                out.extend(found if type(found) in (list, tuple) else list(found))
+            continue
+        except RecursionError:
+            problem = "too deeply nested to check"
+        except Exception as exc:  # noqa: BLE001 - any check bug
+            problem = f"internal error in {check.__module__.rsplit('.', 1)[-1]}: {type(exc).__name__}: {exc}"
+        if origin is not None:
+            out.append(unreadable(origin.path, problem, line=origin.line, record=origin.record))
 
 
 def share_blocks(prev: Request, cur: Request) -> None:
@@ -250,8 +293,7 @@ def _close(run: _Run, sessions: Iterable[Session]) -> None:
         run.ctx.session = session
         run.ctx.diff = None
         origin = session.requests[-1].origin if session.requests else None
-        for check in checks:
-            run.diagnostics.extend(_guarded(check, origin, session, run.ctx))
+        _run_checks(run.diagnostics, checks, origin, (session, run.ctx))
         session.requests = []  # closed: the summary keeps counts and breaks only
 
 

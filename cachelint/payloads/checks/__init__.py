@@ -11,6 +11,16 @@ that defines any of::
 Adding a check = creating the file: modules are discovered and run in name order (= code order).
 Checks are pure functions of their arguments: no module state, no I/O beyond ``ctx.packs``.
 Use ``at_request(...)`` to build a Diagnostic located at a request.
+
+Two optional module flags let the pipeline skip a check where it cannot find anything (most pairs
+of a long log only append to the history; calling a dozen checks that return nothing is most of a
+quiet pair's cost):
+
+- ``PAIR_NEEDS_CHANGE = True``: ``check_pair`` reports only when ``ctx.diff`` shows a changed tier
+  (not a history that only grew) or a changed setting, or when the two requests' ``settings``
+  differ. It is not called for a pair whose prefix held byte for byte with equal settings.
+- ``REQUEST_FIRST_ONLY = True``: ``check_request`` reports only on the first request of a
+  session (``index_in_session == 0``); it is not called for the others.
 """
 from __future__ import annotations
 
@@ -94,6 +104,21 @@ def request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
 @functools.lru_cache(maxsize=1)
 def pair_checks() -> tuple[CheckPair, ...]:
     return tuple(m.check_pair for m in check_modules() if hasattr(m, "check_pair"))
+
+
+@functools.lru_cache(maxsize=1)
+def change_only_pair_checks() -> tuple[CheckPair, ...]:
+    """The pair checks of modules flagged ``PAIR_NEEDS_CHANGE``: nothing to say on a quiet pair."""
+    return tuple(m.check_pair for m in check_modules() if hasattr(m, "check_pair") and getattr(m, "PAIR_NEEDS_CHANGE", False))
+
+
+@functools.lru_cache(maxsize=1)
+def first_only_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
+    """The request checks of modules flagged ``REQUEST_FIRST_ONLY``: nothing to say after the
+    first request of a session."""
+    return tuple(
+        m.check_request for m in check_modules() if hasattr(m, "check_request") and getattr(m, "REQUEST_FIRST_ONLY", False)
+    )
 
 
 @functools.lru_cache(maxsize=1)

@@ -12,6 +12,8 @@ from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.checks._breaks import tier_details
 from cachelint.payloads.model import Request
 
+PAIR_NEEDS_CHANGE = True  # reads a messages diff that breaks only: skipped on quiet pairs (checks/__init__.py)
+
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     diff = ctx.diff

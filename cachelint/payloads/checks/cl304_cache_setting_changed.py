@@ -15,6 +15,8 @@ from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.checks._breaks import lost_text, show
 from cachelint.payloads.model import Request
 
+PAIR_NEEDS_CHANGE = True  # reads diff.settings only: skipped on quiet pairs (checks/__init__.py)
+
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     diff = ctx.diff

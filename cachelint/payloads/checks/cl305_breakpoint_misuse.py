@@ -25,6 +25,8 @@ from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Breakpoint, Request
 from cachelint.payloads.usage import usage_of
 
+REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
+
 CODE = "CL305"
 
 
