@@ -146,13 +146,14 @@ def _limits(settings: Settings) -> ReadLimits:
 
 def _audit_file(run: _Run, path: Path, display: str) -> None:
     limits = _limits(run.settings)
+    progress = run.progress if run.progress is not None and run.progress.enabled else None
     for item in read_log(path, display, run.options.input_format, run.redactor, limits, reuse=run.options.incremental):
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
         run.records += 1
-        if run.progress is not None:
-            run.progress.records_seen(run.records)
+        if progress is not None:
+            progress.records_seen(run.records)
         try:
             try:
                 req = to_request(item, run.rules, run.block_cache)
@@ -176,7 +177,9 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
             _audit_request(run, req, item)
         except RecursionError:
             run.diagnostics.append(_record_problem(item, "request nested too deeply to compare"))
-        _close(run, run.grouper.expired())
+        expired = run.grouper.expired()
+        if expired:
+            _close(run, expired)
 
 
 def _record_problem(record: Any, message: str) -> Diagnostic:

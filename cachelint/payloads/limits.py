@@ -53,6 +53,7 @@ class Limits:
     _minimums: dict[tuple[str | None, str | None], tuple[int, str] | None] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
+    _by_provider: dict[str | None, ProviderLimits | None] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "Limits":
@@ -69,7 +70,12 @@ class Limits:
         return cls(providers=providers, models=tuple(models), chars_per_token=chars, as_of=as_of)
 
     def provider(self, provider: str | None) -> ProviderLimits | None:
-        return self.providers.get(provider_family(provider))
+        # asked several times per request by the checks and the ledger: one dict lookup
+        try:
+            return self._by_provider[provider]
+        except KeyError:
+            found = self._by_provider[provider] = self.providers.get(provider_family(provider))
+            return found
 
     def min_cacheable_tokens(self, provider: str | None, model: str | None) -> tuple[int, str] | None:
         """(minimum tokens, source) for a model, or None when no entry matches."""
