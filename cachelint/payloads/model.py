@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 # Render order of the prompt prefix: a change in one tier invalidates it and every later tier.
 TIERS: tuple[str, ...] = ("tools", "system", "messages")
+_TIER_NAMES = frozenset(TIERS)
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,9 @@ class Request:
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def tier(self, name: str) -> tuple[Block, ...]:
-        return {"tools": self.tools, "system": self.system, "messages": self.messages}[name]
+        if name in _TIER_NAMES:  # called for every tier of every pair: an attribute, not a dict built
+            return getattr(self, name)
+        raise KeyError(name)
 
     @property
     def prefix_length(self) -> int:

@@ -91,7 +91,7 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
         keys.append(("first", scope, req.provider, req.messages[0].data))
     for tier in (req.tools, req.system):
         if tier:
-            keys.append(("agent", scope, req.provider, len(tier), hash(tuple(b.data for b in tier))))
+            keys.append(("agent", scope, req.provider, len(tier), hash(tuple([b.data for b in tier]))))
     return tuple(keys)
 
 

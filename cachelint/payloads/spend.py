@@ -61,6 +61,9 @@ def marked_end(req: Request) -> int:
 def common_prefix_bytes(prev: Request, cur: Request) -> int:
     """Bytes of the previous rendered prefix that the current one repeats, at block granularity:
     the offset of the first block that differs (the previous prefix length when none does)."""
+    kept = len(prev.messages)
+    if prev.tools == cur.tools and prev.system == cur.system and kept <= len(cur.messages) and prev.messages == cur.messages[:kept]:
+        return prev.prefix_length  # the common case, tier by tier (identity first): no list built
     prev_blocks = [*prev.tools, *prev.system, *prev.messages]
     cur_blocks = [*cur.tools, *cur.system, *cur.messages]
     if len(prev_blocks) <= len(cur_blocks) and prev_blocks == cur_blocks[: len(prev_blocks)]:

@@ -33,7 +33,7 @@ TOLERANCE_RATIO = 0.05
 
 
 def _prefix_held(prev: Request, cur: Request, explicit: bool) -> bool:
-    if prev.model != cur.model or dict(prev.settings) != dict(cur.settings):
+    if prev.model != cur.model or (prev.settings is not cur.settings and dict(prev.settings) != dict(cur.settings)):
         return False  # a setting change is CL304's finding
     end = marked_end(prev) if explicit else prev.prefix_length
     return common_prefix_bytes(prev, cur) >= end
