@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from cachelint.code.findings import diagnostics_for
 from cachelint.code.flow import ModuleAnalysis, value_to_data
 from cachelint.code.knowledge import Knowledge, knowledge_for
-from cachelint.code.program import Program, parse_notebook, parse_python
+from cachelint.code.program import Program, RecentPrograms, parse_notebook, parse_python, syntax_problems
 from cachelint.code.values import PARAM, Value
 from cachelint.diagnostics import Diagnostic, unreadable
 
@@ -20,15 +20,6 @@ from cachelint.diagnostics import Diagnostic, unreadable
 _RECURSION_LIMIT = 12000
 
 Summaries = Mapping[str, Mapping[str, Any]]
-
-
-def _parse(path: str, text: str) -> tuple[Program | None, list[Diagnostic]]:
-    if path.endswith(".ipynb"):
-        return parse_notebook(path, text)
-    parsed = parse_python(path, text)
-    if isinstance(parsed, Diagnostic):
-        return None, [parsed]
-    return parsed, []
 
 
 def _module_parts(path: str) -> list[str]:
@@ -89,21 +80,24 @@ class _ProjectIndex:
 
 
 def _wrapper_names(summaries: Summaries) -> frozenset[str]:
-    return frozenset(
-        name
-        for summary in summaries.values()
-        for name, data in summary.get("functions", {}).items()
-        if data.get("param_sinks")
-    )
+    """Functions and methods of other modules that pass a parameter to a sink: a call of one is a
+    sink call of this file."""
+    names = set()
+    for summary in summaries.values():
+        names.update(name for name, data in summary.get("functions", {}).items() if data.get("param_sinks"))
+        for info in summary.get("classes", {}).values():
+            names.update(name for name, data in info.get("methods", {}).items() if data.get("param_sinks"))
+    return frozenset(names)
 
 
 _WRAPPERS_CACHE: dict[int, tuple[Summaries, frozenset[str]]] = {}
 
 
 def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | None) -> bool:
-    """Cheap text test: without the name of a sink (or of another module's function that reaches
-    one), no flow in this file can reach a prefix argument."""
-    if knowledge.prefilter_re is None or knowledge.prefilter_re.search(text):
+    """Cheap text test (prefilter.py): without a sink called with a prefix argument, a system
+    message or a call of another module's function that reaches a sink, no flow in this file can
+    reach a prefix argument."""
+    if knowledge.prefilter is None or knowledge.prefilter.passes(text):
         return True
     if summaries:
         cached = _WRAPPERS_CACHE.get(id(summaries))
@@ -113,6 +107,23 @@ def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | No
             _WRAPPERS_CACHE[id(summaries)] = cached
         return any(name in text for name in cached[1])
     return False
+
+
+# Per process: a module summarised and then checked in the same process is parsed once, and
+# analysed once when its check gets no other module's summary (see RecentPrograms).
+_RECENT = RecentPrograms()
+
+
+def _parse_once(path: str, text: str) -> tuple[Program | None, list[Diagnostic], Any]:
+    """(program, CL001 problems, memo entry or None) for a Python file, from the memo if this
+    process parsed the same text last."""
+    entry = _RECENT.get(path, text)
+    if entry is not None:
+        return entry.program, [], entry
+    parsed = parse_python(path, text)
+    if isinstance(parsed, Diagnostic):
+        return None, [parsed], None
+    return parsed, [], _RECENT.put(path, text, parsed)
 
 
 def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None) -> ModuleAnalysis:
@@ -153,11 +164,23 @@ def _deep_recursion():
 def check(path: str, text: str, settings: Any, project_summaries: Summaries | None = None) -> list[Diagnostic]:
     knowledge = knowledge_for(settings)
     with _deep_recursion():
-        program, problems = _parse(path, text)
-        if program is None or not _passes_prefilter(text, knowledge, project_summaries):
-            return problems
+        entry = None
+        if path.endswith(".ipynb"):
+            # Filtered on its code, not on the JSON that quotes it.
+            program, problems = parse_notebook(path, text)
+            if program is None or not _passes_prefilter("\n".join(program.lines), knowledge, project_summaries):
+                return problems
+        else:
+            if not _passes_prefilter(text, knowledge, project_summaries):
+                return [] if _RECENT.parses(path, text) else syntax_problems(path, text)
+            program, problems, entry = _parse_once(path, text)
+            if program is None:
+                return problems
         try:
-            analysis = _analyse(program, knowledge, path, project_summaries)
+            if entry is not None and not project_summaries and entry.knowledge is knowledge:
+                analysis = entry.analysis  # the summary's analysis: the same inputs
+            else:
+                analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return problems + [unreadable(path, "too deeply nested to analyse")]
     return sorted(problems + diagnostics_for(program, analysis.reaches, analysis.changes), key=Diagnostic.sort_key)
@@ -181,13 +204,18 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
         return {"functions": {}, "classes": {}, "names": {}}
     knowledge = knowledge_for(settings)
     with _deep_recursion():
-        program, _problems = _parse(path, text)
+        program, _problems, entry = _parse_once(path, text)
         if program is None:
             return {"functions": {}, "classes": {}, "names": {}}
         try:
-            analysis = _analyse(program, knowledge, path, None)
+            if entry is not None and entry.knowledge is knowledge:
+                analysis = entry.analysis
+            else:
+                analysis = _analyse(program, knowledge, path, None)
         except (RecursionError, MemoryError):
             return {"functions": {}, "classes": {}, "names": {}}
+        if entry is not None:
+            entry.knowledge, entry.analysis = knowledge, analysis
     functions: dict[str, Any] = {}
     for name, node in sorted(analysis.module_funcs.items()):
         entry = _function_entry(analysis, node)

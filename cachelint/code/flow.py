@@ -22,7 +22,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
-from cachelint.code.knowledge import Knowledge, Sink
+from cachelint.code.knowledge import PREFIX_TIERS, Knowledge, Sink
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
@@ -40,7 +40,6 @@ from cachelint.code.values import (
     union,
 )
 
-PREFIX_TIERS = ("tools", "system")
 # Dict displays up to this size keep their entries apart (body["tools"], data["system"]).
 _MAX_REMEMBERED_KEYS = 64
 _MUTATION_WORDS = {

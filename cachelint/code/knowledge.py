@@ -11,9 +11,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Generic, Iterable, Mapping, Sequence, TypeVar
 
+from cachelint.code.prefilter import SinkPrefilter, SinkToken, build_sink_prefilter
+
 T = TypeVar("T")
 
 TIERS = ("tools", "system", "messages", "body")
+# The tiers of the cached prefix that the checks report on (messages count through their first
+# system message, body through its keys).
+PREFIX_TIERS = ("tools", "system")
 
 
 class CallTable(Generic[T]):
@@ -58,6 +63,15 @@ class CallTable(Generic[T]):
             if len(path) > n and path[:n] == prefix:
                 return value
         return None
+
+    def tokens(self) -> list[tuple[str, bool, T]]:
+        """(name, called, value) for every pattern: the name a matching callee ends with, and
+        whether the text must show it called (exact and ``*.`` patterns) or only as a word (``a.*``,
+        whose callee ends with any attribute of ``a``)."""
+        out = [(p[-1], True, v) for p, v in self._exact.items()]
+        out += [(s[-1], True, v) for bucket in self._suffix.values() for s, v in bucket]
+        out += [(p[-1], False, v) for bucket in self._prefix.values() for p, v in bucket]
+        return out
 
     def last_segments(self) -> set[str]:
         """Identifiers a source text must contain for any pattern to match (the prefilter)."""
@@ -124,7 +138,7 @@ class Knowledge:
     time_directives: tuple[str, ...] = ()
     volatile_name_re: re.Pattern[str] | None = None
     membership_keyword_re: re.Pattern[str] | None = None
-    prefilter_re: re.Pattern[str] | None = None
+    prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
     stash_keys: frozenset[str] = frozenset()
 
@@ -241,15 +255,30 @@ def build_knowledge(
     k.stash_keys = frozenset(body_keys) | frozenset(
         a.keyword for pack in sink_packs for e in pack.get("sinks", ()) for a in _arguments(e["arguments"]) if a.keyword
     ) | frozenset(a.keyword for e in options.get("sinks", ()) for a in _config_sink_arguments(e) if a.keyword)
-    k.prefilter_re = _prefilter(k.sinks.last_segments() | k.decorators.last_segments())
+    k.prefilter = _sink_prefilter(k)
     return k
 
 
-def _prefilter(tokens: Iterable[str]) -> re.Pattern[str] | None:
-    tokens = sorted(set(tokens))
-    if not tokens:
-        return None
-    return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in tokens) + r")\b")
+def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
+    body_words = frozenset(key for key, tier in k.body_keys.items() if tier in PREFIX_TIERS)
+    tokens = []
+    for name, called, sink in k.sinks.tokens():
+        words: set[str] = set()
+        positional = False
+        for argument in sink.arguments:
+            if argument.tier in PREFIX_TIERS:
+                positional = positional or argument.position is not None
+                if argument.keyword:
+                    words.add(argument.keyword)
+            elif argument.tier == "body":
+                words.update(body_words)
+        tokens.append(SinkToken(name, called, frozenset(words), positional))
+    return build_sink_prefilter(
+        tokens,
+        decorators=k.decorators.last_segments(),
+        message_roles=k.first_message_roles,
+        system_classes=[(name, called) for name, called, _ in k.system_message_classes.tokens()],
+    )
 
 
 @functools.lru_cache(maxsize=8)
