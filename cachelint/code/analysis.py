@@ -161,17 +161,21 @@ def _deep_recursion():
             sys.setrecursionlimit(limit)
 
 
-def check(path: str, text: str, settings: Any, project_summaries: Summaries | None = None) -> list[Diagnostic]:
+def check(
+    path: str, text: str, settings: Any, project_summaries: Summaries | None = None, *, prefilter: bool = True
+) -> list[Diagnostic]:
+    """``prefilter=False`` analyses every file (the tests prove with it that the prefilter only
+    skips files where the analysis finds nothing)."""
     knowledge = knowledge_for(settings)
     with _deep_recursion():
         entry = None
         if path.endswith(".ipynb"):
             # Filtered on its code, not on the JSON that quotes it.
             program, problems = parse_notebook(path, text)
-            if program is None or not _passes_prefilter("\n".join(program.lines), knowledge, project_summaries):
+            if program is None or (prefilter and not _passes_prefilter("\n".join(program.lines), knowledge, project_summaries)):
                 return problems
         else:
-            if not _passes_prefilter(text, knowledge, project_summaries):
+            if prefilter and not _passes_prefilter(text, knowledge, project_summaries):
                 return [] if _RECENT.parses(path, text) else syntax_problems(path, text)
             program, problems, entry = _parse_once(path, text)
             if program is None:
