@@ -13,7 +13,9 @@ def render_concise(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]
     out = [headline(d) for d in diagnostics]
     text = "\n".join(out) + ("\n" if out else "")
     if summary:
-        text += render_summary(summary)
+        # concise stays one line per finding plus the audit's headline; the per-session report,
+        # diffs and money are in the full output (the audit's default)
+        text += render_summary(summary).split("\n", 1)[0] + "\n"
     return text
 
 
