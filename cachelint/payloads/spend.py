@@ -10,10 +10,10 @@ for sessions that still hold their requests.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.facts import FactTable, RequestFacts
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import PrefixDiff, Request, Session
 from cachelint.payloads.pricing import BreakCost, PriceTable, break_cost_estimate, break_cost_from_usage
@@ -21,30 +21,6 @@ from cachelint.payloads.usage import CacheUsage, miss_reason, usage_of, reason_a
 
 # Findings that mean the cache could not serve what the previous request left in it.
 BREAK_CODES = ("CL301", "CL302", "CL303", "CL304", "CL306", "CL308", "CL309", "CL311")
-
-
-@dataclass(frozen=True, slots=True)  # one per request, kept for the summary
-class RequestFacts:
-    """The little a summary needs from one request (requests themselves may be dropped)."""
-
-    path: str
-    record: int
-    line: int
-    session: str | None
-    index: int
-    time: datetime | None
-    provider: str
-    model: str | None
-    usage: CacheUsage | None
-    prefix_bytes: int
-    cached_end_bytes: int  # end of the last marked block (explicit caching), else the whole prefix
-    markers: int
-    last_ttl: str | None
-    ttls: tuple[str, ...]
-    common_bytes: int | None  # with the previous request of the session (None for the first)
-    first_tier: str | None
-    changed_settings: tuple[str, ...]
-    miss_reason: Mapping[str, Any] | None
 
 
 def marked_end(req: Request) -> int:
@@ -85,7 +61,7 @@ def _explicit(limits: Limits, provider: str) -> bool:
 class UsageLedger:
     limits: Limits
     prices: PriceTable
-    facts: list[RequestFacts] = field(default_factory=list)
+    facts: FactTable = field(default_factory=FactTable)  # compact: ~110 bytes a request
 
     def add(self, req: Request, prev: Request | None = None, diff: PrefixDiff | None = None) -> RequestFacts:
         """Record one request (in session order). ``prev``/``diff``: the previous request of its
@@ -133,12 +109,10 @@ class UsageLedger:
         for d in diagnostics:
             if d.code in BREAK_CODES and d.record is not None:
                 breaks_at.setdefault((d.path, d.record), []).append(d.code)
-        by_session: dict[str, list[RequestFacts]] = {}
-        for f in self.facts:
-            by_session.setdefault(f.session or f"{f.path}#{f.record}", []).append(f)
         sessions = []
-        for sid in sorted(by_session, key=_session_order):
-            reqs = sorted(by_session[sid], key=lambda f: f.index)
+        for sid in sorted(self.facts.session_keys(), key=_session_order):
+            # one session's facts as objects at a time: the table keeps the rest compact
+            reqs = sorted(self.facts.session(sid), key=lambda f: f.index)
             sessions.append(self._session_summary(sid, reqs, breaks_at))
         total = _totals(sessions)
         return {

@@ -91,3 +91,15 @@ def test_a_pair_is_quiet_only_when_nothing_but_the_tail_changed(tmp_path: Path) 
     assert not _quiet(base, retooled, prefix_diff(base, retooled, table, volatile))
     rewritten = request([b'{"role":"user","content":"z"}'], {"model": "claude-sonnet-4-5"})
     assert not _quiet(base, rewritten, prefix_diff(base, rewritten, table, volatile))
+
+
+def test_canonical_bytes_strips_every_marker_spelling() -> None:
+    """canonical_bytes spells the marker names out for speed: it must still know all of them."""
+    from cachelint.payloads.providers import _MARKER_BYTES, canonical_bytes
+
+    for marker in _MARKER_BYTES:
+        name = json.loads(marker)
+        value = {"role": "user", "content": [{"type": "text", "text": "x", name: {"type": "ephemeral"}}]}
+        if name == "cachePoint":
+            value = {"role": "user", "content": [{"text": "x"}, {name: {"type": "default"}}]}
+        assert marker not in canonical_bytes(value), marker
