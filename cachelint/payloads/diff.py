@@ -11,7 +11,6 @@ rules/packs/payloads-invalidation.yaml.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -201,6 +200,8 @@ def _tools_diff(a: Sequence[Block], b: Sequence[Block], first: int, volatile: Vo
 def _stable(order_a: list[str], order_b: list[str]) -> set[str]:
     """The tools that did not move: those in the longest common subsequence of the two orders
     (so a tool moved to the front is reported, not the 29 others that shifted)."""
+    import difflib  # only where tools moved or a block changed: kept off the start-up path
+
     matcher = difflib.SequenceMatcher(a=order_a, b=order_b, autojunk=False)
     stable: set[str] = set()
     for block in matcher.get_matching_blocks():
@@ -370,6 +371,8 @@ def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> t
     mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
     if len(mid_a) > 2000 or len(mid_b) > 2000:
         return ()  # a large rewrite is content, not a value that ticks
+    import difflib  # only where tools moved or a block changed: kept off the start-up path
+
     matcher = difflib.SequenceMatcher(a=mid_a, b=mid_b, autojunk=False)
     merged: list[list[int]] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():

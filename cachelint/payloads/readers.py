@@ -26,7 +26,6 @@ import stat
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import IO, Any, Iterator, Mapping
 
@@ -412,6 +411,8 @@ def parse_time(value: Any) -> datetime | None:
             try:
                 parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
             except ValueError:
+                from email.utils import parsedate_to_datetime  # HTTP dates only: not on every audit's start-up
+
                 parsed = parsedate_to_datetime(text)
             return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
     except (ValueError, TypeError, OverflowError, OSError, IndexError):

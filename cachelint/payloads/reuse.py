@@ -35,6 +35,7 @@ HISTORY_KEYS = ("messages", "input")
 BODY_PATHS = ((), ("request",), ("request", "body"), ("body",))
 
 _WS = re.compile(rb"[ \t\r\n]*")
+_WS_BYTES = frozenset(b" \t\r\n")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _SCALAR = re.compile(rb"-?[0-9][0-9eE.+-]*|true|false|null")
 _TRAILING = "unexpected content after document"  # orjson's message for a value followed by more
@@ -285,6 +286,8 @@ def follow_path(value: Any, path: tuple[str, ...]) -> Any:
 
 
 def _ws(raw: bytes, pos: int) -> int:
+    if pos < len(raw) and raw[pos] not in _WS_BYTES:
+        return pos  # compact JSON: no whitespace to skip, no regex call
     return _WS.match(raw, pos).end()  # type: ignore[union-attr]
 
 
