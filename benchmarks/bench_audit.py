@@ -10,6 +10,7 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --mb 250 500 1000 --runs 3       # memory flat as the log doubles
     python benchmarks/bench_audit.py --log /path/to/real.jsonl
     python benchmarks/bench_audit.py --promptcachelint /work/peers-audit/bin/promptcachelint --peer-runs 1
+    python benchmarks/bench_audit.py --startup --all-checks --full-decode   # start-up alone; fast paths / reuse off
 """
 from __future__ import annotations
 
@@ -43,8 +44,23 @@ from cachelint.config import load_settings
 from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import run_audit
 incremental = sys.argv[2] == "1"
-result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), AuditOptions(incremental=incremental), Path.cwd())
+fast_paths = len(sys.argv) < 4 or sys.argv[3] == "1"
+options = AuditOptions(incremental=incremental, fast_paths=fast_paths)
+result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), options, Path.cwd())
 print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(result.diagnostics))
+"""
+
+# Start-up alone: the audit of an empty log (imports, settings, packs, check modules).
+STARTUP = r"""
+import resource, sys, time
+t = time.perf_counter()
+from pathlib import Path
+from cachelint.config import load_settings
+from cachelint.payloads import AuditOptions
+from cachelint.payloads.audit import run_audit
+imported = time.perf_counter()
+result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), AuditOptions(), Path.cwd())
+print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, imported - t)
 """
 
 PEER = r"""
@@ -58,6 +74,18 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_m
 def measure(code: str, args: list[str]) -> tuple[float, float, int]:
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True).stdout.split()
     return float(out[0]), int(out[1]) / 1024.0, int(out[2])
+
+
+def startup(runs: int) -> None:
+    """Median wall time of auditing an empty log (start-up), and of the imports alone."""
+    empty = Path(tempfile.gettempdir()) / "cachelint-bench-empty.jsonl"
+    empty.write_bytes(b"")
+    walls, imports = [], []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", STARTUP, str(empty)], capture_output=True, text=True, check=True).stdout.split()
+        walls.append(float(out[0]))
+        imports.append(float(out[2]))
+    print(f"start-up (empty log): median {statistics.median(walls):.3f} s, of which imports {statistics.median(imports):.3f} s")
 
 
 def to_peer_trace(log: Path, out: Path) -> None:
@@ -92,6 +120,8 @@ def main() -> None:
     parser.add_argument("--per-session", type=int, default=40, help="requests per session in generated logs (longer sessions: longer lines)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--full-decode", action="store_true", help="also measure the audit with reuse off (AuditOptions.incremental=False)")
+    parser.add_argument("--all-checks", action="store_true", help="also measure the audit with fast paths off (AuditOptions.fast_paths=False)")
+    parser.add_argument("--startup", action="store_true", help="also measure start-up alone (an empty log)")
     parser.add_argument("--promptcachelint", metavar="EXE", help="the promptcachelint command (log converted to its trace format)")
     parser.add_argument("--peer-runs", type=int, default=1)
     parser.add_argument("--peer-max-mb", type=float, default=100, help="skip the peer on larger logs (it takes minutes)")
@@ -109,6 +139,8 @@ def main() -> None:
             command = [sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", str(n), "--per-session", str(args.per_session), "-o", str(path)]
             subprocess.run(command, check=True)
         logs.append(path)
+    if args.startup:
+        startup(max(args.runs, 5))
     rows = []
     print(f"{'log':<30} {'MB':>6} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'audit RSS':>9} {'full s':>7} {'peer s':>7} {'peer RSS':>8} {'x peer':>7}")
     for log in logs:
@@ -118,18 +150,20 @@ def main() -> None:
             peer_trace = tmp / (log.stem + ".promptcachelint.jsonl")
             if not peer_trace.exists():
                 to_peer_trace(log, peer_trace)
-        floors, audits, fulls, peers = [], [], [], []
+        floors, audits, fulls, peers, alls = [], [], [], [], []
         for run in range(args.runs):  # interleaved: each run measures every tool once
             floors.append(measure(FLOOR, [str(log)]))
             audits.append(measure(AUDIT, [str(log), "1"]))
             if args.full_decode:
                 fulls.append(measure(AUDIT, [str(log), "0"]))
+            if args.all_checks:
+                alls.append(measure(AUDIT, [str(log), "1", "0"]))
             if peer_trace is not None and run < args.peer_runs:
                 peers.append(measure(PEER, [str(peer_trace), args.promptcachelint]))
         floor = statistics.median(r[0] for r in floors)
         wall = statistics.median(r[0] for r in audits)
         rss = max(r[1] for r in audits)
-        findings = sorted({r[2] for r in audits + fulls})
+        findings = sorted({r[2] for r in audits + fulls + alls})
         row = {
             "log": log.name, "size_mb": round(size, 1), "requests": floors[0][2], "runs": args.runs,
             "floor_s": round(floor, 3), "audit_s": round(wall, 3), "ratio_to_floor": round(wall / floor, 2),
@@ -140,6 +174,9 @@ def main() -> None:
         if fulls:
             full = statistics.median(r[0] for r in fulls)
             row["full_decode_s"] = round(full, 3)
+        if alls:
+            row["all_checks_s"] = round(statistics.median(r[0] for r in alls), 3)
+            row["all_checks_runs"] = [round(r[0], 3) for r in alls]
         if peers:
             peer = statistics.median(r[0] for r in peers)
             peer_rss = max(r[1] for r in peers)
