@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from cachelint.code.findings import diagnostics_for
 from cachelint.code.flow import ModuleAnalysis, value_to_data
 from cachelint.code.knowledge import Knowledge, knowledge_for
-from cachelint.code.program import Program, RecentPrograms, parse_notebook, parse_python, syntax_problems
+from cachelint.code.program import KnownToParse, Program, parse_notebook, parse_python, syntax_problems
 from cachelint.code.values import PARAM, Value
 from cachelint.diagnostics import Diagnostic, unreadable
 
@@ -109,21 +109,17 @@ def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | No
     return False
 
 
-# Per process: a module summarised and then checked in the same process is parsed once, and
-# analysed once when its check gets no other module's summary (see RecentPrograms).
-_RECENT = RecentPrograms()
+# Per process: a module summarised and then checked in the same process, whose check the
+# prefilter skips, is parsed once (see KnownToParse).
+_KNOWN_TO_PARSE = KnownToParse()
 
 
-def _parse_once(path: str, text: str) -> tuple[Program | None, list[Diagnostic], Any]:
-    """(program, CL001 problems, memo entry or None) for a Python file, from the memo if this
-    process parsed the same text last."""
-    entry = _RECENT.get(path, text)
-    if entry is not None:
-        return entry.program, [], entry
+def _parse_python(path: str, text: str) -> tuple[Program | None, list[Diagnostic]]:
     parsed = parse_python(path, text)
     if isinstance(parsed, Diagnostic):
-        return None, [parsed], None
-    return parsed, [], _RECENT.put(path, text, parsed)
+        return None, [parsed]
+    _KNOWN_TO_PARSE.add(path, text)
+    return parsed, []
 
 
 def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None) -> ModuleAnalysis:
@@ -168,7 +164,6 @@ def check(
     skips files where the analysis finds nothing)."""
     knowledge = knowledge_for(settings)
     with _deep_recursion():
-        entry = None
         if path.endswith(".ipynb"):
             # Filtered on its code, not on the JSON that quotes it.
             program, problems = parse_notebook(path, text)
@@ -176,15 +171,12 @@ def check(
                 return problems
         else:
             if prefilter and not _passes_prefilter(text, knowledge, project_summaries):
-                return [] if _RECENT.parses(path, text) else syntax_problems(path, text)
-            program, problems, entry = _parse_once(path, text)
+                return [] if (path, text) in _KNOWN_TO_PARSE else syntax_problems(path, text)
+            program, problems = _parse_python(path, text)
             if program is None:
                 return problems
         try:
-            if entry is not None and not project_summaries and entry.knowledge is knowledge:
-                analysis = entry.analysis  # the summary's analysis: the same inputs
-            else:
-                analysis = _analyse(program, knowledge, path, project_summaries)
+            analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return problems + [unreadable(path, "too deeply nested to analyse")]
     return sorted(problems + diagnostics_for(program, analysis.reaches, analysis.changes), key=Diagnostic.sort_key)
@@ -208,18 +200,13 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
         return {"functions": {}, "classes": {}, "names": {}}
     knowledge = knowledge_for(settings)
     with _deep_recursion():
-        program, _problems, entry = _parse_once(path, text)
+        program, _problems = _parse_python(path, text)
         if program is None:
             return {"functions": {}, "classes": {}, "names": {}}
         try:
-            if entry is not None and entry.knowledge is knowledge:
-                analysis = entry.analysis
-            else:
-                analysis = _analyse(program, knowledge, path, None)
+            analysis = _analyse(program, knowledge, path, None)
         except (RecursionError, MemoryError):
             return {"functions": {}, "classes": {}, "names": {}}
-        if entry is not None:
-            entry.knowledge, entry.analysis = knowledge, analysis
     functions: dict[str, Any] = {}
     for name, node in sorted(analysis.module_funcs.items()):
         entry = _function_entry(analysis, node)

@@ -174,56 +174,28 @@ def syntax_problems(path: str, text: str) -> list[Diagnostic]:
     return [parsed] if isinstance(parsed, Diagnostic) else []
 
 
-@dataclass
-class _Parsed:
-    text: str
-    program: Program
-    knowledge: object | None = None  # the knowledge its analysis ran with
-    analysis: object | None = None  # its ModuleAnalysis without other modules' summaries
+class KnownToParse:
+    """Python texts this process has parsed without error, by path and text.
 
+    The engine summarises a module that another file imports, then checks it: when the check's
+    prefilter skips the file, all it needs is whether the text parses, which the summary found out
+    if it ran in the same process (always in a run small enough to stay in-process, about half of
+    the time in a pool of two workers). Only keys are kept: holding the trees themselves for the
+    check that follows cost more than it saved (on the SDK corpus of issue 7, keeping the last 1M
+    characters' trees made the in-process cold check 1.6x slower: the cyclic garbage collector
+    walks them again and again), and a file the prefilter lets through is parsed again."""
 
-class RecentPrograms:
-    """The Python programs parsed last in this process, by path and text.
+    def __init__(self, max_entries: int = 100_000) -> None:
+        self.max_entries = max_entries
+        # (path, len, hash): a wrong hit would need two texts of the same path and length whose
+        # 64-bit keyed hashes (a random key per process) collide.
+        self._keys: set[tuple[str, int, int]] = set()
 
-    The engine summarises a module that another file imports, then checks it: the same text, parsed
-    twice (and analysed twice when the check gets no summaries). Both run in the same process when
-    the run is small (in-process) and about half of the time in a pool of two workers. Trees cost
-    about 30 bytes per byte of source, so the memo keeps at most ``max_chars`` of source; beyond it
-    only the fact that a text parses is remembered (what a file the prefilter skips needs)."""
+    def add(self, path: str, text: str) -> None:
+        if len(self._keys) >= self.max_entries:  # a long-lived process: start over rather than grow
+            self._keys.clear()
+        self._keys.add((path, len(text), hash(text)))
 
-    def __init__(self, max_chars: int = 1_000_000) -> None:
-        self.max_chars = max_chars
-        self._programs: dict[tuple[str, int], _Parsed] = {}
-        self._chars = 0
-        # (path, len, hash) of texts known to parse: a wrong hit would need two texts of the same
-        # path and length whose 64-bit keyed hashes (random key per process) collide.
-        self._parses: set[tuple[str, int, int]] = set()
-
-    @staticmethod
-    def _key(path: str, text: str) -> tuple[str, int]:
-        return path, hash(text)
-
-    def get(self, path: str, text: str) -> _Parsed | None:
-        entry = self._programs.get(self._key(path, text))
-        if entry is None or entry.text != text:
-            return None
-        return entry
-
-    def put(self, path: str, text: str, program: Program) -> _Parsed:
-        entry = _Parsed(text, program)
-        key = self._key(path, text)
-        if key in self._programs:
-            self._chars -= len(self._programs.pop(key).text)
-        if len(self._parses) >= 100_000:  # a long-lived process: start over rather than grow
-            self._parses.clear()
-        self._parses.add((path, len(text), hash(text)))
-        if len(text) <= self.max_chars:
-            self._programs[key] = entry
-            self._chars += len(text)
-            while self._chars > self.max_chars:  # oldest first (dicts keep insertion order)
-                oldest = next(iter(self._programs))
-                self._chars -= len(self._programs.pop(oldest).text)
-        return entry
-
-    def parses(self, path: str, text: str) -> bool:
-        return (path, len(text), hash(text)) in self._parses
+    def __contains__(self, item: tuple[str, str]) -> bool:
+        path, text = item
+        return (path, len(text), hash(text)) in self._keys

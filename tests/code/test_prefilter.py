@@ -1,10 +1,11 @@
 """The text prefilter skips the analysis only where the analysis finds nothing; the file is still
-checked for syntax; a module summarised and then checked is parsed once."""
+checked for syntax; a module summarised, then skipped by its check, is parsed once."""
 from __future__ import annotations
 
 import ast
 import os
 import re
+import symtable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from test_cl105_volatile_prefix import POSITIVE as CL105
 
 from cachelint.code import analysis, check_module, summarize_module
 from cachelint.code.knowledge import knowledge_for
-from cachelint.code.program import RecentPrograms, parse_python, syntax_problems
+from cachelint.code.program import KnownToParse, parse_python, syntax_problems
 from cachelint.config import load_settings
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -86,7 +87,7 @@ def test_configured_sinks_join_the_prefilter(tmp_path):
 
 def _sink_words() -> list[str]:
     filt = knowledge_for(settings()).prefilter
-    return sorted({w for ws in filt.words_of.values() for w in ws})
+    return sorted(w.name for w in filt.words)
 
 
 def _mutations(source: str) -> list[str]:
@@ -236,31 +237,36 @@ def test_syntax_of_skipped_files_matches_a_full_parse(text):
 
 # --- one parse for a module summarised, then checked ---------------------------------------
 
+REGISTRY = """\
+import os
 
-def test_a_module_summarised_then_checked_is_parsed_once(monkeypatch):
-    source = HEADER + CL101[next(iter(CL101))] + "\n# parsed once\n"
-    expected = unfiltered("agent.py", source)
-    monkeypatch.setattr(analysis, "_RECENT", RecentPrograms())  # forget that parse
+
+def tool_names(root):
+    return {name.removesuffix(".py") for name in os.listdir(root)}
+"""
+
+
+def test_a_module_summarised_then_skipped_by_its_check_is_parsed_once(monkeypatch):
+    monkeypatch.setattr(analysis, "_KNOWN_TO_PARSE", KnownToParse())
     parses = []
     real_parse = ast.parse
     monkeypatch.setattr(ast, "parse", lambda *a, **kw: (parses.append(1), real_parse(*a, **kw))[1])
-    walks = []
-    real_analyse = analysis._analyse
-    monkeypatch.setattr(analysis, "_analyse", lambda *a: (walks.append(1), real_analyse(*a))[1])
-    summarize_module("agent.py", source, settings())
-    assert check_module("agent.py", source, settings()) == expected
-    assert len(parses) == 1 and len(walks) == 1  # no other module's summary: the same analysis
-    other = source + "# another text\n"
-    summarize_module("agent.py", other, settings())
-    assert check_module("agent.py", other, settings(), project_summaries={"pkg.x": {"functions": {"f": {}}}}) == expected
-    assert len(parses) == 2 and len(walks) == 3  # with other modules' summaries: one parse, two walks
+    real_symtable = symtable.symtable
+    monkeypatch.setattr(symtable, "symtable", lambda *a: (parses.append(1), real_symtable(*a))[1])
+    assert summarize_module("pkg/registry.py", REGISTRY, settings())["functions"]["tool_names"]
+    assert check_module("pkg/registry.py", REGISTRY, settings()) == []
+    assert len(parses) == 1
+    assert check_module("pkg/other.py", REGISTRY, settings()) == []  # another file: its own parse
+    assert check_module("pkg/registry.py", REGISTRY + "x = (\n", settings())[0].code == "CL001"
+    assert len(parses) == 4  # symtable finds the error, ast.parse words it
 
 
-def test_recent_programs_forget_the_oldest_beyond_their_size():
-    recent = RecentPrograms(max_chars=30)
-    texts = [f"x{i} = {i}\n" * 2 for i in range(5)]  # 14 characters each
-    for text in texts:
-        recent.put("a.py", text, parse_python("a.py", text))
-    assert [recent.get("a.py", t) is not None for t in texts] == [False, False, False, True, True]
-    assert all(recent.parses("a.py", t) for t in texts)  # that they parse is kept
-    assert recent.get("b.py", texts[-1]) is None and not recent.parses("b.py", texts[-1])
+def test_known_to_parse_keys_on_path_and_text_and_starts_over_when_full():
+    known = KnownToParse(max_entries=3)
+    texts = [f"x = {i}\n" for i in range(4)]
+    for text in texts[:3]:
+        known.add("a.py", text)
+    assert [("a.py", t) in known for t in texts] == [True, True, True, False]
+    assert ("b.py", texts[0]) not in known
+    known.add("a.py", texts[3])
+    assert [("a.py", t) in known for t in texts] == [False, False, False, True]
