@@ -27,16 +27,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable
 
 # A call of ``name``: ``name(``, ``name (``, ``(obj.name)(``, ``name \\\n (``. The name as
-# imported under an alias (``from litellm import completion as ask``) is the other way a call
-# resolves to it.
-_CALL = r"(?:\s*\)*[\s\\]*\(|\s+as\s)"
-
-
+# imported under an alias is the other way a call resolves to it (``_ALIAS``).
 def _is_word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
+
+
+# Before a name that is called, code has an operator, a bracket, a dot, a space...; never a quote
+# or a backtick (prose: "pass it to `Agent(`") and never ``def``/``class`` (a definition
+# ``def create(self, ...)`` or ``class Agent(Base)`` is not a call).
+_NOT_BEFORE_A_CALL = frozenset("'\"`#")
+_DEFINITION = re.compile(r"(?:^|[^\w])(?:def|class)[ \t]+$")
+
+
+def _starts_a_call(text: str, start: int) -> bool:
+    if start == 0:
+        return True
+    before = text[start - 1]
+    if _is_word_char(before) or before in _NOT_BEFORE_A_CALL:
+        return False
+    return not (before in " \t" and _DEFINITION.search(text, max(0, start - 16), start))
+
+
+def _starts_a_word(text: str, start: int) -> bool:
+    return start == 0 or not _is_word_char(text[start - 1])
 
 
 @dataclass(frozen=True)
@@ -44,25 +60,33 @@ class _Occurrence:
     """A name in a given shape. Speed (measured on the SDK corpus of issue 7, 10.6 MB): a pattern
     that starts with ``\\b`` or with an alternation of names is tried at every position of the text
     (0.1-0.5 s for the corpus, a third of parsing it), while ``name in text`` and a pattern that
-    starts with the name itself are searched for in C (a few ms); the leading word boundary is
-    checked here on the few matches."""
+    starts with the name itself are searched for in C (a few ms); what comes before the name is
+    checked here, on the few matches."""
 
     name: str
     pattern: re.Pattern[str]
-    starts_with_name: bool = True
+    start_ok: Callable[[str, int], bool] | None = _starts_a_word
 
     def in_text(self, text: str) -> bool:
         if self.name not in text:
             return False
         for m in self.pattern.finditer(text):
-            start = m.start()
-            if not self.starts_with_name or start == 0 or not _is_word_char(text[start - 1]):
+            if self.start_ok is None or self.start_ok(text, m.start()):
                 return True
         return False
 
 
-def _called(name: str) -> _Occurrence:
-    return _Occurrence(name, re.compile(re.escape(name) + _CALL))
+# An import under another name: ``from litellm import completion as ask`` (one name of a list, or
+# the last one before a newline, a closing parenthesis or the end; prose such as "instructions as
+# a string" does not look like it).
+_ALIAS = r"\s+as\s+[A-Za-z_]\w*\s*(?:[,)\n;#\\]|\Z)"
+
+
+def _called(name: str) -> list[_Occurrence]:
+    return [
+        _Occurrence(name, re.compile(re.escape(name) + r"\s*\)*[\s\\]*\("), _starts_a_call),
+        _Occurrence(name, re.compile(re.escape(name) + _ALIAS)),
+    ]
 
 
 def _word(name: str) -> _Occurrence:
@@ -71,8 +95,8 @@ def _word(name: str) -> _Occurrence:
 
 def _decorator(name: str) -> list[_Occurrence]:
     return [
-        _Occurrence(name, re.compile(r"@[\w. \t]*(?<!\w)" + re.escape(name) + r"(?!\w)"), starts_with_name=False),
-        _Occurrence(name, re.compile(re.escape(name) + r"\s+as\s")),
+        _Occurrence(name, re.compile(r"^[ \t]*@[\w. \t]*(?<!\w)" + re.escape(name) + r"(?!\w)", re.MULTILINE), None),
+        _Occurrence(name, re.compile(re.escape(name) + _ALIAS)),
     ]
 
 
@@ -112,15 +136,17 @@ def build_sink_prefilter(
         words, positional = merged.get((token.name, token.called), (frozenset(), False))
         merged[(token.name, token.called)] = (words | token.words, positional or token.positional)
 
-    def occurrence(name: str, called: bool) -> _Occurrence:
-        return _called(name) if called else _word(name)
+    def occurrences(name: str, called: bool) -> list[_Occurrence]:
+        return _called(name) if called else [_word(name)]
 
-    always = [occurrence(name, called) for (name, called), (_, positional) in sorted(merged.items()) if positional]
-    always += [occurrence(name, called) for name, called in sorted(set(system_classes))]
+    always = [o for (name, called), (_, positional) in sorted(merged.items()) if positional for o in occurrences(name, called)]
+    always += [o for name, called in sorted(set(system_classes)) for o in occurrences(name, called)]
     always += [o for name in sorted(set(decorators)) for o in _decorator(name)]
     # A role value is a str constant (a notebook is filtered on its code, not its JSON).
     roles = tuple(f"{q}{role}{q}" for role in sorted(set(message_roles)) for q in ('"', "'"))
     # A sink without any prefix word (messages only) passes only through a system message.
-    shapes = [(occurrence(name, called), words) for (name, called), (words, positional) in sorted(merged.items()) if words and not positional]
+    shapes = [
+        (o, words) for (name, called), (words, positional) in sorted(merged.items()) if words and not positional for o in occurrences(name, called)
+    ]
     words = sorted({w for _, ws in shapes for w in ws})
     return SinkPrefilter(roles, tuple(always), tuple(_word(w) for w in words), tuple(shapes))
