@@ -51,27 +51,33 @@ def _starts_a_call(text: str, start: int) -> bool:
     return not (before in " \t" and _DEFINITION.search(text, max(0, start - 16), start))
 
 
-def _starts_a_word(text: str, start: int) -> bool:
+def _starts_a_word(text: str, match: re.Match[str]) -> bool:
+    start = match.start()
     return start == 0 or not _is_word_char(text[start - 1])
+
+
+def _call_or_alias(text: str, match: re.Match[str]) -> bool:
+    """Group 1 is the call's parenthesis; without it the match is an import alias."""
+    return _starts_a_call(text, match.start()) if match.group(1) is not None else _starts_a_word(text, match)
 
 
 @dataclass(frozen=True)
 class _Occurrence:
     """A name in a given shape. Speed (measured on the SDK corpus of issue 7, 10.6 MB): a pattern
     that starts with ``\\b`` or with an alternation of names is tried at every position of the text
-    (0.1-0.5 s for the corpus, a third of parsing it), while ``name in text`` and a pattern that
-    starts with the name itself are searched for in C (a few ms); what comes before the name is
-    checked here, on the few matches."""
+    (0.1-0.5 s for the corpus, a third of parsing it), while ``name in text`` (~5 ms for the
+    corpus) and a pattern that starts with the name itself are searched for in C; what comes
+    before the name is checked here, on the few matches."""
 
     name: str
     pattern: re.Pattern[str]
-    start_ok: Callable[[str, int], bool] | None = _starts_a_word
+    match_ok: Callable[[str, re.Match[str]], bool] | None = _starts_a_word
 
     def in_text(self, text: str) -> bool:
         if self.name not in text:
             return False
         for m in self.pattern.finditer(text):
-            if self.start_ok is None or self.start_ok(text, m.start()):
+            if self.match_ok is None or self.match_ok(text, m):
                 return True
         return False
 
@@ -82,20 +88,28 @@ class _Occurrence:
 _ALIAS = r"\s+as\s+[A-Za-z_]\w*\s*(?:[,)\n;#\\]|\Z)"
 
 
-def _called(name: str) -> list[_Occurrence]:
-    return [
-        _Occurrence(name, re.compile(re.escape(name) + r"\s*\)*[\s\\]*\("), _starts_a_call),
-        _Occurrence(name, re.compile(re.escape(name) + _ALIAS)),
-    ]
+def _called(name: str) -> _Occurrence:
+    return _Occurrence(name, re.compile(re.escape(name) + r"(?:(\s*\)*[\s\\]*\()|" + _ALIAS + ")"), _call_or_alias)
 
 
 def _word(name: str) -> _Occurrence:
     return _Occurrence(name, re.compile(re.escape(name) + r"(?!\w)"))
 
 
+_DECORATOR_LINE = re.compile(r"[ \t]*@[\w. \t]*")
+
+
+def _in_a_decorator(text: str, match: re.Match[str]) -> bool:
+    """``@agent.system_prompt``: the line up to the name is ``@`` and a dotted path."""
+    start = match.start()
+    line_start = text.rfind("\n", 0, start) + 1
+    return _starts_a_word(text, match) and _DECORATOR_LINE.fullmatch(text, line_start, start) is not None
+
+
 def _decorator(name: str) -> list[_Occurrence]:
+    # Two patterns, each starting with the name (see _Occurrence).
     return [
-        _Occurrence(name, re.compile(r"^[ \t]*@[\w. \t]*(?<!\w)" + re.escape(name) + r"(?!\w)", re.MULTILINE), None),
+        _Occurrence(name, re.compile(re.escape(name) + r"(?!\w)"), _in_a_decorator),
         _Occurrence(name, re.compile(re.escape(name) + _ALIAS)),
     ]
 
@@ -136,17 +150,15 @@ def build_sink_prefilter(
         words, positional = merged.get((token.name, token.called), (frozenset(), False))
         merged[(token.name, token.called)] = (words | token.words, positional or token.positional)
 
-    def occurrences(name: str, called: bool) -> list[_Occurrence]:
-        return _called(name) if called else [_word(name)]
+    def occurrence(name: str, called: bool) -> _Occurrence:
+        return _called(name) if called else _word(name)
 
-    always = [o for (name, called), (_, positional) in sorted(merged.items()) if positional for o in occurrences(name, called)]
-    always += [o for name, called in sorted(set(system_classes)) for o in occurrences(name, called)]
+    always = [occurrence(name, called) for (name, called), (_, positional) in sorted(merged.items()) if positional]
+    always += [occurrence(name, called) for name, called in sorted(set(system_classes))]
     always += [o for name in sorted(set(decorators)) for o in _decorator(name)]
     # A role value is a str constant (a notebook is filtered on its code, not its JSON).
     roles = tuple(f"{q}{role}{q}" for role in sorted(set(message_roles)) for q in ('"', "'"))
     # A sink without any prefix word (messages only) passes only through a system message.
-    shapes = [
-        (o, words) for (name, called), (words, positional) in sorted(merged.items()) if words and not positional for o in occurrences(name, called)
-    ]
+    shapes = [(occurrence(name, called), words) for (name, called), (words, positional) in sorted(merged.items()) if words and not positional]
     words = sorted({w for _, ws in shapes for w in ws})
     return SinkPrefilter(roles, tuple(always), tuple(_word(w) for w in words), tuple(shapes))
