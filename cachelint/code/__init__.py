@@ -8,8 +8,9 @@ Entry points:
   sink, unordered module-level names), JSON-serialisable; pass the summaries of a run, keyed by the
   module's dotted name, back to ``check_module`` as ``project_summaries``.
 
-How: one ``ast.parse`` per file (a SyntaxError is CL001), a text prefilter built from the sink names
-in the packs, then one walk (flow.py) whose facts become diagnostics (findings.py). Measured on this
+How: a text prefilter built from the packs (prefilter.py: a sink called with a prefix argument, a
+system message...); a file it skips is only checked for syntax (a SyntaxError is CL001); the others
+get one ``ast.parse`` and one walk (flow.py) whose facts become diagnostics (findings.py). Measured on this
 machine (issue 7): libcst parsing costs about 8.5x ``ast.parse``, so the analysis runs on ``ast`` and
 the fixes are text edits computed from ast positions.
 """

@@ -19,7 +19,7 @@ before any parse, whether the flow analysis can report anything:
   summaries of the modules this file imports).
 
 On the SDK corpus of issue 7 the sink names alone (``create``, ``parse``, ``post``, ``stream``...)
-let 349 of 609 files through; requiring the call shape and a prefix word lets 61 through (see
+let 349 of 609 files through; requiring the call shape and a prefix word lets 92 through (see
 docs/code-checks.md, *Speed*). Both are supersets of the files where the analysis finds something:
 tests/code/test_prefilter.py runs the full analysis on every file the prefilter skips.
 """
