@@ -29,8 +29,6 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-# A call of ``name``: ``name(``, ``name (``, ``(obj.name)(``, ``name \\\n (``. The name as
-# imported under an alias is the other way a call resolves to it (``_ALIAS``).
 def _is_word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
@@ -89,6 +87,8 @@ _ALIAS = r"\s+as\s+[A-Za-z_]\w*\s*(?:[,)\n;#\\]|\Z)"
 
 
 def _called(name: str) -> _Occurrence:
+    """A call of ``name``: ``name(``, ``name (``, ``(obj.name)(``, ``name \\<newline> (``; or the
+    name imported under an alias, the other way a call resolves to it."""
     return _Occurrence(name, re.compile(re.escape(name) + r"(?:(\s*\)*[\s\\]*\()|" + _ALIAS + ")"), _call_or_alias)
 
 
