@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+
 def _is_word_char(c: str) -> bool:
     return c.isalnum() or c == "_"
 
