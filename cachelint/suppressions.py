@@ -43,9 +43,17 @@ def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
     return out
 
 
+_NOQA_WITH_OUR_CODE = re.compile(r"noqa\s*:[^\n]*?\bCL[0-9]", re.IGNORECASE)
+
+
 def _mentions_suppression(text: str) -> bool:
+    """Cheap test before any line or token scan: ``cachelint`` anywhere, or a ``noqa`` that names
+    one of our codes. Projects full of ``# noqa: E501`` for other linters must not pay for a
+    tokenize pass per file (measured: 1.0 s of CPU on the SDK corpus)."""
     lowered = text.lower()
-    return "cachelint" in lowered or "noqa" in lowered
+    if "cachelint" in lowered:
+        return True
+    return "noqa" in lowered and _NOQA_WITH_OUR_CODE.search(text) is not None
 
 
 def find_suppressions(text: str) -> list[Suppression]:
