@@ -120,7 +120,9 @@ def _same_blocks(a: Sequence[Block], b: Sequence[Block]) -> bool:
     return all(x.data is y.data or x.data == y.data for x, y in zip(a, b))
 
 
-def _common_prefix_blocks(a: Sequence[Block], b: Sequence[Block]) -> int:
+def common_prefix_blocks(a: Sequence[Block], b: Sequence[Block]) -> int:
+    """How many leading blocks two tiers share (consecutive requests share Block objects, so the
+    whole-tuple comparison usually answers at C speed)."""
     if len(a) <= len(b) and tuple(a) == tuple(b[: len(a)]):
         return len(a)
     n = 0
@@ -132,7 +134,7 @@ def _common_prefix_blocks(a: Sequence[Block], b: Sequence[Block]) -> int:
 
 
 def _tier_diff(tier: str, a: Sequence[Block], b: Sequence[Block], volatile: VolatilePatterns) -> TierDiff | None:
-    k = _common_prefix_blocks(a, b)
+    k = common_prefix_blocks(a, b)
     if tier == "messages" and k == len(a):
         if len(b) == len(a):
             return None
@@ -307,23 +309,10 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _common_prefix_chars(a: str, b: str) -> int:
-    """Length of the common prefix of two strings, by binary search on slice equality."""
-    n = min(len(a), len(b))
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def _text_change(old: str, new: str, context: int = 24) -> str:
     """The changed part of two strings with a little context: '…is 2026-11-28.' -> '…is 2026-11-29.'."""
-    start = _common_prefix_chars(old, new)
-    end = min(_common_prefix_chars(old[::-1], new[::-1]), min(len(old), len(new)) - start)
+    start = _common_prefix_len(old, new)
+    end = min(_common_prefix_len(old[::-1], new[::-1]), min(len(old), len(new)) - start)
     lo = max(0, start - context)
 
     def cut(text: str) -> str:
@@ -366,8 +355,8 @@ def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> t
     a = before.decode("utf-8", "replace")
     b = after.decode("utf-8", "replace")
     # trim the common head and tail first: the matcher is quadratic, the changed middle is short
-    head = _common_prefix_chars(a, b)
-    tail = min(_common_prefix_chars(a[::-1], b[::-1]), min(len(a), len(b)) - head)
+    head = _common_prefix_len(a, b)
+    tail = min(_common_prefix_len(a[::-1], b[::-1]), min(len(a), len(b)) - head)
     mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
     if len(mid_a) > 2000 or len(mid_b) > 2000:
         return ()  # a large rewrite is content, not a value that ticks
@@ -497,11 +486,14 @@ def _render_from(req: Request, offset: int, length: int) -> bytes:
     return b"".join(out)
 
 
-def _common_prefix_len(a: bytes, b: bytes) -> int:
+def _common_prefix_len(a, b) -> int:
+    """Length of the common prefix of two strings or two byte strings: one comparison when one
+    is a prefix of the other, else a binary search on slice equality (memcmp), never a Python
+    loop over characters."""
     n = min(len(a), len(b))
     if a[:n] == b[:n]:
         return n
-    lo, hi = 0, n  # binary search on slice equality (memcmp), not a Python loop over bytes
+    lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[:mid] == b[:mid]:
@@ -509,7 +501,6 @@ def _common_prefix_len(a: bytes, b: bytes) -> int:
         else:
             hi = mid - 1
     return lo
-
 
 def _excerpt(req: Request, offset: int) -> str:
     start = max(0, offset - EXCERPT_BEFORE)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from cachelint.payloads.diff import common_prefix_blocks
 from cachelint.payloads.model import Record, Request, Session
 
 GROUPING_TEXT = {
@@ -114,12 +115,7 @@ class SessionGrouper:
             keys = _candidate_keys(req, entry.scope)
         if keys == entry.index_keys:
             return  # same buckets (same first message and agent): nothing moves
-        for key in entry.index_keys:
-            bucket = self._index.get(key)
-            if bucket is not None:
-                bucket.pop(sid, None)
-                if not bucket:
-                    del self._index[key]
+        self._unindex(sid, entry.index_keys)
         entry.index_keys = keys
         for key in entry.index_keys:
             self._index.setdefault(key, {})[sid] = None
@@ -212,7 +208,7 @@ class SessionGrouper:
         for sid in sorted(sids, key=lambda s: int(s[1:])):
             candidate = self._open[sid]
             prev = candidate.last.messages
-            k = _common_blocks(prev, cur)
+            k = common_prefix_blocks(prev, cur)
             if k == len(prev) and len(prev) > 0 and len(cur) >= len(prev) and (k >= 2 or _same_agent(candidate.last, req)):
                 # a true continuation (append-only). One shared message is weak evidence: another
                 # agent may be handed the same task text, so it must also look like the same agent.
@@ -243,15 +239,19 @@ class SessionGrouper:
     def close_all(self) -> list[Session]:
         return [self._close(sid) for sid in list(self._open)]
 
-    def _close(self, sid: str) -> Session:
-        entry = self._open.pop(sid)
-        session = entry.session
-        for key in entry.index_keys:
+    def _unindex(self, sid: str, keys) -> None:
+        """Take a session out of the candidate buckets of ``keys`` (empty buckets are dropped)."""
+        for key in keys:
             bucket = self._index.get(key)
             if bucket is not None:
                 bucket.pop(sid, None)
                 if not bucket:
                     del self._index[key]
+
+    def _close(self, sid: str) -> Session:
+        entry = self._open.pop(sid)
+        session = entry.session
+        self._unindex(sid, entry.index_keys)
         for k in entry.keys:
             if self._by_key.get(k) == sid:
                 del self._by_key[k]
@@ -261,17 +261,6 @@ class SessionGrouper:
         if session.count == 1 and session.grouping in ("history", "cassette"):
             session.grouping = "single" if session.key is None else session.grouping
         return session
-
-
-def _common_blocks(a: tuple, b: tuple) -> int:
-    if len(a) <= len(b) and a == b[: len(a)]:
-        return len(a)  # C-speed: consecutive requests share their Block objects (identity)
-    n = 0
-    for x, y in zip(a, b):
-        if x.data is not y.data and x.data != y.data:
-            break
-        n += 1
-    return n
 
 
 def _same_agent(a: Request, b: Request) -> bool:
