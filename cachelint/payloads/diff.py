@@ -245,11 +245,34 @@ def explain_block_change(before: Any, after: Any) -> tuple[str, list[str]]:
     """("key-order", [paths whose key order differs]) when the blocks are equal once keys are
     sorted, else ("changed", [deepdiff lines]) — the structural explanation of a changed block."""
     if _sorted_json(before) == _sorted_json(after):
-        return "key-order", _key_order_paths(before, after, "root")
+        return "key-order", [readable_path(p) for p in _key_order_paths(before, after, "root")]
     flat = flat_text_changes(before, after)
-    if flat is not None:
-        return "changed", flat
-    return "changed", deepdiff_lines(before, after)
+    if flat is None:
+        flat = deepdiff_lines(before, after)
+    return "changed", [readable_path(line) for line in flat]
+
+
+_PATH_STEP = re.compile(r"\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[0-9]+)\]")
+
+
+def readable_path(line: str) -> str:
+    """DeepDiff's ``root['content'][0]['text']: …`` as a reader writes it: ``content[0].text: …``
+    (the whole block is ``(block)``). Only the leading path of the line is rewritten."""
+    if not line.startswith("root"):
+        return line
+    pos, steps = 4, []
+    while True:
+        m = _PATH_STEP.match(line, pos)
+        if m is None:
+            break
+        token = m.group(1)
+        if token.isdigit():
+            steps.append(f"[{token}]")
+        else:
+            key = token[1:-1]
+            steps.append(("." if steps else "") + key if _SIMPLE_KEY.match(key) else f"[{token}]")
+        pos = m.end()
+    return ("".join(steps) or "(block)") + line[pos:]
 
 
 _SIMPLE_KEY = re.compile(r"[A-Za-z0-9_]+\Z")  # a key DeepDiff writes as root['key']

@@ -57,7 +57,7 @@ def test_tool_definition_changed_has_a_structural_explanation(tmp_path):
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=changed)])
     (d,) = r.diagnostics
     assert d.kind == "changed"
-    assert "root['input_schema']['properties']['q']['type']" in d.details["explanation"][0]
+    assert "input_schema.properties.q.type" in d.details["explanation"][0]
     assert d.details["byte_offset"] == TOOLS_OFFSET_OF_SECOND_TYPE(changed)
 
 

@@ -44,9 +44,23 @@ def test_a_rewritten_system_text_is_explained_without_deepdiff():
     lines = flat_text_changes(before, after)
     assert lines == deepdiff_lines(before, after)
     assert lines == ["root['text']: '…erse. Today is 2026-11-28.' -> '…erse. Today is 2026-11-29.' (from character 33)"]
-    assert explain_block_change(before, after) == ("changed", lines)
+    # the explanation shows the path as a reader writes it
+    assert explain_block_change(before, after) == (
+        "changed",
+        ["text: '…erse. Today is 2026-11-28.' -> '…erse. Today is 2026-11-29.' (from character 33)"],
+    )
     # not for a number, an added key, an odd key or a key-order change
     assert flat_text_changes({"a": 1}, {"a": 2}) is None
     assert flat_text_changes({"a": "x"}, {"a": "x", "b": "y"}) is None
     assert flat_text_changes({"odd key": "x"}, {"odd key": "y"}) is None
     assert flat_text_changes({"a": "x", "b": "y"}, {"b": "z", "a": "x"}) is None
+
+
+def test_readable_paths():
+    from cachelint.payloads.diff import readable_path
+
+    assert readable_path("root['content'][0]['content']: 'a' -> 'b'") == "content[0].content: 'a' -> 'b'"
+    assert readable_path("root['input_schema']['properties']['my key']: x") == "input_schema.properties['my key']: x"
+    assert readable_path("root[2]['a'] added") == "[2].a added"
+    assert readable_path("root: keys ['a', 'b'] -> ['b', 'a']") == "(block): keys ['a', 'b'] -> ['b', 'a']"
+    assert readable_path("no path here") == "no path here"
