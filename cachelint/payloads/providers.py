@@ -203,14 +203,7 @@ class _Builder:
         key = (tier, variant, self.offset, len(blocks), dumps(value))
         hit = self.cache.get(key)
         if hit is not None:
-            block, positions, marks, images, citations, _ = hit
-            blocks.append(block)
-            self.offset += len(block.data)
-            if marks:
-                self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
-            self.position += positions
-            self.images += images
-            self.citations += citations
+            self.append_hit(blocks, hit)
             return hit
         start = (self.position, len(self.breakpoints), self.images, self.citations)
         block = build(self, value)
@@ -218,6 +211,18 @@ class _Builder:
         entry = (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3])
         self.cache.put(key, entry, len(block.data))
         return (*entry, 0)
+
+    def append_hit(self, blocks: list, hit: tuple) -> None:
+        """Append a cached entry's block at the current position: its offset, its breakpoints
+        (relative positions made absolute) and its image and citation counts."""
+        block, positions, marks, images, citations, _ = hit
+        blocks.append(block)
+        self.offset += len(block.data)
+        if marks:
+            self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
+        self.position += positions
+        self.images += images
+        self.citations += citations
 
     def built_entry(self, value: Any, build: Callable[["_Builder", Any], Block]) -> tuple:
         """``build(self, value)`` without the cache, as an entry."""
@@ -622,14 +627,7 @@ def _message_blocks(b: _Builder, messages: list, text_kind: str, source: str = "
         if hit is None:
             _message_block(b, message, text_kind)
             continue
-        block, positions, marks, images, citations, _ = hit
-        out.append(block)
-        b.offset += len(block.data)
-        if marks:
-            b.breakpoints.extend(replace(bp, position=b.position + rel) for rel, bp in marks)
-        b.position += positions
-        b.images += images
-        b.citations += citations
+        b.append_hit(out, hit)
 
 
 def _replay_history_prefix(b: _Builder, trace: BuildTrace, messages: list, source: str, text_kind: str) -> int:
