@@ -202,6 +202,23 @@ def _classes() -> tuple[type, type]:
             finally:
                 self._done(b"".join(self._chunks))
 
+    def _record_failure(writer: CaptureWriter, started: datetime, request: httpx.Request, content: bytes) -> None:
+        """A request that got no response is recorded too (status None): the session shows the gap."""
+        writer.write(
+            started=started, method=request.method, url=str(request.url), request_headers=request.headers,
+            request_content=content, status=None, response_headers=None, response_content=None,
+        )
+
+    def _teed_response(response: httpx.Response, request: httpx.Request, stream) -> httpx.Response:
+        """The inner response, its body read through ``stream`` (which records it when done)."""
+        return httpx.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=stream,
+            extensions=response.extensions,
+            request=request,
+        )
+
     class CaptureTransport(httpx.BaseTransport):
         def __init__(self, writer: CaptureWriter, inner: httpx.BaseTransport | None = None) -> None:
             self.writer = writer
@@ -213,19 +230,10 @@ def _classes() -> tuple[type, type]:
             try:
                 response = self.inner.handle_request(request)
             except Exception:
-                self.writer.write(
-                    started=started, method=request.method, url=str(request.url), request_headers=request.headers,
-                    request_content=content, status=None, response_headers=None, response_content=None,
-                )
+                _record_failure(self.writer, started, request, content)
                 raise
             done = functools.partial(_finish, self.writer, started, request, content, response)
-            return httpx.Response(
-                status_code=response.status_code,
-                headers=response.headers,
-                stream=_TeeStream(response.stream, done),
-                extensions=response.extensions,
-                request=request,
-            )
+            return _teed_response(response, request, _TeeStream(response.stream, done))
 
         def close(self) -> None:
             self.inner.close()
@@ -241,19 +249,10 @@ def _classes() -> tuple[type, type]:
             try:
                 response = await self.inner.handle_async_request(request)
             except Exception:
-                self.writer.write(
-                    started=started, method=request.method, url=str(request.url), request_headers=request.headers,
-                    request_content=content, status=None, response_headers=None, response_content=None,
-                )
+                _record_failure(self.writer, started, request, content)
                 raise
             done = functools.partial(_finish, self.writer, started, request, content, response)
-            return httpx.Response(
-                status_code=response.status_code,
-                headers=response.headers,
-                stream=_AsyncTeeStream(response.stream, done),
-                extensions=response.extensions,
-                request=request,
-            )
+            return _teed_response(response, request, _AsyncTeeStream(response.stream, done))
 
         async def aclose(self) -> None:
             await self.inner.aclose()
