@@ -215,7 +215,7 @@ class _Builder:
     def append_hit(self, blocks: list, hit: tuple) -> None:
         """Append a cached entry's block at the current position: its offset, its breakpoints
         (relative positions made absolute) and its image and citation counts."""
-        block, positions, marks, images, citations, _ = hit
+        block, positions, marks, images, citations = hit[:5]
         blocks.append(block)
         self.offset += len(block.data)
         if marks:
@@ -237,18 +237,12 @@ class _Builder:
         length, which happens when the body sends its messages before its tools."""
         if entry_variant != variant:
             raise ReuseMismatch(f"{tier} built as {entry_variant!r}, needed as {variant!r}")
-        block, positions, marks, images, citations = entry[:5]
+        block = entry[0]
         blocks = getattr(self, tier)
         if block.offset != self.offset or block.index != len(blocks) or block.tier != tier:
             block = Block(tier, len(blocks), block.data, block.name, self.offset)
             entry = (block, *entry[1:])
-        blocks.append(block)
-        self.offset += len(block.data)
-        if marks:
-            self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
-        self.position += positions
-        self.images += images
-        self.citations += citations
+        self.append_hit(blocks, entry)
         return entry
 
     def cached_run(self, tier: str, values: Any, variant: str, build: Callable[["_Builder", Any], Block], source: str = "") -> None:
