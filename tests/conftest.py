@@ -44,6 +44,24 @@ def check_tree(root: Path, paths=(".",), config: Mapping[str, Any] | None = None
     return check_paths(paths, settings=settings, options=CheckOptions(**options), cwd=root)
 
 
+def check_with_cache(root: Path, paths=(".",), config: Mapping[str, Any] | None = None, **options):
+    """Run ``check`` on ``root`` in isolation, with the result cache on and one process."""
+    from cachelint.api import check_paths
+    from cachelint.config import load_settings
+    from cachelint.engine import CheckOptions
+
+    settings = load_settings(root, isolated=True, overrides=dict(config or {}))
+    options.setdefault("jobs", 1)
+    return check_paths(paths, settings=settings, options=CheckOptions(**options), cwd=root)
+
+
+@pytest.fixture
+def frozen_code_stamp(monkeypatch):
+    """The cache key includes the stamp of cachelint's own source files; pin it, so that an edit
+    elsewhere in the checkout during a test cannot turn a warm run cold."""
+    monkeypatch.setattr("cachelint.config._code_stamp", lambda: "pinned-for-tests")
+
+
 def audit_records(tmp_path: Path, records: Iterable[Any], config: Mapping[str, Any] | None = None, name="log.jsonl"):
     from cachelint.api import audit_logs
     from cachelint.config import load_settings

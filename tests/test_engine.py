@@ -10,24 +10,13 @@ import pytest
 
 import cachelint.code
 from cachelint import engine
-from cachelint.api import check_paths
-from cachelint.config import load_settings
 from cachelint.diagnostics import Diagnostic
-from cachelint.engine import CheckOptions, ModuleLocator, import_candidates
-from conftest import write_tree
+from cachelint.engine import ModuleLocator, import_candidates
+from conftest import check_with_cache, write_tree
 
 
-@pytest.fixture(autouse=True)
-def _frozen_code_stamp(monkeypatch):
-    # The cache key includes the stamp of cachelint's own source files; pin it, so that an edit
-    # elsewhere in the checkout during the test cannot turn a warm run cold.
-    monkeypatch.setattr("cachelint.config._code_stamp", lambda: "pinned-for-tests")
-
-
-def run(root: Path, paths=(".",), config=None, **options):
-    settings = load_settings(root, isolated=True, overrides=dict(config or {}))
-    options.setdefault("jobs", 1)
-    return check_paths(paths, settings=settings, options=CheckOptions(**options), cwd=root)
+pytestmark = pytest.mark.usefixtures("frozen_code_stamp")
+run = check_with_cache
 
 
 # --- import scan -----------------------------------------------------------------------------
