@@ -1,6 +1,7 @@
 """Rule documentation generated from the catalog: ``cachelint rule CODE`` prints it and
 ``docs/rules/<code>.md`` holds it (regenerate with ``python -m cachelint.docs``; a test fails
-when a page is stale)."""
+when a page is stale). The same command rewrites rules/packs/bundle.json, the JSON copy of the
+built-in packs read at start-up (cachelint.catalog)."""
 from __future__ import annotations
 
 import json
@@ -84,7 +85,21 @@ def write_pages(target: Path) -> list[str]:
     return written
 
 
+def write_pack_bundle() -> bool:
+    """Rewrite rules/packs/bundle.json when it differs from the packs; True when written."""
+    from cachelint.catalog import BUNDLE_NAME, pack_bundle_text, rules_dir
+
+    target = rules_dir() / "packs" / BUNDLE_NAME
+    text = pack_bundle_text()
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        return False
+    target.write_text(text, encoding="utf-8")
+    return True
+
+
 if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "docs" / "rules"
     for name in write_pages(root):
         print(f"wrote {root / name}")
+    if write_pack_bundle():
+        print("wrote rules/packs/bundle.json")

@@ -108,3 +108,41 @@ def test_builtin_pack_validates(path: Path):
     assert pack_validation_errors(path) == []
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert data.get("as_of") and data.get("sources"), f"{path.name}: packs carry a date and their sources"
+
+
+def test_pack_bundle_is_current():
+    from cachelint.catalog import BUNDLE_NAME, pack_bundle_text
+
+    on_disk = (rules_dir() / "packs" / BUNDLE_NAME).read_text(encoding="utf-8")
+    assert on_disk == pack_bundle_text(), "rules/packs/bundle.json is stale; run: python -m cachelint.docs"
+
+
+@pytest.mark.parametrize("path", PACK_FILES, ids=lambda p: p.stem)
+def test_bundled_pack_equals_its_yaml(path: Path):
+    """The bundle read at start-up gives exactly what the YAML gives (dates included)."""
+    from cachelint.catalog import _bundled_pack, _load_yaml
+
+    assert _bundled_pack(path) == _load_yaml(path)
+
+
+def test_edited_pack_is_read_from_its_yaml_not_the_bundle(tmp_path, monkeypatch):
+    import shutil
+
+    import cachelint.catalog as catalog
+
+    packs = tmp_path / "rules" / "packs"
+    shutil.copytree(rules_dir() / "packs", packs)
+    shutil.copytree(rules_dir() / "schema", tmp_path / "rules" / "schema")
+    edited = packs / "payloads-volatile.yaml"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("as_of:", "description: edited\nas_of:", 1), encoding="utf-8")
+    monkeypatch.setattr(catalog, "rules_dir", lambda: tmp_path / "rules")
+    catalog._pack_bundle.cache_clear()
+    catalog._load_pack_file.cache_clear()
+    try:
+        assert catalog._bundled_pack(edited) is None
+        assert catalog._load_pack_file(edited)["description"] == "edited"
+        untouched = packs / "payloads-secrets.yaml"
+        assert catalog._bundled_pack(untouched) == catalog._load_yaml(untouched)
+    finally:
+        catalog._pack_bundle.cache_clear()
+        catalog._load_pack_file.cache_clear()
