@@ -8,6 +8,7 @@ the ratios to the floor and to promptcachelint.
 
     python benchmarks/bench_audit.py                                  # 2,000 requests (~70 MB), 3 runs
     python benchmarks/bench_audit.py --mb 250 500 1000 --runs 3       # memory flat as the log doubles
+    python benchmarks/bench_audit.py --requests 1000 --result-bytes 4000           # longer lines, as real agents send
     python benchmarks/bench_audit.py --log /path/to/real.jsonl
     python benchmarks/bench_audit.py --promptcachelint /work/peers-audit/bin/promptcachelint --peer-runs 1
     python benchmarks/bench_audit.py --startup --all-checks --full-decode   # start-up alone; fast paths / reuse off
@@ -127,6 +128,7 @@ def main() -> None:
     parser.add_argument("--mb", type=int, nargs="*", default=[], help="generate logs of about this many MB")
     parser.add_argument("--log", action="append", default=[], help="measure this log instead of generating one")
     parser.add_argument("--per-session", type=int, default=40, help="requests per session in generated logs (longer sessions: longer lines)")
+    parser.add_argument("--result-bytes", type=int, default=0, help="generated logs: bytes of tool result per user turn (real agents' lines are longer)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--full-decode", action="store_true", help="also measure the audit with reuse off (AuditOptions.incremental=False)")
     parser.add_argument("--all-checks", action="store_true", help="also measure the audit with fast paths off (AuditOptions.fast_paths=False)")
@@ -143,9 +145,11 @@ def main() -> None:
         counts = [2000]
     for n in counts:
         suffix = "" if args.per_session == 40 else f"-s{args.per_session}"
+        suffix += f"-r{args.result_bytes}" if args.result_bytes else ""
         path = tmp / f"cachelint-bench-{n}{suffix}.jsonl"
         if not path.exists():
-            command = [sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", str(n), "--per-session", str(args.per_session), "-o", str(path)]
+            command = [sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", str(n), "--per-session", str(args.per_session),
+                       "--result-bytes", str(args.result_bytes), "-o", str(path)]
             subprocess.run(command, check=True)
         logs.append(path)
     if args.startup:

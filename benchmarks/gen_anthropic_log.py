@@ -34,7 +34,16 @@ def tools(n: int) -> list[dict]:
     return out
 
 
-def generate(requests: int, per_session: int, tool_count: int, seed: int, out) -> int:
+def tool_result(session: int, step: int, size: int) -> str:
+    """``size`` bytes of file content, as a tool returns it (distinct per session and step)."""
+    line = f"    value_{session}_{step} = compute(value_{step}, limit={step * 7 % 97})  # step {step}\n"
+    return (line * (size // len(line) + 1))[:size]
+
+
+def generate(requests: int, per_session: int, tool_count: int, seed: int, out, result_bytes: int = 0) -> int:
+    """``result_bytes``: when > 0, every user turn after the first also carries the result of the
+    previous turn's tool call, that many bytes long (real coding agents send file contents back:
+    their lines are hundreds of KB, the default lines ~35 KB)."""
     rng = random.Random(seed)
     base_tools = tools(tool_count)
     system = "You are a coding agent working in a large repository. Follow the house rules. " * 20
@@ -44,7 +53,10 @@ def generate(requests: int, per_session: int, tool_count: int, seed: int, out) -
         turn = index % per_session
         history = []
         for t in range(turn + 1):
-            history.append({"role": "user", "content": [{"type": "text", "text": f"s{session} step {t}: " + "please continue the refactor. " * 12}]})
+            content = [{"type": "text", "text": f"s{session} step {t}: " + "please continue the refactor. " * 12}]
+            if result_bytes and t:
+                content.insert(0, {"type": "tool_result", "tool_use_id": f"toolu_{session}_{t - 1}", "content": tool_result(session, t, result_bytes)})
+            history.append({"role": "user", "content": content})
             if t < turn:
                 history.append(
                     {
@@ -83,10 +95,11 @@ def main() -> None:
     parser.add_argument("--per-session", type=int, default=40)
     parser.add_argument("--tools", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--result-bytes", type=int, default=0, help="bytes of tool result each user turn sends back (0: none)")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     with open(args.output, "w") as out:
-        size = generate(args.requests, args.per_session, args.tools, args.seed, out)
+        size = generate(args.requests, args.per_session, args.tools, args.seed, out, args.result_bytes)
     print(f"{args.output}: {args.requests} requests, {size / 1e6:.1f} MB")
 
 
