@@ -49,6 +49,7 @@ class Limits:
     models: tuple[Mapping[str, Any], ...]
     chars_per_token: float = 4.0
     as_of: str = ""
+    thinking_blocks: tuple[Mapping[str, Any], ...] = ()
     # (provider, model) -> min_cacheable_tokens answer: every request asks, few models exist
     _minimums: dict[tuple[str | None, str | None], tuple[int, str] | None] = field(
         default_factory=dict, compare=False, hash=False, repr=False
@@ -59,6 +60,7 @@ class Limits:
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "Limits":
         providers: dict[str, ProviderLimits] = {}
         models: list[Mapping[str, Any]] = []
+        thinking: list[Mapping[str, Any]] = []
         chars = 4.0
         as_of = ""
         for pack in packs:  # built-in first, the user's later: later ones override / go first
@@ -67,7 +69,8 @@ class Limits:
             for name, data in sorted((pack.get("providers") or {}).items()):
                 providers[name] = ProviderLimits(family=name, **dict(data))
             models[:0] = list(pack.get("models") or ())
-        return cls(providers=providers, models=tuple(models), chars_per_token=chars, as_of=as_of)
+            thinking[:0] = list(pack.get("thinking_blocks") or ())
+        return cls(providers=providers, models=tuple(models), chars_per_token=chars, as_of=as_of, thinking_blocks=tuple(thinking))
 
     def provider(self, provider: str | None) -> ProviderLimits | None:
         # asked several times per request by the checks and the ledger: one dict lookup
@@ -85,6 +88,18 @@ class Limits:
         return self._minimums[key]
 
     def _min_cacheable_tokens(self, provider: str | None, model: str | None) -> tuple[int, str] | None:
+        entry = self._model_entry(self.models, provider, model)
+        return (int(entry["min_cacheable_tokens"]), str(entry.get("source", ""))) if entry is not None else None
+
+    def keeps_thinking(self, provider: str | None, model: str | None) -> tuple[bool, str] | None:
+        """(whether the model keeps earlier turns' thinking blocks when a user turn other than tool
+        results arrives, source), or None when no entry names the model."""
+        entry = self._model_entry(self.thinking_blocks, provider, model)
+        return (bool(entry["kept"]), str(entry.get("source", ""))) if entry is not None else None
+
+    def _model_entry(self, entries: tuple[Mapping[str, Any], ...], provider: str | None, model: str | None) -> Mapping[str, Any] | None:
+        """The first entry whose provider and glob match the model (a provider's own entries, then
+        those of the provider it takes its models from: Claude on Bedrock)."""
         family = provider_family(provider)
         name = (model or "").lower()
         families = [family]
@@ -92,11 +107,11 @@ class Limits:
         if inherited is not None and inherited.models_from:
             families.append(inherited.models_from)
         for fam in families:
-            for entry in self.models:
+            for entry in entries:
                 if entry.get("provider") != fam:
                     continue
                 if any(fnmatch.fnmatchcase(name, pattern.lower()) for pattern in entry.get("match", ())):
-                    return int(entry["min_cacheable_tokens"]), str(entry.get("source", ""))
+                    return entry
         return None
 
     def estimate_tokens(self, byte_count: int) -> int:

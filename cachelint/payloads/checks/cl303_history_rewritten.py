@@ -2,7 +2,12 @@
 
 The messages tier is cached as an append-only history (reference/cache_facts.md §1.8: "message
 content edited/removed (not appended)" invalidates messages; P3 ``messages_changed``): everything
-from the first rewritten message on is written again."""
+from the first rewritten message on is written again.
+
+The API rewrites it too: with thinking on, the older Opus and Sonnet models and every Haiku strip
+the earlier turns' thinking blocks when a user turn other than tool results arrives (§1.8). The
+bytes sent only grow, so that is read from the pair's shape (``checks/_thinking.py``) and
+reported once per session, kind ``thinking-stripped``."""
 from __future__ import annotations
 
 from typing import Iterable
@@ -10,7 +15,11 @@ from typing import Iterable
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.checks._breaks import tier_details
-from cachelint.payloads.model import Request
+from cachelint.payloads.checks._thinking import stripped_from, thinking_on
+from cachelint.payloads.limits import limits_for
+from cachelint.payloads.model import Request, Session
+
+MAX_RECORDS_LISTED = 20
 
 PAIR_NEEDS_CHANGE = True  # reads a messages diff that breaks only: skipped on quiet pairs (checks/__init__.py)
 
@@ -26,3 +35,38 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         f"the messages from there on are written again instead of read"
     )
     return (at_request("CL303", message, cur, kind=td.kind, details=tier_details(diff, td)),)
+
+
+def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
+    """The requests of the session at which the API stripped earlier thinking blocks: one finding
+    at the first of them, counting them all."""
+    requests = session.requests
+    if len(requests) < 2 or not any(thinking_on(r) for r in requests):
+        return ()
+    limits = limits_for(ctx)
+    hits: list[tuple[Request, int]] = []
+    for prev, cur in zip(requests, requests[1:]):
+        first = stripped_from(prev, cur, limits)
+        if first is not None:
+            hits.append((cur, first))
+    if not hits:
+        return ()
+    cur, first = hits[0]
+    verdict = limits.keeps_thinking(cur.provider, cur.model)
+    message = (
+        f"history rewritten by the API at message {first} (byte {cur.messages[first].offset}): thinking is on and "
+        f"{cur.model} strips earlier turns' thinking blocks when a user turn other than tool results arrives, "
+        f"so the messages from there on were written again instead of read at {len(hits)} request(s) of this session "
+        f"(Opus 4.5+ and Sonnet 4.6+ keep them)"
+    )
+    details = {
+        "tier": "messages",
+        "first_message": first,
+        "byte_offset": cur.messages[first].offset,
+        "model": cur.model,
+        "requests": len(hits),
+        "records": [req.origin.record for req, _ in hits[:MAX_RECORDS_LISTED]],
+        "source": verdict[1] if verdict else "",
+        "invalidated": ["messages"],
+    }
+    return (at_request("CL303", message, cur, kind="thinking-stripped", details=details),)

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.checks._thinking import stripped_from, thinking_on
 from cachelint.payloads.checks.cl306_cache_expired import ttl_in_force
 from cachelint.payloads.checks.cl311_write_never_read import never_read
 from cachelint.payloads.limits import Limits, limits_for
@@ -65,6 +66,8 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
     provider = limits.provider(cur.provider)
     if provider is None:
         return None
+    if thinking_on(cur) and stripped_from(prev, cur, limits) is not None:
+        return None  # explained: the API stripped earlier thinking blocks (CL303 thinking-stripped)
     explicit = provider.caching == "explicit"
     if explicit and (not prev.breakpoints or not cur.breakpoints):
         return None  # nothing was written, or nothing asked to be read: CL310's finding
