@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
+from cachelint.payloads.jsonio import dumps
 from cachelint.payloads.model import TIERS, Block, PrefixDiff, Request, SettingChange, TierDiff
 
 EXCERPT_BEFORE = 40
@@ -233,6 +234,8 @@ def _sequence_diff(tier: str, a: Sequence[Block], b: Sequence[Block], first: int
         label = "key order only" if what == "key-order" else "changed"
         role = b[first].name
         explanation.append(f"{unit} {first}{f' ({role})' if role and tier == 'messages' else ''} {label}" + (f": {'; '.join(paths[:4])}" if paths else ""))
+        if tier == "messages" and paths and all(p.endswith(_DROPPED_THINKING) for p in paths):
+            explanation.append(DROPPED_THINKING_HINT)
         changes.append({"change": what, "index": first, "paths": paths[:MAX_EXPLANATIONS]})
         if what != "key-order" and tier != "messages":
             vol = volatile_spans(a[first].data, b[first].data, volatile)
@@ -248,8 +251,55 @@ def explain_block_change(before: Any, after: Any) -> tuple[str, list[str]]:
         return "key-order", [readable_path(p) for p in _key_order_paths(before, after, "root")]
     flat = flat_text_changes(before, after)
     if flat is None:
+        flat = list_item_changes(before, after)
+    if flat is None:
         flat = deepdiff_lines(before, after)
     return "changed", [readable_path(line) for line in flat]
+
+
+def list_item_changes(before: Any, after: Any) -> list[str] | None:
+    """``content[0] (thinking) removed``: two objects with the same keys in the same order whose
+    only differing values are lists that gained or lost whole items (a content block dropped, a
+    tool result inserted). DeepDiff compares lists position by position and would report every
+    later item as changed. None for any other kind of change."""
+    if type(before) is not dict or type(after) is not dict or list(before) != list(after):
+        return None
+    import difflib
+
+    lines: list[str] = []
+    for key, old in before.items():
+        new = after[key]
+        if dumps(old) == dumps(new):
+            continue
+        if type(old) is not list or type(new) is not list or not _SIMPLE_KEY.match(key):
+            return None
+        ops = difflib.SequenceMatcher(None, [dumps(x) for x in old], [dumps(x) for x in new], autojunk=False).get_opcodes()
+        for tag, i1, i2, j1, j2 in ops:
+            if tag == "delete":
+                lines += [f"{key}[{i}] ({_item_label(old[i])}) removed" for i in range(i1, i2)]
+            elif tag == "insert":
+                lines += [f"{key}[{j}] ({_item_label(new[j])}) added" for j in range(j1, j2)]
+            elif tag != "equal":
+                return None  # items replaced: DeepDiff says what changed inside them
+    return lines[:MAX_EXPLANATIONS] or None
+
+
+def _item_label(item: Any) -> str:
+    if isinstance(item, dict):
+        for key in ("type", "role"):
+            if isinstance(item.get(key), str):
+                return item[key]
+        return "object"
+    return type(item).__name__
+
+
+# A client that drops the thinking blocks of earlier assistant turns rewrites the history from
+# there on; the API strips them itself where the model requires it (reference/cache_facts.md §1.8).
+_DROPPED_THINKING = ("(thinking) removed", "(redacted_thinking) removed")
+DROPPED_THINKING_HINT = (
+    "the client dropped the thinking block(s) of an earlier assistant turn: send them back as they came "
+    "(the API strips them itself where the model requires it)"
+)
 
 
 _PATH_STEP = re.compile(r"\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[0-9]+)\]")

@@ -64,3 +64,46 @@ def test_readable_paths():
     assert readable_path("root[2]['a'] added") == "[2].a added"
     assert readable_path("root: keys ['a', 'b'] -> ['b', 'a']") == "(block): keys ['a', 'b'] -> ['b', 'a']"
     assert readable_path("no path here") == "no path here"
+
+
+# --- whole list items added or removed --------------------------------------------------------
+
+from cachelint.payloads.diff import DROPPED_THINKING_HINT, list_item_changes  # noqa: E402
+
+
+def test_a_removed_content_block_is_named_not_every_later_position():
+    thinking = {"type": "thinking", "thinking": "Look at a.py first.", "signature": "sig"}
+    call = {"type": "tool_use", "id": "t1", "name": "read", "input": {"path": "a.py"}}
+    before = {"role": "assistant", "content": [thinking, call]}
+    after = {"role": "assistant", "content": [call]}
+    assert explain_block_change(before, after) == ("changed", ["content[0] (thinking) removed"])
+    assert list_item_changes(after, before) == ["content[0] (thinking) added"]
+
+
+def test_items_inserted_in_the_middle():
+    a, b, c = ({"type": "text", "text": t} for t in "abc")
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "x"}
+    assert list_item_changes({"content": [a, b, c]}, {"content": [a, result, b, c]}) == ["content[1] (tool_result) added"]
+
+
+def test_replaced_items_and_other_changes_are_left_to_deepdiff():
+    a, b = {"type": "text", "text": "a"}, {"type": "text", "text": "b"}
+    assert list_item_changes({"content": [a]}, {"content": [b]}) is None  # replaced, not added/removed
+    assert list_item_changes({"content": [a], "role": "user"}, {"content": [a, b], "role": "assistant"}) is None
+    assert list_item_changes({"content": [a]}, {"role": "user", "content": [a, b]}) is None  # other keys
+    assert list_item_changes({"content": [a]}, {"content": [a]}) is None  # nothing changed
+
+
+def test_dropped_thinking_blocks_get_their_hint(tmp_path):
+    from tests.conftest import audit_records
+    from tests.payloads.helpers import anthropic
+
+    thinking = {"type": "thinking", "thinking": "Look at a.py first.", "signature": "sig"}
+    call = {"type": "tool_use", "id": "t1", "name": "search", "input": {"q": "a.py"}}
+    first = [{"role": "user", "content": "Fix a.py"}, {"role": "assistant", "content": [thinking, call]},
+             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "print(1)"}]}]
+    later = [first[0], {"role": "assistant", "content": [call]}, first[2], {"role": "assistant", "content": "Done."}, {"role": "user", "content": "Thanks"}]
+    result = audit_records(tmp_path, [{"request": anthropic(first)}, {"request": anthropic(later)}])
+    (d,) = [d for d in result.diagnostics if d.code == "CL303"]
+    assert "content[0] (thinking) removed" in d.message
+    assert DROPPED_THINKING_HINT in d.details["explanation"]
