@@ -358,6 +358,13 @@ def _money(value: float | None, currency: str) -> str:
     return f"{sign}{'$' if currency == 'USD' else currency + ' '}{abs(value):,.4f}"
 
 
+def _misses(count: int) -> str:
+    # "breaks" in the summary's keys: every request with a finding that cost cache reads (a prefix
+    # break, an expiry, a missed read…). The text says misses: the audit's own "break(s)" above
+    # counts byte-level prefix breaks only.
+    return f"{count} cache miss{'' if count == 1 else 'es'} found"
+
+
 def render_usage_text(summary: Mapping[str, Any]) -> str:
     """The usage summary as the lines the text outputs print under the findings."""
     if not summary or not summary.get("sessions"):
@@ -379,7 +386,8 @@ def render_usage_text(summary: Mapping[str, Any]) -> str:
             lines.append(f"    no usage in the responses; ~{s['estimated_prompt_tokens_without_usage']:,} prompt tokens (estimate)")
         if s["breaks"]:
             est = " (estimate)" if s["break_money_estimated"] else ""
-            lines.append(f"    {len(s['breaks'])} break(s) cost {_money(s['break_money'], cur)}{est}")
+            codes = ", ".join(sorted({c for b in s["breaks"] for c in b.get("codes", ())}))
+            lines.append(f"    {_misses(len(s['breaks']))} ({codes}) cost {_money(s['break_money'], cur)}{est}")
         for v in s["provider_verdicts"]:
             if v["provider_reason"] is None:
                 continue  # inconclusive: the provider's comparison was still running
@@ -396,9 +404,9 @@ def render_usage_text(summary: Mapping[str, Any]) -> str:
     t = summary["total"]
     hit = "n/a" if t["hit_rate"] is None else f"{t['hit_rate']:.1%}"
     breaks = (
-        f"{t['breaks']} break(s) cost {_money(t['break_money'], cur)}" + (" (estimate)" if t["break_money_estimated"] else "")
+        f"{_misses(t['breaks'])} cost {_money(t['break_money'], cur)}" + (" (estimate)" if t["break_money_estimated"] else "")
         if t["breaks"]
-        else "no breaks"
+        else "no cache miss found"
     )
     lines.append(
         f"  total: {t['sessions']} session(s), {t['requests']} request(s), hit rate {hit},"

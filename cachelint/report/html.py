@@ -122,8 +122,8 @@ def _summary_section(diagnostics: Sequence[Diagnostic], usage: Mapping[str, Any]
             ("tokens uncached", _num(tokens.get("uncached"))),
             ("prompt cost", _money(total.get("money"), cur)),
             ("prompt cost without any cache", _money(total.get("money_without_cache"), cur)),
-            ("breaks", _num(total.get("breaks"))),
-            ("money the breaks cost", _e(_money(total.get("break_money"), cur) + est)),
+            ("cache misses found (requests with a finding that cost reads)", _num(total.get("breaks"))),
+            ("money the misses cost", _e(_money(total.get("break_money"), cur) + est)),
             ("provider verdicts that disagree with our diff", _num(total.get("disagreements"))),
         ]
         if total.get("ttl_saving") is not None:
@@ -201,7 +201,7 @@ def _session_table(session: Mapping[str, Any], currency: str) -> str:
         ("cache hit rate", _pct(session.get("hit_rate"))),
         ("tokens read / written / uncached", _e(f"{tokens.get('read', 0):,} / {tokens.get('written', 0):,} / {tokens.get('uncached', 0):,}")),
         ("prompt cost (without cache)", _e(f"{_money(session.get('money'), currency)} ({_money(session.get('money_without_cache'), currency)})")),
-        ("money the breaks cost", _e(_money(session.get("break_money"), currency) + est)),
+        ("money the misses cost", _e(_money(session.get("break_money"), currency) + est)),
     ]
     advice = session.get("ttl_advice")
     if advice:

@@ -57,7 +57,7 @@ def test_report_content_and_escaping():
     assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:|//)", html)
     assert "@import" not in html and "url(" not in html
     # summary, timeline (one bar per request), the break marked, the byte diff
-    assert "cache hit rate" in html and "money the breaks cost" in html
+    assert "cache hit rate" in html and "money the misses cost" in html
     assert html.count("<div class='row") == 4
     assert html.count("<div class='row break'>") == 1
     assert "previous request at byte 1234" in html and "You are v2" in html
