@@ -9,7 +9,7 @@ Formats (auto-detected, or forced with ``--input-format``):
   ``content.text`` (JSON or server-sent events, base64 allowed); entries sorted by
   ``startedDateTime`` because the spec does not promise the order.
 - ``vcr``: vcrpy cassettes, YAML (or JSON) with ``interactions[]``; bodies as JSON strings, as
-  ``{"string": ...}`` or already parsed.
+  ``{"string": ...}`` or already parsed (``body``, or pydantic-ai's ``parsed_body``).
 Any of these may be gzip-compressed (detected from the magic bytes). Directories are walked
 recursively in sorted order. Secrets are dropped here, before anything else sees a record.
 """
@@ -613,11 +613,20 @@ def _cassette_body(body: Any) -> Any:
     return body
 
 
+def _body_or_parsed(message: Mapping[str, Any]) -> Any:
+    """The body of a recorded request or response. pydantic-ai's cassette serializer stores a JSON
+    body already decoded, as ``parsed_body`` in place of ``body`` (its tests/json_body_serializer.py)."""
+    body = message.get("body")
+    if body is None and message.get("parsed_body") is not None:
+        return message["parsed_body"]
+    return body
+
+
 def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) -> Item:
     if not isinstance(interaction, dict) or not isinstance(interaction.get("request"), dict):
         return _bad(origin, f"cassette interaction {origin.entry} has no request mapping")
     request = interaction["request"]
-    body = _cassette_body(request.get("body"))
+    body = _cassette_body(_body_or_parsed(request))
     if isinstance(body, str):
         if body.strip():
             parsed = _parse_json(body, origin, f"cassette interaction {origin.entry} request body")
@@ -634,7 +643,7 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
     return Record(
         origin=origin,
         request=body,
-        response=parse_response(_cassette_body(response.get("body"))),
+        response=parse_response(_cassette_body(_body_or_parsed(response))),
         time=parse_time(response_headers.get("date")),
         url=redactor.url(request.get("uri", request.get("url"))),
         method=request.get("method") if isinstance(request.get("method"), str) else None,

@@ -46,3 +46,141 @@ def test_real_cassettes(tmp_path):
     (d,) = result.diagnostics
     assert (d.code, d.kind, d.path, d.line, d.record, d.session) == ("CL304", "response_format", "cassettes/test_using_memory.yaml", 1235, 10, "s10")
     assert d.details["invalidated"] == ["system", "messages"]
+
+
+# pydantic-ai's cassette serializer stores JSON bodies decoded, as ``parsed_body`` in place of
+# ``body`` (request and response). A cassette of that shape, written here (the shape of their
+# test_cache_prefix_stability recordings: an AG-UI adapter that dropped thinking blocks).
+PARSED_BODY_CASSETTE = """\
+interactions:
+- request:
+    headers:
+      content-type:
+      - application/json
+      x-api-key:
+      - sk-ant-secret-never-shown
+    method: POST
+    parsed_body:
+      max_tokens: 4096
+      messages:
+      - content:
+        - text: 'What is 17 * 23?'
+          type: text
+        role: user
+      model: claude-sonnet-4-5
+      thinking:
+        budget_tokens: 1024
+        type: enabled
+    uri: https://api.anthropic.com/v1/messages?beta=true
+  response:
+    parsed_body:
+      content:
+      - signature: EqQBCgIYAh
+        thinking: 17 * 23 = 391
+        type: thinking
+      - text: '391'
+        type: text
+      usage:
+        cache_creation_input_tokens: 0
+        cache_read_input_tokens: 0
+        input_tokens: 51
+        output_tokens: 162
+    status:
+      code: 200
+      message: OK
+- request:
+    method: POST
+    parsed_body:
+      max_tokens: 4096
+      messages:
+      - content:
+        - text: 'What is 17 * 23?'
+          type: text
+        role: user
+      - content:
+        - signature: EqQBCgIYAh
+          thinking: 17 * 23 = 391
+          type: thinking
+        - text: '391'
+          type: text
+        role: assistant
+      - content:
+        - text: 'And 17 * 24?'
+          type: text
+        role: user
+      model: claude-sonnet-4-5
+      thinking:
+        budget_tokens: 1024
+        type: enabled
+    uri: https://api.anthropic.com/v1/messages?beta=true
+  response:
+    parsed_body:
+      content:
+      - text: '408'
+        type: text
+      usage:
+        cache_creation_input_tokens: 0
+        cache_read_input_tokens: 0
+        input_tokens: 70
+        output_tokens: 20
+    status:
+      code: 200
+      message: OK
+- request:
+    method: POST
+    parsed_body:
+      max_tokens: 4096
+      messages:
+      - content:
+        - text: 'What is 17 * 23?'
+          type: text
+        role: user
+      - content:
+        - text: '391'
+          type: text
+        role: assistant
+      - content:
+        - text: 'And 17 * 24?'
+          type: text
+        role: user
+      - content:
+        - text: '408'
+          type: text
+        role: assistant
+      - content:
+        - text: 'And 17 * 25?'
+          type: text
+        role: user
+      model: claude-sonnet-4-5
+      thinking:
+        budget_tokens: 1024
+        type: enabled
+    uri: https://api.anthropic.com/v1/messages?beta=true
+  response:
+    parsed_body:
+      content:
+      - text: '425'
+        type: text
+      usage:
+        cache_creation_input_tokens: 0
+        cache_read_input_tokens: 0
+        input_tokens: 90
+        output_tokens: 20
+    status:
+      code: 200
+      message: OK
+version: 1
+"""
+
+
+def test_parsed_body_cassette(tmp_path):
+    (tmp_path / "thinking_dropped.yaml").write_text(PARSED_BODY_CASSETTE, encoding="utf-8")
+    result = audit_logs(["thinking_dropped.yaml"], settings=load_settings(tmp_path, isolated=True, overrides=MINE), cwd=tmp_path)
+    summary = result.summary
+    assert (summary["requests"], summary["skipped_non_llm"]) == (3, 0)
+    assert [s["requests"] for s in summary["sessions"]] == [3]
+    (d,) = result.diagnostics
+    assert (d.code, d.record, d.line) == ("CL303", 2, 75)
+    assert "content[0] (thinking) removed" in d.message
+    assert summary["usage"]["total"]["requests_with_usage"] == 3  # response parsed_body read too
+    assert "sk-ant-secret" not in repr(result.diagnostics) + repr(summary)
