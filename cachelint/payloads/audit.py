@@ -69,6 +69,7 @@ class _Run:
     records: int = 0
     requests: int = 0
     skipped: int = 0
+    failed: int = 0
     files: int = 0
 
 
@@ -196,6 +197,12 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
             continue
         if req is None:
             run.skipped += 1
+            continue
+        if item.status is not None and item.status >= 400:
+            # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
+            # provider neither read nor wrote the cache for it, so it takes no part in a session
+            # (a retry is compared with the last request that was served) and costs nothing.
+            run.failed += 1
             continue
         run.requests += 1
         try:
@@ -352,6 +359,7 @@ def _summary(run: _Run) -> dict[str, Any]:
         "records": run.records,
         "requests": run.requests,
         "skipped_non_llm": run.skipped,
+        "failed": run.failed,
         "sessions": sessions,
         "totals": {
             "sessions": len(sessions),
@@ -376,7 +384,8 @@ def render_text(summary: dict[str, Any]) -> str:
     """The human per-session report: requests, breaks and the byte diff at each break."""
     lines = [
         f"Audit: {summary['requests']} LLM request(s) in {summary['totals']['sessions']} session(s), "
-        f"{summary['totals']['breaks']} break(s); {summary['skipped_non_llm']} non-LLM request(s) skipped."
+        f"{summary['totals']['breaks']} break(s); {summary['skipped_non_llm']} non-LLM request(s) skipped"
+        + (f"; {summary['failed']} failed request(s) (HTTP error) left out." if summary.get("failed") else ".")
     ]
     for s in summary["sessions"]:
         model = f" {s['model']}" if s["model"] else ""

@@ -301,3 +301,33 @@ def test_a_crashing_check_becomes_cl001_and_the_audit_goes_on(tmp_path, monkeypa
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3)), anthropic(turns(5))])
     assert [(d.code, d.record) for d in r.diagnostics] == [("CL001", 1), ("CL001", 2)]
     assert "internal error" in r.diagnostics[0].message and r.summary["requests"] == 3
+
+
+# --- requests answered with an error ------------------------------------------------------------
+
+
+def test_a_failed_request_takes_no_part_in_its_session(tmp_path):
+    """A 400 (an unsupported block) neither read nor wrote the cache: the retry without the block
+    is compared with the last request that was served, and the failure is only counted."""
+    served = anthropic(turns(3))
+    rejected = anthropic(turns(5))
+    rejected["messages"][-1]["content"] = [{"type": "video", "source": {"type": "base64", "data": "AAAA"}}]
+    retried = anthropic(turns(5))
+    records = [
+        env(served, response={"usage": {"input_tokens": 900, "output_tokens": 10}}, status=200),
+        env(rejected, response={"status": 400, "body": {"error": {"type": "invalid_request_error"}}}),
+        env(retried, response={"usage": {"input_tokens": 950, "output_tokens": 10}}, status=200),
+    ]
+    result = audit(tmp_path, records)
+    summary = result.summary
+    assert codes(result) == []
+    assert (summary["requests"], summary["failed"]) == (2, 1)
+    assert [s["requests"] for s in summary["sessions"]] == [2]
+    assert "1 failed request(s) (HTTP error) left out" in summary["text"]
+
+
+def test_status_in_every_format_is_read(tmp_path):
+    body = anthropic(turns(1))
+    rejected = {"request": body, "response": {"status": 429, "headers": {}, "body": {"error": {"type": "rate_limit_error"}}}}
+    result = audit(tmp_path, [rejected, env(body, status=529)])
+    assert (result.summary["requests"], result.summary["failed"]) == (0, 2)
