@@ -623,6 +623,11 @@ def _body_or_parsed(message: Mapping[str, Any]) -> Any:
 
 
 def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) -> Item:
+    if isinstance(interaction, dict) and "request" not in interaction and interaction:
+        # Not an HTTP exchange: recorders of WebSocket sessions ({kind: message, data}) and of gRPC
+        # calls ({request_sample, response_sample}) write cassettes of the same outline. Skipped,
+        # like any request that is not an LLM call, not reported one CL001 per message.
+        return Record(origin=origin, request=None, fmt="vcr")
     if not isinstance(interaction, dict) or not isinstance(interaction.get("request"), dict):
         return _bad(origin, f"cassette interaction {origin.entry} has no request mapping")
     request = interaction["request"]

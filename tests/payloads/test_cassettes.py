@@ -184,3 +184,18 @@ def test_parsed_body_cassette(tmp_path):
     assert "content[0] (thinking) removed" in d.message
     assert summary["usage"]["total"]["requests_with_usage"] == 3  # response parsed_body read too
     assert "sk-ant-secret" not in repr(result.diagnostics) + repr(summary)
+
+
+def test_interactions_that_are_not_http_exchanges_are_skipped_not_reported(tmp_path):
+    """WebSocket and gRPC recorders write cassettes of the same outline; a malformed HTTP
+    interaction is still a CL001."""
+    (tmp_path / "ws.yaml").write_text(
+        "version: 1\ninteractions:\n- kind: message\n  direction: received\n  data: {type: session.created}\n"
+        "- request_sample:\n    json: {model: grok-4}\n  response_sample:\n    json: {id: x}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "bad.yaml").write_text("interactions:\n- request: not a mapping\n", encoding="utf-8")
+    result = audit_logs(["ws.yaml", "bad.yaml"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
+    assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "bad.yaml")]
+    assert "has no request mapping" in result.diagnostics[0].message
+    assert (result.summary["requests"], result.summary["skipped_non_llm"]) == (0, 2)
