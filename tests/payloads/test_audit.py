@@ -331,3 +331,60 @@ def test_status_in_every_format_is_read(tmp_path):
     rejected = {"request": body, "response": {"status": 429, "headers": {}, "body": {"error": {"type": "rate_limit_error"}}}}
     result = audit(tmp_path, [rejected, env(body, status=529)])
     assert (result.summary["requests"], result.summary["failed"]) == (0, 2)
+
+
+# --- a change past the previous request's last breakpoint ---------------------------------------
+
+from cachelint.diagnostics import Severity  # noqa: E402
+
+
+def _marked_system(body):
+    body["system"] = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    return body
+
+
+def _edited_history(mark_last: bool):
+    first, second = anthropic(turns(3)), anthropic(turns(5))
+    second["messages"][0]["content"] = "an earlier message, edited"
+    for body in (first, second):
+        _marked_system(body)
+        if mark_last:
+            last = body["messages"][-1]
+            last["content"] = [{"type": "text", "text": last["content"], "cache_control": {"type": "ephemeral"}}]
+    return [env(first), env(second)]
+
+
+def test_history_edited_past_the_last_breakpoint_lost_nothing(tmp_path):
+    (d,) = audit(tmp_path, _edited_history(mark_last=False)).diagnostics
+    assert (d.code, d.severity) == ("CL303", Severity.INFO)
+    assert "nothing cached was lost this time" in d.message
+    assert d.details["cached_lost"] is False and 0 < d.details["cached_end"] <= d.details["byte_offset"]
+
+
+def test_history_edited_before_the_last_breakpoint_is_a_warning(tmp_path):
+    (d,) = audit(tmp_path, _edited_history(mark_last=True)).diagnostics
+    assert d.code == "CL303" and d.severity is None  # the rule's default: warning
+    assert "nothing cached" not in d.message and "cached_lost" not in d.details
+
+
+def test_setting_change_that_invalidates_only_uncached_messages(tmp_path):
+    """tool_choice loses the messages; the previous request cached tools and system only."""
+    first = _marked_system(anthropic(turns(1), tool_choice={"type": "tool", "name": "search"}))
+    second = _marked_system(anthropic(turns(3), tool_choice={"type": "auto"}))
+    (d,) = audit(tmp_path, [env(first), env(second)]).diagnostics
+    assert (d.code, d.kind, d.severity) == ("CL304", "tool_choice", Severity.INFO)
+
+
+def test_no_breakpoint_at_all_says_so(tmp_path):
+    first, second = anthropic(turns(1)), anthropic(turns(3), tools=list(reversed(TOOLS)))
+    (d,) = audit(tmp_path, [env(first), env(second)]).diagnostics
+    assert (d.code, d.severity) == ("CL301", Severity.INFO)
+    assert d.message.endswith("nothing cached was lost this time: it had no breakpoint")
+
+
+def test_providers_that_cache_by_themselves_always_lose_the_change(tmp_path):
+    first = {"model": "gpt-5", "messages": [{"role": "system", "content": SYSTEM}, *turns(3)]}
+    second = {"model": "gpt-5", "messages": [{"role": "system", "content": SYSTEM}, *turns(5)]}
+    second["messages"][1]["content"] = "an earlier message, edited"
+    (d,) = audit(tmp_path, [env(first), env(second)]).diagnostics
+    assert d.code == "CL303" and d.severity is None

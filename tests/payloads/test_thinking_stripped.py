@@ -34,7 +34,7 @@ def user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": text}
 
 
-def conversation(model: str = "claude-sonnet-4-5", thinking: Any = THINKING, usage: bool = False) -> list[dict[str, Any]]:
+def conversation(model: str = "claude-sonnet-4-5", thinking: Any = THINKING, usage: bool = False, cached: bool = True) -> list[dict[str, Any]]:
     """Two user questions, each answered after a tool loop: the requests an agent sends."""
     histories = [
         [user("Find the 2026 Oslo budget.")],
@@ -48,9 +48,10 @@ def conversation(model: str = "claude-sonnet-4-5", thinking: Any = THINKING, usa
         extra = {"thinking": thinking} if thinking is not None else {}
         body = anthropic(history, **extra)
         body["model"] = model
+        if cached:  # automatic caching: the breakpoint on the last block, as agents ask for it
+            body["cache_control"] = {"type": "ephemeral"}
         record: dict[str, Any] = {"request": body, "time": f"2026-11-29T10:00:{10 * i:02d}Z"}
         if usage:  # each request reads 1,000 tokens fewer than the previous one left in the cache
-            body["cache_control"] = {"type": "ephemeral"}
             record["response"] = {"usage": {"input_tokens": 20, "cache_creation_input_tokens": 2000, "cache_read_input_tokens": 600 + 1000 * i, "output_tokens": 40}}
         records.append(record)
     return records
@@ -71,6 +72,15 @@ def test_new_user_turn_after_a_tool_loop_is_reported_once_per_session(tmp_path):
     assert d.details["requests"] == 2 and d.details["records"] == [2, 4]
     assert d.details["model"] == "claude-sonnet-4-5"
     assert "claude-sonnet-4-5 strips earlier turns' thinking blocks" in d.message
+    assert d.severity is None  # the rule's warning: the cached messages were lost
+
+
+def test_without_a_breakpoint_nothing_cached_was_lost(tmp_path):
+    from cachelint.diagnostics import Severity
+
+    (d,) = findings(audit_records(tmp_path, conversation(cached=False)))
+    assert (d.kind, d.severity) == ("thinking-stripped", Severity.INFO)
+    assert d.message.endswith("nothing cached was lost this time: it had no breakpoint")
 
 
 @pytest.mark.parametrize("model", ["claude-opus-4-5", "claude-sonnet-4-6", "claude-opus-4-8-20261015"])

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.payloads.checks import at_request
 from cachelint.payloads.jsonio import dumps
-from cachelint.payloads.model import PrefixDiff, TierDiff
+from cachelint.payloads.limits import limits_for
+from cachelint.payloads.model import PrefixDiff, Request, TierDiff
 
 
 def tier_details(diff: PrefixDiff, td: TierDiff) -> dict[str, Any]:
@@ -30,3 +33,55 @@ def show(value: Any, limit: int = 80) -> str:
         return "(absent)"
     text = dumps(value).decode("utf-8", "replace")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cached_end_before(prev: Request, first_lost: int | None, ctx: Any) -> int | None:
+    """Where the previous request's cache ends, when that is at or before the first byte the pair
+    loses — nothing cached was lost then — else None. Only for providers that cache at markers
+    (Anthropic, Bedrock): the cache ends with the last marked block (an automatic top-level marker
+    marks the last block); providers that cache by themselves always lose what changed."""
+    if first_lost is None:
+        return None
+    provider = limits_for(ctx).provider(prev.provider)
+    if provider is None or provider.caching != "explicit":
+        return None
+    from cachelint.payloads.spend import marked_end
+
+    end = marked_end(prev)
+    return end if end <= first_lost else None
+
+
+def break_finding(
+    code: str, message: str, prev: Request, cur: Request, ctx: Any, first_lost: int | None, *,
+    kind: str | None = None, details: dict[str, Any],
+) -> Diagnostic:
+    """A prefix-break finding at ``cur``. When nothing the previous request cached lay at or after
+    ``first_lost`` (its last breakpoint ends before the change), the change cost nothing this time:
+    the finding says so and is information, not a warning (a breakpoint placed later would make it
+    one)."""
+    end = cached_end_before(prev, first_lost, ctx)
+    if end is None:
+        return at_request(code, message, cur, kind=kind, details=details)
+    where = f"it cached bytes 0-{end} only (up to its last breakpoint)" if end else "it had no breakpoint"
+    details["cached_end"] = end
+    details["cached_lost"] = False
+    return at_request(
+        code,
+        f"{message}; nothing cached was lost this time: {where}",
+        cur,
+        kind=kind,
+        details=details,
+        severity=Severity.INFO,
+    )
+
+
+def first_lost_byte(prev: Request, diff: PrefixDiff, tiers: tuple[str, ...] | list[str] | None = None) -> int | None:
+    """The first byte of the previous request's rendering that the pair loses: the first differing
+    byte, or the start of a tier a setting change invalidates, whichever comes first. ``tiers``:
+    the tiers of one setting change only (CL304 judges each change on its own)."""
+    if tiers is not None:
+        return min(prev.tier_span(t)[0] for t in tiers) if tiers else None
+    starts = [diff.offset] if diff.offset is not None else []
+    for change in diff.settings:
+        starts += [prev.tier_span(t)[0] for t in change.invalidates]
+    return min(starts) if starts else None

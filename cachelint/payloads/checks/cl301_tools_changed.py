@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.checks._breaks import lost_text, tier_details
+from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
 
 PAIR_NEEDS_CHANGE = True  # reads a tools tier diff only: skipped on quiet pairs (checks/__init__.py)
@@ -33,4 +33,4 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         f"tools changed ({KIND_TEXT.get(td.kind, td.kind)}) at byte {td.offset}: {first}; "
         f"everything after position 0 is rewritten (invalidates {lost_text(diff.invalidated)})"
     )
-    return (at_request("CL301", message, cur, kind=td.kind, details=tier_details(diff, td)),)
+    return (break_finding("CL301", message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)

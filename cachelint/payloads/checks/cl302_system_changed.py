@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.checks._breaks import lost_text, tier_details
+from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
 
 PAIR_NEEDS_CHANGE = True  # reads a system tier diff only: skipped on quiet pairs (checks/__init__.py)
@@ -22,4 +22,4 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     first = td.explanation[0] if td.explanation else "system differs"
     label = "key order only" if td.kind == "key-order" else td.kind
     message = f"system prompt changed ({label}) at byte {td.offset}: {first}; invalidates {lost_text(diff.invalidated)}"
-    return (at_request("CL302", message, cur, details=tier_details(diff, td)),)
+    return (break_finding("CL302", message, prev, cur, ctx, first_lost_byte(prev, diff), details=tier_details(diff, td)),)

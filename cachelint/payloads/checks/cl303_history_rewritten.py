@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.checks._breaks import tier_details
+from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.checks._breaks import break_finding, cached_end_before, first_lost_byte, tier_details
 from cachelint.payloads.checks._thinking import stripped_from, thinking_on
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
@@ -34,7 +34,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         f"history rewritten at message {td.first_block} (byte {td.offset}): {first}; "
         f"the messages from there on are written again instead of read"
     )
-    return (at_request("CL303", message, cur, kind=td.kind, details=tier_details(diff, td)),)
+    return (break_finding("CL303", message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
@@ -44,14 +44,17 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     if len(requests) < 2 or not any(thinking_on(r) for r in requests):
         return ()
     limits = limits_for(ctx)
-    hits: list[tuple[Request, int]] = []
+    hits: list[tuple[Request, Request, int]] = []
     for prev, cur in zip(requests, requests[1:]):
         first = stripped_from(prev, cur, limits)
         if first is not None:
-            hits.append((cur, first))
+            hits.append((prev, cur, first))
     if not hits:
         return ()
-    cur, first = hits[0]
+    # reported at the first request that lost cached messages (a breakpoint past the stripped
+    # blocks); when none did, at the first one, as information (break_finding says why)
+    lost = [h for h in hits if cached_end_before(h[0], h[0].messages[h[2]].offset, ctx) is None]
+    prev, cur, first = (lost or hits)[0]
     verdict = limits.keeps_thinking(cur.provider, cur.model)
     message = (
         f"history rewritten by the API at message {first} (byte {cur.messages[first].offset}): thinking is on and "
@@ -65,8 +68,8 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         "byte_offset": cur.messages[first].offset,
         "model": cur.model,
         "requests": len(hits),
-        "records": [req.origin.record for req, _ in hits[:MAX_RECORDS_LISTED]],
+        "records": [req.origin.record for _, req, _ in hits[:MAX_RECORDS_LISTED]],
         "source": verdict[1] if verdict else "",
         "invalidated": ["messages"],
     }
-    return (at_request("CL303", message, cur, kind="thinking-stripped", details=details),)
+    return (break_finding("CL303", message, prev, cur, ctx, prev.messages[first].offset, kind="thinking-stripped", details=details),)

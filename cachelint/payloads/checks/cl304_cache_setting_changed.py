@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.checks._breaks import lost_text, show
+from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, show
 from cachelint.payloads.model import Request
 
 PAIR_NEEDS_CHANGE = True  # reads diff.settings only: skipped on quiet pairs (checks/__init__.py)
@@ -42,5 +42,8 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
             "invalidated": list(change.invalidates),
             "source": source,
         }
-        out.append(at_request("CL304", message, cur, kind=change.name, details=details))
+        first = first_lost_byte(prev, diff, change.invalidates)
+        if diff.offset is not None:  # bytes changed too: the loss starts at the first of both
+            first = diff.offset if first is None else min(first, diff.offset)
+        out.append(break_finding("CL304", message, prev, cur, ctx, first, kind=change.name, details=details))
     return out

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.checks._breaks import lost_text, tier_details
+from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
 
 PAIR_NEEDS_CHANGE = True  # reads a tools or system tier diff only: skipped on quiet pairs (checks/__init__.py)
@@ -32,5 +32,5 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         )
         details = tier_details(diff, td)
         details["volatile"] = [dict(v) for v in td.volatile]
-        out.append(at_request("CL309", message, cur, kind=span["pattern"], details=details))
+        out.append(break_finding("CL309", message, prev, cur, ctx, first_lost_byte(prev, diff), kind=span["pattern"], details=details))
     return out
