@@ -19,6 +19,11 @@ def system(now):
 
 
 def body(order, now, messages):
+    messages = copy.deepcopy(messages)
+    last = messages[-1]  # the moving breakpoint on the newest message, as agents place it
+    if isinstance(last["content"], str):
+        last["content"] = [{"type": "text", "text": last["content"]}]
+    last["content"][-1]["cache_control"] = {"type": "ephemeral"}
     return {"model": "claude-opus-4-8", "max_tokens": 4000, "tools": [TOOLS[n] for n in order], "system": system(now), "messages": messages}
 
 
@@ -48,12 +53,12 @@ sys_time = t + timedelta(seconds=30)
 msgs += [{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_3", "name": "baixar_titulo", "input": {"titulo": "T-1182"}}]},
          {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_3", "content": "baixado"}]}]
 t += timedelta(seconds=30)
-records.append({"time": t.isoformat(), "request": body(order2, sys_time, copy.deepcopy(msgs)), "response": usage(640, 2150, 10)})
+records.append({"time": t.isoformat(), "request": body(order2, sys_time, copy.deepcopy(msgs)), "response": usage(0, 2790, 10)})
 # a history message edited in place (a tool result truncated after the fact)
 msgs[2]["content"][0]["content"] = "(instruções resumidas)"
 msgs += [{"role": "assistant", "content": [{"type": "text", "text": "Conciliado."}]}, {"role": "user", "content": "Obrigado. Algo mais pendente?"}]
 t += timedelta(seconds=25)
-records.append({"time": t.isoformat(), "request": body(order2, sys_time, copy.deepcopy(msgs)), "response": usage(2700, 160, 12)})
+records.append({"time": t.isoformat(), "request": body(order2, sys_time, copy.deepcopy(msgs)), "response": usage(2700, 210, 12)})
 
 out = Path(__file__).with_name("backoffice-session.jsonl")
 with open(out, "w", encoding="utf-8") as handle:
