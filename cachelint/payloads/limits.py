@@ -23,6 +23,7 @@ class ProviderLimits:
     caching: str = "automatic"  # explicit: only at markers; automatic: the provider caches by itself
     automatic_breakpoint: bool = False
     requests_per_minute_per_key: float | None = None
+    read_step_tokens: int | None = None
     models_from: str | None = None
     source: str = ""
 
@@ -55,6 +56,7 @@ class Limits:
         default_factory=dict, compare=False, hash=False, repr=False
     )
     _by_provider: dict[str | None, ProviderLimits | None] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _caches: dict[tuple[str | None, str | None], bool] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "Limits":
@@ -90,6 +92,19 @@ class Limits:
     def _min_cacheable_tokens(self, provider: str | None, model: str | None) -> tuple[int, str] | None:
         entry = self._model_entry(self.models, provider, model)
         return (int(entry["min_cacheable_tokens"]), str(entry.get("source", ""))) if entry is not None else None
+
+    def caches(self, provider: str | None, model: str | None) -> bool:
+        """Whether anything can be cached for the model: False for a provider that caches by
+        itself but not for this model (``implicit: false``: OpenAI before gpt-4o, Gemini before
+        2.5). Marker-caching providers cache at their markers: True."""
+        found = self.provider(provider)
+        if found is None or found.caching == "explicit":
+            return True
+        key = (provider, model)
+        if key not in self._caches:
+            entry = self._model_entry(self.models, provider, model)
+            self._caches[key] = entry is None or entry.get("implicit") is not False
+        return self._caches[key]
 
     def keeps_thinking(self, provider: str | None, model: str | None) -> tuple[bool, str] | None:
         """(whether the model keeps earlier turns' thinking blocks when a user turn other than tool

@@ -213,6 +213,8 @@ class UsageLedger:
 
     def _expected_cached_tokens(self, prev: RequestFacts) -> tuple[int, bool]:
         """Tokens the previous request left in the cache (exact from its usage, else estimated)."""
+        if not self.limits.caches(prev.provider, prev.model) and not (prev.usage is not None and prev.usage.cached):
+            return 0, prev.usage is not None  # its provider caches nothing for this model
         if prev.usage is not None:
             if _explicit(self.limits, prev.provider):
                 return prev.usage.read + prev.usage.written, True

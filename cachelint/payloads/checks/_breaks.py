@@ -37,14 +37,18 @@ def show(value: Any, limit: int = 80) -> str:
 
 def cached_end_before(prev: Request, first_lost: int | None, ctx: Any) -> int | None:
     """Where the previous request's cache ends, when that is at or before the first byte the pair
-    loses — nothing cached was lost then — else None. Only for providers that cache at markers
-    (Anthropic, Bedrock): the cache ends with the last marked block (an automatic top-level marker
-    marks the last block); providers that cache by themselves always lose what changed."""
+    loses — nothing cached was lost then — else None. For providers that cache at markers
+    (Anthropic, Bedrock) the cache ends with the last marked block (an automatic top-level marker
+    marks the last block); providers that cache by themselves lose what changed, unless they cache
+    nothing for the model (0)."""
     if first_lost is None:
         return None
-    provider = limits_for(ctx).provider(prev.provider)
-    if provider is None or provider.caching != "explicit":
+    limits = limits_for(ctx)
+    provider = limits.provider(prev.provider)
+    if provider is None:
         return None
+    if provider.caching != "explicit":
+        return None if limits.caches(prev.provider, prev.model) else 0
     from cachelint.payloads.spend import marked_end
 
     end = marked_end(prev)
@@ -62,7 +66,12 @@ def break_finding(
     end = cached_end_before(prev, first_lost, ctx)
     if end is None:
         return at_request(code, message, cur, kind=kind, details=details)
-    where = f"it cached bytes 0-{end} only (up to its last breakpoint)" if end else "it had no breakpoint"
+    if not limits_for(ctx).caches(prev.provider, prev.model):
+        where = f"its provider caches nothing for {prev.model}"
+    elif end:
+        where = f"it cached bytes 0-{end} only (up to its last breakpoint)"
+    else:
+        where = "it had no breakpoint"
     details["cached_end"] = end
     details["cached_lost"] = False
     return at_request(

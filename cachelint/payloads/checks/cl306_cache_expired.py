@@ -46,6 +46,8 @@ def _was_cacheable(prev: Request, provider: ProviderLimits, limits: Limits) -> b
     usage = usage_of(prev)
     if usage is not None and usage.cached:
         return True
+    if not limits.caches(prev.provider, prev.model):
+        return False  # its provider caches nothing for this model
     minimum = limits.min_cacheable_tokens(prev.provider, prev.model)
     if minimum is None:
         return True

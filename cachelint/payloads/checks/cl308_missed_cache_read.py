@@ -66,6 +66,8 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
     provider = limits.provider(cur.provider)
     if provider is None:
         return None
+    if not limits.caches(cur.provider, cur.model):
+        return None  # a model its provider caches nothing for (OpenAI before gpt-4o, Gemini before 2.5)
     if thinking_on(cur) and stripped_from(prev, cur, limits) is not None:
         return None  # explained: the API stripped earlier thinking blocks (CL303 thinking-stripped)
     explicit = provider.caching == "explicit"
@@ -89,6 +91,9 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
         else:
             minimum = limits.min_cacheable_tokens(prev.provider, prev.model)
             expected = pu.prompt if minimum is None or pu.prompt >= minimum[0] else 0
+            step = provider.read_step_tokens
+            if step and minimum is not None and expected >= minimum[0]:
+                expected = minimum[0] + step * ((expected - minimum[0]) // step)  # reads come in steps
         missed = expected - cu.read
         if expected and missed > max(TOLERANCE_TOKENS, TOLERANCE_RATIO * expected):
             found = {"expected_read": expected, "read": cu.read, "missed": missed, "written": cu.written}

@@ -1,0 +1,67 @@
+"""Models their provider caches nothing for (``implicit: false`` in payloads-limits: OpenAI before
+gpt-4o, Gemini before 2.5) and OpenAI's 128-token read steps."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cachelint.diagnostics import Severity
+from tests.conftest import audit_records
+
+SYSTEM = "You are a careful research assistant. Answer with sources. " * 120  # ~1,700 tokens
+
+
+def chat(model: str, n: int, system: str = SYSTEM) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+    for i in range(n):
+        messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"})
+    return {"model": model, "messages": messages}
+
+
+def openai_usage(prompt: int, cached: int) -> dict[str, Any]:
+    return {"usage": {"prompt_tokens": prompt, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": cached}}}
+
+
+def session(model: str, reads: list[int], prompts: list[int]) -> list[dict[str, Any]]:
+    return [
+        {"request": chat(model, 2 * i + 1), "response": openai_usage(p, r), "time": f"2026-11-29T10:00:{10 * i:02d}Z"}
+        for i, (r, p) in enumerate(zip(reads, prompts))
+    ]
+
+
+def codes(result, code: str) -> list:
+    return [d for d in result.diagnostics if d.code == code]
+
+
+@pytest.mark.parametrize("model", ["gpt-3.5-turbo", "gpt-4-turbo-2024-04-09", "gpt-4", "gpt-4-0613"])
+def test_no_read_is_expected_from_models_without_caching(tmp_path, model):
+    result = audit_records(tmp_path, session(model, [0, 0, 0], [1700, 1750, 1800]))
+    assert codes(result, "CL308") == []
+
+
+def test_the_same_log_on_gpt_4o_misses(tmp_path):
+    result = audit_records(tmp_path, session("gpt-4o", [0, 0, 0], [1700, 1750, 1800]))
+    assert [d.record for d in codes(result, "CL308")] == [1, 2]
+
+
+def test_reads_in_128_token_steps_are_not_misses(tmp_path):
+    """A 1,193-token prefix can be read up to 1,152 tokens (1,024 + one 128-token step)."""
+    result = audit_records(tmp_path, session("gpt-4o-mini", [0, 1024], [1193, 1240]))
+    assert codes(result, "CL308") == []
+    result = audit_records(tmp_path, session("gpt-4o-mini", [0, 1024], [1500, 1540]))
+    assert [d.details["expected_read"] for d in codes(result, "CL308")] == [1408]  # 1,024 + 3 x 128
+
+
+def test_a_change_on_a_model_without_caching_lost_nothing(tmp_path):
+    first = {"request": chat("gemini-2.0-flash", 1), "time": "2026-11-29T10:00:00Z"}
+    second = {"request": chat("gemini-2.0-flash", 3, system=SYSTEM + " Be brief."), "time": "2026-11-29T10:00:10Z"}
+    for record in (first, second):
+        record["request"] = {
+            "contents": [{"role": "user", "parts": [{"text": m["content"]}]} for m in record["request"]["messages"][1:]],
+            "systemInstruction": {"parts": [{"text": record["request"]["messages"][0]["content"]}]},
+        }
+        record["url"] = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent"
+    (d,) = codes(audit_records(tmp_path, [first, second]), "CL302")
+    assert d.severity is Severity.INFO
+    assert d.message.endswith("nothing cached was lost this time: its provider caches nothing for gemini-2.0-flash")
