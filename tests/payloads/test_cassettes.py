@@ -16,8 +16,11 @@ audit says about them, worked out from the bytes.
 """
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+
+import pytest
 
 from cachelint.api import audit_logs
 from cachelint.config import load_settings
@@ -199,3 +202,18 @@ def test_interactions_that_are_not_http_exchanges_are_skipped_not_reported(tmp_p
     assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "bad.yaml")]
     assert "has no request mapping" in result.diagnostics[0].message
     assert (result.summary["requests"], result.summary["skipped_non_llm"]) == (0, 2)
+
+
+@pytest.mark.skipif(not os.environ.get("CACHELINT_CASSETTE_CORPUS"), reason="set CACHELINT_CASSETTE_CORPUS=dir[:dir...] to run on real recordings")
+def test_real_recordings_corpus():
+    """Opt-in ecosystem run (pydantic-ai's and crewAI's cassette folders were used, docs/audit.md):
+    every recording is read without an internal error, and every CL001 names a real reading
+    problem at a location."""
+    roots = [Path(p) for p in os.environ["CACHELINT_CASSETTE_CORPUS"].split(os.pathsep) if p]
+    for root in roots:
+        result = audit_logs([str(root)], settings=load_settings(root, isolated=True), cwd=root)
+        assert result.summary["requests"] > 0, root
+        for d in result.diagnostics:
+            assert "internal error" not in d.message and "cannot interpret request" not in d.message, (d.path, d.message)
+            if d.code == "CL001":
+                assert d.line >= 1 and d.path
