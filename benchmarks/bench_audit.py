@@ -46,7 +46,7 @@ from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import run_audit
 incremental = sys.argv[2] == "1"
 fast_paths = len(sys.argv) < 4 or sys.argv[3] == "1"
-options = AuditOptions(incremental=incremental, fast_paths=fast_paths)
+options = AuditOptions(incremental=incremental, fast_paths=fast_paths, timeline=False)  # as the CLI's text outputs
 result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), options, Path.cwd())
 print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(result.diagnostics))
 """

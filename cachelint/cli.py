@@ -210,7 +210,10 @@ def audit(
 
     settings = _load_settings(config, isolated, _selection_overrides(select, ignore, extend_select))
     options = AuditOptions(
-        input_format=input_format, baseline=baseline, progress=sys.stderr.isatty() and not os.environ.get("CI")
+        input_format=input_format,
+        baseline=baseline,
+        progress=sys.stderr.isatty() and not os.environ.get("CI"),
+        timeline=output_format == "html",  # only the HTML report draws one bar per request
     )
     from cachelint.api import BaselineError
 

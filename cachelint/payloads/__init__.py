@@ -23,6 +23,10 @@ class AuditOptions:
     # a session) are not called there (cachelint.payloads.checks: PAIR_NEEDS_CHANGE,
     # REQUEST_FIRST_ONLY). Same findings either way; off only to compare the two paths.
     fast_paths: bool = True
+    # The usage summary's per-request timeline (one entry per request: what the HTML report
+    # draws). The CLI asks for it only for --output-format html: without it the memory of a run
+    # does not grow with the number of requests beyond a few packed numbers each.
+    timeline: bool = True
 
 
 @dataclass

@@ -372,7 +372,7 @@ def _summary(run: _Run) -> dict[str, Any]:
         try:
             from cachelint.payloads.spend import render_usage_text
 
-            summary["usage"] = run.ledger.summary(run.diagnostics)
+            summary["usage"] = run.ledger.summary(run.diagnostics, timeline=run.options.timeline)
             usage_text = render_usage_text(summary["usage"])
         except Exception as exc:  # pragma: no cover - the money summary must not sink the audit
             print(f"cachelint: warning: usage summary failed: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -104,7 +104,9 @@ class UsageLedger:
 
     # --- the summary -----------------------------------------------------------------------
 
-    def summary(self, diagnostics: Sequence[Diagnostic] = ()) -> dict[str, Any]:
+    def summary(self, diagnostics: Sequence[Diagnostic] = (), timeline: bool = True) -> dict[str, Any]:
+        """Per session and in total: tokens, hit rate, money, what the breaks cost, the provider's
+        verdicts, the TTL advice; with ``timeline``, one entry per request as well."""
         breaks_at: dict[tuple[str, int], list[str]] = {}
         for d in diagnostics:
             if d.code in BREAK_CODES and d.record is not None:
@@ -113,7 +115,7 @@ class UsageLedger:
         for sid in sorted(self.facts.session_keys(), key=_session_order):
             # one session's facts as objects at a time: the table keeps the rest compact
             reqs = sorted(self.facts.session(sid), key=lambda f: f.index)
-            sessions.append(self._session_summary(sid, reqs, breaks_at))
+            sessions.append(self._session_summary(sid, reqs, breaks_at, timeline))
         total = _totals(sessions)
         return {
             "prices_as_of": self.prices.as_of,
@@ -124,7 +126,7 @@ class UsageLedger:
         }
 
     def _session_summary(
-        self, sid: str, reqs: list[RequestFacts], breaks_at: Mapping[tuple[str, int], list[str]]
+        self, sid: str, reqs: list[RequestFacts], breaks_at: Mapping[tuple[str, int], list[str]], with_timeline: bool = True
     ) -> dict[str, Any]:
         read = written = uncached = with_usage = estimated_prompt = 0
         money = money_uncached = 0.0
@@ -171,18 +173,19 @@ class UsageLedger:
                         "agrees": agrees,
                     }
                 )
-            timeline.append(
-                {
-                    "record": f.record,
-                    "line": f.line,
-                    "time": f.time.isoformat() if f.time else None,
-                    "read": f.usage.read if f.usage else None,
-                    "written": f.usage.written if f.usage else None,
-                    "uncached": f.usage.uncached if f.usage else None,
-                    "estimated_prompt": None if f.usage else self.limits.estimate_tokens(f.prefix_bytes),
-                    "break": codes,
-                }
-            )
+            if with_timeline:
+                timeline.append(
+                    {
+                        "record": f.record,
+                        "line": f.line,
+                        "time": f.time.isoformat() if f.time else None,
+                        "read": f.usage.read if f.usage else None,
+                        "written": f.usage.written if f.usage else None,
+                        "uncached": f.usage.uncached if f.usage else None,
+                        "estimated_prompt": None if f.usage else self.limits.estimate_tokens(f.prefix_bytes),
+                        "break": codes,
+                    }
+                )
             prev = f
         prompt = read + written + uncached
         first = reqs[0]
@@ -204,8 +207,9 @@ class UsageLedger:
             "break_money_estimated": any(b["cost"] and b["cost"]["basis"] != "usage" for b in breaks),
             "provider_verdicts": verdicts,
             "disagreements": sum(1 for v in verdicts if v["agrees"] is False),
-            "timeline": timeline,
         }
+        if with_timeline:
+            out["timeline"] = timeline
         advice = self._ttl_advice(reqs)
         if advice is not None:
             out["ttl_advice"] = advice

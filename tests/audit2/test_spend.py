@@ -106,3 +106,27 @@ def test_unknown_model_has_no_money_but_tokens():
     reqs[0].model = "some-private-model"
     one = _summary(reqs)["sessions"][0]
     assert one["money"] is None and one["requests_unpriced"] == 1 and one["tokens"]["written"] == 1600
+
+
+def test_the_timeline_is_built_only_when_asked(tmp_path, monkeypatch):
+    """One entry per request is what the HTML report draws; the CLI's other outputs do without it,
+    so a long log's memory does not grow with it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from cachelint.api import audit_logs
+    from cachelint.cli import main
+    from cachelint.config import load_settings
+    from cachelint.payloads import AuditOptions
+
+    records = [{"request": anthropic(sys_block(BIG, CC), [user("q0", CC)]), "time": at(0), "response": a_usage(10, 0, 2000)}]
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    settings = load_settings(tmp_path, isolated=True)
+    with_timeline = audit_logs(["log.jsonl"], settings, AuditOptions(), tmp_path).summary["usage"]["sessions"][0]
+    without = audit_logs(["log.jsonl"], settings, AuditOptions(timeline=False), tmp_path).summary["usage"]["sessions"][0]
+    assert len(with_timeline["timeline"]) == 1 and "timeline" not in without
+    assert {k: v for k, v in with_timeline.items() if k != "timeline"} == without
+    monkeypatch.chdir(tmp_path)
+    CliRunner().invoke(main, ["audit", "log.jsonl", "--isolated", "--output-format", "html", "-o", "report.html"])
+    assert "class='row" in (tmp_path / "report.html").read_text(encoding="utf-8")  # one bar per request
