@@ -183,7 +183,7 @@ class LineReuse:
         rest = body.get(key)  # type: ignore[arg-type]
         if not isinstance(rest, list):
             raise _NoReuse("no history array")
-        ascii_only = raw.isascii()
+        ascii_only = raw[after:].isascii()  # only the bytes from ``after`` on are scanned below
         elements = candidate.elements[:k]
         if unmarked is not None:
             elements.append((moved_from, unmarked[2]))
@@ -569,10 +569,15 @@ def _common_elements(raw: bytes, first: int, candidate: LineIndex) -> int:
         return raw.startswith(view[base : elements[k - 1][1]], first)
 
     n = len(elements)
-    if repeats(n):
-        return n
-    if n > 1 and repeats(n - 1):  # the common case: the cache marker moved off the last message
-        return n - 1
+    if n == 1:
+        return 1 if repeats(1) else 0
+    if repeats(n - 1):
+        # The common case: the line repeats the whole history but maybe the last element (the
+        # cache marker moved off it). Whether it repeats that one too needs only its own bytes
+        # (and the separator before it) compared, not the whole history a second time: on a
+        # real agent's 200 KB lines that halves the bytes compared.
+        tail_start, tail_end = elements[n - 2][1], elements[n - 1][1]
+        return n if raw.startswith(view[tail_start:tail_end], first + tail_start - base) else n - 1
     low, high = 0, n - 2  # repeats(low) holds (vacuously for 0); find the largest
     while low < high:
         mid = (low + high + 1) // 2
