@@ -104,8 +104,11 @@ class Summary:
     returns: Value = CLEAN
     # parameter -> [(sink, mode)]: the parameter's value (transformed by mode) reaches the sink
     param_sinks: dict[str, list[tuple[SinkRef, str]]] = field(default_factory=dict)
-    # paths read by a sink argument, rooted at a parameter, ``self`` or a global name
-    uses: list[tuple[str, SinkRef]] = field(default_factory=list)
+    # paths read by a sink argument, rooted at a parameter, ``self`` or a global name; an ordered
+    # set (a dict): each call of the function replays them into its caller, and a list that kept
+    # every repeat grew without bound through nested calls in loops (a 2,242-line crewAI module
+    # took over 250 s)
+    uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)
     # every return is a tuple display of this many items: what each item carries (else None)
     tuple_returns: list[Value] | None = None
     tuple_ok: bool = True
@@ -141,7 +144,7 @@ class LoopFrame:
     node: ast.AST
     bound: set[str] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
-    uses: list[tuple[str, SinkRef]] = field(default_factory=list)
+    uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)  # an ordered set, as Summary.uses
 
 
 class Frame:
@@ -705,7 +708,7 @@ class ModuleAnalysis:
         for outer in frame.loops:
             outer.bound |= loop.bound
             outer.changes.extend(loop.changes)
-            outer.uses.extend(loop.uses)
+            outer.uses.update(loop.uses)
         if not loop.uses or not loop.changes:
             return
         for change in loop.changes:
@@ -1518,14 +1521,14 @@ class ModuleAnalysis:
 
     def _use(self, path: str, sink: SinkRef, frame: Frame) -> None:
         for loop in frame.loops:
-            loop.uses.append((path, sink))
+            loop.uses[(path, sink)] = None
         summary = frame.summary
         if summary is not None:
             root = _root(path)
             if root in frame.params or root == frame.self_name or frame.lookup(root) is None or root in self.module_frame.names:
                 if root == frame.self_name and root is not None:
                     path = "self" + path[len(root):]
-                summary.uses.append((path, sink))
+                summary.uses[(path, sink)] = None
 
     def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame) -> None:
         if not value:

@@ -226,3 +226,20 @@ def ask(messages, tenant_token):
     assert check_tree(tmp_path).diagnostics == []
     (d,) = check_tree(tmp_path, config={"code": {"volatile-names": ["tenant_?token"]}}).diagnostics
     assert d.code == "CL105" and d.message.startswith("tenant_token (a per-request value) reaches system=")
+
+
+def test_uses_replayed_through_nested_calls_do_not_multiply(tmp_path):
+    """Each call of a function replays the places its sinks read into the caller; kept as a list
+    with every repeat, they multiplied with each level of calls in loops (crewAI's 2,242-line
+    bedrock/completion.py ran past any timeout). 14 levels of 4 calls: 4**14 repeats before."""
+    from tests.conftest import check_tree, write_tree
+
+    levels = ["import anthropic", "client = anthropic.Anthropic()", "", "class Agent:", "    system = 'You are terse.'", "",
+              "    def level0(self):",
+              "        return client.messages.create(model='m', max_tokens=1, system=self.system, messages=[])"]
+    for k in range(1, 15):
+        levels += ["", f"    def level{k}(self):", "        for _ in range(2):"]
+        levels += [f"            self.level{k - 1}()"] * 4
+    write_tree(tmp_path, {"agent.py": "\n".join(levels) + "\n"})
+    result = check_tree(tmp_path, config={"select": ["CL1"], "analysis-timeout": 20})
+    assert [d for d in result.diagnostics] == []
