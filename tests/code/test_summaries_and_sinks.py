@@ -243,3 +243,23 @@ def test_uses_replayed_through_nested_calls_do_not_multiply(tmp_path):
     write_tree(tmp_path, {"agent.py": "\n".join(levels) + "\n"})
     result = check_tree(tmp_path, config={"select": ["CL1"], "analysis-timeout": 20})
     assert [d for d in result.diagnostics] == []
+
+
+def test_crewai_sinks(tmp_path):
+    """crewAI: Agent(role, goal, backstory, tools) and LLM.call(messages, tools=...) render the
+    prefix; a ``.call(`` without those keywords is not a sink (subprocess.call)."""
+    from tests.conftest import check_tree, write_tree
+
+    write_tree(tmp_path, {"crew.py": '''import subprocess
+from crewai import LLM, Agent
+
+placeholders = {"topic", "audience", "tone"}
+fields = [{"name": p, "description": p} for p in placeholders]
+researcher = Agent(role="Researcher", goal=f"Cover {', '.join(placeholders)}", backstory="Curious.", tools=[])
+llm = LLM(model="gpt-4o")
+llm.call(messages=[{"role": "user", "content": "hi"}], tools=[{"type": "function", "function": {"name": "run", "parameters": {"properties": {f["name"]: {} for f in fields}}}}])
+subprocess.call(list({"ls", "-l"}))
+'''})
+    result = check_tree(tmp_path, config={"select": ["CL1"]})
+    found = sorted((d.code, d.line, d.message.split(" reach")[1]) for d in result.diagnostics)  # at the set
+    assert found == [("CL101", 4, " tools= of llm.call at line 8"), ("CL102", 4, "es goal= of Agent at line 6")]
