@@ -14,16 +14,24 @@ def sha256(data: bytes) -> str:
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write through a temporary file in the same folder and an atomic rename: a reader (or a
-    killed run) sees the old file or the new one, never a truncated one."""
+    killed run) sees the old file or the new one, never a truncated one.
+
+    ``mode``: the file's permissions; by default those of the file it replaces, or for a new file
+    what ``open()`` would give (0666 less the umask) — not the 0600 of the temporary file, which
+    made a report written with ``-o`` unreadable to anyone else."""
     directory = path.parent
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cachelint-tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -31,6 +39,12 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         except OSError:
             pass
         raise
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)  # read the umask: setting it is the only way, so set it back at once
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def atomic_replace(path: Path, data: bytes, expected: bytes) -> bool:

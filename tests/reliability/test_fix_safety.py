@@ -224,3 +224,23 @@ def _inode(path: Path) -> int:
         return path.stat().st_ino
     except OSError:
         return -1
+
+
+def test_written_files_get_ordinary_permissions(tmp_path):
+    """A report written with -o (or an index) is readable as any file open() creates: not the
+    0600 of the temporary file it went through; a file replaced keeps its own permissions."""
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    try:
+        new = tmp_path / "report.html"
+        fileutil.atomic_write(new, b"<html></html>")
+        assert stat.S_IMODE(new.stat().st_mode) == 0o644
+        private = tmp_path / "private.json"
+        private.write_bytes(b"{}")
+        private.chmod(0o600)
+        fileutil.atomic_write(private, b"[]")
+        assert stat.S_IMODE(private.stat().st_mode) == 0o600 and private.read_bytes() == b"[]"
+    finally:
+        os.umask(mask)
