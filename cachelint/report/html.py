@@ -58,6 +58,7 @@ pre { background: var(--soft); border: 1px solid var(--line); border-radius: 4px
 dl.details { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 6px 0 0; }
 dl.details dt { color: var(--muted); } dl.details dd { margin: 0; }
 .ok { color: var(--read); font-weight: 600; } .bad { color: var(--brk); font-weight: 600; }
+table.sessions tr.flag td:last-child { color: var(--brk); font-weight: 600; }
 """
 
 # Detail keys that hold the two sides of a byte diff (the previous and the current rendering).
@@ -192,6 +193,27 @@ def _timeline(session: Mapping[str, Any]) -> str:
     return legend + f"<div class='timeline'>{''.join(rows)}</div>"
 
 
+def _session_index(sessions: Sequence[Mapping[str, Any]], by_session: Mapping[str, Sequence[Diagnostic]], currency: str) -> str:
+    """One row a session, in session order, with what tells the sessions worth opening apart (a
+    log of a thousand sessions is unreadable as a list of links)."""
+    rows = []
+    for s in sessions:
+        sid = str(s.get("id"))
+        path = str(s.get("path") or "")
+        found = by_session.get(sid, [])
+        cls = " class='flag'" if found else ""
+        rows.append(
+            f"<tr{cls}><td><a href='#session-{_e(sid)}'>{_e(sid)}</a></td>"
+            f"<td title='{_e(path)}'>{_e(path.rsplit('/', 1)[-1])}</td>"
+            f"<td class='num'>{_num(s.get('requests'))}</td><td class='num'>{_pct(s.get('hit_rate'))}</td>"
+            f"<td class='num'>{_money(s.get('money'), currency)}</td>"
+            f"<td class='num'>{_money(s.get('break_money'), currency) if s.get('breaks') else ''}</td>"
+            f"<td class='num'>{len(found) or ''}</td></tr>"
+        )
+    head = "<tr><th>session</th><th>file</th><th>requests</th><th>hit rate</th><th>prompt cost</th><th>misses cost</th><th>findings</th></tr>"
+    return f"<h2 id='sessions'>Sessions</h2><table class='sessions'>{head}{''.join(rows)}</table>"
+
+
 def _session_table(session: Mapping[str, Any], currency: str) -> str:
     tokens = session.get("tokens") or {}
     est = " (estimate)" if session.get("break_money_estimated") else ""
@@ -306,8 +328,7 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]) -
     }
     parts = [_summary_section(diagnostics, usage)]
     if sessions:
-        nav = "".join(f"<li><a href='#session-{_e(s.get('id'))}'>session {_e(s.get('id'))}</a></li>" for s in sessions)
-        parts.append(f"<ul>{nav}</ul>")
+        parts.append(_session_index(sessions, by_session, currency))
     for s in sessions:
         sid = str(s.get("id"))
         found = by_session.get(sid, [])

@@ -64,6 +64,9 @@ def test_report_content_and_escaping():
     assert "Other findings (1)" in html and "record 9 is not JSON" in html
     # the break's money, exact from usage: 1640 tokens lost, paid at 3.75 instead of read at 0.30
     assert "this break cost $0.0057 (usage, 1,640 tokens)" in html
+    # the index of sessions: one row each, what tells them apart, the sessions with findings flagged
+    (row,) = re.findall(r"<tr class='flag'>.*?</tr>", html)
+    assert "href='#session-s1'" in row and ">4</td>" in row and "$0.0057" in row and ">1</td>" in row
 
 
 def test_report_without_usage_still_renders():
