@@ -575,8 +575,12 @@ def structured(name: str) -> Any:
         interaction = st.fixed_dictionaries(
             {},
             optional={
-                "request": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(bodies.map(dumps), anything), "uri": anything, "headers": anything, "method": anything}), anything),
-                "response": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(st.fixed_dictionaries({"string": anything.map(dumps)}), anything), "headers": anything, "status": anything}), anything),
+                # ``parsed_body``: pydantic-ai's cassettes store a JSON body decoded, in place of ``body``
+                "request": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(bodies.map(dumps), anything), "parsed_body": st.one_of(bodies, anything), "uri": anything, "headers": anything, "method": anything}), anything),
+                "response": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(st.fixed_dictionaries({"string": anything.map(dumps)}), anything), "parsed_body": anything, "headers": anything, "status": anything}), anything),
+                # WebSocket / gRPC recorders: interactions without a request
+                "kind": anything,
+                "request_sample": anything,
             },
         )
         doc = st.one_of(st.fixed_dictionaries({"interactions": st.lists(interaction, max_size=3), "version": st.just(1)}), anything)
