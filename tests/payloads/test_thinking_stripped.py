@@ -144,3 +144,26 @@ def test_cl308_leaves_the_explained_miss_to_cl303(tmp_path):
     # where the API stripped the thinking blocks, CL303 explains it and CL308 stays quiet
     assert [d.record for d in findings(kept, "CL308")] == [1, 2, 3, 4]
     assert [d.record for d in findings(stripped, "CL308")] == [1, 3]
+
+
+def test_bedrock_converse_reasoning_content(tmp_path):
+    """Claude on Bedrock Converse: reasoningContent parts, toolResult parts, thinking in
+    additionalModelRequestFields; the model table is Anthropic's (models_from)."""
+    url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-5-20250929-v1:0/converse"
+
+    def reasoning(n: int) -> dict[str, Any]:
+        return {"reasoningContent": {"reasoningText": {"text": f"I need source {n}.", "signature": f"sig{n}"}}}
+
+    u0 = {"role": "user", "content": [{"text": "Find the 2026 Oslo budget."}]}
+    a1 = {"role": "assistant", "content": [reasoning(1), {"toolUse": {"toolUseId": "t1", "name": "search", "input": {"q": "oslo"}}}]}
+    u1 = {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "92 billion NOK"}]}}]}
+    a2 = {"role": "assistant", "content": [reasoning(2), {"text": "92 billion NOK."}]}
+    u2 = {"role": "user", "content": [{"text": "Break it down by sector."}, {"cachePoint": {"type": "default"}}]}
+
+    def body(messages: list) -> dict[str, Any]:
+        return {"system": [{"text": "You are terse."}, {"cachePoint": {"type": "default"}}], "messages": messages,
+                "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}}}
+
+    records = [{"request": body(h), "url": url} for h in ([u0], [u0, a1, u1], [u0, a1, u1, a2, u2])]
+    (d,) = findings(audit_records(tmp_path, records))
+    assert (d.kind, d.record, d.details["first_message"]) == ("thinking-stripped", 2, 1)

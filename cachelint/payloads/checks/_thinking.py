@@ -1,9 +1,9 @@
 """Earlier turns' thinking blocks that the API strips itself (CL303 ``thinking-stripped``).
 
 With extended thinking on, a user turn other than tool results makes the older Opus and Sonnet
-models and every Haiku drop the thinking blocks of the earlier assistant turns, and the messages
-from the first of them on drop out of the cache (reference/cache_facts.md §1.8, "Non-tool-result
-user content while thinking is on"). Opus 4.5+ and Sonnet 4.6+ keep them. Which model does what
+models and every Haiku (on Anthropic's API and, the same models, on Bedrock) drop the thinking
+blocks of the earlier assistant turns, and the messages from the first of them on drop out of the
+cache (reference/cache_facts.md §1.8, "Non-tool-result user content while thinking is on"). Opus 4.5+ and Sonnet 4.6+ keep them. Which model does what
 is pack data (``thinking_blocks`` in rules/packs/payloads-limits.yaml).
 
 The request bytes only grow, so the byte diff sees nothing: the break is read from the shape of
@@ -19,8 +19,10 @@ from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import Block, Request
 
 # Blocks are compact JSON with the keys as sent: a thinking block's type reads exactly so (the
-# same text inside a string would have its quotes escaped).
-_THINKING_TYPES = (b'"type":"thinking"', b'"type":"redacted_thinking"')
+# same text inside a string would have its quotes escaped). Bedrock Converse sends them as
+# ``reasoningContent`` parts and tool results as ``toolResult`` parts.
+_THINKING_TYPES = (b'"type":"thinking"', b'"type":"redacted_thinking"', b'"reasoningContent":')
+_PROVIDERS = ("anthropic", "bedrock-converse")  # Claude on Bedrock: the model's own behaviour
 
 
 def thinking_on(req: Request) -> bool:
@@ -38,7 +40,7 @@ def stripped_from(prev: Request, cur: Request, limits: Limits) -> int | None:
     results) and with those after it (a tool loop keeps them). ``prev`` cached the thinking blocks
     after its last user turn; when ``cur`` brings a new user turn they are rendered no more, and
     the cache breaks at the first of them."""
-    if cur.provider != "anthropic" or not thinking_on(cur) or not cur.messages:
+    if cur.provider not in _PROVIDERS or not thinking_on(cur) or not cur.messages:
         return None
     kept = len(prev.messages)
     if len(cur.messages) <= kept or common_prefix_blocks(prev.messages, cur.messages) < kept:
@@ -72,14 +74,18 @@ def last_user_turn(req: Request) -> int:
 
 def _carries_thinking(block: Block) -> bool:
     data = block.data
-    return b"thinking" in data and any(t in data for t in _THINKING_TYPES)
+    return (b"thinking" in data or b"reasoningContent" in data) and any(t in data for t in _THINKING_TYPES)
 
 
 def _user_turn(block: Block) -> bool:
-    if b'"tool_result"' not in block.data:
+    if b'"tool_result"' not in block.data and b'"toolResult"' not in block.data:
         return True
     message: Any = block.raw
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return content is not None
-    return any(not (isinstance(part, dict) and part.get("type") == "tool_result") for part in content)
+    return any(not _tool_result(part) for part in content)
+
+
+def _tool_result(part: Any) -> bool:
+    return isinstance(part, dict) and (part.get("type") == "tool_result" or "toolResult" in part)
