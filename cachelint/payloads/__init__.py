@@ -10,6 +10,11 @@ from typing import Any
 
 from cachelint.diagnostics import Diagnostic
 
+# The text outputs list every session where something happened (a break, a costly miss) and at
+# most this many of the others: an audit of a thousand quiet sessions is not a thousand lines.
+# The HTML report lists every session.
+QUIET_SESSIONS_SHOWN = 10
+
 
 @dataclass
 class AuditOptions:

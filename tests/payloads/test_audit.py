@@ -388,3 +388,19 @@ def test_providers_that_cache_by_themselves_always_lose_the_change(tmp_path):
     second["messages"][1]["content"] = "an earlier message, edited"
     (d,) = audit(tmp_path, [env(first), env(second)]).diagnostics
     assert d.code == "CL303" and d.severity is None
+
+
+def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_path):
+    from cachelint.payloads import QUIET_SESSIONS_SHOWN
+
+    records = []
+    for n in range(QUIET_SESSIONS_SHOWN + 5):  # quiet sessions: one request each, distinct first messages
+        records.append(env(anthropic([{"role": "user", "content": f"question {n} " * 5}])))
+    first = anthropic(turns(3, "broken "))
+    second = anthropic(turns(5, "broken "), tools=list(reversed(TOOLS)))
+    records += [env(first), env(second)]
+    text = audit(tmp_path, records).summary["text"]
+    session_lines = [line for line in text.splitlines() if line.startswith("session ")]
+    assert len(session_lines) == QUIET_SESSIONS_SHOWN + 1
+    assert "1 break(s)" in session_lines[-1]
+    assert "… 5 more session(s) without a break (the HTML report lists every session)" in text
