@@ -404,3 +404,6 @@ def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_
     assert len(session_lines) == QUIET_SESSIONS_SHOWN + 1
     assert "1 break(s)" in session_lines[-1]
     assert "… 5 more session(s) without a break (the HTML report lists every session)" in text
+    usage_lines = [line for line in text.splitlines() if line.startswith("  session ")]
+    assert len(usage_lines) == QUIET_SESSIONS_SHOWN + 1  # the break is a cache miss found (CL301)
+    assert "  … 5 more session(s) without a cache miss found" in text
