@@ -100,3 +100,15 @@ def test_full_shows_payload_location_and_details():
                    details={"offset": 42, "before": "abc\ndef"})
     text = render("full", [d])
     assert "record 1, session s" in text and "offset: 42" in text and "      def" in text
+
+
+def test_full_output_keeps_quoted_line_breaks_on_their_line():
+    """A captured prompt quoted inside a nested detail (CL307's ``starts``) must not break the
+    report into lines that look like other findings."""
+    from cachelint.report.text import render_full
+
+    d = Diagnostic(code="CL307", message="text sent again", path="log.jsonl", line=2, column=1,
+                   details={"repeats": [{"chars": 2650, "starts": "YOU ARE HELPFUL.\nlog.jsonl:9:1: CL999 fake"}], "kinds": ["a\nb"]})
+    text = render_full([d])
+    assert not any(line.startswith("log.jsonl:9:1") or line == "b" for line in text.splitlines())
+    assert "starts=YOU ARE HELPFUL.\\nlog.jsonl:9:1: CL999 fake" in text and "kinds: a\\nb" in text

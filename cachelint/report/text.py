@@ -20,12 +20,14 @@ def render_concise(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]
 
 
 def _inline(value: Any) -> str:
-    """One line for a nested value: ``key=value`` pairs for mappings, JSON-like for the rest."""
+    """One line for a nested value: ``key=value`` pairs for mappings, JSON-like for the rest; line
+    breaks inside a string are shown escaped (a captured prompt quoted in a detail must not break
+    the report's line structure)."""
     if isinstance(value, Mapping):
         return ", ".join(f"{k}={_inline(v)}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_inline(v) for v in value) + "]"
-    return str(value)
+    return str(value).replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _format_detail(key: str, value: Any) -> list[str]:
@@ -33,7 +35,7 @@ def _format_detail(key: str, value: Any) -> list[str]:
         return [f"    {key}:"] + [f"      {ln}" for ln in value.splitlines()]
     if isinstance(value, (list, tuple)):
         if all(isinstance(v, (str, int, float)) for v in value):
-            return [f"    {key}: " + ", ".join(str(v) for v in value)]
+            return [f"    {key}: " + ", ".join(_inline(v) for v in value)]
         lines = [f"    {key}:"]
         for v in value:
             lines.append(f"      - {_inline(v)}")
@@ -43,7 +45,7 @@ def _format_detail(key: str, value: Any) -> list[str]:
         for k in value:
             lines.append(f"      {k}: {_inline(value[k])}")
         return lines
-    return [f"    {key}: {value}"]
+    return [f"    {key}: {_inline(value)}"]
 
 
 def render_full(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any] | None = None) -> str:
