@@ -528,6 +528,11 @@ def _count_images(data: bytes) -> int:
 
 def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), (list, KnownRun)) else []
+    if type(tools) is list and any(type(t) is dict and t.get("defer_loading") is True for t in tools):
+        # Tool search: a deferred tool is not part of the prompt prefix; once found, its
+        # definition is appended to the history as a tool_reference block (cache_facts §1.9).
+        # Adding, removing or editing deferred tools therefore changes no cached byte.
+        tools = [t for t in tools if not (type(t) is dict and t.get("defer_loading") is True)]
     b.cached_run("tools", tools, "", _anthropic_tool, source="tools")
     system = body.get("system")
     if isinstance(system, str):

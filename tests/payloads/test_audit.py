@@ -407,3 +407,27 @@ def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_
     usage_lines = [line for line in text.splitlines() if line.startswith("  session ")]
     assert len(usage_lines) == QUIET_SESSIONS_SHOWN + 1  # the break is a cache miss found (CL301)
     assert "  … 5 more session(s) without a cache miss found" in text
+
+
+# --- tool search: deferred tools ----------------------------------------------------------------
+
+
+def _deferred(name: str) -> dict:
+    return {**tool(name), "defer_loading": True}
+
+
+def test_deferred_tools_are_not_part_of_the_prefix(tmp_path):
+    """Tool search (cache_facts §1.9): a tool with defer_loading is not rendered in the prefix, so
+    adding, removing or editing one breaks nothing; a regular tool added still does."""
+    search = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+    base = [TOOLS[0], search]
+    records = [
+        env(anthropic(turns(1), tools=base)),
+        env(anthropic(turns(3), tools=[TOOLS[0], _deferred("get_exchange_rate"), search])),
+        env(anthropic(turns(5), tools=[TOOLS[0], {**_deferred("get_exchange_rate"), "description": "edited"}, search])),
+        env(anthropic(turns(7), tools=base)),
+        env(anthropic(turns(9), tools=[TOOLS[0], TOOLS[1], search])),
+    ]
+    result = audit(tmp_path, records)
+    assert [(d.code, d.record, d.kind) for d in result.diagnostics] == [("CL301", 4, "added")]
+    assert "tool 'fetch' added at 1" in result.diagnostics[0].message
