@@ -112,3 +112,15 @@ def test_full_output_keeps_quoted_line_breaks_on_their_line():
     text = render_full([d])
     assert not any(line.startswith("log.jsonl:9:1") or line == "b" for line in text.splitlines())
     assert "starts=YOU ARE HELPFUL.\\nlog.jsonl:9:1: CL999 fake" in text and "kinds: a\\nb" in text
+
+
+def test_sarif_uris_are_percent_encoded():
+    from cachelint.report.sarif import artifact_uri
+
+    assert artifact_uri("tests/cassettes/test_eval[anthropic].yaml") == "tests/cassettes/test_eval%5Banthropic%5D.yaml"
+    assert artifact_uri("dir/a b#1%.py") == "dir/a%20b%231%25.py"
+    assert artifact_uri("pkg/é.py") == "pkg/%C3%A9.py"
+    assert artifact_uri("src/agent.py") == "src/agent.py"
+    d = Diagnostic(code="CL101", message="m", path="a b/[x].py", line=1, column=1)
+    sarif = json.loads(render("sarif", [d]))
+    assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "a%20b/%5Bx%5D.py"

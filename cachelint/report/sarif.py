@@ -42,6 +42,18 @@ def _rule_descriptor(doc) -> dict:
     }
 
 
+def artifact_uri(path: str) -> str:
+    """A display path as the relative URI reference SARIF asks for (RFC 3986): each segment
+    percent-encoded, so that ``eval[anthropic].yaml``, ``a b.py``, ``x#1.py`` or ``é.py`` stay
+    one path (a raw ``#`` would start a fragment, ``[`` is not allowed in a path)."""
+    import os
+    from urllib.parse import quote
+
+    if os.sep != "/":  # a Windows display path; on POSIX a backslash is part of a file name
+        path = path.replace(os.sep, "/")
+    return quote(path, safe="/")
+
+
 def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None) -> str:
     catalog = load_catalog()
     codes = sorted({d.code for d in diagnostics} | set(catalog))
@@ -66,7 +78,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": {"uri": artifact_uri(d.path), "uriBaseId": "%SRCROOT%"},
                         "region": region,
                     }
                 }
@@ -90,7 +102,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
                     "description": {"text": d.fix.description},
                     "artifactChanges": [
                         {
-                            "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {"uri": artifact_uri(d.path), "uriBaseId": "%SRCROOT%"},
                             "replacements": [
                                 {
                                     "deletedRegion": {
