@@ -121,6 +121,8 @@ def test_sarif_uris_are_percent_encoded():
     assert artifact_uri("dir/a b#1%.py") == "dir/a%20b%231%25.py"
     assert artifact_uri("pkg/é.py") == "pkg/%C3%A9.py"
     assert artifact_uri("src/agent.py") == "src/agent.py"
+    assert artifact_uri("caf\\xe9.py") == "caf%E9.py"  # a non-UTF-8 name as displayed: its byte
+    assert artifact_uri("a\\x41.py") == "a%5Cx41.py"  # a literal backslash stays one
     d = Diagnostic(code="CL101", message="m", path="a b/[x].py", line=1, column=1)
     sarif = json.loads(render("sarif", [d]))
     assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "a%20b/%5Bx%5D.py"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Sequence
 
 from cachelint import __version__
@@ -51,7 +52,15 @@ def artifact_uri(path: str) -> str:
 
     if os.sep != "/":  # a Windows display path; on POSIX a backslash is part of a file name
         path = path.replace(os.sep, "/")
-    return quote(path, safe="/")
+    if "\\x" not in path:
+        return quote(path, safe="/")
+    # A file name that is not UTF-8 is displayed with its bytes as \xNN (diagnostics.printable,
+    # always 80-FF): in a URI those are the bytes themselves, %NN.
+    parts = _ESCAPED_BYTE.split(path)
+    return "".join(quote(part, safe="/") if i % 2 == 0 else "%" + part.upper() for i, part in enumerate(parts))
+
+
+_ESCAPED_BYTE = re.compile(r"\\x([89a-f][0-9a-f])")
 
 
 def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None) -> str:
