@@ -23,6 +23,7 @@ from cachelint.payloads.checks import (
     first_only_request_checks,
     pair_checks,
     request_checks,
+    run_end_checks,
     session_checks,
 )
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
@@ -114,6 +115,9 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
         run.progress.file_done(file_size(path))
     run.progress.close()
     _close(run, run.grouper.close_all())
+    run.ctx.session = None
+    run.ctx.diff = None
+    _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
     return AuditResult(diagnostics=run.diagnostics, summary=_summary(run))
 
 

@@ -35,8 +35,11 @@ def test_bedrock_long_prompt_without_cachepoint_is_cl310(tmp_path):
     url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse"
     body = {"system": [{"text": SYSTEM}], "messages": [{"role": "user", "content": [{"text": "hi"}]}]}
     response = {"usage": {"inputTokens": 1504, "outputTokens": 9, "totalTokens": 1513}}
-    result = audit_records(tmp_path, [{"request": body, "response": response, "url": url}])
-    assert [d.code for d in result.diagnostics] == ["CL310"]
+    once = audit_records(tmp_path, [{"request": body, "response": response, "url": url}])
+    assert once.diagnostics == []  # a unique one-shot prompt: a breakpoint would only add the write premium
+    again = {"system": body["system"], "messages": [{"role": "user", "content": [{"text": "hello"}]}]}
+    result = audit_records(tmp_path, [{"request": body, "response": response, "url": url}, {"request": again, "response": response, "url": url}])
+    assert [(d.code, d.kind, d.record) for d in result.diagnostics] == [("CL310", "shared", 0)]
     assert "cache_control" not in result.diagnostics[0].message  # Bedrock has no automatic mode
 
 

@@ -309,3 +309,15 @@ def test_cl308_not_when_the_marker_moved_back():
         {"request": two, "response": a_usage(40, 1500, 0), "time": at(20)},
     ]
     assert run_check(cl308, records) == []
+
+
+def test_cl310_one_shot_requests_sharing_their_prefix_are_reported_once(tmp_path):
+    """One-shot requests are each a session: the sessions that send the same tools and system are
+    reported once, at the end of the run, with their count; a unique one-shot prompt is not."""
+    from tests.conftest import audit_records
+
+    shared = [{"request": anthropic(sys_block(BIG, None), [user(f"classify document {n}")])} for n in range(3)]
+    unique = {"request": anthropic(sys_block(text(6000, "another prompt entirely"), None), [user("once")])}
+    result = audit_records(tmp_path, [shared[0], unique, shared[1], shared[2]], config={"select": ["CL310"]})
+    assert [(d.code, d.kind, d.record, d.details["requests"]) for d in result.diagnostics] == [("CL310", "shared", 0, 3)]
+    assert result.diagnostics[0].message.startswith("3 one-shot requests send the same")

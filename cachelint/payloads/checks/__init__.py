@@ -7,6 +7,7 @@ that defines any of::
     def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]
                                                  # every consecutive pair of a session; ctx.diff is set
     def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]   # once, at its end
+    def check_run_end(ctx: CheckContext) -> Iterable[Diagnostic]    # once, after every session closed
 
 Adding a check = creating the file: modules are discovered and run in name order (= code order).
 Checks are pure functions of their arguments: no module state, no I/O beyond ``ctx.packs``.
@@ -124,3 +125,9 @@ def first_only_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ..
 @functools.lru_cache(maxsize=1)
 def session_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
     return tuple(m.check_session for m in check_modules() if hasattr(m, "check_session"))
+
+
+@functools.lru_cache(maxsize=1)
+def run_end_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
+    """Checks that judge the whole run (what several sessions share), called once at its end."""
+    return tuple(m.check_run_end for m in check_modules() if hasattr(m, "check_run_end"))

@@ -1,20 +1,28 @@
-"""CL310 uncached-prefix: a prompt long enough to cache, sent with no breakpoint where caching is
-explicit (Anthropic, Bedrock).
+"""CL310 uncached-prefix: a prompt long enough to cache, sent again with no breakpoint where
+caching is explicit (Anthropic, Bedrock).
 
 On Anthropic and Bedrock nothing is cached without a ``cache_control`` marker (or a top-level
 automatic one; Bedrock has no automatic mode), so every request pays the whole prefix at the full
 input rate — ten times a cache read (P1 §1.2, §1.6; Bedrock §3.2). The minimum cacheable length
-per model is dated data (``rules/packs/payloads-limits.yaml``). Reported on the first request of a
-session that qualifies, and again only when a later request drops the markers it had.
+per model is dated data (``rules/packs/payloads-limits.yaml``).
+
+Caching pays only for a prefix that is sent again: a write costs 1.25x the input rate, a read
+0.1x. So a qualifying first request is reported when its prefix is reused — by its own session
+(a second request), or, for one-shot requests (a classifier called once per document: a session
+each), when other sessions of the run send the same tools and system, long enough to cache by
+themselves; then once for all of them, with their count, at the end of the run. A unique one-shot
+prompt is not reported: a breakpoint would only add the write premium. A later request of a
+session is reported when it drops the markers it had or grows past the minimum.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
-from cachelint.payloads.model import Request
+from cachelint.payloads.model import Request, Session
 from cachelint.payloads.usage import usage_of
 
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
@@ -61,19 +69,100 @@ def _diagnostic(req: Request, found: tuple[int, bool, int, str], limits: Limits)
     )
 
 
+@dataclass
+class _Pending:
+    """A session's first request that qualified, waiting to see whether its prefix is reused."""
+
+    diagnostic: Diagnostic
+    shared_key: tuple[Any, ...] | None  # tools + system, when long enough to cache by themselves
+    shared_tokens: int
+
+
+@dataclass
+class _Shared:
+    """One-shot sessions that sent the same tools and system without a breakpoint."""
+
+    first: _Pending
+    requests: int = 0
+
+
+@dataclass
+class _State:
+    pending: dict[str, _Pending] = field(default_factory=dict)  # session id -> its first request
+    shared: dict[tuple[Any, ...], _Shared] = field(default_factory=dict)
+
+
+def _state(ctx: CheckContext) -> _State:
+    state = getattr(ctx, "_cl310", None)
+    if state is None:
+        state = _State()
+        setattr(ctx, "_cl310", state)
+    return state
+
+
+def _shared_prefix(req: Request, limits: Limits, minimum: int) -> tuple[tuple[Any, ...] | None, int]:
+    """The key of the request's tools and system, and their tokens, when those alone reach the
+    minimum (one-shot requests share nothing else)."""
+    end = req.tier_span("system")[1]
+    tokens, _ = tokens_up_to(req, end, limits)
+    if not end or tokens < minimum:
+        return None, tokens
+    return (req.provider, req.model, tuple(b.data for b in req.tools), tuple(b.data for b in req.system)), tokens
+
+
 def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     if req.index_in_session != 0:
         return []
     limits = limits_for(ctx)
     found = _uncached(req, limits)
-    return [_diagnostic(req, found, limits)] if found else []
+    if found is not None and req.session is not None:
+        key, tokens = _shared_prefix(req, limits, found[2])
+        _state(ctx).pending[req.session] = _Pending(_diagnostic(req, found, limits), key, tokens)
+    return []
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
-    """Report a request that qualifies when the previous one did not: it dropped its markers, or
-    the conversation has just grown past the minimum."""
+    """The session sends its prefix again: its first request, when it qualified, is reported now.
+    Later, a request that qualifies when the previous one did not (it dropped its markers, or the
+    conversation has just grown past the minimum) is reported."""
     limits = limits_for(ctx)
+    out: list[Diagnostic] = []
+    if cur.index_in_session == 1 and cur.session is not None:
+        pending = _state(ctx).pending.pop(cur.session, None)
+        if pending is not None:
+            out.append(pending.diagnostic)
     found = _uncached(cur, limits)
-    if found is None or _uncached(prev, limits) is not None:
-        return []
-    return [_diagnostic(cur, found, limits)]
+    if found is not None and _uncached(prev, limits) is None:
+        out.append(_diagnostic(cur, found, limits))
+    return out
+
+
+def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
+    """A one-shot session whose first request qualified: counted with the others that share its
+    tools and system (reported at the end of the run when more than one does)."""
+    state = _state(ctx)
+    pending = state.pending.pop(session.id, None)
+    if pending is not None and pending.shared_key is not None:
+        shared = state.shared.get(pending.shared_key)
+        if shared is None:
+            shared = state.shared[pending.shared_key] = _Shared(pending)
+        shared.requests += 1
+    return []
+
+
+def check_run_end(ctx: CheckContext) -> Iterable[Diagnostic]:
+    state = _state(ctx)
+    out = []
+    for shared in state.shared.values():
+        if shared.requests < 2:
+            continue  # a unique one-shot prompt: a breakpoint would only add the write premium
+        first = shared.first
+        d = first.diagnostic
+        message = (
+            f"{shared.requests} one-shot requests send the same {first.shared_tokens}-token tools and system"
+            f" (the first here) with no cache breakpoint: each pays them at the full input rate; mark the"
+            f" last system block and they are read at a tenth of it"
+        )
+        out.append(replace(d, message=message, kind="shared", details={**d.details, "requests": shared.requests, "shared_tokens": first.shared_tokens}))
+    state.shared.clear()
+    return out
