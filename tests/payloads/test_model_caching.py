@@ -65,3 +65,13 @@ def test_a_change_on_a_model_without_caching_lost_nothing(tmp_path):
     (d,) = codes(audit_records(tmp_path, [first, second]), "CL302")
     assert d.severity is Severity.INFO
     assert d.message.endswith("nothing cached was lost this time: its provider caches nothing for gemini-2.0-flash")
+
+
+def test_openai_miss_without_a_cache_key_suggests_one(tmp_path):
+    (d, *_) = codes(audit_records(tmp_path, session("gpt-4o", [0, 0], [1700, 1750])), "CL308")
+    assert d.details["hint"] == "prompt_cache_key" and "set prompt_cache_key" in d.message
+    keyed = session("gpt-4o", [0, 0], [1700, 1750])
+    for record in keyed:
+        record["request"]["prompt_cache_key"] = "tenant-a"
+    (d, *_) = codes(audit_records(tmp_path, keyed), "CL308")
+    assert "hint" not in d.details and "prompt_cache_key" not in d.message

@@ -127,5 +127,10 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         found = missed_reads(prev, cur, limits)
         if found:
             found["previous_record"] = prev.origin.record
-            out.append(at_request(CODE, _message(found), cur, details=found))
+            message = _message(found)
+            if "missed" in found and cur.provider.startswith("openai") and not cur.settings.get("prompt_cache_key"):
+                # O1: requests that share a prefix reach the same cache reliably only with a key
+                found["hint"] = "prompt_cache_key"
+                message += "; set prompt_cache_key (one value for the requests that share this prefix) so they are routed to the same cache"
+            out.append(at_request(CODE, message, cur, details=found))
     return out
