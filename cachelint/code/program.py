@@ -20,6 +20,8 @@ _SHELL_ASSIGN = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)[%!]")
 _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 # PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
+# A template placeholder or tag ({{ name }}, {% if %}): a project generator's file, not Python.
+_TEMPLATE = re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}")
 # Cell magics whose body is still Python (the others run another language or the shell).
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%debug")
 
@@ -68,6 +70,8 @@ def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int |
     message = f"syntax error: {exc.msg}"
     if exc.text and _NEWER_SYNTAX.match(exc.text):
         message += f" (this looks like syntax newer than the Python {sys.version_info.major}.{sys.version_info.minor} that runs cachelint)"
+    elif exc.text and _TEMPLATE.search(exc.text) or _TEMPLATE.search(path):
+        message += " (this looks like a template, Jinja or cookiecutter, not Python: exclude it with extend-exclude)"
     if cell is not None:
         return unreadable(path, f"cell {cell}: {message}", line=exc.lineno or 1, column=column, details={"cell": cell})
     return unreadable(path, message, line=line, column=max(1, column))

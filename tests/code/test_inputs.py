@@ -36,6 +36,16 @@ def test_syntax_error_location():
     assert (d.code, d.line, d.column) == ("CL001", 1, 9)
 
 
+def test_a_template_is_named_as_such():
+    """Project generators ship .py templates ({{ name }}, {% if %}): the CL001 says what they are."""
+    (d,) = check_module("templates/crew.py", "from crewai import Agent\n\nclass {{crew_name}}():\n    pass\n", None)
+    assert (d.code, d.line) == ("CL001", 3) and "looks like a template" in d.message
+    (d,) = check_module("src/{{folder_name}}/tool.py", "from x import y\n\ndef f(:\n    pass\n", None)
+    assert "looks like a template" in d.message  # the path is a template's
+    (d,) = check_module("agent.py", "def run(:\n    pass\n", None)
+    assert "template" not in d.message
+
+
 def test_absurd_nesting_is_cl001_or_analysed_but_never_raises():
     deep = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
     found = check_module("deep.py", deep, None)
