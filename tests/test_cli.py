@@ -135,3 +135,17 @@ def test_installed_script_finds_its_rules_outside_the_checkout(tmp_path):
 def test_version(tmp_path):
     result = run(["--version"], tmp_path)
     assert result.exit_code == 0 and "cachelint" in result.output
+
+
+def test_audit_works_where_orjson_cannot_be_imported():
+    """orjson is a dependency, but the README's audit must not depend on it being importable: with
+    it blocked, every line is decoded by the standard library and the same findings come out."""
+    code = (
+        "import sys; sys.modules['orjson'] = None; sys.argv = ['cachelint', 'audit', 'examples/logs',"
+        " '--output-format', 'concise', '--isolated']; from cachelint.cli import main; main()"
+    )
+    blocked = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    normal = subprocess.run([sys.executable, "-m", "cachelint", "audit", "examples/logs", "--output-format", "concise", "--isolated"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert "internal error" not in blocked.stderr, blocked.stderr
+    assert (blocked.returncode, blocked.stdout) == (normal.returncode, normal.stdout) and normal.returncode == 1

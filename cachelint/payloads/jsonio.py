@@ -1,4 +1,4 @@
-"""JSON with orjson when installed (the ``fast`` and ``test`` extras), else the standard library.
+"""JSON with orjson (a dependency; the standard library if it cannot be imported).
 
 Key order is always kept (wire bytes are the truth); output is compact UTF-8 bytes."""
 from __future__ import annotations
@@ -12,6 +12,8 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     _orjson = None
 
 JSONDecodeError: tuple[type[Exception], ...] = (ValueError,)
+# The JSONL reuse decoder (cachelint.payloads.reuse) needs orjson's error positions on memoryviews.
+FAST = _orjson is not None
 
 
 def loads(data: bytes | str) -> Any:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
+from cachelint.payloads import jsonio
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.providers import BuildTrace
@@ -189,7 +190,8 @@ def read_log(
             if fmt == "auto":
                 fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
             if fmt == "jsonl":
-                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse else None)
+                # reuse needs orjson (jsonio.FAST): without it every line is decoded in full
+                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse and jsonio.FAST else None)
             else:
                 data = handle.read(limits.max_document_size + 1)
                 if len(data) > limits.max_document_size:

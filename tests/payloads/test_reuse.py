@@ -303,3 +303,22 @@ def test_interleaved_sessions_of_one_agent_reuse_their_own_history(tmp_path: Pat
     findings, summary = _findings(path, incremental=True)
     assert [s["requests"] for s in json.loads(summary)["sessions"]] == [6, 6]
     assert (findings, summary) == _findings(path, incremental=False)
+
+
+def test_without_orjson_the_audit_decodes_every_line_and_finds_the_same(tmp_path, monkeypatch):
+    """orjson is a dependency, but an install where it cannot be imported must still audit: the
+    standard library decodes every line (the reuse decoder needs orjson) and finds the same."""
+    import json
+
+    from cachelint.payloads import jsonio
+    from tests.conftest import audit_records
+    from tests.payloads.helpers import TOOLS, anthropic, turns
+
+    records = [{"request": anthropic(turns(2 * i + 1), tools=TOOLS if i != 2 else list(reversed(TOOLS)))} for i in range(5)]
+    expected = [(d.code, d.record) for d in audit_records(tmp_path, records).diagnostics]
+    assert ("CL301", 2) in expected
+    monkeypatch.setattr(jsonio, "_orjson", None)
+    monkeypatch.setattr(jsonio, "FAST", False)
+    found = [(d.code, d.record) for d in audit_records(tmp_path, records).diagnostics]
+    assert found == expected
+    assert json.loads(jsonio.dumps({"é": [1, 2]})) == {"é": [1, 2]}
