@@ -129,6 +129,8 @@ def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnosti
         column = getattr(exc, "colno", 1)
         msg = getattr(exc, "msg", str(exc))
         return None, [unreadable(path, f"not a valid notebook: invalid JSON: {msg}", line=line, column=column)]
+    except RecursionError:  # Python 3.13+ bounds the C decoder's depth whatever the recursion limit
+        return None, [unreadable(path, "not a valid notebook: JSON nested too deeply to read")]
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list):
         return None, [unreadable(path, "not a valid notebook: no 'cells' list")]
