@@ -1,7 +1,8 @@
 """A progress bar on stderr for long audits — only when stderr is a terminal.
 
-The audit reads its logs as streams, so the bar measures bytes of whole files done (the one total
-known up front) and shows the running count of records inside the current file. It redraws at most
+The audit reads its logs as streams; the bar measures bytes against the sizes of all files (the one
+total known up front): the files done plus how far the reader is in the current one, and shows the
+running count of records. It redraws at most
 ``min_interval`` seconds apart, writes nothing at all when disabled or not on a TTY (CI logs and
 pipes stay clean), and clears its line when it closes so that the report starts on a clean line.
 """
@@ -33,6 +34,7 @@ class Progress:
         self.min_interval = min_interval
         self.clock = clock
         self.done_bytes = 0
+        self.file_bytes = 0  # bytes read so far in the current file
         self.done_files = 0
         self.records = 0
         self._last = float("-inf")
@@ -40,7 +42,8 @@ class Progress:
 
     def line(self) -> str:
         """The text of the bar as it stands (also what tests look at)."""
-        fraction = self.done_bytes / self.total_bytes if self.total_bytes else (self.done_files / self.files if self.files else 0.0)
+        done = self.done_bytes + self.file_bytes
+        fraction = done / self.total_bytes if self.total_bytes else (self.done_files / self.files if self.files else 0.0)
         fraction = min(1.0, max(0.0, fraction))
         filled = int(round(fraction * self.width))
         bar = "#" * filled + "-" * (self.width - filled)
@@ -60,14 +63,18 @@ class Progress:
         self.stream.flush()
         self._drawn = len(text)
 
-    def records_seen(self, records: int) -> None:
-        """Called for every record (cheap: redraws are throttled)."""
+    def records_seen(self, records: int, file_bytes: int | None = None) -> None:
+        """Called for every record (cheap: redraws are throttled); ``file_bytes``: how far the
+        reader is in the current file."""
         self.records = records
+        if file_bytes is not None:
+            self.file_bytes = max(0, file_bytes)
         self._draw()
 
     def file_done(self, size: int) -> None:
         self.done_files += 1
         self.done_bytes += max(0, size)
+        self.file_bytes = 0
         self._draw(force=True)
 
     def close(self) -> None:

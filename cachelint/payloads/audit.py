@@ -177,13 +177,14 @@ def _limits(settings: Settings) -> ReadLimits:
 def _audit_file(run: _Run, path: Path, display: str) -> None:
     limits = _limits(run.settings)
     progress = run.progress if run.progress is not None and run.progress.enabled else None
-    for item in read_log(path, display, run.options.input_format, run.redactor, limits, reuse=run.options.incremental):
+    position: list[Any] | None = [] if progress is not None else None
+    for item in read_log(path, display, run.options.input_format, run.redactor, limits, reuse=run.options.incremental, position=position):
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
         run.records += 1
         if progress is not None:
-            progress.records_seen(run.records)
+            progress.records_seen(run.records, _tell(position))
         try:
             try:
                 req = to_request(item, run.rules, run.block_cache)
@@ -216,6 +217,14 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
         expired = run.grouper.expired()
         if expired:
             _close(run, expired)
+
+
+def _tell(position: list[Any] | None) -> int | None:
+    """Bytes of the current file read so far, or None (a closed or unseekable stream)."""
+    try:
+        return position[0]() if position else None
+    except (OSError, ValueError):
+        return None
 
 
 def _record_problem(record: Any, message: str) -> Diagnostic:

@@ -27,7 +27,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Callable, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads import jsonio
@@ -171,12 +171,20 @@ def detect_format(name: str, head: bytes) -> str:
 
 
 def read_log(
-    path: Path, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits(), reuse: bool = False
+    path: Path,
+    display: str,
+    fmt: str,
+    redactor: Redactor,
+    limits: ReadLimits = ReadLimits(),
+    reuse: bool = False,
+    position: list[Callable[[], int]] | None = None,
 ) -> Iterator[Item]:
     """Every record of one log file, in file order (HAR: in ``startedDateTime`` order); problems
     become CL001 diagnostics and reading goes on where it can. ``reuse``: JSONL records repeating
     bytes of a recent record are decoded only where they differ (``cachelint.payloads.reuse``);
-    for a consumer that turns each record into a request before asking for the next one."""
+    for a consumer that turns each record into a request before asking for the next one.
+    ``position``: a list that receives a function giving how many bytes of the file (as stored:
+    compressed for .gz) have been read so far (the progress bar within a long file)."""
     try:
         handle = _open(path)
     except PermissionError:
@@ -185,6 +193,9 @@ def read_log(
     except OSError as exc:
         yield unreadable(display, f"cannot read file: {exc.strerror or exc}")
         return
+    if position is not None:
+        raw = getattr(handle, "fileobj", None) or handle  # a GzipFile reads its file through fileobj
+        position[:] = [raw.tell]
     with handle:
         try:
             if fmt == "auto":

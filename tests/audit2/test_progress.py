@@ -56,3 +56,35 @@ def test_audit_with_progress_on_a_pipe_stays_silent(tmp_path, capsys):
     log.write_text('{"model": "claude-sonnet-4-5", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}\n')
     audit_logs([log.name], settings=load_settings(tmp_path, isolated=True), options=AuditOptions(progress=True), cwd=tmp_path)
     assert "cachelint audit [" not in capsys.readouterr().err
+
+
+def test_the_bar_moves_inside_a_long_file(tmp_path, monkeypatch):
+    """One log of many records: the bar follows how far the reader is in it, not 0% until the
+    file is done."""
+    import json
+
+    import cachelint.progress as progress
+    from cachelint.config import load_settings
+    from cachelint.payloads import AuditOptions
+    from cachelint.payloads.audit import run_audit
+
+    log = tmp_path / "big.jsonl"
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 5}
+    log.write_text("".join(json.dumps({**body, "messages": [{"role": "user", "content": f"{n} " + "x" * 2000}]}) + "\n" for n in range(200)))
+    bars: list[Progress] = []
+
+    class OnATerminal(Progress):
+        def __init__(self, total_bytes: int = 0, files: int = 0, **kwargs) -> None:
+            super().__init__(total_bytes, files, **{**kwargs, "stream": Tty()})
+            self.positions: list[int | None] = []
+            bars.append(self)
+
+        def records_seen(self, records: int, file_bytes: int | None = None) -> None:
+            self.positions.append(file_bytes)
+            super().records_seen(records, file_bytes)
+
+    monkeypatch.setattr(progress, "Progress", OnATerminal)
+    run_audit([log.name], load_settings(tmp_path, isolated=True), AuditOptions(progress=True), tmp_path)
+    (bar,) = bars
+    assert len(bar.positions) == 200 and bar.positions == sorted(bar.positions)
+    assert 0 < bar.positions[100] < log.stat().st_size
