@@ -129,14 +129,49 @@ def unordered_prompt(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnost
 
 def volatile_prefix(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnostic]:
     """CL105: a clock, random value, uuid, pid or per-request id in tools or system. A date changes
-    once a day: reported as a warning."""
+    once a day: reported as a warning. A value computed once when the module loads (at module
+    level, outside any function or loop) is the same for every request of a process: the prefix
+    differs from one process to the next, which costs a write per run, not per request: reported
+    as information, saying so."""
     out = []
+    once_lines: _OnceLines | None = None
     for r in _first_reach_per_origin(reaches, VOLATILE, ("tools", "system")):
         daily = r.origin.granularity == "date"
-        effect = "the cached prefix changes every day" if daily else "the cached prefix changes on every request"
+        if once_lines is None:
+            once_lines = _OnceLines(reporter.program)
+        if r.origin.external is None and once_lines.evaluated_once(r.origin.site[0]):
+            effect = (
+                "computed once when the module loads, so the cached prefix differs in every process:"
+                " each run writes it again instead of reading the previous run's"
+            )
+            severity: Severity | None = Severity.INFO
+        elif daily:
+            effect, severity = "the cached prefix changes every day", Severity.WARNING
+        else:
+            effect, severity = "the cached prefix changes on every request", None
         msg = f"{r.origin.what} reaches {r.sink.label} at {_where(reporter.program, r.sink.line)}: {effect}"
-        out.append(reporter.diagnostic("CL105", msg, r.origin.site, severity=Severity.WARNING if daily else None))
+        out.append(reporter.diagnostic("CL105", msg, r.origin.site, severity=severity))
     return out
+
+
+class _OnceLines:
+    """Which lines of a module run once per process: those outside every function, lambda and
+    loop (a class body runs once too, its methods do not)."""
+
+    def __init__(self, program: Program) -> None:
+        import ast
+
+        self.repeated: list[tuple[int, int]] = []
+        stack: list[ast.AST] = [program.tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.For, ast.AsyncFor, ast.While)):
+                self.repeated.append((node.lineno, node.end_lineno or node.lineno))
+                continue  # everything inside repeats
+            stack.extend(ast.iter_child_nodes(node))
+
+    def evaluated_once(self, line: int) -> bool:
+        return not any(start <= line <= end for start, end in self.repeated)
 
 
 def _loop_changes(reporter: _Reporter, changes: list[LoopChange], tier: str, code: str, what: str) -> list[Diagnostic]:

@@ -64,13 +64,6 @@ def ask(question):
     msgs = [{"role": "system", "content": f"Time: {time.ctime()}"}, {"role": "user", "content": question}]  # here
     return oai.chat.completions.create(model="gpt-5", messages=msgs)
 ''',
-    "module-constant": '''
-STARTED = datetime.now()  # here
-SYSTEM = f"{BASE} Up since {STARTED}."
-
-def ask(messages):
-    return client.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=messages)
-''',
     "pydantic-ai-dynamic-system-prompt": '''
 from pydantic_ai import Agent
 
@@ -254,3 +247,41 @@ def test_quiet(source):
 
 def test_counts():
     assert len(POSITIVE) + len(DAILY) >= 15 and len(NEGATIVE) >= 15
+
+
+# Computed once when the module loads: the same for every request of a process, different in the
+# next process (a write per run, not per request): information, saying so.
+ONCE = {
+    "module-constant": '''
+STARTED = datetime.now()  # here
+SYSTEM = f"{BASE} Up since {STARTED}."
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=messages)
+''',
+    "run-id-in-a-class-body": '''
+class Bot:
+    RUN = uuid.uuid4().hex  # here
+
+    def ask(self, messages):
+        return client.messages.create(model="m", max_tokens=10, system=f"{BASE} run {self.RUN}", messages=messages)
+''',
+}
+
+
+@pytest.mark.parametrize("source", params(ONCE))
+def test_computed_once_per_process_is_information(source):
+    check_positive("CL105", source)
+    found = [d for d in run(source) if d.code == "CL105"]
+    assert found and all(d.severity == Severity.INFO and "computed once when the module loads" in d.message for d in found)
+
+
+def test_module_level_loop_repeats_per_request():
+    """Module-level code inside a loop runs once per iteration: that is per request."""
+    source = '''
+while True:
+    now = time.time()  # here
+    client.messages.create(model="m", max_tokens=10, system=f"{BASE} {now}", messages=[])
+'''
+    check_positive("CL105", source)
+    assert all(d.severity is None for d in run(source) if d.code == "CL105")
