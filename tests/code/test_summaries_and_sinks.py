@@ -263,3 +263,19 @@ subprocess.call(list({"ls", "-l"}))
     result = check_tree(tmp_path, config={"select": ["CL1"]})
     found = sorted((d.code, d.line, d.message.split(" reach")[1]) for d in result.diagnostics)  # at the set
     assert found == [("CL101", 4, " tools= of llm.call at line 8"), ("CL102", 4, "es goal= of Agent at line 6")]
+
+
+def test_strands_agno_and_adk_agents_are_sinks(tmp_path):
+    """Agent constructors of strands-agents, agno and google-adk render tools and the system
+    prompt: a set reaching them is reported at the set."""
+    from tests.conftest import check_tree, write_tree
+
+    write_tree(tmp_path, {
+        "strands_agent.py": "from strands import Agent\nnames = {'a', 'b'}\nagent = Agent(tools=[lookup(n) for n in names], system_prompt='Be terse.')\n",
+        "agno_agent.py": "from agno.agent import Agent\nrules = {'cite sources', 'be terse'}\nagent = Agent(instructions=list(rules))\n",
+        "adk_agent.py": "from google.adk.agents import LlmAgent\nskills = {'pdf', 'docx'}\nagent = LlmAgent(name='a', model='gemini-2.5-flash', instruction='Skills: ' + ', '.join(skills))\n",
+        "fine.py": "from strands import Agent\nagent = Agent(tools=sorted({'a', 'b'}), system_prompt='Be terse.')\n",
+    })
+    result = check_tree(tmp_path, config={"select": ["CL1"]})
+    found = sorted((d.path, d.code, d.line) for d in result.diagnostics)
+    assert found == [("adk_agent.py", "CL102", 2), ("agno_agent.py", "CL102", 2), ("strands_agent.py", "CL101", 2)], [d.message for d in result.diagnostics]
