@@ -264,14 +264,7 @@ class _Builder:
             key = (tier + "*", variant, self.offset, len(blocks), dumps(values))
             hit = self.cache.get(key)
         if hit is not None:
-            run, positions, marks, images, citations, _ = hit
-            blocks.extend(run)
-            self.offset = run[-1].end if run else self.offset
-            if marks:
-                self.breakpoints.extend(replace(bp, position=self.position + rel) for rel, bp in marks)
-            self.position += positions
-            self.images += images
-            self.citations += citations
+            self._append_run(blocks, hit)  # the key holds tier, offset and index: no shift to make
             entry: tuple = hit
         else:
             for value in values:
@@ -286,12 +279,19 @@ class _Builder:
 
     def _replay_run(self, tier: str, known: KnownRun) -> tuple:
         entry = known.entry
-        run, positions, marks, images, citations = entry[:5]
+        run = entry[0]
         blocks = getattr(self, tier)
         if run and (run[0].offset != self.offset or run[0].index != len(blocks) or run[0].tier != tier):
             shift = self.offset - run[0].offset
             run = tuple(Block(tier, len(blocks) + i, b.data, b.name, b.offset + shift) for i, b in enumerate(run))
             entry = (run, *entry[1:])
+        self._append_run(blocks, entry)
+        return entry
+
+    def _append_run(self, blocks: list, entry: tuple) -> None:
+        """Append a run entry's blocks at the current position: the offset moves past them, their
+        breakpoints' relative positions become absolute, image and citation counts add up."""
+        run, positions, marks, images, citations = entry[:5]
         blocks.extend(run)
         self.offset = run[-1].end if run else self.offset
         if marks:
@@ -299,7 +299,6 @@ class _Builder:
         self.position += positions
         self.images += images
         self.citations += citations
-        return entry
 
     def add(self, tier: str, value: Any, name: str = "") -> Block:
         blocks = getattr(self, tier)
