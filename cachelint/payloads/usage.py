@@ -101,10 +101,7 @@ def _anthropic(usage: Mapping[str, Any]) -> CacheUsage:
     if isinstance(split, _MAPPING):
         w5 = _int(split.get("ephemeral_5m_input_tokens"))
         w1 = _int(split.get("ephemeral_1h_input_tokens"))
-    if w5 + w1 != written:
-        # No split (older responses) or an inconsistent one: the default TTL is 5 minutes (P1).
-        w1 = min(w1, written)
-        w5 = written - w1
+    w5, w1 = _ttl_split(written, w5, w1)
     return CacheUsage(
         provider="anthropic",
         uncached=_int(usage.get("input_tokens")),
@@ -114,6 +111,15 @@ def _anthropic(usage: Mapping[str, Any]) -> CacheUsage:
         written_1h=w1,
         output=_int(usage.get("output_tokens")),
     )
+
+
+def _ttl_split(written: int, w5: int, w1: int) -> tuple[int, int]:
+    """The tokens written at 5 minutes and at 1 hour, summing to ``written``: with no split (older
+    responses) or an inconsistent one, what is not known to be 1 h is 5 min, the default TTL (P1)."""
+    if w5 + w1 == written:
+        return w5, w1
+    w1 = min(w1, written)
+    return written - w1, w1
 
 
 def _openai(usage: Mapping[str, Any]) -> CacheUsage:
@@ -152,9 +158,7 @@ def _bedrock(usage: Mapping[str, Any]) -> CacheUsage:
                     w1 += _int(item.get("inputTokens"))
                 else:
                     w5 += _int(item.get("inputTokens"))
-    if w5 + w1 != written:
-        w1 = min(w1, written)
-        w5 = written - w1
+    w5, w1 = _ttl_split(written, w5, w1)
     return CacheUsage(
         provider="bedrock",
         uncached=_int(usage.get("inputTokens")),
