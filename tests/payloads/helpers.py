@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 SYSTEM = "You are a careful research assistant. Answer with sources."
@@ -39,3 +41,17 @@ def turns(n: int, tag: str = "") -> list[dict[str, Any]]:
 
 def codes(result) -> list[str]:
     return sorted(d.code for d in result.diagnostics)
+
+
+def audit_outcome(paths: list[Path], cwd: Path, options: Any) -> tuple[list[Any], str]:
+    """Everything an audit says (every finding in full, the summary as JSON), to compare two ways
+    of running the same audit (fast paths on and off, reuse on and off)."""
+    from cachelint.config import load_settings
+    from cachelint.payloads.audit import run_audit
+
+    result = run_audit([str(p) for p in paths], load_settings(cwd, isolated=True), options, cwd)
+    found = [
+        (d.code, d.path, d.line, d.record, d.session, d.kind, d.message, json.dumps(d.details, sort_keys=True, default=str))
+        for d in result.diagnostics
+    ]
+    return found, json.dumps(result.summary, sort_keys=True, default=str)

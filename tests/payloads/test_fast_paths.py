@@ -14,12 +14,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cachelint.config import load_settings
 from cachelint.payloads import AuditOptions
-from cachelint.payloads.audit import _quiet, run_audit
+from cachelint.payloads.audit import _quiet
 from cachelint.payloads.checks import change_only_pair_checks, check_modules, first_only_request_checks
 
 sys.path.insert(0, str(Path(__file__).parent))
+from helpers import audit_outcome  # noqa: E402
 from test_reuse import generate_log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,12 +27,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _audit(paths: list[Path], cwd: Path, fast_paths: bool) -> tuple[list[Any], str]:
-    result = run_audit([str(p) for p in paths], load_settings(cwd, isolated=True), AuditOptions(fast_paths=fast_paths), cwd)
-    found = [
-        (d.code, d.path, d.line, d.record, d.session, d.kind, d.message, json.dumps(d.details, sort_keys=True, default=str))
-        for d in result.diagnostics
-    ]
-    return found, json.dumps(result.summary, sort_keys=True, default=str)
+    return audit_outcome(paths, cwd, AuditOptions(fast_paths=fast_paths))
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -13,13 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cachelint.catalog import load_packs
-from cachelint.config import load_settings
 from cachelint.payloads import AuditOptions
-from cachelint.payloads.audit import run_audit
 from cachelint.payloads.providers import BlockCache, ProviderRules, ReuseMismatch, to_request
 from cachelint.payloads.readers import read_log
 from cachelint.payloads.reuse import LineReuse
 from cachelint.payloads.secrets import Redactor
+from tests.payloads.helpers import audit_outcome
 
 TEXTS = ["plain words", "naïve café – ünïcode ✓", 'quotes " and \\ backslash', "line\nbreak\ttab", "emoji 🙂 here"]
 
@@ -214,12 +213,7 @@ def _requests(path: Path, reuse: bool) -> list[Any]:
 
 
 def _findings(path: Path, incremental: bool) -> tuple[list[Any], str]:
-    result = run_audit([str(path)], load_settings(path.parent, isolated=True), AuditOptions(incremental=incremental), path.parent)
-    found = [
-        (d.code, d.path, d.line, d.record, d.session, d.kind, d.message, json.dumps(d.details, sort_keys=True, default=str))
-        for d in result.diagnostics
-    ]
-    return found, json.dumps(result.summary, sort_keys=True, default=str)
+    return audit_outcome([path], path.parent, AuditOptions(incremental=incremental))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
