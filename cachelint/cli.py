@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 import click
 
@@ -17,7 +17,7 @@ from cachelint import __version__
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def _fail(message: str) -> "NoReturn":  # type: ignore[name-defined]
+def _fail(message: str) -> NoReturn:
     click.echo(f"cachelint: error: {message}", err=True)
     sys.exit(EXIT_ERROR)
 

@@ -18,7 +18,7 @@ from cachelint.payloads.facts import FactTable, RequestFacts
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import PrefixDiff, Request, Session
 from cachelint.payloads.pricing import BreakCost, PriceTable, break_cost_estimate, break_cost_from_usage
-from cachelint.payloads.usage import CacheUsage, miss_reason, usage_of, reason_agrees
+from cachelint.payloads.usage import miss_reason, reason_agrees, usage_of
 
 # Findings that mean the cache could not serve what the previous request left in it.
 BREAK_CODES = ("CL301", "CL302", "CL303", "CL304", "CL306", "CL308", "CL309", "CL311")

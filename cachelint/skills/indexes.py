@@ -20,9 +20,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from cachelint.skills.tree import Skill, SkillTree, _is_under
+
+if TYPE_CHECKING:
+    from cachelint.diagnostics import Diagnostic
 
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
@@ -435,7 +438,7 @@ def _load_data(text: str, suffix: str) -> Any:
 # --- detection ------------------------------------------------------------------------------------
 
 
-def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tuple[list[IndexFile], list["Diagnostic"]]:
+def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tuple[list[IndexFile], list[Diagnostic]]:
     """The index files of the tree and CL001 problems of configured, given ones.
 
     Configured files are indexes whatever they hold. Other files are indexes when their entries

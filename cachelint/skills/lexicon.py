@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from cachelint.catalog import load_packs
 

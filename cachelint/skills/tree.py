@@ -13,7 +13,7 @@ import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, walk

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile
-from cachelint.skills.tree import Skill, SkillTree, _is_under
+from cachelint.skills.tree import Skill, SkillTree
 
 
 def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
