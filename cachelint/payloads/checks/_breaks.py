@@ -87,10 +87,11 @@ def break_finding(
 def first_lost_byte(prev: Request, diff: PrefixDiff, tiers: tuple[str, ...] | list[str] | None = None) -> int | None:
     """The first byte of the previous request's rendering that the pair loses: the first differing
     byte, or the start of a tier a setting change invalidates, whichever comes first. ``tiers``:
-    the tiers of one setting change only (CL304 judges each change on its own)."""
-    if tiers is not None:
-        return min(prev.tier_span(t)[0] for t in tiers) if tiers else None
-    starts = [diff.offset] if diff.offset is not None else []
-    for change in diff.settings:
-        starts += [prev.tier_span(t)[0] for t in change.invalidates]
+    the tiers of one setting change only (CL304 judges each change on its own); by default those
+    of every setting change of the pair."""
+    if tiers is None:
+        tiers = [t for change in diff.settings for t in change.invalidates]
+    starts = [prev.tier_span(t)[0] for t in tiers]
+    if diff.offset is not None:
+        starts.append(diff.offset)
     return min(starts) if starts else None

@@ -42,8 +42,6 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
             "invalidated": list(change.invalidates),
             "source": source,
         }
-        first = first_lost_byte(prev, diff, change.invalidates)
-        if diff.offset is not None:  # bytes changed too: the loss starts at the first of both
-            first = diff.offset if first is None else min(first, diff.offset)
+        first = first_lost_byte(prev, diff, change.invalidates)  # or earlier, where bytes changed too
         out.append(break_finding("CL304", message, prev, cur, ctx, first, kind=change.name, details=details))
     return out
