@@ -16,6 +16,19 @@ from cachelint.diagnostics import Diagnostic
 QUIET_SESSIONS_SHOWN = 10
 
 
+def sessions_to_show(sessions: list[Any], eventful: Any) -> tuple[list[Any], int]:
+    """The sessions a text report lists, in order (every one ``eventful(session)`` is true for, and
+    the first ``QUIET_SESSIONS_SHOWN`` of the others), and how many quiet ones it leaves out."""
+    shown, quiet = [], 0
+    for session in sessions:
+        if not eventful(session):
+            quiet += 1
+            if quiet > QUIET_SESSIONS_SHOWN:
+                continue
+        shown.append(session)
+    return shown, max(0, quiet - QUIET_SESSIONS_SHOWN)
+
+
 @dataclass
 class AuditOptions:
     input_format: str = "auto"  # auto | jsonl | json | har | vcr

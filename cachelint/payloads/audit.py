@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.payloads import QUIET_SESSIONS_SHOWN, AuditOptions, AuditResult
+from cachelint.payloads import AuditOptions, AuditResult, sessions_to_show
 from cachelint.payloads.checks import (
     CheckContext,
     change_only_pair_checks,
@@ -400,12 +400,8 @@ def render_text(summary: dict[str, Any]) -> str:
         f"{summary['totals']['breaks']} break(s); {summary['skipped_non_llm']} non-LLM request(s) skipped"
         + (f"; {summary['failed']} failed request(s) (HTTP error) left out." if summary.get("failed") else ".")
     ]
-    quiet_shown = 0
-    for s in summary["sessions"]:
-        if not s["breaks"]:
-            quiet_shown += 1
-            if quiet_shown > QUIET_SESSIONS_SHOWN:
-                continue
+    shown, hidden = sessions_to_show(summary["sessions"], lambda s: s["breaks"])
+    for s in shown:
         model = f" {s['model']}" if s["model"] else ""
         lines.append(
             f"session {s['id']} — {s['provider']}{model}, {s['requests']} request(s), {s['breaks']} break(s); "
@@ -423,8 +419,8 @@ def render_text(summary: dict[str, Any]) -> str:
                 lines.append(f"    after:  {_one_line(b['after'])}")
         if s["breaks"] > len(s["break_details"]):
             lines.append(f"  … {s['breaks'] - len(s['break_details'])} more break(s)")
-    if quiet_shown > QUIET_SESSIONS_SHOWN:
-        lines.append(f"… {quiet_shown - QUIET_SESSIONS_SHOWN} more session(s) without a break (the HTML report lists every session)")
+    if hidden:
+        lines.append(f"… {hidden} more session(s) without a break (the HTML report lists every session)")
     return "\n".join(lines) + "\n"
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads import QUIET_SESSIONS_SHOWN
+from cachelint.payloads import sessions_to_show
 from cachelint.payloads.facts import FactTable, RequestFacts
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import PrefixDiff, Request, Session
@@ -378,12 +378,8 @@ def render_usage_text(summary: Mapping[str, Any]) -> str:
         return ""
     cur = summary.get("currency", "USD")
     lines = [f"Usage and money (prices as of {summary.get('prices_as_of') or 'n/a'}):"]
-    quiet_shown = 0
-    for s in summary["sessions"]:
-        if not s["breaks"] and not s.get("ttl_advice") and not s["provider_verdicts"]:
-            quiet_shown += 1
-            if quiet_shown > QUIET_SESSIONS_SHOWN:
-                continue
+    shown, hidden = sessions_to_show(summary["sessions"], lambda s: s["breaks"] or s.get("ttl_advice") or s["provider_verdicts"])
+    for s in shown:
         t = s["tokens"]
         hit = "n/a" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
         plural = "" if s["requests"] == 1 else "s"
@@ -413,8 +409,8 @@ def render_usage_text(summary: Mapping[str, Any]) -> str:
                 f" ({advice['tokens_rewritten']:,} tokens): a 1h TTL would have saved"
                 f" {_money(advice['saving'], cur)} ({advice['basis']})"
             )
-    if quiet_shown > QUIET_SESSIONS_SHOWN:
-        lines.append(f"  … {quiet_shown - QUIET_SESSIONS_SHOWN} more session(s) without a cache miss found")
+    if hidden:
+        lines.append(f"  … {hidden} more session(s) without a cache miss found")
     t = summary["total"]
     hit = "n/a" if t["hit_rate"] is None else f"{t['hit_rate']:.1%}"
     breaks = (
