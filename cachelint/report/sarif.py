@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+from urllib.parse import quote
 from typing import Sequence
 
 from cachelint import __version__
@@ -47,9 +49,6 @@ def artifact_uri(path: str) -> str:
     """A display path as the relative URI reference SARIF asks for (RFC 3986): each segment
     percent-encoded, so that ``eval[anthropic].yaml``, ``a b.py``, ``x#1.py`` or ``é.py`` stay
     one path (a raw ``#`` would start a fragment, ``[`` is not allowed in a path)."""
-    import os
-    from urllib.parse import quote
-
     if os.sep != "/":  # a Windows display path; on POSIX a backslash is part of a file name
         path = path.replace(os.sep, "/")
     if "\\x" not in path:
