@@ -34,18 +34,52 @@ def tools(n: int) -> list[dict]:
     return out
 
 
+def rich_tools(n: int) -> list[dict]:
+    """Tools shaped like real agents' and MCP servers' (many typed properties with enums, defaults,
+    nested arrays of objects): JSON much denser in small values than ``tools()``, which is slower
+    to parse per byte (the issue's reference log parsed at ~140 MB/s, this script's default at
+    ~350 MB/s)."""
+    out = []
+    for i in range(n):
+        properties: dict = {}
+        for j in range(10):
+            properties[f"opt_{j}"] = {
+                "type": ["string", "integer", "boolean"][j % 3],
+                "description": f"Option {j}.",
+                **({"enum": ["a", "b", "c", "d"]} if j % 3 == 0 else {"default": j} if j % 3 == 1 else {"default": False}),
+            }
+        properties["edits"] = {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"line": {"type": "integer", "minimum": 1}, "old": {"type": "string"}, "new": {"type": "string"}},
+                "required": ["line", "old", "new"],
+                "additionalProperties": False,
+            },
+        }
+        out.append(
+            {
+                "name": f"tool_{i:02d}",
+                "description": f"Tool number {i}: reads, searches or edits project files.",
+                "input_schema": {"type": "object", "properties": properties, "required": ["opt_0"], "additionalProperties": False},
+            }
+        )
+    return out
+
+
 def tool_result(session: int, step: int, size: int) -> str:
     """``size`` bytes of file content, as a tool returns it (distinct per session and step)."""
     line = f"    value_{session}_{step} = compute(value_{step}, limit={step * 7 % 97})  # step {step}\n"
     return (line * (size // len(line) + 1))[:size]
 
 
-def generate(requests: int, per_session: int, tool_count: int, seed: int, out, result_bytes: int = 0) -> int:
+def generate(requests: int, per_session: int, tool_count: int, seed: int, out, result_bytes: int = 0, schema: str = "plain") -> int:
     """``result_bytes``: when > 0, every user turn after the first also carries the result of the
     previous turn's tool call, that many bytes long (real coding agents send file contents back:
-    their lines are hundreds of KB, the default lines ~35 KB)."""
+    their lines are hundreds of KB, the default lines ~35 KB). ``schema``: "plain" (short
+    schemas, long descriptions) or "rich" (``rich_tools``)."""
     rng = random.Random(seed)
-    base_tools = tools(tool_count)
+    base_tools = rich_tools(tool_count) if schema == "rich" else tools(tool_count)
     system = "You are a coding agent working in a large repository. Follow the house rules. " * 20
     written = 0
     for index in range(requests):
@@ -96,10 +130,11 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--result-bytes", type=int, default=0, help="bytes of tool result each user turn sends back (0: none)")
+    parser.add_argument("--schema", choices=("plain", "rich"), default="plain", help="tool schemas: short (plain) or many typed properties (rich)")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     with open(args.output, "w") as out:
-        size = generate(args.requests, args.per_session, args.tools, args.seed, out, args.result_bytes)
+        size = generate(args.requests, args.per_session, args.tools, args.seed, out, args.result_bytes, args.schema)
     print(f"{args.output}: {args.requests} requests, {size / 1e6:.1f} MB")
 
 

@@ -62,8 +62,31 @@ def _statistics(diagnostics) -> str:
     return "".join(f"{n:>5}\t{code}\t{rule_name(code)}\n" for code, n in rows)
 
 
+class _Terminated(BaseException):
+    """SIGTERM (a cancelled CI job, a killed pre-commit) raised where the run is, so that every
+    ``finally`` and cleanup runs as for Ctrl-C: an atomic write removes its temporary file, the
+    worker pool is stopped. The default action would end the process with the file left behind."""
+
+
+def _on_sigterm(signum, frame) -> NoReturn:
+    raise _Terminated()
+
+
+def _catch_sigterm() -> None:
+    import signal
+    import threading
+
+    if hasattr(signal, "SIGTERM") and threading.current_thread() is threading.main_thread():
+        try:
+            if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+                signal.signal(signal.SIGTERM, _on_sigterm)
+        except (ValueError, OSError):
+            pass
+
+
 class _Group(click.Group):
     def invoke(self, ctx):
+        _catch_sigterm()
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
@@ -71,6 +94,9 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("cachelint: interrupted", err=True)
             sys.exit(130)
+        except _Terminated:
+            click.echo("cachelint: terminated", err=True)
+            sys.exit(143)
         except Exception as exc:  # an internal error is exit 2 with one line, not a traceback
             if os.environ.get("CACHELINT_DEBUG"):
                 raise

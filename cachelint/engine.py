@@ -461,6 +461,14 @@ def _run_task(task: "FactsTask | CheckTask") -> Any:
 POOL_MIN_BYTES = 100_000
 
 
+def _worker_signals() -> None:
+    """Pool workers take SIGTERM's default action: the pool stops them with it (``abort``), and
+    a forked worker would otherwise inherit the command line's handler, which turns the signal
+    into an exception meant for the main process."""
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _indexed(func: Callable, item: tuple[int, Any]) -> tuple[int, Any]:
     index, task = item
     return index, func(task)
@@ -502,7 +510,7 @@ class Workers:
             # fork: workers inherit the imported checks and loaded knowledge (no re-import, pages
             # shared copy-on-write); spawn where fork is unavailable or unsafe (macOS, Windows).
             method = "fork" if sys.platform.startswith("linux") else "spawn"
-            self._pool = multiprocessing.get_context(method).Pool(self.jobs)
+            self._pool = multiprocessing.get_context(method).Pool(self.jobs, initializer=_worker_signals)
         return self._pool
 
     def close(self) -> None:

@@ -192,6 +192,23 @@ def expected_fixed(tmp_path_factory) -> dict[str, str]:
 def test_a_killed_fix_run_leaves_every_file_old_or_new(tmp_path, expected_fixed, kill_after_fixed):
     """SIGKILL the run once ``kill_after_fixed`` files are rewritten (0: as soon as it started):
     every file still parses and is either its original or its fixed text."""
+    leftovers, _ = _kill_fix_run(tmp_path, expected_fixed, kill_after_fixed, signal.SIGKILL)
+    # at most the one temporary file being written when the kill landed, hidden and never a .py
+    assert len(leftovers) <= 1 and all(n.startswith(".m") and n.endswith(".cachelint-tmp") for n in leftovers), leftovers
+
+
+@pytest.mark.parametrize("kill_after_fixed", [1, 40])
+def test_a_terminated_fix_run_leaves_no_temporary_file(tmp_path, expected_fixed, kill_after_fixed):
+    """SIGTERM (a cancelled CI job) is handled as Ctrl-C is: the write in progress removes its
+    temporary file, the run says so and exits 143; every file is old or new."""
+    leftovers, returncode = _kill_fix_run(tmp_path, expected_fixed, kill_after_fixed, signal.SIGTERM)
+    assert leftovers == []
+    assert returncode in (0, 143)  # 0 only when the run ended before the signal landed
+
+
+def _kill_fix_run(tmp_path: Path, expected_fixed: dict[str, str], kill_after_fixed: int, sig: int) -> tuple[list[str], int]:
+    """Run the slowed fix, send ``sig`` once ``kill_after_fixed`` files are rewritten, check
+    every file is old or new; returns the other files left in the folder and the exit code."""
     write_tree(tmp_path)
     originals = {f"m{i:03d}.py": fixable_module(i) for i in range(FILES)}
     paths = [tmp_path / name for name in originals]
@@ -205,7 +222,7 @@ def test_a_killed_fix_run_leaves_every_file_old_or_new(tmp_path, expected_fixed,
             time.sleep(0.002)
     finally:
         if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
+            os.kill(proc.pid, sig)
         proc.wait(timeout=30)
     state = {"old": 0, "new": 0}
     for name, original in originals.items():
@@ -214,9 +231,7 @@ def test_a_killed_fix_run_leaves_every_file_old_or_new(tmp_path, expected_fixed,
         ast.parse(text)
         state["old" if text == original else "new"] += 1
     assert state["new"] >= kill_after_fixed
-    leftovers = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("m"))
-    # at most the one temporary file being written when the kill landed, hidden and never a .py
-    assert len(leftovers) <= 1 and all(n.startswith(".m") and n.endswith(".cachelint-tmp") for n in leftovers), leftovers
+    return sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("m")), proc.returncode
 
 
 def _inode(path: Path) -> int:
