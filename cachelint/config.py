@@ -15,11 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from cachelint import __version__
 
 CONFIG_FILES = (".cachelint.toml", "cachelint.toml", "pyproject.toml")
@@ -134,6 +129,8 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
             candidate = directory / name
             if not candidate.is_file():
                 continue
+            if name == "pyproject.toml" and not _mentions_cachelint(candidate):
+                continue  # another tool's file: no TOML parser on the start-up path
             data = _read_toml(candidate)
             if name == "pyproject.toml":
                 table = data.get("tool", {}).get("cachelint")
@@ -144,7 +141,26 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     return None
 
 
+def _tomllib() -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
+def _mentions_cachelint(path: Path) -> bool:
+    """Whether the file can hold a ``tool.cachelint`` table at all (any spelling of it, dotted
+    keys and ``[tool]`` tables included, has the word). Unreadable: True, so the error is told."""
+    try:
+        with open(path, "rb") as handle:
+            return b"cachelint" in handle.read()
+    except OSError:
+        return True
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    tomllib = _tomllib()
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -180,6 +196,7 @@ def validate(table: Mapping[str, Any], where: str) -> None:
 
 def _parse_inline(overrides: Sequence[str]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
+    tomllib = _tomllib()
     for item in overrides:
         try:
             data = tomllib.loads(item)
