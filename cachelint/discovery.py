@@ -106,7 +106,7 @@ class IgnoreMatcher:
                         self._git_root_rules.append((base, compile_patterns(_read_lines(info))))
                     # .gitignore files above the scanned root still apply to it
                     for ancestor in [root, *root.parents]:
-                        if ancestor != root and _is_relative_to(ancestor, base):
+                        if ancestor != root and is_relative_to(ancestor, base):
                             gi = ancestor / ".gitignore"
                             if gi.is_file():
                                 self._git_root_rules.append((ancestor, compile_patterns(_read_lines(gi))))
@@ -153,18 +153,24 @@ def _apply(rules: list[IgnoreRule], path: Path, base: Path, is_dir: bool, verdic
 
 
 def _relative_posix(path: Path, base: Path) -> str | None:
+    if os.sep == "/" and path.is_absolute() and base.is_absolute():
+        # The walk asks this of every entry, several times: string slicing instead of
+        # PurePath.relative_to (which parses both paths again), with the same answers for
+        # absolute POSIX paths (str() of a Path is already normalised).
+        p, b = str(path), str(base)
+        if p == b:
+            return "."
+        prefix = b if b.endswith("/") else b + "/"
+        return p[len(prefix):] if p.startswith(prefix) else None
     try:
         return path.relative_to(base).as_posix()
     except ValueError:
         return None
 
 
-def _is_relative_to(path: Path, base: Path) -> bool:
-    try:
-        path.relative_to(base)
-        return True
-    except ValueError:
-        return False
+def is_relative_to(path: Path, base: Path) -> bool:
+    """``path.relative_to(base)`` would succeed (fast for absolute POSIX paths)."""
+    return _relative_posix(path, base) is not None
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -231,7 +237,7 @@ def _excluded_with_ancestors(path: Path, matcher: IgnoreMatcher) -> bool:
     """Is ``path`` excluded itself, or inside an excluded folder (below the root)?"""
     chain = [path]
     for parent in path.parents:
-        if parent == matcher.root or not _is_relative_to(parent, matcher.root):
+        if parent == matcher.root or not is_relative_to(parent, matcher.root):
             break
         chain.append(parent)
     for candidate in reversed(chain):
@@ -261,21 +267,25 @@ def _walk_dir(
     accept,
     seen: set[Path],
 ) -> None:
-    stack: list[tuple[Path, list[Path]]] = [(directory, _gitignore_dirs(directory, matcher))]
+    # Each entry: the folder, the folders whose .gitignore applies, and its real path when known
+    # (a folder entered through a real subfolder entry is its parent's real path plus its name:
+    # no resolve, which costs a system call per path component).
+    stack: list[tuple[Path, list[Path], Path | None]] = [(directory, _gitignore_dirs(directory, matcher), None)]
     # Symlinked folders are walked after every real one, so that a folder reachable both ways is
     # checked under its own path; a second way in is then skipped, and only a link back to one
     # of its own ancestors (a loop) is reported.
-    linked: list[tuple[Path, list[Path]]] = []
+    linked: list[tuple[Path, list[Path], Path | None]] = []
     while stack or linked:
-        current, rule_dirs = stack.pop() if stack else linked.pop(0)
-        try:
-            real = current.resolve(strict=True)
-        except (OSError, RuntimeError):
-            problems.append((display_path(current, cwd), "symlink loop"))
-            continue
+        current, rule_dirs, real = stack.pop() if stack else linked.pop(0)
+        if real is None:
+            try:
+                real = current.resolve(strict=True)
+            except (OSError, RuntimeError):
+                problems.append((display_path(current, cwd), "symlink loop"))
+                continue
         if real in seen:
             parent = current.parent.resolve()
-            if parent == real or _is_relative_to(parent, real):
+            if parent == real or is_relative_to(parent, real):
                 problems.append((display_path(current, cwd), "symlink loop: directory already visited"))
             continue
         seen.add(real)
@@ -292,7 +302,7 @@ def _walk_dir(
             try:
                 if entry.is_symlink():
                     target = path.resolve(strict=True)
-                    if not _is_relative_to(target, tree_root):
+                    if not is_relative_to(target, tree_root):
                         continue  # never follow a link out of the checked tree
                 is_dir = entry.is_dir()
             except (OSError, RuntimeError):
@@ -303,10 +313,9 @@ def _walk_dir(
             if matcher.ignored(path, is_dir, rule_dirs):
                 continue
             if is_dir and entry.is_symlink():
-                linked.append((path, rule_dirs))
+                linked.append((path, rule_dirs, None))
             elif is_dir:
-                subdirs.append(path)
+                subdirs.append((path, rule_dirs, real / entry.name))
             elif accept is None or accept(path, False):
                 found.setdefault(str(path), InputFile(path, display_path(path, cwd)))
-        for sub in reversed(subdirs):
-            stack.append((sub, rule_dirs))
+        stack.extend(reversed(subdirs))

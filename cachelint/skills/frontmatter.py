@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import yaml
 
 from cachelint.catalog import load_schema
+from cachelint.schema_check import satisfies
 
 # PyYAML's libyaml binding is ~10x faster than the pure-Python loader; both are "safe".
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -194,11 +195,12 @@ def _validator():
 
 def schema_problems(fm: FrontMatter) -> list[Problem]:
     """Violations of rules/schema/skill-frontmatter.schema.json, worded by its ``x-messages``."""
-    validator = _validator()
-    data = dict(fm.data or {})
-    problems: list[Problem] = []
     # jsonschema needs JSON-like keys; YAML allows other scalars as keys
-    data = {str(k): v for k, v in data.items()}
+    data = {str(k): v for k, v in (fm.data or {}).items()}
+    if satisfies(load_schema(FRONT_MATTER_SCHEMA), data) is True:
+        return []  # the common case: no jsonschema import, no validation by it
+    validator = _validator()
+    problems: list[Problem] = []
     errors = sorted(validator.iter_errors(data), key=lambda e: ([str(p) for p in e.absolute_path], e.validator))
     for err in errors:
         key = str(err.absolute_path[0]) if err.absolute_path else None

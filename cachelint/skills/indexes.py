@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Iterator
 
-from cachelint.skills.tree import Skill, SkillTree, _is_under
+from cachelint.discovery import is_relative_to
+from cachelint.skills.tree import Skill, SkillTree
 
 if TYPE_CHECKING:
     from cachelint.diagnostics import Diagnostic
@@ -140,7 +141,7 @@ def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Re
     for label, base in bases:
         joined = Path(os.path.normpath(base / PurePosixPath(target)))
         res.tried.append(label)
-        if not (joined == tree.root or _is_under(joined, tree.root)):
+        if not (joined == tree.root or is_relative_to(joined, tree.root)):
             res.outside = True
             continue
         folder = joined.parent if joined.name == "SKILL.md" else joined
@@ -346,7 +347,7 @@ def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data
             src = resolve_path(tree, source, [("the marketplace's folder", folder), ("the repository root", tree.root)])
             for label, base in (("the marketplace's folder", folder), ("the repository root", tree.root)):
                 candidate = Path(os.path.normpath(base / PurePosixPath(source)))
-                if not _outside(source) and (candidate == tree.root or _is_under(candidate, tree.root)) and candidate.is_dir():
+                if not _outside(source) and (candidate == tree.root or is_relative_to(candidate, tree.root)) and candidate.is_dir():
                     plugin_bases.append((f"the plugin source {source} from {label}", candidate))
             if src.outside and not plugin_bases:
                 line, col, end = locate.find(source)
@@ -457,7 +458,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     indexes: list[IndexFile] = []
     problems: list[Diagnostic] = []
     for f in tree.index_files:
-        rel = f.path.relative_to(tree.root).as_posix() if _is_under(f.path, tree.root) else f.path.name
+        rel = f.path.relative_to(tree.root).as_posix() if is_relative_to(f.path, tree.root) else f.path.name
         configured = any(rule.regex.match(rel) for rule in wanted)
         if not configured and _matches(unwanted, rel):
             continue

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, walk
+from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, is_relative_to, walk
 from cachelint.skills.frontmatter import FrontMatter, parse_front_matter
 from cachelint.textio import read_text
 
@@ -117,14 +117,6 @@ class SkillTree:
         return frozenset(str(folder) for folder in self.by_folder)
 
 
-def _is_under(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-        return True
-    except ValueError:
-        return False
-
-
 def repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None] | None = None) -> Path:
     """The nearest parent of ``path`` holding ``.git``; else ``fallback`` (resolved) when ``path``
     is under it; else the folder of ``path``. ``memo`` (folder -> git root or None) spares the stats of
@@ -142,10 +134,10 @@ def repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None] | 
             found = candidate
             break
     for folder in seen:
-        memo[folder] = found if found is not None and (folder == found or _is_under(folder, found)) else None
+        memo[folder] = found if found is not None and (folder == found or is_relative_to(folder, found)) else None
     if found is not None:
         return found
-    if start == fallback or _is_under(start, fallback):
+    if start == fallback or is_relative_to(start, fallback):
         return fallback
     return start
 
@@ -228,8 +220,8 @@ def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd
     partial = any(f.explicit for f in given)
     area = Path(os.path.commonpath([str(f.path.parent) for f in given])) if given else root
     for path in sorted(set(skill_dirs)):
-        inside = any(_is_under(g, path) for g in tree.given)
-        if inside or (not partial and (path.parent == area or _is_under(path, area))):
+        inside = any(is_relative_to(g, path) for g in tree.given)
+        if inside or (not partial and (path.parent == area or is_relative_to(path, area))):
             tree.problems.append(unreadable(display_path(path, cwd), "SKILL.md is a directory, expected a file"))
     for path in sorted(inputs, key=lambda p: inputs[p].display):
         f = inputs[path]
@@ -252,7 +244,7 @@ def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd
     # the skills we found (one listing per folder of skills).
     known = set(skill_dirs)
     for path in _skill_md_folders_beside(tree):
-        if path not in known and (not partial and (path.parent == area or _is_under(path, area))):
+        if path not in known and (not partial and (path.parent == area or is_relative_to(path, area))):
             tree.problems.append(unreadable(display_path(path, cwd), "SKILL.md is a directory, expected a file"))
     tree.problems.sort(key=lambda d: d.sort_key())
     return tree
