@@ -267,6 +267,34 @@ def _names_in(node: ast.AST) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
+# Positional arguments of the list/set/deque methods of those names: ``db.insert(rows)`` (one
+# argument) is a database call, not ``list.insert(index, item)``, and does not put ``rows`` in
+# ``db``.
+_COLLECTION_ARITY = {"insert": 2, "append": 1, "appendleft": 1, "extend": 1, "extendleft": 1, "remove": 1, "discard": 1}
+
+
+# Taking the next item of a work queue: ``queue.pop()``, ``queue.pop(0)``, ``queue.popleft()``,
+# ``queue.get_nowait()``, ``next(iterator)`` (not ``d.pop(key)``, ``d.get(key)``: one lookup).
+_NEXT_ITEM_METHODS = frozenset({"pop", "popleft", "get_nowait"})
+
+
+def _takes_next_item(rhs: ast.AST) -> bool:
+    """The value is the next item of a queue: like the target of ``for item in items``, a new
+    item each iteration (one request per item), whatever else the loop does to the queue
+    (``queue = parts + queue`` to process a split item first)."""
+    if not isinstance(rhs, ast.Call) or rhs.keywords:
+        return False
+    func = rhs.func
+    if isinstance(func, ast.Attribute) and func.attr in _NEXT_ITEM_METHODS:
+        if not rhs.args:
+            return True
+        index = rhs.args[0]
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+            index = index.operand
+        return func.attr == "pop" and len(rhs.args) == 1 and isinstance(index, ast.Constant) and type(index.value) is int
+    return isinstance(func, ast.Name) and func.id == "next" and 1 <= len(rhs.args) <= 2
+
+
 def _looks_like_class(name: str) -> bool:
     """PEP 8 class names (``Agent``, ``_RequestParams``)."""
     return name.lstrip("_")[:1].isupper()
@@ -504,7 +532,7 @@ class ModuleAnalysis:
             return
         rhs_names = None
         if action == "rebound":
-            rhs_names = _names_in(rhs) if rhs is not None else frozenset()
+            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _names_in(rhs)
         change = Change(path, span_of(node), action, rhs_names)
         for loop in frame.loops:
             loop.changes.append(change)
@@ -1155,6 +1183,11 @@ class ModuleAnalysis:
         if self.k.system_message_classes.match(path) is not None:
             content = keywords.get("content") if "content" in keywords else (positional[0] if positional else CLEAN)
             self.role_contents[id(node)] = (content, "system")
+        elif path == ("dict",) and "content" in keywords and frame.lookup("dict") is None:
+            # dict(role="system", content=...): the same message as the {"role": ...} display
+            role = next((kw.value.value for kw in node.keywords if kw.arg == "role" and isinstance(kw.value, ast.Constant)), None)
+            if role in self.k.first_message_roles:
+                self.role_contents[id(node)] = (keywords["content"], role)
 
         local = self._local_function(func, frame)
         if local is not None:
@@ -1243,7 +1276,7 @@ class ModuleAnalysis:
             if target_path is not None:
                 self._write_path(target_path, func.value, sanitized(receiver), frame)
             return CLEAN
-        if method in k.mutating_methods:
+        if method in k.mutating_methods and _COLLECTION_ARITY.get(method, len(node.args)) == len(node.args):
             if target_path is not None:
                 deferred = method in k.adding_methods and node.args and all(_has_deferred_tool(a, frame) for a in node.args)
                 if not deferred:

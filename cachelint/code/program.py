@@ -20,6 +20,7 @@ _SHELL_ASSIGN = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)[%!]")
 _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 # PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
+_NEWER_CANDIDATE = re.compile(r"(?i)(?<![\w.])[rb]?f[rb]?['\"]|^\s*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
 # A template placeholder or tag ({{ name }}, {% if %}): a project generator's file, not Python.
 _TEMPLATE = re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}")
 # Cell magics whose body is still Python (the others run another language or the shell).
@@ -64,12 +65,59 @@ class Program:
         return cell.index, line - cell.first_line + 1
 
 
-def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int | None = None) -> Diagnostic:
+# Python's own parser refuses more than 200 nested brackets, whatever the version.
+_MAX_BRACKET_DEPTH = 200
+_BRACKETS = re.compile(r"[\[\](){}]")
+
+
+def _bracket_depth(source: str) -> int:
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(source):
+        if m.group() in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def newer_grammar(source: str) -> str | None:
+    """The newer Python version whose grammar accepts ``source``, which this Python's parser
+    rejected, or None. LibCST's parser knows the grammars of later versions (3.12's f-strings that
+    reuse their quotes, PEP 701; type parameters, PEP 695): such a file is valid Python that
+    this interpreter's ``ast`` cannot read, not a broken one. Asked only after a syntax error."""
+    if sys.version_info >= (3, 13) or _bracket_depth(source) > _MAX_BRACKET_DEPTH:
+        return None  # LibCST's native parser overflows its stack on absurd nesting (~3000 levels)
+    try:
+        from libcst import PartialParserConfig, parse_module
+    except ImportError:  # pragma: no cover - libcst is a dependency
+        return None
+    for version in ("3.12", "3.13"):
+        if (sys.version_info.major, sys.version_info.minor) >= tuple(int(p) for p in version.split(".")):
+            continue
+        try:
+            parse_module(source, config=PartialParserConfig(python_version=version))
+            return version
+        except Exception:  # noqa: BLE001 - any parser failure means "not this grammar either"
+            continue
+    return None
+
+
+def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int | None = None, source: str | None = None) -> Diagnostic:
     line = (exc.lineno or 1) + line_offset
     column = exc.offset or 1
     message = f"syntax error: {exc.msg}"
-    if exc.text and _NEWER_SYNTAX.match(exc.text):
-        message += f" (this looks like syntax newer than the Python {sys.version_info.major}.{sys.version_info.minor} that runs cachelint)"
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    # only a line that uses what later grammars added (an f-string, type parameters) is worth
+    # asking a second parser about
+    newer = newer_grammar(source) if source is not None and exc.text and _NEWER_CANDIDATE.search(exc.text) else None
+    if newer is not None:
+        message = (
+            f"valid Python {newer} that the Python {running} running cachelint cannot parse ({exc.msg}): "
+            f"not analysed; run cachelint with Python {newer} or newer to check this file"
+        )
+    elif exc.text and _NEWER_SYNTAX.match(exc.text):
+        message += f" (this looks like syntax newer than the Python {running} that runs cachelint)"
     elif exc.text and _TEMPLATE.search(exc.text) or _TEMPLATE.search(path):
         message += " (this looks like a template, Jinja or cookiecutter, not Python: exclude it with extend-exclude)"
     if cell is not None:
@@ -81,7 +129,7 @@ def parse_python(path: str, text: str) -> Program | Diagnostic:
     try:
         tree = ast.parse(text, filename=path, type_comments=False)
     except SyntaxError as exc:
-        return _syntax_error(path, exc)
+        return _syntax_error(path, exc, source=text)
     except (RecursionError, MemoryError):
         return unreadable(path, "too deeply nested to parse")
     except ValueError as exc:  # e.g. source with NUL bytes (the reader reports those first)
@@ -119,6 +167,68 @@ def python_of_cell(source: str) -> str | None:
     return "\n".join(out)
 
 
+# "pip install x" without the %: IPython runs it as the %pip magic (automagic is on by default).
+_AUTOMAGIC = re.compile(r"^(\s*)(?:pip|conda|mamba|micromamba)\s+(?:install|uninstall|list|show|freeze|download|config|env|create|remove|update|upgrade)\b")
+
+
+def ipython_rewrite(source: str) -> tuple[str, str, set[int]] | None:
+    """What IPython makes of a cell that Python rejects, or None when it changes nothing: the
+    leading indentation of the first line removed from every line that has it (IPython's
+    ``leading_indent``), and ``pip install`` / ``conda install`` lines run as magics. Returns the
+    text, the indentation removed and the (1-based) lines it was removed from, so that columns
+    can be put back where the user sees them."""
+    lines = source.split("\n")
+    changed = False
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    dedented: set[int] = set()
+    if indent:
+        for number, line in enumerate(lines, start=1):
+            if line.startswith(indent):
+                lines[number - 1] = line[len(indent):]
+                dedented.add(number)
+        changed = True
+    for number, line in enumerate(lines):
+        m = _AUTOMAGIC.match(line)
+        if m:
+            lines[number] = m.group(1) + "pass"
+            changed = True
+    return ("\n".join(lines), indent, dedented) if changed else None
+
+
+def _shift_columns(tree: ast.AST, width: int, lines: set[int]) -> None:
+    """Add ``width`` to the columns of nodes on ``lines`` (the cell lines IPython dedented)."""
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in lines and hasattr(node, "col_offset"):
+            node.col_offset += width
+        if getattr(node, "end_lineno", None) in lines and getattr(node, "end_col_offset", None) is not None:
+            node.end_col_offset += width
+
+
+def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | Diagnostic:
+    """A cell's tree and the text it was parsed from (IPython's rewrite of it when Python alone
+    rejects it but IPython runs it), or its CL001."""
+    try:
+        return ast.parse(source, filename=f"{path}#cell{index}"), source
+    except SyntaxError as exc:
+        rewritten = ipython_rewrite(source)
+        if rewritten is not None:
+            text, indent, dedented = rewritten
+            try:
+                tree = ast.parse(text, filename=f"{path}#cell{index}")
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
+                pass
+            else:
+                if indent:
+                    _shift_columns(tree, len(indent.encode("utf-8")), dedented)
+                    # the program keeps the text as the user sees it: put the indentation back
+                    text = "\n".join(indent + line if n in dedented else line for n, line in enumerate(text.split("\n"), start=1))
+                return tree, text
+        return _syntax_error(path, exc, cell=index, source=source)
+    except (RecursionError, MemoryError, ValueError):
+        return unreadable(path, f"cell {index}: too deeply nested to parse", details={"cell": index})
+
+
 def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnostic]]:
     """The code cells as one program, plus CL001 for invalid JSON or a cell that does not parse
     (the other cells are still analysed)."""
@@ -144,14 +254,11 @@ def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnosti
         source = python_of_cell(_cell_source(cell))
         if source is None or not source.strip():
             continue
-        try:
-            tree = ast.parse(source, filename=f"{path}#cell{index}")
-        except SyntaxError as exc:
-            problems.append(_syntax_error(path, exc, cell=index))
+        parsed = _parse_cell(path, index, source)
+        if isinstance(parsed, Diagnostic):
+            problems.append(parsed)
             continue
-        except (RecursionError, MemoryError, ValueError):
-            problems.append(unreadable(path, f"cell {index}: too deeply nested to parse", details={"cell": index}))
-            continue
+        tree, source = parsed
         offset = len(lines)
         if offset:
             ast.increment_lineno(tree, offset)

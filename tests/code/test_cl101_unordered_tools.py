@@ -166,6 +166,12 @@ class Config:
 }
 
 NEGATIVE = {
+    "one-argument-insert-is-a-database-call": '''
+def ask(db, requested, messages):
+    db.insert([{"tool_id": i} for i in set(requested)])
+    row = db.load(BASE)
+    return client.messages.create(model="m", max_tokens=10, tools=row.tools, messages=messages)
+''',
     "sorted-set": '''
 def ask(messages, wanted):
     return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in sorted(set(wanted))], messages=messages)

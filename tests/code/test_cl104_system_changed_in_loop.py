@@ -138,6 +138,13 @@ class Agent:
             self.step(question)
             self.instructions.append(hints())  # here
 ''',
+    "dict-pop-by-key-is-not-a-queue": '''
+def run(messages, overrides):
+    system = BASE
+    while True:
+        client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        system = overrides.pop("next") + system  # here
+''',
 }
 
 NEGATIVE = {
@@ -248,6 +255,24 @@ def run(messages):
     while True:
         reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
         messages.append({"role": "assistant", "content": reply.content[0].text})
+''',
+    "work-queue-item-per-request": '''
+def summarize_all(pending):
+    out = []
+    while pending:
+        item = pending.pop(0)
+        if len(item) > 10_000:
+            pending = [item[:5_000], item[5_000:]] + pending  # split: the halves come next
+            continue
+        out.append(client.messages.create(model="m", max_tokens=10, system=item, messages=[{"role": "user", "content": "Summarize."}]))
+    return out
+''',
+    "count-tokens-is-no-request": '''
+def fits(items, limit):
+    for item in items:
+        draft = BASE
+        while client.messages.count_tokens(model="m", system=draft, messages=[]).input_tokens < limit:
+            draft += item
 ''',
 }
 

@@ -130,6 +130,13 @@ def ask(messages):
     d = datetime.now().date()  # here
     return client.messages.create(model="m", max_tokens=10, system=f"Date: {d}", messages=messages)
 ''',
+    "dict-call-system-message": '''
+def platform_info():
+    return f"Current date: {datetime.now().strftime('%Y-%m-%d')}"  # here
+
+def chunks():
+    return [dict(role="system", content="You are a coder. " + platform_info())]
+''',
 }
 
 NEGATIVE = {
@@ -214,6 +221,14 @@ def to_messages(history):
 
 def ask(history):
     return client.messages.create(model="m", max_tokens=10, system=BASE, messages=to_messages(history))
+''',
+    "dict-call-user-message": '''
+def chunks(question):
+    return [dict(role="user", content=f"{question} at {datetime.now()}")]
+''',
+    "dict-shadowed": '''
+def chunks(dict):
+    return [dict(role="system", content=f"at {datetime.now()}")]
 ''',
     "dict-parameter-other-key": '''
 def build(data):

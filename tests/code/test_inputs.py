@@ -84,6 +84,40 @@ def test_notebook_through_the_engine(tmp_path):
     assert (tmp_path / "nb/agent.ipynb").read_text(encoding="utf-8") == notebook(AGENT_CELLS)
 
 
+def test_cells_ipython_runs_are_read_as_ipython_reads_them():
+    """IPython removes the first line's indentation from a cell and runs "pip install x" as the
+    %pip magic (automagic): such cells run, so they are analysed, not CL001 — and a finding in
+    an indented cell keeps the column the user sees."""
+    cells = [
+        "pip install anthropic\nimport anthropic\nclient = anthropic.Anthropic()",
+        "  names = {'search', 'fetch'}\n  TOOLS = {n: {'name': n} for n in ['search', 'fetch']}",
+        "reply = client.messages.create(model='m', max_tokens=10, tools=[TOOLS[n] for n in names], messages=[])",
+    ]
+    (d,) = check_module("agent.ipynb", notebook(cells, markdown_at=None), None)
+    assert d.code == "CL101" and d.details["cell"] == 2
+    assert (d.line, d.column) == (1, 11)  # "names" at column 3, its set at 11: the indentation counted
+    # a cell that is broken for IPython too stays CL001, at its own line
+    broken = ["  x = (\n  1,", "pip install x y\ndef f(:"]
+    found = check_module("b.ipynb", notebook(broken, markdown_at=None), None)
+    assert sorted((d.code, d.details["cell"]) for d in found) == [("CL001", 1), ("CL001", 2)]
+
+
+def test_newer_python_is_named_as_such():
+    """A file valid for a later Python (3.12's f-strings reusing their quotes) is not broken:
+    on an older interpreter the CL001 says which Python reads it; on 3.12+ it is analysed."""
+    import sys
+
+    source = 'import anthropic\nnames = ["a"]\ntext = f"{", ".join(names)}"\n'
+    found = check_module("new.py", source, None)
+    if sys.version_info >= (3, 12):
+        assert found == []
+    else:
+        (d,) = found
+        assert d.code == "CL001" and d.line == 3
+        assert d.message.startswith("valid Python 3.12 that the Python 3.")
+        assert "run cachelint with Python 3.12 or newer" in d.message
+
+
 def test_cell_magic_running_another_language_is_skipped():
     cells = ["%%bash\nfor f in *; do echo $f; done", "x = 1"]
     assert check_module("a.ipynb", notebook(cells, markdown_at=None), None) == []
