@@ -137,6 +137,7 @@ class Change:
     site: Span
     action: str
     rhs_names: frozenset[str] | None  # rebinding: names its value depends on; None otherwise
+    counter: bool = False  # ``x += 1``: a number stepped, as a loop counts retries or steps
 
 
 @dataclass
@@ -527,13 +528,15 @@ class ModuleAnalysis:
             return
         frame.names[path] = value
 
-    def _record_change(self, frame: Frame, path: str | None, node: ast.AST, action: str, rhs: ast.AST | None = None) -> None:
+    def _record_change(
+        self, frame: Frame, path: str | None, node: ast.AST, action: str, rhs: ast.AST | None = None, counter: bool = False
+    ) -> None:
         if path is None or not frame.loops:
             return
         rhs_names = None
         if action == "rebound":
             rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _names_in(rhs)
-        change = Change(path, span_of(node), action, rhs_names)
+        change = Change(path, span_of(node), action, rhs_names, counter)
         for loop in frame.loops:
             loop.changes.append(change)
 
@@ -592,15 +595,15 @@ class ModuleAnalysis:
         value = self.eval(node.value, frame)
         target = node.target
         path = path_of(target)
-        action = "extended" if isinstance(node.op, ast.Add) else "changed"
+        numeric = isinstance(node.value, ast.Constant) and type(node.value.value) in (int, float)
+        action = "incremented" if numeric else "extended" if isinstance(node.op, ast.Add) else "changed"
         if path is not None and not (action == "extended" and _has_deferred_tool(node.value, frame)):
-            self._record_change(frame, path, target, action)
+            self._record_change(frame, path, target, action, counter=numeric)
         if isinstance(target, ast.Subscript):
             self.bind(target, value, frame)
             return
         if path is None:
             return
-        numeric = isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))
         current = self._read_path(path, target, frame)
         order = EMPTY if numeric else self._iter_order(frame)
         new = union(current, value, Value(order, EMPTY)) if order else union(current, value)
@@ -742,6 +745,12 @@ class ModuleAnalysis:
         for change in loop.changes:
             for used, sink in loop.uses:
                 if not _covers(change.path, used):
+                    continue
+                if change.counter and change.path.startswith(used) and change.path != used:
+                    # A counter of the object (retries, steps) changed, and the sink reads the
+                    # object only as a whole, through calls the analysis cannot see into
+                    # (``repo.commit(coder=self)``): no evidence the count is in the prompt. A
+                    # prompt that reads the counter itself is still reported.
                     continue
                 if change.rhs_names is not None and sink.configures:
                     continue  # one agent per iteration is a new agent, not a change within a session

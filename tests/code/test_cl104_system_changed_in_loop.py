@@ -145,6 +145,14 @@ def run(messages, overrides):
         client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
         system = overrides.pop("next") + system  # here
 ''',
+    "counter-read-by-the-prompt": '''
+class Agent:
+    def run(self, messages):
+        self.step = 0
+        while True:
+            client.messages.create(model="m", max_tokens=10, system=f"{BASE} Step {self.step}.", messages=messages)
+            self.step += 1  # here
+''',
 }
 
 NEGATIVE = {

@@ -279,3 +279,46 @@ def test_strands_agno_and_adk_agents_are_sinks(tmp_path):
     result = check_tree(tmp_path, config={"select": ["CL1"]})
     found = sorted((d.path, d.code, d.line) for d in result.diagnostics)
     assert found == [("adk_agent.py", "CL102", 2), ("agno_agent.py", "CL102", 2), ("strands_agent.py", "CL101", 2)], [d.message for d in result.diagnostics]
+
+
+COUNTER_TREE = {
+    "app/__init__.py": "",
+    "app/repo.py": '''BASE = "Write a commit message."
+
+
+class GitRepo:
+    def commit(self, fnames=None, coder=None):
+        language = coder.get_user_language() if coder else None
+        return self.get_commit_message(fnames, language)
+
+    def get_commit_message(self, diffs, language):
+        messages = [dict(role="system", content=BASE + (language or "")), dict(role="user", content=diffs)]
+        return send(messages)
+''',
+    "app/coder.py": '''from app.repo import GitRepo
+
+
+class Coder:
+    def __init__(self):
+        self.repo = GitRepo()
+        self.num_reflections = 0
+
+    def run(self, message):
+        while message:
+            self.repo.commit(fnames=[message], coder=self)
+            self.num_reflections += 1
+            message = self.reflected_message
+''',
+}
+
+
+def test_a_counter_of_an_object_read_whole_in_another_module_is_no_prompt_change(tmp_path):
+    """aider's pattern: the loop counts its reflections on ``self`` and passes ``self`` to a
+    commit helper whose prompt reads one method's result of it. Nothing says the count is in the
+    prompt: no CL104. The same counter read by the prompt itself is (test_cl104)."""
+    write_tree(tmp_path, COUNTER_TREE)
+    assert check_tree(tmp_path).diagnostics == []
+    changed = dict(COUNTER_TREE)
+    changed["app/coder.py"] = COUNTER_TREE["app/coder.py"].replace("self.num_reflections += 1", "self.num_reflections.append(message)")
+    write_tree(tmp_path, changed)
+    assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL104"]  # any other change still is
