@@ -141,7 +141,10 @@ def volatile_prefix(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnosti
             once_lines = _OnceLines(reporter.program)
         if r.origin.external is None and once_lines.evaluated_once(r.origin.site[0]):
             effect = (
-                "computed once when the module loads, so the cached prefix differs in every process:"
+                "computed once when the module loads, so the cached prefix differs between processes started on"
+                " different days: a run on another day writes it again instead of reading the previous run's"
+                if daily
+                else "computed once when the module loads, so the cached prefix differs in every process:"
                 " each run writes it again instead of reading the previous run's"
             )
             severity: Severity | None = Severity.INFO

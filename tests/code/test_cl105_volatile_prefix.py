@@ -274,6 +274,12 @@ SYSTEM = f"{BASE} Up since {STARTED}."
 def ask(messages):
     return client.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=messages)
 ''',
+    "date-at-import": '''
+SYSTEM = f"{BASE} Today is {datetime.today().strftime('%A, %B %d, %Y')}."  # here
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=SYSTEM, messages=messages)
+''',
     "run-id-in-a-class-body": '''
 class Bot:
     RUN = uuid.uuid4().hex  # here
@@ -289,6 +295,9 @@ def test_computed_once_per_process_is_information(source):
     check_positive("CL105", source)
     found = [d for d in run(source) if d.code == "CL105"]
     assert found and all(d.severity == Severity.INFO and "computed once when the module loads" in d.message for d in found)
+    daily = "datetime.today()" in source
+    # a date computed at import changes between days, not between every two processes
+    assert all(("processes started on different days" in d.message) == daily for d in found)
 
 
 def test_module_level_loop_repeats_per_request():
