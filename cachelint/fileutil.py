@@ -4,7 +4,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -25,14 +24,19 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except OSError:
             mode = _new_file_mode()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".cachelint-tmp", dir=directory)
+    # The name is chosen before the file exists, so that a signal landing while it is created
+    # (SIGTERM, Ctrl-C) still finds the name to remove: mkstemp would return it only after.
+    tmp = os.path.join(directory, f".{path.name}.{os.urandom(6).hex()}.cachelint-tmp")
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
+    except FileExistsError:
+        raise  # the name was taken (by another run): that file is not ours to remove
     except BaseException:
         try:
             os.unlink(tmp)
