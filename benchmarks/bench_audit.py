@@ -10,6 +10,8 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --mb 250 500 1000 --runs 3       # memory flat as the log doubles
     python benchmarks/bench_audit.py --requests 1000 --result-bytes 4000           # longer lines, as real agents send
     python benchmarks/bench_audit.py --log /path/to/real.jsonl
+    python benchmarks/gen_anthropic_log.py --requests 2000 --schema rich -o /tmp/rich.jsonl   # dense tool schemas
+    python benchmarks/bench_audit.py --log /tmp/rich.jsonl --runs 15                          # (the issue's floor)
     python benchmarks/bench_audit.py --promptcachelint /work/peers-audit/bin/promptcachelint --peer-runs 1
     python benchmarks/bench_audit.py --startup --all-checks --full-decode   # start-up alone; fast paths / reuse off
 """
