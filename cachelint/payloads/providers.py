@@ -311,6 +311,8 @@ class _Builder:
         return block
 
     def mark(self, tier: str, block: int, part: int | None, marker: Any, empty: bool = False, ttl_default: str = "5m") -> None:
+        if marker is None:
+            return  # "cache_control": null (SDKs serialise an unset field so): no breakpoint
         self.breakpoints.append(
             Breakpoint(
                 tier=tier,

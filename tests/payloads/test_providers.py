@@ -36,6 +36,19 @@ def test_anthropic_tiers_offsets_and_breakpoints():
     ]
 
 
+def test_a_null_cache_control_is_no_breakpoint():
+    """SDKs serialise an unset field as "cache_control": null (Mirascope's recordings): the API
+    counts no breakpoint for it, so neither does the audit — four nulls beside three markers were
+    reported as five breakpoints, over the limit of four."""
+    body = anthropic([{"role": "user", "content": [{"type": "text", "text": t, "cache_control": None} for t in "abc"]
+                       + [{"type": "text", "text": "d", "cache_control": {"type": "ephemeral"}}]}],
+                     system=[{"type": "text", "text": "S", "cache_control": None}])
+    body["tools"][0]["cache_control"] = None
+    r = req(body)
+    assert [(bp.tier, bp.block, bp.part) for bp in r.breakpoints] == [("messages", 0, 3)]
+    assert all(b"cache_control" not in b.data for b in (*r.tools, *r.system, *r.messages))
+
+
 def test_string_and_single_text_block_render_alike():
     a = req(anthropic([{"role": "user", "content": "hi"}], system="S"))
     b = req(anthropic([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], system=[{"type": "text", "text": "S"}]))
