@@ -165,7 +165,7 @@ def detect_format(name: str, head: bytes) -> str:
             except (ValueError, RecursionError):
                 pass
         return "json"
-    if text.startswith((b"interactions:", b"---", b"version:")):
+    if text.startswith((b"interactions:", b"---", b"version:", b"requests:")):
         return "vcr"
     return "jsonl"
 
@@ -604,6 +604,12 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
 
 def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
     interactions = doc.get("interactions") if isinstance(doc, dict) else None
+    if interactions is None and isinstance(doc, dict) and _parallel_lists(doc):
+        # vcrpy's in-memory shape, {requests: [...], responses: [...]}, which some persisters
+        # write as it is (langchain-aws's gzipped cassettes): the n-th response answers the n-th
+        # request.
+        yield from _request_response_lists(doc, data, display, redactor)
+        return
     if not isinstance(interactions, list):
         yield unreadable(display, "cassette has no interactions list")
         return
@@ -615,9 +621,38 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
         yield _cassette_interaction(interaction, origin, redactor)
 
 
+def _parallel_lists(doc: Mapping[str, Any]) -> bool:
+    requests, responses = doc.get("requests"), doc.get("responses")
+    return isinstance(requests, list) and isinstance(responses, list) and len(requests) == len(responses)
+
+
+def _request_response_lists(doc: Mapping[str, Any], data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
+    requests, responses = doc["requests"], doc["responses"]
+    cut = re.search(rb"(?m)^responses:", data)
+    lines = _lines_of(data[: cut.start()] if cut else data, rb"^-\s")
+    if len(lines) != len(requests):
+        lines = []
+    for index, (request, response) in enumerate(zip(requests, responses)):
+        origin = Origin(display, lines[index] if lines else 1, index, index)
+        yield _cassette_interaction({"request": request, "response": response}, origin, redactor)
+
+
+# A decompressed body larger than this is not an LLM response worth reading (and may be a bomb).
+_MAX_DECOMPRESSED = 64 * 1024 * 1024
+
+
 def _cassette_body(body: Any) -> Any:
     if isinstance(body, dict) and set(body) <= {"string", "encoding"} and "string" in body:
         body = body["string"]
+    if isinstance(body, (bytes, bytearray)) and bytes(body[:2]) == b"\x1f\x8b":
+        # recorded as sent on the wire, gzip-encoded (Content-Encoding: gzip): the usage is inside
+        try:
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            body = inflater.decompress(bytes(body), _MAX_DECOMPRESSED)
+            if inflater.unconsumed_tail:
+                return None
+        except zlib.error:
+            return None
     if isinstance(body, (bytes, bytearray)):
         try:
             body = bytes(body).decode("utf-8")

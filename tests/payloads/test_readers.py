@@ -276,6 +276,44 @@ def test_vcr_cassette_with_string_and_parsed_bodies(tmp_path):
     assert got[1].request["messages"][2]["content"] == "message 2 from the user"
 
 
+def test_cassette_of_parallel_request_and_response_lists(tmp_path):
+    """vcrpy's in-memory shape, written as it is by some persisters (langchain-aws's .yaml.gz):
+    the n-th response answers the n-th request; gzipped responses as sent on the wire are read."""
+    usage = {"input_tokens": 9000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 3}
+    cassette = {
+        "requests": [
+            {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(anthropic(turns(1))).encode(), "headers": {}},
+            {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(anthropic(turns(3))), "headers": {}},
+        ],
+        "responses": [
+            {"status": {"code": 200}, "headers": {"Content-Encoding": ["gzip"]}, "body": {"string": gzip.compress(json.dumps({"id": "m1", "usage": usage}).encode())}},
+            {"status": {"code": 200}, "headers": {}, "body": {"string": json.dumps({"id": "m2"})}},
+        ],
+    }
+    text = yaml.safe_dump(cassette, sort_keys=False)
+    assert text.startswith("requests:")
+    (tmp_path / "c.yaml.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "plain").write_text(text)  # no telling name: found by its first bytes
+    for name in ("c.yaml.gz", "plain"):
+        items = read(tmp_path / name)
+        assert problems(items) == []
+        got = records(items)
+        starts = [n for n, line in enumerate(text.split("\n")[: text.split("\n").index("responses:")], start=1) if line.startswith("- ")]
+        assert [(r.origin.entry, r.origin.line) for r in got] == [(0, starts[0]), (1, starts[1])] and starts[0] == 2
+        assert got[0].response["usage"] == usage and got[1].response == {"id": "m2"}
+
+
+def test_a_gzip_bomb_in_a_cassette_body_is_not_read(tmp_path):
+    bomb = gzip.compress(b" " * (80 * 1024 * 1024))
+    cassette = {"interactions": [{
+        "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(anthropic(turns(1))), "headers": {}},
+        "response": {"status": {"code": 200}, "headers": {}, "body": {"string": bomb}},
+    }]}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cassette, sort_keys=False))
+    (got,) = records(read(tmp_path / "c.yaml"))
+    assert got.response is None  # over 64 MB inflated: left unread, the request is still audited
+
+
 def test_yaml_alias_bomb_is_refused(tmp_path):
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\ninteractions: [*c]\n"
     (tmp_path / "bomb.yaml").write_text(bomb)
