@@ -11,8 +11,9 @@ In order of trust:
    or system) but rewrote something continues it too — that is a rewritten history (CL303), not a
    new conversation. Otherwise it starts a new session. Interleaved sessions in one file come apart.
    A weak key (``prompt_cache_key``) is a tie-breaker and names sessions that continue nothing;
-4. a VCR cassette is one recording: its requests are grouped by history as above but never with
-   requests of another file, and its sessions close at the end of the file.
+4. a VCR cassette or a HAR file is one recording (test recorders write one a test): its requests
+   are grouped by history as above but never with requests of another file, and its sessions close
+   at the end of the file.
 
 Memory: only open sessions are held; a session untouched for ``window`` records is closed.
 """
@@ -24,10 +25,13 @@ from typing import Any, Iterable, Mapping
 from cachelint.payloads.diff import common_prefix_blocks
 from cachelint.payloads.model import Record, Request, Session
 
+# Formats whose files are each one recording, never continued in another file.
+_RECORDINGS = ("vcr", "har")
+
 GROUPING_TEXT = {
     "explicit": "explicit session key",
     "response-chain": "OpenAI Responses chain (previous_response_id)",
-    "cassette": "one cassette recording, split by history",
+    "cassette": "one recording (cassette or HAR file), split by history",
     "history": "inferred: each request extends the history of the previous one",
     "single": "a single request",
 }
@@ -123,7 +127,7 @@ class SessionGrouper:
     def assign(self, req: Request, record: Record) -> tuple[Session, Request | None]:
         """The session ``req`` belongs to and the previous request of that session (or None)."""
         self._tick += 1
-        scope = record.origin.path if record.fmt == "vcr" else ""
+        scope = record.origin.path if record.fmt in _RECORDINGS else ""
         keys: tuple[Any, ...] | None = None
         explicit = self.keys.explicit(record)
         target: _Open | None = None

@@ -110,7 +110,9 @@ class UsageLedger:
         verdicts, the TTL advice; with ``timeline``, one entry per request as well."""
         breaks_at: dict[tuple[str, int], list[str]] = {}
         for d in diagnostics:
-            if d.code in BREAK_CODES and d.record is not None:
+            if d.code in BREAK_CODES and d.record is not None and (d.details or {}).get("cached_lost") is not False:
+                # a change that lost nothing cached (past the last breakpoint, or after the cache
+                # had expired anyway) costs nothing: what the request wrote is not its doing
                 breaks_at.setdefault((d.path, d.record), []).append(d.code)
         sessions = []
         for sid in sorted(self.facts.session_keys(), key=_session_order):

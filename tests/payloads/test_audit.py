@@ -382,6 +382,28 @@ def test_no_breakpoint_at_all_says_so(tmp_path):
     assert d.message.endswith("nothing cached was lost this time: it had no breakpoint")
 
 
+def test_a_change_after_the_cache_expired_anyway_lost_nothing(tmp_path):
+    """Re-recordings appended to one VCR cassette are days apart: whatever the previous request
+    cached had expired (Anthropic keeps an entry an hour at most), so the change is information
+    and costs nothing in the money summary; ten minutes apart it is still a warning."""
+    marked = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    usage = {"input_tokens": 10, "cache_creation_input_tokens": 900, "cache_read_input_tokens": 0, "output_tokens": 5}
+    first = anthropic(turns(3), system=marked)
+    second = anthropic(turns(5), tools=list(reversed(TOOLS)), system=marked)
+    for later, expected in (("2026-12-26T10:00:00Z", Severity.INFO), ("2026-11-29T10:10:00Z", None)):
+        r = audit(tmp_path, [env(first, time="2026-11-29T10:00:00Z", response={"usage": usage}),
+                             env(second, time=later, response={"usage": usage})])
+        (d,) = [d for d in r.diagnostics if d.code == "CL301"]
+        assert d.severity == expected, later
+        (session,) = r.summary["usage"]["sessions"]
+        if expected is Severity.INFO:
+            assert "nothing cached was lost: 27 days passed since the previous request" in d.message
+            assert d.details["gap_seconds"] == 27 * 86400 and d.details["cached_lost"] is False
+            assert session["breaks"] == []  # the expiry, not the change, made the request write again
+        else:
+            assert "nothing cached was lost" not in d.message and len(session["breaks"]) == 1
+
+
 def test_providers_that_cache_by_themselves_always_lose_the_change(tmp_path):
     first = {"model": "gpt-5", "messages": [{"role": "system", "content": SYSTEM}, *turns(3)]}
     second = {"model": "gpt-5", "messages": [{"role": "system", "content": SYSTEM}, *turns(5)]}
@@ -396,8 +418,9 @@ def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_
     records = []
     for n in range(QUIET_SESSIONS_SHOWN + 5):  # quiet sessions: one request each, distinct first messages
         records.append(env(anthropic([{"role": "user", "content": f"question {n} " * 5}])))
-    first = anthropic(turns(3, "broken "))
-    second = anthropic(turns(5, "broken "), tools=list(reversed(TOOLS)))
+    marked = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]  # something cached to lose
+    first = anthropic(turns(3, "broken "), system=marked)
+    second = anthropic(turns(5, "broken "), tools=list(reversed(TOOLS)), system=marked)
     records += [env(first), env(second)]
     text = audit(tmp_path, records).summary["text"]
     session_lines = [line for line in text.splitlines() if line.startswith("session ")]

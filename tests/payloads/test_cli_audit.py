@@ -58,6 +58,21 @@ def test_har_end_to_end_with_entry_location(tmp_path, monkeypatch):
     assert f["code"] == "CL309" and f["record"] == 0 and '"startedDateTime": "2026-11-29T10:00:09Z"' in lines[f["line"] - 1]
 
 
+def test_each_har_file_is_one_recording(tmp_path, monkeypatch):
+    """Test recorders write one HAR a test: one-shot requests of two tests (same empty agent, a
+    model override in the second) are not one session with a model change (Mirascope's HARs)."""
+    bare = lambda model: {"model": model, "max_tokens": 10, "messages": [{"role": "user", "content": "Say hello"}]}  # noqa: E731
+    (tmp_path / "a.har").write_text(har([har_entry(bare("claude-sonnet-4-5"), "2026-11-29T10:00:00Z")]))
+    (tmp_path / "b.har").write_text(har([har_entry(bare("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
+    result = run(tmp_path, monkeypatch, "--output-format", "json", "a.har", "b.har")
+    out = json.loads(result.output)
+    assert (out if isinstance(out, list) else out["diagnostics"]) == []
+    (tmp_path / "ab.har").write_text(har([har_entry(bare("claude-sonnet-4-5"), "2026-11-29T10:00:00Z"),
+                                          har_entry(bare("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
+    out = json.loads(run(tmp_path, monkeypatch, "--output-format", "json", "ab.har").output)
+    assert [d["code"] for d in (out if isinstance(out, list) else out["diagnostics"])] == ["CL304"]  # one file: one recording
+
+
 def test_bedrock_converse_and_gemini_envelopes(tmp_path, monkeypatch):
     converse_url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-v1:0/converse"
 

@@ -35,6 +35,32 @@ def show(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def expired_between(prev: Request, cur: Request, ctx: Any) -> tuple[int, int] | None:
+    """(seconds between the two requests, the provider's longest cache lifetime) when the first is
+    longer: whatever the previous request cached had expired before this one was sent."""
+    if prev.time is None or cur.time is None:
+        return None
+    try:
+        gap = (cur.time - prev.time).total_seconds()
+    except TypeError:  # one aware, one naive
+        return None
+    provider = limits_for(ctx).provider(prev.provider)
+    if provider is None or not provider.ttls:
+        return None
+    longest = max(int(v) for v in provider.ttls.values())
+    return (int(gap), longest) if gap > longest else None
+
+
+def duration(seconds: int) -> str:
+    if seconds >= 2 * 86400:
+        return f"{seconds // 86400} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds // 3600} hours"
+    if seconds >= 120:
+        return f"{seconds // 60} minutes"
+    return f"{seconds} s"
+
+
 def cached_end_before(prev: Request, first_lost: int | None, ctx: Any) -> int | None:
     """Where the previous request's cache ends, when that is at or before the first byte the pair
     loses — nothing cached was lost then — else None. For providers that cache at markers
@@ -62,7 +88,23 @@ def break_finding(
     """A prefix-break finding at ``cur``. When nothing the previous request cached lay at or after
     ``first_lost`` (its last breakpoint ends before the change), the change cost nothing this time:
     the finding says so and is information, not a warning (a breakpoint placed later would make it
-    one)."""
+    one). When more time passed between the two requests than the longest cache lifetime the
+    provider offers, the previous request's cache had expired anyway (re-recordings appended to one
+    VCR cassette, days apart): information too."""
+    expired = expired_between(prev, cur, ctx)
+    if expired is not None:
+        gap, longest = expired
+        details["gap_seconds"] = gap
+        details["cached_lost"] = False
+        return at_request(
+            code,
+            f"{message}; nothing cached was lost: {duration(gap)} passed since the previous request, more than"
+            f" the longest cache lifetime of {prev.provider} ({duration(longest)})",
+            cur,
+            kind=kind,
+            details=details,
+            severity=Severity.INFO,
+        )
     end = cached_end_before(prev, first_lost, ctx)
     if end is None:
         return at_request(code, message, cur, kind=kind, details=details)
