@@ -156,6 +156,6 @@ def tokens_up_to(req: Any, end_byte: int, limits: Limits) -> tuple[int, bool]:
 
     usage = usage_of(req)
     total_bytes = getattr(req, "prefix_length", 0)
-    if usage is not None and usage.prompt and total_bytes:
+    if usage is not None and usage.prompt and total_bytes and usage.one_prompt:
         return int(usage.prompt * min(end_byte, total_bytes) / total_bytes), True
     return limits.estimate_tokens(end_byte), False

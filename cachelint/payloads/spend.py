@@ -222,11 +222,11 @@ class UsageLedger:
         """Tokens the previous request left in the cache (exact from its usage, else estimated)."""
         if not self.limits.caches(prev.provider, prev.model) and not (prev.usage is not None and prev.usage.cached):
             return 0, prev.usage is not None  # its provider caches nothing for this model
-        if prev.usage is not None:
+        if prev.usage is not None and prev.usage.one_prompt:
             if _explicit(self.limits, prev.provider):
                 return prev.usage.read + prev.usage.written, True
             tokens, exact = prev.usage.prompt, True
-        else:
+        else:  # no usage, or one that adds server-side tool steps up: estimated from the bytes
             tokens, exact = self.limits.estimate_tokens(prev.cached_end_bytes), False
         if not _explicit(self.limits, prev.provider):
             # Automatic caching keeps nothing below the model's minimum (O1: 1024 tokens).

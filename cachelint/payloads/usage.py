@@ -36,6 +36,9 @@ class CacheUsage:
     ``read``: tokens read from the cache. ``written``: tokens written to it
     (``written_5m + written_1h`` when the split is known; OpenAI's 30-minute writes count as 5m).
     ``output``: generated tokens (0 when unknown). ``provider``: the family that reported it.
+    ``server_steps``: server-side tool calls (Anthropic's web search and web fetch,
+    ``usage.server_tool_use``) that ran inside the request: each re-sent the growing prompt, and the
+    usage adds them all up — it is what the request was billed, not the size of the prompt sent.
     """
 
     provider: str
@@ -45,6 +48,13 @@ class CacheUsage:
     written_5m: int = 0
     written_1h: int = 0
     output: int = 0
+    server_steps: int = 0
+
+    @property
+    def one_prompt(self) -> bool:
+        """Whether the parts describe the single prompt that was sent (no server-side steps):
+        only then do they measure the prefix (what a later request can read, how large it is)."""
+        return not self.server_steps
 
     @property
     def prompt(self) -> int:
@@ -102,6 +112,8 @@ def _anthropic(usage: Mapping[str, Any]) -> CacheUsage:
         w5 = _int(split.get("ephemeral_5m_input_tokens"))
         w1 = _int(split.get("ephemeral_1h_input_tokens"))
     w5, w1 = _ttl_split(written, w5, w1)
+    server = usage.get("server_tool_use")
+    steps = sum(_int(v) for v in server.values()) if isinstance(server, _MAPPING) else 0
     return CacheUsage(
         provider="anthropic",
         uncached=_int(usage.get("input_tokens")),
@@ -110,6 +122,7 @@ def _anthropic(usage: Mapping[str, Any]) -> CacheUsage:
         written_5m=w5,
         written_1h=w1,
         output=_int(usage.get("output_tokens")),
+        server_steps=steps,
     )
 
 

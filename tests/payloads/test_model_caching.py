@@ -75,3 +75,33 @@ def test_openai_miss_without_a_cache_key_suggests_one(tmp_path):
         record["request"]["prompt_cache_key"] = "tenant-a"
     (d, *_) = codes(audit_records(tmp_path, keyed), "CL308")
     assert "hint" not in d.details and "prompt_cache_key" not in d.message
+
+
+def test_usage_that_adds_up_server_tool_steps_is_not_the_prompt(tmp_path):
+    """Anthropic's web search runs several sampling steps inside one request and the usage adds
+    them all up (``server_tool_use``): 36K tokens "cached" by a 2K-token prompt. That total is what
+    the request cost, not what it left in the cache: the next request reading 16K of it is no
+    miss (Mirascope's recordings), while the money still counts every token."""
+    marked_search = [{"type": "web_search_20250305", "name": "web_search", "cache_control": {"type": "ephemeral"}}]
+    question = {"role": "user", "content": "Look up the price of bitcoin on Jan 1, 2026. " * 80}
+
+    def body(messages):
+        return {"model": "claude-sonnet-4-5", "max_tokens": 1000, "tools": marked_search, "messages": messages}
+
+    searched = {"input_tokens": 2081, "cache_creation_input_tokens": 7621, "cache_read_input_tokens": 28247, "output_tokens": 574,
+                "server_tool_use": {"web_search_requests": 3}}
+    follow_up = [question, {"role": "assistant", "content": "Not found."},
+                 {"role": "user", "content": [{"type": "text", "text": "And Ethereum?", "cache_control": {"type": "ephemeral"}}]}]
+    records = [
+        {"request": body([question]), "response": {"usage": searched}, "time": "2026-11-29T10:00:00Z"},
+        {"request": body(follow_up), "response": {"usage": {"input_tokens": 17, "cache_creation_input_tokens": 300,
+                                                             "cache_read_input_tokens": 16242, "output_tokens": 5}},
+         "time": "2026-11-29T10:00:30Z"},
+    ]
+    result = audit_records(tmp_path, records)
+    assert codes(result, "CL308") == []
+    (s,) = result.summary["usage"]["sessions"]
+    assert s["tokens"]["read"] == 28247 + 16242  # billed: every step counts
+    # the same pair without the server steps: the shortfall is a miss
+    records[0]["response"]["usage"] = {k: v for k, v in searched.items() if k != "server_tool_use"}
+    assert len(codes(audit_records(tmp_path, records), "CL308")) == 1

@@ -85,7 +85,10 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
     named = reason is not None and reason.get("type") in MISS_REASON_TIERS
     pu, cu = usage_of(prev), usage_of(cur)
     found: dict[str, Any] = {}
-    if pu is not None and cu is not None:
+    # the previous request's usage must describe its one prompt (no server-side tool steps added
+    # in) to say what it left in the cache; this one's may add steps up: its read is then an upper
+    # bound on what the first step read, so a shortfall is still a miss
+    if pu is not None and cu is not None and pu.one_prompt:
         if explicit:
             expected = pu.read + pu.written
         else:
