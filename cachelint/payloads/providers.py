@@ -713,6 +713,23 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     if isinstance(tools, (list, KnownRun)):
         b.cached_run("tools", tools, "chat", _openai_chat_tool, source=source)
     messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    _history_after_system_messages(b, messages, "text", "messages")
+    _openai_options(body, b)
+    return {
+        "tool_choice": body.get("tool_choice"),
+        "response_format": body.get("response_format"),
+        "prompt_cache_key": body.get("prompt_cache_key"),
+        "prompt_cache_retention": body.get("prompt_cache_retention"),
+        "effort": body.get("reasoning_effort"),
+        "images": b.images,
+    }
+
+
+def _history_after_system_messages(b: _Builder, messages: list, text_kind: str, source: str) -> None:
+    """A history whose leading system/developer messages are the system prompt (OpenAI Chat's
+    messages, Responses' input): those go to the system tier — same bytes, same offsets — so that
+    two conversations of one agent differ in their messages, not in their system prompt (and
+    are two sessions, not one rewritten history)."""
     leading = 0
     for message in messages:
         if _role(message) in ("system", "developer"):
@@ -720,11 +737,11 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         else:
             break
     if b.trace is not None:
-        b.trace.start_history("messages", "text")
+        b.trace.start_history(source, text_kind)
         b.trace.reuse_from = None  # the system messages move tiers: replayed one by one
     for i, message in enumerate(messages):
         if i < leading:
-            block = _message_block(b, message, "text", history=True)
+            block = _message_block(b, message, text_kind, history=True)
             # move the block into the system tier (same bytes, same offset)
             b.messages.pop()
             moved = Block("system", len(b.system), block.data, "system", block.offset)
@@ -736,16 +753,7 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
                 for bp in b.breakpoints
             ]
         else:
-            _message_block(b, message, "text", history=True)
-    _openai_options(body, b)
-    return {
-        "tool_choice": body.get("tool_choice"),
-        "response_format": body.get("response_format"),
-        "prompt_cache_key": body.get("prompt_cache_key"),
-        "prompt_cache_retention": body.get("prompt_cache_retention"),
-        "effort": body.get("reasoning_effort"),
-        "images": b.images,
-    }
+            _message_block(b, message, text_kind, history=True)
 
 
 def _openai_chat_tool(b: _Builder, tool: Any) -> Block:
@@ -783,7 +791,10 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         b.position += 1
     inp = body.get("input")
     items = [{"role": "user", "content": inp}] if isinstance(inp, str) else inp if isinstance(inp, list) else []
-    _message_blocks(b, items, "input_text", source="input" if isinstance(inp, list) else "")
+    if isinstance(inp, list) and items and _role(items[0]) in ("system", "developer"):
+        _history_after_system_messages(b, items, "input_text", "input")  # as Chat's system messages
+    else:
+        _message_blocks(b, items, "input_text", source="input" if isinstance(inp, list) else "")
     _openai_options(body, b)
     text = body.get("text") if isinstance(body.get("text"), dict) else {}
     reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}

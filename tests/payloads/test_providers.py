@@ -109,6 +109,20 @@ def test_openai_responses_instructions_input_and_chain():
     assert r.settings["response_format"]["type"] == "json_schema" and r.usage == {"input_tokens": 5}
 
 
+def test_openai_responses_leading_developer_items_are_the_system_prompt():
+    """As Chat's leading system messages: a developer item at the head of ``input`` is the
+    system prompt, so two questions of one agent differ in their messages only (Mirascope's
+    recordings: two one-shot questions were one session with "message 1 changed")."""
+    dev = {"role": "developer", "content": "Answer in French."}
+    url = "https://api.openai.com/v1/responses"
+    a = req({"model": "gpt-4o", "input": [dev, {"role": "user", "content": "Capital of Italy?"}]}, url=url)
+    b = req({"model": "gpt-4o", "input": [dev, {"role": "user", "content": "Capital of Spain?"}]}, url=url)
+    assert [blk.tier for blk in a.system] == ["system"] and a.system[0].data == b.system[0].data
+    assert len(a.messages) == 1 and a.messages[0].offset == a.system[0].end
+    with_instructions = req({"model": "gpt-4o", "instructions": "Be exact.", "input": [dev, {"role": "user", "content": "x"}]}, url=url)
+    assert [blk.name for blk in with_instructions.system] == ["instructions", "system"]
+
+
 def test_bedrock_converse_model_from_url_and_cache_points():
     body = {
         "system": [{"text": "stable"}, {"cachePoint": {"type": "default", "ttl": "1h"}}],
