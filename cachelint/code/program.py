@@ -20,7 +20,7 @@ _SHELL_ASSIGN = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)[%!]")
 _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 # PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
-_NEWER_CANDIDATE = re.compile(r"(?i)(?<![\w.])[rb]?f[rb]?['\"]|^\s*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
+_NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^\s*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
 # A template placeholder or tag ({{ name }}, {% if %}): a project generator's file, not Python.
 _TEMPLATE = re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}")
 # Cell magics whose body is still Python (the others run another language or the shell).
@@ -108,9 +108,10 @@ def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int |
     column = exc.offset or 1
     message = f"syntax error: {exc.msg}"
     running = f"{sys.version_info.major}.{sys.version_info.minor}"
-    # only a line that uses what later grammars added (an f-string, type parameters) is worth
+    # only a file that uses what later grammars added (an f-string, type parameters) is worth
     # asking a second parser about
-    newer = newer_grammar(source) if source is not None and exc.text and _NEWER_CANDIDATE.search(exc.text) else None
+    # (the whole source: for an error inside a multi-line string Python shows only its last line)
+    newer = newer_grammar(source) if source is not None and _NEWER_CANDIDATE.search(source) else None
     if newer is not None:
         message = (
             f"valid Python {newer} that the Python {running} running cachelint cannot parse ({exc.msg}): "
@@ -154,14 +155,22 @@ def python_of_cell(source: str) -> str | None:
             return None
         lines[0] = ""
     out = []
+    continued = False
     for line in lines:
+        if continued:
+            # a magic or shell line ended with "\\": IPython joins the next line to it
+            out.append("")
+            continued = line.rstrip().endswith("\\")
+            continue
         m = _SHELL_ASSIGN.match(line)
         if m:
             out.append(m.group(1) + "None")
+            continued = line.rstrip().endswith("\\")
             continue
         m = _MAGIC_LINE.match(line) or _HELP_SUFFIX.match(line)
         if m:
             out.append(m.group(1) + "pass")
+            continued = line.rstrip().endswith("\\")
             continue
         out.append(line)
     return "\n".join(out)

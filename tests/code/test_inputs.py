@@ -102,6 +102,29 @@ def test_cells_ipython_runs_are_read_as_ipython_reads_them():
     assert sorted((d.code, d.details["cell"]) for d in found) == [("CL001", 1), ("CL001", 2)]
 
 
+def test_a_magic_continued_with_a_backslash_is_one_magic():
+    """IPython joins a line magic or shell line ending with a backslash to the next line."""
+    cells = ['%pip install -q \\\n    "google-genai>=2.9.0" \\\n    langchain\nimport anthropic', '!ls \\\n   -la\nx = 1']
+    assert check_module("nb.ipynb", notebook(cells, markdown_at=None), None) == []
+
+
+def test_newer_python_inside_a_multiline_string_is_named_too(tmp_path, monkeypatch):
+    """For a file on disk, Python 3.11 shows only the last line of a multi-line f-string in its
+    SyntaxError (it re-reads the line from the file): the whole file is what tells a later grammar
+    may read it."""
+    import sys
+
+    source = "import anthropic\nitems = ['a']\ntext = f\"\"\"\n{'\\\\n'.join(items)}\n\"\"\"\n"
+    write_tree(tmp_path, {"new.py": source})
+    monkeypatch.chdir(tmp_path)  # the file is found under the name the parser is given
+    found = check_tree(tmp_path).diagnostics
+    if sys.version_info >= (3, 12):
+        assert found == []
+    else:
+        (d,) = found
+        assert d.code == "CL001" and d.message.startswith("valid Python 3.12")
+
+
 def test_newer_python_is_named_as_such():
     """A file valid for a later Python (3.12's f-strings reusing their quotes) is not broken:
     on an older interpreter the CL001 says which Python reads it; on 3.12+ it is analysed."""
