@@ -127,6 +127,25 @@ def test_external_links_name_local_skills_but_are_never_stale(tmp_path):
     assert codes(check_tree(tmp_path)) == []
 
 
+def test_an_external_link_named_like_a_skill_of_another_collection_is_not_stale(tmp_path):
+    """A catalogue linking a skill of another repository by its name, in a tree that happens to
+    hold another collection with a skill of that name (awesome-claude-skills beside superpowers):
+    the link is not an entry of this index, so not a CL204 either."""
+    readme = (
+        "## Skills\n\n"
+        "- [emissao-nf](./emissao-nf/) - invoices\n"
+        "- [conciliacao-cartao](./conciliacao-cartao/) - card receipts\n"
+        "- [brainstorming](https://github.com/x/superpowers/tree/main/skills/brainstorming) - not ours\n"
+    )
+    write_tree(tmp_path, {
+        "catalogue/README.md": readme,
+        "catalogue/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
+        "catalogue/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
+        "other/skills/brainstorming/SKILL.md": skill("brainstorming", "Turn a rough idea into a design by asking one question at a time."),
+    })
+    assert "CL204" not in codes(check_tree(tmp_path))
+
+
 def test_collection_link_covers_the_skills_below(tmp_path):
     tree = {**BACK_OFFICE, "vendor/x/SKILL.md": skill("x", PDF), "vendor/y/SKILL.md": skill("y", DOCX)}
     tree["README.md"] = (

@@ -164,6 +164,13 @@ def test_cl205_not_for_invalid_names_nor_the_checkout_folder(tmp_path):
     assert codes(check_tree(tmp_path)) == ["CL201"]
 
 
+def test_cl205_not_for_a_skill_placed_in_a_hidden_tool_folder(tmp_path):
+    """gpt-researcher's .claude/SKILL.md: a skills installer copies it under its name; the
+    folder ".claude" can never be a skill's name, so "rename the folder" cannot be followed."""
+    write_tree(tmp_path, {"proj/.claude/SKILL.md": skill("my-project", DOCX), "proj/src/app.py": "x = 1\n"})
+    assert "CL205" not in codes(check_tree(tmp_path))
+
+
 # --- CL206 -------------------------------------------------------------------------------------
 
 

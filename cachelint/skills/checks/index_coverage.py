@@ -85,8 +85,8 @@ def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) ->
             tried = "; ".join(res.tried) if res and res.tried else "the index's folder"
             return f"index entry {entry.path} does not lead to a skill (tried against: {tried})"
         return None
-    if entry.name is None or entry.skills or not _SLUG.match(entry.name):
-        return None
+    if entry.name is None or entry.skills or entry.external or not _SLUG.match(entry.name):
+        return None  # (external: the text of a link to another site names a skill kept there)
     needed = 1 if index.configured else 2
     if hits.get(entry.block, 0) < needed:
         return None  # a list that names no skills is some other list

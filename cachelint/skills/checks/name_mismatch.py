@@ -3,7 +3,8 @@
 Loaders find a skill by its folder and the model asks for it by its name: when they differ, one
 of the two lookups fails. Only valid names are compared (an invalid one is CL201 already), and a
 skill whose folder is the repository root is skipped: a checkout's folder name is the cloner's
-choice, not the author's.
+choice, not the author's. So is a SKILL.md placed directly in a hidden tool folder (`.claude/`,
+`.codex/`): no skill can be named like it, and skill installers copy it under its name.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ def check_name_mismatch(tree: SkillTree) -> list[Diagnostic]:
     out = []
     for skill in tree.skills:
         if not tree.is_given(skill.path) or not has_valid_name(skill) or skill.folder == tree.root:
+            continue
+        if skill.folder_name.startswith("."):
             continue
         if skill.name != skill.folder_name:
             out.append(
