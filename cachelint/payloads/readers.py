@@ -610,6 +610,12 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
         # request.
         yield from _request_response_lists(doc, data, display, redactor)
         return
+    if isinstance(interactions, dict):
+        # a mapping of recordings by key, not of HTTP exchanges: mlx_lm's token streams of a local
+        # model (Mirascope's tests) — nothing sent to a provider, nothing cached: skipped, counted
+        for index, _key in enumerate(interactions):
+            yield Record(origin=Origin(display, 1, index, index), request=None, fmt="vcr")
+        return
     if not isinstance(interactions, list):
         yield unreadable(display, "cassette has no interactions list")
         return

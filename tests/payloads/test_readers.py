@@ -303,6 +303,16 @@ def test_cassette_of_parallel_request_and_response_lists(tmp_path):
         assert got[0].response["usage"] == usage and got[1].response == {"id": "m2"}
 
 
+def test_a_cassette_of_local_model_token_streams_is_skipped(tmp_path):
+    """mlx_lm's recordings (a mapping of prompt hashes to token streams, no HTTP exchange): not an
+    unreadable cassette, just nothing sent to a provider."""
+    (tmp_path / "mlx.yaml").write_text(
+        "interactions:\n  0a8d:\n  - finish_reason: null\n    prompt_tokens: 20\n    text: Hello\n  9f3c:\n  - text: Hi\n"
+    )
+    items = read(tmp_path / "mlx.yaml")
+    assert problems(items) == [] and [r.request for r in records(items)] == [None, None]
+
+
 def test_a_gzip_bomb_in_a_cassette_body_is_not_read(tmp_path):
     bomb = gzip.compress(b" " * (80 * 1024 * 1024))
     cassette = {"interactions": [{
