@@ -110,17 +110,23 @@ def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str] | Diagnost
 # --- opening and detecting --------------------------------------------------------------------
 
 
-def _open(path: Path) -> IO[bytes]:
+def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
+    """(the stream to read, the file under it): the same object, or a gzip stream over the file
+    (which a GzipFile given a file object does not close: the caller closes both)."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # opening a FIFO would wait forever for a writer
         raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)")
     # 1 MiB buffer: JSONL records of agents are tens of KB; readline through the default 8 KiB
     # buffer took 3x longer on the issue-7 benchmark log
-    handle = open(path, "rb", buffering=1 << 20)
-    magic = handle.read(2)
-    handle.seek(0)
+    raw = open(path, "rb", buffering=1 << 20)
+    try:
+        magic = raw.read(2)
+        raw.seek(0)
+    except BaseException:
+        raw.close()
+        raise
     if magic == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
-    return handle
+        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
+    return raw, raw
 
 
 def _peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
@@ -186,7 +192,7 @@ def read_log(
     ``position``: a list that receives a function giving how many bytes of the file (as stored:
     compressed for .gz) have been read so far (the progress bar within a long file)."""
     try:
-        handle = _open(path)
+        handle, raw = _open(path)
     except PermissionError:
         yield unreadable(display, "cannot read file: permission denied")
         return
@@ -194,9 +200,8 @@ def read_log(
         yield unreadable(display, f"cannot read file: {exc.strerror or exc}")
         return
     if position is not None:
-        raw = getattr(handle, "fileobj", None) or handle  # a GzipFile reads its file through fileobj
-        position[:] = [raw.tell]
-    with handle:
+        position[:] = [raw.tell]  # bytes of the file as stored (compressed for .gz)
+    with raw, handle:
         try:
             if fmt == "auto":
                 fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))

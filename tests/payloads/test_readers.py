@@ -303,6 +303,19 @@ def test_cassette_of_parallel_request_and_response_lists(tmp_path):
         assert got[0].response["usage"] == usage and got[1].response == {"id": "m2"}
 
 
+def test_a_gzip_log_leaves_no_file_open(tmp_path):
+    """A GzipFile given a file object does not close it: the reader closes both."""
+    import gc
+    import warnings
+
+    (tmp_path / "log.jsonl.gz").write_bytes(gzip.compress((json.dumps(anthropic(turns(1))) + "\n").encode()))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        assert len(records(read(tmp_path / "log.jsonl.gz"))) == 1
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
 def test_a_cassette_of_local_model_token_streams_is_skipped(tmp_path):
     """mlx_lm's recordings (a mapping of prompt hashes to token streams, no HTTP exchange): not an
     unreadable cassette, just nothing sent to a provider."""
