@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import json
 import sys
 import tempfile
@@ -583,7 +584,20 @@ def structured(name: str) -> Any:
                 "request_sample": anything,
             },
         )
-        doc = st.one_of(st.fixed_dictionaries({"interactions": st.lists(interaction, max_size=3), "version": st.just(1)}), anything)
+        # bodies recorded as sent on the wire: gzip bytes, whole or cut short
+        wire = st.tuples(bodies.map(dumps), st.integers(0, 200)).map(lambda p: gzip.compress(p[0].encode("utf-8", "surrogatepass"))[: p[1] or None])
+        interaction = st.one_of(interaction, st.fixed_dictionaries({
+            "request": st.fixed_dictionaries({"body": st.one_of(wire, bodies.map(dumps)), "uri": anything}),
+            "response": st.fixed_dictionaries({"body": st.fixed_dictionaries({"string": wire}), "headers": anything}),
+        }))
+        doc = st.one_of(
+            st.fixed_dictionaries({"interactions": st.lists(interaction, max_size=3), "version": st.just(1)}),
+            # vcrpy's in-memory shape (some persisters write it), lists of any lengths
+            st.fixed_dictionaries({"requests": st.lists(anything, max_size=3), "responses": st.lists(anything, max_size=3)}),
+            # mlx_lm's mapping of token streams
+            st.fixed_dictionaries({"interactions": st.dictionaries(st.text(max_size=8), anything, max_size=3)}),
+            anything,
+        )
         return doc.map(lambda v: yaml.safe_dump(v, allow_unicode=True).encode("utf-8", "surrogatepass"))
     if name in ("front-matter", "skills"):
         import yaml
@@ -663,6 +677,16 @@ CODE_LINES: tuple[str, ...] = (
     "print('hello'",
     "match names:",
     "    case {'a': x}:",
+    # shapes the analysis learnt from real code: later grammars, queues, counters, dict() messages
+    "system = f\"{\", \".join(names)}\"",
+    "type Names = list[str]",
+    "def first[T](x: T) -> T:",
+    "    item = pending.pop(0)",
+    "    pending = [item[:5], item[5:]] + pending",
+    "    self.retries += 1",
+    "    db.insert(tools)",
+    "msgs = [dict(role='system', content=system), dict(role='user', content='q')]",
+    "client.messages.count_tokens(model='m', system=system, messages=[])",
 )
 
 
