@@ -20,6 +20,7 @@ _SHELL_ASSIGN = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)[%!]")
 _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 # PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
+# What later grammars changed, anywhere in a file: an f-string prefix, a type statement, type parameters.
 _NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^\s*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
 # A template placeholder or tag ({{ name }}, {% if %}): a project generator's file, not Python.
 _TEMPLATE = re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}")
@@ -108,9 +109,9 @@ def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int |
     column = exc.offset or 1
     message = f"syntax error: {exc.msg}"
     running = f"{sys.version_info.major}.{sys.version_info.minor}"
-    # only a file that uses what later grammars added (an f-string, type parameters) is worth
-    # asking a second parser about
-    # (the whole source: for an error inside a multi-line string Python shows only its last line)
+    # Only a file that uses what later grammars added (an f-string, type parameters) is worth
+    # asking a second parser about; the whole file is searched, since for an error inside a
+    # multi-line string Python shows only the string's last line.
     newer = newer_grammar(source) if source is not None and _NEWER_CANDIDATE.search(source) else None
     if newer is not None:
         message = (
