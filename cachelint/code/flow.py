@@ -596,7 +596,8 @@ class ModuleAnalysis:
         target = node.target
         path = path_of(target)
         numeric = isinstance(node.value, ast.Constant) and type(node.value.value) in (int, float)
-        action = "incremented" if numeric else "extended" if isinstance(node.op, ast.Add) else "changed"
+        stepped = numeric and isinstance(node.op, (ast.Add, ast.Sub))
+        action = "incremented" if stepped else "extended" if isinstance(node.op, ast.Add) else "changed"
         if path is not None and not (action == "extended" and _has_deferred_tool(node.value, frame)):
             self._record_change(frame, path, target, action, counter=numeric)
         if isinstance(target, ast.Subscript):
