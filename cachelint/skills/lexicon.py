@@ -126,6 +126,10 @@ class Lexicon:
     task_words: frozenset[str]  # verbs in every generated form, and task nouns
     task_suffixes: tuple[str, ...]
     not_task_words: frozenset[str]
+    # the verbs and nouns as the packs and the configuration list them (not their generated
+    # forms): a word listed as a task verb is one even where not_task_words also names it
+    # ("document", "comment": listed to veto the suffix guess on the nouns)
+    listed_task_words: frozenset[str] = frozenset()
 
     def is_task_word(self, word: str) -> bool:
         memo = self._memo
@@ -139,8 +143,10 @@ class Lexicon:
 
     def _is_task_word(self, word: str) -> bool:
         for part in [word, *word.split("-")] if "-" in word else [word]:
+            if part in self.listed_task_words:
+                return True
             if part in self.not_task_words:
-                continue
+                continue  # a generated form or a suffix guess that is not a task ("integration")
             if part in self.task_words:
                 return True
             for suffix in self.task_suffixes:
@@ -169,6 +175,7 @@ def build_lexicon(packs: Sequence[Mapping[str, Any]], extra: Mapping[str, Any]) 
     """Merge the packs (built-in then the user's) and the configured extra entries."""
     merged: dict[str, list[Any]] = {}
     words: set[str] = set()
+    listed: set[str] = set()
     for pack in packs:
         for key in CONFIG_KEYS.values():
             merged.setdefault(key, []).extend(pack.get(key, ()))
@@ -176,13 +183,17 @@ def build_lexicon(packs: Sequence[Mapping[str, Any]], extra: Mapping[str, Any]) 
         endings = pack.get("verb_endings", ())
         for verb in pack.get("task_verbs", ()):
             words |= _inflect(fold(verb), endings)
+            listed.add(fold(verb))
     for config_key, key in CONFIG_KEYS.items():
         merged.setdefault(key, []).extend(extra.get(config_key, ()))
     # configured verbs get every pack's endings: the config does not say which language they are in
     all_endings = [e for pack in packs for e in pack.get("verb_endings", ())]
     for verb in extra.get("task-verbs", ()):
         words |= _inflect(fold(verb), all_endings)
-    words |= {fold(n) for n in merged.get("task_nouns", ())}
+        listed.add(fold(verb))
+    nouns = {fold(n) for n in merged.get("task_nouns", ())}
+    words |= nouns
+    listed |= nouns
 
     def phrases(key: str) -> tuple[tuple[str, ...], ...]:
         return tuple(sorted({phrase_tokens(p) for p in merged.get(key, ()) if phrase_tokens(p)}))
@@ -196,6 +207,7 @@ def build_lexicon(packs: Sequence[Mapping[str, Any]], extra: Mapping[str, Any]) 
         task_words=frozenset(words),
         task_suffixes=tuple(sorted({fold(s) for s in merged.get("task_suffixes", ())}, key=lambda s: (-len(s), s))),
         not_task_words=frozenset(fold(w) for w in merged.get("not_task_words", ())),
+        listed_task_words=frozenset(listed),
     )
 
 

@@ -47,6 +47,11 @@ def test_not_task_words(lexicon, word):
         ("Descripción aquí", ['placeholder "Descripción aquí"', "only 2 content words", "no task verb or trigger"]),
         ("A FAZER", ['placeholder "A FAZER"', "only 1 content word", "no task verb or trigger"]),
         ("This skill is a placeholder pending future integration of the ledger", ['placeholder "placeholder"', "no task verb or trigger"]),
+        # listed task verbs and nouns that not_task_words also names (to veto the suffix guess on
+        # the nouns "comment", "moment"…): listed, they are task words (gptme's descriptions)
+        ("Document the endpoints and their parameters", []),
+        ("Python REPL automation with helpers", []),
+        ("Notes about the documents and segments of the old versions", ["no task verb or trigger"]),
     ],
 )
 def test_description_signals(lexicon, description, expected):
