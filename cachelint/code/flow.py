@@ -146,6 +146,12 @@ class LoopFrame:
     bound: set[str] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
     uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)  # an ordered set, as Summary.uses
+    targets: frozenset[str] = frozenset()  # ``for`` targets: a new value each iteration
+
+    def per_item(self, change: "Change") -> bool:
+        """A rebinding of this loop's own target (``path = f"{root}/{path}"``): still a value of
+        the current item, new each iteration — one request per item, not a change."""
+        return change.rhs_names is not None and change.path in self.targets
 
 
 class Frame:
@@ -710,7 +716,7 @@ class ModuleAnalysis:
         iterable = self.eval(node.iter, frame)
         iterable = materialized(iterable, span_of(node.iter))
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
-        loop = LoopFrame(node)
+        loop = LoopFrame(node, targets=_names_in(node.target))
         frame.loops.append(loop)
         frame.iter_orders.append(order)
         try:
@@ -744,6 +750,8 @@ class ModuleAnalysis:
         if not loop.uses or not loop.changes:
             return
         for change in loop.changes:
+            if loop.per_item(change):
+                continue
             for used, sink in loop.uses:
                 if not _covers(change.path, used):
                     continue

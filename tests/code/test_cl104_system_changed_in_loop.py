@@ -153,6 +153,13 @@ class Agent:
             client.messages.create(model="m", max_tokens=10, system=f"{BASE} Step {self.step}.", messages=messages)
             self.step += 1  # here
 ''',
+    "outer-target-grown-in-an-inner-loop": '''
+def generate(paths, suffixes, messages):
+    for path in paths:
+        for suffix in suffixes:
+            path = path + suffix  # here
+            client.messages.create(model="m", max_tokens=10, system=f"Write {path}.", messages=messages)
+''',
 }
 
 NEGATIVE = {
@@ -281,6 +288,12 @@ def fits(items, limit):
         draft = BASE
         while client.messages.count_tokens(model="m", system=draft, messages=[]).input_tokens < limit:
             draft += item
+''',
+    "loop-target-rebound-from-itself": '''
+def generate(paths, root):
+    for path in paths:
+        path = f"{root}/{path}"  # still this item's path: one request per file
+        client.messages.create(model="m", max_tokens=10, system=f"Write the file {path}.", messages=[])
 ''',
 }
 
