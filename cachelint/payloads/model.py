@@ -144,6 +144,17 @@ class Breakpoint:
     marker: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
+def seconds_between(earlier: Any, later: Any) -> float | None:
+    """Seconds from one request's ``time`` to another's, or None when either has no time or one is
+    time zone-aware and the other naive (no honest gap between them)."""
+    if earlier.time is None or later.time is None:
+        return None
+    try:
+        return (later.time - earlier.time).total_seconds()
+    except TypeError:
+        return None
+
+
 @dataclass
 class Request:
     """One LLM request, normalised.

@@ -7,7 +7,7 @@ from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.payloads.checks import at_request
 from cachelint.payloads.jsonio import dumps
 from cachelint.payloads.limits import limits_for
-from cachelint.payloads.model import PrefixDiff, Request, TierDiff
+from cachelint.payloads.model import PrefixDiff, Request, TierDiff, seconds_between
 
 
 def tier_details(diff: PrefixDiff, td: TierDiff) -> dict[str, Any]:
@@ -38,11 +38,8 @@ def show(value: Any, limit: int = 80) -> str:
 def expired_between(prev: Request, cur: Request, ctx: Any) -> tuple[int, int] | None:
     """(seconds between the two requests, the provider's longest cache lifetime) when the first is
     longer: whatever the previous request cached had expired before this one was sent."""
-    if prev.time is None or cur.time is None:
-        return None
-    try:
-        gap = (cur.time - prev.time).total_seconds()
-    except TypeError:  # one aware, one naive
+    gap = seconds_between(prev, cur)
+    if gap is None:
         return None
     provider = limits_for(ctx).provider(prev.provider)
     if provider is None or not provider.ttls:

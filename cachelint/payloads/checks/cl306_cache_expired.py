@@ -16,7 +16,7 @@ from typing import Iterable
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, ProviderLimits, limits_for, tokens_up_to
-from cachelint.payloads.model import Request
+from cachelint.payloads.model import Request, seconds_between
 from cachelint.payloads.spend import marked_end
 from cachelint.payloads.usage import usage_of
 
@@ -80,9 +80,8 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     name, seconds = ttl
     if not _was_cacheable(prev, provider, limits):
         return []
-    try:
-        gap = (cur.time - prev.time).total_seconds()
-    except TypeError:  # one time zone-aware, the other naive: no honest gap
+    gap = seconds_between(prev, cur)
+    if gap is None:  # one time zone-aware, the other naive: no honest gap
         return []
     if gap <= seconds:
         return []

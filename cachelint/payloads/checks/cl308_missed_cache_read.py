@@ -22,7 +22,7 @@ from cachelint.payloads.checks._thinking import stripped_from, thinking_on
 from cachelint.payloads.checks.cl306_cache_expired import ttl_in_force
 from cachelint.payloads.checks.cl311_write_never_read import never_read
 from cachelint.payloads.limits import Limits, limits_for
-from cachelint.payloads.model import Request, Session
+from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
 from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, usage_of
 
@@ -49,13 +49,10 @@ def _within_lookback(prev: Request, cur: Request, window: int | None) -> bool:
 
 def _within_ttl(prev: Request, cur: Request, limits: Limits) -> bool:
     provider = limits.provider(cur.provider)
-    if provider is None or prev.time is None or cur.time is None:
+    gap = seconds_between(prev, cur)
+    if provider is None or gap is None:
         return True
     ttl = ttl_in_force(prev, provider)
-    try:
-        gap = (cur.time - prev.time).total_seconds()
-    except TypeError:
-        return True
     if gap <= 0:
         return False  # sent together: the entry cannot be read before the first response begins
     return ttl is None or gap <= ttl[1]
