@@ -16,7 +16,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads import sessions_to_show
 from cachelint.payloads.facts import FactTable, RequestFacts
 from cachelint.payloads.limits import Limits
-from cachelint.payloads.model import PrefixDiff, Request, Session
+from cachelint.payloads.model import PrefixDiff, Request, Session, seconds_between
 from cachelint.payloads.pricing import BreakCost, PriceTable, break_cost_estimate, break_cost_from_usage
 from cachelint.payloads.usage import miss_reason, reason_agrees, usage_of
 
@@ -260,10 +260,10 @@ class UsageLedger:
             return None
         resumes = []
         for prev, cur in zip(reqs, reqs[1:]):
-            if prev.time is None or cur.time is None or not prev.markers or "1h" in prev.ttls:
+            if not prev.markers or "1h" in prev.ttls:
                 continue
-            gap = (cur.time - prev.time).total_seconds()
-            if not short < gap <= long:
+            gap = seconds_between(prev, cur)
+            if gap is None or not short < gap <= long:
                 continue
             expected, exact = self._expected_cached_tokens(prev)
             if cur.usage is not None and exact:
