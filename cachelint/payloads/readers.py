@@ -612,19 +612,21 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
     if interactions is None and isinstance(doc, dict) and _parallel_lists(doc):
         # vcrpy's in-memory shape, {requests: [...], responses: [...]}, which some persisters
         # write as it is (langchain-aws's gzipped cassettes): the n-th response answers the n-th
-        # request.
-        yield from _request_response_lists(doc, data, display, redactor)
-        return
-    if isinstance(interactions, dict):
+        # request; each located by its item in the requests list.
+        interactions = [{"request": q, "response": r} for q, r in zip(doc["requests"], doc["responses"])]
+        cut = re.search(rb"(?m)^responses:", data)
+        lines = _lines_of(data[: cut.start()] if cut else data, rb"^-\s")
+    elif isinstance(interactions, dict):
         # a mapping of recordings by key, not of HTTP exchanges: mlx_lm's token streams of a local
         # model (Mirascope's tests) — nothing sent to a provider, nothing cached: skipped, counted
         for index, _key in enumerate(interactions):
             yield Record(origin=Origin(display, 1, index, index), request=None, fmt="vcr")
         return
-    if not isinstance(interactions, list):
+    elif not isinstance(interactions, list):
         yield unreadable(display, "cassette has no interactions list")
         return
-    lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
+    else:
+        lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
     if len(lines) != len(interactions):
         lines = []
     for index, interaction in enumerate(interactions):
@@ -635,17 +637,6 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
 def _parallel_lists(doc: Mapping[str, Any]) -> bool:
     requests, responses = doc.get("requests"), doc.get("responses")
     return isinstance(requests, list) and isinstance(responses, list) and len(requests) == len(responses)
-
-
-def _request_response_lists(doc: Mapping[str, Any], data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
-    requests, responses = doc["requests"], doc["responses"]
-    cut = re.search(rb"(?m)^responses:", data)
-    lines = _lines_of(data[: cut.start()] if cut else data, rb"^-\s")
-    if len(lines) != len(requests):
-        lines = []
-    for index, (request, response) in enumerate(zip(requests, responses)):
-        origin = Origin(display, lines[index] if lines else 1, index, index)
-        yield _cassette_interaction({"request": request, "response": response}, origin, redactor)
 
 
 # A decompressed body larger than this is not an LLM response worth reading (and may be a bomb).
