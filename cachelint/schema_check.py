@@ -6,7 +6,7 @@ validation (~65 µs a front matter, the largest part of checking a thousand skil
 Only a yes is trusted: ``satisfies`` answers True when the value is valid, False when it is not,
 and None when the schema uses a keyword it does not know. Callers ask jsonschema for the errors
 whenever the answer is not True, so jsonschema stays the authority on every message; a property
-test compares the two answers on generated values (tests/skills/test_schema_check.py).
+test compares the two answers on generated values (tests/test_schema_check.py).
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _is_type(value: Any, name: str) -> bool:
             return False
         return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
     if name == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return _number(value)
     raise _Unknown(name)
 
 
@@ -71,6 +71,17 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+# Size keywords: the JSON type they apply to, and whether the size is a lower bound.
+_SIZES: dict[str, tuple[type, bool]] = {
+    "minLength": (str, True),
+    "maxLength": (str, False),
+    "minItems": (list, True),
+    "maxItems": (list, False),
+    "minProperties": (dict, True),
+    "maxProperties": (dict, False),
+}
+
+
 def _keyword(keyword: str, arg: Any, schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> bool:
     if keyword == "type":
         names = arg if isinstance(arg, list) else [arg]
@@ -88,10 +99,11 @@ def _keyword(keyword: str, arg: Any, schema: Mapping[str, Any], value: Any, root
         if schema.get("patternProperties"):
             raise _Unknown("patternProperties")
         return all(_valid(arg, v, root) for k, v in value.items() if k not in known)
-    if keyword in ("minLength", "maxLength"):
-        if not isinstance(value, str):
+    if keyword in _SIZES:
+        kind, at_least = _SIZES[keyword]
+        if not isinstance(value, kind):
             return True
-        return len(value) >= arg if keyword == "minLength" else len(value) <= arg
+        return len(value) >= arg if at_least else len(value) <= arg
     if keyword == "pattern":
         if not isinstance(value, str):
             return True
@@ -115,10 +127,6 @@ def _keyword(keyword: str, arg: Any, schema: Mapping[str, Any], value: Any, root
         if "prefixItems" in schema:
             raise _Unknown("prefixItems")
         return not isinstance(value, list) or all(_valid(arg, item, root) for item in value)
-    if keyword in ("minItems", "maxItems"):
-        if not isinstance(value, list):
-            return True
-        return len(value) >= arg if keyword == "minItems" else len(value) <= arg
     if keyword in _BOUNDS:
         if not _number(value) or not _number(arg):
             return not _number(value)
@@ -133,10 +141,6 @@ def _keyword(keyword: str, arg: Any, schema: Mapping[str, Any], value: Any, root
         return all(not _equal(value[i], value[j]) for i in range(len(value)) for j in range(i + 1, len(value)))
     if keyword == "propertyNames":
         return not isinstance(value, dict) or all(_valid(arg, k, root) for k in value)
-    if keyword in ("minProperties", "maxProperties"):
-        if not isinstance(value, dict):
-            return True
-        return len(value) >= arg if keyword == "minProperties" else len(value) <= arg
     if keyword == "$ref":
         if not isinstance(arg, str) or not arg.startswith("#/$defs/") or "~" in arg or "%" in arg:
             raise _Unknown("$ref")
