@@ -725,6 +725,10 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     }
 
 
+# Roles whose leading messages are the system prompt (OpenAI Chat messages, Responses input).
+_SYSTEM_ROLES = ("system", "developer")
+
+
 def _history_after_system_messages(b: _Builder, messages: list, text_kind: str, source: str) -> None:
     """A history whose leading system/developer messages are the system prompt (OpenAI Chat's
     messages, Responses' input): those go to the system tier — same bytes, same offsets — so that
@@ -732,7 +736,7 @@ def _history_after_system_messages(b: _Builder, messages: list, text_kind: str, 
     are two sessions, not one rewritten history)."""
     leading = 0
     for message in messages:
-        if _role(message) in ("system", "developer"):
+        if _role(message) in _SYSTEM_ROLES:
             leading += 1
         else:
             break
@@ -791,7 +795,7 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         b.position += 1
     inp = body.get("input")
     items = [{"role": "user", "content": inp}] if isinstance(inp, str) else inp if isinstance(inp, list) else []
-    if isinstance(inp, list) and items and _role(items[0]) in ("system", "developer"):
+    if isinstance(inp, list) and items and _role(items[0]) in _SYSTEM_ROLES:
         _history_after_system_messages(b, items, "input_text", "input")  # as Chat's system messages
     else:
         _message_blocks(b, items, "input_text", source="input" if isinstance(inp, list) else "")
