@@ -156,24 +156,20 @@ def python_of_cell(source: str) -> str | None:
             return None
         lines[0] = ""
     out = []
-    continued = False
+    continued = False  # the previous line was IPython's and ended with "\\": this one is joined to it
     for line in lines:
+        assign = None if continued else _SHELL_ASSIGN.match(line)
+        magic = None if continued or assign else _MAGIC_LINE.match(line) or _HELP_SUFFIX.match(line)
         if continued:
-            # a magic or shell line ended with "\\": IPython joins the next line to it
             out.append("")
-            continued = line.rstrip().endswith("\\")
+        elif assign:
+            out.append(assign.group(1) + "None")
+        elif magic:
+            out.append(magic.group(1) + "pass")
+        else:
+            out.append(line)
             continue
-        m = _SHELL_ASSIGN.match(line)
-        if m:
-            out.append(m.group(1) + "None")
-            continued = line.rstrip().endswith("\\")
-            continue
-        m = _MAGIC_LINE.match(line) or _HELP_SUFFIX.match(line)
-        if m:
-            out.append(m.group(1) + "pass")
-            continued = line.rstrip().endswith("\\")
-            continue
-        out.append(line)
+        continued = line.rstrip().endswith("\\")
     return "\n".join(out)
 
 
