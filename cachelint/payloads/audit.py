@@ -318,7 +318,10 @@ def _break_entry(req: Request, diff: PrefixDiff) -> dict[str, Any]:
         "offset": diff.offset,
         "invalidated": list(diff.invalidated),
         "explanation": [line for t in diff.tiers if t.breaks for line in t.explanation],
-        "settings": [f"{s.name}: {_show(s.before)} -> {_show(s.after)}" for s in diff.settings],
+        "settings": [
+            f"{s.name}: {_show(s.before)} -> {_show(s.after)}" + ("" if s.confirmed else " (effect on the cache undocumented)")
+            for s in diff.settings
+        ],
     }
     if diff.offset is not None:
         entry["before"] = diff.excerpt_before

@@ -26,7 +26,8 @@ MAX_EXPLANATIONS = 12
 
 @dataclass(frozen=True)
 class InvalidationTable:
-    """provider -> setting -> {invalidates, derived-from, default, source} (merged packs)."""
+    """provider -> setting -> {invalidates, derived-from, default, confirmed, reported-by, source}
+    (merged packs)."""
 
     providers: Mapping[str, Mapping[str, Mapping[str, Any]]]
     _sorted: dict[str, tuple[tuple[str, Mapping[str, Any]], ...]] = field(default_factory=dict, compare=False, repr=False)
@@ -95,7 +96,8 @@ def prefix_diff(prev: Request, cur: Request, table: InvalidationTable, volatile:
     if first_tier is not None:
         lost.update(TIERS[TIERS.index(first_tier):])
     for change in setting_changes:
-        lost.update(change.invalidates)
+        if change.confirmed:
+            lost.update(change.invalidates)
     invalidated = tuple(t for t in TIERS if t in lost)
     before = after = ""
     if offset is not None:
@@ -507,7 +509,8 @@ def _setting_changes(prev: Request, cur: Request, table: InvalidationTable, brok
         derived = row.get("derived-from")
         if derived and derived in broken_tiers:
             continue  # the tier diff already says it (e.g. a web_search tool added)
-        out.append(SettingChange(name, before, after, tuple(t for t in TIERS if t in row["invalidates"])))
+        tiers = tuple(t for t in TIERS if t in row["invalidates"])
+        out.append(SettingChange(name, before, after, tiers, row.get("confirmed", True) is not False))
     return out
 
 

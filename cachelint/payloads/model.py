@@ -237,12 +237,15 @@ class Request:
 @dataclass(frozen=True)
 class SettingChange:
     """A cache-affecting setting that differs between two consecutive requests.
-    ``invalidates``: the tiers it invalidates per the provider's table (dated pack data)."""
+    ``invalidates``: the tiers it invalidates per the provider's table (dated pack data).
+    ``confirmed``: False for a setting whose effect on the cache is undocumented: ``invalidates``
+    are then the tiers it may lose, and the diff does not count them as lost."""
 
     name: str
     before: Any
     after: Any
     invalidates: tuple[str, ...]
+    confirmed: bool = True
 
 
 @dataclass(frozen=True)

@@ -469,6 +469,10 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
             trace.reuse_from = None  # never keep a chain of earlier traces alive
     model = body.get("model") if isinstance(body.get("model"), str) else url_model
     settings = {"model": model, **settings}
+    if provider == "anthropic":
+        betas = _anthropic_betas(record.headers, body)
+        if betas is not None:
+            settings["betas"] = betas
     response = record.response if isinstance(record.response, dict) else {}
     usage = _usage_of(provider, response)
     diagnostics_present = "diagnostics" in response
@@ -488,6 +492,23 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         response_id=response.get("id") if isinstance(response.get("id"), str) else None,
         previous_response_id=body.get("previous_response_id") if isinstance(body.get("previous_response_id"), str) else None,
     )
+
+
+def _anthropic_betas(headers: Mapping[str, str], body: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The set of beta features a request turned on: the ``anthropic-beta`` header (a comma list)
+    and, on Bedrock InvokeModel, the body's ``anthropic_beta`` list; sorted, because P3 compares
+    the set. None when there is none, or no header was captured (a log of bodies only)."""
+    names: set[str] = set()
+    header = headers.get("anthropic-beta") if headers else None
+    if isinstance(header, str):
+        names.update(part.strip() for part in header.split(","))
+    listed = body.get("anthropic_beta")
+    if isinstance(listed, list):
+        names.update(item.strip() for item in listed if isinstance(item, str))
+    elif isinstance(listed, str):
+        names.update(part.strip() for part in listed.split(","))
+    names.discard("")
+    return tuple(sorted(names)) if names else None
 
 
 def _usage_of(provider: str, response: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -561,6 +582,8 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         "citations": b.citations > 0,
         "speed": body.get("speed"),
         "images": b.images,
+        "context_management": body.get("context_management"),
+        "output_format": body.get("output_format"),
     }
 
 

@@ -321,3 +321,16 @@ def test_cl310_one_shot_requests_sharing_their_prefix_are_reported_once(tmp_path
     result = audit_records(tmp_path, [shared[0], unique, shared[1], shared[2]], config={"select": ["CL310"]})
     assert [(d.code, d.kind, d.record, d.details["requests"]) for d in result.diagnostics] == [("CL310", "shared", 0, 3)]
     assert result.diagnostics[0].message.startswith("3 one-shot requests send the same")
+
+
+def test_cl308_names_an_undocumented_setting_change_as_the_likely_cause():
+    usages = [a_usage(5, 0, 1600), a_usage(5, 1600, 30), a_usage(5, 0, 1700)]
+    records = _growing(3, usages)
+    records[2]["request"]["context_management"] = {"edits": [{"type": "clear_tool_uses_20250919"}]}
+    (d,) = run_check(cl308, records)
+    assert (d.code, d.record, d.details["unconfirmed_settings"]) == ("CL308", 2, ["context_management"])
+    assert "context_management changed between the two requests" in d.message
+    # a documented change is CL304's finding, not a miss
+    records[2]["request"].pop("context_management")
+    records[2]["request"]["tool_choice"] = {"type": "any"}
+    assert run_check(cl308, records) == []

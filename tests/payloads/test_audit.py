@@ -454,3 +454,46 @@ def test_deferred_tools_are_not_part_of_the_prefix(tmp_path):
     result = audit(tmp_path, records)
     assert [(d.code, d.record, d.kind) for d in result.diagnostics] == [("CL301", 4, "added")]
     assert "tool 'fetch' added at 1" in result.diagnostics[0].message
+
+
+# --- settings whose effect on the cache is undocumented (confirmed: false) --------------------
+
+
+def test_undocumented_setting_change_is_information_not_a_break(tmp_path):
+    editing = {"edits": [{"type": "clear_tool_uses_20250919"}]}
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), context_management=editing), anthropic(turns(5), context_management=editing)])
+    (d,) = r.diagnostics
+    assert (d.code, d.kind, d.record, d.severity) == ("CL304", "context_management", 1, Severity.INFO)
+    assert d.details["confirmed"] is False and d.details["invalidated"] == ["messages"]
+    assert "not documented" in d.message and "not counted as a break" in d.message
+    (s,) = r.summary["sessions"]
+    assert (s["requests"], s["breaks"]) == (3, 0)
+
+
+def test_anthropic_beta_headers_compared_as_a_set(tmp_path):
+    def rec(n, betas=None, body_betas=None):
+        body = anthropic(turns(n))
+        if body_betas is not None:
+            body["anthropic_beta"] = body_betas  # Bedrock InvokeModel carries them in the body
+        return env(body, headers={"anthropic-beta": betas} if betas is not None else {"content-type": "application/json"})
+
+    same_set = audit(tmp_path, [rec(1, "a-1,b-2"), rec(3, "b-2, a-1"), rec(5, "a-1,b-2")])
+    assert codes(same_set) == []
+    added = audit(tmp_path, [rec(1, "a-1"), rec(3, "a-1,context-1m-2025-08-07")])
+    (d,) = added.diagnostics
+    assert (d.code, d.kind, d.severity) == ("CL304", "betas", Severity.INFO)
+    assert d.details["before"] == '["a-1"]' and d.details["after"] == '["a-1","context-1m-2025-08-07"]'
+    assert added.summary["sessions"][0]["breaks"] == 0
+    first = audit(tmp_path, [rec(1), rec(3, "a-1")])  # no header, then one
+    assert [(d.code, d.kind) for d in first.diagnostics] == [("CL304", "betas")]
+    bedrock = audit(tmp_path, [rec(1, body_betas=["x-1"]), rec(3, body_betas=["x-1"]), rec(5, body_betas=["x-1", "y-2"])])
+    assert [(d.code, d.kind, d.record) for d in bedrock.diagnostics] == [("CL304", "betas", 2)]
+
+
+def test_undocumented_change_beside_a_real_break_keeps_the_break(tmp_path):
+    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=TOOLS[1:], output_format={"type": "json_schema", "schema": {}})])
+    got = sorted((d.code, d.kind) for d in r.diagnostics)
+    assert got == [("CL301", "removed"), ("CL304", "output_format")]
+    assert r.summary["sessions"][0]["breaks"] == 1
+    (b,) = r.summary["sessions"][0]["break_details"]
+    assert b["settings"] == ['output_format: (absent) -> {"type":"json_schema","schema":{}} (effect on the cache undocumented)']

@@ -65,6 +65,17 @@ class CheckContext:
     def option(self, name: str, default: Any = None) -> Any:
         return self.options.get(name, default)
 
+    def setting_rows(self, provider: str) -> dict[str, Mapping[str, Any]]:
+        """The invalidation table's rows of one provider (setting -> row), packs merged in order."""
+        rows: dict[str, Mapping[str, Any]] = {}
+        for pack in self.packs("payloads-invalidation"):
+            rows.update(pack.get("providers", {}).get(provider, {}))
+        return rows
+
+    def unconfirmed_settings(self, provider: str) -> frozenset[str]:
+        """Settings of a provider whose effect on the cache is undocumented (``confirmed: false``)."""
+        return frozenset(name for name, row in self.setting_rows(provider).items() if row.get("confirmed") is False)
+
 
 def at_request(
     code: str,

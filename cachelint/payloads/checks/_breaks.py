@@ -127,9 +127,9 @@ def first_lost_byte(prev: Request, diff: PrefixDiff, tiers: tuple[str, ...] | li
     """The first byte of the previous request's rendering that the pair loses: the first differing
     byte, or the start of a tier a setting change invalidates, whichever comes first. ``tiers``:
     the tiers of one setting change only (CL304 judges each change on its own); by default those
-    of every setting change of the pair."""
+    of every setting change of the pair whose effect is confirmed."""
     if tiers is None:
-        tiers = [t for change in diff.settings for t in change.invalidates]
+        tiers = [t for change in diff.settings if change.confirmed for t in change.invalidates]
     starts = [prev.tier_span(t)[0] for t in tiers]
     if diff.offset is not None:
         starts.append(diff.offset)

@@ -5,13 +5,18 @@ rules/packs/payloads-invalidation.yaml (reference/cache_facts.md §1.8, §2).
 
 A setting whose row names another rule (``reported-by``: ``prompt_cache_key`` is CL312's
 cache-key churn) is left to that rule, so that one change gives one finding; it still counts as a
-break in the diff and the summary."""
+break in the diff and the summary.
+
+A setting whose effect on the cache is undocumented (``confirmed: false``: the set of
+``anthropic-beta`` headers, ``context_management``, ``output_format``, which Anthropic's cache
+diagnostics list as prompt-affecting, cache_facts §1.10) is reported as information: it is not a
+break, and CL308 names it as the likely cause when the response then reads less than expected."""
 from __future__ import annotations
 
 from typing import Iterable
 
-from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext
+from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, show
 from cachelint.payloads.model import Request
 
@@ -22,9 +27,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     diff = ctx.diff
     if diff is None or not diff.settings:
         return ()
-    rows = {}
-    for pack in ctx.packs("payloads-invalidation"):
-        rows.update(pack.get("providers", {}).get(cur.provider, {}))
+    rows = ctx.setting_rows(cur.provider)
     out = []
     for change in diff.settings:
         row = rows.get(change.name, {})
@@ -42,6 +45,16 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
             "invalidated": list(change.invalidates),
             "source": source,
         }
+        if not change.confirmed:
+            details["confirmed"] = False
+            message = (
+                f"{change.name} changed from {show(change.before)} to {show(change.after)}: Anthropic's cache"
+                f" diagnostics count it as prompt-affecting, but its effect on the cache is not documented; it may"
+                f" invalidate {lost_text(change.invalidates)} (not counted as a break: this response's cache"
+                " reads tell, and CL308 names this change when they fall short)"
+            )
+            out.append(at_request("CL304", message, cur, kind=change.name, details=details, severity=Severity.INFO))
+            continue
         first = first_lost_byte(prev, diff, change.invalidates)  # or earlier, where bytes changed too
         out.append(break_finding("CL304", message, prev, cur, ctx, first, kind=change.name, details=details))
     return out

@@ -33,11 +33,24 @@ TOLERANCE_TOKENS = 128
 TOLERANCE_RATIO = 0.05
 
 
-def _prefix_held(prev: Request, cur: Request, explicit: bool) -> bool:
-    if prev.model != cur.model or (prev.settings is not cur.settings and dict(prev.settings) != dict(cur.settings)):
+def _prefix_held(prev: Request, cur: Request, explicit: bool, unconfirmed: frozenset[str] = frozenset()) -> bool:
+    if prev.model != cur.model or _settings_differ(prev, cur, unconfirmed):
         return False  # a setting change is CL304's finding
     end = marked_end(prev) if explicit else prev.prefix_length
     return common_prefix_bytes(prev, cur) >= end
+
+
+def _settings_differ(prev: Request, cur: Request, ignored: frozenset[str] = frozenset()) -> bool:
+    if prev.settings is cur.settings or prev.settings == cur.settings:
+        return False
+    return {k: v for k, v in prev.settings.items() if k not in ignored} != {
+        k: v for k, v in cur.settings.items() if k not in ignored
+    }
+
+
+def unconfirmed_changes(prev: Request, cur: Request, unconfirmed: frozenset[str]) -> list[str]:
+    """The settings of undocumented cache effect (CL304 information) that differ between the two."""
+    return sorted(n for n in unconfirmed if (prev.settings.get(n) or None) != (cur.settings.get(n) or None))
 
 
 def _within_lookback(prev: Request, cur: Request, window: int | None) -> bool:
@@ -58,8 +71,12 @@ def _within_ttl(prev: Request, cur: Request, limits: Limits) -> bool:
     return ttl is None or gap <= ttl[1]
 
 
-def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] | None:
-    """The miss between two consecutive requests of a session, or None."""
+def missed_reads(
+    prev: Request, cur: Request, limits: Limits, unconfirmed: frozenset[str] = frozenset()
+) -> dict[str, Any] | None:
+    """The miss between two consecutive requests of a session, or None. ``unconfirmed``: settings
+    whose change does not count as a break (their effect is undocumented): a miss after one of them
+    is still a miss, and the finding names it as the likely cause."""
     provider = limits.provider(cur.provider)
     if provider is None:
         return None
@@ -70,7 +87,7 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
     explicit = provider.caching == "explicit"
     if explicit and (not prev.breakpoints or not cur.breakpoints):
         return None  # nothing was written, or nothing asked to be read: CL310's finding
-    if not _prefix_held(prev, cur, explicit):
+    if not _prefix_held(prev, cur, explicit, unconfirmed):
         return None
     if explicit and not _within_lookback(prev, cur, provider.lookback_blocks):
         return None  # CL305's finding
@@ -97,6 +114,9 @@ def missed_reads(prev: Request, cur: Request, limits: Limits) -> dict[str, Any] 
         missed = expected - cu.read
         if expected and missed > max(TOLERANCE_TOKENS, TOLERANCE_RATIO * expected):
             found = {"expected_read": expected, "read": cu.read, "missed": missed, "written": cu.written}
+            changed = unconfirmed_changes(prev, cur, unconfirmed) if unconfirmed else []
+            if changed:
+                found["unconfirmed_settings"] = changed
     if named:
         found["provider_reason"] = reason["type"] if reason else None
         found["provider_missed_tokens"] = reason.get("tokens") if reason else None
@@ -111,6 +131,11 @@ def _message(found: dict[str, Any]) -> str:
             f"the prefix held but the response read {found['read']} of the {found['expected_read']} cached tokens"
             f" ({found['missed']} missed)"
         )
+    if found.get("unconfirmed_settings"):
+        parts.append(
+            f"{', '.join(found['unconfirmed_settings'])} changed between the two requests, which Anthropic's cache"
+            " diagnostics count as prompt-affecting (its effect on the cache is not documented): the likely cause"
+        )
     if found.get("provider_reason"):
         parts.append(
             f"the provider reports {found['provider_reason']} while our byte diff finds the prefix intact (they disagree)"
@@ -123,8 +148,9 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         return []  # CL311 reports the whole session once
     limits = limits_for(ctx)
     out = []
+    unconfirmed = ctx.unconfirmed_settings(session.requests[0].provider) if session.requests else frozenset()
     for prev, cur in zip(session.requests, session.requests[1:]):
-        found = missed_reads(prev, cur, limits)
+        found = missed_reads(prev, cur, limits, unconfirmed)
         if found:
             found["previous_record"] = prev.origin.record
             message = _message(found)
