@@ -155,6 +155,18 @@ def seconds_between(earlier: Any, later: Any) -> float | None:
         return None
 
 
+def duration_text(seconds: float) -> str:
+    """A pause or a lifetime as findings write it: ``42s``, ``3m20s``, ``1h05m``, ``3 days``."""
+    whole = int(seconds)
+    if whole >= 2 * 86400:
+        return f"{whole // 86400} days"
+    if whole >= 3600:
+        return f"{whole // 3600}h{(whole % 3600) // 60:02d}m"
+    if whole >= 60:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole}s"
+
+
 @dataclass
 class Request:
     """One LLM request, normalised.

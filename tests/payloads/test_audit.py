@@ -398,6 +398,7 @@ def test_a_change_after_the_cache_expired_anyway_lost_nothing(tmp_path):
         (session,) = r.summary["usage"]["sessions"]
         if expected is Severity.INFO:
             assert "nothing cached was lost: 27 days passed since the previous request" in d.message
+            assert d.message.endswith("longest cache lifetime of anthropic (1h00m)")
             assert d.details["gap_seconds"] == 27 * 86400 and d.details["cached_lost"] is False
             assert session["breaks"] == []  # the expiry, not the change, made the request write again
         else:

@@ -7,7 +7,7 @@ from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.payloads.checks import at_request
 from cachelint.payloads.jsonio import dumps
 from cachelint.payloads.limits import limits_for
-from cachelint.payloads.model import PrefixDiff, Request, TierDiff, seconds_between
+from cachelint.payloads.model import PrefixDiff, Request, TierDiff, duration_text, seconds_between
 
 
 def tier_details(diff: PrefixDiff, td: TierDiff) -> dict[str, Any]:
@@ -48,16 +48,6 @@ def expired_between(prev: Request, cur: Request, ctx: Any) -> tuple[int, int] | 
     return (int(gap), longest) if gap > longest else None
 
 
-def duration(seconds: int) -> str:
-    if seconds >= 2 * 86400:
-        return f"{seconds // 86400} days"
-    if seconds >= 2 * 3600:
-        return f"{seconds // 3600} hours"
-    if seconds >= 120:
-        return f"{seconds // 60} minutes"
-    return f"{seconds} s"
-
-
 def cached_end_before(prev: Request, first_lost: int | None, ctx: Any) -> int | None:
     """Where the previous request's cache ends, when that is at or before the first byte the pair
     loses — nothing cached was lost then — else None. For providers that cache at markers
@@ -95,8 +85,8 @@ def break_finding(
         details["cached_lost"] = False
         return at_request(
             code,
-            f"{message}; nothing cached was lost: {duration(gap)} passed since the previous request, more than"
-            f" the longest cache lifetime of {prev.provider} ({duration(longest)})",
+            f"{message}; nothing cached was lost: {duration_text(gap)} passed since the previous request, more than"
+            f" the longest cache lifetime of {prev.provider} ({duration_text(longest)})",
             cur,
             kind=kind,
             details=details,

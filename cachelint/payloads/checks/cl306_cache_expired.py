@@ -16,7 +16,7 @@ from typing import Iterable
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, ProviderLimits, limits_for, tokens_up_to
-from cachelint.payloads.model import Request, seconds_between
+from cachelint.payloads.model import Request, duration_text, seconds_between
 from cachelint.payloads.spend import marked_end
 from cachelint.payloads.usage import usage_of
 
@@ -56,15 +56,6 @@ def _was_cacheable(prev: Request, provider: ProviderLimits, limits: Limits) -> b
     return tokens >= minimum[0]
 
 
-def _human(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds}s"
-
-
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     if prev.time is None or cur.time is None:
         return []
@@ -90,7 +81,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         return []
     survivors = [bp.ttl for bp in prev.breakpoints if (provider.ttl_seconds(bp.ttl) or 0) >= gap]
     message = (
-        f"{_human(gap)} since the previous request of the session, longer than the {name} cache TTL:"
+        f"{duration_text(gap)} since the previous request of the session, longer than the {name} cache TTL:"
         f" the prefix expired and is written again"
     )
     if survivors:
