@@ -129,9 +129,12 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
             candidate = directory / name
             if not candidate.is_file():
                 continue
-            if name == "pyproject.toml" and not _mentions_cachelint(candidate):
-                continue  # another tool's file: no TOML parser on the start-up path
-            data = _read_toml(candidate)
+            raw = _read_bytes(candidate)
+            if name == "pyproject.toml" and b"cachelint" not in raw:
+                # another tool's file: no TOML parser on the start-up path (any spelling of a
+                # tool.cachelint table, dotted keys and [tool] tables included, has the word)
+                continue
+            data = _read_toml(candidate, raw)
             if name == "pyproject.toml":
                 table = data.get("tool", {}).get("cachelint")
                 if table is None:
@@ -149,22 +152,20 @@ def _tomllib() -> Any:
     return tomllib
 
 
-def _mentions_cachelint(path: Path) -> bool:
-    """Whether the file can hold a ``tool.cachelint`` table at all (any spelling of it, dotted
-    keys and ``[tool]`` tables included, has the word). Unreadable: True, so the error is told."""
+def _read_bytes(path: Path) -> bytes:
     try:
         with open(path, "rb") as handle:
-            return b"cachelint" in handle.read()
-    except OSError:
-        return True
+            return handle.read()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, raw: bytes | None = None) -> dict[str, Any]:
+    """The file's TOML; ``raw``: its bytes when the caller read them already (read once)."""
     tomllib = _tomllib()
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return tomllib.loads((raw if raw is not None else _read_bytes(path)).decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
 
 
