@@ -474,6 +474,25 @@ def _indexed(func: Callable, item: tuple[int, Any]) -> tuple[int, Any]:
     return index, func(task)
 
 
+def start_method() -> str:
+    """fork: workers inherit the imported checks and loaded knowledge (no re-import, pages shared
+    copy-on-write). Not from a process with other threads running (the API called inside a threaded
+    host: a lock another thread holds stays locked in the child forever; Python 3.12+ warns):
+    forkserver then, and spawn where fork is unavailable or unsafe (macOS, Windows)."""
+    if not sys.platform.startswith("linux"):
+        return "spawn"
+    return "fork" if _threads() == 1 else "forkserver"
+
+
+def _threads() -> int:
+    """Threads of this process as the system counts them: also those started below ``threading``
+    (``_thread.start_new_thread``, C libraries), which ``threading.active_count()`` misses."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
 class Workers:
     """Runs per-file work in this process or in a pool of forked workers (created at most once
     per run, reused by both phases)."""
@@ -507,10 +526,7 @@ class Workers:
         if self._pool is None:
             import multiprocessing
 
-            # fork: workers inherit the imported checks and loaded knowledge (no re-import, pages
-            # shared copy-on-write); spawn where fork is unavailable or unsafe (macOS, Windows).
-            method = "fork" if sys.platform.startswith("linux") else "spawn"
-            self._pool = multiprocessing.get_context(method).Pool(self.jobs, initializer=_worker_signals)
+            self._pool = multiprocessing.get_context(start_method()).Pool(self.jobs, initializer=_worker_signals)
         return self._pool
 
     def close(self) -> None:

@@ -3,6 +3,7 @@ imported modules reach the check, and a change in an imported module re-checks i
 per-file timeouts and crashes as CL001, and the same answer in and out of the process pool."""
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -84,6 +85,9 @@ def cross_module(monkeypatch):
     """A summariser that records whether a module's functions return a set, and a check that
     flags a file calling an imported function whose summary says so. Records what it checked."""
     checked: list[tuple[str, tuple[str, ...]]] = []
+    # these fakes live in this process only: a pool must fork to have them (under pytest-xdist the
+    # process has a second thread, for which the engine would otherwise choose a fork server)
+    monkeypatch.setattr(engine, "start_method", lambda: "fork")
 
     def summarize(path, text, settings=None):
         functions = {}
@@ -256,3 +260,40 @@ def test_a_timeout_is_not_cached(tmp_path, monkeypatch):
     assert [d.code for d in first.diagnostics] == ["CL001"]
     slow["on"] = False  # the machine is quiet again: the file is analysed, not answered from cache
     assert run(tmp_path, config={"analysis-timeout": 0.2}).diagnostics == []
+
+
+REAL_CL101 = """import anthropic
+
+client = anthropic.Anthropic()
+NAMES = {"search", "fetch"}
+
+
+def run(messages):
+    return client.messages.create(model="m", max_tokens=10, tools=[{"name": n} for n in NAMES], messages=messages)
+"""
+
+
+def test_a_threaded_host_gets_a_forkserver_pool_with_the_same_results(tmp_path, monkeypatch):
+    """The API inside a threaded host (an IDE, a server): forking a process with other threads
+    running can leave a lock held forever in the child; the pool then starts from a fork server."""
+    import threading
+
+    # real checks: a fork server's workers import cachelint afresh and see no monkeypatch
+    files = {f"agent_{i:02d}.py": REAL_CL101 if i % 2 == 0 else f"x = {i}\n" for i in range(8)}
+    write_tree(tmp_path, files)
+    serial = run(tmp_path, no_cache=True, jobs=1)
+    monkeypatch.setattr(engine, "POOL_MIN_BYTES", 0)
+    if sys.platform.startswith("linux") and engine._threads() == 1:  # not under pytest-xdist (2 threads)
+        assert engine.start_method() == "fork"
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        if sys.platform.startswith("linux"):
+            assert engine.start_method() == "forkserver"
+        pooled = run(tmp_path, no_cache=True, jobs=2)
+    finally:
+        stop.set()
+        other.join()
+    assert pooled.diagnostics == serial.diagnostics
+    assert [d.path for d in pooled.diagnostics] == ["agent_00.py", "agent_02.py", "agent_04.py", "agent_06.py"]
