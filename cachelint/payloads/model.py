@@ -180,11 +180,16 @@ class Request:
     ``settings``: cache-affecting settings, name -> JSON value or None when absent. Names are the
     keys of the invalidation pack (rules/packs/payloads-invalidation.yaml): ``model``,
     ``tool_choice``, ``disable_parallel_tool_use``, ``thinking``, ``effort``, ``web_search``,
-    ``citations``, ``speed``, ``images`` (number of image blocks in the prompt), ``anthropic_beta``,
-    ``response_format``, ``prompt_cache_key``, ``prompt_cache_retention``, ``cached_content``...
+    ``citations``, ``speed``, ``images`` (number of image blocks in the prompt), ``betas`` (the set of
+    ``anthropic-beta`` headers), ``context_management``, ``output_format``, ``response_format``,
+    ``prompt_cache_key``, ``prompt_cache_retention``, ``cached_content``...
     ``breakpoints``: the cache markers, in render order.
     ``usage``: the response's ``usage`` object as sent (``usageMetadata`` for Gemini,
     ``metadata.usage`` / ``usage`` for Bedrock), or None.
+    ``server_steps``: tool calls the provider ran inside the response, told by its output items
+    (OpenAI Responses ``web_search_call``, ``code_interpreter_call``…): the usage then adds up the
+    internal model calls (``usage.CacheUsage.server_steps``). 0 when the usage itself says so
+    (Anthropic ``server_tool_use``) or none ran.
     ``cache_diagnostics``: the response's ``diagnostics`` (Anthropic cache diagnostics,
     cache_facts §1.10) — absent (None) vs present-but-null is kept apart by ``has_cache_diagnostics``.
     ``time``: when it was sent, or None. ``origin``: where it came from.
@@ -209,6 +214,7 @@ class Request:
     settings: Mapping[str, Any] = field(default_factory=dict)
     breakpoints: tuple[Breakpoint, ...] = ()
     usage: Mapping[str, Any] | None = None
+    server_steps: int = 0
     cache_diagnostics: Any = None
     has_cache_diagnostics: bool = False
     time: datetime | None = None

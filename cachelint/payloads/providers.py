@@ -475,6 +475,7 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
             settings["betas"] = betas
     response = record.response if isinstance(record.response, dict) else {}
     usage = _usage_of(provider, response)
+    server_steps = _responses_server_steps(response) if provider == "openai-responses" and usage is not None else 0
     diagnostics_present = "diagnostics" in response
     return Request(
         provider=provider,
@@ -486,6 +487,7 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         settings=settings,
         breakpoints=tuple(builder.breakpoints),
         usage=usage,
+        server_steps=server_steps,
         cache_diagnostics=response.get("diagnostics") if diagnostics_present else None,
         has_cache_diagnostics=diagnostics_present,
         time=record.time,
@@ -509,6 +511,29 @@ def _anthropic_betas(headers: Mapping[str, str], body: Mapping[str, Any]) -> tup
         names.update(part.strip() for part in listed.split(","))
     names.discard("")
     return tuple(sorted(names)) if names else None
+
+
+# Output items of a Responses result that the server executed inside the response: each fed its
+# result back to the model in another internal call, and the usage adds those calls up (recorded
+# responses: a 40-token prompt with one web search reports 9,299 input and 8,448 cached tokens; a
+# code_interpreter turn reports twice the input of the next, longer, single-call turn).
+# Client-executed items (function_call, computer_call, shell calls…) end the response instead.
+_SERVER_ITEMS = frozenset(
+    ("web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools")
+)
+
+
+def _responses_server_steps(response: Mapping[str, Any]) -> int:
+    output = response.get("output")
+    if not isinstance(output, list):
+        return 0
+    steps = 0
+    for item in output:
+        if type(item) is dict:
+            kind = item.get("type")
+            if kind in _SERVER_ITEMS or (kind == "tool_search_call" and item.get("execution") == "server"):
+                steps += 1
+    return steps
 
 
 def _usage_of(provider: str, response: Mapping[str, Any]) -> Mapping[str, Any] | None:

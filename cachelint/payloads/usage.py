@@ -22,7 +22,7 @@ Arize-ai/openinference#1429): ``CacheUsage`` always stores the three disjoint pa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from cachelint.payloads.jsonio import loads
@@ -37,8 +37,10 @@ class CacheUsage:
     (``written_5m + written_1h`` when the split is known; OpenAI's 30-minute writes count as 5m).
     ``output``: generated tokens (0 when unknown). ``provider``: the family that reported it.
     ``server_steps``: server-side tool calls (Anthropic's web search and web fetch,
-    ``usage.server_tool_use``) that ran inside the request: each re-sent the growing prompt, and the
-    usage adds them all up — it is what the request was billed, not the size of the prompt sent.
+    ``usage.server_tool_use``; OpenAI Responses ``tool_usage``, or the server-executed items of the
+    response's output, ``Request.server_steps``) that ran inside the request: each re-sent the
+    growing prompt, and the usage adds them all up — it is what the request was billed, not the size
+    of the prompt sent (its cached part may even be read from its own earlier steps).
     """
 
     provider: str
@@ -150,6 +152,10 @@ def _openai(usage: Mapping[str, Any]) -> CacheUsage:
     # Both are INCLUDED in prompt/input tokens (O1); never let a malformed record go negative.
     read = min(read, prompt)
     written = min(written, prompt - read)
+    tool_usage = usage.get("tool_usage")  # Responses: {"web_search": {"num_requests": 2}, …}
+    steps = 0
+    if isinstance(tool_usage, _MAPPING):
+        steps = sum(_int(v.get("num_requests")) for v in tool_usage.values() if isinstance(v, _MAPPING))
     return CacheUsage(
         provider="openai",
         uncached=prompt - read - written,
@@ -157,6 +163,7 @@ def _openai(usage: Mapping[str, Any]) -> CacheUsage:
         written=written,
         written_5m=written,
         output=output,
+        server_steps=steps,
     )
 
 
@@ -228,6 +235,9 @@ def usage_of(req: Any) -> CacheUsage | None:
     if cached is not _UNREAD:
         return cached
     found = read_usage(getattr(req, "usage", None), getattr(req, "provider", None))
+    steps = getattr(req, "server_steps", 0)
+    if found is not None and steps > found.server_steps:
+        found = replace(found, server_steps=steps)  # told by the response's output items
     if isinstance(memo, dict):
         memo["usage_of"] = found
     return found

@@ -105,3 +105,34 @@ def test_usage_that_adds_up_server_tool_steps_is_not_the_prompt(tmp_path):
     # the same pair without the server steps: the shortfall is a miss
     records[0]["response"]["usage"] = {k: v for k, v in searched.items() if k != "server_tool_use"}
     assert len(codes(audit_records(tmp_path, records), "CL308")) == 1
+
+
+def test_openai_responses_usage_with_server_executed_items_is_not_the_prompt(tmp_path):
+    """A Responses result whose output holds items the server executed (web_search_call,
+    code_interpreter_call…) or whose usage counts tool requests (``tool_usage``) adds up the
+    internal model calls: recorded, a 40-token prompt with one search reports 9,299 input and 8,448
+    cached tokens. The next, single-call request reading 1,024 of them is no miss."""
+    question = {"role": "user", "content": "What was the closing price of NVDA yesterday? " * 40}
+
+    def body(items):
+        return {"model": "gpt-5", "input": items, "tools": [{"type": "web_search"}], "prompt_cache_key": "k"}
+
+    searched_output = [{"type": "web_search_call", "id": "ws_1", "status": "completed"},
+                       {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It closed at 181."}]}]
+    first_usage = {"input_tokens": 9299, "input_tokens_details": {"cached_tokens": 8448}, "output_tokens": 400}
+    follow_up = [question, {"role": "assistant", "content": "It closed at 181."}, {"role": "user", "content": "And AMD?"}]
+    records = [
+        {"request": body([question]), "response": {"id": "resp_1", "output": searched_output, "usage": first_usage},
+         "time": "2026-11-29T10:00:00Z"},
+        {"request": body(follow_up), "response": {"id": "resp_2", "output": [], "usage": {
+            "input_tokens": 1900, "input_tokens_details": {"cached_tokens": 1024}, "output_tokens": 5}},
+         "time": "2026-11-29T10:00:30Z"},
+    ]
+    assert codes(audit_records(tmp_path, records), "CL308") == []
+    # told by the usage alone (tool_usage), without the output items
+    records[0]["response"] = {"id": "resp_1", "usage": dict(first_usage, tool_usage={"web_search": {"num_requests": 1}})}
+    assert codes(audit_records(tmp_path, records), "CL308") == []
+    # a client-executed item ends the response: its usage is one prompt, and the shortfall is a miss
+    records[0]["response"] = {"id": "resp_1", "usage": first_usage,
+                              "output": [{"type": "function_call", "name": "quote", "arguments": "{}", "call_id": "c1"}]}
+    assert len(codes(audit_records(tmp_path, records), "CL308")) == 1
