@@ -1,5 +1,5 @@
 """Server-sent event streams in captured responses, assembled into the one object the audit needs:
-id, model, usage (cache fields) and Anthropic cache diagnostics.
+id, model, usage (cache fields), Anthropic cache diagnostics and the Responses output items.
 
 Shapes (reference/cache_facts.md §4.1–4.3): Anthropic ``message_start`` carries ``message.usage``
 and ``diagnostics``, ``message_delta`` the final ``usage``; OpenAI Chat sends ``usage`` in its last
@@ -19,7 +19,7 @@ def looks_like_sse(text: str) -> bool:
 
 
 def assemble_sse(text: str) -> dict[str, Any] | None:
-    """The id / model / usage / diagnostics of a stream, or None when no event carried JSON."""
+    """The id / model / usage / diagnostics / output of a stream, or None when no event carried JSON."""
     out: dict[str, Any] = {}
     found = False
     for line in text.splitlines():
@@ -67,6 +67,13 @@ def _merge_event(out: dict[str, Any], event: dict[str, Any]) -> None:
             if key in response:
                 out[key] = response[key]
         _merge_usage(out, response.get("usage"))
+        if isinstance(response.get("output"), list) and response["output"]:
+            out["output"] = response["output"]  # the whole output (response.completed)
+        return
+    if etype == "response.output_item.done" and isinstance(event.get("item"), dict):
+        # each finished item, in case the stream ends without a complete response: which items
+        # the server executed tells whether the usage adds up internal calls (providers.py)
+        out.setdefault("output", []).append(event["item"])
         return
     # OpenAI Chat chunks and Gemini chunks
     for key in ("id", "model", "responseId", "modelVersion"):

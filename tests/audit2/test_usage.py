@@ -169,3 +169,20 @@ def test_break_cost_exact_and_estimate(prices):
     assert est.to_dict()["basis"].startswith("estimate")
     assert break_cost_estimate(1000, False, None, price).money == pytest.approx(1000 * 4.5 / 1e6)
     assert break_cost_estimate(10, True, None, None).money is None
+
+
+def test_responses_stream_keeps_the_output_items_that_tell_server_steps():
+    from cachelint.payloads.sse import assemble_sse
+
+    search = {"id": "ws_1", "type": "web_search_call", "status": "completed"}
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    usage = {"input_tokens": 9299, "input_tokens_details": {"cached_tokens": 8448}, "output_tokens": 5}
+    events = [
+        {"type": "response.output_item.done", "output_index": 0, "item": search},
+        {"type": "response.output_item.done", "output_index": 1, "item": message},
+    ]
+    cut = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    assert assemble_sse(cut)["output"] == [search, message]  # a stream cut before it completed
+    done = {"type": "response.completed", "response": {"id": "resp_1", "output": [search, message], "usage": usage}}
+    whole = assemble_sse(cut + f"event: response.completed\ndata: {json.dumps(done)}\n\n")
+    assert whole["output"] == [search, message] and whole["usage"] == usage and whole["id"] == "resp_1"
