@@ -186,10 +186,10 @@ class Request:
     ``breakpoints``: the cache markers, in render order.
     ``usage``: the response's ``usage`` object as sent (``usageMetadata`` for Gemini,
     ``metadata.usage`` / ``usage`` for Bedrock), or None.
-    ``server_steps``: tool calls the provider ran inside the response, told by its output items
-    (OpenAI Responses ``web_search_call``, ``code_interpreter_call``…): the usage then adds up the
-    internal model calls (``usage.CacheUsage.server_steps``). 0 when the usage itself says so
-    (Anthropic ``server_tool_use``) or none ran.
+    ``server_steps``: tool calls the provider ran inside the response, told by its output (OpenAI
+    Responses items ``web_search_call``, ``code_interpreter_call``…; Anthropic ``server_tool_use``
+    blocks, code execution included): the usage then adds up the internal model calls
+    (``usage.CacheUsage.server_steps``). 0 when none ran.
     ``cache_diagnostics``: the response's ``diagnostics`` (Anthropic cache diagnostics,
     cache_facts §1.10) — absent (None) vs present-but-null is kept apart by ``has_cache_diagnostics``.
     ``time``: when it was sent, or None. ``origin``: where it came from.

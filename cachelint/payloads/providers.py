@@ -475,7 +475,7 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
             settings["betas"] = betas
     response = record.response if isinstance(record.response, dict) else {}
     usage = _usage_of(provider, response)
-    server_steps = _responses_server_steps(response) if provider == "openai-responses" and usage is not None else 0
+    server_steps = _server_steps(provider, response) if usage is not None else 0
     diagnostics_present = "diagnostics" in response
     return Request(
         provider=provider,
@@ -513,25 +513,34 @@ def _anthropic_betas(headers: Mapping[str, str], body: Mapping[str, Any]) -> tup
     return tuple(sorted(names)) if names else None
 
 
-# Output items of a Responses result that the server executed inside the response: each fed its
-# result back to the model in another internal call, and the usage adds those calls up (recorded
-# responses: a 40-token prompt with one web search reports 9,299 input and 8,448 cached tokens; a
-# code_interpreter turn reports twice the input of the next, longer, single-call turn).
-# Client-executed items (function_call, computer_call, shell calls…) end the response instead.
+# What the provider executed inside one response: each step fed its result back to the model in
+# another internal call, and the usage adds those calls up. OpenAI Responses output items (recorded:
+# a 40-token prompt with one web search reports 9,299 input and 8,448 cached tokens; a
+# code_interpreter turn reports twice the input of the next, longer, single-call turn); Anthropic
+# content blocks, whose ``usage.server_tool_use`` counts web searches and fetches but not code
+# execution (recorded: two bash_code_execution steps, server_tool_use all 0, 20,443 tokens read by
+# a request whose follow-up, a longer prompt, read 14,714). Client-executed items and tool_use
+# blocks end the response instead.
 _SERVER_ITEMS = frozenset(
     ("web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools")
 )
+_SERVER_BLOCKS = frozenset(("server_tool_use", "mcp_tool_use"))
 
 
-def _responses_server_steps(response: Mapping[str, Any]) -> int:
-    output = response.get("output")
-    if not isinstance(output, list):
+def _server_steps(provider: str, response: Mapping[str, Any]) -> int:
+    if provider == "openai-responses":
+        items, kinds = response.get("output"), _SERVER_ITEMS
+    elif provider == "anthropic":
+        items, kinds = response.get("content"), _SERVER_BLOCKS
+    else:
+        return 0
+    if not isinstance(items, list):
         return 0
     steps = 0
-    for item in output:
+    for item in items:
         if type(item) is dict:
             kind = item.get("type")
-            if kind in _SERVER_ITEMS or (kind == "tool_search_call" and item.get("execution") == "server"):
+            if kind in kinds or (kind == "tool_search_call" and item.get("execution") == "server"):
                 steps += 1
     return steps
 

@@ -61,6 +61,10 @@ def _merge_event(out: dict[str, Any], event: dict[str, Any]) -> None:
     if etype == "message_delta":
         _merge_usage(out, event.get("usage"))
         return
+    if etype == "content_block_start" and isinstance(event.get("content_block"), dict):
+        # Anthropic: which blocks the server executed tells whether the usage adds up steps
+        out.setdefault("content", []).append(event["content_block"])
+        return
     if isinstance(etype, str) and etype.startswith("response.") and isinstance(event.get("response"), dict):
         response = event["response"]
         for key in ("id", "model"):

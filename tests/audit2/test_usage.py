@@ -186,3 +186,18 @@ def test_responses_stream_keeps_the_output_items_that_tell_server_steps():
     done = {"type": "response.completed", "response": {"id": "resp_1", "output": [search, message], "usage": usage}}
     whole = assemble_sse(cut + f"event: response.completed\ndata: {json.dumps(done)}\n\n")
     assert whole["output"] == [search, message] and whole["usage"] == usage and whole["id"] == "resp_1"
+
+
+def test_anthropic_stream_keeps_the_content_blocks_that_tell_server_steps():
+    from cachelint.payloads.sse import assemble_sse
+
+    block = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "bash_code_execution", "input": {}}
+    events = [
+        {"type": "message_start", "message": {"id": "msg_1", "model": "claude-sonnet-5", "usage": {"input_tokens": 6}}},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {"type": "message_delta", "usage": {"output_tokens": 9}},
+    ]
+    out = assemble_sse("".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events))
+    assert out["content"] == [block, {"type": "text", "text": ""}]
+    assert out["usage"] == {"input_tokens": 6, "output_tokens": 9} and out["id"] == "msg_1"

@@ -105,6 +105,15 @@ def test_usage_that_adds_up_server_tool_steps_is_not_the_prompt(tmp_path):
     # the same pair without the server steps: the shortfall is a miss
     records[0]["response"]["usage"] = {k: v for k, v in searched.items() if k != "server_tool_use"}
     assert len(codes(audit_records(tmp_path, records), "CL308")) == 1
+    # code execution is not counted in server_tool_use (pydantic-ai's recordings: all zeros there):
+    # the server_tool_use blocks of the response's content tell it
+    records[0]["response"]["usage"] = dict(searched, server_tool_use={"web_search_requests": 0, "web_fetch_requests": 0})
+    records[0]["response"]["content"] = [
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "bash_code_execution", "input": {"command": "ls"}},
+        {"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_1", "content": {}},
+        {"type": "text", "text": "Done."},
+    ]
+    assert codes(audit_records(tmp_path, records), "CL308") == []
 
 
 def test_openai_responses_usage_with_server_executed_items_is_not_the_prompt(tmp_path):
