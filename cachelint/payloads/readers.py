@@ -568,13 +568,10 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
             except (ValueError, UnicodeDecodeError):
                 return _bad(origin, f"HAR entry {origin.entry}: postData.text is not valid base64 UTF-8")
         if text.strip():
-            mime = str(post.get("mimeType", ""))
             parsed = _parse_json(text, origin, f"HAR entry {origin.entry} postData.text")
-            if isinstance(parsed, Diagnostic):
-                if "json" in mime or text.lstrip().startswith(("{", "[")):
-                    return parsed
-                parsed = None  # a form or binary upload: not an LLM request
-            body = parsed
+            body = _json_or_upload(parsed, text, str(post.get("mimeType", "")))
+            if isinstance(body, Diagnostic):
+                return body
     body, hashed = redactor.body(body)
     response = entry.get("response")
     response_body: Any = None
@@ -663,6 +660,25 @@ def _cassette_body(body: Any) -> Any:
     return body
 
 
+# Content types of uploads (audio to transcribe, files, forms): their bodies are not JSON, and the
+# requests are not LLM calls, whatever a recorder wrote in place of the bytes.
+_UPLOAD_TYPES = ("multipart/", "application/x-www-form-urlencoded", "application/octet-stream", "audio/", "image/", "video/")
+
+
+def _json_or_upload(parsed: Any, text: str, content_type: str) -> Any:
+    """A recorded request body after trying JSON: the value; or, when it is not JSON, None (not an
+    LLM request) for an upload or a text that does not even look like JSON, and the CL001 for a
+    body declared JSON or shaped like it (a truncated request)."""
+    if not isinstance(parsed, Diagnostic):
+        return parsed
+    kind = content_type.lower().lstrip()
+    if kind.startswith(_UPLOAD_TYPES):
+        return None  # e.g. go-vcr's "[multipart form data omitted]"
+    if "json" in kind or text.lstrip().startswith(("{", "[")):
+        return parsed
+    return None
+
+
 def _body_or_parsed(message: Mapping[str, Any]) -> Any:
     """The body of a recorded request or response. pydantic-ai's cassette serializer stores a JSON
     body already decoded, as ``parsed_body`` in place of ``body`` (its tests/json_body_serializer.py)."""
@@ -681,11 +697,12 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
     if not isinstance(interaction, dict) or not isinstance(interaction.get("request"), dict):
         return _bad(origin, f"cassette interaction {origin.entry} has no request mapping")
     request = interaction["request"]
+    headers = redactor.header_dict(request.get("headers"))
     body = _cassette_body(_body_or_parsed(request))
     if isinstance(body, str):
         if body.strip():
             parsed = _parse_json(body, origin, f"cassette interaction {origin.entry} request body")
-            body = None if isinstance(parsed, Diagnostic) and not body.lstrip().startswith(("{", "[")) else parsed
+            body = _json_or_upload(parsed, body, headers.get("content-type", ""))
             if isinstance(body, Diagnostic):
                 return body
         else:
@@ -702,7 +719,7 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
         time=parse_time(response_headers.get("date")),
         url=redactor.url(request.get("uri", request.get("url"))),
         method=request.get("method") if isinstance(request.get("method"), str) else None,
-        headers=redactor.header_dict(request.get("headers")),
+        headers=headers,
         response_headers=response_headers,
         status=code if isinstance(code, int) and not isinstance(code, bool) else None,
         fmt="vcr",

@@ -16,6 +16,7 @@ audit says about them, worked out from the bytes.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -201,6 +202,31 @@ def test_interactions_that_are_not_http_exchanges_are_skipped_not_reported(tmp_p
     result = audit_logs(["ws.yaml", "bad.yaml"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
     assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "bad.yaml")]
     assert "has no request mapping" in result.diagnostics[0].message
+    assert (result.summary["requests"], result.summary["skipped_non_llm"]) == (0, 2)
+
+
+def test_uploads_whose_bodies_a_recorder_replaced_are_skipped_not_reported(tmp_path):
+    """go-vcr writes "[multipart form data omitted]" for an audio upload (envoyproxy/ai-gateway's
+    cassettes); a HAR of the same upload likewise. Not JSON, and not an LLM call: skipped. A body
+    declared JSON that does not parse (a truncated recording) is still a CL001."""
+    (tmp_path / "audio.yaml").write_text(
+        "version: 2\ninteractions:\n- id: 0\n  request:\n    body: '[multipart form data omitted]'\n"
+        "    headers:\n      Content-Type:\n      - multipart/form-data; boundary=9b8b\n"
+        "    url: https://api.openai.com/v1/audio/transcriptions\n    method: POST\n"
+        "  response:\n    body: '{\"text\": \"The sun rises.\"}'\n    code: 200\n",
+        encoding="utf-8",
+    )
+    har = {"log": {"entries": [{"startedDateTime": "2026-11-29T10:00:00Z", "request": {
+        "method": "POST", "url": "https://api.openai.com/v1/audio/transcriptions", "headers": [],
+        "postData": {"mimeType": "multipart/form-data; boundary=x", "text": "[binary omitted]"}}, "response": {"status": 200}}]}}
+    (tmp_path / "audio.har").write_text(json.dumps(har), encoding="utf-8")
+    (tmp_path / "cut.yaml").write_text(
+        "interactions:\n- request:\n    body: '[{\"role\": \"user\"'\n    headers:\n      content-type: [application/json]\n"
+        "    uri: https://api.openai.com/v1/chat/completions\n    method: POST\n",
+        encoding="utf-8",
+    )
+    result = audit_logs(["audio.yaml", "audio.har", "cut.yaml"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
+    assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "cut.yaml")]
     assert (result.summary["requests"], result.summary["skipped_non_llm"]) == (0, 2)
 
 
