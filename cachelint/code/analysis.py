@@ -114,8 +114,8 @@ def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | No
 _KNOWN_TO_PARSE = KnownToParse()
 
 
-def _parse_python(path: str, text: str) -> tuple[Program | None, list[Diagnostic]]:
-    parsed = parse_python(path, text)
+def _parse_python(path: str, text: str, explain: bool = True) -> tuple[Program | None, list[Diagnostic]]:
+    parsed = parse_python(path, text, explain)
     if isinstance(parsed, Diagnostic):
         return None, [parsed]
     _KNOWN_TO_PARSE.add(path, text)
@@ -200,7 +200,7 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
         return {"functions": {}, "classes": {}, "names": {}}
     knowledge = knowledge_for(settings)
     with _deep_recursion():
-        program, _problems = _parse_python(path, text)
+        program, _problems = _parse_python(path, text, explain=False)  # a summary shows no message
         if program is None:
             return {"functions": {}, "classes": {}, "names": {}}
         try:

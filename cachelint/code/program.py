@@ -104,7 +104,16 @@ def newer_grammar(source: str) -> str | None:
     return None
 
 
-def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int | None = None, source: str | None = None) -> Diagnostic:
+# LibCST parses ~0.25 MB a second and holds the whole tree: a larger file is not given to it only
+# to word a message (deepagents' 1.2 MB app.py: 5 s and 283 MB).
+_MAX_NEWER_GRAMMAR_SOURCE = 256 * 1024
+
+
+def _syntax_error(
+    path: str, exc: SyntaxError, line_offset: int = 0, cell: int | None = None, source: str | None = None, explain: bool = True
+) -> Diagnostic:
+    """The CL001 of a syntax error. ``explain=False``: the message is never shown (a summary of an
+    imported module), so no second parser is asked whether a later grammar accepts the file."""
     line = (exc.lineno or 1) + line_offset
     column = exc.offset or 1
     message = f"syntax error: {exc.msg}"
@@ -112,11 +121,17 @@ def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int |
     # Only a file that uses what later grammars added (an f-string, type parameters) is worth
     # asking a second parser about; the whole file is searched, since for an error inside a
     # multi-line string Python shows only the string's last line.
-    newer = newer_grammar(source) if source is not None and _NEWER_CANDIDATE.search(source) else None
+    candidate = explain and source is not None and _NEWER_CANDIDATE.search(source) is not None
+    newer = newer_grammar(source) if candidate and source is not None and len(source) <= _MAX_NEWER_GRAMMAR_SOURCE else None
     if newer is not None:
         message = (
             f"valid Python {newer} that the Python {running} running cachelint cannot parse ({exc.msg}): "
             f"not analysed; run cachelint with Python {newer} or newer to check this file"
+        )
+    elif candidate and source is not None and len(source) > _MAX_NEWER_GRAMMAR_SOURCE:
+        message += (
+            " (the file uses f-strings or type parameters, whose grammar Python 3.12 widened: if it is valid"
+            " there, run cachelint with Python 3.12 or newer to check it)"
         )
     elif exc.text and _NEWER_SYNTAX.match(exc.text):
         message += f" (this looks like syntax newer than the Python {running} that runs cachelint)"
@@ -127,11 +142,12 @@ def _syntax_error(path: str, exc: SyntaxError, line_offset: int = 0, cell: int |
     return unreadable(path, message, line=line, column=max(1, column))
 
 
-def parse_python(path: str, text: str) -> Program | Diagnostic:
+def parse_python(path: str, text: str, explain: bool = True) -> Program | Diagnostic:
+    """The parsed module, or the CL001 saying why not (``explain``: see ``_syntax_error``)."""
     try:
         tree = ast.parse(text, filename=path, type_comments=False)
     except SyntaxError as exc:
-        return _syntax_error(path, exc, source=text)
+        return _syntax_error(path, exc, source=text, explain=explain)
     except (RecursionError, MemoryError):
         return unreadable(path, "too deeply nested to parse")
     except ValueError as exc:  # e.g. source with NUL bytes (the reader reports those first)

@@ -141,6 +141,29 @@ def test_newer_python_is_named_as_such():
         assert "run cachelint with Python 3.12 or newer" in d.message
 
 
+def test_newer_grammar_is_asked_only_where_the_message_is_shown(monkeypatch):
+    """LibCST is asked only to word a check's CL001: never for a summary (its message is never
+    shown), never for a file over 256 KB (seconds and hundreds of MB for a message)."""
+    import sys
+
+    from cachelint.code import analysis, program
+
+    asked: list[int] = []
+    real = program.newer_grammar
+    monkeypatch.setattr(program, "newer_grammar", lambda source: asked.append(len(source)) or real(source))
+    source = 'import anthropic\nnames = ["a"]\ntext = f"{", ".join(names)}"\n'
+    assert analysis.summarize("new.py", source) == {"functions": {}, "classes": {}, "names": {}} or sys.version_info >= (3, 12)
+    assert asked == []
+    big = source + "# padding\n" * 30_000
+    found = check_module("big.py", big, None)
+    assert asked == []
+    if sys.version_info < (3, 12):
+        (d,) = found
+        assert d.message.startswith("syntax error: ") and "run cachelint with Python 3.12 or newer" in d.message
+    check_module("new.py", source, None)
+    assert asked == ([len(source)] if sys.version_info < (3, 12) else [])
+
+
 def test_cell_magic_running_another_language_is_skipped():
     cells = ["%%bash\nfor f in *; do echo $f; done", "x = 1"]
     assert check_module("a.ipynb", notebook(cells, markdown_at=None), None) == []
