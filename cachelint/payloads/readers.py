@@ -527,7 +527,15 @@ def _has_shared_containers(doc: Any) -> bool:
 
 
 def _lines_of(data: bytes, pattern: bytes) -> list[int]:
-    return [data.count(b"\n", 0, m.start()) + 1 for m in re.finditer(pattern, data, re.MULTILINE)]
+    """The 1-based line of every match: newlines counted from the previous match on, not from the
+    start each time (a cassette of a few hundred interactions was quadratic)."""
+    lines: list[int] = []
+    line, at = 1, 0
+    for m in re.finditer(pattern, data, re.MULTILINE):
+        line += data.count(b"\n", at, m.start())
+        at = m.start()
+        lines.append(line)
+    return lines
 
 
 def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:

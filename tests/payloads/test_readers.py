@@ -381,3 +381,19 @@ def test_jsonl_with_a_long_first_line_and_no_telling_suffix(tmp_path):
     (tmp_path / "capture.log").write_text(json.dumps(big) + "\n" + json.dumps(anthropic(turns(3))) + "\n")
     got = read(tmp_path / "capture.log")
     assert [r.origin.line for r in records(got)] == [1, 2] and not problems(got)
+
+
+def test_lines_of_matches_counts_each_newline_once():
+    """Line numbers of interactions, counted incrementally (a count from the start per match was
+    quadratic on large cassettes), equal the direct count."""
+    import random
+    import re
+
+    from cachelint.payloads.readers import _lines_of
+
+    rng = random.Random(3)
+    for _ in range(300):
+        data = b"".join(rng.choice([b"\n", b"- request:\n", b"x", b"  - a\n", b"-\t"]) for _ in range(rng.randint(0, 60)))
+        for pattern in (rb"^-\s", rb"^\s*-\s+request:"):
+            direct = [data.count(b"\n", 0, m.start()) + 1 for m in re.finditer(pattern, data, re.MULTILINE)]
+            assert _lines_of(data, pattern) == direct
