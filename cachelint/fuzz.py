@@ -476,17 +476,21 @@ def _request_bodies() -> Any:
             "prompt_cache_key": anything,
             "cache_control": anything,
             "max_tokens": anything,
+            "context_management": anything,
+            "output_format": anything,
+            "anthropic_beta": anything,
         },
     )
 
 
-_STEPS = ("append", "append", "reorder-tools", "add-tool", "drop-tool", "edit-system", "marker", "setting", "rewrite", "usage", "gap", "same")
+_STEPS = ("append", "append", "reorder-tools", "add-tool", "drop-tool", "edit-system", "marker", "setting", "rewrite", "usage", "gap", "same", "beta", "server")
 
 
 def _sessions() -> Any:
     """JSONL of a conversation that evolves request by request the way agents' do (and break):
     messages appended, tools reordered, added or dropped, the system edited, cache markers moved,
-    settings toggled, history rewritten; responses with usage; times with gaps."""
+    settings toggled, history rewritten, beta headers changed; responses with usage (some adding up
+    server-side tool steps); times with gaps."""
     from hypothesis import strategies as st
 
     def build(provider: str, steps: list[tuple[str, int]]) -> bytes:
@@ -494,6 +498,7 @@ def _sessions() -> Any:
         system = "You are a helpful agent. " * 3
         messages: list[dict] = [{"role": "user", "content": "start"}]
         settings: dict[str, Any] = {}
+        betas: list[str] = []
         lines = []
         minute = 0
         for n, (step, k) in enumerate(steps):
@@ -516,6 +521,10 @@ def _sessions() -> Any:
                 messages[k % len(messages)] = {"role": messages[k % len(messages)]["role"], "content": f"rewritten {k}"}
             elif step == "gap":
                 minute += 7 * k
+            elif step == "beta":
+                betas = betas[1:] if k % 3 == 0 else [*betas, f"feature-{k}"]
+                if k % 2:
+                    settings["context_management"] = {"edits": [{"type": "clear_tool_uses_20250919", "keep": k}]}
             minute += 1
             if provider == "openai":
                 body = {"model": "gpt-4o", "messages": [{"role": "system", "content": system}, *messages], "tools": [{"type": "function", "function": t} for t in tools], **settings}
@@ -527,8 +536,13 @@ def _sessions() -> Any:
                 body = {"model": "claude-sonnet-4-5", "max_tokens": 512, "tools": list(tools), "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}], "messages": list(messages), **settings}
                 usage = {"usage": {"input_tokens": 10, "cache_read_input_tokens": 2000 * (k % 2), "cache_creation_input_tokens": 100 * n}}
             envelope = {"request": body, "time": f"2026-11-29T{10 + minute // 60 % 14:02d}:{minute % 60:02d}:00Z"}
-            if step == "usage" or k % 3 == 0:
+            if betas:
+                envelope["headers"] = {"anthropic-beta": ",".join(betas)}
+            if step in ("usage", "server") or k % 3 == 0:
                 envelope["response"] = usage if provider == "gemini" else {"id": f"r{n}", **usage}
+                if step == "server":
+                    envelope["response"]["content"] = [{"type": "server_tool_use", "id": f"s{n}", "name": "bash_code_execution"}]
+                    envelope["response"]["output"] = [{"type": "web_search_call", "id": f"ws{n}"}]
             lines.append(json.dumps(envelope))
         return ("\n".join(lines) + "\n").encode()
 
