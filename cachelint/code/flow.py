@@ -34,6 +34,8 @@ from cachelint.code.values import (
     Value,
     as_element,
     element_of,
+    filled,
+    holds_empty_set,
     materialized,
     sanitized,
     substitute,
@@ -308,7 +310,18 @@ def _looks_like_class(name: str) -> bool:
 
 
 def _has_unordered(v: Value) -> bool:
-    return any(o.kind == UNORDERED for o in v.own)
+    """``v`` is in an unordered order (an empty set has none yet)."""
+    return any(o.kind == UNORDERED and not o.empty for o in v.own)
+
+
+def _is_empty_set_call(node: ast.Call) -> bool:
+    """``set()``, ``frozenset()``, ``set([])``: a set with nothing in it."""
+    if node.keywords or len(node.args) > 1:
+        return False
+    if not node.args:
+        return True
+    arg = node.args[0]
+    return (isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and not arg.elts) or (isinstance(arg, ast.Dict) and not arg.keys)
 
 
 def _direct_set(node: ast.AST) -> bool:
@@ -517,7 +530,7 @@ class ModuleAnalysis:
         """Something is put into the collection at ``path``: inside a loop over an unordered source,
         the collection takes that order."""
         order = self._iter_order(frame)
-        current = self._read_path(path, node, frame)
+        current = filled(self._read_path(path, node, frame))
         new = union(current, added, Value(order, EMPTY)) if order else union(current, added)
         self._write_path(path, node, new, frame)
 
@@ -612,6 +625,8 @@ class ModuleAnalysis:
         if path is None:
             return
         current = self._read_path(path, target, frame)
+        if isinstance(node.op, (ast.BitOr, ast.BitXor)):  # s |= other: an empty set gets filled
+            current = filled(current)
         order = EMPTY if numeric else self._iter_order(frame)
         new = union(current, value, Value(order, EMPTY)) if order else union(current, value)
         self._write_path(path, target, new, frame)
@@ -1018,7 +1033,7 @@ class ModuleAnalysis:
             own = frozenset(o for o in value.own if o.kind != UNORDERED) | {merged}
             return Value(own, value.inner)
         if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
-            has_origin = any(o.kind == UNORDERED for o in left.own) or any(o.kind == UNORDERED for o in right.own)
+            has_origin = _has_unordered(left) or _has_unordered(right)
             if not has_origin and (self._is_set_like(node.left, left) or self._is_set_like(node.right, right)):
                 op = {ast.BitOr: "|", ast.BitAnd: "&", ast.Sub: "-", ast.BitXor: "^"}[type(node.op)]
                 origin = Origin(UNORDERED, f"set algebra ({op} on a set view)", span_of(node))
@@ -1233,6 +1248,11 @@ class ModuleAnalysis:
 
         unordered = self.k.unordered.match(path)
         if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            if path in (("set",), ("frozenset",)) and _is_empty_set_call(node):
+                if path == ("frozenset",):
+                    return CLEAN  # empty and immutable: there will never be an order to lose
+                # empty for now: unordered once something is put in it (values.filled)
+                return Value(frozenset([Origin(UNORDERED, unordered.what, span_of(node), empty=True)]), EMPTY)
             elements = unordered.elements
             if path in (("set",), ("frozenset",)) and node.args:
                 arg = node.args[0]
@@ -1282,8 +1302,22 @@ class ModuleAnalysis:
             if external is not None:
                 return external
 
+        self._passed_sets_may_fill(node, positional, keywords, frame)
         passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
         return _through_unknown(union(receiver, *positional, *passed))
+
+    def _passed_sets_may_fill(self, node: ast.Call, positional: list[Value], keywords: dict, frame: Frame) -> None:
+        """A function the analysis does not follow into may put elements into an empty set passed to
+        it (``collect(found)``): the caller's set counts as filled afterwards."""
+        if not any(holds_empty_set(v) for v in positional) and not any(holds_empty_set(v) for v in keywords.values()):
+            return
+        for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+            path = path_of(arg.value if isinstance(arg, ast.Starred) else arg)
+            if path is None:
+                continue
+            current = self._read_path(path, arg, frame)
+            if holds_empty_set(current):
+                self._write_path(path, arg, filled(current), frame)
 
     def _method_call(
         self, node: ast.Call, func: ast.Attribute, method: str, receiver: Value, positional: list[Value], keywords: dict, frame: Frame
@@ -1390,6 +1424,7 @@ class ModuleAnalysis:
         return values, nodes
 
     def _apply_summary(self, node: ast.Call, summary: Summary, positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool) -> Value:
+        self._passed_sets_may_fill(node, positional, keywords, frame)
         values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
         for param, sinks in summary.param_sinks.items():
             bound = _bound_value(param, values)
@@ -1586,6 +1621,8 @@ class ModuleAnalysis:
             return
         arg_span = span_of(arg_node) if arg_node is not None else None
         for o in value.own | value.inner:
+            if o.empty:
+                continue  # an empty set: nothing in it to put out of order
             if o.kind == PARAM:
                 summary = frame.summary
                 if summary is not None and o.what in summary.params:
@@ -1609,6 +1646,7 @@ class ModuleAnalysis:
         self, node: ast.Call, found: tuple[str, Mapping[str, Any]], positional: list[Value], keywords: dict, frame: Frame
     ) -> Value:
         qualified, data = found
+        self._passed_sets_may_fill(node, positional, keywords, frame)
         if data.get("passes_arguments"):
             return _through_unknown(union(*positional, *keywords.values()))
         params = list(data.get("params", ()))
@@ -1722,7 +1760,9 @@ def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
 
 def _through_unknown(v: Value) -> Value:
     """A value passed through a call we know nothing about: still tainted, but what its elements are
-    is no longer known (a sorted(...) fix there would be unsafe)."""
+    is no longer known (a sorted(...) fix there would be unsafe), and an empty set may come back
+    filled."""
+    v = filled(v)
     if not v.own or not any(o.kind == UNORDERED and o.fix_at is None and o.elements for o in v.own):
         return v
     own = frozenset(replace(o, elements=None) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own)
@@ -1740,6 +1780,7 @@ def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str) -> Orig
         sortable=bool(entry.get("sortable", True)),
         granularity=entry.get("granularity", "time"),
         external=via,
+        empty=bool(entry.get("empty", False)),
     )
 
 
@@ -1763,11 +1804,16 @@ def origin_to_data(o: Origin) -> dict[str, Any]:
         data["sortable"] = False
     if o.kind == VOLATILE:
         data["granularity"] = o.granularity
+    if o.empty:
+        data["empty"] = True
     return data
 
 
 def _data_key(d: Mapping[str, Any]) -> tuple:
-    return (d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("elements", ""), d.get("granularity", ""), d.get("sortable", True))
+    return (
+        d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("elements", ""), d.get("granularity", ""),
+        d.get("sortable", True), d.get("empty", False),
+    )
 
 
 def value_to_data(v: Value) -> dict[str, Any]:

@@ -163,6 +163,45 @@ class Config:
     def ask(self, messages):
         return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in self.tools], messages=messages)
 ''',
+    "empty-set-filled-by-add": '''
+def ask(messages, wanted):
+    found = set()  # here
+    for name in wanted:
+        found.add(name)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in found], messages=messages)
+''',
+    "empty-set-filled-by-update": '''
+def ask(messages, wanted):
+    names = set()  # here
+    names.update(wanted)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in names], messages=messages)
+''',
+    "empty-set-filled-by-or-assign": '''
+def ask(messages, extra):
+    names = set()  # here
+    names |= extra.keys()
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in names], messages=messages)
+''',
+    "empty-set-filled-in-a-dict": '''
+def ask(messages, wanted):
+    groups = {}
+    for name in wanted:
+        groups.setdefault(name[0], set()).add(name)  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for g in groups.values() for n in g], messages=messages)
+''',
+    "empty-set-filled-in-a-dict-comprehension": '''
+def ask(messages, wanted):
+    by_letter = {letter: set() for letter in "sfw"}  # here
+    for name in wanted:
+        by_letter[name[0]].add(name)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in by_letter["s"]], messages=messages)
+''',
+    "empty-set-filled-by-a-function": '''
+def ask(messages, registry):
+    found = set()  # here
+    registry.collect_into(found)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in found], messages=messages)
+''',
 }
 
 NEGATIVE = {
@@ -286,6 +325,18 @@ EXTRA = {"write": {"name": "write"}}
 def ask(messages):
     merged = TOOLS | EXTRA
     return client.messages.create(model="m", max_tokens=10, tools=list(merged.values()), messages=messages)
+''',
+    "empty-frozenset": '''
+def ask(messages, wanted):
+    disabled = frozenset()
+    final = [TOOLS[n] for n in wanted if n not in disabled] + list(frozenset())
+    return client.messages.create(model="m", max_tokens=10, tools=final, messages=messages)
+''',
+    "empty-set-never-filled": '''
+def ask(messages, wanted):
+    extra = set()
+    tools = [TOOLS[n] for n in wanted] + [TOOLS[n] for n in extra] + list(set([]))
+    return client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
 ''',
 }
 

@@ -322,3 +322,38 @@ def test_a_counter_of_an_object_read_whole_in_another_module_is_no_prompt_change
     changed["app/coder.py"] = COUNTER_TREE["app/coder.py"].replace("self.num_reflections += 1", "self.num_reflections.append(message)")
     write_tree(tmp_path, changed)
     assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL104"]  # any other change still is
+
+
+def test_an_empty_set_from_another_module_is_unordered_only_once_filled():
+    """``set()`` returned by another module's function is empty (no finding) until the caller
+    puts something in it; an empty ``frozenset()`` never has an order (deer-flow's
+    ``DeferredToolSetup(None, frozenset(), None)``)."""
+    registry = '''\
+def no_names():
+    return set()
+
+
+def no_tools():
+    return frozenset()
+'''
+    agent = '''\
+import anthropic
+
+from pkg.registry import no_names, no_tools
+
+client = anthropic.Anthropic()
+
+
+def ask(messages, wanted):
+    empty = [{"name": n} for n in no_names()] + list(no_tools())
+    client.messages.create(model="m", max_tokens=10, tools=empty, messages=messages)
+    names = no_names()
+    names.update(wanted)
+    return client.messages.create(model="m", max_tokens=10, tools=[{"name": n} for n in names], messages=messages)
+'''
+    summaries = {"pkg.registry": summarize_module("pkg/registry.py", registry)}
+    assert summaries["pkg.registry"]["functions"]["no_names"]["returns"]["own"][0]["empty"] is True
+    assert "no_tools" not in summaries["pkg.registry"]["functions"]
+    found = check_module("pkg/agent.py", agent, None, project_summaries=summaries)
+    assert [(d.code, d.line) for d in found] == [("CL101", 11)], [d.message for d in found]
+    assert found[0].message.startswith("tools built from set() (via pkg.registry.no_names(), line 2)")
