@@ -126,6 +126,10 @@ class ClassInfo:
     methods: dict[str, ast.AST] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
     attr_types: dict[str, "ClassRef"] = field(default_factory=dict)
+    # The positional parameters of the __init__ that @dataclass or NamedTuple writes, in order
+    # (the fields a call's positional arguments go to); None when they cannot be known.
+    init_fields: tuple[str, ...] | None = None
+    dataclass: bool = False
 
 
 # What class a value is an instance of: ("local", "Name") for a class of this module, or
@@ -328,6 +332,10 @@ def _direct_set(node: ast.AST) -> bool:
     return isinstance(node, (ast.Set, ast.SetComp)) or (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset")
     )
+
+
+def _is_constant(node: ast.AST, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
 
 
 def _str_expr(node: ast.AST) -> bool:
@@ -826,7 +834,10 @@ class ModuleAnalysis:
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> None:
         info = ClassInfo(node.name)
-        self.classes.setdefault(node.name, info)
+        known = self.classes.setdefault(node.name, info)
+        info.dataclass, info.init_fields = self._init_fields(node)
+        if known is not info:
+            known.init_fields = None  # two classes of that name: which one a call builds is not known
         for base in node.bases:
             self.eval(base, frame)
         class_frame = Frame(frame, cls=None)
@@ -857,6 +868,65 @@ class ModuleAnalysis:
                 self.pending.append(method)
             else:
                 self.summary_of(method)
+
+    def _init_fields(self, node: ast.ClassDef) -> tuple[bool, tuple[str, ...] | None]:
+        """(is a dataclass, the positional parameters of its generated __init__): the annotated
+        names of the class body in order, after those of a base dataclass of the module, as
+        @dataclass and typing.NamedTuple write them. None when that is not certain: a custom
+        __init__/__new__, a base the analysis cannot see, init=False, a field declared inside an
+        ``if``."""
+        named_tuple = any(self.callee_path(b)[-1] == "NamedTuple" for b in node.bases)
+        decorator = next(
+            (d for d in node.decorator_list if self.callee_path(d.func if isinstance(d, ast.Call) else d)[-1] == "dataclass"), None
+        )
+        is_dataclass = decorator is not None and not named_tuple
+        if not (is_dataclass or (named_tuple and decorator is None)):
+            return is_dataclass, None
+        if isinstance(decorator, ast.Call) and any(
+            kw.arg is None or (kw.arg == "init" and not _is_constant(kw.value, True)) or (kw.arg == "kw_only" and not _is_constant(kw.value, False))
+            for kw in decorator.keywords
+        ):
+            return is_dataclass, None
+        fields: list[str] = []
+        for base in node.bases:
+            base_class = base.value if isinstance(base, ast.Subscript) else base  # Generic[T]
+            name = self.callee_path(base_class)[-1]
+            inherited = self.classes.get(base_class.id) if isinstance(base_class, ast.Name) else None
+            if inherited is not None and inherited.dataclass and inherited.init_fields is not None and is_dataclass:
+                fields.extend(f for f in inherited.init_fields if f not in fields)
+            elif name not in ("NamedTuple", "Generic", "object", "ABC", "Protocol"):
+                return is_dataclass, None
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in ("__init__", "__new__"):
+                return is_dataclass, None
+            if not isinstance(stmt, ast.AnnAssign):
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                    isinstance(sub, ast.AnnAssign) for sub in ast.walk(stmt)
+                ):
+                    return is_dataclass, None
+                continue
+            if not isinstance(stmt.target, ast.Name):
+                continue
+            annotation = stmt.annotation
+            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                try:
+                    annotation = ast.parse(annotation.value, mode="eval").body
+                except SyntaxError:
+                    return is_dataclass, None
+            kind = self.callee_path(annotation.value if isinstance(annotation, ast.Subscript) else annotation)[-1]
+            if kind == "ClassVar":
+                continue
+            if kind == "KW_ONLY":
+                break  # the fields after it are keyword-only
+            value = stmt.value
+            if isinstance(value, ast.Call) and self.callee_path(value.func)[-1] == "field" and any(
+                (kw.arg == "init" and not _is_constant(kw.value, True)) or (kw.arg == "kw_only" and not _is_constant(kw.value, False))
+                for kw in value.keywords
+            ):
+                continue  # not a positional parameter of __init__
+            if stmt.target.id not in fields:
+                fields.append(stmt.target.id)
+        return is_dataclass, tuple(fields)
 
     def summary_of(self, node: Any) -> Summary:
         key = id(node)
@@ -1209,7 +1279,10 @@ class ModuleAnalysis:
             if text:
                 self._text_depth -= 1
         path = self.callee_path(func)
-        if _looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
+        fields = self._constructor_fields(node, func, positional, keywords)
+        if fields is not None:
+            self.call_keywords[id(node)] = fields
+        elif _looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
             # A class instantiated with keywords: its attributes of those names hold those values.
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
@@ -1318,6 +1391,20 @@ class ModuleAnalysis:
             current = self._read_path(path, arg, frame)
             if holds_empty_set(current):
                 self._write_path(path, arg, filled(current), frame)
+
+    def _constructor_fields(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict) -> dict[str, Value] | None:
+        """``Setup(tool, names)`` of a dataclass or NamedTuple of the module: each field holds the
+        argument given for it, by position (the field order) or by keyword. Even when every
+        argument is clean, so that a function returning it in several ways keeps its fields apart."""
+        ref = self.class_ref(func)
+        if ref is None or ref[0] != "local":
+            return None
+        order = self.classes[ref[1]].init_fields
+        if order is None or len(node.args) > len(order) or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        fields = dict(zip(order, positional))
+        fields.update((k, v) for k, v in keywords.items() if k is not None)
+        return fields
 
     def _method_call(
         self, node: ast.Call, func: ast.Attribute, method: str, receiver: Value, positional: list[Value], keywords: dict, frame: Frame

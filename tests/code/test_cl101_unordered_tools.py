@@ -163,6 +163,60 @@ class Config:
     def ask(self, messages):
         return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in self.tools], messages=messages)
 ''',
+    "dataclass-built-by-position": '''
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: dict
+    names: frozenset
+
+def build():
+    return Setup({"name": "extra"}, frozenset({"search", "fetch"}))  # here
+
+def ask(messages):
+    setup = build()
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in setup.names], messages=messages)
+''',
+    "namedtuple-built-by-position": '''
+from typing import NamedTuple
+
+class Setup(NamedTuple):
+    extra_tool: dict
+    names: list
+
+def ask(messages, wanted):
+    setup = Setup({"name": "extra"}, list(set(wanted)))  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in setup.names], messages=messages)
+''',
+    "dataclass-with-its-own-init-stays-coarse": '''
+from dataclasses import dataclass
+
+@dataclass
+class Setup:
+    extra_tool: dict
+    names: frozenset
+
+    def __init__(self, names, extra_tool):
+        self.names = names
+        self.extra_tool = extra_tool
+
+def ask(messages):
+    setup = Setup(frozenset({"search", "fetch"}), {"name": "extra"})  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
+''',
+    "dataclass-with-an-unknown-base-stays-coarse": '''
+from dataclasses import dataclass
+from elsewhere import BaseSetup
+
+@dataclass
+class Setup(BaseSetup):
+    extra_tool: dict
+
+def ask(messages):
+    setup = Setup(frozenset({"search", "fetch"}), {"name": "extra"})  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
+''',
     "empty-set-filled-by-add": '''
 def ask(messages, wanted):
     found = set()  # here
@@ -325,6 +379,69 @@ EXTRA = {"write": {"name": "write"}}
 def ask(messages):
     merged = TOOLS | EXTRA
     return client.messages.create(model="m", max_tokens=10, tools=list(merged.values()), messages=messages)
+''',
+    "dataclass-built-by-position-other-field": '''
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: dict
+    names: frozenset
+
+def build():
+    return Setup({"name": "extra"}, frozenset({"search", "fetch"}))
+
+def ask(messages):
+    setup = build()
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS["search"], setup.extra_tool], messages=messages)
+''',
+    "dataclass-returned-empty-by-position-or-filled-by-keyword": '''
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: dict | None
+    names: frozenset
+
+def build(enabled, wanted):
+    if not enabled:
+        return Setup(None, frozenset())
+    return Setup(extra_tool={"name": "extra"}, names=frozenset(wanted))
+
+def ask(messages, wanted):
+    setup = build(True, wanted)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS["search"], setup.extra_tool], messages=messages)
+''',
+    "namedtuple-built-by-position-other-field": '''
+import typing
+
+class Setup(typing.NamedTuple):
+    extra_tool: dict
+    names: frozenset = frozenset()
+
+def ask(messages, wanted):
+    setup = Setup({"name": "extra"}, frozenset(wanted))
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
+''',
+    "dataclass-subclass-built-by-position": '''
+from dataclasses import KW_ONLY, dataclass, field
+from typing import ClassVar
+
+@dataclass
+class Base:
+    names: frozenset
+    label: ClassVar[str] = "setup"
+    cache: dict = field(init=False, default_factory=dict)
+
+@dataclass
+class Setup(Base):
+    extra_tool: dict
+    _: KW_ONLY
+    debug: bool = False
+
+def ask(messages, wanted):
+    setup = Setup(frozenset(wanted), {"name": "extra"}, debug=True)
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
 ''',
     "empty-frozenset": '''
 def ask(messages, wanted):
