@@ -370,6 +370,9 @@ class ModuleAnalysis:
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
+        # id(dict display whose keys are all string constants) -> the value it was built with: a
+        # name still holding exactly that value has not been changed in a way that matters since
+        self.keyed_displays: dict[int, Value] = {}
         # id(call) -> per-item values when the callee returns a tuple display: a, b = f()
         self.tuple_results: dict[int, list[Value]] = {}
         # id(call of a class) -> its keyword values: x = Args(tools=...); x.tools
@@ -1031,7 +1034,8 @@ class ModuleAnalysis:
             stored = frame.lookup(path)
             if stored is not None:
                 return stored
-        v = element_of(base)
+        entry = self._display_entry(node.value, node.slice.value, frame) if path is not None else None  # type: ignore[attr-defined]
+        v = entry if entry is not None else element_of(base)
         if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and self.k.volatile_name_re is not None:
             tagged = self._volatile_name(node.slice.value, node)
             if tagged is not None:
@@ -1137,7 +1141,45 @@ class ModuleAnalysis:
             self.role_contents[id(node)] = (content[0], role)
         if stash:
             self.dict_entries[id(node)] = stash
-        return union(*parts) if parts else CLEAN
+        value = union(*parts) if parts else CLEAN
+        if stash and len(stash) == len(node.keys):  # every key a string constant, none repeated
+            self.keyed_displays[id(node)] = value
+        return value
+
+    def _display_entry(self, base: ast.AST, key: str, frame: Frame) -> Value | None:
+        """``cfg["user_id"]`` or ``cfg.get("user_id")`` of a dict built from a display with string
+        keys (``cfg = {"thread_id": ..., "user_id": ...}``, also nested: ``config["configurable"]``):
+        only that key's value, while nothing the analysis can see has put other values in the dict
+        (``cfg[k] = v``, ``cfg.update(x)``, ``cfg["user_id"] = v`` make it read as a whole again).
+        What a called function does to the dict is not followed, as for lists and attributes."""
+        display = self._unchanged_display(base, frame, 0)
+        if display is None:
+            return None
+        entry = self.dict_entries[id(display)].get(key)
+        return entry[0] if entry is not None else None
+
+    def _unchanged_display(self, node: ast.AST, frame: Frame, depth: int) -> ast.Dict | None:
+        if depth > 4:
+            return None
+        if isinstance(node, ast.Dict):
+            return node if id(node) in self.keyed_displays else None
+        path = path_of(node)
+        if path is None or (isinstance(node, ast.Attribute) and frame.cls is not None and _root(path) == frame.self_name):
+            return None
+        if isinstance(node, ast.Subscript):  # config["configurable"]: the display under that key
+            if frame.lookup(path) is not None:
+                return None  # changed through this key: config["configurable"]["x"] = ...
+            outer = self._unchanged_display(node.value, frame, depth + 1)
+            entry = self.dict_entries[id(outer)].get(node.slice.value) if outer is not None else None  # type: ignore[attr-defined]
+            return self._unchanged_display(entry[1], frame, depth + 1) if entry is not None else None
+        source = frame.lookup_expr(path)
+        current = frame.lookup(path)
+        if source is None or current is None:
+            return None
+        display = self._unchanged_display(source, frame, depth + 1)
+        if display is None or self.keyed_displays[id(display)] != current:
+            return None
+        return display
 
     def _sequence(self, node: ast.List | ast.Tuple, frame: Frame) -> Value:
         parts = []
@@ -1436,6 +1478,8 @@ class ModuleAnalysis:
             return CLEAN
         if method == "get" and node.args:
             keyed = self._param_item(func.value, node.args[0], frame)
+            if keyed is None and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                keyed = self._display_entry(func.value, node.args[0].value, frame)
             if keyed is not None:
                 return union(keyed, *positional[1:])
         if method in k.element_methods:
