@@ -550,6 +550,9 @@ class ModuleAnalysis:
             attr = path[len(frame.self_name) + 1 :]
             return frame.cls.attrs.get(attr, CLEAN)
         v = frame.lookup(path)
+        if v is None and isinstance(node, ast.Subscript):
+            # cfg["names"].add(x): what the dict held under that key, then x
+            return self.eval(node, frame)
         return v if v is not None else CLEAN
 
     def _write_path(self, path: str, node: ast.AST, value: Value, frame: Frame) -> None:

@@ -250,6 +250,19 @@ def ask(messages, wanted):
         by_letter[name[0]].add(name)
     return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in by_letter["s"]], messages=messages)
 ''',
+    "set-under-a-dict-key-added-to": '''
+def ask(messages, wanted):
+    cfg = {"names": set(wanted), "model": "m"}  # here
+    cfg["names"].add("search")
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in cfg["names"]], messages=messages)
+''',
+    "empty-set-under-a-dict-key-filled": '''
+def ask(messages, wanted):
+    cfg = {"names": set(), "model": "m"}  # here
+    for name in wanted:
+        cfg["names"].add(name)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in cfg["names"]], messages=messages)
+''',
     "empty-set-filled-by-a-function": '''
 def ask(messages, registry):
     found = set()  # here
@@ -448,6 +461,12 @@ def ask(messages, wanted):
     disabled = frozenset()
     final = [TOOLS[n] for n in wanted if n not in disabled] + list(frozenset())
     return client.messages.create(model="m", max_tokens=10, tools=final, messages=messages)
+''',
+    "empty-set-under-a-dict-key-never-filled": '''
+def ask(messages, wanted):
+    cfg = {"names": set(), "tools": [TOOLS["search"]]}
+    cfg["tools"].append(TOOLS["fetch"])
+    return client.messages.create(model="m", max_tokens=10, tools=cfg["tools"] + [TOOLS[n] for n in cfg["names"]], messages=messages)
 ''',
     "empty-set-never-filled": '''
 def ask(messages, wanted):
