@@ -1805,8 +1805,14 @@ class ModuleAnalysis:
         returns = data.get("returns")
         if not returns:
             return CLEAN
-        local = _value_from_summary(returns, span_of(node), f"{qualified}()")
-        return substitute(local, values)
+        site, via = span_of(node), f"{qualified}()"
+        if "tuple_returns" in data:
+            self.tuple_results[id(node)] = [substitute(_value_from_summary(item, site, via), values) for item in data["tuple_returns"]]
+        if "field_returns" in data:
+            self.call_keywords[id(node)] = {
+                name: substitute(_value_from_summary(item, site, via), values) for name, item in data["field_returns"].items()
+            }
+        return substitute(_value_from_summary(returns, site, via), values)
 
     def _external_name(self, node: ast.AST, dotted: tuple[str, ...]) -> Value | None:
         assert self.resolve_external_name is not None

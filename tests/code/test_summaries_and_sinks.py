@@ -357,3 +357,56 @@ def ask(messages, wanted):
     found = check_module("pkg/agent.py", agent, None, project_summaries=summaries)
     assert [(d.code, d.line) for d in found] == [("CL101", 11)], [d.message for d in found]
     assert found[0].message.startswith("tools built from set() (via pkg.registry.no_names(), line 2)")
+
+
+SETUP = '''\
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: object
+    names: frozenset
+
+
+def build_setup(tools):
+    return Setup({"name": "extra"}, frozenset(t["name"] for t in tools))
+
+
+def assemble(tools):
+    setup = build_setup(tools)
+    final = list(tools)
+    final.append(setup.extra_tool)
+    return final, setup
+'''
+
+SETUP_USER = '''\
+from langchain.agents import create_agent
+
+from pkg.setup import assemble, build_setup
+
+
+def build(model, tools):
+    final, setup = assemble(tools)
+    create_agent(model=model, tools=final)
+    one = build_setup(tools)
+    create_agent(model=model, tools=[*tools, one.extra_tool])
+    create_agent(model=model, tools=list(one.names))
+    return create_agent(model=model, tools=list(setup.names))
+'''
+
+
+def test_items_of_a_tuple_and_fields_of_a_dataclass_from_another_module_stay_apart():
+    """deer-flow's ``final_tools, deferred_setup = assemble_deferred_tools(...)``: the tools item
+    does not carry the frozenset of names that the setup item holds, in another module as in
+    the same one; nor does the tool field of a setup built there by position."""
+    summaries = {"pkg.setup": summarize_module("pkg/setup.py", SETUP)}
+    functions = summaries["pkg.setup"]["functions"]
+    assert len(functions["assemble"]["tuple_returns"]) == 2 and sorted(functions["build_setup"]["field_returns"]) == ["extra_tool", "names"]
+    found = check_module("pkg/agent.py", SETUP_USER, None, project_summaries=summaries)
+    assert [(d.code, d.line) for d in found] == [("CL101", 7), ("CL101", 9)], [d.message for d in found]
+    assert found[0].message.endswith("(via pkg.setup.assemble(), line 11) (unordered) reach tools= of create_agent at line 12")
+    assert found[1].message.endswith("(via pkg.setup.build_setup(), line 11) (unordered) reach tools= of create_agent at line 11")
+    # the same code in one module: one finding, at the frozenset (line 11)
+    one_module = SETUP + "\n\n" + SETUP_USER.replace("from pkg.setup import assemble, build_setup\n", "")
+    assert [(d.code, d.line) for d in check_module("agent.py", one_module, None)] == [("CL101", 11)]
