@@ -410,3 +410,37 @@ def test_items_of_a_tuple_and_fields_of_a_dataclass_from_another_module_stay_apa
     # the same code in one module: one finding, at the frozenset (line 11)
     one_module = SETUP + "\n\n" + SETUP_USER.replace("from pkg.setup import assemble, build_setup\n", "")
     assert [(d.code, d.line) for d in check_module("agent.py", one_module, None)] == [("CL101", 11)]
+
+
+def test_deepagents_claude_sdk_agentscope_camel_and_agent_framework_agents_are_sinks(tmp_path):
+    """Agent constructors of deepagents, claude-agent-sdk, agentscope, camel and Microsoft's
+    agent-framework render tools and the system prompt (found on real repositories, round 6).
+    A class of the same generic name imported from elsewhere (``ChatAgent``, ``Agent``) is not."""
+    from tests.conftest import check_tree, write_tree
+
+    write_tree(tmp_path, {
+        "deep.py": "from deepagents import create_deep_agent\nnames = {'ls', 'grep'}\nagent = create_deep_agent(tools=[lookup(n) for n in names], system_prompt='Be terse.')\n",
+        "claude_sdk.py": "import time\nfrom claude_agent_sdk import ClaudeAgentOptions\noptions = ClaudeAgentOptions(system_prompt=f'Now: {time.time()}', allowed_tools=list({'Read', 'Bash'}))\n",
+        "scope.py": "from agentscope.agent import ReActAgent\nrules = {'cite', 'be terse'}\nagent = ReActAgent('Friday', ' '.join(rules), model=None, formatter=None)\n",
+        "scope2.py": "import uuid\nfrom agentscope.agent import Agent\nagent = Agent(name='a', system_prompt=f'Session {uuid.uuid4()}', model=None)\n",
+        "camel_agent.py": "from camel.agents import ChatAgent\nskills = {'pdf', 'docx'}\nagent = ChatAgent('Skills: ' + ', '.join(skills), tools=[lookup(s) for s in skills])\n",
+        "maf.py": "from agent_framework import ChatAgent\ntools = {'search', 'fetch'}\nagent = ChatAgent(client, tools=list(tools), instructions='Be terse.')\n",
+        "lookalikes.py": (
+            "import time\nfrom mylib.agents import ChatAgent, ReActAgent\nfrom crew import Agent\n"
+            "names = {'a', 'b'}\n"
+            "ChatAgent(' '.join(names), tools=list(names))\n"
+            "ReActAgent('x', f'{time.time()}')\n"
+            "Agent(name='a', system_prompt=' '.join(names), instructions=' '.join(names))\n"
+        ),
+    })
+    result = check_tree(tmp_path, config={"select": ["CL1"]})
+    found = sorted((d.path, d.code, d.line) for d in result.diagnostics)
+    assert found == [
+        ("camel_agent.py", "CL101", 2),
+        ("camel_agent.py", "CL102", 2),
+        ("claude_sdk.py", "CL105", 3),
+        ("deep.py", "CL101", 2),
+        ("maf.py", "CL101", 2),
+        ("scope.py", "CL102", 2),
+        ("scope2.py", "CL105", 3),
+    ], [d.message for d in result.diagnostics]
