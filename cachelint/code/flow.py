@@ -1634,9 +1634,11 @@ class ModuleAnalysis:
     ) -> None:
         if tier in PREFIX_TIERS:
             sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key)
-            produced = self._callable_result(arg_node, frame)
+            # instructions=fn / lambda ctx: ...: the SDK calls it for every request. A function
+            # given as the tools (tools=get_weather) is a tool: what it returns is a tool result,
+            # in the messages, not part of the tool definitions.
+            produced = self._callable_result(arg_node, frame) if tier == "system" else None
             if produced is not None:
-                # instructions=fn / lambda ctx: ...: the SDK calls it for every request.
                 value = union(value, produced)
             if isinstance(arg_node, (ast.Name, ast.Attribute)):
                 self._text_depth += 1

@@ -444,3 +444,30 @@ def test_deepagents_claude_sdk_agentscope_camel_and_agent_framework_agents_are_s
         ("scope.py", "CL102", 2),
         ("scope2.py", "CL105", 3),
     ], [d.message for d in result.diagnostics]
+
+
+def test_a_function_given_as_the_tools_is_a_tool_not_a_producer_of_tools(tmp_path):
+    """agent-framework's samples pass one function as the tools (``tools=get_weather``): its
+    random result is a tool result, not part of the tool definitions (28 false CL105 in its
+    samples). A function given as the instructions is called for every request: still reported."""
+    from tests.conftest import check_tree, write_tree
+
+    write_tree(tmp_path, {"weather.py": '''from datetime import datetime
+from random import randint
+
+from agent_framework import Agent
+
+
+def get_weather(location: str) -> str:
+    return f"The weather in {location} is {randint(10, 30)} degrees."
+
+
+def instructions() -> str:
+    return f"You are a weather agent. It is {datetime.now()}."
+
+
+agent = Agent(client, instructions="You are a weather agent.", tools=get_weather)
+timed = Agent(client, instructions=instructions, tools=[get_weather])
+'''})
+    result = check_tree(tmp_path, config={"select": ["CL1"]})
+    assert [(d.code, d.line) for d in result.diagnostics] == [("CL105", 12)], [d.message for d in result.diagnostics]
