@@ -240,6 +240,12 @@ def _function_entry(analysis: ModuleAnalysis, node: Any) -> dict[str, Any] | Non
     entry: dict[str, Any] = {"params": list(summary.params)}
     if summary.returns and _says_something(summary.returns):
         entry["returns"] = value_to_data(summary.returns)
+        # what each item of a returned tuple, or each field of a returned Cls(a=..., b=...),
+        # carries: ``tools, setup = assemble(...)`` in another module takes only its item
+        if summary.tuple_ok and summary.tuple_returns is not None:
+            entry["tuple_returns"] = [value_to_data(v) for v in summary.tuple_returns]
+        elif summary.fields_ok and summary.field_returns:
+            entry["field_returns"] = {name: value_to_data(v) for name, v in sorted(summary.field_returns.items())}
     if summary.param_sinks:
         entry["param_sinks"] = {
             param: sorted(

@@ -34,6 +34,8 @@ from cachelint.code.values import (
     Value,
     as_element,
     element_of,
+    filled,
+    holds_empty_set,
     materialized,
     sanitized,
     substitute,
@@ -124,6 +126,10 @@ class ClassInfo:
     methods: dict[str, ast.AST] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
     attr_types: dict[str, "ClassRef"] = field(default_factory=dict)
+    # The positional parameters of the __init__ that @dataclass or NamedTuple writes, in order
+    # (the fields a call's positional arguments go to); None when they cannot be known.
+    init_fields: tuple[str, ...] | None = None
+    dataclass: bool = False
 
 
 # What class a value is an instance of: ("local", "Name") for a class of this module, or
@@ -308,13 +314,28 @@ def _looks_like_class(name: str) -> bool:
 
 
 def _has_unordered(v: Value) -> bool:
-    return any(o.kind == UNORDERED for o in v.own)
+    """``v`` is in an unordered order (an empty set has none yet)."""
+    return any(o.kind == UNORDERED and not o.empty for o in v.own)
+
+
+def _is_empty_set_call(node: ast.Call) -> bool:
+    """``set()``, ``frozenset()``, ``set([])``: a set with nothing in it."""
+    if node.keywords or len(node.args) > 1:
+        return False
+    if not node.args:
+        return True
+    arg = node.args[0]
+    return (isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and not arg.elts) or (isinstance(arg, ast.Dict) and not arg.keys)
 
 
 def _direct_set(node: ast.AST) -> bool:
     return isinstance(node, (ast.Set, ast.SetComp)) or (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset")
     )
+
+
+def _is_constant(node: ast.AST, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
 
 
 def _str_expr(node: ast.AST) -> bool:
@@ -349,6 +370,9 @@ class ModuleAnalysis:
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
+        # id(dict display whose keys are all string constants) -> the value it was built with: a
+        # name still holding exactly that value has not been changed in a way that matters since
+        self.keyed_displays: dict[int, Value] = {}
         # id(call) -> per-item values when the callee returns a tuple display: a, b = f()
         self.tuple_results: dict[int, list[Value]] = {}
         # id(call of a class) -> its keyword values: x = Args(tools=...); x.tools
@@ -517,7 +541,7 @@ class ModuleAnalysis:
         """Something is put into the collection at ``path``: inside a loop over an unordered source,
         the collection takes that order."""
         order = self._iter_order(frame)
-        current = self._read_path(path, node, frame)
+        current = filled(self._read_path(path, node, frame))
         new = union(current, added, Value(order, EMPTY)) if order else union(current, added)
         self._write_path(path, node, new, frame)
 
@@ -526,6 +550,9 @@ class ModuleAnalysis:
             attr = path[len(frame.self_name) + 1 :]
             return frame.cls.attrs.get(attr, CLEAN)
         v = frame.lookup(path)
+        if v is None and isinstance(node, ast.Subscript):
+            # cfg["names"].add(x): what the dict held under that key, then x
+            return self.eval(node, frame)
         return v if v is not None else CLEAN
 
     def _write_path(self, path: str, node: ast.AST, value: Value, frame: Frame) -> None:
@@ -612,6 +639,8 @@ class ModuleAnalysis:
         if path is None:
             return
         current = self._read_path(path, target, frame)
+        if isinstance(node.op, (ast.BitOr, ast.BitXor)):  # s |= other: an empty set gets filled
+            current = filled(current)
         order = EMPTY if numeric else self._iter_order(frame)
         new = union(current, value, Value(order, EMPTY)) if order else union(current, value)
         self._write_path(path, target, new, frame)
@@ -811,7 +840,10 @@ class ModuleAnalysis:
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> None:
         info = ClassInfo(node.name)
-        self.classes.setdefault(node.name, info)
+        known = self.classes.setdefault(node.name, info)
+        info.dataclass, info.init_fields = self._init_fields(node)
+        if known is not info:
+            known.init_fields = None  # two classes of that name: which one a call builds is not known
         for base in node.bases:
             self.eval(base, frame)
         class_frame = Frame(frame, cls=None)
@@ -842,6 +874,65 @@ class ModuleAnalysis:
                 self.pending.append(method)
             else:
                 self.summary_of(method)
+
+    def _init_fields(self, node: ast.ClassDef) -> tuple[bool, tuple[str, ...] | None]:
+        """(is a dataclass, the positional parameters of its generated __init__): the annotated
+        names of the class body in order, after those of a base dataclass of the module, as
+        @dataclass and typing.NamedTuple write them. None when that is not certain: a custom
+        __init__/__new__, a base the analysis cannot see, init=False, a field declared inside an
+        ``if``."""
+        named_tuple = any(self.callee_path(b)[-1] == "NamedTuple" for b in node.bases)
+        decorator = next(
+            (d for d in node.decorator_list if self.callee_path(d.func if isinstance(d, ast.Call) else d)[-1] == "dataclass"), None
+        )
+        is_dataclass = decorator is not None and not named_tuple
+        if not (is_dataclass or (named_tuple and decorator is None)):
+            return is_dataclass, None
+        if isinstance(decorator, ast.Call) and any(
+            kw.arg is None or (kw.arg == "init" and not _is_constant(kw.value, True)) or (kw.arg == "kw_only" and not _is_constant(kw.value, False))
+            for kw in decorator.keywords
+        ):
+            return is_dataclass, None
+        fields: list[str] = []
+        for base in node.bases:
+            base_class = base.value if isinstance(base, ast.Subscript) else base  # Generic[T]
+            name = self.callee_path(base_class)[-1]
+            inherited = self.classes.get(base_class.id) if isinstance(base_class, ast.Name) else None
+            if inherited is not None and inherited.dataclass and inherited.init_fields is not None and is_dataclass:
+                fields.extend(f for f in inherited.init_fields if f not in fields)
+            elif name not in ("NamedTuple", "Generic", "object", "ABC", "Protocol"):
+                return is_dataclass, None
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in ("__init__", "__new__"):
+                return is_dataclass, None
+            if not isinstance(stmt, ast.AnnAssign):
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                    isinstance(sub, ast.AnnAssign) for sub in ast.walk(stmt)
+                ):
+                    return is_dataclass, None
+                continue
+            if not isinstance(stmt.target, ast.Name):
+                continue
+            annotation = stmt.annotation
+            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                try:
+                    annotation = ast.parse(annotation.value, mode="eval").body
+                except SyntaxError:
+                    return is_dataclass, None
+            kind = self.callee_path(annotation.value if isinstance(annotation, ast.Subscript) else annotation)[-1]
+            if kind == "ClassVar":
+                continue
+            if kind == "KW_ONLY":
+                break  # the fields after it are keyword-only
+            value = stmt.value
+            if isinstance(value, ast.Call) and self.callee_path(value.func)[-1] == "field" and any(
+                (kw.arg == "init" and not _is_constant(kw.value, True)) or (kw.arg == "kw_only" and not _is_constant(kw.value, False))
+                for kw in value.keywords
+            ):
+                continue  # not a positional parameter of __init__
+            if stmt.target.id not in fields:
+                fields.append(stmt.target.id)
+        return is_dataclass, tuple(fields)
 
     def summary_of(self, node: Any) -> Summary:
         key = id(node)
@@ -946,7 +1037,8 @@ class ModuleAnalysis:
             stored = frame.lookup(path)
             if stored is not None:
                 return stored
-        v = element_of(base)
+        entry = self._display_entry(node.value, node.slice.value, frame) if path is not None else None  # type: ignore[attr-defined]
+        v = entry if entry is not None else element_of(base)
         if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and self.k.volatile_name_re is not None:
             tagged = self._volatile_name(node.slice.value, node)
             if tagged is not None:
@@ -1018,7 +1110,7 @@ class ModuleAnalysis:
             own = frozenset(o for o in value.own if o.kind != UNORDERED) | {merged}
             return Value(own, value.inner)
         if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
-            has_origin = any(o.kind == UNORDERED for o in left.own) or any(o.kind == UNORDERED for o in right.own)
+            has_origin = _has_unordered(left) or _has_unordered(right)
             if not has_origin and (self._is_set_like(node.left, left) or self._is_set_like(node.right, right)):
                 op = {ast.BitOr: "|", ast.BitAnd: "&", ast.Sub: "-", ast.BitXor: "^"}[type(node.op)]
                 origin = Origin(UNORDERED, f"set algebra ({op} on a set view)", span_of(node))
@@ -1052,7 +1144,45 @@ class ModuleAnalysis:
             self.role_contents[id(node)] = (content[0], role)
         if stash:
             self.dict_entries[id(node)] = stash
-        return union(*parts) if parts else CLEAN
+        value = union(*parts) if parts else CLEAN
+        if stash and len(stash) == len(node.keys):  # every key a string constant, none repeated
+            self.keyed_displays[id(node)] = value
+        return value
+
+    def _display_entry(self, base: ast.AST, key: str, frame: Frame) -> Value | None:
+        """``cfg["user_id"]`` or ``cfg.get("user_id")`` of a dict built from a display with string
+        keys (``cfg = {"thread_id": ..., "user_id": ...}``, also nested: ``config["configurable"]``):
+        only that key's value, while nothing the analysis can see has put other values in the dict
+        (``cfg[k] = v``, ``cfg.update(x)``, ``cfg["user_id"] = v`` make it read as a whole again).
+        What a called function does to the dict is not followed, as for lists and attributes."""
+        display = self._unchanged_display(base, frame, 0)
+        if display is None:
+            return None
+        entry = self.dict_entries[id(display)].get(key)
+        return entry[0] if entry is not None else None
+
+    def _unchanged_display(self, node: ast.AST, frame: Frame, depth: int) -> ast.Dict | None:
+        if depth > 4:
+            return None
+        if isinstance(node, ast.Dict):
+            return node if id(node) in self.keyed_displays else None
+        path = path_of(node)
+        if path is None or (isinstance(node, ast.Attribute) and frame.cls is not None and _root(path) == frame.self_name):
+            return None
+        if isinstance(node, ast.Subscript):  # config["configurable"]: the display under that key
+            if frame.lookup(path) is not None:
+                return None  # changed through this key: config["configurable"]["x"] = ...
+            outer = self._unchanged_display(node.value, frame, depth + 1)
+            entry = self.dict_entries[id(outer)].get(node.slice.value) if outer is not None else None  # type: ignore[attr-defined]
+            return self._unchanged_display(entry[1], frame, depth + 1) if entry is not None else None
+        source = frame.lookup_expr(path)
+        current = frame.lookup(path)
+        if source is None or current is None:
+            return None
+        display = self._unchanged_display(source, frame, depth + 1)
+        if display is None or self.keyed_displays[id(display)] != current:
+            return None
+        return display
 
     def _sequence(self, node: ast.List | ast.Tuple, frame: Frame) -> Value:
         parts = []
@@ -1194,7 +1324,10 @@ class ModuleAnalysis:
             if text:
                 self._text_depth -= 1
         path = self.callee_path(func)
-        if _looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
+        fields = self._constructor_fields(node, func, positional, keywords)
+        if fields is not None:
+            self.call_keywords[id(node)] = fields
+        elif _looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
             # A class instantiated with keywords: its attributes of those names hold those values.
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
@@ -1233,6 +1366,11 @@ class ModuleAnalysis:
 
         unordered = self.k.unordered.match(path)
         if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            if path in (("set",), ("frozenset",)) and _is_empty_set_call(node):
+                if path == ("frozenset",):
+                    return CLEAN  # empty and immutable: there will never be an order to lose
+                # empty for now: unordered once something is put in it (values.filled)
+                return Value(frozenset([Origin(UNORDERED, unordered.what, span_of(node), empty=True)]), EMPTY)
             elements = unordered.elements
             if path in (("set",), ("frozenset",)) and node.args:
                 arg = node.args[0]
@@ -1282,8 +1420,36 @@ class ModuleAnalysis:
             if external is not None:
                 return external
 
+        self._passed_sets_may_fill(node, positional, keywords, frame)
         passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
         return _through_unknown(union(receiver, *positional, *passed))
+
+    def _passed_sets_may_fill(self, node: ast.Call, positional: list[Value], keywords: dict, frame: Frame) -> None:
+        """A function the analysis does not follow into may put elements into an empty set passed to
+        it (``collect(found)``): the caller's set counts as filled afterwards."""
+        if not any(holds_empty_set(v) for v in positional) and not any(holds_empty_set(v) for v in keywords.values()):
+            return
+        for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+            path = path_of(arg.value if isinstance(arg, ast.Starred) else arg)
+            if path is None:
+                continue
+            current = self._read_path(path, arg, frame)
+            if holds_empty_set(current):
+                self._write_path(path, arg, filled(current), frame)
+
+    def _constructor_fields(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict) -> dict[str, Value] | None:
+        """``Setup(tool, names)`` of a dataclass or NamedTuple of the module: each field holds the
+        argument given for it, by position (the field order) or by keyword. Even when every
+        argument is clean, so that a function returning it in several ways keeps its fields apart."""
+        ref = self.class_ref(func)
+        if ref is None or ref[0] != "local":
+            return None
+        order = self.classes[ref[1]].init_fields
+        if order is None or len(node.args) > len(order) or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        fields = dict(zip(order, positional))
+        fields.update((k, v) for k, v in keywords.items() if k is not None)
+        return fields
 
     def _method_call(
         self, node: ast.Call, func: ast.Attribute, method: str, receiver: Value, positional: list[Value], keywords: dict, frame: Frame
@@ -1315,6 +1481,8 @@ class ModuleAnalysis:
             return CLEAN
         if method == "get" and node.args:
             keyed = self._param_item(func.value, node.args[0], frame)
+            if keyed is None and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                keyed = self._display_entry(func.value, node.args[0].value, frame)
             if keyed is not None:
                 return union(keyed, *positional[1:])
         if method in k.element_methods:
@@ -1390,6 +1558,7 @@ class ModuleAnalysis:
         return values, nodes
 
     def _apply_summary(self, node: ast.Call, summary: Summary, positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool) -> Value:
+        self._passed_sets_may_fill(node, positional, keywords, frame)
         values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
         for param, sinks in summary.param_sinks.items():
             bound = _bound_value(param, values)
@@ -1465,9 +1634,11 @@ class ModuleAnalysis:
     ) -> None:
         if tier in PREFIX_TIERS:
             sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key)
-            produced = self._callable_result(arg_node, frame)
+            # instructions=fn / lambda ctx: ...: the SDK calls it for every request. A function
+            # given as the tools (tools=get_weather) is a tool: what it returns is a tool result,
+            # in the messages, not part of the tool definitions.
+            produced = self._callable_result(arg_node, frame) if tier == "system" else None
             if produced is not None:
-                # instructions=fn / lambda ctx: ...: the SDK calls it for every request.
                 value = union(value, produced)
             if isinstance(arg_node, (ast.Name, ast.Attribute)):
                 self._text_depth += 1
@@ -1586,6 +1757,8 @@ class ModuleAnalysis:
             return
         arg_span = span_of(arg_node) if arg_node is not None else None
         for o in value.own | value.inner:
+            if o.empty:
+                continue  # an empty set: nothing in it to put out of order
             if o.kind == PARAM:
                 summary = frame.summary
                 if summary is not None and o.what in summary.params:
@@ -1609,6 +1782,7 @@ class ModuleAnalysis:
         self, node: ast.Call, found: tuple[str, Mapping[str, Any]], positional: list[Value], keywords: dict, frame: Frame
     ) -> Value:
         qualified, data = found
+        self._passed_sets_may_fill(node, positional, keywords, frame)
         if data.get("passes_arguments"):
             return _through_unknown(union(*positional, *keywords.values()))
         params = list(data.get("params", ()))
@@ -1633,8 +1807,14 @@ class ModuleAnalysis:
         returns = data.get("returns")
         if not returns:
             return CLEAN
-        local = _value_from_summary(returns, span_of(node), f"{qualified}()")
-        return substitute(local, values)
+        site, via = span_of(node), f"{qualified}()"
+        if "tuple_returns" in data:
+            self.tuple_results[id(node)] = [substitute(_value_from_summary(item, site, via), values) for item in data["tuple_returns"]]
+        if "field_returns" in data:
+            self.call_keywords[id(node)] = {
+                name: substitute(_value_from_summary(item, site, via), values) for name, item in data["field_returns"].items()
+            }
+        return substitute(_value_from_summary(returns, site, via), values)
 
     def _external_name(self, node: ast.AST, dotted: tuple[str, ...]) -> Value | None:
         assert self.resolve_external_name is not None
@@ -1722,7 +1902,9 @@ def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
 
 def _through_unknown(v: Value) -> Value:
     """A value passed through a call we know nothing about: still tainted, but what its elements are
-    is no longer known (a sorted(...) fix there would be unsafe)."""
+    is no longer known (a sorted(...) fix there would be unsafe), and an empty set may come back
+    filled."""
+    v = filled(v)
     if not v.own or not any(o.kind == UNORDERED and o.fix_at is None and o.elements for o in v.own):
         return v
     own = frozenset(replace(o, elements=None) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own)
@@ -1740,6 +1922,7 @@ def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str) -> Orig
         sortable=bool(entry.get("sortable", True)),
         granularity=entry.get("granularity", "time"),
         external=via,
+        empty=bool(entry.get("empty", False)),
     )
 
 
@@ -1763,11 +1946,16 @@ def origin_to_data(o: Origin) -> dict[str, Any]:
         data["sortable"] = False
     if o.kind == VOLATILE:
         data["granularity"] = o.granularity
+    if o.empty:
+        data["empty"] = True
     return data
 
 
 def _data_key(d: Mapping[str, Any]) -> tuple:
-    return (d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("elements", ""), d.get("granularity", ""), d.get("sortable", True))
+    return (
+        d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("elements", ""), d.get("granularity", ""),
+        d.get("sortable", True), d.get("empty", False),
+    )
 
 
 def value_to_data(v: Value) -> dict[str, Any]:

@@ -6,6 +6,10 @@ dict whose values were built from a directory listing). Iterating or indexing a 
 ``inner`` origins; ``sorted`` removes the unordered ones from ``own``. Volatile origins (clocks,
 uuids) survive everything: any value that contains a timestamp is volatile.
 
+An empty ``set()`` is an unordered origin marked ``empty``: it has no order to lose, so it reaches
+no finding, until something may have been put in it (``add``, ``update``, ``|=``, being stored in a
+container or passed to a function): then it is ``filled``, an unordered set like any other.
+
 Inside a function, a parameter is a symbolic ``Origin`` (kind ``param``) that the caller replaces
 with the argument's value: that is how a function's summary works without re-analysing its body.
 """
@@ -36,6 +40,7 @@ class Origin:
     mode: str = "whole"  # param: "whole" | "elem" | "sorted"
     attr: str | None = None  # param: the value of this attribute of the parameter (args.tools)
     external: str | None = None  # from another module's summary: "pkg.mod.func"
+    empty: bool = False  # unordered: an empty set() nothing has been put in yet
 
     def with_fix_at(self, span: Span) -> "Origin":
         return replace(self, fix_at=span)
@@ -103,21 +108,37 @@ def sanitized(v: Value) -> Value:
     return Value(frozenset(own), v.inner)
 
 
+def holds_empty_set(v: Value) -> bool:
+    return any(o.empty for o in v.own) or any(o.empty for o in v.inner)
+
+
+def filled(v: Value) -> Value:
+    """Something may have been put into the empty sets ``v`` holds: they are unordered now."""
+    if not holds_empty_set(v):
+        return v
+    return Value(
+        frozenset(replace(o, empty=False) if o.empty else o for o in v.own),
+        frozenset(replace(o, empty=False) if o.empty else o for o in v.inner),
+    )
+
+
 def as_element(v: Value) -> Value:
     """``v`` placed inside a container: everything it carries becomes the container's inner part;
-    volatility (and what a parameter might carry) also shows in the container's own bytes."""
+    volatility (and what a parameter might carry) also shows in the container's own bytes. An empty
+    set stored in a container can be filled there (``groups.setdefault(k, set()).add(x)``) where
+    the analysis does not follow it: it counts as filled."""
     if not v:
         return CLEAN
-    carried = v.own | v.inner
+    carried = filled(v).all()
     return Value(frozenset(o for o in carried if o.kind != UNORDERED), carried)
 
 
 def materialized(v: Value, span: Span) -> Value:
     """``v`` is put in a fixed order here (iterated, list(), join): remember the spot so that the fix
-    can wrap it in sorted(...)."""
-    if not any(o.kind == UNORDERED and o.fix_at is None for o in v.own):
+    can wrap it in sorted(...). An empty set iterated gives nothing: its order is no longer carried."""
+    if not any(o.kind == UNORDERED and (o.fix_at is None or o.empty) for o in v.own):
         return v
-    own = frozenset(o.with_fix_at(span) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own)
+    own = frozenset(o.with_fix_at(span) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own if not o.empty)
     return Value(own, v.inner)
 
 

@@ -163,6 +163,112 @@ class Config:
     def ask(self, messages):
         return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in self.tools], messages=messages)
 ''',
+    "dataclass-built-by-position": '''
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: dict
+    names: frozenset
+
+def build():
+    return Setup({"name": "extra"}, frozenset({"search", "fetch"}))  # here
+
+def ask(messages):
+    setup = build()
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in setup.names], messages=messages)
+''',
+    "namedtuple-built-by-position": '''
+from typing import NamedTuple
+
+class Setup(NamedTuple):
+    extra_tool: dict
+    names: list
+
+def ask(messages, wanted):
+    setup = Setup({"name": "extra"}, list(set(wanted)))  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in setup.names], messages=messages)
+''',
+    "dataclass-with-its-own-init-stays-coarse": '''
+from dataclasses import dataclass
+
+@dataclass
+class Setup:
+    extra_tool: dict
+    names: frozenset
+
+    def __init__(self, names, extra_tool):
+        self.names = names
+        self.extra_tool = extra_tool
+
+def ask(messages):
+    setup = Setup(frozenset({"search", "fetch"}), {"name": "extra"})  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
+''',
+    "dataclass-with-an-unknown-base-stays-coarse": '''
+from dataclasses import dataclass
+from elsewhere import BaseSetup
+
+@dataclass
+class Setup(BaseSetup):
+    extra_tool: dict
+
+def ask(messages):
+    setup = Setup(frozenset({"search", "fetch"}), {"name": "extra"})  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
+''',
+    "empty-set-filled-by-add": '''
+def ask(messages, wanted):
+    found = set()  # here
+    for name in wanted:
+        found.add(name)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in found], messages=messages)
+''',
+    "empty-set-filled-by-update": '''
+def ask(messages, wanted):
+    names = set()  # here
+    names.update(wanted)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in names], messages=messages)
+''',
+    "empty-set-filled-by-or-assign": '''
+def ask(messages, extra):
+    names = set()  # here
+    names |= extra.keys()
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in names], messages=messages)
+''',
+    "empty-set-filled-in-a-dict": '''
+def ask(messages, wanted):
+    groups = {}
+    for name in wanted:
+        groups.setdefault(name[0], set()).add(name)  # here
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for g in groups.values() for n in g], messages=messages)
+''',
+    "empty-set-filled-in-a-dict-comprehension": '''
+def ask(messages, wanted):
+    by_letter = {letter: set() for letter in "sfw"}  # here
+    for name in wanted:
+        by_letter[name[0]].add(name)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in by_letter["s"]], messages=messages)
+''',
+    "set-under-a-dict-key-added-to": '''
+def ask(messages, wanted):
+    cfg = {"names": set(wanted), "model": "m"}  # here
+    cfg["names"].add("search")
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in cfg["names"]], messages=messages)
+''',
+    "empty-set-under-a-dict-key-filled": '''
+def ask(messages, wanted):
+    cfg = {"names": set(), "model": "m"}  # here
+    for name in wanted:
+        cfg["names"].add(name)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in cfg["names"]], messages=messages)
+''',
+    "empty-set-filled-by-a-function": '''
+def ask(messages, registry):
+    found = set()  # here
+    registry.collect_into(found)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS[n] for n in found], messages=messages)
+''',
 }
 
 NEGATIVE = {
@@ -286,6 +392,87 @@ EXTRA = {"write": {"name": "write"}}
 def ask(messages):
     merged = TOOLS | EXTRA
     return client.messages.create(model="m", max_tokens=10, tools=list(merged.values()), messages=messages)
+''',
+    "dataclass-built-by-position-other-field": '''
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: dict
+    names: frozenset
+
+def build():
+    return Setup({"name": "extra"}, frozenset({"search", "fetch"}))
+
+def ask(messages):
+    setup = build()
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS["search"], setup.extra_tool], messages=messages)
+''',
+    "dataclass-returned-empty-by-position-or-filled-by-keyword": '''
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: dict | None
+    names: frozenset
+
+def build(enabled, wanted):
+    if not enabled:
+        return Setup(None, frozenset())
+    return Setup(extra_tool={"name": "extra"}, names=frozenset(wanted))
+
+def ask(messages, wanted):
+    setup = build(True, wanted)
+    return client.messages.create(model="m", max_tokens=10, tools=[TOOLS["search"], setup.extra_tool], messages=messages)
+''',
+    "namedtuple-built-by-position-other-field": '''
+import typing
+
+class Setup(typing.NamedTuple):
+    extra_tool: dict
+    names: frozenset = frozenset()
+
+def ask(messages, wanted):
+    setup = Setup({"name": "extra"}, frozenset(wanted))
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
+''',
+    "dataclass-subclass-built-by-position": '''
+from dataclasses import KW_ONLY, dataclass, field
+from typing import ClassVar
+
+@dataclass
+class Base:
+    names: frozenset
+    label: ClassVar[str] = "setup"
+    cache: dict = field(init=False, default_factory=dict)
+
+@dataclass
+class Setup(Base):
+    extra_tool: dict
+    _: KW_ONLY
+    debug: bool = False
+
+def ask(messages, wanted):
+    setup = Setup(frozenset(wanted), {"name": "extra"}, debug=True)
+    return client.messages.create(model="m", max_tokens=10, tools=[setup.extra_tool], messages=messages)
+''',
+    "empty-frozenset": '''
+def ask(messages, wanted):
+    disabled = frozenset()
+    final = [TOOLS[n] for n in wanted if n not in disabled] + list(frozenset())
+    return client.messages.create(model="m", max_tokens=10, tools=final, messages=messages)
+''',
+    "empty-set-under-a-dict-key-never-filled": '''
+def ask(messages, wanted):
+    cfg = {"names": set(), "tools": [TOOLS["search"]]}
+    cfg["tools"].append(TOOLS["fetch"])
+    return client.messages.create(model="m", max_tokens=10, tools=cfg["tools"] + [TOOLS[n] for n in cfg["names"]], messages=messages)
+''',
+    "empty-set-never-filled": '''
+def ask(messages, wanted):
+    extra = set()
+    tools = [TOOLS[n] for n in wanted] + [TOOLS[n] for n in extra] + list(set([]))
+    return client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
 ''',
 }
 

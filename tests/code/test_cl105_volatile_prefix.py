@@ -105,6 +105,55 @@ from agents import Agent
 
 assistant = Agent(name="a", instructions=lambda ctx, agent: BASE + str(uuid.uuid4()))  # here
 ''',
+    "dict-display-key-that-holds-it": '''
+def ask(messages, user_id):
+    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"Thread {cfg['thread_id']}", messages=messages)
+''',
+    "dict-display-changed-under-an-unknown-key": '''
+def ask(messages, user_id, key):
+    cfg = {"thread_id": "main", "user_id": user_id}
+    cfg[key] = str(uuid.uuid4())  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+''',
+    "dict-display-key-reassigned": '''
+def ask(messages, user_id):
+    cfg = {"thread_id": "main", "user_id": user_id}
+    cfg["user_id"] = f"{user_id}-{time.time()}"  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg.get('user_id')}", messages=messages)
+''',
+    "dict-display-updated": '''
+def ask(messages, user_id):
+    cfg = {"thread_id": "main", "user_id": user_id}
+    cfg.update({"thread_id": str(uuid.uuid4())})  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+''',
+    "dict-display-dumped-whole": '''
+def ask(messages, user_id):
+    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}  # here
+    return client.messages.create(model="m", max_tokens=10, system="Config: " + json.dumps(cfg), messages=messages)
+''',
+    "dict-display-values": '''
+def ask(messages, user_id):
+    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}  # here
+    return client.messages.create(model="m", max_tokens=10, system=" ".join(cfg.values()), messages=messages)
+''',
+    "dict-display-nested-key-that-holds-it": '''
+def ask(messages, user_id):
+    config = {"configurable": {"thread_id": str(uuid.uuid4()), "user_id": user_id}}  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"Thread {config['configurable']['thread_id']}", messages=messages)
+''',
+    "dict-display-nested-changed-under-a-key": '''
+def ask(messages, user_id):
+    config = {"configurable": {"thread_id": "main", "user_id": user_id}}
+    config["configurable"]["user_id"] = str(uuid.uuid4())  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {config['configurable']['user_id']}", messages=messages)
+''',
+    "dict-display-with-a-computed-key": '''
+def ask(messages, user_id, field):
+    cfg = {field: str(uuid.uuid4()), "user_id": user_id}  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+''',
 }
 
 DAILY = {
@@ -237,6 +286,23 @@ def build(data):
 def ask(question):
     msgs = build({"system": BASE, "text": f"{question} at {time.time()}"})
     return oai.chat.completions.create(model="gpt-5", messages=msgs)
+''',
+    "dict-display-other-key": '''
+def ask(messages, user_id):
+    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+''',
+    "dict-display-other-key-get": '''
+def ask(messages, user_id):
+    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}
+    cfg["user_id"] = user_id.strip()
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg.get('user_id', 'anonymous')}", messages=messages)
+''',
+    "dict-display-nested-other-key": '''
+def ask(messages, user_id):
+    config = {"configurable": {"thread_id": str(uuid.uuid4()), "user_id": user_id}}
+    cfg = config["configurable"]
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']} {config['configurable']['user_id']}", messages=messages)
 ''',
 }
 

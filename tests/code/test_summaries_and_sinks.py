@@ -322,3 +322,152 @@ def test_a_counter_of_an_object_read_whole_in_another_module_is_no_prompt_change
     changed["app/coder.py"] = COUNTER_TREE["app/coder.py"].replace("self.num_reflections += 1", "self.num_reflections.append(message)")
     write_tree(tmp_path, changed)
     assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL104"]  # any other change still is
+
+
+def test_an_empty_set_from_another_module_is_unordered_only_once_filled():
+    """``set()`` returned by another module's function is empty (no finding) until the caller
+    puts something in it; an empty ``frozenset()`` never has an order (deer-flow's
+    ``DeferredToolSetup(None, frozenset(), None)``)."""
+    registry = '''\
+def no_names():
+    return set()
+
+
+def no_tools():
+    return frozenset()
+'''
+    agent = '''\
+import anthropic
+
+from pkg.registry import no_names, no_tools
+
+client = anthropic.Anthropic()
+
+
+def ask(messages, wanted):
+    empty = [{"name": n} for n in no_names()] + list(no_tools())
+    client.messages.create(model="m", max_tokens=10, tools=empty, messages=messages)
+    names = no_names()
+    names.update(wanted)
+    return client.messages.create(model="m", max_tokens=10, tools=[{"name": n} for n in names], messages=messages)
+'''
+    summaries = {"pkg.registry": summarize_module("pkg/registry.py", registry)}
+    assert summaries["pkg.registry"]["functions"]["no_names"]["returns"]["own"][0]["empty"] is True
+    assert "no_tools" not in summaries["pkg.registry"]["functions"]
+    found = check_module("pkg/agent.py", agent, None, project_summaries=summaries)
+    assert [(d.code, d.line) for d in found] == [("CL101", 11)], [d.message for d in found]
+    assert found[0].message.startswith("tools built from set() (via pkg.registry.no_names(), line 2)")
+
+
+SETUP = '''\
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Setup:
+    extra_tool: object
+    names: frozenset
+
+
+def build_setup(tools):
+    return Setup({"name": "extra"}, frozenset(t["name"] for t in tools))
+
+
+def assemble(tools):
+    setup = build_setup(tools)
+    final = list(tools)
+    final.append(setup.extra_tool)
+    return final, setup
+'''
+
+SETUP_USER = '''\
+from langchain.agents import create_agent
+
+from pkg.setup import assemble, build_setup
+
+
+def build(model, tools):
+    final, setup = assemble(tools)
+    create_agent(model=model, tools=final)
+    one = build_setup(tools)
+    create_agent(model=model, tools=[*tools, one.extra_tool])
+    create_agent(model=model, tools=list(one.names))
+    return create_agent(model=model, tools=list(setup.names))
+'''
+
+
+def test_items_of_a_tuple_and_fields_of_a_dataclass_from_another_module_stay_apart():
+    """deer-flow's ``final_tools, deferred_setup = assemble_deferred_tools(...)``: the tools item
+    does not carry the frozenset of names that the setup item holds, in another module as in
+    the same one; nor does the tool field of a setup built there by position."""
+    summaries = {"pkg.setup": summarize_module("pkg/setup.py", SETUP)}
+    functions = summaries["pkg.setup"]["functions"]
+    assert len(functions["assemble"]["tuple_returns"]) == 2 and sorted(functions["build_setup"]["field_returns"]) == ["extra_tool", "names"]
+    found = check_module("pkg/agent.py", SETUP_USER, None, project_summaries=summaries)
+    assert [(d.code, d.line) for d in found] == [("CL101", 7), ("CL101", 9)], [d.message for d in found]
+    assert found[0].message.endswith("(via pkg.setup.assemble(), line 11) (unordered) reach tools= of create_agent at line 12")
+    assert found[1].message.endswith("(via pkg.setup.build_setup(), line 11) (unordered) reach tools= of create_agent at line 11")
+    # the same code in one module: one finding, at the frozenset (line 11)
+    one_module = SETUP + "\n\n" + SETUP_USER.replace("from pkg.setup import assemble, build_setup\n", "")
+    assert [(d.code, d.line) for d in check_module("agent.py", one_module, None)] == [("CL101", 11)]
+
+
+def test_deepagents_claude_sdk_agentscope_camel_and_agent_framework_agents_are_sinks(tmp_path):
+    """Agent constructors of deepagents, claude-agent-sdk, agentscope, camel and Microsoft's
+    agent-framework render tools and the system prompt (found on real repositories, round 6).
+    A class of the same generic name imported from elsewhere (``ChatAgent``, ``Agent``) is not."""
+    from tests.conftest import check_tree, write_tree
+
+    write_tree(tmp_path, {
+        "deep.py": "from deepagents import create_deep_agent\nnames = {'ls', 'grep'}\nagent = create_deep_agent(tools=[lookup(n) for n in names], system_prompt='Be terse.')\n",
+        "claude_sdk.py": "import time\nfrom claude_agent_sdk import ClaudeAgentOptions\noptions = ClaudeAgentOptions(system_prompt=f'Now: {time.time()}', allowed_tools=list({'Read', 'Bash'}))\n",
+        "scope.py": "from agentscope.agent import ReActAgent\nrules = {'cite', 'be terse'}\nagent = ReActAgent('Friday', ' '.join(rules), model=None, formatter=None)\n",
+        "scope2.py": "import uuid\nfrom agentscope.agent import Agent\nagent = Agent(name='a', system_prompt=f'Session {uuid.uuid4()}', model=None)\n",
+        "camel_agent.py": "from camel.agents import ChatAgent\nskills = {'pdf', 'docx'}\nagent = ChatAgent('Skills: ' + ', '.join(skills), tools=[lookup(s) for s in skills])\n",
+        "maf.py": "from agent_framework import ChatAgent\ntools = {'search', 'fetch'}\nagent = ChatAgent(client, tools=list(tools), instructions='Be terse.')\n",
+        "lookalikes.py": (
+            "import time\nfrom mylib.agents import ChatAgent, ReActAgent\nfrom crew import Agent\n"
+            "names = {'a', 'b'}\n"
+            "ChatAgent(' '.join(names), tools=list(names))\n"
+            "ReActAgent('x', f'{time.time()}')\n"
+            "Agent(name='a', system_prompt=' '.join(names), instructions=' '.join(names))\n"
+        ),
+    })
+    result = check_tree(tmp_path, config={"select": ["CL1"]})
+    found = sorted((d.path, d.code, d.line) for d in result.diagnostics)
+    assert found == [
+        ("camel_agent.py", "CL101", 2),
+        ("camel_agent.py", "CL102", 2),
+        ("claude_sdk.py", "CL105", 3),
+        ("deep.py", "CL101", 2),
+        ("maf.py", "CL101", 2),
+        ("scope.py", "CL102", 2),
+        ("scope2.py", "CL105", 3),
+    ], [d.message for d in result.diagnostics]
+
+
+def test_a_function_given_as_the_tools_is_a_tool_not_a_producer_of_tools(tmp_path):
+    """agent-framework's samples pass one function as the tools (``tools=get_weather``): its
+    random result is a tool result, not part of the tool definitions (28 false CL105 in its
+    samples). A function given as the instructions is called for every request: still reported."""
+    from tests.conftest import check_tree, write_tree
+
+    write_tree(tmp_path, {"weather.py": '''from datetime import datetime
+from random import randint
+
+from agent_framework import Agent
+
+
+def get_weather(location: str) -> str:
+    return f"The weather in {location} is {randint(10, 30)} degrees."
+
+
+def instructions() -> str:
+    return f"You are a weather agent. It is {datetime.now()}."
+
+
+agent = Agent(client, instructions="You are a weather agent.", tools=get_weather)
+timed = Agent(client, instructions=instructions, tools=[get_weather])
+'''})
+    result = check_tree(tmp_path, config={"select": ["CL1"]})
+    assert [(d.code, d.line) for d in result.diagnostics] == [("CL105", 12)], [d.message for d in result.diagnostics]
