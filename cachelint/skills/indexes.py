@@ -10,8 +10,9 @@ whose *entries* name two or more existing skills. Only entry-like lines are entr
 - marketplace ``skills`` paths and plugin ``source`` paths, ``plugin.json`` ``skills`` paths,
 - JSON/YAML lists of objects with a ``name`` (``[{name, description}, …]``).
 
-A sentence in a README that mentions a skill is not an entry. Paths that leave the repository
-(``../../etc/passwd``, absolute paths) are recorded as such and never read.
+A sentence in a README that mentions a skill is not an entry, nor is a link to an ordinary
+document. Paths that leave the repository (``../../etc/passwd``, absolute paths; a Markdown
+link from its file's folder) are recorded as such and never read.
 """
 from __future__ import annotations
 
@@ -127,8 +128,16 @@ def _outside(path: str) -> bool:
     return False
 
 
-def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Resolution:
-    """Resolve a relative path against each base in turn; never reads, never leaves the root."""
+def resolve_path(
+    tree: SkillTree, raw: str, bases: list[tuple[str, Path]], fallbacks: list[tuple[str, Path]] | None = None
+) -> Resolution:
+    """Resolve a relative path against each base, then each fallback; never reads, never leaves
+    the root.
+
+    A path that leaves the root from a base is outside (a marketplace path that does so under
+    either convention), unless another base finds its skill. Fallbacks only find skills: a
+    Markdown link resolves against its file's folder, so ``../docs/spec.md`` in
+    ``python/AGENTS.md`` is inside the repository although, read from the root, it would leave it."""
     from urllib.parse import unquote
 
     res = Resolution()
@@ -138,11 +147,12 @@ def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Re
     if _outside(target):
         res.outside = True
         return res
-    for label, base in bases:
+    tries = [(label, base, False) for label, base in bases] + [(label, base, True) for label, base in fallbacks or ()]
+    for label, base, fallback in tries:
         joined = Path(os.path.normpath(base / PurePosixPath(target)))
         res.tried.append(label)
         if not (joined == tree.root or is_relative_to(joined, tree.root)):
-            res.outside = True
+            res.outside = res.outside or not fallback
             continue
         folder = joined.parent if joined.name == "SKILL.md" else joined
         if folder in tree.by_folder:
@@ -265,10 +275,9 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     for link in local:
         target = link.group(2)
         col = offset + link.start() + 1
-        res = resolve_path(tree, target, base)
-        folder_like = _looks_like_skill_path(target, skill_folders)
-        if not res.skills and not res.outside and not folder_like:
-            continue  # a link to some other document: not an entry
+        res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
+        if not res.skills and not _looks_like_skill_path(target, skill_folders):
+            continue  # a link to some other document, in the repository or not: not an entry
         yield IndexEntry(number, col, offset + link.end() + 1, link.group(0), path=target, resolution=res, strict=True, block=block)
     if local:
         return

@@ -222,15 +222,45 @@ def test_entries_outside_the_repository_are_reported_never_read(tmp_path, hostil
     assert result[0][3] == f"index entry {hostile} points outside the repository; not read"
 
 
-def test_markdown_link_outside_the_repository(tmp_path):
+def test_markdown_link_to_a_skill_outside_the_repository(tmp_path):
     write_tree(
         tmp_path,
-        {**DOCS, "AGENTS.md": f"- [pdf](skills/pdf/): {PDF}\n- [docx](skills/docx): {DOCX}\n- [xlsx](skills/xlsx): {XLSX}\n- [secrets](../../etc/passwd): x\n"},
+        {
+            **DOCS,
+            "AGENTS.md": f"- [pdf](skills/pdf/): {PDF}\n- [docx](skills/docx): {DOCX}\n- [xlsx](skills/xlsx): {XLSX}\n"
+            "- [pptx](../../vendor/skills/pptx/SKILL.md): slides\n- [secrets](../../etc/passwd): x\n",
+        },
     )
     (tmp_path / ".git").mkdir()
+    # a link to an ordinary file is no index entry, wherever it points: only the skill is CL204's
     assert findings(check_tree(tmp_path)) == [
-        ("AGENTS.md", 4, "CL204", "index entry ../../etc/passwd points outside the repository; not read")
+        ("AGENTS.md", 4, "CL204", "index entry ../../vendor/skills/pptx/SKILL.md points outside the repository; not read")
     ]
+
+
+SUBPROJECT = {
+    "docs/spec.md": "# spec\n",
+    "python/SETUP.md": "# setup\n",
+    "python/.github/skills/aa-dev/SKILL.md": skill("aa-dev", "Use when writing and testing Python code in this monorepo."),
+    "python/.github/skills/bb-test/SKILL.md": skill("bb-test", "Use when running the Python test suite and reading its coverage."),
+}
+
+
+def test_dotdot_links_that_stay_in_the_repository_are_not_outside(tmp_path):
+    """agent-framework python/AGENTS.md: `..` leads from the index's folder back into the repository."""
+    index = (
+        "# AGENTS.md\n\n- [SETUP.md](SETUP.md) - setup\n- [loop spec](../docs/spec.md) - required\n"
+        "- [old notes](../docs/gone.md) - removed\n\n**Agent Skills** (`.github/skills/`):\n"
+        "- `aa-dev` — coding\n- `bb-test` — testing\n\nChanges must follow\n"
+        "[the spec](../docs/spec.md). This area requires care.\n- [setup again](../python/SETUP.md) - same folder via ..\n"
+    )
+    write_tree(tmp_path, {**SUBPROJECT, "python/AGENTS.md": index})
+    (tmp_path / ".git").mkdir()
+    assert findings(check_tree(tmp_path)) == []
+    # a `..` link to a skill folder that is gone is stale like any other, not "outside"
+    write_tree(tmp_path, {"python/AGENTS.md": index + "- [cc-lint](../python/.github/skills/cc-lint/SKILL.md) - lint\n"})
+    assert [(p, line, c) for p, line, c, _ in findings(check_tree(tmp_path))] == [("python/AGENTS.md", 14, "CL204")]
+    assert "does not lead to a skill" in findings(check_tree(tmp_path))[0][3]
 
 
 def test_symlinked_skill_outside_the_tree_is_not_followed(tmp_path):
