@@ -435,6 +435,104 @@ def test_names_resolve_to_the_copies_nearest_the_index(tmp_path):
     assert [c for c in codes(check_tree(tmp_path)) if c in ("CL203", "CL204")] == []
 
 
+# deepagents: a test snapshot of the prompt lists the built-in skills by bare name; examples/ holds
+# other skills and a copy of one built-in skill under the same name
+ARXIV = "Use when searching arXiv for papers on a topic and summarising abstracts."
+LANGGRAPH = "Use when answering questions about LangGraph from its documentation."
+WEB = "Use when researching a topic on the web with several sources."
+TWO_COLLECTIONS = {
+    "builtin/alpha/SKILL.md": skill("alpha", PDF),
+    "builtin/beta/SKILL.md": skill("beta", DOCX),
+    "builtin/gamma/SKILL.md": skill("gamma", XLSX),
+    "examples/gamma/SKILL.md": skill("gamma", XLSX),
+    "examples/delta/SKILL.md": skill("delta", ARXIV),
+    "examples/epsilon/SKILL.md": skill("epsilon", LANGGRAPH),
+    "examples/zeta/SKILL.md": skill("zeta", WEB),
+}
+
+
+def snapshot(folder: str | None) -> str:
+    lines = ["**Available Skills:**", ""]
+    for name, description in (("alpha", PDF), ("beta", DOCX), ("gamma", XLSX)):
+        lines.append(f"- **{name}**: {description}")
+        if folder is not None:
+            lines.append(f"  -> Read `{folder}/{name}/SKILL.md` for full instructions")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_name_two_collections_share_resolves_to_the_copy_its_path_hint_names(tmp_path):
+    write_tree(tmp_path, {**TWO_COLLECTIONS, "tests/snapshot.md": snapshot("<built_in_skills_dir>")})
+    assert findings(check_tree(tmp_path)) == []
+
+
+def test_a_path_hint_can_name_the_other_collection(tmp_path):
+    # the hint decides, not the order of the folders: gamma is examples' copy, so the (configured)
+    # index draws from examples/ too and misses its other skills, and builtin's gamma
+    hints = snapshot(None).replace("- **gamma**: " + XLSX, "- **gamma**: " + XLSX + "\n  -> Read `<examples_dir>/gamma/SKILL.md`")
+    write_tree(tmp_path, {**TWO_COLLECTIONS, "tests/snapshot.md": hints})
+    configured = {"skills": {"index": ["tests/snapshot.md"]}}
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path, config=configured))] == [
+        ("builtin/gamma/SKILL.md", "CL203"),
+        ("examples/delta/SKILL.md", "CL203"),
+        ("examples/epsilon/SKILL.md", "CL203"),
+        ("examples/zeta/SKILL.md", "CL203"),
+    ]
+
+
+def test_a_shared_name_without_hint_resolves_beside_the_index_s_other_skills(tmp_path):
+    write_tree(tmp_path, {**TWO_COLLECTIONS, "tests/snapshot.md": snapshot(None)})
+    assert findings(check_tree(tmp_path)) == []
+    # alpha and gamma are two of builtin's three skills: an index of builtin/ that misses beta
+    write_tree(tmp_path, {"tests/snapshot.md": f"- **alpha**: {PDF}\n- **gamma**: {XLSX}\n"})
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("builtin/beta/SKILL.md", "CL203")]
+    # without the copy, nothing changes
+    (tmp_path / "examples" / "gamma" / "SKILL.md").unlink()
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("builtin/beta/SKILL.md", "CL203")]
+
+
+def test_a_shared_name_resolves_to_the_copy_nearest_the_index(tmp_path):
+    # app/docs/skills.md lists vendor's skills and a gamma: the copy in app/ is nearer than the one
+    # beside the other entries, so the index draws from app/builtin/ too
+    tree = {f"app/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("builtin/")}
+    tree.update({f"vendor/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("examples/")})
+    tree["app/docs/skills.md"] = f"- gamma: {XLSX}\n- delta: {ARXIV}\n- epsilon: {LANGGRAPH}\n- zeta: {WEB}\n"
+    write_tree(tmp_path, tree)
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [
+        ("app/builtin/alpha/SKILL.md", "CL203"),
+        ("app/builtin/beta/SKILL.md", "CL203"),
+        ("vendor/examples/gamma/SKILL.md", "CL203"),
+    ]
+
+
+THETA = "Use when drafting a changelog entry from a merged pull request."
+
+
+def test_a_name_nothing_tells_apart_never_sets_the_index_s_scope(tmp_path):
+    tree = {
+        **TWO_COLLECTIONS,
+        "builtin/theta/SKILL.md": skill("theta", THETA),
+        "examples/theta/SKILL.md": skill("theta", THETA),
+        "tests/snapshot.md": f"- **gamma**: {XLSX}\n- **theta**: {THETA}\n",
+    }
+    write_tree(tmp_path, tree)
+    assert findings(check_tree(tmp_path)) == []
+    # configured, it is an index whatever it holds, but its names still draw neither collection in
+    assert findings(check_tree(tmp_path, config={"skills": {"index": ["tests/snapshot.md"]}})) == []
+
+
+def test_a_name_nothing_tells_apart_never_joins_cl206_comparisons(tmp_path):
+    # the copies drifted: builtin's gamma and examples' theta read alike, but no prompt shows both
+    tree = {
+        **TWO_COLLECTIONS,
+        "examples/gamma/SKILL.md": skill("gamma", "Use when scaffolding a new skill folder with its front matter."),
+        "builtin/theta/SKILL.md": skill("theta", THETA),
+        "examples/theta/SKILL.md": skill("theta", XLSX.replace("CSV data", "CSV data files")),
+        "tests/snapshot.md": f"- **gamma**: {XLSX}\n- **theta**: {THETA}\n",
+    }
+    write_tree(tmp_path, tree)
+    assert findings(check_tree(tmp_path, config={"skills": {"index": ["tests/snapshot.md"]}})) == []
+
+
 def test_entry_whose_skill_md_is_a_broken_symlink_is_left_to_cl001(tmp_path):
     write_tree(tmp_path, {**DOCS, "AGENTS.md": f"- pdf: {PDF}\n- docx: {DOCX}\n- xlsx: {XLSX}\n- pptx: slides\n"})
     (tmp_path / "skills" / "pptx").mkdir()

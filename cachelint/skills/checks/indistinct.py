@@ -164,7 +164,8 @@ def find_clusters(
 
 def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
     """Skills the model sees side by side: each index's list and each folder of skills."""
-    groups: list[list[Skill]] = [index.listed() for index in indexes]
+    # an ambiguous name shows one of its skills, which is unknown: none of them joins the group
+    groups: list[list[Skill]] = [index.listed(ambiguous=False) for index in indexes]
     by_parent: dict = defaultdict(list)
     for skill in tree.skills:
         by_parent[skill.folder.parent].append(skill)
