@@ -47,6 +47,24 @@ def test_not_task_words(lexicon, word):
         ("Descripción aquí", ['placeholder "Descripción aquí"', "only 2 content words", "no task verb or trigger"]),
         ("A FAZER", ['placeholder "A FAZER"', "only 1 content word", "no task verb or trigger"]),
         ("This skill is a placeholder pending future integration of the ledger", ['placeholder "placeholder"', "no task verb or trigger"]),
+        # a placeholder is a description that IS one; with a trigger and a task verb beside it, the
+        # word is the skill's subject (agent-framework's foundry-config-setup)
+        ("Use when a sample fails because it uses a placeholder endpoint instead of reading it from the environment.", []),
+        ("Use when replacing placeholder values in config files with real settings.", []),
+        (
+            "Resolve missing setup caused by a hardcoded Foundry project endpoint or model in a sample. Use when a sample"
+            ' fails because it uses a placeholder/hardcoded project_endpoint (for example "https://your-project.services.ai.azure.com")'
+            " or a hardcoded model instead of reading them from the environment.",
+            [],
+        ),
+        ("Use when triaging TODO and FIXME comments left in a pull request", []),
+        ("Placeholder skill for reviewing code", ['placeholder "Placeholder"']),  # a task verb, no trigger
+        ("Use when reviewing TODO", ['placeholder "TODO"', "only 1 content word"]),  # too little beside it
+        ("Use when the TODO", ['placeholder "TODO"', "only 0 content words"]),
+        # template slots left unfilled; an HTML tag is not one
+        ("<describe what this skill does and when to use it>", ['placeholder "<describe what this skill does and when to use it>"', "only 1 content word"]),
+        ("{{ description }}", ['placeholder "{{ description }}"', "only 1 content word", "no task verb or trigger"]),
+        ("Builds <svg> icons from brand colours", []),
         # listed task verbs and nouns that not_task_words also names (to veto the suffix guess on
         # the nouns "comment", "moment"…): listed, they are task words (gptme's descriptions)
         ("Document the endpoints and their parameters", []),
