@@ -25,7 +25,11 @@ def test_packs_cover_three_languages():
 @pytest.mark.parametrize(
     "word",
     ["reconciling", "reconciles", "reconciliation", "conciliação", "concilia", "emitindo", "emissão", "facturación",
-     "summarizes", "onboarding", "exportar", "audits"],
+     "summarizes", "onboarding", "exportar", "audits",
+     # agent-framework's escalation-policy, and other task verbs of support, code and access work
+     "escalate", "escalates", "escalation", "classified", "classification", "assigning", "reverted", "deprecation",
+     "backported", "bisecting", "pruning", "revoking", "authorization", "anonymization", "rephrasing", "paraphrases",
+     "invitation", "enrolled"],
 )
 def test_task_words_with_inflections(lexicon, word):
     assert lexicon.is_task_word(fold(word))
@@ -70,6 +74,14 @@ def test_not_task_words(lexicon, word):
         ("Document the endpoints and their parameters", []),
         ("Python REPL automation with helpers", []),
         ("Notes about the documents and segments of the old versions", ["no task verb or trigger"]),
+        # "When and how to <verb>" says when, like "Use when" (agent-framework's escalation-policy)
+        ("When and how to escalate Contoso Outdoors customer-support tickets.", []),
+        ("When and how to contact the Contoso Outdoors support desk", []),
+        ("How and when to contact the Contoso Outdoors support desk", []),
+        ("Escalate Contoso Outdoors customer-support tickets to tier two", []),
+        ("Trivia about when and how Contoso Outdoors was founded", ["no task verb or trigger"]),
+        # its sibling support-style passes on the task noun "formatting", not on a verb
+        ("Contoso Outdoors customer-support tone and formatting guidelines.", []),
     ],
 )
 def test_description_signals(lexicon, description, expected):
