@@ -22,8 +22,14 @@ _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
 # What later grammars changed, anywhere in a file: an f-string prefix, a type statement, type parameters.
 _NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^\s*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
-# A template placeholder or tag ({{ name }}, {% if %}): a project generator's file, not Python.
-_TEMPLATE = re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}")
+# A template placeholder or tag ({{ name }}, {% if %}), a <slot> inside a name (`def test_<entry_point>_x`:
+# the slot touches a name character, as a spaced comparison `a < b > c` does not), or a path named
+# *.template.py (deer-flow's templates/anchor.template.py): a generator's file, not Python.
+_TEMPLATE = re.compile(
+    r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}"
+    r"|(?<=[A-Za-z0-9_])<[A-Za-z_][A-Za-z0-9_]*>|<[A-Za-z_][A-Za-z0-9_]*>(?=[A-Za-z0-9_])"
+    r"|\.template\.py$"
+)
 # Cell magics whose body is still Python (the others run another language or the shell).
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%debug")
 

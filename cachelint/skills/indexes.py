@@ -10,8 +10,9 @@ whose *entries* name two or more existing skills. Only entry-like lines are entr
 - marketplace ``skills`` paths and plugin ``source`` paths, ``plugin.json`` ``skills`` paths,
 - JSON/YAML lists of objects with a ``name`` (``[{name, description}, …]``).
 
-A sentence in a README that mentions a skill is not an entry. Paths that leave the repository
-(``../../etc/passwd``, absolute paths) are recorded as such and never read.
+A sentence in a README that mentions a skill is not an entry, nor is a link to an ordinary
+document. Paths that leave the repository (``../../etc/passwd``, absolute paths; a Markdown
+link from its file's folder) are recorded as such and never read.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from cachelint.discovery import is_relative_to
 from cachelint.skills.tree import Skill, SkillTree
@@ -45,6 +46,9 @@ class Resolution:
 
     skills: list[Skill] = field(default_factory=list)
     collection: bool = False  # a folder holding skills, not a skill itself
+    # a bare name that several skills share and nothing in the index tells apart: the entry lists
+    # one of them, which is unknown, so it never sets the index's scope
+    ambiguous: bool = False
     outside: bool = False
     resolved: str | None = None  # "the marketplace's folder", "the repository root", ...
     tried: list[str] = field(default_factory=list)
@@ -76,21 +80,28 @@ class IndexFile:
     entries: list[IndexEntry]
     configured: bool = False
 
-    def listed(self) -> list[Skill]:
+    def listed(self, ambiguous: bool = True) -> list[Skill]:
+        """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
+        names that several skills share (the prompt shows one of them, which is unknown)."""
         seen: dict[Path, Skill] = {}
         for entry in self.entries:
+            if not ambiguous and entry.resolution and entry.resolution.ambiguous:
+                continue
             for skill in entry.skills:
                 seen.setdefault(skill.path, skill)
         return sorted(seen.values(), key=lambda s: s.display)
 
     def named_directly(self) -> list[Skill]:
-        """Skills named one by one (not through a folder of skills)."""
+        """Skills named one by one (not through a folder of skills, nor by an ambiguous name)."""
         seen: dict[Path, Skill] = {}
         for entry in self.entries:
-            if entry.resolution and not entry.resolution.collection:
+            if entry.resolution and not entry.resolution.collection and not entry.resolution.ambiguous:
                 for skill in entry.skills:
                     seen.setdefault(skill.path, skill)
         return sorted(seen.values(), key=lambda s: s.display)
+
+    def has_ambiguous_names(self) -> bool:
+        return any(entry.resolution is not None and entry.resolution.ambiguous for entry in self.entries)
 
 
 @dataclass(frozen=True)
@@ -127,8 +138,16 @@ def _outside(path: str) -> bool:
     return False
 
 
-def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Resolution:
-    """Resolve a relative path against each base in turn; never reads, never leaves the root."""
+def resolve_path(
+    tree: SkillTree, raw: str, bases: list[tuple[str, Path]], fallbacks: list[tuple[str, Path]] | None = None
+) -> Resolution:
+    """Resolve a relative path against each base, then each fallback; never reads, never leaves
+    the root.
+
+    A path that leaves the root from a base is outside (a marketplace path that does so under
+    either convention), unless another base finds its skill. Fallbacks only find skills: a
+    Markdown link resolves against its file's folder, so ``../docs/spec.md`` in
+    ``python/AGENTS.md`` is inside the repository although, read from the root, it would leave it."""
     from urllib.parse import unquote
 
     res = Resolution()
@@ -138,11 +157,12 @@ def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Re
     if _outside(target):
         res.outside = True
         return res
-    for label, base in bases:
+    tries = [(label, base, False) for label, base in bases] + [(label, base, True) for label, base in fallbacks or ()]
+    for label, base, fallback in tries:
         joined = Path(os.path.normpath(base / PurePosixPath(target)))
         res.tried.append(label)
         if not (joined == tree.root or is_relative_to(joined, tree.root)):
-            res.outside = True
+            res.outside = res.outside or not fallback
             continue
         folder = joined.parent if joined.name == "SKILL.md" else joined
         if folder in tree.by_folder:
@@ -157,20 +177,72 @@ def resolve_path(tree: SkillTree, raw: str, bases: list[tuple[str, Path]]) -> Re
     return res
 
 
-def _resolve_name(tree: SkillTree, name: str, near: Path) -> Resolution:
-    """The skills called ``name`` (front matter name or folder). An index file whose folder holds
+def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Resolution:
+    """The skill called ``name`` (front matter name or folder). An index file whose folder holds
     skills names those (``.gemini/skills-index.json`` lists ``.gemini/skills/*``, not the copies in
     ``.codex/skills``); one in a folder without skills (``docs/``, the root) names any. Among
-    several matches the ones closest to the index file win."""
+    several matches, the one the entry's path ``hint`` points to wins, else the ones closest to
+    the index file; a tie left is ambiguous (``_settle_shared_names`` may still break it)."""
     home = tree.home_skills(near.parent if near.name.endswith("-plugin") else near)
     found = [s for s in tree.by_name.get(name, []) if home is None or s.path in home]
     if len(found) > 1:
-        def shared(skill: Skill) -> int:
-            return len(os.path.commonpath([str(skill.folder), str(near)]))
+        found = _best(found, lambda skill: _hint_score(tree, skill, name, hint))
+    if len(found) > 1:
+        found = _best(found, lambda skill: len(os.path.commonpath([str(skill.folder), str(near)])))
+    return Resolution(skills=found, resolved="name" if found else None, ambiguous=len(found) > 1)
 
-        best = max(shared(s) for s in found)
-        found = [s for s in found if shared(s) == best]
-    return Resolution(skills=found, resolved="name" if found else None)
+
+def _best(skills: list[Skill], score: Callable[[Skill], int]) -> list[Skill]:
+    """The skills with the highest score (all of them on a tie)."""
+    scores = {s.path: score(s) for s in skills}
+    top = max(scores.values())
+    return [s for s in skills if scores[s.path] == top]
+
+
+_PATH_TOKEN = re.compile(r"[^\s`'\"()\[\]]*/[^\s`'\"()\[\]]*")
+
+
+def _loose(part: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", part.lower())
+
+
+def _hint_score(tree: SkillTree, skill: Skill, name: str, hint: str) -> int:
+    """How much of a path in ``hint`` that ends in ``name`` (``<built_in_skills_dir>/gamma/SKILL.md``,
+    ``examples/gamma/``) matches the folders above ``skill``, read upwards: the letters of each
+    folder that the hint's folder equals or contains (placeholders such as
+    ``<built_in_skills_dir>`` name the folder ``builtin`` or ``built_in_skills`` only loosely)."""
+    parents = skill.folder.relative_to(tree.root).parts[:-1] if is_relative_to(skill.folder, tree.root) else ()
+    best = 0
+    for token in _PATH_TOKEN.findall(hint):
+        parts = token.split("/")
+        if name not in parts[1:]:
+            continue
+        score = 0
+        for wanted, actual in zip(reversed(parts[: parts.index(name, 1)]), reversed(parents)):
+            wanted_letters, actual_letters = _loose(wanted), _loose(actual)
+            if not actual_letters or not (wanted_letters == actual_letters or (len(actual_letters) >= 3 and actual_letters in wanted_letters)):
+                break
+            score += len(actual_letters)
+        best = max(best, score)
+    return best
+
+
+def _settle_shared_names(entries: list[IndexEntry]) -> None:
+    """An ambiguous name resolves to its copy in a folder the index's other entries draw from:
+    an index of ``builtin/alpha`` and ``builtin/beta`` that names ``gamma`` means ``builtin/gamma``,
+    not the copy in ``examples/``."""
+    drawn_from = {
+        skill.folder.parent
+        for entry in entries
+        if entry.resolution and not entry.resolution.collection and not entry.resolution.ambiguous
+        for skill in entry.skills
+    }
+    for entry in entries:
+        res = entry.resolution
+        if res is not None and res.ambiguous:
+            beside = [s for s in res.skills if s.folder.parent in drawn_from]
+            if len(beside) == 1:
+                res.skills, res.ambiguous = beside, False
 
 
 def _is_local_link(target: str) -> bool:
@@ -192,9 +264,14 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     in_fence = False
     base = [("the file's folder", path.parent), ("the repository root", tree.root)]
     rows: list[tuple[str, str, int, int, int]] = []
+    # indented lines under a list item belong to it; they may say where its skill lives
+    # ("  -> Read `<built_in_skills_dir>/gamma/SKILL.md`"), which tells apart skills of one name
+    continuation: dict[int, list[str]] = {}
+    item: int | None = None  # the row of the list item whose continuation lines follow
     for number, line in enumerate(lines, start=1):
         if _FENCE.match(line):
             in_fence = not in_fence
+            item = None
             continue
         if in_fence:
             continue
@@ -215,17 +292,27 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if kind is None:
             if line.strip():
                 previous_kind = None  # prose ends a block; blank lines do not
+                if item is not None and line[:1] in (" ", "\t"):
+                    continuation.setdefault(item, []).append(line.strip())
+                else:
+                    item = None
+            else:
+                item = None
             continue
         if kind != previous_kind:
             block += 1
             previous_kind = kind
         if kind == "header":
+            item = None
             continue
+        item = len(rows) if kind == "list" else None
         rows.append((kind, body, offset, number, block))
     name_column = _name_columns(tree, rows)
-    for kind, body, offset, number, block in rows:
+    for row, (kind, body, offset, number, block) in enumerate(rows):
         column = name_column.get(block, 0)
-        entries.extend(_line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders, column))
+        hint = " ".join([body, *continuation.get(row, ())])
+        entries.extend(_line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders, column, hint))
+    _settle_shared_names(entries)
     return IndexFile(path, display, "markdown", entries)
 
 
@@ -254,7 +341,7 @@ def _name_columns(tree: SkillTree, rows) -> dict[int, int]:
     return out
 
 
-def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0) -> Iterator[IndexEntry]:
+def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0, hint="") -> Iterator[IndexEntry]:
     near = base[0][1]  # the index file's folder
     lead = body
     if kind == "table":
@@ -265,10 +352,9 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     for link in local:
         target = link.group(2)
         col = offset + link.start() + 1
-        res = resolve_path(tree, target, base)
-        folder_like = _looks_like_skill_path(target, skill_folders)
-        if not res.skills and not res.outside and not folder_like:
-            continue  # a link to some other document: not an entry
+        res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
+        if not res.skills and not _looks_like_skill_path(target, skill_folders):
+            continue  # a link to some other document, in the repository or not: not an entry
         yield IndexEntry(number, col, offset + link.end() + 1, link.group(0), path=target, resolution=res, strict=True, block=block)
     if local:
         return
@@ -281,7 +367,7 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
     col = offset + body.find(name) + 1 if name in body else offset + 1
     yield IndexEntry(
-        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near), block=block, external=external
+        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, external=external
     )
 
 
@@ -382,7 +468,9 @@ def parse_data(tree: SkillTree, path: Path, display: str, text: str, data: Any) 
     for obj in _name_objects(data, depth=0):
         name = obj["name"]
         line, col, end = locate.find(name)
-        entries.append(IndexEntry(line, col, end, name, name=name, resolution=_resolve_name(tree, name, path.parent), block=1))
+        hint = " ".join(v for v in (obj.get("path"), obj.get("source")) if isinstance(v, str))
+        entries.append(IndexEntry(line, col, end, name, name=name, resolution=_resolve_name(tree, name, path.parent, hint), block=1))
+    _settle_shared_names(entries)
     return IndexFile(path, display, "data", entries)
 
 
@@ -524,7 +612,7 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -
         return True
     # An index lists each skill once; a page of worked examples or a change log names the same
     # skills again and again ("Skills used: …" under every example).
-    mentions = sum(1 for e in index.entries if e.skills and not (e.resolution and e.resolution.collection))
+    mentions = sum(1 for e in index.entries if e.skills and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous)))
     if mentions > REPEAT_LIMIT * len(named):
         return False
     parents = {s.folder.parent for s in named}

@@ -46,6 +46,24 @@ def test_a_template_is_named_as_such():
     assert "template" not in d.message
 
 
+def test_a_placeholder_template_is_named_as_such():
+    """Generators also fill <slot> names into a file named *.template.py (deer-flow's
+    templates/anchor.template.py; evals' `async def test_<entry_point>_x():`)."""
+    (d,) = check_module("tests/evals/case.py", "import pytest\n\nasync def test_<entry_point>_x():\n    pass\n", None)
+    assert (d.code, d.line) == ("CL001", 3) and "looks like a template" in d.message
+    (d,) = check_module("templates/anchor.template.py", "def f(:\n    pass\n", None)
+    assert "looks like a template" in d.message
+    # look-alikes: a comparison, an HTML tag in a string-less line, a file merely named template.py
+    for path, text in [
+        ("agent.py", "if a < b > c:\n  x = (\n"),
+        ("agent.py", "html = <div>\n"),
+        ("src/template.py", "def f(:\n    pass\n"),
+        ("src/my_template.py", "def f(:\n    pass\n"),
+    ]:
+        (d,) = check_module(path, text, None)
+        assert d.code == "CL001" and "template" not in d.message, (path, d.message)
+
+
 def test_absurd_nesting_is_cl001_or_analysed_but_never_raises():
     deep = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
     found = check_module("deep.py", deep, None)

@@ -86,7 +86,14 @@ def test_index_and_marketplace_entries_outside_the_repository(tmp_path, never_to
     outside = outside_tree(tmp_path)
     repo = repo_tree(tmp_path)
     depth = "../" * len(repo.parts)  # enough ../ to reach / from anywhere in the repo
-    hostile = ["../outside/evil", "../../outside/evil/SKILL.md", f"{depth}etc/passwd", str(outside / "passwd"), str(outside / "evil")]
+    hostile = [
+        "../outside/evil",
+        "../../outside/evil/SKILL.md",
+        f"{depth}etc/passwd",
+        str(outside / "passwd"),
+        str(outside / "evil"),
+        str(outside / "evil" / "SKILL.md"),
+    ]
     (repo / ".claude-plugin").mkdir()
     market = {"name": "m", "plugins": [{"name": "docs", "source": "./", "skills": ["./skills/pdf", "./skills/docx", *hostile]}]}
     (repo / ".claude-plugin" / "marketplace.json").write_text(json.dumps(market, indent=2) + "\n")
@@ -96,9 +103,11 @@ def test_index_and_marketplace_entries_outside_the_repository(tmp_path, never_to
     never_touched(Path("/etc/passwd"))  # only the file itself: libraries may read other /etc files
     result = full_findings(repo, "check")
     outside_findings = [(d["path"], d["line"], d["code"]) for d in result if "points outside the repository; not read" in d["message"]]
-    # every hostile entry is reported, at its own line, and nothing else is
+    # every hostile marketplace entry is reported, at its own line, and so is every Markdown link
+    # that names a skill (…/SKILL.md); a Markdown link to anything else is no index entry, wherever
+    # it points; nothing else is reported, and nothing outside is read
     assert sorted(outside_findings) == sorted(
-        [("AGENTS.md", 5 + i, "CL204") for i in range(len(hostile))]
+        [("AGENTS.md", 5 + i, "CL204") for i, h in enumerate(hostile) if h.endswith("SKILL.md")]
         + [(".claude-plugin/marketplace.json", 10 + i, "CL204") for i in range(len(hostile))]
     )
     assert [d for d in result if "points outside" not in d["message"]] == []

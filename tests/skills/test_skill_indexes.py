@@ -222,15 +222,45 @@ def test_entries_outside_the_repository_are_reported_never_read(tmp_path, hostil
     assert result[0][3] == f"index entry {hostile} points outside the repository; not read"
 
 
-def test_markdown_link_outside_the_repository(tmp_path):
+def test_markdown_link_to_a_skill_outside_the_repository(tmp_path):
     write_tree(
         tmp_path,
-        {**DOCS, "AGENTS.md": f"- [pdf](skills/pdf/): {PDF}\n- [docx](skills/docx): {DOCX}\n- [xlsx](skills/xlsx): {XLSX}\n- [secrets](../../etc/passwd): x\n"},
+        {
+            **DOCS,
+            "AGENTS.md": f"- [pdf](skills/pdf/): {PDF}\n- [docx](skills/docx): {DOCX}\n- [xlsx](skills/xlsx): {XLSX}\n"
+            "- [pptx](../../vendor/skills/pptx/SKILL.md): slides\n- [secrets](../../etc/passwd): x\n",
+        },
     )
     (tmp_path / ".git").mkdir()
+    # a link to an ordinary file is no index entry, wherever it points: only the skill is CL204's
     assert findings(check_tree(tmp_path)) == [
-        ("AGENTS.md", 4, "CL204", "index entry ../../etc/passwd points outside the repository; not read")
+        ("AGENTS.md", 4, "CL204", "index entry ../../vendor/skills/pptx/SKILL.md points outside the repository; not read")
     ]
+
+
+SUBPROJECT = {
+    "docs/spec.md": "# spec\n",
+    "python/SETUP.md": "# setup\n",
+    "python/.github/skills/aa-dev/SKILL.md": skill("aa-dev", "Use when writing and testing Python code in this monorepo."),
+    "python/.github/skills/bb-test/SKILL.md": skill("bb-test", "Use when running the Python test suite and reading its coverage."),
+}
+
+
+def test_dotdot_links_that_stay_in_the_repository_are_not_outside(tmp_path):
+    """agent-framework python/AGENTS.md: `..` leads from the index's folder back into the repository."""
+    index = (
+        "# AGENTS.md\n\n- [SETUP.md](SETUP.md) - setup\n- [loop spec](../docs/spec.md) - required\n"
+        "- [old notes](../docs/gone.md) - removed\n\n**Agent Skills** (`.github/skills/`):\n"
+        "- `aa-dev` — coding\n- `bb-test` — testing\n\nChanges must follow\n"
+        "[the spec](../docs/spec.md). This area requires care.\n- [setup again](../python/SETUP.md) - same folder via ..\n"
+    )
+    write_tree(tmp_path, {**SUBPROJECT, "python/AGENTS.md": index})
+    (tmp_path / ".git").mkdir()
+    assert findings(check_tree(tmp_path)) == []
+    # a `..` link to a skill folder that is gone is stale like any other, not "outside"
+    write_tree(tmp_path, {"python/AGENTS.md": index + "- [cc-lint](../python/.github/skills/cc-lint/SKILL.md) - lint\n"})
+    assert [(p, line, c) for p, line, c, _ in findings(check_tree(tmp_path))] == [("python/AGENTS.md", 14, "CL204")]
+    assert "does not lead to a skill" in findings(check_tree(tmp_path))[0][3]
 
 
 def test_symlinked_skill_outside_the_tree_is_not_followed(tmp_path):
@@ -403,6 +433,104 @@ def test_names_resolve_to_the_copies_nearest_the_index(tmp_path):
     )
     write_tree(tmp_path, tree)
     assert [c for c in codes(check_tree(tmp_path)) if c in ("CL203", "CL204")] == []
+
+
+# deepagents: a test snapshot of the prompt lists the built-in skills by bare name; examples/ holds
+# other skills and a copy of one built-in skill under the same name
+ARXIV = "Use when searching arXiv for papers on a topic and summarising abstracts."
+LANGGRAPH = "Use when answering questions about LangGraph from its documentation."
+WEB = "Use when researching a topic on the web with several sources."
+TWO_COLLECTIONS = {
+    "builtin/alpha/SKILL.md": skill("alpha", PDF),
+    "builtin/beta/SKILL.md": skill("beta", DOCX),
+    "builtin/gamma/SKILL.md": skill("gamma", XLSX),
+    "examples/gamma/SKILL.md": skill("gamma", XLSX),
+    "examples/delta/SKILL.md": skill("delta", ARXIV),
+    "examples/epsilon/SKILL.md": skill("epsilon", LANGGRAPH),
+    "examples/zeta/SKILL.md": skill("zeta", WEB),
+}
+
+
+def snapshot(folder: str | None) -> str:
+    lines = ["**Available Skills:**", ""]
+    for name, description in (("alpha", PDF), ("beta", DOCX), ("gamma", XLSX)):
+        lines.append(f"- **{name}**: {description}")
+        if folder is not None:
+            lines.append(f"  -> Read `{folder}/{name}/SKILL.md` for full instructions")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_name_two_collections_share_resolves_to_the_copy_its_path_hint_names(tmp_path):
+    write_tree(tmp_path, {**TWO_COLLECTIONS, "tests/snapshot.md": snapshot("<built_in_skills_dir>")})
+    assert findings(check_tree(tmp_path)) == []
+
+
+def test_a_path_hint_can_name_the_other_collection(tmp_path):
+    # the hint decides, not the order of the folders: gamma is examples' copy, so the (configured)
+    # index draws from examples/ too and misses its other skills, and builtin's gamma
+    hints = snapshot(None).replace("- **gamma**: " + XLSX, "- **gamma**: " + XLSX + "\n  -> Read `<examples_dir>/gamma/SKILL.md`")
+    write_tree(tmp_path, {**TWO_COLLECTIONS, "tests/snapshot.md": hints})
+    configured = {"skills": {"index": ["tests/snapshot.md"]}}
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path, config=configured))] == [
+        ("builtin/gamma/SKILL.md", "CL203"),
+        ("examples/delta/SKILL.md", "CL203"),
+        ("examples/epsilon/SKILL.md", "CL203"),
+        ("examples/zeta/SKILL.md", "CL203"),
+    ]
+
+
+def test_a_shared_name_without_hint_resolves_beside_the_index_s_other_skills(tmp_path):
+    write_tree(tmp_path, {**TWO_COLLECTIONS, "tests/snapshot.md": snapshot(None)})
+    assert findings(check_tree(tmp_path)) == []
+    # alpha and gamma are two of builtin's three skills: an index of builtin/ that misses beta
+    write_tree(tmp_path, {"tests/snapshot.md": f"- **alpha**: {PDF}\n- **gamma**: {XLSX}\n"})
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("builtin/beta/SKILL.md", "CL203")]
+    # without the copy, nothing changes
+    (tmp_path / "examples" / "gamma" / "SKILL.md").unlink()
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("builtin/beta/SKILL.md", "CL203")]
+
+
+def test_a_shared_name_resolves_to_the_copy_nearest_the_index(tmp_path):
+    # app/docs/skills.md lists vendor's skills and a gamma: the copy in app/ is nearer than the one
+    # beside the other entries, so the index draws from app/builtin/ too
+    tree = {f"app/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("builtin/")}
+    tree.update({f"vendor/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("examples/")})
+    tree["app/docs/skills.md"] = f"- gamma: {XLSX}\n- delta: {ARXIV}\n- epsilon: {LANGGRAPH}\n- zeta: {WEB}\n"
+    write_tree(tmp_path, tree)
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [
+        ("app/builtin/alpha/SKILL.md", "CL203"),
+        ("app/builtin/beta/SKILL.md", "CL203"),
+        ("vendor/examples/gamma/SKILL.md", "CL203"),
+    ]
+
+
+THETA = "Use when drafting a changelog entry from a merged pull request."
+
+
+def test_a_name_nothing_tells_apart_never_sets_the_index_s_scope(tmp_path):
+    tree = {
+        **TWO_COLLECTIONS,
+        "builtin/theta/SKILL.md": skill("theta", THETA),
+        "examples/theta/SKILL.md": skill("theta", THETA),
+        "tests/snapshot.md": f"- **gamma**: {XLSX}\n- **theta**: {THETA}\n",
+    }
+    write_tree(tmp_path, tree)
+    assert findings(check_tree(tmp_path)) == []
+    # configured, it is an index whatever it holds, but its names still draw neither collection in
+    assert findings(check_tree(tmp_path, config={"skills": {"index": ["tests/snapshot.md"]}})) == []
+
+
+def test_a_name_nothing_tells_apart_never_joins_cl206_comparisons(tmp_path):
+    # the copies drifted: builtin's gamma and examples' theta read alike, but no prompt shows both
+    tree = {
+        **TWO_COLLECTIONS,
+        "examples/gamma/SKILL.md": skill("gamma", "Use when scaffolding a new skill folder with its front matter."),
+        "builtin/theta/SKILL.md": skill("theta", THETA),
+        "examples/theta/SKILL.md": skill("theta", XLSX.replace("CSV data", "CSV data files")),
+        "tests/snapshot.md": f"- **gamma**: {XLSX}\n- **theta**: {THETA}\n",
+    }
+    write_tree(tmp_path, tree)
+    assert findings(check_tree(tmp_path, config={"skills": {"index": ["tests/snapshot.md"]}})) == []
 
 
 def test_entry_whose_skill_md_is_a_broken_symlink_is_left_to_cl001(tmp_path):

@@ -25,7 +25,11 @@ def test_packs_cover_three_languages():
 @pytest.mark.parametrize(
     "word",
     ["reconciling", "reconciles", "reconciliation", "conciliação", "concilia", "emitindo", "emissão", "facturación",
-     "summarizes", "onboarding", "exportar", "audits"],
+     "summarizes", "onboarding", "exportar", "audits",
+     # agent-framework's escalation-policy, and other task verbs of support, code and access work
+     "escalate", "escalates", "escalation", "classified", "classification", "assigning", "reverted", "deprecation",
+     "backported", "bisecting", "pruning", "revoking", "authorization", "anonymization", "rephrasing", "paraphrases",
+     "invitation", "enrolled"],
 )
 def test_task_words_with_inflections(lexicon, word):
     assert lexicon.is_task_word(fold(word))
@@ -47,11 +51,37 @@ def test_not_task_words(lexicon, word):
         ("Descripción aquí", ['placeholder "Descripción aquí"', "only 2 content words", "no task verb or trigger"]),
         ("A FAZER", ['placeholder "A FAZER"', "only 1 content word", "no task verb or trigger"]),
         ("This skill is a placeholder pending future integration of the ledger", ['placeholder "placeholder"', "no task verb or trigger"]),
+        # a placeholder is a description that IS one; with a trigger and a task verb beside it, the
+        # word is the skill's subject (agent-framework's foundry-config-setup)
+        ("Use when a sample fails because it uses a placeholder endpoint instead of reading it from the environment.", []),
+        ("Use when replacing placeholder values in config files with real settings.", []),
+        (
+            "Resolve missing setup caused by a hardcoded Foundry project endpoint or model in a sample. Use when a sample"
+            ' fails because it uses a placeholder/hardcoded project_endpoint (for example "https://your-project.services.ai.azure.com")'
+            " or a hardcoded model instead of reading them from the environment.",
+            [],
+        ),
+        ("Use when triaging TODO and FIXME comments left in a pull request", []),
+        ("Placeholder skill for reviewing code", ['placeholder "Placeholder"']),  # a task verb, no trigger
+        ("Use when reviewing TODO", ['placeholder "TODO"', "only 1 content word"]),  # too little beside it
+        ("Use when the TODO", ['placeholder "TODO"', "only 0 content words"]),
+        # template slots left unfilled; an HTML tag is not one
+        ("<describe what this skill does and when to use it>", ['placeholder "<describe what this skill does and when to use it>"', "only 1 content word"]),
+        ("{{ description }}", ['placeholder "{{ description }}"', "only 1 content word", "no task verb or trigger"]),
+        ("Builds <svg> icons from brand colours", []),
         # listed task verbs and nouns that not_task_words also names (to veto the suffix guess on
         # the nouns "comment", "moment"…): listed, they are task words (gptme's descriptions)
         ("Document the endpoints and their parameters", []),
         ("Python REPL automation with helpers", []),
         ("Notes about the documents and segments of the old versions", ["no task verb or trigger"]),
+        # "When and how to <verb>" says when, like "Use when" (agent-framework's escalation-policy)
+        ("When and how to escalate Contoso Outdoors customer-support tickets.", []),
+        ("When and how to contact the Contoso Outdoors support desk", []),
+        ("How and when to contact the Contoso Outdoors support desk", []),
+        ("Escalate Contoso Outdoors customer-support tickets to tier two", []),
+        ("Trivia about when and how Contoso Outdoors was founded", ["no task verb or trigger"]),
+        # its sibling support-style passes on the task noun "formatting", not on a verb
+        ("Contoso Outdoors customer-support tone and formatting guidelines.", []),
     ],
 )
 def test_description_signals(lexicon, description, expected):

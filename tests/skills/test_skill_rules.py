@@ -240,6 +240,17 @@ def test_cl206_only_compares_skills_seen_together(tmp_path):
     assert codes(check_tree(tmp_path)) == []
 
 
+def test_cl206_never_compares_a_name_with_itself(tmp_path):
+    same = "Automate invoice follow-up emails for overdue customer accounts"
+    tree = {"skills/dunning/SKILL.md": skill("dunning", same), "skills/dunning-v2/SKILL.md": skill("dunning", same)}
+    write_tree(tmp_path, tree)
+    assert codes(check_tree(tmp_path)) == ["CL205"]  # dunning-v2 is named dunning: that is all
+    # a third skill alike to both is still reported, with both of them
+    write_tree(tmp_path, {"skills/reminders/SKILL.md": skill("reminders", same)})
+    (path, _, code, message), = findings(check_tree(tmp_path), "CL206")
+    assert message.endswith(": dunning, dunning, reminders")
+
+
 def test_cl206_threshold_is_configurable(tmp_path):
     write_tree(
         tmp_path,

@@ -1,7 +1,8 @@
 """CL202 generic-skill-description: the description does not say, in task terms, when to use
 the skill.
 
-Signals (each named in the message): a placeholder left from a template; a generic phrase with
+Signals (each named in the message): a placeholder left from a template (unless the words beside
+it make a description, with a trigger and a task word: then it is the skill's subject); a generic phrase with
 nothing specific beside it; too few content words; no task verb / task noun and no trigger
 phrase ("use when", "use para"). The words come from rules/packs/skills-lexicon-*.yaml.
 """
@@ -10,8 +11,39 @@ from __future__ import annotations
 import re
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.skills.lexicon import Lexicon, normal_text, find_phrases
+from cachelint.skills.lexicon import Lexicon, NormalText, find_phrases, normal_text
 from cachelint.skills.tree import SkillTree
+
+
+# A template's slot left unfilled: "<describe what the skill does>", "{{ description }}". An angle
+# slot must hold a space or an underscore, so that an HTML tag named in a description ("<svg>")
+# is not one.
+_SLOT = re.compile(r"<[A-Za-z][^<>\n]*[\s_][^<>\n]*>|\{\{[^{}\n]*\}\}")
+
+
+def _placeholders(description: str, text: NormalText, lexicon: Lexicon) -> tuple[list[str], set[int]]:
+    """The placeholders in ``description`` as written (in order, once each) and the tokens they cover."""
+    found: list[str] = []
+    covered: set[int] = set()
+    for a, b in find_phrases(text, lexicon.placeholders):
+        found.append(text.quote(a, b))
+        covered.update(range(a, b + 1))
+    matches = [re.search(r"(?<![\w-])" + re.escape(exact) + r"(?![\w-])", description) for exact in lexicon.placeholders_exact_case]
+    for m in [m for m in matches if m] + list(_SLOT.finditer(description)):
+        found.append(m.group(0))
+        covered.update(i for i, token in enumerate(text.tokens) if m.start() <= token.start and token.end <= m.end())
+    return sorted(set(found), key=found.index), covered
+
+
+def _says_when_beside(
+    words: tuple[str, ...], covered: set[int], triggers: list[tuple[int, int]], lexicon: Lexicon, min_content_words: int
+) -> bool:
+    """Whether the words outside the placeholders make a description on their own: a trigger, a
+    task word and enough content words. Then the placeholder is what the skill is about ("Use when
+    a sample fails because it uses a placeholder endpoint"), not a template left unfilled."""
+    rest = lexicon.content_words([w for i, w in enumerate(words) if i not in covered])
+    has_trigger = any(not covered.intersection(range(a, b + 1)) for a, b in triggers)
+    return has_trigger and len(rest) >= min_content_words and any(lexicon.is_task_word(w) for w in rest)
 
 
 def description_signals(description: str, lexicon: Lexicon, min_content_words: int) -> list[str]:
@@ -19,20 +51,16 @@ def description_signals(description: str, lexicon: Lexicon, min_content_words: i
     text = normal_text(description)
     words = text.words
     signals: list[str] = []
-    placeholders = [text.quote(a, b) for a, b in find_phrases(text, lexicon.placeholders)]
-    for exact in lexicon.placeholders_exact_case:
-        m = re.search(r"(?<![\w-])" + re.escape(exact) + r"(?![\w-])", description)
-        if m:
-            placeholders.append(m.group(0))
-    for quoted in sorted(set(placeholders), key=placeholders.index):
-        signals.append(f'placeholder "{quoted}"')
+    triggers = find_phrases(text, lexicon.triggers)
+    placeholders, covered = _placeholders(description, text, lexicon)
+    if placeholders and not _says_when_beside(words, covered, triggers, lexicon, min_content_words):
+        signals.extend(f'placeholder "{quoted}"' for quoted in placeholders)
 
     generic = find_phrases(text, lexicon.generic_phrases)
     inside_generic = {i for a, b in generic for i in range(a, b + 1)}
     outside = [w for i, w in enumerate(words) if i not in inside_generic]
     content = lexicon.content_words(words)
     content_outside = lexicon.content_words(outside)
-    triggers = find_phrases(text, lexicon.triggers)
     task_outside = any(lexicon.is_task_word(w) for w in content_outside)
     task_any = task_outside or any(lexicon.is_task_word(w) for w in content)
 

@@ -4,6 +4,8 @@ Scope of an index: the *collections* it draws from, i.e. every skill that sits i
 folder as a skill it names one by one; a configured index that names no skill yet covers the
 skills under its folder (the folder above ``.claude-plugin``), else every skill of the repository. So an AGENTS.md listing
 ``skills/a`` and ``skills/b`` must list every ``skills/*``, and says nothing about ``template/``.
+A bare name shared by skills of several folders that the index does not tell apart
+(``Resolution.ambiguous``) draws no folder in.
 
 Reported on given files only: CL203 when the skill or the index was given; CL204 when the index
 was given or a given skill lies in the index's scope (a renamed skill leaves a stale entry in an
@@ -21,8 +23,9 @@ from cachelint.skills.tree import Skill, SkillTree
 
 def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
     parents = {s.folder.parent for s in index.named_directly()}
-    if index.configured and not parents:
+    if index.configured and not parents and not index.has_ambiguous_names():
         # a configured index that names no skill yet: the skills beside and below it, else all
+        # (one whose names all belong to several skills names some: its scope is unknown, not all)
         folder = index.path.parent
         if folder.name.startswith(".") and folder.name.endswith("-plugin"):
             folder = folder.parent

@@ -16,7 +16,8 @@ content words with the skill's own name words removed ("Automate Slack tasks via
    in that slot ("Automate Gmail tasks…" / "Automate Google Calendar tasks…").
 
 Clusters are the connected components (union-find), reported once at the description line of
-their first member that the user gave, listing every member.
+their first member that the user gave, listing every member. Skills that share a name (copies
+of one skill in two folders) are never united with each other, only through a third skill.
 """
 from __future__ import annotations
 
@@ -115,8 +116,21 @@ def find_clusters(
                 position[skill.display] = len(skills)
                 skills.append(skill)
     sequences = [_content_sequence(s, lexicon) for s in skills]
+    labels = [s.label for s in skills]
     uf = _UnionFind(len(skills))
     reason: dict[int, str] = {}
+
+    def join(alike: list[int], why: str) -> None:
+        """Unite skills that are all alike to one another, unless they all share one name: copies
+        of one skill (``builtin/gamma``, ``examples/gamma``) are not two choices for the model,
+        and a name is never compared with itself. Skills of one name that are each alike to a
+        third are still united through it."""
+        if len({labels[m] for m in alike}) < 2:
+            return
+        for other in alike[1:]:
+            if uf.find(alike[0]) != uf.find(other):
+                uf.union(alike[0], other)
+                reason.setdefault(min(alike), why)
 
     for group in groups:
         members = sorted({position[s.display] for s in group})
@@ -126,28 +140,18 @@ def find_clusters(
         for m in members:
             by_set[frozenset(sequences[m])].append(m)
         for ms in by_set.values():
-            for other in ms[1:]:
-                if uf.find(ms[0]) != uf.find(other):
-                    uf.union(ms[0], other)
-                    reason.setdefault(ms[0], "same words once each skill's own name is removed")
+            join(ms, "same words once each skill's own name is removed")
         # 2. near-duplicates among distinct sets
         distinct = sorted(by_set, key=lambda s: by_set[s][0])
         for a, b in _jaccard_pairs(distinct, threshold):
-            x, y = by_set[distinct[a]][0], by_set[distinct[b]][0]
-            if uf.find(x) != uf.find(y):
-                uf.union(x, y)
-                reason.setdefault(min(x, y), f"descriptions share at least {threshold:.0%} of their words")
+            join(sorted(by_set[distinct[a]] + by_set[distinct[b]]), f"descriptions share at least {threshold:.0%} of their words")
         # 3. one-slot templates
         by_key: dict[tuple, list[int]] = defaultdict(list)
         for m in members:
             for key in set(_template_keys(sequences[m], lexicon, min_shared)):
                 by_key[key].append(m)
         for key in sorted(by_key, key=lambda k: (by_key[k][0], k)):
-            ms = by_key[key]
-            for other in ms[1:]:
-                if uf.find(ms[0]) != uf.find(other):
-                    uf.union(ms[0], other)
-                    reason.setdefault(min(ms[0], other), 'same template "' + " ".join(key) + '"')
+            join(by_key[key], 'same template "' + " ".join(key) + '"')
 
     components: dict[int, list[int]] = defaultdict(list)
     for i in range(len(skills)):
@@ -164,7 +168,8 @@ def find_clusters(
 
 def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
     """Skills the model sees side by side: each index's list and each folder of skills."""
-    groups: list[list[Skill]] = [index.listed() for index in indexes]
+    # an ambiguous name shows one of its skills, which is unknown: none of them joins the group
+    groups: list[list[Skill]] = [index.listed(ambiguous=False) for index in indexes]
     by_parent: dict = defaultdict(list)
     for skill in tree.skills:
         by_parent[skill.folder.parent].append(skill)
