@@ -334,6 +334,10 @@ def _direct_set(node: ast.AST) -> bool:
     )
 
 
+def _empty_list(node: ast.AST) -> bool:
+    return isinstance(node, (ast.List, ast.Tuple)) and not node.elts
+
+
 def _is_constant(node: ast.AST, value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
@@ -369,6 +373,9 @@ class ModuleAnalysis:
         self.reaches: list[Reach] = []
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
+        # id(list display) added after other messages (``history + [SystemMessage(...)]``,
+        # ``messages += [...]``): its first element is not the first message of what is sent
+        self.appended_lists: set[int] = set()
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
         # id(dict display whose keys are all string constants) -> the value it was built with: a
         # name still holding exactly that value has not been changed in a way that matters since
@@ -625,6 +632,8 @@ class ModuleAnalysis:
         return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else annotation.value}", span_of(at), elements=elements)
 
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
+        if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):
+            self.appended_lists.add(id(node.value))
         value = self.eval(node.value, frame)
         target = node.target
         path = path_of(target)
@@ -1087,6 +1096,8 @@ class ModuleAnalysis:
         return False
 
     def _binop(self, node: ast.BinOp, frame: Frame) -> Value:
+        if isinstance(node.op, ast.Add) and isinstance(node.right, ast.List) and not _empty_list(node.left):
+            self.appended_lists.add(id(node.right))
         text = isinstance(node.op, (ast.Add, ast.Mod)) and (_str_expr(node.left) or _str_expr(node.right))
         if text:
             self._text_depth += 1
@@ -1191,7 +1202,7 @@ class ModuleAnalysis:
                 parts.append(materialized(self.eval(elt.value, frame), span_of(elt.value)))
             else:
                 parts.append(as_element(self.eval(elt, frame)))
-        if isinstance(node, ast.List) and node.elts:
+        if isinstance(node, ast.List) and node.elts and id(node) not in self.appended_lists:
             first = node.elts[0]
             content = self.role_contents.get(id(first))
             if content is not None:

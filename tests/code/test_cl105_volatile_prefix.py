@@ -8,6 +8,26 @@ from cachelint.diagnostics import Severity
 from rule_cases import check_negative, check_positive, params
 
 POSITIVE = {
+    "system-message-first-then-the-history": '''
+from langchain_core.messages import SystemMessage
+
+def node(state):
+    return [SystemMessage(content=f"Now: {datetime.now()}")] + state["messages"]  # here
+''',
+    "system-message-after-an-empty-list": '''
+from langchain_core.messages import SystemMessage
+
+def node():
+    return [] + [SystemMessage(content=f"Now: {datetime.now()}")]  # here
+''',
+    "autogen-core-system-message": '''
+from autogen_core.models import SystemMessage
+
+class Agent:
+    def __init__(self, client):
+        self._client = client
+        self._system = [SystemMessage(content=f"Session {uuid.uuid4()}")]  # here
+''',
     "datetime-now-fstring": '''
 def ask(messages):
     return client.messages.create(model="m", max_tokens=10, system=f"{BASE} Now: {datetime.now()}", messages=messages)  # here
@@ -303,6 +323,21 @@ def ask(messages, user_id):
     config = {"configurable": {"thread_id": str(uuid.uuid4()), "user_id": user_id}}
     cfg = config["configurable"]
     return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']} {config['configurable']['user_id']}", messages=messages)
+''',
+    "system-message-appended-after-the-history": '''
+from langchain_core.messages import SystemMessage
+
+def node(state):
+    note = random.choice(["storm", "flood"])
+    return {"messages": state["messages"] + [SystemMessage(content=f"Alert: {note}")]}
+''',
+    "system-message-extended-onto-the-history": '''
+from langchain_core.messages import SystemMessage
+
+def node(history):
+    messages = list(history)
+    messages += [SystemMessage(content=f"Checked at {datetime.now()}")]
+    return messages
 ''',
 }
 
