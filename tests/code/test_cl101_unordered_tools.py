@@ -109,6 +109,19 @@ def build(functions):
     unique = set(functions)  # here
     return Agent("openai:gpt-5", tools=[*unique])
 ''',
+    "pydantic-ai-capabilities-in-glob-order": '''
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import Capability
+
+def build():
+    return Agent("openai:gpt-5", capabilities=[Capability(id=p.stem, description=p.read_text()) for p in Path("skills").glob("*.md")])  # here
+''',
+    "pydantic-ai-toolsets-from-a-set": '''
+from pydantic_ai import Agent
+
+def build(servers):
+    return Agent("openai:gpt-5", toolsets=list({s for s in servers}))  # here
+''',
     "httpx-json-body": '''
 def ask(messages):
     tools = [TOOLS[n] for n in {"search", "fetch"}]  # here
@@ -272,6 +285,13 @@ def ask(messages, registry):
 }
 
 NEGATIVE = {
+    "pydantic-ai-capabilities-in-sorted-glob-order": '''
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import Capability
+
+def build():
+    return Agent("openai:gpt-5", capabilities=[Capability(id=p.stem) for p in sorted(Path("skills").glob("*.md"))])
+''',
     "one-argument-insert-is-a-database-call": '''
 def ask(db, requested, messages):
     db.insert([{"tool_id": i} for i in set(requested)])
