@@ -153,6 +153,12 @@ class LoopFrame:
     changes: list[Change] = field(default_factory=list)
     uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)  # an ordered set, as Summary.uses
     targets: frozenset[str] = frozenset()  # ``for`` targets: a new value each iteration
+    # ``for`` targets that are items of a collection (documents, files, questions), not counts of
+    # turns or steps (``range``, ``itertools.count``): a value built only from them is per item
+    items: frozenset[str] = frozenset()
+    # places sent as the messages of a call inside the loop: a loop that grows one of them carries
+    # a conversation from one iteration to the next (a session, not a batch of items)
+    history: dict[str, None] = field(default_factory=dict)
 
     def per_item(self, change: "Change") -> bool:
         """A rebinding of this loop's own target (``path = f"{root}/{path}"``): still a value of
@@ -332,6 +338,23 @@ def _direct_set(node: ast.AST) -> bool:
     return isinstance(node, (ast.Set, ast.SetComp)) or (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset")
     )
+
+
+def _carries_history(loop: LoopFrame) -> bool:
+    """The loop changes (appends to, extends, rebinds) what a call in it sends as its messages."""
+    return any(_covers(change.path, used) for change in loop.changes for used in loop.history)
+
+
+def _counts(iterable: ast.AST) -> bool:
+    """``range(n)``, ``itertools.count()``, ``enumerate(range(n))``: the loop counts turns or steps
+    of one task rather than going over items."""
+    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
+        iterable = iterable.args[0]
+    if not isinstance(iterable, ast.Call):
+        return False
+    func = iterable.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name in ("range", "count")
 
 
 def _empty_list(node: ast.AST) -> bool:
@@ -754,7 +777,8 @@ class ModuleAnalysis:
         iterable = self.eval(node.iter, frame)
         iterable = materialized(iterable, span_of(node.iter))
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
-        loop = LoopFrame(node, targets=_names_in(node.target))
+        targets = _names_in(node.target)
+        loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets)
         frame.loops.append(loop)
         frame.iter_orders.append(order)
         try:
@@ -785,6 +809,7 @@ class ModuleAnalysis:
             outer.bound |= loop.bound
             outer.changes.extend(loop.changes)
             outer.uses.update(loop.uses)
+            outer.history.update(loop.history)
         if not loop.uses or not loop.changes:
             return
         for change in loop.changes:
@@ -802,8 +827,15 @@ class ModuleAnalysis:
                 if change.rhs_names is not None and sink.configures:
                     continue  # one agent per iteration is a new agent, not a change within a session
                 if change.rhs_names is not None:
-                    varying = (loop.bound - {change.path}) & change.rhs_names
-                    if change.path not in change.rhs_names and not varying:
+                    # what the loop rebinds, or grows in place (``parts.append(x)``): a value
+                    # rebuilt from it differs between iterations
+                    grown = {_root(c.path) for c in loop.changes if c.rhs_names is None}
+                    varying = ((loop.bound | grown) - {change.path}) & change.rhs_names
+                    if change.path not in change.rhs_names and (not varying or (varying <= loop.items and not _carries_history(loop))):
+                        # built from nothing that varies, or only from the loop's own item
+                        # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) while no
+                        # conversation goes on from one item to the next: one request per item,
+                        # as the same f-string written at the call is
                         continue
                 self.changes.append(LoopChange(sink.tier, sink, change.site, change.path, change.action))
                 break
@@ -1661,6 +1693,9 @@ class ModuleAnalysis:
             for used in self._paths_in(arg_node):
                 self._use(used, sink, frame)
         elif tier == "messages":
+            for used in self._paths_in(arg_node):
+                for loop in frame.loops:
+                    loop.history[used] = None
             first = self._first_message(arg_node, frame)
             if first is not None:
                 (content, role) = first

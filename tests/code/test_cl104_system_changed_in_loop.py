@@ -33,6 +33,31 @@ def run(messages, more):
         client.messages.create(model="m", max_tokens=10, system="\\n".join(parts), messages=messages)
         parts.append(more())  # here
 ''',
+    "system-per-question-of-a-scripted-conversation": '''
+def run(questions):
+    messages = []
+    for question in questions:
+        system = f"{BASE} Now answering: {question}"  # here
+        messages.append({"role": "user", "content": question})
+        reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+''',
+    "system-rebuilt-from-a-list-the-loop-grows": '''
+def run(messages):
+    artifacts = []
+    while True:
+        system = BASE + "Artifacts: " + json.dumps(artifacts)  # here
+        reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        artifacts.append(reply.content[-1].input["name"])
+''',
+    "system-joined-from-parts-the-loop-grows": '''
+def run(messages, base):
+    parts = [base]
+    while True:
+        system = "\\n".join(parts)  # here
+        reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        parts.append(reply.content[-1].text)
+''',
     "instructions-rebound-from-turn": '''
 def run(question):
     for turn in range(3):
@@ -163,6 +188,22 @@ def generate(paths, suffixes, messages):
 }
 
 NEGATIVE = {
+    "system-per-item-of-a-batch": '''
+def summarize_all(titles):
+    out = []
+    for title in titles:
+        system = f"Summarize the document titled {title!r}."
+        out.append(client.messages.create(model="m", max_tokens=200, system=system, messages=[{"role": "user", "content": "go"}]))
+    return out
+''',
+    "system-per-item-attribute-of-a-batch": '''
+def summarize_all(docs):
+    out = []
+    for i, doc in enumerate(docs):
+        system = f"Summarize document {i}, titled {doc.title!r}, in one line."
+        out.append(client.messages.create(model="m", max_tokens=200, system=system, messages=[{"role": "user", "content": doc.text}]))
+    return out
+''',
     "built-once-before-loop": '''
 def run(messages, notes):
     system = BASE + notes
