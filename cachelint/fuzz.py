@@ -267,7 +267,7 @@ def fuzz_index(data: bytes) -> list[Diagnostic]:
 
 
 def fuzz_code(data: bytes) -> list[Diagnostic]:
-    """Python bytes -> decode (textio) -> the order-flow analysis and its checks (CL101-CL105)."""
+    """Python bytes -> decode (textio) -> the order-flow analysis and its checks (CL101-CL106)."""
     from cachelint.code import check_module
     from cachelint.textio import decode
 
@@ -280,7 +280,7 @@ def fuzz_code(data: bytes) -> list[Diagnostic]:
 
 _PAYLOAD_CODES = frozenset({"CL001"})
 _AUDIT_CODES = frozenset({"CL001", *(f"CL3{n:02d}" for n in range(1, 13))})
-_CODE_CODES = frozenset({"CL001", "CL101", "CL102", "CL103", "CL104", "CL105"})
+_CODE_CODES = frozenset({"CL001", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106"})
 
 TARGETS: dict[str, Target] = {
     t.name: t
@@ -698,6 +698,17 @@ CODE_LINES: tuple[str, ...] = (
     "    item = pending.pop(0)",
     "    pending = [item[:5], item[5:]] + pending",
     "    self.retries += 1",
+    # settings of the cache key changed in loops (CL106), batches of items, grown prompt parts
+    "tool_choice = {'type': 'any'}",
+    "    tool_choice = 'none'",
+    "    options['tool_choice'] = 'auto'",
+    "    client.messages.create(model=model, tools=tools, tool_choice=tool_choice, messages=history)",
+    "    client.chat.completions.create(messages=history, **options)",
+    "for doc in names:",
+    "    system = f'Summarize {doc}'",
+    "    parts.append(doc)",
+    "    history.append({'role': 'user', 'content': doc})",
+    "history = [] + [{'role': 'system', 'content': system}]",
     "    db.insert(tools)",
     "msgs = [dict(role='system', content=system), dict(role='user', content='q')]",
     "client.messages.count_tokens(model='m', system=system, messages=[])",

@@ -1,4 +1,4 @@
-"""Agent-code checks (CL101-CL105): order-flow analysis of Python sources and notebooks.
+"""Agent-code checks (CL101-CL106): order-flow analysis of Python sources and notebooks.
 
 Entry points:
 - ``check_module(path, text, settings, project_summaries=None) -> list[Diagnostic]`` (the engine's

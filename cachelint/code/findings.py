@@ -5,7 +5,7 @@ loop changes the prefix) and names the sink it reaches.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from cachelint.code.flow import LoopChange, Reach
 from cachelint.code.program import Program
@@ -177,7 +177,11 @@ class _OnceLines:
         return not any(start <= line <= end for start, end in self.repeated)
 
 
-def _loop_changes(reporter: _Reporter, changes: list[LoopChange], tier: str, code: str, what: str) -> list[Diagnostic]:
+def _loop_changes(
+    reporter: _Reporter, changes: list[LoopChange], tier: str, code: str, effect: Callable[[LoopChange], str]
+) -> list[Diagnostic]:
+    """One finding per changed place of a tier (at the first call it reaches), worded as
+    "<place> is <changed> inside the loop that repeats the call: it reaches <sink>, <effect>"."""
     best: dict[Span, LoopChange] = {}
     for c in changes:
         if c.tier != tier:
@@ -190,7 +194,7 @@ def _loop_changes(reporter: _Reporter, changes: list[LoopChange], tier: str, cod
         c = best[site]
         msg = (
             f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {c.sink.label} "
-            f"at {_where(reporter.program, c.sink.line)}, so each change rewrites the cached prefix from {what} on"
+            f"at {_where(reporter.program, c.sink.line)}, {effect(c)}"
         )
         out.append(reporter.diagnostic(code, msg, site))
     return out
@@ -198,12 +202,35 @@ def _loop_changes(reporter: _Reporter, changes: list[LoopChange], tier: str, cod
 
 def tools_changed_in_loop(reporter: _Reporter, changes: list[LoopChange]) -> list[Diagnostic]:
     """CL103: tools mutated or rebound inside the loop that repeats the call."""
-    return _loop_changes(reporter, changes, "tools", "CL103", "the tools (position 0)")
+    return _loop_changes(reporter, changes, "tools", "CL103", lambda c: "so each change rewrites the cached prefix from the tools (position 0) on")
 
 
 def system_changed_in_loop(reporter: _Reporter, changes: list[LoopChange]) -> list[Diagnostic]:
     """CL104: system/instructions mutated or rebound inside the loop that repeats the call."""
-    return _loop_changes(reporter, changes, "system", "CL104", "the system prompt")
+    return _loop_changes(reporter, changes, "system", "CL104", lambda c: "so each change rewrites the cached prefix from the system prompt on")
+
+
+# What a change of each cache-key setting loses (reference/cache_facts.md §1.8, §2; the audit's
+# dated table is rules/packs/payloads-invalidation.yaml).
+_SETTING_LOSES = {
+    "tool_choice": "the cached messages",
+    "thinking": "the cached messages",
+    "model": "the whole cached prefix (caches are per model)",
+    "response_format": "the cached system prompt and messages (the schema is a prefix to the system message)",
+    "text": "the cached instructions and input (text.format's schema is a prefix to the instructions)",
+    "prompt_cache_key": "the cache it was routed to (another key routes the request elsewhere)",
+}
+
+
+def setting_changed_in_loop(reporter: _Reporter, changes: list[LoopChange]) -> list[Diagnostic]:
+    """CL106: a cache-key setting (tool_choice, thinking, model…) changed inside the loop that
+    repeats the call: every change loses cached tiers without a byte of them changing."""
+
+    def effect(c: LoopChange) -> str:
+        setting = c.sink.label.split("=", 1)[0]
+        return f"and each change of {setting} loses {_SETTING_LOSES.get(setting, 'cached tiers')}"
+
+    return _loop_changes(reporter, changes, "setting", "CL106", effect)
 
 
 def diagnostics_for(program: Program, reaches: list[Reach], changes: list[LoopChange]) -> list[Diagnostic]:
@@ -214,5 +241,6 @@ def diagnostics_for(program: Program, reaches: list[Reach], changes: list[LoopCh
     out += volatile_prefix(reporter, reaches)
     out += tools_changed_in_loop(reporter, changes)
     out += system_changed_in_loop(reporter, changes)
+    out += setting_changed_in_loop(reporter, changes)
     out.sort(key=Diagnostic.sort_key)
     return out

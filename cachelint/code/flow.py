@@ -75,7 +75,7 @@ def span_of(node: ast.AST) -> Span:
 class SinkRef:
     """A prefix argument of an LLM call: ``tools= of client.messages.create`` at a line."""
 
-    tier: str  # tools | system
+    tier: str  # tools | system | setting (a cache-key setting: only changes in loops count)
     label: str
     line: int
     external: str | None = None  # "pkg.mod" when the call is inside another module's function
@@ -144,6 +144,7 @@ class Change:
     action: str
     rhs_names: frozenset[str] | None  # rebinding: names its value depends on; None otherwise
     counter: bool = False  # ``x += 1``: a number stepped, as a loop counts retries or steps
+    branch_depth: int = 0  # if/match/try bodies around it (deeper than its loop's: conditional)
 
 
 @dataclass
@@ -153,6 +154,7 @@ class LoopFrame:
     changes: list[Change] = field(default_factory=list)
     uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)  # an ordered set, as Summary.uses
     targets: frozenset[str] = frozenset()  # ``for`` targets: a new value each iteration
+    branch_depth: int = 0  # if/match/try bodies around the loop itself
     # ``for`` targets that are items of a collection (documents, files, questions), not counts of
     # turns or steps (``range``, ``itertools.count``): a value built only from them is per item
     items: frozenset[str] = frozenset()
@@ -411,6 +413,7 @@ class ModuleAnalysis:
         # > 0 while evaluating text being formatted (f-string fields, "..." + x, "%s" % x,
         # .format()): only there does a name like request_id put a per-request value into text.
         self._text_depth = 0
+        self._branch_depth = 0  # if/match/try bodies being analysed around the current statement
     # --- driver ------------------------------------------------------------------------------
 
     def analyse(self) -> None:
@@ -599,7 +602,7 @@ class ModuleAnalysis:
         rhs_names = None
         if action == "rebound":
             rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _names_in(rhs)
-        change = Change(path, span_of(node), action, rhs_names, counter)
+        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth)
         for loop in frame.loops:
             loop.changes.append(change)
 
@@ -737,7 +740,11 @@ class ModuleAnalysis:
         for body in bodies:
             frame.names = dict(before_names)
             frame.exprs = dict(before_exprs)
-            self.block(body, frame)
+            self._branch_depth += 1
+            try:
+                self.block(body, frame)
+            finally:
+                self._branch_depth -= 1
             for name, value in frame.names.items():
                 old = merged.get(name)
                 merged[name] = union(old, value) if old is not None else value
@@ -778,7 +785,7 @@ class ModuleAnalysis:
         iterable = materialized(iterable, span_of(node.iter))
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
         targets = _names_in(node.target)
-        loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets)
+        loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth)
         frame.loops.append(loop)
         frame.iter_orders.append(order)
         try:
@@ -792,7 +799,7 @@ class ModuleAnalysis:
 
     def _while(self, node: ast.While, frame: Frame) -> None:
         self.eval(node.test, frame)
-        loop = LoopFrame(node)
+        loop = LoopFrame(node, branch_depth=self._branch_depth)
         frame.loops.append(loop)
         try:
             self.block(node.body, frame)
@@ -803,7 +810,7 @@ class ModuleAnalysis:
 
     def _close_loop(self, loop: LoopFrame, frame: Frame) -> None:
         """A sink inside the loop reads a place that the loop changes: the prefix differs between
-        the loop's iterations (CL103 for tools, CL104 for system)."""
+        the loop's iterations (CL103 for tools, CL104 for system, CL106 for a cache-key setting)."""
         # The enclosing loops see what this one contained.
         for outer in frame.loops:
             outer.bound |= loop.bound
@@ -831,7 +838,14 @@ class ModuleAnalysis:
                     # rebuilt from it differs between iterations
                     grown = {_root(c.path) for c in loop.changes if c.rhs_names is None}
                     varying = ((loop.bound | grown) - {change.path}) & change.rhs_names
-                    if change.path not in change.rhs_names and (not varying or (varying <= loop.items and not _carries_history(loop))):
+                    # A fixed value set each iteration before the call is the same value at every
+                    # call. A setting given a fixed value after the call (``tool_choice = "auto"``
+                    # after a forced first turn) or under a condition (``if spent: tool_choice =
+                    # "none"``) changes once, when the most is cached.
+                    steady = not varying and (
+                        sink.tier != "setting" or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
+                    )
+                    if change.path not in change.rhs_names and (steady or (varying and varying <= loop.items and not _carries_history(loop))):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) while no
                         # conversation goes on from one item to the next: one request per item,
@@ -1659,6 +1673,10 @@ class ModuleAnalysis:
                     if entry is not None:
                         value, arg_node = entry
                         how = f"{argument.keyword}= (from **{ast.unparse(kwargs_node)})"
+                        if argument.tier == "setting":  # options["tool_choice"] = ... changes it
+                            kwargs_path = path_of(kwargs_node)
+                            if kwargs_path is not None and not sink.configures:
+                                self._use(kwargs_path, SinkRef("setting", f"{how} of {callee}", node.lineno), frame)
                         break
             if arg_node is None:
                 continue
@@ -1692,6 +1710,11 @@ class ModuleAnalysis:
             self._reach(value, sink, arg_node, frame)
             for used in self._paths_in(arg_node):
                 self._use(used, sink, frame)
+        elif tier == "setting":
+            if not configures:  # an agent built with other settings per iteration is a new agent
+                sink = SinkRef("setting", label, line)
+                for used in self._paths_in(arg_node):
+                    self._use(used, sink, frame)
         elif tier == "messages":
             for used in self._paths_in(arg_node):
                 for loop in frame.loops:

@@ -266,8 +266,8 @@ def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
         words: set[str] = set()
         positional = False
         for argument in sink.arguments:
-            if argument.tier in PREFIX_TIERS:
-                positional = positional or argument.position is not None
+            if argument.tier in PREFIX_TIERS or argument.tier == "setting":
+                positional = positional or (argument.tier in PREFIX_TIERS and argument.position is not None)
                 if argument.keyword:
                     words.add(argument.keyword)
             elif argument.tier == "body":
