@@ -135,11 +135,22 @@ def volatile_prefix(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnosti
     as information, saying so."""
     out = []
     once_lines: _OnceLines | None = None
+    severity: Severity | None
     for r in _first_reach_per_origin(reaches, VOLATILE, ("tools", "system")):
         daily = r.origin.granularity == "date"
         if once_lines is None:
             once_lines = _OnceLines(reporter.program)
-        if r.origin.external is None and once_lines.evaluated_once(r.origin.site[0]):
+        if r.origin.granularity == "session":
+            if r.origin.external is not None:
+                # a user id formatted in another module (a file name, a log line) and carried
+                # out coarsely through its function's result is no evidence of a per-user prompt
+                continue
+            effect = (
+                "one cached prefix per user or session, never shared between them: every new session writes"
+                " the prompt again; put per-user data after the cached part (a user message)"
+            )
+            severity = Severity.INFO
+        elif r.origin.external is None and once_lines.evaluated_once(r.origin.site[0]):
             effect = (
                 "computed once when the module loads, so the cached prefix differs between processes started on"
                 " different days: a run on another day writes it again instead of reading the previous run's"
@@ -147,7 +158,7 @@ def volatile_prefix(reporter: _Reporter, reaches: list[Reach]) -> list[Diagnosti
                 else "computed once when the module loads, so the cached prefix differs in every process:"
                 " each run writes it again instead of reading the previous run's"
             )
-            severity: Severity | None = Severity.INFO
+            severity = Severity.INFO
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
         else:

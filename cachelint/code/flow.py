@@ -1034,15 +1034,23 @@ class ModuleAnalysis:
     # --- expressions -------------------------------------------------------------------------
 
     def _volatile_name(self, name: str, node: ast.AST) -> Value | None:
-        if self._text_depth and self.k.is_volatile_name(name):
+        """A name formatted into text that says what it holds: a per-request id (``request_id``),
+        or a per-user / per-session one (``user_id``: one prefix per user, never shared)."""
+        if not self._text_depth:
+            return None
+        kind = self.k.volatile_name_kind(name)
+        if kind == "request":
             return Value(frozenset([Origin(VOLATILE, f"{name} (a per-request value)", span_of(node))]), EMPTY)
+        if kind == "session":
+            origin = Origin(VOLATILE, f"{name} (a per-user or per-session value)", span_of(node), granularity="session")
+            return Value(frozenset([origin]), EMPTY)
         return None
 
     def _name(self, node: ast.Name, frame: Frame) -> Value:
         v = frame.lookup(node.id)
         if v is None and self.resolve_external_name is not None and node.id in self.imports:
             v = self._external_name(node, (self.imports[node.id],))
-        tagged = self._volatile_name(node.id, node) if self.k.volatile_name_re is not None else None
+        tagged = self._volatile_name(node.id, node) if self.k.knows_volatile_names else None
         if tagged is not None:
             return union(v or CLEAN, tagged)
         return v if v is not None else CLEAN
@@ -1073,7 +1081,7 @@ class ModuleAnalysis:
             return CLEAN
         if node.attr in self.k.date_attributes and any(o.kind == VOLATILE for o in v.own):
             return self._as_date(v, node)
-        if self.k.volatile_name_re is not None:
+        if self.k.knows_volatile_names:
             tagged = self._volatile_name(node.attr, node)
             if tagged is not None:
                 return union(v, tagged)
@@ -1094,7 +1102,7 @@ class ModuleAnalysis:
                 return stored
         entry = self._display_entry(node.value, node.slice.value, frame) if path is not None else None  # type: ignore[attr-defined]
         v = entry if entry is not None else element_of(base)
-        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and self.k.volatile_name_re is not None:
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and self.k.knows_volatile_names:
             tagged = self._volatile_name(node.slice.value, node)
             if tagged is not None:
                 return union(v, tagged)
@@ -1120,7 +1128,7 @@ class ModuleAnalysis:
         declared = frozenset(o for o in frame.names[base.id].own if o.kind != PARAM)
         if declared:
             value = union(value, Value(declared, EMPTY))
-        if self.k.volatile_name_re is not None:
+        if self.k.knows_volatile_names:
             tagged = self._volatile_name(key.value, base)
             if tagged is not None:
                 value = union(value, tagged)

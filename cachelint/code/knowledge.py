@@ -136,7 +136,8 @@ class Knowledge:
     date_attributes: frozenset[str] = frozenset()
     stable_members: frozenset[str] = frozenset()
     time_directives: tuple[str, ...] = ()
-    volatile_name_re: re.Pattern[str] | None = None
+    volatile_name_re: re.Pattern[str] | None = None  # names of per-request values (request_id)
+    session_name_re: re.Pattern[str] | None = None  # names of per-user / per-session values (user_id)
     membership_keyword_re: re.Pattern[str] | None = None
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
@@ -145,8 +146,17 @@ class Knowledge:
     def is_membership_keyword(self, name: str | None) -> bool:
         return name is not None and self.membership_keyword_re is not None and self.membership_keyword_re.fullmatch(name) is not None
 
-    def is_volatile_name(self, name: str) -> bool:
-        return self.volatile_name_re is not None and self.volatile_name_re.fullmatch(name) is not None
+    @property
+    def knows_volatile_names(self) -> bool:
+        return self.volatile_name_re is not None or self.session_name_re is not None
+
+    def volatile_name_kind(self, name: str) -> str | None:
+        """``request`` for a per-request id's name, ``session`` for a per-user or per-session id's."""
+        if self.volatile_name_re is not None and self.volatile_name_re.fullmatch(name) is not None:
+            return "request"
+        if self.session_name_re is not None and self.session_name_re.fullmatch(name) is not None:
+            return "session"
+        return None
 
 
 def _arguments(entries: Iterable[Mapping[str, Any]]) -> tuple[SinkArgument, ...]:
@@ -252,6 +262,9 @@ def build_knowledge(
     patterns += list(options.get("volatile-names", ()))
     if patterns:
         k.volatile_name_re = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    session_patterns = [p for pack in volatile_packs for p in pack.get("per_session_names", ())]
+    if session_patterns:
+        k.session_name_re = re.compile("|".join(f"(?:{p})" for p in session_patterns), re.IGNORECASE)
     k.stash_keys = frozenset(body_keys) | frozenset(
         a.keyword for pack in sink_packs for e in pack.get("sinks", ()) for a in _arguments(e["arguments"]) if a.keyword
     ) | frozenset(a.keyword for e in options.get("sinks", ()) for a in _config_sink_arguments(e) if a.keyword)

@@ -126,53 +126,53 @@ from agents import Agent
 assistant = Agent(name="a", instructions=lambda ctx, agent: BASE + str(uuid.uuid4()))  # here
 ''',
     "dict-display-key-that-holds-it": '''
-def ask(messages, user_id):
-    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}  # here
-    return client.messages.create(model="m", max_tokens=10, system=f"Thread {cfg['thread_id']}", messages=messages)
+def ask(messages, user_name):
+    cfg = {"thread_key": str(uuid.uuid4()), "user_name": user_name}  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"Thread {cfg['thread_key']}", messages=messages)
 ''',
     "dict-display-changed-under-an-unknown-key": '''
-def ask(messages, user_id, key):
-    cfg = {"thread_id": "main", "user_id": user_id}
+def ask(messages, user_name, key):
+    cfg = {"thread_key": "main", "user_name": user_name}
     cfg[key] = str(uuid.uuid4())  # here
-    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_name']}", messages=messages)
 ''',
     "dict-display-key-reassigned": '''
-def ask(messages, user_id):
-    cfg = {"thread_id": "main", "user_id": user_id}
-    cfg["user_id"] = f"{user_id}-{time.time()}"  # here
-    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg.get('user_id')}", messages=messages)
+def ask(messages, user_name):
+    cfg = {"thread_key": "main", "user_name": user_name}
+    cfg["user_name"] = f"{user_name}-{time.time()}"  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg.get('user_name')}", messages=messages)
 ''',
     "dict-display-updated": '''
-def ask(messages, user_id):
-    cfg = {"thread_id": "main", "user_id": user_id}
-    cfg.update({"thread_id": str(uuid.uuid4())})  # here
-    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+def ask(messages, user_name):
+    cfg = {"thread_key": "main", "user_name": user_name}
+    cfg.update({"thread_key": str(uuid.uuid4())})  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_name']}", messages=messages)
 ''',
     "dict-display-dumped-whole": '''
-def ask(messages, user_id):
-    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}  # here
+def ask(messages, user_name):
+    cfg = {"thread_key": str(uuid.uuid4()), "user_name": user_name}  # here
     return client.messages.create(model="m", max_tokens=10, system="Config: " + json.dumps(cfg), messages=messages)
 ''',
     "dict-display-values": '''
-def ask(messages, user_id):
-    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}  # here
+def ask(messages, user_name):
+    cfg = {"thread_key": str(uuid.uuid4()), "user_name": user_name}  # here
     return client.messages.create(model="m", max_tokens=10, system=" ".join(cfg.values()), messages=messages)
 ''',
     "dict-display-nested-key-that-holds-it": '''
-def ask(messages, user_id):
-    config = {"configurable": {"thread_id": str(uuid.uuid4()), "user_id": user_id}}  # here
-    return client.messages.create(model="m", max_tokens=10, system=f"Thread {config['configurable']['thread_id']}", messages=messages)
+def ask(messages, user_name):
+    config = {"configurable": {"thread_key": str(uuid.uuid4()), "user_name": user_name}}  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"Thread {config['configurable']['thread_key']}", messages=messages)
 ''',
     "dict-display-nested-changed-under-a-key": '''
-def ask(messages, user_id):
-    config = {"configurable": {"thread_id": "main", "user_id": user_id}}
-    config["configurable"]["user_id"] = str(uuid.uuid4())  # here
-    return client.messages.create(model="m", max_tokens=10, system=f"User {config['configurable']['user_id']}", messages=messages)
+def ask(messages, user_name):
+    config = {"configurable": {"thread_key": "main", "user_name": user_name}}
+    config["configurable"]["user_name"] = str(uuid.uuid4())  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {config['configurable']['user_name']}", messages=messages)
 ''',
     "dict-display-with-a-computed-key": '''
-def ask(messages, user_id, field):
-    cfg = {field: str(uuid.uuid4()), "user_id": user_id}  # here
-    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+def ask(messages, user_name, field):
+    cfg = {field: str(uuid.uuid4()), "user_name": user_name}  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_name']}", messages=messages)
 ''',
 }
 
@@ -308,21 +308,21 @@ def ask(question):
     return oai.chat.completions.create(model="gpt-5", messages=msgs)
 ''',
     "dict-display-other-key": '''
-def ask(messages, user_id):
-    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}
-    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']}", messages=messages)
+def ask(messages, user_name):
+    cfg = {"thread_key": str(uuid.uuid4()), "user_name": user_name}
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_name']}", messages=messages)
 ''',
     "dict-display-other-key-get": '''
-def ask(messages, user_id):
-    cfg = {"thread_id": str(uuid.uuid4()), "user_id": user_id}
-    cfg["user_id"] = user_id.strip()
-    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg.get('user_id', 'anonymous')}", messages=messages)
+def ask(messages, user_name):
+    cfg = {"thread_key": str(uuid.uuid4()), "user_name": user_name}
+    cfg["user_name"] = user_name.strip()
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg.get('user_name', 'anonymous')}", messages=messages)
 ''',
     "dict-display-nested-other-key": '''
-def ask(messages, user_id):
-    config = {"configurable": {"thread_id": str(uuid.uuid4()), "user_id": user_id}}
+def ask(messages, user_name):
+    config = {"configurable": {"thread_key": str(uuid.uuid4()), "user_name": user_name}}
     cfg = config["configurable"]
-    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_id']} {config['configurable']['user_id']}", messages=messages)
+    return client.messages.create(model="m", max_tokens=10, system=f"User {cfg['user_name']} {config['configurable']['user_name']}", messages=messages)
 ''',
     "system-message-appended-after-the-history": '''
 from langchain_core.messages import SystemMessage
@@ -410,3 +410,50 @@ while True:
 '''
     check_positive("CL105", source)
     assert all(d.severity is None for d in run(source) if d.code == "CL105")
+
+
+PER_SESSION = {
+    "user-id-in-an-fstring": '''
+def ask(messages, user_id):
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} You are helping user {user_id}.", messages=messages)  # here
+''',
+    "session-id-attribute": '''
+def ask(messages, ctx):
+    system = BASE + f" Session: {ctx.session_id}"  # here
+    return client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+''',
+    "thread-id-key": '''
+def ask(messages, config):
+    return oai.responses.create(model="gpt-5", instructions=f"Thread {config['thread_id']}", input=messages)  # here
+''',
+}
+
+NOT_PER_SESSION = {
+    "user-id-in-the-messages": '''
+def ask(question, user_id):
+    return client.messages.create(model="m", max_tokens=10, system=BASE, messages=[{"role": "user", "content": f"I am {user_id}. {question}"}])
+''',
+    "user-id-in-metadata": '''
+def ask(messages, user_id):
+    return client.messages.create(model="m", max_tokens=10, system=BASE, metadata={"user_id": user_id}, messages=messages)
+''',
+    "a-name-that-only-contains-the-word": '''
+def ask(messages, user_identity_doc):
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} {user_identity_doc}", messages=messages)
+''',
+}
+
+
+@pytest.mark.parametrize("source", params(PER_SESSION))
+def test_per_user_or_session_id_is_information(source):
+    """cache_facts §1.11: a user or session id in an f-string of the system prompt makes one prefix
+    per user: never shared, written again by every new session (not on every request)."""
+    check_positive("CL105", source)
+    found = [d for d in run(source) if d.code == "CL105"]
+    assert found and all(d.severity == Severity.INFO for d in found)
+    assert all("one cached prefix per user or session" in d.message for d in found)
+
+
+@pytest.mark.parametrize("source", params(NOT_PER_SESSION))
+def test_per_session_names_outside_the_prefix_are_quiet(source):
+    check_negative("CL105", source)

@@ -7,6 +7,7 @@ from conftest import check_tree, write_tree
 
 from cachelint.code import check_module, summarize_module
 from cachelint.config import load_settings
+from cachelint.diagnostics import Severity
 
 REGISTRY = '''\
 import os
@@ -471,3 +472,21 @@ timed = Agent(client, instructions=instructions, tools=[get_weather])
 '''})
     result = check_tree(tmp_path, config={"select": ["CL1"]})
     assert [(d.code, d.line) for d in result.diagnostics] == [("CL105", 12)], [d.message for d in result.diagnostics]
+
+
+def test_a_user_id_formatted_in_another_module_is_no_per_user_prompt(tmp_path):
+    """OpenHands: a user id formatted into a file name inside another module's function, whose
+    result (the events read from that file) is carried out coarsely into a system message: no
+    evidence of a per-user prompt. Formatted into the prompt in the module itself, it is one."""
+    store = "def read_events(user_id):\n    return open(f'/data/{user_id}/events.json').read()\n"
+    agent = (
+        "import anthropic\nfrom store import read_events\n\nclient = anthropic.Anthropic()\n\n"
+        "def remember(user_id):\n"
+        "    events = read_events(user_id)\n"
+        "    return client.messages.create(model='m', max_tokens=10, system=f'Events: {events}', messages=[])\n"
+    )
+    write_tree(tmp_path, {"store.py": store, "agent.py": agent})
+    assert [d.code for d in check_tree(tmp_path).diagnostics] == []
+    write_tree(tmp_path, {"agent.py": agent.replace("f'Events: {events}'", "f'Events of {user_id}: {events}'")})
+    (found,) = check_tree(tmp_path).diagnostics
+    assert (found.code, found.severity) == ("CL105", Severity.INFO) and "per-user or per-session" in found.message
