@@ -459,6 +459,10 @@ def _run_task(task: "FactsTask | CheckTask") -> Any:
     return collect_facts(task) if isinstance(task, FactsTask) else _check_task(task)
 
 
+def _run_batch(tasks: Sequence["FactsTask | CheckTask"]) -> list[Any]:
+    return [_run_task(task) for task in tasks]
+
+
 # --- the worker pool -------------------------------------------------------------------------
 
 # A pool pays for itself only when the work outweighs starting it. Measured here (2 cores,
@@ -533,9 +537,18 @@ class Workers:
 
     @property
     def window(self) -> int:
-        """Tasks to keep sent to the pool: enough that no worker waits for the next one, few
+        """Batches to keep sent to the pool: enough that no worker waits for the next one, few
         enough that a task that becomes ready (a summary others wait for) goes out soon."""
-        return self.jobs + 2 if self._pooled else 1
+        return 2 * self.jobs + 2 if self._pooled else 1
+
+    def batch_size(self, ready: int) -> int:
+        """Tasks per message to the pool: up to 8 while many are ready, one at a time near the
+        end so that the workers finish together. One message per task cost the parent process
+        ~0.3 s more CPU on a cold run of the SDK corpus (1,187 tasks: 0.75-0.85 s against
+        0.5 s with batches of 8, which is what the two rounds of ``map`` cost before)."""
+        if not self._pooled:
+            return 1
+        return max(1, min(8, ready // (self.jobs * 4)))
 
     def submit(self, func: Callable, key: Any, task: Any) -> None:
         self._in_flight += 1
@@ -811,30 +824,30 @@ def _run_tasks(
             if waiting_on[other] == 0:
                 push(other)
 
-    def start(node: tuple[str, Any]) -> None:
-        """Answer ``node`` from what is known, or send it to the workers."""
+    def start(node: tuple[str, Any]) -> "FactsTask | CheckTask | None":
+        """Answer ``node`` from what is known, or give the task that computes it."""
         kind, ref = node
         if kind == "check":
             f = files[ref]
             if _answer_from_cache(f, modules, locator, facts, cache, run):
                 resolved(node)
-            else:
-                workers.submit(_run_task, node, _check_task_for(f, run, settings))
-            return
+                return None
+            return _check_task_for(f, run, settings)
         p = ref
         deps, digest = dependency_digest(facts[p].get("imports", ()), p, locator, facts, exclude=graph.cycle_of[p])
         run.summaries.deps_of_summary[p] = deps
         entry = facts[p]
         if "summary_digest" in entry and entry.get("summary_deps", "") == digest:
             resolved(node)  # the cached summary was made from this text and these summaries
-        elif _summarizer() is None:  # nothing to compute (imported only here: the warm path never is): record that there is nothing to say
+            return None
+        if _summarizer() is None:  # nothing to compute (imported only here: the warm path never is)
             _record_facts(p, {**entry, "summary": None, "summary_digest": None, "summary_deps": digest}, facts, cache)
             resolved(node)
-        else:
-            display, module, is_package = needed[p]
-            pending_digest[p] = digest
-            summaries = run.summaries.for_deps(deps) or None
-            workers.submit(_run_task, node, FactsTask(p, display, module, is_package, settings, summarize=True, project_summaries=summaries))
+            return None
+        display, module, is_package = needed[p]
+        pending_digest[p] = digest
+        summaries = run.summaries.for_deps(deps) or None
+        return FactsTask(p, display, module, is_package, settings, summarize=True, project_summaries=summaries)
 
     pending_digest: dict[str, str] = {}
     for node in sorted(waiting_on, key=lambda n: (n[0] != "summary", str(n[1]) if n[0] == "summary" else n[1])):
@@ -842,18 +855,28 @@ def _run_tasks(
             push(node)
     while ready or workers.in_flight:
         while ready and workers.in_flight < workers.window:
-            start(heapq.heappop(ready)[3])
+            size = workers.batch_size(len(ready))
+            first = ready[0][0]  # summaries and checks go in separate batches
+            batch: list[tuple[tuple[str, Any], Any]] = []
+            while ready and len(batch) < size and ready[0][0] == first:
+                node = heapq.heappop(ready)[3]
+                task = start(node)
+                if task is not None:
+                    batch.append((node, task))
+            if batch:
+                workers.submit(_run_batch, tuple(node for node, _ in batch), [task for _, task in batch])
         if not workers.in_flight:
             continue
-        node, result = workers.next_result()
-        kind, ref = node
-        if kind == "summary":
-            if result is not None:
-                result["summary_deps"] = pending_digest[ref]
-            _record_facts(ref, result, facts, cache)
-        else:
-            _record_checks([files[ref]], [result], modules, cache, run)
-        resolved(node)
+        nodes, results = workers.next_result()
+        for node, result in zip(nodes, results):
+            kind, ref = node
+            if kind == "summary":
+                if result is not None:
+                    result["summary_deps"] = pending_digest[ref]
+                _record_facts(ref, result, facts, cache)
+            else:
+                _record_checks([files[ref]], [result], modules, cache, run)
+            resolved(node)
 
 
 _FACT_KEYS = ("sha256", "mtime_ns", "size", "module", "imports", "summary", "summary_digest", "summary_deps")
