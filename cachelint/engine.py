@@ -771,19 +771,32 @@ def _run_tasks(
     summaries of the modules it imports. A node whose inputs are known is answered from the cache
     when it can be, else becomes a task. Results do not depend on the order tasks finish in: each
     task is a function of its file and the summaries it is given."""
+    check_deps: list[list[str]] = []
+    for f in files:
+        key = str(f.path)
+        found = {locator.resolve(name) for name in facts.get(key, {}).get("imports", ())}
+        check_deps.append(sorted(d for d in found if d is not None and d != key and d in graph.cycle_of))
+    # The summaries the checks read, and those these are made with: a module of the closure
+    # imported only from inside its own cycle has no reader (a pre-commit run of a file in a
+    # cycle of 155 modules would otherwise summarise it for nobody).
+    wanted: set[str] = set()
+    stack = [d for deps in check_deps for d in deps]
+    while stack:
+        p = stack.pop()
+        if p not in wanted:
+            wanted.add(p)
+            stack.extend(graph.before[p])
+
     waiting_on: dict[tuple[str, Any], int] = {}
     dependents: dict[str, list[tuple[str, Any]]] = collections.defaultdict(list)
     for p in graph.nodes:
+        if p not in wanted:
+            continue
         node = ("summary", p)
         waiting_on[node] = len(graph.before[p])
         for d in graph.before[p]:
             dependents[d].append(node)
-    check_deps: list[list[str]] = []
-    for i, f in enumerate(files):
-        key = str(f.path)
-        found = {locator.resolve(name) for name in facts.get(key, {}).get("imports", ())}
-        deps = sorted(d for d in found if d is not None and d != key and d in graph.cycle_of)
-        check_deps.append(deps)
+    for i, deps in enumerate(check_deps):
         waiting_on[("check", i)] = len(deps)
         for d in deps:
             dependents[d].append(("check", i))
@@ -794,7 +807,7 @@ def _run_tasks(
     maybe_new: set[str] = set()
     for component in graph.order:
         for p in component:
-            if "summary_digest" not in facts[p] or any(d in maybe_new for d in graph.before[p]):
+            if p in wanted and ("summary_digest" not in facts[p] or any(d in maybe_new for d in graph.before[p])):
                 maybe_new.add(p)
     weight = sum(facts[p].get("size", 0) for p in maybe_new)
     for i, f in enumerate(files):
@@ -893,8 +906,9 @@ def _phase_one(
     unchanged) and the project modules whose summaries the run needs, with (display, dotted name,
     is a package): those a file of the run imports, and those they import, and so on (a summary
     is made with the summaries of the modules its module imports). Summaries are made only where
-    an importer needs them: a pre-commit run of 5 files summarises none of them unless they
-    import each other, and a full run skips scripts and tests nobody imports."""
+    an importer needs them: a pre-commit run of 5 files summarises none of them unless one
+    imports another (directly or through other modules), and a full run skips scripts and tests
+    nobody imports."""
     facts: dict[str, dict] = {}
 
     def cached(path: str, module: str) -> dict | None:

@@ -221,3 +221,20 @@ def test_chains_give_the_same_output_whatever_the_hash_seed(tmp_path):
     assert len(outputs) == 1
     output = outputs.pop()
     assert b"app/agent.py" in output and b"cyc/agent.py" in output and b"pkg/agent.py" not in output
+
+
+def test_a_module_read_only_from_inside_its_cycle_is_not_summarised(tmp_path, monkeypatch):
+    write_tree(tmp_path, CYCLE)
+    made: list[str] = []
+    real = engine.collect_facts
+
+    def spy(task):
+        if task.summarize:
+            made.append(Path(task.path).name)
+        return real(task)
+
+    monkeypatch.setattr(engine, "collect_facts", spy)
+    # agent.py reads prompt.py's summary, which is made without tool_search.py's (one cycle);
+    # nothing outside the cycle imports tool_search.py: neither it nor render.py is summarised
+    check_with_cache(tmp_path, paths=("pkg/agent.py",), no_cache=True)
+    assert made == ["prompt.py"]
