@@ -7,8 +7,11 @@ of every catalog and pack file) two JSON files:
 - the file's identity: ``mtime_ns``, ``size`` and ``sha256``. A file whose (mtime, size) match is
   unchanged; when only the mtime moved (a checkout, ``touch``), the content hash decides;
 - phase-1 facts, which depend on the file alone: its dotted ``module`` name, the project modules
-  it may ``imports``, and ``summary_digest``, the digest of its cross-module summary (absent: not
-  summarised yet; null: nothing worth telling its importers);
+  it may ``imports``, ``summary_digest``, the digest of its cross-module summary (absent: not
+  summarised yet; null: nothing worth telling its importers), and ``summary_deps``, the digest of
+  the summaries of the imported modules it was made with (a summary follows calls into them, so
+  a change in C's summary makes B's summary stale, and B's importers re-check only if B's summary
+  changes with it);
 - phase-2 result: ``diagnostics`` (kept for files WITH findings too), the ``display`` path they
   were computed for and ``deps``, the digest of the summaries of the imported modules the check
   saw. A change in module B changes B's summary digest, so every A importing B misses.
@@ -185,20 +188,24 @@ class ResultCache:
         summary: dict | None,
         summary_digest: str | None,
         summarized: bool,
+        summary_deps: str | None = None,
     ) -> dict[str, Any]:
         """Record phase-1 facts of a file read in this run (the summary only when one was made:
-        summaries are made on demand). A result or summary of other content is dropped."""
+        summaries are made on demand; ``summary_deps``, the digest of the summaries it was made
+        with). A result or summary of other content is dropped."""
         key = str(path)
         old = self.entries.get(key)
         entry: dict[str, Any] = {"mtime_ns": mtime_ns, "size": size, "sha256": sha256, "module": module, "imports": imports}
         same = isinstance(old, dict) and old.get("sha256") == sha256 and old.get("module") == module
         if summarized:
             entry["summary_digest"] = summary_digest
+            entry["summary_deps"] = summary_deps or ""
             if summary_digest is not None and summary is not None:
                 self._summary_table()[key] = [summary_digest, summary]
                 self._summaries_dirty = True
         elif same and "summary_digest" in old:
             entry["summary_digest"] = old["summary_digest"]
+            entry["summary_deps"] = old.get("summary_deps", "")
         if same:
             for k in ("display", "deps", "diagnostics"):
                 if k in old:

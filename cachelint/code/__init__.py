@@ -6,7 +6,9 @@ Entry points:
 - ``summarize_module(path, text, settings=None) -> dict``: what other modules of the same run need to
   know about this one (functions returning unordered or volatile values, parameters that reach a
   sink, unordered module-level names), JSON-serialisable; pass the summaries of a run, keyed by the
-  module's dotted name, back to ``check_module`` as ``project_summaries``.
+  module's dotted name, back to ``check_module`` as ``project_summaries``; the summaries of the
+  modules a module imports, passed to its own ``summarize_module``, make its summary follow calls
+  into them (chains of modules).
 
 How: a text prefilter built from the packs (prefilter.py: a sink called with a prefix argument, a
 system message...); a file it skips is only checked for syntax (a SyntaxError is CL001); the others
@@ -34,10 +36,15 @@ def check_module(
     return check(path, text, settings, project_summaries)
 
 
-def summarize_module(path: str, text: str, settings: "Settings | None" = None) -> dict[str, Any]:
+def summarize_module(
+    path: str,
+    text: str,
+    settings: "Settings | None" = None,
+    project_summaries: "Mapping[str, Mapping[str, Any]] | None" = None,
+) -> dict[str, Any]:
     from cachelint.code.analysis import summarize
 
-    return summarize(path, text, settings)
+    return summarize(path, text, settings, project_summaries)
 
 
 __all__ = ["check_module", "summarize_module"]

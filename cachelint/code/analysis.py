@@ -193,9 +193,13 @@ def _real(v: Value) -> bool:
     return any(o.kind != PARAM for o in v.own | v.inner)
 
 
-def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
+def summarize(path: str, text: str, settings: Any = None, project_summaries: Summaries | None = None) -> dict[str, Any]:
     """What other modules need: top-level functions (parameters, what they return, which parameters
-    reach which sink) and module-level names holding unordered or volatile values."""
+    reach which sink) and module-level names holding unordered or volatile values.
+
+    ``project_summaries``: the summaries of the project modules this one imports (made the same
+    way, first), so that what a call into a third module returns or sends is part of this summary
+    (``b.apply()`` returning ``c.get_section(names)``, which sorts them)."""
     if path.endswith(".ipynb"):
         return {"functions": {}, "classes": {}, "names": {}}
     knowledge = knowledge_for(settings)
@@ -204,7 +208,7 @@ def summarize(path: str, text: str, settings: Any = None) -> dict[str, Any]:
         if program is None:
             return {"functions": {}, "classes": {}, "names": {}}
         try:
-            analysis = _analyse(program, knowledge, path, None)
+            analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return {"functions": {}, "classes": {}, "names": {}}
     functions: dict[str, Any] = {}
