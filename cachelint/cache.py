@@ -257,8 +257,12 @@ class ResultCache:
                 kept = {k: v for k, v in sorted(self._summaries.items()) if isinstance(v, list) and v and wanted.get(k) == v[0]}
                 data = json.dumps({"format": FORMAT, "summaries": kept}, sort_keys=True, separators=(",", ":"))
                 atomic_write(self.summaries_path, data.encode())
+            # Not sort_keys: a finding's details keep the order the check wrote them in, so a warm
+            # run prints the same bytes as the cold one (sorted keys here reordered them). The
+            # tables themselves are sorted by path, so the file stays deterministic too.
             data = json.dumps(
-                {"format": FORMAT, "files": self.entries, "skills": self.skills}, sort_keys=True, separators=(",", ":")
+                {"format": FORMAT, "files": dict(sorted(self.entries.items())), "skills": dict(sorted(self.skills.items()))},
+                separators=(",", ":"),
             )
             atomic_write(self.path, data.encode())
             self._forget_old_files()

@@ -34,6 +34,10 @@ def build_tree(root: Path) -> Path:
     for name in ("alpha", "beta", "gamma"):  # CL206-style clusters and CL203 sort by name
         (skills / name).mkdir(parents=True)
         (skills / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Automate {name} tasks via the API.\n---\n")
+    # a finding whose details are not in key order ({"name", "folder"}): a cache that sorted keys
+    # printed them in another order on warm runs
+    (skills / "delta").mkdir()
+    (skills / "delta" / "SKILL.md").write_text("---\nname: delta-skill\ndescription: Automate delta tasks via the API.\n---\n")
     # enough source for the process pool (engine.POOL_MIN_BYTES), findings in many files
     pool = root / "pool"
     pool.mkdir()
