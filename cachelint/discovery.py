@@ -173,6 +173,37 @@ def is_relative_to(path: Path, base: Path) -> bool:
     return _relative_posix(path, base) is not None
 
 
+def repository_root(path: Path, fallbacks: Sequence[Path], memo: dict[Path, Path | None] | None = None) -> Path:
+    """The root the skill checks walk for the file ``path`` (an index must see every skill of its
+    repository): the nearest parent holding ``.git``; else the first of ``fallbacks`` (resolved:
+    the configuration's root, then the folders named on the command line) that holds it; else the
+    file's folder. Without the checked folders among the fallbacks, a tree outside the working
+    directory and outside any git repository fell apart into one tree per skill folder, and its
+    results depended on where cachelint was run from. ``memo`` (folder -> git root or None)
+    spares the stats of folders already seen. In this light module: the engine asks it on the
+    warm path, where importing the skills package (yaml) would cost start-up."""
+    start = path.parent
+    memo = {} if memo is None else memo
+    seen: list[Path] = []
+    found: Path | None = None
+    for candidate in [start, *start.parents]:
+        if candidate in memo:
+            found = memo[candidate]
+            break
+        seen.append(candidate)
+        if (candidate / ".git").exists():
+            found = candidate
+            break
+    for folder in seen:
+        memo[folder] = found if found is not None and (folder == found or is_relative_to(folder, found)) else None
+    if found is not None:
+        return found
+    for fallback in fallbacks:
+        if start == fallback or is_relative_to(start, fallback):
+            return fallback
+    return start
+
+
 def _read_lines(path: Path) -> list[str]:
     try:
         return path.read_text(encoding="utf-8", errors="replace").splitlines()

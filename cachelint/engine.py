@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.config import Settings
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, unreadable
-from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, walk
+from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repository_root, walk
 
 # cachelint.fileutil (tempfile, shutil, random) is imported where a file is read or written, not
 # here: the all-hit path needs none of it.
@@ -1135,20 +1135,9 @@ def run_check(
 # --- skills, cached as one result per tree ---------------------------------------------------
 
 
-def _repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None]) -> Path:
-    """The root the skill checks walk for ``path``; the same rule as
-    ``cachelint.skills.tree.repository_root`` (nearest parent holding ``.git``, else ``fallback``
-    when under it, else the file's folder), restated here because importing the skills package
-    would import yaml on the warm path."""
-    start = path.parent
-    for candidate in [start, *start.parents]:
-        found = memo.get(candidate, ...)
-        if found is ...:
-            found = memo[candidate] = candidate if (candidate / ".git").exists() else None
-        if found is not None:
-            return found
-    fallback = fallback.resolve()
-    return fallback if start == fallback or fallback in start.parents else start
+def checked_folders(paths: Sequence[str], cwd: Path) -> list[Path]:
+    """The folders named on the command line, resolved (a file named there is no folder)."""
+    return [candidate for candidate in ((cwd / p).resolve() for p in paths) if candidate.is_dir()]
 
 
 def skills_cache_key(files: Sequence[InputFile], paths: Sequence[str], settings: Settings, cwd: Path) -> str | None:
@@ -1157,14 +1146,11 @@ def skills_cache_key(files: Sequence[InputFile], paths: Sequence[str], settings:
     skill); when this run walked those roots itself, the skill-related files it discovered are
     exactly that set, and their (path, mtime, size) key the result. Otherwise (a pre-commit run
     naming a few files) there is no key and the checks run."""
-    walked = []
-    for p in paths:
-        candidate = (cwd / p).resolve()
-        if candidate.is_dir():
-            walked.append(candidate)
+    walked = checked_folders(paths, cwd)
     memo: dict[Path, Path | None] = {}
+    fallbacks = [settings.root.resolve(), *walked]
     for f in files:
-        root = _repository_root(f.path, settings.root, memo)
+        root = repository_root(f.path, fallbacks, memo)
         if not any(root == d or d in root.parents for d in walked):
             return None
     h = hashlib.sha256()
@@ -1192,7 +1178,7 @@ def _check_skills_cached(
     from cachelint.skills import check_skills
 
     try:
-        found = check_skills(files, settings, cwd)
+        found = check_skills(files, settings, cwd, checked_folders(paths, cwd))
     except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
         return [unreadable(files[0].display, f"internal error in skill checks: {type(exc).__name__}: {exc}")]
     if key is not None and cache is not None:

@@ -197,7 +197,7 @@ def test_deleted_files_leave_the_cache(tmp_path, calls):
 def test_skill_results_are_cached_and_see_edits(tmp_path, monkeypatch):
     seen: list[list[str]] = []
 
-    def fake_check_skills(files, settings, cwd):
+    def fake_check_skills(files, settings, cwd, checked=()):
         seen.append(sorted(f.display for f in files))
         return [
             Diagnostic(code="CL202", message="generic", path=f.display, line=1, column=1)
@@ -222,7 +222,7 @@ def test_skill_results_are_cached_and_see_edits(tmp_path, monkeypatch):
 def test_skill_checks_run_when_only_some_files_are_named(tmp_path, monkeypatch):
     """Named files (pre-commit) do not cover the whole skill tree the checks read: no caching."""
     seen = []
-    monkeypatch.setattr(cachelint.skills, "check_skills", lambda files, settings, cwd: seen.append(1) or [])
+    monkeypatch.setattr(cachelint.skills, "check_skills", lambda files, settings, cwd, checked=(): seen.append(1) or [])
     write_tree(tmp_path, {"skills/a/SKILL.md": "---\nname: a\ndescription: x\n---\n"})
     run(tmp_path, paths=("skills/a/SKILL.md",))
     run(tmp_path, paths=("skills/a/SKILL.md",))

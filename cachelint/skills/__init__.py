@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from cachelint.discovery import InputFile
 
 
-def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path) -> "list[Diagnostic]":
+def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path, checked: "Sequence[Path]" = ()) -> "list[Diagnostic]":
+    """``checked``: the folders named on the command line, resolved (see ``discovery.repository_root``)."""
     from cachelint.skills.checks.generic_description import check_generic_descriptions
     from cachelint.skills.checks.index_coverage import check_entries_without_skill, check_not_indexed
     from cachelint.skills.checks.indistinct import check_indistinct
@@ -34,7 +35,7 @@ def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path) 
     lexicon = load_lexicon(settings.pack_paths(), options.lexicon)
     rules = IndexRules.load(settings.pack_paths(), options.index, options.not_index, options.index_min_coverage)
     out: list[Diagnostic] = []
-    for tree in build_trees(files, settings, cwd):
+    for tree in build_trees(files, settings, cwd, checked):
         out.extend(tree.problems)
         indexes, problems = detect_indexes(tree, rules, settings.max_file_size)
         out.extend(problems)

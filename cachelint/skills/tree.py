@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, is_relative_to, walk
+from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, is_relative_to, repository_root, walk
 from cachelint.skills.frontmatter import FrontMatter, parse_front_matter
 from cachelint.textio import read_text
 
@@ -117,31 +117,6 @@ class SkillTree:
         return frozenset(str(folder) for folder in self.by_folder)
 
 
-def repository_root(path: Path, fallback: Path, memo: dict[Path, Path | None] | None = None) -> Path:
-    """The nearest parent of ``path`` holding ``.git``; else ``fallback`` (resolved) when ``path``
-    is under it; else the folder of ``path``. ``memo`` (folder -> git root or None) spares the stats of
-    folders already seen."""
-    start = path.parent  # ``path`` is a file
-    memo = {} if memo is None else memo
-    seen: list[Path] = []
-    found: Path | None = None
-    for candidate in [start, *start.parents]:
-        if candidate in memo:
-            found = memo[candidate]
-            break
-        seen.append(candidate)
-        if (candidate / ".git").exists():
-            found = candidate
-            break
-    for folder in seen:
-        memo[folder] = found if found is not None and (folder == found or is_relative_to(folder, found)) else None
-    if found is not None:
-        return found
-    if start == fallback or is_relative_to(start, fallback):
-        return fallback
-    return start
-
-
 def _is_skill_input(path: Path, explicit: bool) -> bool:
     return path.name == SKILL_FILE or path.suffix.lower() in INDEX_SUFFIXES
 
@@ -153,16 +128,18 @@ def read_skill(path: Path, display: str, max_size: int) -> Skill | Diagnostic:
     return Skill(path, display, parse_front_matter(source.text))
 
 
-def build_trees(files: Sequence[InputFile], settings: "Settings", cwd: Path) -> list[SkillTree]:
-    """One tree per repository root among the given files, in root order."""
+def build_trees(files: Sequence[InputFile], settings: "Settings", cwd: Path, checked: Sequence[Path] = ()) -> list[SkillTree]:
+    """One tree per repository root among the given files, in root order. ``checked``: the
+    folders named on the command line (resolved), roots of the files outside any git repository
+    and outside the configuration's root."""
     by_root: dict[Path, list[InputFile]] = {}
     root_cache: dict[Path, Path] = {}
     git_roots: dict[Path, Path | None] = {}
-    fallback = settings.root.resolve()
+    fallbacks = [settings.root.resolve(), *checked]
     for f in files:
         parent = f.path.parent
         if parent not in root_cache:
-            root_cache[parent] = repository_root(f.path, fallback, git_roots)
+            root_cache[parent] = repository_root(f.path, fallbacks, git_roots)
         by_root.setdefault(root_cache[parent], []).append(f)
     trees = []
     for root in sorted(by_root):
