@@ -60,6 +60,20 @@ def found(result) -> list[tuple[str, str, int]]:
     return [(d.code, d.path, d.line) for d in result.diagnostics]
 
 
+
+def summarised(monkeypatch) -> list[str]:
+    """The names of the modules the engine summarises from now on, in the order it does."""
+    made: list[str] = []
+    real = engine.collect_facts
+
+    def spy(task):
+        if task.summarize:
+            made.append(Path(task.path).name)
+        return real(task)
+
+    monkeypatch.setattr(engine, "collect_facts", spy)
+    return made
+
 def test_a_third_module_that_sorts_clears_the_finding(tmp_path):
     write_tree(tmp_path, THREE_MODULES)
     assert found(check_with_cache(tmp_path, no_cache=True)) == []
@@ -169,15 +183,7 @@ def test_a_change_in_the_third_module_reaches_the_first_through_the_cache(tmp_pa
 def test_a_summary_is_remade_only_when_what_it_used_changed(tmp_path, monkeypatch):
     write_tree(tmp_path, {**THREE_MODULES, "pkg/other.py": "def f():\n    return 1\n"})
     check_with_cache(tmp_path)
-    made: list[str] = []
-    real = engine.collect_facts
-
-    def spy(task):
-        if task.summarize:
-            made.append(Path(task.path).name)
-        return real(task)
-
-    monkeypatch.setattr(engine, "collect_facts", spy)
+    made = summarised(monkeypatch)
     # a comment in C: C is summarised again, its summary is unchanged, so B's stays valid
     (tmp_path / "pkg/tool_search.py").write_text(SECTION_SORTED + "# a comment\n")
     check_with_cache(tmp_path)
@@ -225,15 +231,7 @@ def test_chains_give_the_same_output_whatever_the_hash_seed(tmp_path):
 
 def test_a_module_read_only_from_inside_its_cycle_is_not_summarised(tmp_path, monkeypatch):
     write_tree(tmp_path, CYCLE)
-    made: list[str] = []
-    real = engine.collect_facts
-
-    def spy(task):
-        if task.summarize:
-            made.append(Path(task.path).name)
-        return real(task)
-
-    monkeypatch.setattr(engine, "collect_facts", spy)
+    made = summarised(monkeypatch)
     # agent.py reads prompt.py's summary, which is made without tool_search.py's (one cycle);
     # nothing outside the cycle imports tool_search.py: neither it nor render.py is summarised
     check_with_cache(tmp_path, paths=("pkg/agent.py",), no_cache=True)
