@@ -819,9 +819,14 @@ class ModuleAnalysis:
             outer.history.update(loop.history)
         if not loop.uses or not loop.changes:
             return
+        # what the loop rebinds, or grows in place (``parts.append(x)``): a value rebuilt from it
+        # differs between iterations
+        loop_varying = loop.bound | {_root(c.path) for c in loop.changes if c.rhs_names is None}
+        batch = not _carries_history(loop)  # no conversation goes on from one item to the next
         for change in loop.changes:
             if loop.per_item(change):
                 continue
+            varying = (loop_varying - {change.path}) & change.rhs_names if change.rhs_names is not None else frozenset()
             for used, sink in loop.uses:
                 if not _covers(change.path, used):
                     continue
@@ -834,10 +839,6 @@ class ModuleAnalysis:
                 if change.rhs_names is not None and sink.configures:
                     continue  # one agent per iteration is a new agent, not a change within a session
                 if change.rhs_names is not None:
-                    # what the loop rebinds, or grows in place (``parts.append(x)``): a value
-                    # rebuilt from it differs between iterations
-                    grown = {_root(c.path) for c in loop.changes if c.rhs_names is None}
-                    varying = ((loop.bound | grown) - {change.path}) & change.rhs_names
                     # A fixed value set each iteration before the call is the same value at every
                     # call. A setting given a fixed value after the call (``tool_choice = "auto"``
                     # after a forced first turn) or under a condition (``if spent: tool_choice =
@@ -845,11 +846,10 @@ class ModuleAnalysis:
                     steady = not varying and (
                         sink.tier != "setting" or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
                     )
-                    if change.path not in change.rhs_names and (steady or (varying and varying <= loop.items and not _carries_history(loop))):
+                    if change.path not in change.rhs_names and (steady or (varying and varying <= loop.items and batch)):
                         # built from nothing that varies, or only from the loop's own item
-                        # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) while no
-                        # conversation goes on from one item to the next: one request per item,
-                        # as the same f-string written at the call is
+                        # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:
+                        # one request per item, as the same f-string written at the call is
                         continue
                 self.changes.append(LoopChange(sink.tier, sink, change.site, change.path, change.action))
                 break
