@@ -500,11 +500,6 @@ def _worker_signals() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _indexed(func: Callable, item: tuple[int, Any]) -> tuple[int, Any]:
-    index, task = item
-    return index, func(task)
-
-
 def start_method() -> str:
     """fork: workers inherit the imported checks and loaded knowledge (no re-import, pages shared
     copy-on-write). Not from a process with other threads running (the API called inside a threaded
@@ -525,8 +520,8 @@ def _threads() -> int:
 
 
 class Workers:
-    """Runs per-file work in this process or in a pool of forked workers (created at most once
-    per run, reused by both phases)."""
+    """Runs per-file work in this process or in a pool of workers (started at most once per run,
+    see ``start_method``), task by task as tasks become ready (``submit``, ``next_result``)."""
 
     def __init__(self, jobs: int | None) -> None:
         self.jobs = jobs or os.cpu_count() or 1
@@ -592,27 +587,6 @@ class Workers:
         if exc is not None:
             raise exc
         return key, value
-
-    def map(self, func: Callable, tasks: Sequence[Any], weights: Sequence[int], prepare: Callable[[], None] | None = None) -> list[Any]:
-        """``func`` over ``tasks``, results in task order. ``weights`` (bytes) decide whether a pool
-        is worth it and which tasks start first; ``prepare`` runs in this process before the pool
-        is forked (what it loads, the workers inherit)."""
-        if not tasks:
-            return []
-        if self.jobs <= 1 or len(tasks) < 2 or sum(weights) < POOL_MIN_BYTES:
-            return [func(task) for task in tasks]
-        if self._pool is None and prepare is not None:
-            prepare()
-        pool = self._start()
-        # Largest first: the pool ends balanced instead of waiting on one big file at the end.
-        order = sorted(range(len(tasks)), key=lambda i: (-weights[i], i))
-        chunk = max(1, min(8, len(tasks) // (self.jobs * 16)))
-        results: list[Any] = [None] * len(tasks)
-        for index, value in pool.imap_unordered(
-            functools.partial(_indexed, func), ((i, tasks[i]) for i in order), chunksize=chunk
-        ):
-            results[index] = value
-        return results
 
     def _start(self):
         if self._pool is None:
