@@ -1114,13 +1114,13 @@ def checked_folders(paths: Sequence[str], cwd: Path) -> list[Path]:
     return [candidate for candidate in ((cwd / p).resolve() for p in paths) if candidate.is_dir()]
 
 
-def skills_cache_key(files: Sequence[InputFile], paths: Sequence[str], settings: Settings, cwd: Path) -> str | None:
+def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], settings: Settings) -> str | None:
     """Signature of every input the skill checks can read in this run, or None when it cannot be
     known cheaply. The skill checks walk each repository root in full (indexes must see every
     skill); when this run walked those roots itself, the skill-related files it discovered are
     exactly that set, and their (path, mtime, size) key the result. Otherwise (a pre-commit run
-    naming a few files) there is no key and the checks run."""
-    walked = checked_folders(paths, cwd)
+    naming a few files) there is no key and the checks run. ``walked``: the folders named on the
+    command line (``checked_folders``)."""
     memo: dict[Path, Path | None] = {}
     fallbacks = [settings.root.resolve(), *walked]
     for f in files:
@@ -1141,7 +1141,8 @@ def skills_cache_key(files: Sequence[InputFile], paths: Sequence[str], settings:
 def _check_skills_cached(
     files: Sequence[InputFile], paths: Sequence[str], settings: Settings, cwd: Path, cache: "ResultCache | None"
 ) -> list[Diagnostic]:
-    key = skills_cache_key(files, paths, settings, cwd) if cache is not None else None
+    checked = checked_folders(paths, cwd)
+    key = skills_cache_key(files, checked, settings) if cache is not None else None
     if key is not None and cache is not None:
         hit = cache.skills_result(key)
         if hit is not None:
@@ -1152,7 +1153,7 @@ def _check_skills_cached(
     from cachelint.skills import check_skills
 
     try:
-        found = check_skills(files, settings, cwd, checked_folders(paths, cwd))
+        found = check_skills(files, settings, cwd, checked)
     except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
         return [unreadable(files[0].display, f"internal error in skill checks: {type(exc).__name__}: {exc}")]
     if key is not None and cache is not None:
