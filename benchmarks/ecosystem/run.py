@@ -174,13 +174,24 @@ def _record(where: str) -> tuple[str, int]:
     return path, int(line)
 
 
-def compare_sessions(expected: list[dict], sessions: list[dict] | None, found: list[dict]) -> list[str]:
+def _records_text(records: Iterable[tuple[str, int]], base: str) -> str:
+    """``file:line`` for each request, the file relative to ``base`` and left out when it repeats."""
+    out, last = [], None
+    for path, line in records:
+        shown = path[len(base):] if base and path.startswith(base) else path
+        out.append(f":{line}" if path == last else f"{shown}:{line}")
+        last = path
+    return ", ".join(out)
+
+
+def compare_sessions(expected: list[dict], sessions: list[dict] | None, found: list[dict], base: str = "") -> list[str]:
     """The ``sessions:`` entries of a target that cachelint's grouping disagrees with, worded.
 
     ``{records: [path:line, ...]}``: those requests are exactly one session (no other request in
     it); ``{split: path:line}``: that request starts a session. An entry with ``label: debatable``
     is worded with a leading "(debatable) " and not counted as wrong. With the full listing every
-    entry is decided; from findings alone (their ``session`` field) only what they show."""
+    entry is decided; from findings alone (their ``session`` field) only what they show. Paths
+    are shown relative to ``base``."""
     members: dict[str, set[tuple[str, int]]] = {}
     if sessions is not None:
         for s in sessions:
@@ -198,14 +209,14 @@ def compare_sessions(expected: list[dict], sessions: list[dict] | None, found: l
             ids = sorted({of[r] for r in recs if r in of})
             others = sorted({r for sid in ids for r in members[sid]} - set(recs))
             if len(ids) > 1 or others or (sessions is not None and len(ids) < 1):
-                parts = "; ".join(f"{sid}: {', '.join(f'{p}:{n}' for p, n in sorted(members[sid]))}" for sid in ids)
-                out.append(f"{mark}one session {', '.join(entry['records'])} ({entry.get('why', '')}); cachelint: {parts or 'not read'}")
+                parts = "; ".join(f"{sid}: {_records_text(sorted(members[sid]), base)}" for sid in ids)
+                out.append(f"{mark}one session {_records_text(recs, base)} ({entry.get('why', '')}); cachelint: {parts or 'not read'}")
         elif "split" in entry:
             rec = _record(entry["split"])
             sid = of.get(rec)
             earlier = sorted(r for r in members.get(sid, ()) if r[0] == rec[0] and r[1] < rec[1]) if sid else []
             if earlier:
-                out.append(f"{mark}new session at {entry['split']} ({entry.get('why', '')}); cachelint continues {sid} from {earlier[-1][0]}:{earlier[-1][1]}")
+                out.append(f"{mark}new session at {_records_text([rec], base)} ({entry.get('why', '')}); cachelint continues {sid} from :{earlier[-1][1]}")
     return out
 
 
@@ -390,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
                 sessions, why = audit_sessions(target, checkout, cachelint)
                 if sessions is None:
                     outcome.error += ("\n" if outcome.error else "") + "session listing failed (grouping judged from findings only): " + why
-            disagreements = compare_sessions(target.sessions, sessions, found)
+            disagreements = compare_sessions(target.sessions, sessions, found, base=target.paths[0].rstrip("/") + "/" if len(target.paths) == 1 else "")
             outcome.grouping_debatable = [t for t in disagreements if t.startswith("(debatable) ")]
             outcome.grouping_wrong = [t for t in disagreements if not t.startswith("(debatable) ")]
         outcomes.append(outcome)
