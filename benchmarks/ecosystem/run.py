@@ -243,15 +243,20 @@ class Outcome:
     new: list[dict] = field(default_factory=list)
     grouping_wrong: list[str] = field(default_factory=list)  # sessions: entries cachelint disagrees with
     grouping_debatable: list[str] = field(default_factory=list)  # the same, for entries labelled debatable
+    severity_wrong: list[tuple[dict, str]] = field(default_factory=list)  # (finding, the severity labelled)
 
 
 def compare(target: Target, found: list[dict], seconds: float, exit_code: int, error: str) -> Outcome:
     outcome = Outcome(target, found, seconds, exit_code, error, {name: [] for name in (*LABELS, "?")})
     for finding in found:
         label = next((lab for lab in target.findings if _matches(finding, lab)), None)
+        miss = next((m for m in target.misses if _matches(finding, m)), None) if label is None else None
+        judged = label if label is not None else miss
+        if judged is not None and judged.get("severity") and judged["severity"] != finding.get("severity"):
+            outcome.severity_wrong.append((finding, str(judged["severity"])))
         if label is not None:
             outcome.by_label.setdefault(str(label.get("label")), []).append(finding)
-        elif any(_matches(finding, miss) for miss in target.misses):
+        elif miss is not None:
             continue
         else:
             outcome.new.append(finding)
@@ -269,7 +274,7 @@ def _where(item: dict) -> str:
 
 
 def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
-    header = f"{'target':40} {'kind':6} {'now':>4} {'true':>5} {'false':>5} {'deb':>4} {'?':>3} {'new':>4} {'lost':>4} {'miss':>7} {'groups':>7} {'s':>6}"
+    header = f"{'target':40} {'kind':6} {'now':>4} {'true':>5} {'false':>5} {'deb':>4} {'?':>3} {'new':>4} {'lost':>4} {'miss':>7} {'groups':>7} {'sev':>4} {'s':>6}"
     print(header)
     print("-" * len(header))
     totals: dict[str, dict[str, int]] = {}
@@ -281,10 +286,10 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
         groups = f"{len(judged) - len(o.grouping_wrong)}/{len(judged)}" if judged else "-"
         print(
             f"{o.target.slug[:40]:40} {o.target.kind:6} {len(o.found):4} {n_true:5} {n_false:5} "
-            f"{len(o.by_label['debatable']):4} {len(o.by_label['?']):3} {len(o.new):4} {len(o.lost_true):4} {misses:>7} {groups:>7} {o.seconds:6.1f}"
+            f"{len(o.by_label['debatable']):4} {len(o.by_label['?']):3} {len(o.new):4} {len(o.lost_true):4} {misses:>7} {groups:>7} {len(o.severity_wrong):4} {o.seconds:6.1f}"
             + (f"  EXIT {o.exit_code}" if o.exit_code == 2 else "")
         )
-        t = totals.setdefault(o.target.kind, dict.fromkeys(("true", "false", "debatable", "new", "lost", "misses", "misses_found", "groupings", "groupings_wrong"), 0))
+        t = totals.setdefault(o.target.kind, dict.fromkeys(("true", "false", "debatable", "new", "lost", "misses", "misses_found", "groupings", "groupings_wrong", "severity_wrong"), 0))
         t["true"] += n_true
         t["false"] += n_false
         t["debatable"] += len(o.by_label["debatable"])
@@ -294,6 +299,7 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
         t["misses_found"] += len(o.misses_found)
         t["groupings"] += sum(1 for e in o.target.sessions if str(e.get("label", "")) != "debatable")
         t["groupings_wrong"] += len(o.grouping_wrong)
+        t["severity_wrong"] += len(o.severity_wrong)
         for name in LABELS:
             for f in o.by_label[name]:
                 rules.setdefault(f["code"], dict.fromkeys(("true", "false", "debatable", "misses", "misses_found", "labelled_true"), 0))[name] += 1
@@ -316,6 +322,8 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
             if verbose:
                 for text in o.grouping_debatable:
                     print(f"    group {text}")
+                for f, wanted in o.severity_wrong:
+                    print(f"    sev   {_where(f)} is {f.get('severity')}, labelled {wanted}")
             if verbose:
                 for f in o.by_label["false"]:
                     print(f"    false {_where(f)} {f.get('message', '')[:150]}")
@@ -333,6 +341,7 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
             f"{kind:6}: true {t['true']}, false {t['false']}, debatable {t['debatable']}, unlabelled {t['new']}, "
             f"true lost {t['lost']}, misses found {t['misses_found']}/{t['misses']} | precision {precision:.3f}, miss recall {recall:.3f}"
             + (f" | session groupings right {t['groupings'] - t['groupings_wrong']}/{t['groupings']}" if t["groupings"] else "")
+            + (f" | severity differs from the label on {t['severity_wrong']}" if t["severity_wrong"] else "")
         )
     print()
     print(f"{'rule':6} {'true':>5} {'false':>5} {'deb':>4} {'misses':>8} {'precision':>9} {'recall':>7}")
@@ -417,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
                     "found": o.found, "new": o.new, "lost_true": o.lost_true,
                     "misses_open": o.misses_open, "misses_found": o.misses_found,
                     "grouping_wrong": o.grouping_wrong,
+                    "severity_wrong": [dict(f, severity_labelled=wanted) for f, wanted in o.severity_wrong],
                 }
                 for o in outcomes
             ],
