@@ -111,14 +111,54 @@ def prepare(targets: list[Target], mirrors: Path | None, into: Path, clone: bool
             staging = Path(tmp) / "tree"
             staging.mkdir()
             archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", target.commit], capture_output=True)
-            if archive.returncode != 0:
-                print(f"{target.slug}: commit {target.commit} not in {git_dir}: {archive.stderr.decode().strip()}", file=sys.stderr)
-                failed += 1
-                continue
-            subprocess.run(["tar", "-x", "-C", str(staging)], input=archive.stdout, check=True)
+            missing: list[str] = []
+            if archive.returncode == 0:
+                subprocess.run(["tar", "-x", "-C", str(staging)], input=archive.stdout, check=True)
+            else:
+                try:
+                    missing = _extract_present(git_dir, target.commit, staging)
+                except (subprocess.CalledProcessError, OSError) as exc:
+                    print(f"{target.slug}: commit {target.commit} not in {git_dir}: {archive.stderr.decode().strip() or exc}", file=sys.stderr)
+                    failed += 1
+                    continue
             os.replace(staging, dest)
-        print(f"{target.slug}: {dest}")
+        print(f"{target.slug}: {dest}" + (f" ({len(missing)} file(s) absent from the mirror: {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''})" if missing else ""))
     return 1 if failed else 0
+
+
+def _extract_present(git_dir: Path, commit: str, dest: Path) -> list[str]:
+    """Write the commit's files that the mirror holds into ``dest``; return the paths it lacks.
+
+    Partial mirrors (large files left out) make ``git archive`` fail as a whole; the targets'
+    recordings are usually present, and a run on such a checkout says which files were absent."""
+    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
+    entries = []
+    for item in listing.split(b"\0"):
+        if not item:
+            continue
+        meta, path = item.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob":
+            entries.append((mode, sha, os.fsdecode(path)))
+    missing = []
+    with subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE) as cat:
+        assert cat.stdin is not None and cat.stdout is not None
+        for mode, sha, path in entries:
+            cat.stdin.write(sha + b"\n")
+            cat.stdin.flush()
+            header = cat.stdout.readline().split()
+            if header[-1] == b"missing":
+                missing.append(path)
+                continue
+            data = cat.stdout.read(int(header[2]))
+            cat.stdout.read(1)
+            out = dest / path
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if mode == b"120000":
+                continue  # symlinks are not needed by any target and could point outside
+            out.write_bytes(data)
+        cat.stdin.close()
+    return sorted(missing)
 
 
 # --- run --------------------------------------------------------------------------------------
