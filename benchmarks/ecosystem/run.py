@@ -48,6 +48,7 @@ class Target:
     args: list[str]
     findings: list[dict[str, Any]]
     misses: list[dict[str, Any]]
+    sessions: list[dict[str, Any]] = field(default_factory=list)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
@@ -71,6 +72,7 @@ def load_targets(selected: Iterable[str] = ()) -> list[Target]:
             args=list(data.get("args") or []),
             findings=list(data.get("findings") or []),
             misses=list(data.get("misses") or []),
+            sessions=list(data.get("sessions") or []),
             raw=data,
         )
         if wanted and not (wanted & {target.slug, target.kind, target.repo}):
@@ -88,46 +90,6 @@ def _git_dir(mirrors: Path, repo: str) -> Path | None:
         if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
             return candidate
     return None
-
-
-def _extract_present_blobs(git_dir: Path, commit: str, into: Path) -> bool:
-    """Write every file of ``commit`` whose blob the copy holds. Snapshots of large repositories
-    may lack their biggest files (images, weights, data sets), which makes ``git archive`` fail;
-    the sources the checks read are all there. False when the commit itself is absent."""
-    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", commit], capture_output=True)
-    if listing.returncode != 0:
-        return False
-    entries = []
-    for entry in listing.stdout.split(b"\0"):
-        meta, _, name = entry.partition(b"\t")
-        if entry and meta.split()[1] == b"blob":  # submodules are not in a snapshot
-            mode, _, sha = meta.split()
-            entries.append((mode, sha, name))
-    batch = subprocess.run(
-        ["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
-        input=b"".join(sha + b"\n" for _, sha, _ in entries), capture_output=True, check=True,
-    ).stdout
-    skipped, pos = 0, 0
-    for mode, sha, name in entries:
-        header_end = batch.index(b"\n", pos)
-        header = batch[pos:header_end].split()
-        pos = header_end + 1
-        if header[-1] == b"missing":
-            skipped += 1
-            continue
-        size = int(header[2])
-        data, pos = batch[pos:pos + size], pos + size + 1
-        path = into / os.fsdecode(name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if mode == b"120000":
-            os.symlink(os.fsdecode(data), path)
-        else:
-            path.write_bytes(data)
-            if mode == b"100755":
-                path.chmod(0o755)
-    if skipped:
-        print(f"  {commit[:10]}: {skipped} files absent from the local copy, left out", file=sys.stderr)
-    return True
 
 
 def prepare(targets: list[Target], mirrors: Path | None, into: Path, clone: bool) -> int:
@@ -149,22 +111,63 @@ def prepare(targets: list[Target], mirrors: Path | None, into: Path, clone: bool
             staging = Path(tmp) / "tree"
             staging.mkdir()
             archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", target.commit], capture_output=True)
+            missing: list[str] = []
             if archive.returncode == 0:
                 subprocess.run(["tar", "-x", "-C", str(staging)], input=archive.stdout, check=True)
-            elif not _extract_present_blobs(git_dir, target.commit, staging):
-                print(f"{target.slug}: commit {target.commit} not in {git_dir}: {archive.stderr.decode().strip()}", file=sys.stderr)
-                failed += 1
-                continue
+            else:
+                try:
+                    missing = _extract_present(git_dir, target.commit, staging)
+                except (subprocess.CalledProcessError, OSError) as exc:
+                    print(f"{target.slug}: commit {target.commit} not in {git_dir}: {archive.stderr.decode().strip() or exc}", file=sys.stderr)
+                    failed += 1
+                    continue
             os.replace(staging, dest)
-        print(f"{target.slug}: {dest}")
+        print(f"{target.slug}: {dest}" + (f" ({len(missing)} file(s) absent from the mirror: {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''})" if missing else ""))
     return 1 if failed else 0
+
+
+def _extract_present(git_dir: Path, commit: str, dest: Path) -> list[str]:
+    """Write the commit's files that the mirror holds into ``dest``; return the paths it lacks.
+
+    Partial mirrors (large files left out) make ``git archive`` fail as a whole; the targets'
+    recordings are usually present, and a run on such a checkout says which files were absent."""
+    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
+    entries = []
+    for item in listing.split(b"\0"):
+        if not item:
+            continue
+        meta, path = item.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == b"blob":
+            entries.append((mode, sha, os.fsdecode(path)))
+    missing = []
+    with subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE) as cat:
+        assert cat.stdin is not None and cat.stdout is not None
+        for mode, sha, path in entries:
+            cat.stdin.write(sha + b"\n")
+            cat.stdin.flush()
+            header = cat.stdout.readline().split()
+            if header[-1] == b"missing":
+                missing.append(path)
+                continue
+            data = cat.stdout.read(int(header[2]))
+            cat.stdout.read(1)
+            out = dest / path
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if mode == b"120000":
+                continue  # symlinks are not needed by any target and could point outside
+            out.write_bytes(data)
+        cat.stdin.close()
+    return sorted(missing)
 
 
 # --- run --------------------------------------------------------------------------------------
 
 
-def run_cachelint(target: Target, checkout: Path, cachelint: list[str]) -> tuple[list[dict], float, int, str]:
-    cmd = [*cachelint, target.command, *target.paths, "--output-format", "json", "--no-cache", *target.args]
+def run_cachelint(target: Target, checkout: Path, cachelint: list[str]) -> tuple[list[dict], float, int, str, list[dict] | None]:
+    """The findings, seconds, exit code, error text, and the audit's sessions when its JSON has them."""
+    no_cache = ["--no-cache"] if target.command == "check" else []  # the audit keeps no cache
+    cmd = [*cachelint, target.command, *target.paths, "--output-format", "json", *no_cache, *target.args]
     env = dict(os.environ, PYTHONHASHSEED="0")
     started = time.perf_counter()
     proc = subprocess.run(cmd, cwd=checkout, capture_output=True, env=env)
@@ -172,10 +175,89 @@ def run_cachelint(target: Target, checkout: Path, cachelint: list[str]) -> tuple
     try:
         data = json.loads(proc.stdout or b"[]")
     except ValueError:
-        return [], elapsed, proc.returncode, proc.stderr.decode(errors="replace")[-2000:] or "output is not JSON"
+        return [], elapsed, proc.returncode, proc.stderr.decode(errors="replace")[-2000:] or "output is not JSON", None
+    sessions = None
     if isinstance(data, dict):  # a report object: findings under one of these keys
+        sessions = data.get("sessions") if isinstance(data.get("sessions"), list) else None
         data = data.get("findings") or data.get("diagnostics") or []
-    return list(data), elapsed, proc.returncode, proc.stderr.decode(errors="replace")[-2000:] if proc.returncode == 2 else ""
+    return list(data), elapsed, proc.returncode, proc.stderr.decode(errors="replace")[-2000:] if proc.returncode == 2 else "", sessions
+
+
+# The audit's JSON output lists findings only; the grouping of every request is in the summary the
+# API returns (each session's requests in the usage timeline). Run in the same environment as the
+# CLI, so it is this checkout's cachelint.
+_SESSIONS_SCRIPT = """
+import json, sys
+from pathlib import Path
+from cachelint.api import AuditOptions, audit_logs
+result = audit_logs(sys.argv[1:], options=AuditOptions(timeline=True), cwd=Path.cwd())
+out = []
+for s in (result.summary.get("usage") or {}).get("sessions") or []:
+    out.append({"id": s["id"], "path": s["path"], "lines": [t["line"] for t in s.get("timeline") or []]})
+print(json.dumps(out))
+"""
+
+
+def audit_sessions(target: Target, checkout: Path, cachelint: list[str]) -> tuple[list[dict] | None, str]:
+    """Each session of the audit as ``{id, path, lines}`` (the lines of its requests in order)."""
+    python = cachelint[0] if len(cachelint) >= 3 and cachelint[1:3] == ["-m", "cachelint"] else sys.executable
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    proc = subprocess.run([python, "-c", _SESSIONS_SCRIPT, *target.paths], cwd=checkout, capture_output=True, env=env)
+    try:
+        return json.loads(proc.stdout), ""
+    except ValueError:
+        return None, proc.stderr.decode(errors="replace")[-2000:] or "the session listing is not JSON"
+
+
+def _record(where: str) -> tuple[str, int]:
+    path, _, line = str(where).rpartition(":")
+    return path, int(line)
+
+
+def _records_text(records: Iterable[tuple[str, int]], base: str) -> str:
+    """``file:line`` for each request, the file relative to ``base`` and left out when it repeats."""
+    out, last = [], None
+    for path, line in records:
+        shown = path[len(base):] if base and path.startswith(base) else path
+        out.append(f":{line}" if path == last else f"{shown}:{line}")
+        last = path
+    return ", ".join(out)
+
+
+def compare_sessions(expected: list[dict], sessions: list[dict] | None, found: list[dict], base: str = "") -> list[str]:
+    """The ``sessions:`` entries of a target that cachelint's grouping disagrees with, worded.
+
+    ``{records: [path:line, ...]}``: those requests are exactly one session (no other request in
+    it); ``{split: path:line}``: that request starts a session. An entry with ``label: debatable``
+    is worded with a leading "(debatable) " and not counted as wrong. With the full listing every
+    entry is decided; from findings alone (their ``session`` field) only what they show. Paths
+    are shown relative to ``base``."""
+    members: dict[str, set[tuple[str, int]]] = {}
+    if sessions is not None:
+        for s in sessions:
+            members[str(s["id"])] = {(str(s["path"]), int(line)) for line in s.get("lines") or []}
+    else:
+        for f in found:
+            if f.get("session"):
+                members.setdefault(str(f["session"]), set()).add((str(f.get("path")), int(f.get("line", 0))))
+    of = {rec: sid for sid, recs in members.items() for rec in recs}
+    out = []
+    for entry in expected:
+        mark = "(debatable) " if str(entry.get("label", "")) == "debatable" else ""
+        if "records" in entry:
+            recs = [_record(r) for r in entry["records"]]
+            ids = sorted({of[r] for r in recs if r in of})
+            others = sorted({r for sid in ids for r in members[sid]} - set(recs))
+            if len(ids) > 1 or others or (sessions is not None and len(ids) < 1):
+                parts = "; ".join(f"{sid}: {_records_text(sorted(members[sid]), base)}" for sid in ids)
+                out.append(f"{mark}one session {_records_text(recs, base)} ({entry.get('why', '')}); cachelint: {parts or 'not read'}")
+        elif "split" in entry:
+            rec = _record(entry["split"])
+            sid = of.get(rec)
+            earlier = sorted(r for r in members.get(sid, ()) if r[0] == rec[0] and r[1] < rec[1]) if sid else []
+            if earlier:
+                out.append(f"{mark}new session at {_records_text([rec], base)} ({entry.get('why', '')}); cachelint continues {sid} from :{earlier[-1][1]}")
+    return out
 
 
 def _matches(finding: dict, label: dict) -> bool:
@@ -199,15 +281,22 @@ class Outcome:
     misses_found: list[dict] = field(default_factory=list)
     misses_open: list[dict] = field(default_factory=list)
     new: list[dict] = field(default_factory=list)
+    grouping_wrong: list[str] = field(default_factory=list)  # sessions: entries cachelint disagrees with
+    grouping_debatable: list[str] = field(default_factory=list)  # the same, for entries labelled debatable
+    severity_wrong: list[tuple[dict, str]] = field(default_factory=list)  # (finding, the severity labelled)
 
 
 def compare(target: Target, found: list[dict], seconds: float, exit_code: int, error: str) -> Outcome:
     outcome = Outcome(target, found, seconds, exit_code, error, {name: [] for name in (*LABELS, "?")})
     for finding in found:
         label = next((lab for lab in target.findings if _matches(finding, lab)), None)
+        miss = next((m for m in target.misses if _matches(finding, m)), None) if label is None else None
+        judged = label if label is not None else miss
+        if judged is not None and judged.get("severity") and judged["severity"] != finding.get("severity"):
+            outcome.severity_wrong.append((finding, str(judged["severity"])))
         if label is not None:
             outcome.by_label.setdefault(str(label.get("label")), []).append(finding)
-        elif any(_matches(finding, miss) for miss in target.misses):
+        elif miss is not None:
             continue
         else:
             outcome.new.append(finding)
@@ -225,7 +314,7 @@ def _where(item: dict) -> str:
 
 
 def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
-    header = f"{'target':40} {'kind':6} {'now':>4} {'true':>5} {'false':>5} {'deb':>4} {'?':>3} {'new':>4} {'lost':>4} {'miss':>7} {'s':>6}"
+    header = f"{'target':40} {'kind':6} {'now':>4} {'true':>5} {'false':>5} {'deb':>4} {'?':>3} {'new':>4} {'lost':>4} {'miss':>7} {'groups':>7} {'sev':>4} {'s':>6}"
     print(header)
     print("-" * len(header))
     totals: dict[str, dict[str, int]] = {}
@@ -233,12 +322,14 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
     for o in outcomes:
         n_true, n_false = len(o.by_label["true"]), len(o.by_label["false"])
         misses = f"{len(o.misses_found)}/{len(o.target.misses)}"
+        judged = [e for e in o.target.sessions if str(e.get("label", "")) != "debatable"]
+        groups = f"{len(judged) - len(o.grouping_wrong)}/{len(judged)}" if judged else "-"
         print(
             f"{o.target.slug[:40]:40} {o.target.kind:6} {len(o.found):4} {n_true:5} {n_false:5} "
-            f"{len(o.by_label['debatable']):4} {len(o.by_label['?']):3} {len(o.new):4} {len(o.lost_true):4} {misses:>7} {o.seconds:6.1f}"
+            f"{len(o.by_label['debatable']):4} {len(o.by_label['?']):3} {len(o.new):4} {len(o.lost_true):4} {misses:>7} {groups:>7} {len(o.severity_wrong):4} {o.seconds:6.1f}"
             + (f"  EXIT {o.exit_code}" if o.exit_code == 2 else "")
         )
-        t = totals.setdefault(o.target.kind, dict.fromkeys(("true", "false", "debatable", "new", "lost", "misses", "misses_found"), 0))
+        t = totals.setdefault(o.target.kind, dict.fromkeys(("true", "false", "debatable", "new", "lost", "misses", "misses_found", "groupings", "groupings_wrong", "severity_wrong"), 0))
         t["true"] += n_true
         t["false"] += n_false
         t["debatable"] += len(o.by_label["debatable"])
@@ -246,6 +337,9 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
         t["lost"] += len(o.lost_true)
         t["misses"] += len(o.target.misses)
         t["misses_found"] += len(o.misses_found)
+        t["groupings"] += sum(1 for e in o.target.sessions if str(e.get("label", "")) != "debatable")
+        t["groupings_wrong"] += len(o.grouping_wrong)
+        t["severity_wrong"] += len(o.severity_wrong)
         for name in LABELS:
             for f in o.by_label[name]:
                 rules.setdefault(f["code"], dict.fromkeys(("true", "false", "debatable", "misses", "misses_found", "labelled_true"), 0))[name] += 1
@@ -256,13 +350,20 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
             r = rules.setdefault(miss["code"], dict.fromkeys(("true", "false", "debatable", "misses", "misses_found", "labelled_true"), 0))
             r["misses"] += 1
             r["misses_found"] += miss in o.misses_found
-        if verbose or o.new or o.lost_true or o.error:
+        if verbose or o.new or o.lost_true or o.error or o.grouping_wrong:
             for f in o.new:
                 print(f"    new   {_where(f)} {f.get('message', '')[:150]}")
             for f in o.by_label["?"]:
                 print(f"    ?     {_where(f)} {f.get('message', '')[:150]}")
             for lab in o.lost_true:
                 print(f"    LOST  {_where(lab)} ({lab.get('why', '')})")
+            for text in o.grouping_wrong:
+                print(f"    group {text}")
+            if verbose:
+                for text in o.grouping_debatable:
+                    print(f"    group {text}")
+                for f, wanted in o.severity_wrong:
+                    print(f"    sev   {_where(f)} is {f.get('severity')}, labelled {wanted}")
             if verbose:
                 for f in o.by_label["false"]:
                     print(f"    false {_where(f)} {f.get('message', '')[:150]}")
@@ -279,6 +380,8 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
         print(
             f"{kind:6}: true {t['true']}, false {t['false']}, debatable {t['debatable']}, unlabelled {t['new']}, "
             f"true lost {t['lost']}, misses found {t['misses_found']}/{t['misses']} | precision {precision:.3f}, miss recall {recall:.3f}"
+            + (f" | session groupings right {t['groupings'] - t['groupings_wrong']}/{t['groupings']}" if t["groupings"] else "")
+            + (f" | severity differs from the label on {t['severity_wrong']}" if t["severity_wrong"] else "")
         )
     print()
     print(f"{'rule':6} {'true':>5} {'false':>5} {'deb':>4} {'misses':>8} {'precision':>9} {'recall':>7}")
@@ -340,8 +443,17 @@ def main(argv: list[str] | None = None) -> int:
         if not checkout.is_dir():
             print(f"{target.slug}: missing checkout {checkout} (run prepare)", file=sys.stderr)
             continue
-        found, seconds, code, error = run_cachelint(target, checkout, cachelint)
-        outcomes.append(compare(target, found, seconds, code, error))
+        found, seconds, code, error, sessions = run_cachelint(target, checkout, cachelint)
+        outcome = compare(target, found, seconds, code, error)
+        if target.sessions:
+            if sessions is None and target.command == "audit":
+                sessions, why = audit_sessions(target, checkout, cachelint)
+                if sessions is None:
+                    outcome.error += ("\n" if outcome.error else "") + "session listing failed (grouping judged from findings only): " + why
+            disagreements = compare_sessions(target.sessions, sessions, found, base=target.paths[0].rstrip("/") + "/" if len(target.paths) == 1 else "")
+            outcome.grouping_debatable = [t for t in disagreements if t.startswith("(debatable) ")]
+            outcome.grouping_wrong = [t for t in disagreements if not t.startswith("(debatable) ")]
+        outcomes.append(outcome)
     summary = report(outcomes, args.verbose)
     if args.write_new:
         write_new(outcomes)
@@ -353,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
                     "slug": o.target.slug, "seconds": round(o.seconds, 2), "exit": o.exit_code,
                     "found": o.found, "new": o.new, "lost_true": o.lost_true,
                     "misses_open": o.misses_open, "misses_found": o.misses_found,
+                    "grouping_wrong": o.grouping_wrong,
+                    "severity_wrong": [dict(f, severity_labelled=wanted) for f, wanted in o.severity_wrong],
                 }
                 for o in outcomes
             ],
