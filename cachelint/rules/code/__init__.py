@@ -1,0 +1,1 @@
+"""Rules of scope `code`: one module per rule (see cachelint.rules)."""

@@ -1,0 +1,1 @@
+"""Rules of scope `input`: one module per rule (see cachelint.rules)."""

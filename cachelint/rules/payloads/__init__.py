@@ -1,0 +1,1 @@
+"""Rules of scope `payloads`: one module per rule (see cachelint.rules)."""

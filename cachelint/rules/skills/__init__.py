@@ -1,0 +1,1 @@
+"""Rules of scope `skills`: one module per rule (see cachelint.rules)."""
