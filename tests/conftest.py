@@ -9,9 +9,7 @@ from typing import Any, Iterable, Mapping
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-if not SHARED.is_dir():  # CI: a copy of shared/ sits beside the clone
-    SHARED = REPO.parent / "shared"
+DATA = REPO / "tests" / "data"  # third-party files the tests read (tests/data/README.md)
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
