@@ -1,7 +1,7 @@
 """Provider adapters: a ``Record`` -> a normalised ``Request`` (tiers of canonical blocks,
 cache-affecting settings, breakpoints, usage), or None when the record is not an LLM call.
 
-Request shapes: reference/cache_facts.md §4 (Anthropic Messages incl. Bedrock InvokeModel and Vertex
+Request shapes: docs/background/request-shapes.md (Anthropic Messages incl. Bedrock InvokeModel and Vertex
 bodies, OpenAI Chat Completions and Responses, Bedrock Converse, Gemini generateContent). Endpoint
 patterns are data (rules/packs/payloads-providers.yaml).
 
@@ -586,7 +586,7 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), (list, KnownRun)) else []
     if type(tools) is list and any(type(t) is dict and t.get("defer_loading") is True for t in tools):
         # Tool search: a deferred tool is not part of the prompt prefix; once found, its
-        # definition is appended to the history as a tool_reference block (cache_facts §1.9).
+        # definition is appended to the history as a tool_reference block (docs/background/prefix-and-invalidation.md#tool-search).
         # Adding, removing or editing deferred tools therefore changes no cached byte.
         tools = [t for t in tools if not (type(t) is dict and t.get("defer_loading") is True)]
     b.cached_run("tools", tools, "", _anthropic_tool, source="tools")
@@ -751,7 +751,7 @@ def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
 
 
 def _automatic(b: _Builder, marker: Mapping[str, Any]) -> None:
-    """Anthropic automatic caching: one breakpoint on the last cacheable block (cache_facts §1.2)."""
+    """Anthropic automatic caching: one breakpoint on the last cacheable block (docs/background/breakpoints-and-ttls.md#anthropic-breakpoints)."""
     for tier in ("messages", "system", "tools"):
         blocks = getattr(b, tier)
         if blocks:
@@ -833,7 +833,7 @@ def _openai_responses_tool(b: _Builder, tool: Any) -> Block:
 def _openai_options(body: Mapping[str, Any], b: _Builder) -> None:
     options = body.get("prompt_cache_options")
     if isinstance(options, dict) and options.get("mode", "implicit") == "implicit" and b.messages:
-        # GPT-5.6+ implicit mode puts a breakpoint on the latest message (cache_facts §2)
+        # GPT-5.6+ implicit mode puts a breakpoint on the latest message (docs/background/prefix-and-invalidation.md#openai)
         b.breakpoints.append(
             Breakpoint("messages", b.messages[-1].index, None, max(b.position - 1, 0), _ttl_of(options, "30m"), True, False, dict(options))
         )

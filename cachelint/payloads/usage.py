@@ -1,6 +1,6 @@
 """Cache usage read from captured responses, normalised across providers.
 
-Every provider counts the prompt differently (reference/cache_facts.md §1.7, §2, §3):
+Every provider counts the prompt differently (docs/background/usage-and-pricing.md#anthropic-usage, #openai-usage, #gemini-usage):
 
 - Anthropic ``usage``: ``input_tokens`` counts ONLY the tokens after the last breakpoint; the
   prompt is ``cache_read_input_tokens + cache_creation_input_tokens + input_tokens``. The write is
@@ -275,7 +275,7 @@ def usage_from_response(response: Any, provider: str | None = None) -> CacheUsag
 
 
 def miss_reason(diagnostics: Any) -> dict[str, Any] | None:
-    """Anthropic's own verdict (cache diagnostics, cache_facts §1.10) as ``{"type", "tokens"}``,
+    """Anthropic's own verdict (cache diagnostics, docs/background/usage-and-pricing.md#cache-diagnostics) as ``{"type", "tokens"}``,
     ``{"type": None}`` while inconclusive, or None when absent or no divergence was found."""
     if not isinstance(diagnostics, _MAPPING) or "cache_miss_reason" not in diagnostics:
         return None

@@ -1,5 +1,5 @@
 """Usage arithmetic per provider, against figures computed by hand from the documented semantics
-(reference/cache_facts.md §1.7, §2, §3): Anthropic's input_tokens EXCLUDES cached tokens,
+(docs/background/usage-and-pricing.md#anthropic-usage, #openai-usage, #gemini-usage): Anthropic's input_tokens EXCLUDES cached tokens,
 OpenAI's prompt/input tokens INCLUDE them, Bedrock's inputTokens excludes them, Gemini's
 promptTokenCount includes them."""
 from __future__ import annotations

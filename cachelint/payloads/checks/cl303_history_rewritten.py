@@ -1,6 +1,6 @@
 """CL303 history-rewritten: an earlier message changed or disappeared.
 
-The messages tier is cached as an append-only history (reference/cache_facts.md §1.8: "message
+The messages tier is cached as an append-only history (docs/background/prefix-and-invalidation.md#anthropic: "message
 content edited/removed (not appended)" invalidates messages; P3 ``messages_changed``): everything
 from the first rewritten message on is written again.
 
