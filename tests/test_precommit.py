@@ -9,18 +9,16 @@ the checkout is not a git repository (an unpacked sdist), the hooks are installe
 repository made of a copy of it. Slow: every `try-repo` builds an environment of its own."""
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO, write_tree
+from conftest import REPO, offline_pip_env, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -78,34 +76,13 @@ def hook_repo(snapshot) -> Path:
     return REPO if _git_toplevel(REPO) == REPO.resolve() else snapshot
 
 
-def _links_to_installed_packages(target: Path) -> Path:
-    """A folder of links to everything installed for the running interpreter but cachelint (its
-    files, its dist-info and an editable install's finder), for PYTHONPATH."""
-    target.mkdir()
-    sites = sorted({Path(sysconfig.get_paths()[key]) for key in ("purelib", "platlib")})
-    for site in sites:
-        for entry in sorted(site.iterdir()) if site.is_dir() else ():
-            name = entry.name.lower().lstrip("_")
-            if name.endswith(".pth") or name.startswith("cachelint") or (name.startswith("editable") and "cachelint" in name):
-                continue
-            if not (target / entry.name).exists():
-                (target / entry.name).symlink_to(entry)
-    return target
-
-
 @pytest.fixture(scope="module")
 def offline_env(tmp_path_factory) -> dict[str, str]:
-    if importlib.util.find_spec("hatchling") is None:
-        pytest.fail("hatchling is missing: install the test extras (pip install '.[test]'); it builds the hook's package offline")
     base = tmp_path_factory.mktemp("pre-commit")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PRE_COMMIT", "VIRTUAL_ENV"))}
+    env = {k: v for k, v in offline_pip_env(base).items() if not k.startswith("PRE_COMMIT")}
     env.update({
         "PRE_COMMIT_HOME": str(base / "home"),
         "PRE_COMMIT_COLOR": "never",
-        "PYTHONPATH": str(_links_to_installed_packages(base / "site")),
-        "PIP_NO_INDEX": "1",
-        # pip reads a negative flag's variable inverted: 0 means --no-build-isolation
-        "PIP_NO_BUILD_ISOLATION": "0",
         "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
     })
@@ -218,3 +195,22 @@ def test_audit_hook_runs_on_the_manual_stage_only(tmp_path, snapshot, offline_en
     manual = _pre_commit(project, offline_env, "run", "cachelint-audit", "--hook-stage", "manual", "--all-files")
     assert manual.returncode == 1, _output(manual)
     assert "recordings/session.jsonl:" in manual.stdout and "CL3" in manual.stdout
+
+
+def _documented_local_hook() -> str:
+    """The `repo: local` configuration of docs/pre-commit.md, as a user copies it."""
+    text = (REPO / "docs" / "pre-commit.md").read_text(encoding="utf-8")
+    section = text.split("## A local hook", 1)[1]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_documented_local_hook_runs_the_installed_cachelint(tmp_path, offline_env):
+    config = _documented_local_hook()
+    assert "repo: local" in config and "language: system" in config
+    project = _project(tmp_path, {".pre-commit-config.yaml": config, "clean.py": "x = 1\n", "broken.py": b"x = '\xff'\n"})
+    env = {**offline_env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{offline_env.get('PATH', '')}"}
+    failing = _pre_commit(project, env, "run", "--all-files")
+    assert failing.returncode == 1, _output(failing)
+    assert "broken.py:1:" in failing.stdout and "CL001" in failing.stdout
+    passing = _pre_commit(project, env, "run", "--files", "clean.py")
+    assert passing.returncode == 0, _output(passing)
