@@ -21,6 +21,7 @@ SHIPPED = ("README.md", "CHANGELOG.md", "action.yml", ".pre-commit-hooks.yaml", 
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".json", ".toml", ".txt", ".sh", ".cfg", ".ini", ".jsonl", ""}
 SKIPPED_DIRS = {"__pycache__", ".cachelint_cache", ".hypothesis", ".venv", ".pytest_cache"}
 THIS_FILE = Path(__file__).resolve()
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # What must not be referred to: the folder of background material the project was written from,
 # its documents by name, its origin documents ("seeds"), issue numbers of the project's tracker,
@@ -31,6 +32,9 @@ OUTSIDE = [
     ("an origin document (seed)", re.compile(r"\bseeds?/|\bseed 0\d\d\b|\bseed (document|text|file)s?\b|\bthe seeds\b", re.I)),
     ("an issue number of the project's tracker", re.compile(r"\bissues? #?\d+\b", re.I)),
     ("an absolute path of a development machine", re.compile(r"(?<![\w.])/(work|home|Users|root)/")),
+    # the background notes' section signs and their labels of sources (P1 = a provider page...)
+    ("a section or source label of the background notes", re.compile(
+        r"§\s?\d|\((?:P[1-4]|O[01]|SK)[\s,;:)]|(?<![\w/#.-])(?:P[1-4]|O[01]|SK)(?: §|[,;:)]| \d\.\d)")),
 ]
 
 
@@ -66,18 +70,22 @@ def test_nothing_refers_outside_the_repository():
 
 @pytest.mark.parametrize("sample, what", [
     ("see ../shared/notes", "a path to the shared folder"),
-    ("(reference/cache_facts.md §1.8)", "a background document by name"),
+    ("(see reference/cache_facts.md)", "a background document by name"),
     ("as seeds/tool-router.txt says", "an origin document (seed)"),
     ("seed 003: choose the TTL", "an origin document (seed)"),
     ("the SDK corpus of issue 7", "an issue number of the project's tracker"),
     ("--peers-python /work/peers-audit/bin/python", "an absolute path of a development machine"),
+    ("the default TTL (P1).", "a section or source label of the background notes"),
+    ("keep each key near 15 requests/min (O1)", "a section or source label of the background notes"),
+    ("as the 20-block lookback says (§1.3)", "a section or source label of the background notes"),
+    ("SK; claude-code issue", "a section or source label of the background notes"),
 ])
 def test_each_pattern_catches_what_it_names(sample, what):
     assert [name for name, pattern in OUTSIDE if pattern.search(sample)] == [what]
 
 
 @pytest.mark.parametrize("sample", [
-    "PYTHONHASHSEED=0", "--seed 7", "hypothesis seed", "a shared prefix", "openai/codex#2611",
+    "PYTHONHASHSEED=0", "--seed 7", "hypothesis seed", "a shared prefix", "openai/codex#2611", "SKILL.md", "P1DAY", "O1ab",
     "tests/data/sarif-schema-2.1.0.json", "https://github.com/anthropics/claude-code/issues/96101",
 ])
 def test_look_alikes_are_not_caught(sample):
@@ -196,10 +204,10 @@ def _cited_targets(value: Any, key: str | None = None) -> Iterator[str]:
 
 def citations() -> Iterator[tuple[str, str]]:
     for path in sorted((REPO / "rules" / "catalog").glob("*.yaml")):
-        for ref in yaml.safe_load(path.read_text(encoding="utf-8")).get("references", []):
+        for ref in yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER).get("references", []):
             yield path.name, ref
     for path in sorted((REPO / "rules" / "packs").glob("*.yaml")):
-        for ref in _cited_targets(yaml.safe_load(path.read_text(encoding="utf-8"))):
+        for ref in _cited_targets(yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER)):
             yield path.name, ref
 
 

@@ -7,7 +7,7 @@ patterns are data (rules/packs/payloads-providers.yaml).
 
 Canonical bytes (``Block.data``): compact JSON with key order as sent — wire bytes are the truth —
 with only the cache markers removed (``cache_control``, ``prompt_cache_breakpoint``, Bedrock
-``cachePoint`` blocks), whose moving is not a break (SK: "diff adjacent payloads with the
+``cachePoint`` blocks), whose moving is not a break (Anthropic's claude-api skill: "diff adjacent payloads with the
 cache_control markers stripped"). One normalisation and no other: a string ``system`` or message
 ``content`` becomes the single text block the provider renders it as, so ``"abc"`` and
 ``[{"type": "text", "text": "abc"}]`` compare equal.
@@ -184,8 +184,8 @@ class _Builder:
     offset: int = 0
     position: int = 0  # content-block positions (the unit of the 20-block lookback)
     cache: BlockCache | None = None
-    images: int = 0  # image blocks in system and messages (a change invalidates messages, P1)
-    citations: int = 0  # blocks with citations enabled (a toggle invalidates system and messages, P1)
+    images: int = 0  # image blocks in system and messages (a change invalidates messages, Anthropic's prompt caching docs)
+    citations: int = 0  # blocks with citations enabled (a toggle invalidates system and messages, Anthropic's prompt caching docs)
     trace: BuildTrace | None = None  # set when the reader keeps the record's bytes for reuse
 
     def cached(self, tier: str, value: Any, variant: str, build: Callable[["_Builder", Any], Block]) -> Block:
@@ -498,7 +498,7 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
 
 def _anthropic_betas(headers: Mapping[str, str], body: Mapping[str, Any]) -> tuple[str, ...] | None:
     """The set of beta features a request turned on: the ``anthropic-beta`` header (a comma list)
-    and, on Bedrock InvokeModel, the body's ``anthropic_beta`` list; sorted, because P3 compares
+    and, on Bedrock InvokeModel, the body's ``anthropic_beta`` list; sorted, because Anthropic's cache diagnostics compares
     the set. None when there is none, or no header was captured (a log of bodies only)."""
     names: set[str] = set()
     header = headers.get("anthropic-beta") if headers else None

@@ -229,7 +229,7 @@ class UsageLedger:
         else:  # no usage, or one that adds server-side tool steps up: estimated from the bytes
             tokens, exact = self.limits.estimate_tokens(prev.cached_end_bytes), False
         if not _explicit(self.limits, prev.provider):
-            # Automatic caching keeps nothing below the model's minimum (O1: 1024 tokens).
+            # Automatic caching keeps nothing below the model's minimum (OpenAI's prompt caching docs: 1024 tokens).
             minimum = self.limits.min_cacheable_tokens(prev.provider, prev.model)
             if minimum is not None and tokens < minimum[0] and not (prev.usage is not None and prev.usage.read):
                 return 0, exact
