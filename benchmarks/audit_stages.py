@@ -1,4 +1,4 @@
-"""Where an audit's time goes, in microseconds per request, stage by stage (issue 7).
+"""Where an audit's time goes, in microseconds per request, stage by stage (docs/benchmarks.md, the audit's floor).
 
 Wraps the pipeline's own functions (nothing is re-implemented here) with timers and audits a log
 in one process a few times after a warm-up; prints the median of each stage per request. Reading

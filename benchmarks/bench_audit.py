@@ -1,4 +1,4 @@
-"""Audit speed and memory against the floor: a bare ``orjson.loads`` of every line (issue 7).
+"""Audit speed and memory against the floor: a bare ``orjson.loads`` of every line (the target of docs/benchmarks.md).
 
 Generates the logs it needs (benchmarks/gen_anthropic_log.py), then measures each log several
 times, interleaved in the same run (floor, audit, peer, floor, audit, peer…: this machine is
@@ -11,8 +11,8 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --requests 1000 --result-bytes 4000           # longer lines, as real agents send
     python benchmarks/bench_audit.py --log /path/to/real.jsonl
     python benchmarks/gen_anthropic_log.py --requests 2000 --schema rich -o /tmp/rich.jsonl   # dense tool schemas
-    python benchmarks/bench_audit.py --log /tmp/rich.jsonl --runs 15                          # (the issue's floor)
-    python benchmarks/bench_audit.py --promptcachelint /work/peers-audit/bin/promptcachelint --peer-runs 1
+    python benchmarks/bench_audit.py --log /tmp/rich.jsonl --runs 15                          # (the floor of the speed target)
+    python benchmarks/bench_audit.py --promptcachelint /tmp/peers-audit/bin/promptcachelint --peer-runs 1
     python benchmarks/bench_audit.py --startup --all-checks --full-decode   # start-up alone; fast paths / reuse off
 """
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """Run cachelint and the peer auditors on the same scenarios and print who finds what.
 
-Peers (install in a throw-away venv: ``python3 -m venv /work/peers-audit &&
-/work/peers-audit/bin/pip install promptcachelint ctxdiff prefixguard``):
+Peers (install in a throw-away venv: ``python3 -m venv /tmp/peers-audit &&
+/tmp/peers-audit/bin/pip install promptcachelint ctxdiff prefixguard``):
 - promptcachelint reads its own JSONL trace (``{"provider", "body", "at", "usage"}``): each scenario
   is converted to that format;
 - prefixguard is a runtime guard: each scenario is fed to ``PrefixGuard.observe`` turn by turn;
 - ctxdiff reads only traces captured by its own client wrappers (a SQLite store), so it cannot
   read these inputs and is not run.
 
-    python benchmarks/compare_peers.py --peers-python /work/peers-audit/bin/python
+    python benchmarks/compare_peers.py --peers-python /tmp/peers-audit/bin/python
 """
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def run_cachelint(bodies: list[dict]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--peers-python", default="/work/peers-audit/bin/python")
+    parser.add_argument("--peers-python", default="/tmp/peers-audit/bin/python")
     args = parser.parse_args()
     spec = Path(tempfile.mkdtemp()) / "scenarios.json"
     spec.write_text(json.dumps(SCENARIOS))

@@ -1,4 +1,4 @@
-"""Generate a captured Anthropic request log for the audit benchmark (issue 7).
+"""Generate a captured Anthropic request log for the audit benchmark (docs/benchmarks.md).
 
 N requests in sessions of growing histories (each request resends the whole history, as agents do),
 30 tools, envelopes with usage, a few injected breaks (a tool reorder, a timestamp in the system

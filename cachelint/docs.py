@@ -5,6 +5,7 @@ built-in packs read at start-up (cachelint.catalog)."""
 from __future__ import annotations
 
 import json
+import posixpath
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,25 @@ from typing import Any
 from cachelint.catalog import RuleDoc, load_catalog
 
 FENCE = {"code": "python", "skills": "markdown", "payloads": "json", "input": "text"}
+# Where the documentation is read outside a checkout (``cachelint rule`` in an installed tool).
+REPOSITORY_URL = "https://github.com/cachelint/cachelint"
+PAGES_FOLDER = "docs/rules"
+
+
+def reference_markdown(ref: str, page_folder: str | None = None) -> str:
+    """A catalog reference as Markdown. References are a page of this repository's docs/ (with an
+    anchor) or a URL, each optionally followed by a note in parentheses. A docs/ page becomes a
+    link relative to ``page_folder`` (the generated pages) or to the repository's web address (the
+    terminal, where no checkout is assumed); a URL becomes an autolink."""
+    target, _, note = ref.partition(" ")
+    if target.startswith(("https://", "http://")):
+        link = f"<{target}>"
+    elif target.startswith("docs/"):
+        href = posixpath.relpath(target, page_folder) if page_folder else f"{REPOSITORY_URL}/blob/main/{target}"
+        link = f"[{target}]({href})"
+    else:
+        link = target
+    return f"{link} {note}".rstrip()
 
 
 def _example_block(doc: RuleDoc, example: Any) -> str:
@@ -29,7 +49,9 @@ def _example_block(doc: RuleDoc, example: Any) -> str:
     return f"Records (one per line, as in a JSONL log):\n\n```json\n{body}\n```\n"
 
 
-def render_rule_markdown(doc: RuleDoc) -> str:
+def render_rule_markdown(doc: RuleDoc, page_folder: str | None = None) -> str:
+    """A rule's documentation; ``page_folder`` is the repository folder the page is written to
+    (links to docs/ pages are made relative to it), None for the terminal."""
     out = [
         f"# {doc.code} {doc.name}\n",
         f"_Scope: {doc.scope} · default severity: {doc.severity.value} · status: {doc.status}_\n",
@@ -51,7 +73,7 @@ def render_rule_markdown(doc: RuleDoc) -> str:
     out += ["## Fix\n", doc.fix + "\n", "## Fix safety\n", doc.fix_safety + "\n"]
     if doc.references:
         out.append("## References\n")
-        out.extend(f"- {ref}\n" for ref in doc.references)
+        out.extend(f"- {reference_markdown(ref, page_folder)}\n" for ref in doc.references)
     return "\n".join(out)
 
 
@@ -65,7 +87,7 @@ def render_index_page() -> str:
 
 
 def generated_pages() -> dict[str, str]:
-    pages = {f"{code}.md": render_rule_markdown(doc) for code, doc in load_catalog().items()}
+    pages = {f"{code}.md": render_rule_markdown(doc, PAGES_FOLDER) for code, doc in load_catalog().items()}
     pages["README.md"] = render_index_page()
     return pages
 

@@ -1,17 +1,50 @@
 """Shared fixtures: build small trees and logs on disk and run cachelint's API on them."""
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-if not SHARED.is_dir():  # CI: a copy of shared/ sits beside the clone
-    SHARED = REPO.parent / "shared"
+DATA = REPO / "tests" / "data"  # third-party files the tests read (tests/data/README.md)
+
+
+def links_to_installed_packages(target: Path) -> Path:
+    """A folder of links to everything installed for the running interpreter but cachelint (its
+    files, its dist-info and an editable install's finder), to put on PYTHONPATH."""
+    target.mkdir()
+    for site in sorted({Path(sysconfig.get_paths()[key]) for key in ("purelib", "platlib")}):
+        for entry in sorted(site.iterdir()) if site.is_dir() else ():
+            name = entry.name.lower().lstrip("_")
+            if name.endswith(".pth") or name.startswith("cachelint") or (name.startswith("editable") and "cachelint" in name):
+                continue
+            if not (target / entry.name).exists():
+                (target / entry.name).symlink_to(entry)
+    return target
+
+
+def offline_pip_env(base: Path) -> dict[str, str]:
+    """The environment for a `pip install .` of this repository without a network, as pre-commit
+    and the GitHub Action's install step run it: pip's index off, no isolated build (hatchling, the
+    build backend, comes from the test extras), and the dependencies taken from the interpreter
+    running the tests, on PYTHONPATH, without cachelint itself (the package installed is the one
+    built from the repository)."""
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.fail("hatchling is missing: install the test extras (pip install '.[test]'); it builds cachelint offline")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("VIRTUAL_ENV")}
+    env.update({
+        "PYTHONPATH": str(links_to_installed_packages(base / "site")),
+        "PIP_NO_INDEX": "1",
+        # pip reads a negative flag's variable inverted: 0 means --no-build-isolation
+        "PIP_NO_BUILD_ISOLATION": "0",
+    })
+    return env
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:

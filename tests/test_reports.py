@@ -10,7 +10,7 @@ import pytest
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from cachelint.report import render
 from cachelint.report.github import annotation, escape_data, escape_property
-from conftest import SHARED
+from conftest import DATA
 
 SAMPLE = [
     Diagnostic(code="CL001", message="cannot read: 50% done, bad\nline", path="src/a.py", line=3, column=5, end_line=3, end_column=9),
@@ -23,14 +23,19 @@ SAMPLE = [
 
 
 def sarif_schema():
-    path = SHARED / "reference" / "sarif-schema-2.1.0.json"
-    assert path.is_file(), f"missing {path}"
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The OASIS SARIF 2.1.0 schema (errata 01), shipped in tests/data."""
+    return json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+
+
+def validate_sarif(doc) -> None:
+    schema = sarif_schema()
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class(schema, format_checker=validator_class.FORMAT_CHECKER).validate(doc)
 
 
 def test_sarif_validates_against_the_schema():
     doc = json.loads(render("sarif", SAMPLE))
-    jsonschema.validate(doc, sarif_schema())
+    validate_sarif(doc)
     run = doc["runs"][0]
     assert doc["version"] == "2.1.0"
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} >= {"CL001", "CL002"}
@@ -63,7 +68,25 @@ def test_sarif_fingerprint_survives_lines_added_above(tmp_path, monkeypatch):
 
 
 def test_empty_sarif_is_valid():
-    jsonschema.validate(json.loads(render("sarif", [])), sarif_schema())
+    validate_sarif(json.loads(render("sarif", [])))
+
+
+@pytest.mark.parametrize("damage", ["version", "message", "region", "extra"])
+def test_the_sarif_schema_rejects_a_damaged_log(damage):
+    """The schema in tests/data constrains the whole log (a copy whose root constraints sat under
+    "definitions" would accept anything): each damage is caught."""
+    doc = json.loads(render("sarif", SAMPLE))
+    result = doc["runs"][0]["results"][0]
+    if damage == "version":
+        doc["version"] = "2.0.0"
+    elif damage == "message":
+        del result["message"]
+    elif damage == "region":
+        result["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
+    else:
+        doc["extra"] = True
+    with pytest.raises(jsonschema.ValidationError):
+        validate_sarif(doc)
 
 
 def test_github_escaping():

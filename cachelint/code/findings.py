@@ -221,7 +221,7 @@ def system_changed_in_loop(reporter: _Reporter, changes: list[LoopChange]) -> li
     return _loop_changes(reporter, changes, "system", "CL104", lambda c: "so each change rewrites the cached prefix from the system prompt on")
 
 
-# What a change of each cache-key setting loses (reference/cache_facts.md §1.8, §2; the audit's
+# What a change of each cache-key setting loses (docs/background/prefix-and-invalidation.md#anthropic, docs/background/prefix-and-invalidation.md#openai; the audit's
 # dated table is rules/packs/payloads-invalidation.yaml).
 _SETTING_LOSES = {
     "tool_choice": "the cached messages",

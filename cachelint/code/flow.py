@@ -260,7 +260,7 @@ def _covers(changed: str, used: str) -> bool:
 
 def _has_deferred_tool(node: ast.AST, frame: Frame) -> bool:
     """``{"defer_loading": True, ...}``: a deferred tool stays out of the rendered prefix (tool search
-    appends it to the messages when found; reference/cache_facts.md 1.9)."""
+    appends it to the messages when found; docs/background/prefix-and-invalidation.md#tool-search)."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
             target = frame.lookup_expr(sub.id)
@@ -1905,7 +1905,7 @@ class ModuleAnalysis:
 # Handlers by node type, as plain functions of (analysis, node, frame). Class-level tables rather
 # than per-instance dicts of bound methods: those made every ModuleAnalysis a reference cycle, so it
 # and the tree it holds were freed only by the cyclic garbage collector, whose passes over the
-# growing heap cost ~1 s of a 7.6 s in-process cold check of the SDK corpus (issue 7).
+# growing heap cost ~1 s of a 7.6 s in-process cold check of the SDK corpus (docs/benchmarks.md).
 _STATEMENTS: dict[type, Callable[[ModuleAnalysis, Any, Frame], None]] = {
     ast.Assign: ModuleAnalysis._assign,
     ast.AnnAssign: ModuleAnalysis._ann_assign,

@@ -18,7 +18,7 @@ before any parse, whether the flow analysis can report anything:
 - a call of another module's function or method that passes its parameters to a sink (from the
   summaries of the modules this file imports).
 
-On the SDK corpus of issue 7 the sink names alone (``create``, ``parse``, ``post``, ``stream``...)
+On the SDK corpus of docs/benchmarks.md the sink names alone (``create``, ``parse``, ``post``, ``stream``...)
 let 349 of 609 files through; requiring the call shape and a prefix word lets 92 through (see
 docs/code-checks.md, *Speed*). Both are supersets of the files where the analysis finds something:
 tests/code/test_prefilter.py runs the full analysis on every file the prefilter skips.
@@ -62,7 +62,7 @@ def _call_or_alias(text: str, match: re.Match[str]) -> bool:
 
 @dataclass(frozen=True)
 class _Occurrence:
-    """A name in a given shape. Speed (measured on the SDK corpus of issue 7, 10.6 MB): a pattern
+    """A name in a given shape. Speed (measured on the SDK corpus of docs/benchmarks.md, 10.6 MB): a pattern
     that starts with ``\\b`` or with an alternation of names is tried at every position of the text
     (0.1-0.5 s for the corpus, a third of parsing it), while ``name in text`` (~5 ms for the
     corpus) and a pattern that starts with the name itself are searched for in C; what comes

@@ -301,7 +301,7 @@ def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnosti
 def syntax_problems(path: str, text: str) -> list[Diagnostic]:
     """Whether a Python file parses, without building its tree: what the check reports for a file
     the prefilter skips. ``symtable`` runs the same parser as ``ast.parse`` but builds no Python
-    objects (0.6x its time on the SDK corpus of issue 7); it also rejects a few programs that parse
+    objects (0.6x its time on the SDK corpus of docs/benchmarks.md); it also rejects a few programs that parse
     (``nonlocal`` at module level...), so any error it raises is decided again by ``ast.parse``,
     which gives the exact CL001."""
     import symtable
@@ -322,7 +322,7 @@ class KnownToParse:
     prefilter skips the file, all it needs is whether the text parses, which the summary found out
     if it ran in the same process (always in a run small enough to stay in-process, about half of
     the time in a pool of two workers). Only keys are kept: holding the trees themselves for the
-    check that follows cost more than it saved (on the SDK corpus of issue 7, keeping the last 1M
+    check that follows cost more than it saved (on the SDK corpus of docs/benchmarks.md, keeping the last 1M
     characters' trees made the in-process cold check 1.6x slower: the cyclic garbage collector
     walks them again and again), and a file the prefilter lets through is parsed again."""
 

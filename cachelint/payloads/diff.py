@@ -296,7 +296,7 @@ def _item_label(item: Any) -> str:
 
 
 # A client that drops the thinking blocks of earlier assistant turns rewrites the history from
-# there on; the API strips them itself where the model requires it (reference/cache_facts.md §1.8).
+# there on; the API strips them itself where the model requires it (docs/background/prefix-and-invalidation.md#anthropic).
 _DROPPED_THINKING = ("(thinking) removed", "(redacted_thinking) removed")
 DROPPED_THINKING_HINT = (
     "the client dropped the thinking block(s) of an earlier assistant turn: send them back as they came "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-try:  # orjson is 5-10x faster on the audit's hot path (issue 7); optional
+try:  # orjson is 5-10x faster on the audit's hot path (docs/benchmarks.md); optional
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised only without the extra
     _orjson = None

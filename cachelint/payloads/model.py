@@ -11,7 +11,7 @@ adapters (``cachelint.payloads.providers``) and in dated packs (``rules/packs/pa
 
 The *rendered prefix* of a request is the concatenation, without separators, of the canonical bytes
 of its blocks in render order: every tools block, then every system block, then every messages block
-(Anthropic's render order, reference/cache_facts.md §1.1). Byte offset 0 is the first byte of the first
+(Anthropic's render order, docs/background/prefix-and-invalidation.md#render-order). Byte offset 0 is the first byte of the first
 tool. Offsets in diagnostics always refer to that rendering.
 """
 from __future__ import annotations
@@ -126,10 +126,10 @@ class Breakpoint:
     turned into several blocks), None when the marker sits on the block itself.
     ``position``: 0-based index of the marked content block in render order counting every tool, every
     system block and every message content block (Bedrock ``cachePoint`` entries not counted) — the
-    unit of Anthropic's 20-block lookback (cache_facts §1.3).
+    unit of Anthropic's 20-block lookback (docs/background/breakpoints-and-ttls.md#lookback-window).
     ``ttl``: ``"5m"`` or ``"1h"`` (or the provider's string, e.g. OpenAI ``"30m"``).
     ``automatic``: True for Anthropic's top-level ``cache_control`` (the API places it on the last
-    cacheable block, cache_facts §1.2) and OpenAI implicit mode; the position is then the last block.
+    cacheable block, docs/background/breakpoints-and-ttls.md#anthropic-breakpoints) and OpenAI implicit mode; the position is then the last block.
     ``empty``: the marked block is an empty text block (a 400 on Anthropic).
     ``marker``: the marker as sent, e.g. ``{"type": "ephemeral", "ttl": "1h"}``.
     """
@@ -191,7 +191,7 @@ class Request:
     blocks, code execution included): the usage then adds up the internal model calls
     (``usage.CacheUsage.server_steps``). 0 when none ran.
     ``cache_diagnostics``: the response's ``diagnostics`` (Anthropic cache diagnostics,
-    cache_facts §1.10) — absent (None) vs present-but-null is kept apart by ``has_cache_diagnostics``.
+    docs/background/usage-and-pricing.md#cache-diagnostics) — absent (None) vs present-but-null is kept apart by ``has_cache_diagnostics``.
     ``time``: when it was sent, or None. ``origin``: where it came from.
     ``response_id``: the response's id (Anthropic ``msg_…``, OpenAI ``resp_…``), or None.
     ``previous_response_id``: OpenAI Responses chaining; the history is then server-side.

@@ -4,7 +4,7 @@ Prices are data (``rules/packs/payloads-prices.yaml``, USD per million tokens, w
 date). A break's cost is the difference between what the lost prefix was billed at (a cache write,
 or plain input when nothing was written) and what reading it from the cache would have cost:
 exact when the response carries usage, an estimate (about ``chars_per_token`` characters a
-token, reference/cache_facts.md §7.4) labelled as such when it does not.
+token, docs/background/usage-and-pricing.md#token-estimates) labelled as such when it does not.
 """
 from __future__ import annotations
 

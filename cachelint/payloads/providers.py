@@ -1,13 +1,13 @@
 """Provider adapters: a ``Record`` -> a normalised ``Request`` (tiers of canonical blocks,
 cache-affecting settings, breakpoints, usage), or None when the record is not an LLM call.
 
-Request shapes: reference/cache_facts.md §4 (Anthropic Messages incl. Bedrock InvokeModel and Vertex
+Request shapes: docs/background/request-shapes.md (Anthropic Messages incl. Bedrock InvokeModel and Vertex
 bodies, OpenAI Chat Completions and Responses, Bedrock Converse, Gemini generateContent). Endpoint
 patterns are data (rules/packs/payloads-providers.yaml).
 
 Canonical bytes (``Block.data``): compact JSON with key order as sent — wire bytes are the truth —
 with only the cache markers removed (``cache_control``, ``prompt_cache_breakpoint``, Bedrock
-``cachePoint`` blocks), whose moving is not a break (SK: "diff adjacent payloads with the
+``cachePoint`` blocks), whose moving is not a break (Anthropic's claude-api skill: "diff adjacent payloads with the
 cache_control markers stripped"). One normalisation and no other: a string ``system`` or message
 ``content`` becomes the single text block the provider renders it as, so ``"abc"`` and
 ``[{"type": "text", "text": "abc"}]`` compare equal.
@@ -184,8 +184,8 @@ class _Builder:
     offset: int = 0
     position: int = 0  # content-block positions (the unit of the 20-block lookback)
     cache: BlockCache | None = None
-    images: int = 0  # image blocks in system and messages (a change invalidates messages, P1)
-    citations: int = 0  # blocks with citations enabled (a toggle invalidates system and messages, P1)
+    images: int = 0  # image blocks in system and messages (a change invalidates messages, Anthropic's prompt caching docs)
+    citations: int = 0  # blocks with citations enabled (a toggle invalidates system and messages, Anthropic's prompt caching docs)
     trace: BuildTrace | None = None  # set when the reader keeps the record's bytes for reuse
 
     def cached(self, tier: str, value: Any, variant: str, build: Callable[["_Builder", Any], Block]) -> Block:
@@ -498,7 +498,7 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
 
 def _anthropic_betas(headers: Mapping[str, str], body: Mapping[str, Any]) -> tuple[str, ...] | None:
     """The set of beta features a request turned on: the ``anthropic-beta`` header (a comma list)
-    and, on Bedrock InvokeModel, the body's ``anthropic_beta`` list; sorted, because P3 compares
+    and, on Bedrock InvokeModel, the body's ``anthropic_beta`` list; sorted, because Anthropic's cache diagnostics compares
     the set. None when there is none, or no header was captured (a log of bodies only)."""
     names: set[str] = set()
     header = headers.get("anthropic-beta") if headers else None
@@ -586,7 +586,7 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get("tools") if isinstance(body.get("tools"), (list, KnownRun)) else []
     if type(tools) is list and any(type(t) is dict and t.get("defer_loading") is True for t in tools):
         # Tool search: a deferred tool is not part of the prompt prefix; once found, its
-        # definition is appended to the history as a tool_reference block (cache_facts §1.9).
+        # definition is appended to the history as a tool_reference block (docs/background/prefix-and-invalidation.md#tool-search).
         # Adding, removing or editing deferred tools therefore changes no cached byte.
         tools = [t for t in tools if not (type(t) is dict and t.get("defer_loading") is True)]
     b.cached_run("tools", tools, "", _anthropic_tool, source="tools")
@@ -751,7 +751,7 @@ def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
 
 
 def _automatic(b: _Builder, marker: Mapping[str, Any]) -> None:
-    """Anthropic automatic caching: one breakpoint on the last cacheable block (cache_facts §1.2)."""
+    """Anthropic automatic caching: one breakpoint on the last cacheable block (docs/background/breakpoints-and-ttls.md#anthropic-breakpoints)."""
     for tier in ("messages", "system", "tools"):
         blocks = getattr(b, tier)
         if blocks:
@@ -833,7 +833,7 @@ def _openai_responses_tool(b: _Builder, tool: Any) -> Block:
 def _openai_options(body: Mapping[str, Any], b: _Builder) -> None:
     options = body.get("prompt_cache_options")
     if isinstance(options, dict) and options.get("mode", "implicit") == "implicit" and b.messages:
-        # GPT-5.6+ implicit mode puts a breakpoint on the latest message (cache_facts §2)
+        # GPT-5.6+ implicit mode puts a breakpoint on the latest message (docs/background/prefix-and-invalidation.md#openai)
         b.breakpoints.append(
             Breakpoint("messages", b.messages[-1].index, None, max(b.position - 1, 0), _ttl_of(options, "30m"), True, False, dict(options))
         )

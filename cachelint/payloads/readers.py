@@ -5,7 +5,7 @@ Formats (auto-detected, or forced with ``--input-format``):
   "session", "url", "headers"}``, or an OpenAI batch-input line ``{"custom_id", "url", "body"}``.
   Streamed line by line: memory does not grow with the file.
 - ``json``: one body, one envelope, or a list of them (one document, parsed once).
-- ``har``: HAR 1.2 (reference/cache_facts.md §5): request body from ``postData.text``, response from
+- ``har``: HAR 1.2 (docs/background/request-shapes.md#har-12): request body from ``postData.text``, response from
   ``content.text`` (JSON or server-sent events, base64 allowed); entries sorted by
   ``startedDateTime`` because the spec does not promise the order.
 - ``vcr``: vcrpy cassettes, YAML (or JSON) with ``interactions[]``; bodies as JSON strings, as

@@ -3,7 +3,7 @@
 Agents resend their whole prompt on every turn: the tools (98% of consecutive requests send them
 byte for byte), the system prompt and the history, to which a turn appends one or two messages.
 Decoding every line in full costs as much as ``orjson.loads`` of the whole log before any work is
-done (issue 7 asks for the audit to run within that floor). So the JSONL reader keeps, for a few
+done (the audit's speed target in docs/benchmarks.md is that floor). So the JSONL reader keeps, for a few
 recent records, where the body's ``tools`` / ``functions`` / ``system`` values and the elements of
 its history array (``messages``, Responses ``input``) sit in the line, and what the provider
 adapter built from them (a ``BuildTrace``). A new line is compared with those bytes at C speed

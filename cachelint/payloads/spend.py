@@ -1,7 +1,7 @@
 """What a run spent on its prompts, per session and in total: hit rate, tokens read / written /
 uncached, money at the dated price table, the money each cache break cost, the provider's own
-miss reasons beside our diff, and whether a 1-hour TTL would have paid (seed 003: choose the TTL
-by evidence — a session that pauses past 5 minutes and then rewrites its prefix, more than once).
+miss reasons beside our diff, and whether a 1-hour TTL would have paid (docs/background/agent-patterns.md#choosing-the-ttl-by-evidence:
+choose the TTL by evidence — a session that pauses past 5 minutes and then rewrites its prefix, more than once).
 
 The pipeline feeds every request to a ``UsageLedger`` as it goes (``add``), then asks for the
 ``summary`` once the diagnostics are known. ``summarize_usage(sessions, diagnostics)`` does both
@@ -229,7 +229,7 @@ class UsageLedger:
         else:  # no usage, or one that adds server-side tool steps up: estimated from the bytes
             tokens, exact = self.limits.estimate_tokens(prev.cached_end_bytes), False
         if not _explicit(self.limits, prev.provider):
-            # Automatic caching keeps nothing below the model's minimum (O1: 1024 tokens).
+            # Automatic caching keeps nothing below the model's minimum (OpenAI's prompt caching docs: 1024 tokens).
             minimum = self.limits.min_cacheable_tokens(prev.provider, prev.model)
             if minimum is not None and tokens < minimum[0] and not (prev.usage is not None and prev.usage.read):
                 return 0, exact
@@ -249,7 +249,7 @@ class UsageLedger:
         return break_cost_estimate(expected - kept, writes, cur.last_ttl, price)
 
     def _ttl_advice(self, reqs: list[RequestFacts]) -> dict[str, Any] | None:
-        """Seed 003: a 5-minute entry that expires in a pause the hour would have covered, then is
+        """Choosing the TTL by evidence (docs/background/agent-patterns.md): a 5-minute entry that expires in a pause the hour would have covered, then is
         written again in full — twice or more — is the evidence that ``ttl: "1h"`` pays."""
         first = reqs[0]
         limits = self.limits.provider(first.provider)

@@ -1,7 +1,7 @@
 """Server-sent event streams in captured responses, assembled into the one object the audit needs:
 id, model, usage (cache fields), Anthropic cache diagnostics and the Responses output items.
 
-Shapes (reference/cache_facts.md §4.1–4.3): Anthropic ``message_start`` carries ``message.usage``
+Shapes (docs/background/request-shapes.md#streaming): Anthropic ``message_start`` carries ``message.usage``
 and ``diagnostics``, ``message_delta`` the final ``usage``; OpenAI Chat sends ``usage`` in its last
 chunk (``stream_options.include_usage``); Responses sends ``response.completed`` with the whole
 response; Gemini sends ``usageMetadata`` in its chunks.

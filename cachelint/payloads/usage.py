@@ -1,14 +1,14 @@
 """Cache usage read from captured responses, normalised across providers.
 
-Every provider counts the prompt differently (reference/cache_facts.md §1.7, §2, §3):
+Every provider counts the prompt differently (docs/background/usage-and-pricing.md#anthropic-usage, #openai-usage, #gemini-usage):
 
 - Anthropic ``usage``: ``input_tokens`` counts ONLY the tokens after the last breakpoint; the
   prompt is ``cache_read_input_tokens + cache_creation_input_tokens + input_tokens``. The write is
   split by TTL in ``cache_creation.ephemeral_5m_input_tokens`` / ``ephemeral_1h_input_tokens``
-  (P1 "1-hour cache duration"). Streams carry it in ``message_start`` (and ``message_delta``).
+  (Anthropic's prompt caching docs "1-hour cache duration"). Streams carry it in ``message_start`` (and ``message_delta``).
 - OpenAI Chat ``usage``: ``prompt_tokens`` INCLUDES ``prompt_tokens_details.cached_tokens``;
   Responses ``usage``: ``input_tokens`` INCLUDES ``input_tokens_details.cached_tokens``. GPT-5.6+
-  adds ``cache_write_tokens`` beside ``cached_tokens`` (O1; Azure InputTokensDetails), counted
+  adds ``cache_write_tokens`` beside ``cached_tokens`` (OpenAI's prompt caching docs; Azure InputTokensDetails), counted
   inside the prompt too. Streams: the last Chat chunk (``include_usage``), Responses
   ``response.completed``.
 - Bedrock Converse ``usage`` / ``metadata.usage``: ``inputTokens`` excludes
@@ -130,7 +130,7 @@ def _anthropic(usage: Mapping[str, Any]) -> CacheUsage:
 
 def _ttl_split(written: int, w5: int, w1: int) -> tuple[int, int]:
     """The tokens written at 5 minutes and at 1 hour, summing to ``written``: with no split (older
-    responses) or an inconsistent one, what is not known to be 1 h is 5 min, the default TTL (P1)."""
+    responses) or an inconsistent one, what is not known to be 1 h is 5 min, the default TTL (Anthropic's prompt caching docs)."""
     if w5 + w1 == written:
         return w5, w1
     w1 = min(w1, written)
@@ -149,7 +149,7 @@ def _openai(usage: Mapping[str, Any]) -> CacheUsage:
     details = details if isinstance(details, _MAPPING) else {}
     read = _int(details.get("cached_tokens"))
     written = _int(details.get("cache_write_tokens"))
-    # Both are INCLUDED in prompt/input tokens (O1); never let a malformed record go negative.
+    # Both are INCLUDED in prompt/input tokens (OpenAI's prompt caching docs); never let a malformed record go negative.
     read = min(read, prompt)
     written = min(written, prompt - read)
     tool_usage = usage.get("tool_usage")  # Responses: {"web_search": {"num_requests": 2}, …}
@@ -275,7 +275,7 @@ def usage_from_response(response: Any, provider: str | None = None) -> CacheUsag
 
 
 def miss_reason(diagnostics: Any) -> dict[str, Any] | None:
-    """Anthropic's own verdict (cache diagnostics, cache_facts §1.10) as ``{"type", "tokens"}``,
+    """Anthropic's own verdict (cache diagnostics, docs/background/usage-and-pricing.md#cache-diagnostics) as ``{"type", "tokens"}``,
     ``{"type": None}`` while inconclusive, or None when absent or no divergence was found."""
     if not isinstance(diagnostics, _MAPPING) or "cache_miss_reason" not in diagnostics:
         return None
@@ -288,7 +288,7 @@ def miss_reason(diagnostics: Any) -> dict[str, Any] | None:
     return {"type": reason.get("type"), "tokens": _int(tokens) if tokens is not None else None}
 
 
-# The tiers each Anthropic miss reason names (P3). ``unavailable`` and
+# The tiers each Anthropic miss reason names (Anthropic's cache diagnostics). ``unavailable`` and
 # ``previous_message_not_found`` name none: they never disagree with our diff.
 MISS_REASON_TIERS: dict[str, tuple[str, ...]] = {
     "model_changed": ("tools", "system", "messages"),

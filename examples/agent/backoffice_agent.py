@@ -1,4 +1,4 @@
-"""A back-office agent with the cache breaks from the project's seed documents.
+"""A back-office agent with the cache breaks of docs/background/agent-patterns.md.
 
 Run `cachelint check examples/agent` to see them; `good_agent.py` is the same agent done right.
 """

@@ -1,5 +1,5 @@
 """The usage and money summary: hand-computed hit rates, money, break costs, provider verdicts and
-the evidence-based 1h TTL advice (seed 003)."""
+the evidence-based 1h TTL advice (docs/background/agent-patterns.md#choosing-the-ttl-by-evidence)."""
 from __future__ import annotations
 
 import pytest

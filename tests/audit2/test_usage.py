@@ -1,5 +1,5 @@
 """Usage arithmetic per provider, against figures computed by hand from the documented semantics
-(reference/cache_facts.md §1.7, §2, §3): Anthropic's input_tokens EXCLUDES cached tokens,
+(docs/background/usage-and-pricing.md#anthropic-usage, #openai-usage, #gemini-usage): Anthropic's input_tokens EXCLUDES cached tokens,
 OpenAI's prompt/input tokens INCLUDE them, Bedrock's inputTokens excludes them, Gemini's
 promptTokenCount includes them."""
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_anthropic_input_excludes_cache_and_ttl_split():
         "anthropic",
     )
     assert (u.uncached, u.read, u.written, u.written_5m, u.written_1h, u.output) == (50, 10000, 2000, 500, 1500, 300)
-    assert u.prompt == 12050  # 10000 + 2000 + 50 (P1: total = read + creation + input)
+    assert u.prompt == 12050  # 10000 + 2000 + 50 (Anthropic's prompt caching docs: total = read + creation + input)
 
 
 def test_anthropic_without_split_counts_the_write_as_5m():

@@ -446,7 +446,7 @@ def ask(messages, user_identity_doc):
 
 @pytest.mark.parametrize("source", params(PER_SESSION))
 def test_per_user_or_session_id_is_information(source):
-    """cache_facts §1.11: a user or session id in an f-string of the system prompt makes one prefix
+    """docs/background/prefix-and-invalidation.md#silent-invalidators: a user or session id in an f-string of the system prompt makes one prefix
     per user: never shared, written again by every new session (not on every request)."""
     check_positive("CL105", source)
     found = [d for d in run(source) if d.code == "CL105"]

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SEEDS = Path(__file__).parent / "fixtures" / "seeds"
+PATTERNS = Path(__file__).parent / "fixtures" / "patterns"
 
 SCRIPT = r"""
 import json, sys
@@ -26,7 +26,7 @@ print(json.dumps(out))
 
 def _run(seed: str) -> str:
     env = dict(os.environ, PYTHONHASHSEED=seed)
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(SEEDS)], capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(PATTERNS)], capture_output=True, text=True, env=env, check=True)
     return done.stdout
 
 

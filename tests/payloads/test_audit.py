@@ -441,7 +441,7 @@ def _deferred(name: str) -> dict:
 
 
 def test_deferred_tools_are_not_part_of_the_prefix(tmp_path):
-    """Tool search (cache_facts §1.9): a tool with defer_loading is not rendered in the prefix, so
+    """Tool search (docs/background/prefix-and-invalidation.md#tool-search): a tool with defer_loading is not rendered in the prefix, so
     adding, removing or editing one breaks nothing; a regular tool added still does."""
     search = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
     base = [TOOLS[0], search]

@@ -11,7 +11,7 @@ audit says about them, worked out from the bytes.
 - test_using_memory: a stitched cassette (recordings from 2024 to 2025): a researcher (gpt-4o), a task
   evaluator with a function tool (gpt-4o-mini), then a converter (gpt-4.1-mini, other system prompt, no
   tools) asked twice, the second time with a response_format: on OpenAI the structured-output schema is
-  a prefix to the system message (cache_facts §2), so that retry loses system and messages: CL304.
+  a prefix to the system message (docs/background/prefix-and-invalidation.md#openai), so that retry loses system and messages: CL304.
   Telemetry and embeddings calls are skipped.
 """
 from __future__ import annotations

@@ -190,6 +190,6 @@ def test_a_late_difference_in_a_long_block_is_located_exactly(tmp_path):
     (tmp_path / "long.jsonl").write_text("".join(json.dumps(b) + "\n" for b in bodies))
     result = full_findings(tmp_path, "audit", ["long.jsonl"])
     (cl302,) = [d for d in result if d["code"] == "CL302"]
-    prefix = len('{"type":"text","text":"')  # the canonical block as rendered (cache_facts: system as text blocks)
+    prefix = len('{"type":"text","text":"')  # the canonical block as rendered (docs/background/request-shapes.md#anthropic-messages: system as text blocks)
     assert cl302["details"]["byte_offset"] == prefix + at
     assert "NEW RULE" in cl302["details"]["after"] and "NEW RULE" not in cl302["details"]["before"]

@@ -3,7 +3,7 @@
 With extended thinking on, a user turn other than tool results makes the older Opus and Sonnet
 models and every Haiku (on Anthropic's API and, the same models, on Bedrock) drop the thinking
 blocks of the earlier assistant turns, and the messages from the first of them on drop out of the
-cache (reference/cache_facts.md §1.8, "Non-tool-result user content while thinking is on"). Opus 4.5+ and Sonnet 4.6+ keep them. Which model does what
+cache (docs/background/prefix-and-invalidation.md#anthropic, "Non-tool-result user content while thinking is on"). Opus 4.5+ and Sonnet 4.6+ keep them. Which model does what
 is pack data (``thinking_blocks`` in rules/packs/payloads-limits.yaml).
 
 The request bytes only grow, so the byte diff sees nothing: the break is read from the shape of

@@ -1,6 +1,6 @@
 """CL301 tools-changed: position 0 — the rendered tools — differs from the previous request.
 
-Tools render first (reference/cache_facts.md §1.1): any change there, a reorder included, rewrites
+Tools render first (docs/background/prefix-and-invalidation.md#render-order): any change there, a reorder included, rewrites
 the whole prefix. A marker that moved is not a change (markers are stripped); a key order that
 changed is (wire bytes are the truth). A change that is only a volatile value is CL309's."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """CL302 system-changed: the system tier differs from the previous request of the session.
 
-System renders after tools (reference/cache_facts.md §1.1, §1.8): a change loses the cached system
+System renders after tools (docs/background/prefix-and-invalidation.md#render-order, docs/background/prefix-and-invalidation.md#anthropic): a change loses the cached system
 and every message. A change that is only a volatile value (a date, a uuid) is CL309's."""
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """CL303 history-rewritten: an earlier message changed or disappeared.
 
-The messages tier is cached as an append-only history (reference/cache_facts.md §1.8: "message
-content edited/removed (not appended)" invalidates messages; P3 ``messages_changed``): everything
+The messages tier is cached as an append-only history (docs/background/prefix-and-invalidation.md#anthropic: "message
+content edited/removed (not appended)" invalidates messages; Anthropic's cache diagnostics ``messages_changed``): everything
 from the first rewritten message on is written again.
 
 The API rewrites it too: with thinking on, the older Opus and Sonnet models and every Haiku strip
-the earlier turns' thinking blocks when a user turn other than tool results arrives (§1.8). The
+the earlier turns' thinking blocks when a user turn other than tool results arrives (docs/background/prefix-and-invalidation.md#anthropic). The
 bytes sent only grow, so that is read from the pair's shape (``checks/_thinking.py``) and
 reported once per session, kind ``thinking-stripped``."""
 from __future__ import annotations

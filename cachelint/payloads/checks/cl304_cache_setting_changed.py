@@ -1,7 +1,7 @@
 """CL304 cache-setting-changed: a setting that is part of the cache key changed between two
 consecutive requests (model, tool_choice, thinking, effort, web search, citations, speed, images,
 response_format, prompt_cache_key…). Which tiers each change loses is dated data:
-rules/packs/payloads-invalidation.yaml (reference/cache_facts.md §1.8, §2).
+rules/packs/payloads-invalidation.yaml (docs/background/prefix-and-invalidation.md#anthropic, docs/background/prefix-and-invalidation.md#openai).
 
 A setting whose row names another rule (``reported-by``: ``prompt_cache_key`` is CL312's
 cache-key churn) is left to that rule, so that one change gives one finding; it still counts as a
@@ -9,7 +9,7 @@ break in the diff and the summary.
 
 A setting whose effect on the cache is undocumented (``confirmed: false``: the set of
 ``anthropic-beta`` headers, ``context_management``, ``output_format``, which Anthropic's cache
-diagnostics list as prompt-affecting, cache_facts §1.10) is reported as information: it is not a
+diagnostics list as prompt-affecting, docs/background/usage-and-pricing.md#cache-diagnostics) is reported as information: it is not a
 break, and CL308 names it as the likely cause when the response then reads less than expected."""
 from __future__ import annotations
 

@@ -3,13 +3,13 @@
 - a top-level automatic marker landing on a block explicitly marked with another TTL — a 400;
 - more than the provider's breakpoint limit (4 on Anthropic; a top-level automatic
   ``cache_control`` takes one slot unless it coincides with an explicit marker of the same TTL;
-  P1 "Automatic caching") — a 400;
-- a longer-TTL marker after a shorter one (``1h`` after ``5m``; P1 "Mixing different TTLs") — a 400;
-- a marker on an empty text block (P1; the 400 ``cache_control cannot be set for empty text
+  Anthropic's prompt caching docs "Automatic caching") — a 400;
+- a longer-TTL marker after a shorter one (``1h`` after ``5m``; Anthropic's prompt caching docs "Mixing different TTLs") — a 400;
+- a marker on an empty text block (Anthropic's prompt caching docs; the 400 ``cache_control cannot be set for empty text
   blocks``);
-- a marker whose prefix is below the model's minimum cacheable length (P1 §1.4: silently uncached);
+- a marker whose prefix is below the model's minimum cacheable length (docs/background/minimum-lengths.md: silently uncached);
 - a marker more than ``lookback_blocks`` (20) blocks after the previous request's cache entries,
-  with no marker in between: the lookback stops before it reaches them (P1 §1.3).
+  with no marker in between: the lookback stops before it reaches them (docs/background/breakpoints-and-ttls.md#lookback-window).
 
 Limits are dated data (``rules/packs/payloads-limits.yaml``). A static problem is reported on the
 first request of a session and again only when a later request introduces it, so that a session of
@@ -39,7 +39,7 @@ def _where(bp: Breakpoint) -> str:
 
 def _slots(req: Request) -> list[Breakpoint]:
     """The breakpoints that take a slot: an automatic marker that lands on an explicitly marked
-    block with the same TTL does nothing (P1), so it takes none."""
+    block with the same TTL does nothing (Anthropic's prompt caching docs), so it takes none."""
     explicit = {(bp.position, bp.ttl) for bp in req.breakpoints if not bp.automatic}
     return [bp for bp in req.breakpoints if not (bp.automatic and (bp.position, bp.ttl) in explicit)]
 
@@ -76,7 +76,7 @@ def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], 
     for bp in req.breakpoints:
         other = explicit_at.get(bp.position)
         if bp.automatic and other is not None and other.ttl != bp.ttl:
-            # P1 "Automatic caching": an explicit marker on the last block with another TTL is a 400.
+            # Anthropic's prompt caching docs "Automatic caching": an explicit marker on the last block with another TTL is a 400.
             out.append(
                 (
                     ("automatic-conflict",),

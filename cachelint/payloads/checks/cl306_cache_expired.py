@@ -1,9 +1,9 @@
 """CL306 cache-expired: the pause since the previous request of the session outlived the cache.
 
-An entry lives for its TTL from the *start* of the request that wrote or last read it (SK
+An entry lives for its TTL from the *start* of the request that wrote or last read it (Anthropic's claude-api skill
 "Choosing the TTL"): 5 minutes by default on Anthropic and Bedrock, 1 hour with ``ttl: "1h"``
-(P1 §1.5); OpenAI keeps in-memory prefixes for 5-10 minutes of inactivity, 24 hours with
-``prompt_cache_retention: "24h"``, 30 minutes with GPT-5.6's ``prompt_cache_options`` (O1, §2).
+(docs/background/breakpoints-and-ttls.md#anthropic-ttls); OpenAI keeps in-memory prefixes for 5-10 minutes of inactivity, 24 hours with
+``prompt_cache_retention: "24h"``, 30 minutes with GPT-5.6's ``prompt_cache_options`` (docs/background/breakpoints-and-ttls.md#openai-retention-and-breakpoints).
 TTLs are dated data (``rules/packs/payloads-limits.yaml``).
 
 The finding is made only where the prefix itself held (a break is its own finding) and the
@@ -42,7 +42,7 @@ def ttl_in_force(prev: Request, provider: ProviderLimits) -> tuple[str, int] | N
 
 def _was_cacheable(prev: Request, provider: ProviderLimits, limits: Limits) -> bool:
     """Whether the previous request left anything to expire: its cached prefix reached the
-    model's minimum (below it nothing is cached, P1 §1.4, O1)."""
+    model's minimum (below it nothing is cached, docs/background/minimum-lengths.md, OpenAI's prompt caching docs)."""
     usage = usage_of(prev)
     if usage is not None and usage.cached:
         return True

@@ -2,8 +2,8 @@
 session's history.
 
 The history is re-sent with every request, so a body injected twice is paid twice in every later
-prompt (as cache reads at best, as writes after any break) and crowds the context. Seed 003
-(context curation): de-duplicate against the live history — replace the second copy with a
+prompt (as cache reads at best, as writes after any break) and crowds the context. Context
+curation (docs/background/agent-patterns.md#context-curation): de-duplicate against the live history — replace the second copy with a
 pointer to the first ("Body already provided earlier in this conversation"), and inject it again
 only when the earlier copy is gone (compaction, /clear, an edited file).
 

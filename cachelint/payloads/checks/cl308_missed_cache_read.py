@@ -3,9 +3,9 @@
 The previous request left an entry (its usage shows the tokens read or written at its
 breakpoints); this one repeats that prefix byte for byte, with the same model and settings,
 within the TTL and the lookback, and still reads less than that. What is left is the provider's
-side: concurrency (an entry is readable only once the first response has begun, P1), routing
-(OpenAI's ~15 requests/min per prefix and key, O1), an eviction. Where the response carries
-Anthropic's own cache diagnostics (P3 ``diagnostics.cache_miss_reason``), their verdict is shown
+side: concurrency (an entry is readable only once the first response has begun, Anthropic's prompt caching docs), routing
+(OpenAI's ~15 requests/min per prefix and key, OpenAI's prompt caching docs), an eviction. Where the response carries
+Anthropic's own cache diagnostics (``diagnostics.cache_miss_reason``), their verdict is shown
 beside ours, and a reason that names a tier our byte diff found intact is flagged as a
 disagreement.
 
@@ -27,7 +27,7 @@ from cachelint.payloads.spend import common_prefix_bytes, marked_end
 from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, usage_of
 
 CODE = "CL308"
-# OpenAI reports hits in 128-token steps (O0) and Anthropic counts are exact: a shortfall below
+# OpenAI reports hits in 128-token steps (older copies of OpenAI's docs) and Anthropic counts are exact: a shortfall below
 # both 128 tokens and 5% of the expected read is rounding, not a miss.
 TOLERANCE_TOKENS = 128
 TOLERANCE_RATIO = 0.05
@@ -155,7 +155,7 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
             found["previous_record"] = prev.origin.record
             message = _message(found)
             if "missed" in found and cur.provider.startswith("openai") and not cur.settings.get("prompt_cache_key"):
-                # O1: requests that share a prefix reach the same cache reliably only with a key
+                # OpenAI's prompt caching docs: requests that share a prefix reach the same cache reliably only with a key
                 found["hint"] = "prompt_cache_key"
                 message += "; set prompt_cache_key (one value for the requests that share this prefix) so they are routed to the same cache"
             out.append(at_request(CODE, message, cur, details=found))

@@ -2,7 +2,7 @@
 ticks — a timestamp, date, uuid, counter or id (patterns: rules/packs/payloads-volatile.yaml).
 
 Anthropic's own list of silent invalidators starts with ``datetime.now()`` and ``uuid4()`` in the
-system prompt (reference/cache_facts.md §1.11); every request then rewrites the prefix from there."""
+system prompt (docs/background/prefix-and-invalidation.md#silent-invalidators); every request then rewrites the prefix from there."""
 from __future__ import annotations
 
 from typing import Iterable

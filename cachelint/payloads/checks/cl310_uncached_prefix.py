@@ -3,7 +3,8 @@ caching is explicit (Anthropic, Bedrock).
 
 On Anthropic and Bedrock nothing is cached without a ``cache_control`` marker (or a top-level
 automatic one; Bedrock has no automatic mode), so every request pays the whole prefix at the full
-input rate — ten times a cache read (P1 §1.2, §1.6; Bedrock §3.2). The minimum cacheable length
+input rate — ten times a cache read (docs/background/breakpoints-and-ttls.md#anthropic-breakpoints,
+docs/background/usage-and-pricing.md#prices; Bedrock: docs/background/breakpoints-and-ttls.md#bedrock-cache-points). The minimum cacheable length
 per model is dated data (``rules/packs/payloads-limits.yaml``).
 
 Caching pays only for a prefix that is sent again: a write costs 1.25x the input rate, a read

@@ -1,10 +1,10 @@
 """CL311 write-never-read: a session that keeps writing the cache and never reads what it wrote.
 
-A cache write costs 1.25x input (2x for 1h), a read 0.1x (P1 §1.6): a write that is never read is
-pure loss. The common cause is P1's "common mistake": the breakpoint sits on a block that changes
+A cache write costs 1.25x input (2x for 1h), a read 0.1x (docs/background/usage-and-pricing.md#prices): a write that is never read is
+pure loss. The common cause is Anthropic's documented "common mistake": the breakpoint sits on a block that changes
 every request (a timestamp, the latest user message) or after per-request content, so each write
 is the hash of a prefix no later request repeats; the other signature is reads pinned at the
-tools+system floor while every turn writes the whole conversation again (SK; claude-code
+tools+system floor while every turn writes the whole conversation again (Anthropic's claude-api skill; claude-code
 #91514). Judged from usage across the session (``write-never-read-min-requests`` requests with
 usage, default 3): too few requests say nothing about "never".
 """

@@ -1,7 +1,7 @@
 """CL312 cache-key-churn: OpenAI ``prompt_cache_key`` changing within a session, or one key
 carrying more traffic than the provider spreads well.
 
-OpenAI combines the key with the prefix hash to route a request to a cache (O1, §2): a new key in
+OpenAI combines the key with the prefix hash to route a request to a cache (docs/background/prefix-and-invalidation.md#openai): a new key in
 the middle of a conversation routes it to a machine that never saw its prefix, and a key that
 carries more than about 15 requests a minute spills onto other machines, where the prefix is not
 cached. GPT-5.6+ matches reliably only with a key. The rate is dated data
@@ -20,7 +20,7 @@ from cachelint.payloads.model import Request, Session
 PAIR_NEEDS_CHANGE = True  # reads a prompt_cache_key that differs between the two settings only: skipped on quiet pairs (checks/__init__.py)
 
 CODE = "CL312"
-WINDOW = timedelta(minutes=1)  # the unit of O1's "requests per minute"
+WINDOW = timedelta(minutes=1)  # the unit of OpenAI's "requests per minute"
 
 
 def _key(req: Request) -> str | None:

@@ -1,4 +1,4 @@
-"""The seeds' own patterns (shared/seeds/*.txt, translated to Python in fixtures/seeds): the bad
+"""The agent patterns of docs/background/agent-patterns.md, written as Python in fixtures/patterns: the bad
 versions raise exactly the codes marked ``# expect: CLxxx`` on their lines; the good ones are clean."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from codecheck_helpers import run
 
-SEEDS = Path(__file__).parent / "fixtures" / "seeds"
+PATTERNS = Path(__file__).parent / "fixtures" / "patterns"
 
 
 def _expected(source: str) -> list[tuple[int, str]]:
@@ -19,20 +19,20 @@ def _expected(source: str) -> list[tuple[int, str]]:
     )
 
 
-@pytest.mark.parametrize("path", sorted(SEEDS.glob("*_bad.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(PATTERNS.glob("*_bad.py")), ids=lambda p: p.stem)
 def test_bad_seed_patterns_are_caught(path: Path):
     source = path.read_text(encoding="utf-8")
     found = sorted((d.line, d.code) for d in run(source, path=path.name, header=False))
     assert found == _expected(source)
 
 
-@pytest.mark.parametrize("path", sorted(SEEDS.glob("*_good.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(PATTERNS.glob("*_good.py")), ids=lambda p: p.stem)
 def test_good_seed_counterparts_are_clean(path: Path):
     source = path.read_text(encoding="utf-8")
     assert run(source, path=path.name, header=False) == []
 
 
 def test_every_bad_seed_has_a_good_counterpart():
-    bad = {p.stem.removesuffix("_bad") for p in SEEDS.glob("*_bad.py")}
-    good = {p.stem.removesuffix("_good").removesuffix("_langgraph") for p in SEEDS.glob("*_good.py")}
+    bad = {p.stem.removesuffix("_bad") for p in PATTERNS.glob("*_bad.py")}
+    good = {p.stem.removesuffix("_good").removesuffix("_langgraph") for p in PATTERNS.glob("*_good.py")}
     assert bad <= good
