@@ -58,7 +58,10 @@ class Record:
     ``time``: when the request was sent (timezone-aware when the source says so), or None.
     ``url`` / ``method``: as captured (secret query parameters already removed), or None.
     ``headers`` / ``response_headers``: lower-cased names -> value, secrets already dropped.
-    ``session``: an explicit session id given by the envelope (``{"session": ...}``), or None.
+    ``session``: an explicit session id given by the envelope (``{"session": ...}``, or another of
+    ``readers.SESSION_FIELDS``), or None; ``session_field``: the envelope field it came from.
+    ``envelope``: the envelope object the record came from (JSONL and JSON logs), else None: what
+    ``--time-field`` reads.
     ``status``: HTTP status of the response, when known.
     ``fmt``: which reader produced it (``jsonl``, ``json``, ``har``, ``vcr``).
     ``hashed_ids``: personal ids removed from the body, kept only as hashes (dotted body path ->
@@ -81,6 +84,8 @@ class Record:
     status: int | None = None
     fmt: str = "jsonl"
     hashed_ids: Mapping[str, str] = field(default_factory=dict)
+    session_field: str | None = None
+    envelope: Any = field(default=None, repr=False, compare=False)
     trace: Any = field(default=None, repr=False, compare=False)
     reread: Any = field(default=None, repr=False, compare=False)
 
@@ -201,6 +206,15 @@ class Request:
     ``envelope session``, ``cassette``).
     ``session``: the session id assigned by grouping (set by ``cachelint.payloads.sessions``).
     ``index_in_session``: 0-based position in that session (set by grouping).
+    ``side_call``: the kind of an LLM call made beside the conversation, from its endpoint
+    (``compaction``: OpenAI's ``/v1/responses/compact``), or None; it is a session of its own.
+    ``host``: the URL's host when it is not the provider's own API (a compatible API such as
+    Groq or Ollama, a gateway), for reports; None otherwise.
+    ``response_marks``: byte strings a request carrying this response on repeats (its tool call
+    and item ids, the start of its text; ``providers.response_marks``): evidence, for grouping,
+    that a later request continues this one.
+    ``failed``: for a request the provider rejected (HTTP 4xx/5xx), a ``Failure`` (status and the
+    provider's error message); such a request takes part in request checks only.
     ``memo``: what checks derive from the request once and read many times (its normalised
     usage, its breakpoint problems), keyed by the deriving function's name.
     """
@@ -224,6 +238,10 @@ class Request:
     session_key_source: str | None = None
     session: str | None = None
     index_in_session: int = 0
+    side_call: str | None = None
+    host: str | None = None
+    response_marks: tuple[bytes, ...] = ()
+    failed: Any = None
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def tier(self, name: str) -> tuple[Block, ...]:

@@ -15,11 +15,10 @@ cache_control markers stripped"). One normalisation and no other: a string ``sys
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping
-from urllib.parse import unquote
+from typing import Any, Callable, Mapping
 
+from cachelint.payloads.endpoints import Endpoint, EndpointRules
 from cachelint.payloads.jsonio import dumps
 from cachelint.payloads.model import Block, Breakpoint, Record, Request
 
@@ -334,37 +333,35 @@ def _is_empty_text(block: Any) -> bool:
 # --- detection --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ProviderRules:
-    patterns: tuple[tuple[str, re.Pattern[str]], ...]
-    not_llm: tuple[re.Pattern[str], ...]
-
-    @classmethod
-    def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "ProviderRules":
-        patterns: list[tuple[str, re.Pattern[str]]] = []
-        not_llm: list[re.Pattern[str]] = []
-        for pack in packs:
-            patterns += [(p["provider"], re.compile(p["url"])) for p in pack.get("providers", ())]
-            not_llm += [re.compile(p) for p in pack.get("not-llm", ())]
-        return cls(tuple(patterns), tuple(not_llm))
+# The endpoint rules the adapters consult first (cachelint.payloads.endpoints); the old name kept
+# for callers of this module.
+ProviderRules = EndpointRules
 
 
-def detect(record: Record, rules: ProviderRules) -> tuple[str, str | None] | None:
-    """(provider, model id from the URL or None), or None when the record is not an LLM call."""
+def detect(record: Record, rules: EndpointRules) -> tuple[str, str | None] | None:
+    """(provider, model id from the URL or None), or None when the record is not an LLM call.
+    The URL's endpoint first (cachelint.payloads.endpoints), the body's shape for what it leaves
+    open."""
+    found = detect_endpoint(record, rules)
+    return None if found is None else (found[0], found[1].model)
+
+
+def detect_endpoint(record: Record, rules: EndpointRules) -> tuple[str, Endpoint] | None:
+    """(provider, the record's endpoint), or None when the record is not an LLM call."""
     body = record.request
     if not isinstance(body, dict):
         return None
-    url = record.url or ""
-    if url:
-        if any(p.search(url) for p in rules.not_llm):
+    endpoint = rules.classify(record.url)
+    if not endpoint.llm:
+        return None
+    provider = endpoint.provider
+    if provider is None:
+        provider = _provider_from_body(body)
+        if provider is None or provider in endpoint.excluded:
             return None
-        for provider, pattern in rules.patterns:
-            match = pattern.search(url)
-            if match:
-                model = match.groupdict().get("model")
-                return provider, unquote(model) if model else None
-    provider = _provider_from_body(body)
-    return (provider, None) if provider else None
+        if endpoint.known and endpoint.model and provider == "anthropic" and "anthropic_version" not in body:
+            return None  # an InvokeModel model no family names, whose body is not Anthropic's
+    return provider, endpoint
 
 
 def _role(message: Any) -> Any:
@@ -450,10 +447,11 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
     keeps the record's bytes for reuse (``record.trace``), the adapter fills that trace; when the
     body holds parts the reader did not decode (KnownRun / KnownBlock), they are replayed, and a
     part that does not fit raises ReuseMismatch (the caller then decodes the record in full)."""
-    found = detect(record, rules)
+    found = detect_endpoint(record, rules)
     if found is None:
         return None
-    provider, url_model = found
+    provider, endpoint = found
+    url_model = endpoint.model
     body = record.request
     adapter = _ADAPTERS[provider]
     trace = record.trace if isinstance(record.trace, BuildTrace) else None
@@ -493,6 +491,9 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         time=record.time,
         response_id=response.get("id") if isinstance(response.get("id"), str) else None,
         previous_response_id=body.get("previous_response_id") if isinstance(body.get("previous_response_id"), str) else None,
+        side_call=endpoint.side_call,
+        host=endpoint.host,
+        response_marks=response_marks(provider, response),
     )
 
 
@@ -543,6 +544,63 @@ def _server_steps(provider: str, response: Mapping[str, Any]) -> int:
             if kind in kinds or (kind == "tool_search_call" and item.get("execution") == "server"):
                 steps += 1
     return steps
+
+
+# What a request that carries this response on sends again: the ids of the calls and items the
+# response made (a tool call answered by the next request names its id), and the start of its
+# text. A session's next request that holds one of them replays this response: it is the same
+# conversation even when nothing else (tools, system) shows it.
+_MARK_TEXT_CHARS = 120
+_MAX_MARKS = 8
+
+
+def response_marks(provider: str, response: Mapping[str, Any]) -> tuple[bytes, ...]:
+    """Byte strings the next request of the conversation repeats: ``"id"`` JSON strings of the
+    response's tool calls and output items, and the JSON-escaped start of its text."""
+    ids: list[str] = []
+    texts: list[str] = []
+    if provider == "openai-chat":
+        choices = response.get("choices")
+        message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        if isinstance(message, dict):
+            for call in message.get("tool_calls") or ():
+                if isinstance(call, dict) and isinstance(call.get("id"), str):
+                    ids.append(call["id"])
+            if isinstance(message.get("content"), str):
+                texts.append(message["content"])
+    elif provider == "openai-responses":
+        for item in response.get("output") or ():
+            if not isinstance(item, dict):
+                continue
+            for key in ("call_id", "id"):
+                if isinstance(item.get(key), str):
+                    ids.append(item[key])
+            for part in item.get("content") or ():
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+    elif provider == "anthropic":
+        for part in response.get("content") or ():
+            if not isinstance(part, dict):
+                continue
+            if isinstance(part.get("id"), str):
+                ids.append(part["id"])
+            elif part.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+    elif provider == "bedrock-converse":
+        output = response.get("output")
+        message = output.get("message") if isinstance(output, dict) else None
+        for part in (message.get("content") if isinstance(message, dict) else None) or ():
+            if isinstance(part, dict) and isinstance(part.get("toolUse"), dict) and isinstance(part["toolUse"].get("toolUseId"), str):
+                ids.append(part["toolUse"]["toolUseId"])
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+    marks = [dumps(i) for i in ids if len(i) >= 8][:_MAX_MARKS]
+    for text in texts:
+        start = text.strip()[:_MARK_TEXT_CHARS]
+        if len(start) >= 16:  # a short answer ("OK", "4") is no evidence of anything
+            marks.append(dumps(start)[1:-1])
+            break
+    return tuple(marks)
 
 
 def _usage_of(provider: str, response: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -724,11 +782,39 @@ def _replay_history_prefix(b: _Builder, trace: BuildTrace, messages: list, sourc
     return k
 
 
+_TEXT_PART_KEYS = frozenset(("type", "text", *_MARKER_KEYS))
+
+
+def _text_parts_in_order(content: list) -> list:
+    """``content`` with every plain text part written type first (``{"type", "text"}``), as the
+    single text block of a string content is: the order of a text part's two keys never reaches
+    the prompt the provider renders (it renders the text), and a client that sends a part marked
+    (``{"text", "type", "cache_control"}``) and later the same text as a string (the marker moved
+    on) sends the same prompt. Anything but such a part is kept as sent."""
+    out = None
+    for i, part in enumerate(content):
+        if (
+            type(part) is dict
+            and "text" in part
+            and next(iter(part)) != "type"
+            and isinstance(part.get("type"), str)
+            and part.keys() <= _TEXT_PART_KEYS
+        ):
+            if out is None:
+                out = list(content)
+            out[i] = {"type": part["type"], "text": part["text"], **{k: v for k, v in part.items() if k in _MARKER_KEYS}}
+    return content if out is None else out
+
+
 def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
     if isinstance(message, dict) and isinstance(message.get("content"), str):
         role = message.get("role")
         kind = text_kind if text_kind != "input_text" or role != "assistant" else "output_text"
         message = {k: ([_text_block(v, kind)] if k == "content" else v) for k, v in message.items()}
+    elif isinstance(message, dict) and isinstance(message.get("content"), list):
+        content = _text_parts_in_order(message["content"])
+        if content is not message["content"]:
+            message = {k: (content if k == "content" else v) for k, v in message.items()}
     role = str(message.get("role", message.get("type", ""))) if isinstance(message, dict) else ""
     block = b.add("messages", message, role)
     content = message.get("content") if isinstance(message, dict) else None
@@ -821,6 +907,10 @@ def _openai_chat_tool(b: _Builder, tool: Any) -> Block:
     fn = tool.get("function", tool) if isinstance(tool, dict) else {}
     block = b.add("tools", tool, str(fn.get("name", "")) if isinstance(fn, dict) else "")
     b.position += 1
+    if isinstance(tool, dict) and "cache_control" in tool:
+        # OpenRouter passes a Chat tool's cache_control on to Anthropic models, which cache the
+        # prefix up to that tool (its Anthropic prompt caching guide)
+        b.mark("tools", block.index, None, tool["cache_control"])
     return block
 
 
@@ -852,8 +942,11 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         b.position += 1
     inp = body.get("input")
     items = [{"role": "user", "content": inp}] if isinstance(inp, str) else inp if isinstance(inp, list) else []
-    if isinstance(inp, list) and items and _role(items[0]) in _SYSTEM_ROLES:
-        _history_after_system_messages(b, items, "input_text", "input")  # as Chat's system messages
+    chained = isinstance(body.get("previous_response_id"), str)
+    if isinstance(inp, list) and items and _role(items[0]) in _SYSTEM_ROLES and not chained:
+        # as Chat's system messages. Not in a chained request: its input is appended after the
+        # conversation held server-side, so a system message there is history, not a prefix
+        _history_after_system_messages(b, items, "input_text", "input")
     else:
         _message_blocks(b, items, "input_text", source="input" if isinstance(inp, list) else "")
     _openai_options(body, b)

@@ -31,6 +31,7 @@ from typing import IO, Any, Callable, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads import jsonio
+from cachelint.payloads.endpoints import is_upload
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.providers import BuildTrace
@@ -384,21 +385,71 @@ def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iter
         response_headers = response_headers if response_headers is not None else response.get("headers")
         status = status if status is not None else response.get("status", response.get("status_code"))
         response = response.get("body")
-    session = value.get("session", value.get("session_id"))
+    session, session_field = envelope_session(value)
     yield Record(
         origin=origin,
         request=body,
         response=parse_response(response),
-        time=parse_time(value.get("time", value.get("timestamp", value.get("started_at")))),
+        time=envelope_time(value),
         url=redactor.url(url),
         method=value.get("method") if isinstance(value.get("method"), str) else None,
         headers=redactor.header_dict(headers),
         response_headers=redactor.header_dict(response_headers),
-        session=str(session) if isinstance(session, (str, int)) and not isinstance(session, bool) else None,
+        session=session,
+        session_field=session_field,
         status=status if isinstance(status, int) and not isinstance(status, bool) else None,
         fmt=fmt,
         hashed_ids=hashed,
+        envelope=value,
     )
+
+
+# The fields an envelope names its time in, in order: the names loggers and observability exports
+# use (a Python logging or structlog line, OpenTelemetry exports, Elastic's @timestamp, a
+# database row's created_at…). ``--time-field NAME`` (``time-field`` in [tool.cachelint.audit])
+# names another one. Their values are read by ``parse_time``.
+TIME_FIELDS = (
+    "time", "timestamp", "started_at", "ts", "@timestamp", "created_at", "createdAt", "start_time",
+    "startTime", "request_time", "datetime",
+)
+# The fields an envelope names its session in, in order: conversation ids first (a session of
+# cachelint is one conversation), then run and trace ids, which may hold several conversations
+# (a team of agents in one trace): ``TRACE_FIELDS``, which group weakly (cachelint.payloads.sessions).
+SESSION_FIELDS = ("session", "session_id", "sessionId", "conversation_id", "conversationId", "thread_id", "threadId", "trace_id", "traceId")
+TRACE_FIELDS = frozenset(("trace_id", "traceId"))
+
+
+def envelope_time(value: Mapping[str, Any], field: str | None = None) -> datetime | None:
+    """The time of an envelope: the named field (a dotted path into nested objects) or the first
+    of ``TIME_FIELDS`` that holds a time."""
+    if field:
+        return parse_time(_follow(value, field))
+    for name in TIME_FIELDS:
+        if name in value:
+            found = parse_time(value[name])
+            if found is not None:
+                return found
+    return None
+
+
+def envelope_session(value: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """(the envelope's session key, the field it came from), or (None, None)."""
+    for name in SESSION_FIELDS:
+        found = value.get(name)
+        if isinstance(found, (str, int)) and not isinstance(found, bool) and str(found):
+            return str(found), name
+    return None, None
+
+
+def _follow(value: Any, path: str) -> Any:
+    """``value`` at a field name, or at a dotted path when the name itself is absent."""
+    if isinstance(value, Mapping) and path in value:
+        return value[path]
+    for step in path.split("."):
+        if not isinstance(value, Mapping) or step not in value:
+            return None
+        value = value[step]
+    return value
 
 
 def parse_response(response: Any) -> Any:
@@ -415,15 +466,36 @@ def parse_response(response: Any) -> Any:
     return response if isinstance(response, dict) else None
 
 
+def _epoch_seconds(value: float) -> float:
+    """Epoch seconds from a number in seconds, milliseconds, microseconds or nanoseconds, told
+    apart by magnitude: a time after 1973 in seconds is below 1e11 until the year 5138, so each
+    unit owns a range of its own (ms to 1e14, µs to 1e17, ns beyond)."""
+    size = abs(value)
+    if size >= 1e17:
+        return value / 1e9
+    if size >= 1e14:
+        return value / 1e6
+    if size >= 1e11:
+        return value / 1e3
+    return float(value)
+
+
+_NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?\Z")
+
+
 def parse_time(value: Any) -> datetime | None:
-    """ISO 8601 text, an HTTP date, or epoch seconds / milliseconds -> aware datetime (UTC when the
-    source gives no zone)."""
+    """ISO 8601 text (with or without a zone), an HTTP date, or an epoch number (seconds,
+    milliseconds, microseconds or nanoseconds, as a number or a string of digits) -> aware
+    datetime (UTC when the source gives no zone)."""
     if isinstance(value, bool) or value is None:
         return None
     try:
+        if isinstance(value, str) and _NUMBER.match(value.strip()):
+            value = float(value.strip())
         if isinstance(value, (int, float)):
-            seconds = value / 1000.0 if value > 1e11 else float(value)
-            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+            if value != value:  # NaN
+                return None
+            return datetime.fromtimestamp(_epoch_seconds(value), tz=timezone.utc)
         if isinstance(value, str):
             text = value.strip()
             try:
@@ -577,7 +649,7 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
                 return _bad(origin, f"HAR entry {origin.entry}: postData.text is not valid base64 UTF-8")
         if text.strip():
             parsed = _parse_json(text, origin, f"HAR entry {origin.entry} postData.text")
-            body = _json_or_upload(parsed, text, str(post.get("mimeType", "")))
+            body = _json_or_upload(parsed, text, str(post.get("mimeType", "")), _text_or_none(request.get("url")))
             if isinstance(body, Diagnostic):
                 return body
     body, hashed = redactor.body(body)
@@ -632,6 +704,9 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
         return
     else:
         lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
+        if len(lines) != len(interactions):
+            # go-vcr cassettes: each interaction starts with its id ("- id: 0"), the request after it
+            lines = _lines_of(data, rb"^\s*-\s+id:\s*[0-9]+\s*$")
     if len(lines) != len(interactions):
         lines = []
     for index, interaction in enumerate(interactions):
@@ -673,18 +748,22 @@ def _cassette_body(body: Any) -> Any:
 _UPLOAD_TYPES = ("multipart/", "application/x-www-form-urlencoded", "application/octet-stream", "audio/", "image/", "video/")
 
 
-def _json_or_upload(parsed: Any, text: str, content_type: str) -> Any:
+def _json_or_upload(parsed: Any, text: str, content_type: str, url: str | None = None) -> Any:
     """A recorded request body after trying JSON: the value; or, when it is not JSON, None (not an
-    LLM request) for an upload or a text that does not even look like JSON, and the CL001 for a
-    body declared JSON or shaped like it (a truncated request)."""
+    LLM request) for an upload (by its content type or its endpoint) or a text that does not even
+    look like JSON, and the CL001 for a body declared JSON or shaped like it (a truncated request)."""
     if not isinstance(parsed, Diagnostic):
         return parsed
     kind = content_type.lower().lstrip()
-    if kind.startswith(_UPLOAD_TYPES):
-        return None  # e.g. go-vcr's "[multipart form data omitted]"
+    if kind.startswith(_UPLOAD_TYPES) or is_upload(url):
+        return None  # e.g. go-vcr's "[multipart form data omitted]", a text file sent to /upload/
     if "json" in kind or text.lstrip().startswith(("{", "[")):
         return parsed
     return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _body_or_parsed(message: Mapping[str, Any]) -> Any:
@@ -710,7 +789,7 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
     if isinstance(body, str):
         if body.strip():
             parsed = _parse_json(body, origin, f"cassette interaction {origin.entry} request body")
-            body = _json_or_upload(parsed, body, headers.get("content-type", ""))
+            body = _json_or_upload(parsed, body, headers.get("content-type", ""), _text_or_none(request.get("uri", request.get("url"))))
             if isinstance(body, Diagnostic):
                 return body
         else:
@@ -718,8 +797,7 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
     body, hashed = redactor.body(body)
     response = interaction.get("response") if isinstance(interaction.get("response"), dict) else {}
     response_headers = redactor.header_dict(response.get("headers"))
-    status = response.get("status")
-    code = status.get("code") if isinstance(status, dict) else status
+    code = _status_code(response)
     return Record(
         origin=origin,
         request=body,
@@ -729,10 +807,24 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
         method=request.get("method") if isinstance(request.get("method"), str) else None,
         headers=headers,
         response_headers=response_headers,
-        status=code if isinstance(code, int) and not isinstance(code, bool) else None,
+        status=code,
         fmt="vcr",
         hashed_ids=hashed,
     )
+
+
+def _status_code(response: Mapping[str, Any]) -> int | None:
+    """The HTTP status of a recorded response: vcrpy's ``status: {code, message}``, go-vcr's
+    ``code: 400`` beside ``status: "400 Bad Request"``, or a bare number."""
+    status = response.get("status")
+    for value in (status.get("code") if isinstance(status, dict) else status, response.get("code")):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            head = value.strip().split(" ", 1)[0]
+            if head.isdigit() and len(head) == 3:
+                return int(head)
+    return None
 
 
 def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits()) -> list[Item]:
