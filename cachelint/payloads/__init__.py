@@ -32,6 +32,9 @@ def sessions_to_show(sessions: list[Any], eventful: Any) -> tuple[list[Any], int
 @dataclass
 class AuditOptions:
     input_format: str = "auto"  # auto | jsonl | json | har | vcr
+    # the envelope field that holds each record's time (a dotted path into nested objects), when
+    # it is none of the fields read by default (cachelint.payloads.readers.TIME_FIELDS)
+    time_field: str | None = None
     baseline: str | None = None  # a JSON file of accepted findings (see docs/suppressions.md)
     progress: bool = False  # a progress bar on stderr (the CLI sets it only on a TTY)
     # JSONL records that repeat bytes of a recent record are decoded only where they differ

@@ -28,10 +28,11 @@ from cachelint.payloads.checks import (
 )
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.model import TIERS, PrefixDiff, Request, Session
-from cachelint.payloads.providers import BlockCache, ProviderRules, ReuseMismatch, to_request
-from cachelint.payloads.readers import ReadLimits, iter_log_files, read_log
+from cachelint.payloads.providers import BlockCache, ProviderRules, ReuseMismatch, failure_of, to_request
+from cachelint.payloads.readers import ReadLimits, envelope_time, iter_log_files, read_log
 from cachelint.payloads.secrets import Redactor
-from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys
+from cachelint.payloads.limits import limits_for
+from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys, longest_lifetime
 
 DEFAULT_SESSION_WINDOW = 1000
 MAX_BREAKS_SHOWN = 20
@@ -72,6 +73,8 @@ class _Run:
     skipped: int = 0
     failed: int = 0
     files: int = 0
+    time_field: str | None = None  # --time-field: the envelope field that holds each record's time
+    times: dict[str, list[int]] = field(default_factory=dict)  # file -> [requests without a time, with one]
 
 
 def run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path) -> AuditResult:
@@ -144,11 +147,13 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
         grouper=SessionGrouper(
             SessionKeys.from_packs(load_packs("payloads-session-keys", extra)),
             window=int(audit_options.get("session-window", DEFAULT_SESSION_WINDOW)),
+            lifetime=longest_lifetime(limits_for(ctx)),
         ),
         ctx=ctx,
         ledger=ledger,
     )
     _checks(run, options.fast_paths)
+    run.time_field = options.time_field or audit_options.get("time-field") or None
     return run
 
 
@@ -185,6 +190,8 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
         run.records += 1
         if progress is not None:
             progress.records_seen(run.records, _tell(position))
+        if run.time_field and item.envelope is not None:
+            item.time = envelope_time(item.envelope, run.time_field)
         try:
             try:
                 req = to_request(item, run.rules, run.block_cache)
@@ -206,10 +213,13 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
         if item.status is not None and item.status >= 400:
             # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
             # provider neither read nor wrote the cache for it, so it takes no part in a session
-            # (a retry is compared with the last request that was served) and costs nothing.
+            # (a retry is compared with the last request that was served) and costs nothing. Its
+            # own markers are still checked: a 400 for five breakpoints is CL305's to explain.
             run.failed += 1
+            _audit_failed(run, req, item)
             continue
         run.requests += 1
+        _note_time(run, display, req)
         try:
             _audit_request(run, req, item)
         except RecursionError:
@@ -217,6 +227,27 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
         expired = run.grouper.expired()
         if expired:
             _close(run, expired)
+
+
+def _audit_failed(run: _Run, req: Request, record: Any) -> None:
+    """The request checks on a request the provider rejected, outside any session: it is the
+    first and only request of none, and its finding quotes the provider's error."""
+    req.failed = failure_of(record.status, record.response)
+    req.session = None
+    req.index_in_session = 0
+    ctx = run.ctx
+    ctx.session = None
+    ctx.diff = None
+    _run_checks(run.diagnostics, run.first_request_checks, req.origin, (req, ctx))
+
+
+def _note_time(run: _Run, display: str, req: Request) -> None:
+    """Count the requests of each file with and without a time: a file whose requests carry none
+    is named once in the summary (the TTL checks could not run on it)."""
+    counts = run.times.get(display)
+    if counts is None:
+        counts = run.times[display] = [0, 0]
+    counts[0 if req.time is None else 1] += 1
 
 
 def _tell(position: list[Any] | None) -> int | None:
@@ -364,6 +395,9 @@ def _summary(run: _Run) -> dict[str, Any]:
                 "path": s.path,
                 "first": report.first,
                 "provider": s.provider,
+                "host": s.host,
+                "started": s.started,
+                "started_after": s.started_after,
                 "model": s.model,
                 "requests": s.count,
                 "breaks": s.breaks,
@@ -376,6 +410,7 @@ def _summary(run: _Run) -> dict[str, Any]:
         "requests": run.requests,
         "skipped_non_llm": run.skipped,
         "failed": run.failed,
+        "untimed_files": sorted(path for path, (untimed, timed) in run.times.items() if untimed >= 2 and not timed),
         "sessions": sessions,
         "totals": {
             "sessions": len(sessions),
@@ -406,10 +441,14 @@ def render_text(summary: dict[str, Any]) -> str:
     shown, hidden = sessions_to_show(summary["sessions"], lambda s: s["breaks"])
     for s in shown:
         model = f" {s['model']}" if s["model"] else ""
+        host = f" at {s['host']}" if s.get("host") else ""
         lines.append(
-            f"session {s['id']} — {s['provider']}{model}, {s['requests']} request(s), {s['breaks']} break(s); "
+            f"session {s['id']} — {s['provider']}{host}{model}, {s['requests']} request(s), {s['breaks']} break(s); "
             f"from {s['first']}; grouped by {s['grouping_text']}"
         )
+        if s.get("started"):
+            after = f" (did not continue {s['started_after']})" if s.get("started_after") else ""
+            lines.append(f"  new session: {s['started']}{after}")
         for b in s["break_details"]:
             where = f"at byte {b['offset']} ({b['first_tier']})" if b["offset"] is not None else "settings only"
             lines.append(f"  break {b['location']} {where}; invalidates {', '.join(b['invalidated'])}")
@@ -424,6 +463,13 @@ def render_text(summary: dict[str, Any]) -> str:
             lines.append(f"  … {s['breaks'] - len(s['break_details'])} more break(s)")
     if hidden:
         lines.append(f"… {hidden} more session(s) without a break (the HTML report lists every session)")
+    untimed = summary.get("untimed_files") or []
+    if untimed:
+        names = ", ".join(untimed[:3]) + (f" and {len(untimed) - 3} more" if len(untimed) > 3 else "")
+        lines.append(
+            f"TTL checks (CL306, the TTL advice) could not run on {len(untimed)} file(s) whose requests carry no time: "
+            f"{names}; name the time field with --time-field NAME"
+        )
     return "\n".join(lines) + "\n"
 
 

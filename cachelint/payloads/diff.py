@@ -71,7 +71,24 @@ class VolatilePatterns:
 # --- the diff ---------------------------------------------------------------------------------
 
 
+def chain_view(prev: Request) -> Request:
+    """What of ``prev`` a request chained to it (``previous_response_id``) renders first: its tools
+    and its ``instructions``. The rest — ``prev``'s input, system messages included, and its
+    output — is the conversation held server-side, which the chained request's new input follows;
+    ``instructions`` are not carried over (OpenAI's Responses API reference: "When using along
+    with previous_response_id, the instructions from a previous response will not be carried over
+    to the next response"), so each link sends its own and the two are compared."""
+    instructions = tuple(b for b in prev.system if b.name == "instructions")
+    if len(instructions) == len(prev.system) and not prev.messages:
+        return prev
+    from dataclasses import replace as _replace
+
+    return _replace(prev, system=instructions, messages=(), memo={})
+
+
 def prefix_diff(prev: Request, cur: Request, table: InvalidationTable, volatile: VolatilePatterns) -> PrefixDiff:
+    if cur.previous_response_id:
+        prev = chain_view(prev)
     tier_diffs: list[TierDiff] = []
     first_tier: str | None = None
     offset: int | None = None

@@ -365,6 +365,10 @@ class Session:
     ``requests``: the requests still held, in order (the pipeline may drop old requests' blocks
     once they are no longer needed; counts below stay exact).
     ``count``: number of requests ever added. ``breaks``: number of pairs with a broken prefix.
+    ``host``: the first request's ``host`` (a compatible API or gateway), or None.
+    ``started``: why the first request started a session rather than continue an open one (empty
+    when no open session was a candidate); ``started_after``: where that candidate's last request
+    was (``log.jsonl:12``), when one was.
     """
 
     id: str
@@ -377,3 +381,6 @@ class Session:
     provider: str | None = None
     model: str | None = None
     path: str | None = None
+    host: str | None = None
+    started: str = ""
+    started_after: str | None = None

@@ -15,6 +15,7 @@ cache_control markers stripped"). One normalisation and no other: a string ``sys
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
@@ -601,6 +602,37 @@ def response_marks(provider: str, response: Mapping[str, Any]) -> tuple[bytes, .
             marks.append(dumps(start)[1:-1])
             break
     return tuple(marks)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A request the provider rejected: the HTTP status and the error message it answered (the
+    first 240 characters, anything shaped like a credential masked), or "" when it gave none."""
+
+    status: int
+    message: str = ""
+
+
+_CREDENTIAL_LIKE = re.compile(r"\b(sk|pk|rk|ak)-[A-Za-z0-9_\-]{6,}|[A-Za-z0-9+/_\-]{32,}")
+_MAX_ERROR_CHARS = 240
+
+
+def failure_of(status: int, response: Any) -> Failure:
+    """The Failure of a rejected request from its error body: Anthropic's and OpenAI's
+    ``{"error": {"message"}}``, Bedrock's ``{"message"}``, Gemini's ``{"error": {"message"}}``."""
+    message = ""
+    if isinstance(response, dict):
+        error = response.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            message = error["message"]
+        elif isinstance(error, str):
+            message = error
+        elif isinstance(response.get("message"), str):
+            message = response["message"]
+    message = _CREDENTIAL_LIKE.sub("…", " ".join(message.split()))
+    if len(message) > _MAX_ERROR_CHARS:
+        message = message[: _MAX_ERROR_CHARS - 1] + "…"
+    return Failure(status, message)
 
 
 def _usage_of(provider: str, response: Mapping[str, Any]) -> Mapping[str, Any] | None:

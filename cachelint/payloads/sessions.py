@@ -1,19 +1,39 @@
-"""Grouping requests into sessions, as they stream by.
+"""Grouping requests into sessions, as they stream by: one session is the conversation of one agent.
 
 In order of trust:
-1. an explicit key — a session header (``x-claude-code-session-id``…), the envelope's ``session``,
-   the hash of ``metadata.user_id`` (rules/packs/payloads-session-keys.yaml);
-2. OpenAI Responses chained by ``previous_response_id`` (the history is server-side, so the chain is
-   the session);
-3. inferred from history growth: a request continues the open session whose last request's
-   messages are a prefix of its own (the longest such prefix wins, then the most recent session).
-   A request whose history shares its first messages with a session of the same agent (same tools
-   or system) but rewrote something continues it too — that is a rewritten history (CL303), not a
-   new conversation. Otherwise it starts a new session. Interleaved sessions in one file come apart.
-   A weak key (``prompt_cache_key``) is a tie-breaker and names sessions that continue nothing;
-4. a VCR cassette or a HAR file is one recording (test recorders write one a test): its requests
-   are grouped by history as above but never with requests of another file, and its sessions close
-   at the end of the file.
+
+1. an explicit session key — a session header (``x-claude-code-session-id``…), the envelope's
+   session field (``session``, ``session_id``, ``conversation_id``, ``thread_id``…), the hash of
+   ``metadata.user_id`` (rules/packs/payloads-session-keys.yaml). A key holds one conversation,
+   sometimes of several agents (a subagent, a side call under the same id): its requests are never
+   grouped with another key's, and within it each agent's conversation is its own session;
+2. OpenAI Responses chains: a request with ``previous_response_id`` continues the session of that
+   response; when the response is not in the log, the open Responses session with the same
+   ``prompt_cache_key``, instructions and tools;
+3. inferred from history: a request continues the open session whose last request's messages are
+   a prefix of its own, when nothing says it is another agent (below); or, for the same agent, a
+   history rewritten somewhere (CL303). Otherwise it starts a new session. Interleaved sessions in
+   one file come apart;
+4. a VCR cassette or a HAR file is one recording: its requests are grouped as above but never with
+   requests of another file, and its sessions close at the end of the file.
+
+What says a request is another agent's (``agent_evidence``): its tools and its system prompt. An
+equal, non-empty tier is the same agent; two non-empty tiers that differ are another agent (a
+round-robin team's critic, a handoff's target); a tier present in one request and absent from the
+other is weaker (a call made without the tools); two empty tiers say nothing. A request that
+replays the previous request's response (its tool call ids, its text: ``Request.response_marks``)
+continues that conversation whatever its tools.
+
+What splits a history that grows: the other agent's tiers; a request that repeats a history and
+changes only its last message (independent predictions that share a few-shot prompt); a pause
+longer than the longest cache lifetime the provider gives the previous request's entries
+(``longest_lifetime``: a re-recording appended to a cassette days later), unless a key says the
+two are one session or the response read the cache (the evidence beats the clock). A side call
+(``Request.side_call``: a compaction) is a session of its own. A weak key (``prompt_cache_key``,
+a trace id) is evidence, not a scope: it breaks ties, bridges pauses and links Responses chains.
+
+Every session records why it started (``Session.started``): the reason its first request did not
+continue the nearest open session, for the summary.
 
 Memory: only open sessions are held; a session untouched for ``window`` records is closed.
 """
@@ -23,7 +43,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from cachelint.payloads.diff import common_prefix_blocks
-from cachelint.payloads.model import Record, Request, Session
+from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
+from cachelint.payloads.usage import usage_of
 
 # Formats whose files are each one recording, never continued in another file.
 _RECORDINGS = ("vcr", "har")
@@ -34,7 +55,15 @@ GROUPING_TEXT = {
     "cassette": "one recording (cassette or HAR file), split by history",
     "history": "inferred: each request extends the history of the previous one",
     "single": "a single request",
+    "side-call": "a call beside the conversation",
 }
+
+# Envelope fields whose ids group weakly: a run or a trace may hold several conversations.
+_WEAK_ENVELOPE_FIELDS = frozenset(("trace_id", "traceId"))
+
+# agent_evidence: the same agent (a tier equal), the same agent edited (a tier mostly equal), no
+# evidence, weakly another (a tier sent by one request only), clearly another (tiers unlike)
+SAME, CLOSE, NONE, WEAK, OTHER = 3, 2, 1, 0, -1
 
 
 @dataclass(frozen=True)
@@ -59,8 +88,8 @@ class SessionKeys:
             value = record.headers.get(name)
             if value:
                 return f"header:{value}", f"header {name}"
-        if record.session:
-            return f"envelope:{record.session}", "envelope session"
+        if record.session and record.session_field not in _WEAK_ENVELOPE_FIELDS:
+            return f"envelope:{record.session}", f"envelope {record.session_field or 'session'}"
         for path in self.hashed_fields:
             value = record.hashed_ids.get(path)
             if value:
@@ -73,18 +102,73 @@ class SessionKeys:
             value = body.get(path)
             if isinstance(value, str) and value:
                 return f"{path}:{value}", path
+        if record.session and record.session_field in _WEAK_ENVELOPE_FIELDS:
+            return f"envelope:{record.session}", f"envelope {record.session_field}"
         return None
+
+
+def agent_evidence(a: Request, b: Request) -> int:
+    """What the tools and the system prompt of two requests say about their agent: ``SAME``
+    (a non-empty tier is equal), ``CLOSE`` (a non-empty tier mostly equal: a date that ticks, a
+    tool added), ``OTHER`` (two non-empty tiers unlike each other, none equal or close), ``WEAK``
+    (a tier sent by one request only), ``NONE`` (both empty: no evidence either way)."""
+    found = NONE
+    for x, y in ((a.tools, b.tools), (a.system, b.system)):
+        if not x and not y:
+            continue
+        if x and y:
+            if _same_tier(x, y):
+                return SAME
+            if _close_tiers(x, y):
+                found = CLOSE
+            elif found != CLOSE:
+                found = OTHER
+        elif found == NONE:
+            found = WEAK
+    return found
+
+
+def _same_tier(x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
+    return len(x) == len(y) and (x == y or all(p.data is q.data or p.data == q.data for p, q in zip(x, y)))
+
+
+# Two versions of one agent's tier share most of their bytes (a timestamp rewritten, a tool added
+# to a list, a paragraph appended); two agents' system prompts share a template at most.
+_CLOSE_SHARE = 0.5
+
+
+def _close_tiers(x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
+    """Whether two tiers share at least half of the longer one's bytes as a common head and tail."""
+    from cachelint.payloads.diff import _common_prefix_len
+
+    a, b = b"".join(blk.data for blk in x), b"".join(blk.data for blk in y)
+    head = _common_prefix_len(a, b)
+    tail = _common_prefix_len(a[head:][::-1], b[head:][::-1])
+    return head + tail >= _CLOSE_SHARE * max(len(a), len(b))
+
+
+def replays_response(prev: Request, cur: Request, start: int) -> bool:
+    """Whether ``cur``'s messages from ``start`` on repeat something of ``prev``'s response (a tool
+    call id, the start of its text): ``cur`` carries that response on."""
+    if not prev.response_marks:
+        return False
+    for block in cur.messages[start:]:
+        data = block.data
+        for mark in prev.response_marks:
+            if mark in data:
+                return True
+    return False
 
 
 @dataclass
 class _Open:
     session: Session
     last: Request
-    scope: str  # the file for cassettes, "" otherwise
+    scope: str  # the file for recordings, "" otherwise
     touched: int = 0
+    key: str | None = None  # the explicit key's scope entry ("{scope}|{key}"), when grouped by one
     weak_key: str | None = None
     index_keys: tuple[Any, ...] = ()  # where it sits in the grouper's candidate indexes
-    keys: list[str] = field(default_factory=list)  # explicit-key entries to forget on close
     responses: list[str] = field(default_factory=list)  # response ids to forget on close
 
 
@@ -100,12 +184,28 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
     return tuple(keys)
 
 
+@dataclass(frozen=True)
+class _Verdict:
+    """How a request relates to an open session's last request: ``rank`` > 0 continues it (3: it
+    replays its response, 2: its history grows, 1: the same agent's history rewritten, 0: the same
+    agent under the same key, whatever the history); otherwise ``reason`` says why not."""
+
+    rank: int
+    shared: int = 0
+    reason: str | None = None
+
+
+_REJECT = _Verdict(-1)
+
+
 @dataclass
 class SessionGrouper:
     keys: SessionKeys
     window: int = 1000
+    # the longest a request's cache entries can live, in seconds, or None (``longest_lifetime``)
+    lifetime: Any = None
     _open: dict[str, _Open] = field(default_factory=dict)
-    _by_key: dict[str, str] = field(default_factory=dict)
+    _by_key: dict[str, dict[str, None]] = field(default_factory=dict)
     _by_response: dict[str, str] = field(default_factory=dict)
     _index: dict[Any, dict[str, None]] = field(default_factory=dict)
     _counter: int = 0
@@ -113,8 +213,8 @@ class SessionGrouper:
 
     def _reindex(self, entry: _Open, req: Request, keys: tuple[Any, ...] | None = None) -> None:
         sid = entry.session.id
-        if entry.session.grouping in ("explicit", "response-chain"):
-            keys = ()
+        if entry.key is not None or entry.session.grouping in ("response-chain", "side-call") or req.previous_response_id:
+            keys = ()  # found by their key or their response ids, not by history
         elif keys is None:
             keys = _candidate_keys(req, entry.scope)
         if keys == entry.index_keys:
@@ -130,27 +230,31 @@ class SessionGrouper:
         scope = record.origin.path if record.fmt in _RECORDINGS else ""
         keys: tuple[Any, ...] | None = None
         explicit = self.keys.explicit(record)
+        weak = self.keys.weak(record)
+        weak_key = weak[0] if weak else None
         target: _Open | None = None
-        grouping = "history"
+        why: tuple[str, str | None] = ("", None)
+        grouping = "cassette" if scope else "history"
         key = key_source = None
-        if explicit is not None:
+        if req.side_call is not None:
+            grouping = "side-call"
+            why = (f"a {req.side_call} call, made beside the conversation", None)
+        elif explicit is not None:
             key, key_source = explicit
-            sid = self._by_key.get(f"{scope}|{key}")
-            target = self._open.get(sid) if sid else None
             grouping = "explicit"
+            target, why = self._in_key(req, f"{scope}|{key}", weak_key)
         elif req.previous_response_id:
-            sid = self._by_response.get(req.previous_response_id)
-            target = self._open.get(sid) if sid else None
-            grouping = "response-chain" if target is not None else ("cassette" if scope else "history")
+            target, why = self._chained(req, scope, weak_key)
+            if target is not None:
+                grouping = "response-chain"
         else:
-            weak = self.keys.weak(record)
             keys = _candidate_keys(req, scope)
-            target = self._continued(req, keys, weak[0] if weak else None)
-            if target is None and weak is not None:
-                key, key_source = weak
-            grouping = "cassette" if scope else "history"
+            target, why = self._continued(req, keys, weak_key)
+        if target is None and explicit is None and weak is not None:
+            key, key_source = weak
         if target is None:
-            session = self._new(req, record, grouping, key, key_source, scope)
+            session = self._new(req, record, grouping, key, key_source, scope, explicit is not None, weak_key)
+            session.started, session.started_after = why
             prev = None
         else:
             session = target.session
@@ -159,6 +263,8 @@ class SessionGrouper:
             prev = target.last
             target.last = req
             target.touched = self._tick
+            if weak_key is not None and target.weak_key is None:
+                target.weak_key = weak_key
             self._reindex(target, req, keys if target.scope == scope else None)
         req.session = session.id
         req.index_in_session = session.count
@@ -169,7 +275,10 @@ class SessionGrouper:
             self._open[session.id].responses.append(req.response_id)
         return session, prev
 
-    def _new(self, req: Request, record: Record, grouping: str, key: str | None, key_source: str | None, scope: str) -> Session:
+    def _new(
+        self, req: Request, record: Record, grouping: str, key: str | None, key_source: str | None, scope: str,
+        explicit: bool, weak_key: str | None,
+    ) -> Session:
         self._counter += 1
         session = Session(
             id=f"s{self._counter}",
@@ -179,54 +288,163 @@ class SessionGrouper:
             provider=req.provider,
             model=req.model,
             path=record.origin.path,
+            host=req.host,
         )
-        entry = _Open(session, req, scope, self._tick)
+        entry = _Open(session, req, scope, self._tick, weak_key=weak_key)
         self._open[session.id] = entry
-        if key is not None:
-            self._by_key[f"{scope}|{key}"] = session.id
-            entry.keys.append(f"{scope}|{key}")
-            entry.weak_key = key if grouping != "explicit" else None
+        if explicit and key is not None:
+            entry.key = f"{scope}|{key}"
+            self._by_key.setdefault(entry.key, {})[session.id] = None
         self._reindex(entry, req)
         return session
 
-    def _continued(self, req: Request, keys: tuple[Any, ...], weak_key: str | None) -> _Open | None:
+    # --- the three ways in ------------------------------------------------------------------
+
+    def _in_key(self, req: Request, scope_key: str, weak_key: str | None) -> tuple[_Open | None, tuple[str, str | None]]:
+        """The session of the same key (and agent) the request continues: by history first, then
+        the same agent whatever its history (a key is one conversation: a compaction that replaced
+        the history is still it), then, when the key holds one session and nothing says another
+        agent, that one."""
+        sids = list(self._by_key.get(scope_key, {}))
+        if not sids:
+            return None, ("", None)
+        best = self._best(req, {sid: None for sid in sids}, weak_key, None, timed=False)
+        if best is not None:
+            return best[1], ("", None)
+        fallback: tuple[tuple[int, ...], _Open] | None = None
+        for sid in sids:
+            entry = self._open[sid]
+            evidence = agent_evidence(entry.last, req)
+            if evidence == SAME or (evidence == NONE and len(sids) == 1):
+                score = (evidence, entry.touched)
+                if fallback is None or score > fallback[0]:
+                    fallback = (score, entry)
+        if fallback is not None:
+            return fallback[1], ("", None)
+        last = self._open[sids[-1]].last
+        return None, ("another agent under the same session key: its tools and system prompt differ", last.origin.describe())
+
+    def _chained(self, req: Request, scope: str, weak_key: str | None) -> tuple[_Open | None, tuple[str, str | None]]:
+        """The session of the response a chained Responses request names; when that response is
+        not in the log, the open Responses session of the same prompt_cache_key, instructions and
+        tools (the most recent)."""
+        sid = self._by_response.get(req.previous_response_id or "")
+        if sid is not None and sid in self._open:
+            return self._open[sid], ("", None)
+        found: _Open | None = None
+        for entry in self._open.values():
+            last = entry.last
+            if entry.scope != scope or last.provider != req.provider or last.side_call is not None:
+                continue
+            if (last.settings.get("prompt_cache_key") or None) != (req.settings.get("prompt_cache_key") or None):
+                continue
+            instructions = tuple(b for b in last.system if b.name == "instructions")
+            if not (req.tools or req.system) or not _same_tier(last.tools, req.tools) or not _same_tier(instructions, req.system):
+                continue
+            if found is None or entry.touched > found.touched:
+                found = entry
+        if found is not None:
+            return found, ("", None)
+        return None, ("chained (previous_response_id) to a response the log does not hold", None)
+
+    def _continued(self, req: Request, keys: tuple[Any, ...], weak_key: str | None) -> tuple[_Open | None, tuple[str, str | None]]:
         """The open session this request continues, by history. Sessions whose last request
         shares the first message are ranked first: only they can be true continuations, so when
         one is, the sessions that share only the agent's tools or system need not be looked at."""
-        best: tuple[tuple[int, ...], _Open] | None = None
         sharing_first: dict[str, None] = {}
         same_agent: dict[str, None] = {}
         for key in keys:
             (sharing_first if key[0] == "first" else same_agent).update(self._index.get(key, {}))
-        best = self._best(req, sharing_first, weak_key, None)
-        if best is not None and best[0][0] == 2:
-            return best[1]
+        rejected: list[tuple[int, str, str]] = []
+        best = self._best(req, sharing_first, weak_key, None, rejected=rejected)
+        if best is not None and best[0][0] >= 2:
+            return best[1], ("", None)
         others = {sid: None for sid in same_agent if sid not in sharing_first}
-        best = self._best(req, others, weak_key, best)
-        return best[1] if best else None
+        best = self._best(req, others, weak_key, best, rejected=rejected)
+        if best is not None:
+            return best[1], ("", None)
+        if rejected:
+            _, reason, where = max(rejected)  # the most recent session it did not continue
+            return None, (reason, where)
+        return None, ("", None)
 
     def _best(
-        self, req: Request, sids: dict[str, None], weak_key: str | None, best: tuple[tuple[int, ...], _Open] | None
+        self, req: Request, sids: dict[str, None], weak_key: str | None, best: tuple[tuple[int, ...], _Open] | None,
+        timed: bool = True, rejected: list[tuple[int, str, str]] | None = None,
     ) -> tuple[tuple[int, ...], _Open] | None:
-        cur = req.messages
         for sid in sorted(sids, key=lambda s: int(s[1:])):
             candidate = self._open[sid]
-            prev = candidate.last.messages
-            k = common_prefix_blocks(prev, cur)
-            if k == len(prev) and len(prev) > 0 and len(cur) >= len(prev) and (k >= 2 or _same_agent(candidate.last, req)):
-                # a true continuation (append-only). One shared message is weak evidence: another
-                # agent may be handed the same task text, so it must also look like the same agent.
-                rank = 2
-            elif k >= 1 and len(cur) > 1 and _same_agent(candidate.last, req):
-                rank = 1  # the same agent's history, rewritten somewhere (CL303)
-            elif k == 0 and len(prev) >= 2 and len(cur) >= len(prev) and _same_agent(candidate.last, req) and _only_first_differs(prev, cur):
-                rank = 1  # message 0 rewritten (a timestamp in the first user message), the rest intact
-            else:
+            same_key = weak_key is not None and candidate.weak_key == weak_key
+            verdict = self._judge(candidate.last, req, timed and not same_key)
+            if verdict.rank < 0:
+                if rejected is not None and verdict.reason:
+                    rejected.append((candidate.touched, verdict.reason, candidate.last.origin.describe()))
                 continue
-            score = (rank, int(weak_key is not None and candidate.weak_key == weak_key), k, candidate.touched)
+            score = (verdict.rank, int(same_key), verdict.shared, candidate.touched)
             if best is None or score > best[0]:
                 best = (score, candidate)
         return best
+
+    def _judge(self, last: Request, cur: Request, timed: bool) -> _Verdict:
+        """Whether ``cur`` continues the session whose last request is ``last``."""
+        if last.side_call is not None or last.provider != cur.provider:
+            return _REJECT
+        prev, msgs = last.messages, cur.messages
+        k = common_prefix_blocks(prev, msgs)
+        if timed:
+            pause = self._too_long(last, cur)
+            if pause is not None:
+                return _Verdict(-1, k, pause)
+        evidence = agent_evidence(last, cur)
+        if k == len(prev) and prev and len(msgs) >= len(prev):
+            grows = len(msgs) > len(prev)
+            if evidence == OTHER:
+                if grows and k >= 2:
+                    return _Verdict(2, k)  # the whole history carried on (a handoff): one conversation
+                return _Verdict(-1, k, "another agent: its tools and system prompt are unlike those of the request whose messages it shares")
+            if replays_response(last, cur, k):
+                return _Verdict(3, k)
+            if grows:
+                if evidence != WEAK or k >= 2:
+                    return _Verdict(2, k)
+                return _Verdict(-1, k, "it shares only the opening message with a request of other tools or system prompt (a side call)")
+            if evidence in (SAME, CLOSE):
+                return _Verdict(2, k)  # the same request sent again (a retry, a setting changed)
+            return _Verdict(-1, k, "it repeats the messages of a request of other tools or system prompt (another configuration, a side call)")
+        if k and k == len(prev) - 1 == len(msgs) - 1:
+            return _Verdict(-1, k, "an independent request: it repeats the history of the previous one and changes only its last message")
+        if evidence == NONE and k >= 1 and len(msgs) > len(prev):
+            return _Verdict(1, k)  # a history without tools or system, rewritten as it grew (CL303)
+        if evidence != SAME:
+            if evidence == OTHER and k:
+                return _Verdict(-1, k, "another agent: its tools and system prompt are unlike those of the request whose messages it shares")
+            return _REJECT
+        if k >= 1 and len(msgs) > 1:
+            return _Verdict(1, k)  # the same agent's history, rewritten somewhere (CL303)
+        if k == 0 and len(prev) >= 2 and len(msgs) >= len(prev) and _only_first_differs(prev, msgs):
+            return _Verdict(1, k)  # message 0 rewritten (a timestamp in the first user message), the rest intact
+        return _REJECT
+
+    def _too_long(self, last: Request, cur: Request) -> str | None:
+        """Why the pause since ``last`` ends its session, or None: it outlived every cache entry
+        ``last`` could have left, and the response does not show a cache read."""
+        if self.lifetime is None:
+            return None
+        gap = seconds_between(last, cur)
+        if gap is None:
+            return None
+        longest = self.lifetime(last)
+        if longest is None or gap <= longest:
+            return None
+        usage = usage_of(cur)
+        if usage is not None and usage.read > 0:
+            return None  # the cache was read: the clock of the log is wrong, not the session
+        return (
+            f"{duration_text(gap)} after the previous request, longer than the longest cache lifetime of"
+            f" {last.provider} for it ({duration_text(longest)}): another run"
+        )
+
+    # --- closing ----------------------------------------------------------------------------
 
     def expired(self) -> list[Session]:
         """Sessions untouched for ``window`` records: closed and forgotten (memory stays flat)."""
@@ -256,9 +474,12 @@ class SessionGrouper:
         entry = self._open.pop(sid)
         session = entry.session
         self._unindex(sid, entry.index_keys)
-        for k in entry.keys:
-            if self._by_key.get(k) == sid:
-                del self._by_key[k]
+        if entry.key is not None:
+            bucket = self._by_key.get(entry.key)
+            if bucket is not None:
+                bucket.pop(sid, None)
+                if not bucket:
+                    del self._by_key[entry.key]
         for r in entry.responses:
             if self._by_response.get(r) == sid:
                 del self._by_response[r]
@@ -267,12 +488,30 @@ class SessionGrouper:
         return session
 
 
-def _same_agent(a: Request, b: Request) -> bool:
-    """Same tools or same system prompt: the signature of one agent (crewAI cassettes hold several
-    agents; an agent whose tools were reordered keeps its system prompt, and vice versa)."""
-    same_tools = len(a.tools) == len(b.tools) and all(x.data == y.data for x, y in zip(a.tools, b.tools))
-    same_system = len(a.system) == len(b.system) and all(x.data == y.data for x, y in zip(a.system, b.system))
-    return same_tools or same_system
+def longest_lifetime(limits: Any) -> Any:
+    """A function giving, for a request, the longest its cache entries can live in seconds (None
+    when the provider is unknown): the provider's longest default lifetime (``longest_ttl`` in
+    rules/packs/payloads-limits.yaml: Anthropic's and Bedrock's 1-hour TTL, OpenAI's in-memory
+    retention of at most an hour, Gemini's hour), or longer when the request asks for it (OpenAI's
+    ``prompt_cache_retention: "24h"``, a marker's TTL)."""
+    memo: dict[tuple[Any, ...], int | None] = {}
+
+    def lifetime(req: Request) -> int | None:
+        retention = req.settings.get("prompt_cache_retention")
+        ttls = tuple(sorted({bp.ttl for bp in req.breakpoints}))
+        key = (req.provider, retention if isinstance(retention, str) else None, ttls)
+        if key in memo:
+            return memo[key]
+        provider = limits.provider(req.provider)
+        found: int | None = None
+        if provider is not None:
+            asked = [provider.ttl_seconds(t) for t in (*ttls, *([retention.replace("-", "_")] if isinstance(retention, str) else []))]
+            candidates = [s for s in (provider.longest_ttl, *asked) if s]
+            found = max(candidates) if candidates else None
+        memo[key] = found
+        return found
+
+    return lifetime
 
 
 def _only_first_differs(prev: tuple, cur: tuple) -> bool:

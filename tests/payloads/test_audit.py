@@ -391,8 +391,9 @@ def test_a_change_after_the_cache_expired_anyway_lost_nothing(tmp_path):
     first = anthropic(turns(3), system=marked)
     second = anthropic(turns(5), tools=list(reversed(TOOLS)), system=marked)
     for later, expected in (("2026-12-26T10:00:00Z", Severity.INFO), ("2026-11-29T10:10:00Z", None)):
-        r = audit(tmp_path, [env(first, time="2026-11-29T10:00:00Z", response={"usage": usage}),
-                             env(second, time=later, response={"usage": usage})])
+        # one session by its key (without one, a pause that long starts a new session: below)
+        r = audit(tmp_path, [env(first, time="2026-11-29T10:00:00Z", response={"usage": usage}, session="run-1"),
+                             env(second, time=later, response={"usage": usage}, session="run-1")])
         (d,) = [d for d in r.diagnostics if d.code == "CL301"]
         assert d.severity == expected, later
         (session,) = r.summary["usage"]["sessions"]

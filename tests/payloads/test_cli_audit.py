@@ -69,8 +69,15 @@ def test_each_har_file_is_one_recording(tmp_path, monkeypatch):
     assert (out if isinstance(out, list) else out["diagnostics"]) == []
     (tmp_path / "ab.har").write_text(har([har_entry(bare("claude-sonnet-4-5"), "2026-11-29T10:00:00Z"),
                                           har_entry(bare("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
+    # one file, yet two sessions: the same message sent again with no tools and no system prompt
+    # to say it is the same agent is another request, not a retry with a model change
     out = json.loads(run(tmp_path, monkeypatch, "--output-format", "json", "ab.har").output)
-    assert [d["code"] for d in (out if isinstance(out, list) else out["diagnostics"])] == ["CL304"]  # one file: one recording
+    assert [d["code"] for d in (out if isinstance(out, list) else out["diagnostics"])] == []
+    greeter = lambda model: {**bare(model), "system": "You greet people."}  # noqa: E731
+    (tmp_path / "ab.har").write_text(har([har_entry(greeter("claude-sonnet-4-5"), "2026-11-29T10:00:00Z"),
+                                          har_entry(greeter("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
+    out = json.loads(run(tmp_path, monkeypatch, "--output-format", "json", "ab.har").output)
+    assert [d["code"] for d in (out if isinstance(out, list) else out["diagnostics"])] == ["CL304"]  # one agent: one session
 
 
 def test_bedrock_converse_and_gemini_envelopes(tmp_path, monkeypatch):
