@@ -21,6 +21,7 @@ class ProviderLimits:
     default_ttl: str = "5m"
     ttls: Mapping[str, int] = field(default_factory=dict)
     longest_ttl: int | None = None
+    common_min_cacheable_tokens: int | None = None
     caching: str = "automatic"  # explicit: only at markers; automatic: the provider caches by itself
     automatic_breakpoint: bool = False
     requests_per_minute_per_key: float | None = None

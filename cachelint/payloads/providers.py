@@ -557,7 +557,9 @@ _MAX_MARKS = 8
 
 def response_marks(provider: str, response: Mapping[str, Any]) -> tuple[bytes, ...]:
     """Byte strings the next request of the conversation repeats: ``"id"`` JSON strings of the
-    response's tool calls and output items, and the JSON-escaped start of its text."""
+    response's tool calls and output items, then (last, and only when the response has text) the
+    JSON-escaped start of its text, which counts only inside an assistant turn (a tool may return
+    another call's text: ``sessions.replays_response``)."""
     ids: list[str] = []
     texts: list[str] = []
     if provider == "openai-chat":
@@ -599,9 +601,12 @@ def response_marks(provider: str, response: Mapping[str, Any]) -> tuple[bytes, .
     for text in texts:
         start = text.strip()[:_MARK_TEXT_CHARS]
         if len(start) >= 16:  # a short answer ("OK", "4") is no evidence of anything
-            marks.append(dumps(start)[1:-1])
+            marks.append(TEXT_MARK + dumps(start)[1:-1])
             break
     return tuple(marks)
+
+
+TEXT_MARK = b"\x00text:"  # the prefix of a response mark that is text, not an id
 
 
 @dataclass(frozen=True)

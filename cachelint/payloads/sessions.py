@@ -17,10 +17,12 @@ In order of trust:
 4. a VCR cassette or a HAR file is one recording: its requests are grouped as above but never with
    requests of another file, and its sessions close at the end of the file.
 
-What says a request is another agent's (``agent_evidence``): its tools and its system prompt. An
-equal, non-empty tier is the same agent; two non-empty tiers that differ are another agent (a
-round-robin team's critic, a handoff's target); a tier present in one request and absent from the
-other is weaker (a call made without the tools); two empty tiers say nothing. A request that
+What says a request is another agent's (``agent_evidence``): its system prompt, and its tools when
+one of the two requests has no system prompt. An equal tier is the same agent, a mostly equal one
+the same agent edited (a date in it); two unlike system prompts are two agents (a round-robin
+team's critic, a handoff's target), even handed the same history; a tier present in one request
+and absent from the other is weaker evidence (a call made without the tools); two requests with
+neither say nothing. A request that
 replays the previous request's response (its tool call ids, its text: ``Request.response_marks``)
 continues that conversation whatever its tools.
 
@@ -44,6 +46,7 @@ from typing import Any, Iterable, Mapping
 
 from cachelint.payloads.diff import common_prefix_blocks
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
+from cachelint.payloads.providers import TEXT_MARK
 from cachelint.payloads.usage import usage_of
 
 # Formats whose files are each one recording, never continued in another file.
@@ -108,23 +111,29 @@ class SessionKeys:
 
 
 def agent_evidence(a: Request, b: Request) -> int:
-    """What the tools and the system prompt of two requests say about their agent: ``SAME``
-    (a non-empty tier is equal), ``CLOSE`` (a non-empty tier mostly equal: a date that ticks, a
-    tool added), ``OTHER`` (two non-empty tiers unlike each other, none equal or close), ``WEAK``
-    (a tier sent by one request only), ``NONE`` (both empty: no evidence either way)."""
+    """What the system prompts and tools of two requests say about their agent. The system prompt
+    is the agent's identity (a router and the agent it hands off to may share a tool): when both
+    requests send one, it decides — ``SAME`` (equal), ``CLOSE`` (mostly equal: a date that ticks,
+    a paragraph appended; or rewritten while the very same tools are sent) or ``OTHER`` (unlike).
+    Otherwise the tools decide the same way, and a tier sent by one request only is ``WEAK`` (a
+    call made without them); two requests with neither say nothing (``NONE``)."""
     found = NONE
-    for x, y in ((a.tools, b.tools), (a.system, b.system)):
-        if not x and not y:
-            continue
+    for x, y in ((a.system, b.system), (a.tools, b.tools)):
         if x and y:
             if _same_tier(x, y):
                 return SAME
             if _close_tiers(x, y):
-                found = CLOSE
-            elif found != CLOSE:
-                found = OTHER
-        elif found == NONE:
+                return CLOSE
+            if x is a.system and a.tools and _same_tier(a.tools, b.tools):
+                return CLOSE  # the system prompt rewritten, the very same tools: one agent edited
+            return OTHER
+        if x or y:
             found = WEAK
+    if not a.system and b.system and not _same_tier(a.tools, b.tools):
+        # a system prompt of its own where the earlier request had none, and other tools: the
+        # agent a handoff passes the conversation to (a call made without its tools and
+        # instructions drops them, it does not bring new ones)
+        return OTHER
     return found
 
 
@@ -138,13 +147,15 @@ _CLOSE_SHARE = 0.5
 
 
 def _close_tiers(x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
-    """Whether two tiers share at least half of the longer one's bytes as a common head and tail."""
+    """Whether two tiers share, as a common head and tail, at least half of the longer one's
+    bytes, or the whole of the shorter one (text inserted: a list of artifacts appended)."""
     from cachelint.payloads.diff import _common_prefix_len
 
     a, b = b"".join(blk.data for blk in x), b"".join(blk.data for blk in y)
     head = _common_prefix_len(a, b)
     tail = _common_prefix_len(a[head:][::-1], b[head:][::-1])
-    return head + tail >= _CLOSE_SHARE * max(len(a), len(b))
+    shared = head + tail
+    return shared >= _CLOSE_SHARE * max(len(a), len(b)) or shared >= min(len(a), len(b)) - 2
 
 
 def replays_response(prev: Request, cur: Request, start: int) -> bool:
@@ -155,9 +166,15 @@ def replays_response(prev: Request, cur: Request, start: int) -> bool:
     for block in cur.messages[start:]:
         data = block.data
         for mark in prev.response_marks:
-            if mark in data:
+            if mark.startswith(TEXT_MARK):
+                if block.name in _ASSISTANT_ROLES and mark[len(TEXT_MARK) :] in data:
+                    return True
+            elif mark in data:
                 return True
     return False
+
+
+_ASSISTANT_ROLES = frozenset(("assistant", "model", "message"))
 
 
 @dataclass
@@ -315,7 +332,7 @@ class SessionGrouper:
         for sid in sids:
             entry = self._open[sid]
             evidence = agent_evidence(entry.last, req)
-            if evidence == SAME or (evidence == NONE and len(sids) == 1):
+            if evidence in (SAME, CLOSE) or (evidence == NONE and len(sids) == 1):
                 score = (evidence, entry.touched)
                 if fallback is None or score > fallback[0]:
                     fallback = (score, entry)
@@ -399,25 +416,25 @@ class SessionGrouper:
         if k == len(prev) and prev and len(msgs) >= len(prev):
             grows = len(msgs) > len(prev)
             if evidence == OTHER:
-                if grows and k >= 2:
-                    return _Verdict(2, k)  # the whole history carried on (a handoff): one conversation
-                return _Verdict(-1, k, "another agent: its tools and system prompt are unlike those of the request whose messages it shares")
+                # another agent, even when it is handed the whole history (a handoff, a team's
+                # next speaker): each agent's conversation is its own session
+                return _Verdict(-1, k, "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares")
             if replays_response(last, cur, k):
                 return _Verdict(3, k)
             if grows:
                 if evidence != WEAK or k >= 2:
                     return _Verdict(2, k)
                 return _Verdict(-1, k, "it shares only the opening message with a request of other tools or system prompt (a side call)")
-            if evidence in (SAME, CLOSE):
+            if evidence == SAME or (evidence == NONE and last.model == cur.model):
                 return _Verdict(2, k)  # the same request sent again (a retry, a setting changed)
             return _Verdict(-1, k, "it repeats the messages of a request of other tools or system prompt (another configuration, a side call)")
         if k and k == len(prev) - 1 == len(msgs) - 1:
             return _Verdict(-1, k, "an independent request: it repeats the history of the previous one and changes only its last message")
-        if evidence == NONE and k >= 1 and len(msgs) > len(prev):
-            return _Verdict(1, k)  # a history without tools or system, rewritten as it grew (CL303)
-        if evidence != SAME:
+        if evidence == NONE and k >= 1 and (len(msgs) > len(prev) or (len(msgs) == len(prev) and msgs[-1].data == prev[-1].data)):
+            return _Verdict(1, k)  # a history without tools or system, rewritten in its middle (CL303)
+        if evidence not in (SAME, CLOSE):
             if evidence == OTHER and k:
-                return _Verdict(-1, k, "another agent: its tools and system prompt are unlike those of the request whose messages it shares")
+                return _Verdict(-1, k, "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares")
             return _REJECT
         if k >= 1 and len(msgs) > 1:
             return _Verdict(1, k)  # the same agent's history, rewritten somewhere (CL303)

@@ -246,6 +246,27 @@ def usage_of(req: Any) -> CacheUsage | None:
 _UNREAD = object()
 
 
+def reads_reported(req: Any) -> bool:
+    """Whether the request's usage says how many tokens were read from the cache, so that a read
+    of 0 is observed rather than unknown. OpenAI's usage carries ``prompt_tokens_details.
+    cached_tokens`` (Responses: ``input_tokens_details``) only since its prompt caching began
+    (2024-10-01; usage recorded before has no such field); Anthropic's ``cache_read_input_tokens``,
+    Bedrock's ``cacheReadInputTokens``. Gemini leaves ``cachedContentTokenCount`` out when nothing
+    was read: its absence is a 0."""
+    usage = getattr(req, "usage", None)
+    if not isinstance(usage, _MAPPING):
+        return False
+    family = _shape(usage) or provider_family(getattr(req, "provider", None))
+    if family == "openai":
+        details = usage.get("prompt_tokens_details", usage.get("input_tokens_details"))
+        return isinstance(details, _MAPPING) and "cached_tokens" in details
+    if family == "anthropic":
+        return "cache_read_input_tokens" in usage
+    if family == "bedrock":
+        return "cacheReadInputTokens" in usage or "cacheReadInputTokenCount" in usage
+    return True
+
+
 def usage_from_response(response: Any, provider: str | None = None) -> CacheUsage | None:
     """Usage from a whole response: a parsed body, its JSON text, or a server-sent event stream
     (Anthropic ``message_start``/``message_delta``, OpenAI Chat's last chunk, Responses

@@ -147,20 +147,38 @@ SKILL = text(3000, "skill body: how to write release notes")
 def test_cl307_skill_body_injected_again():
     one = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL)])
     two = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL), assistant("done"), user("again: " ), assistant("ok"), user(SKILL)])
-    found = run_check(cl307, [one, two])
+    three = anthropic(sys_block(BIG), [*two["messages"], assistant("done again"), user("thanks")])
+    found = run_check(cl307, [one, two, three])
     assert [d.code for d in found] == ["CL307"]
     assert found[0].record == 1
     assert found[0].details["repeats"][0]["chars"] == 3000
+    # ~750 tokens carried by the two requests from the copy on
+    assert (found[0].details["requests_carrying"], found[0].details["estimated_tokens_in_all"]) == (2, 1500)
+    assert "in each of the 2 request(s) from here to the end of the session (~1500 in all)" in found[0].message
+
+
+def test_cl307_is_judged_by_what_the_copy_costs_the_rest_of_the_session():
+    """A 1.4 KB skill body loaded again is reported when the requests that carry it pay 1,024
+    tokens or more for it (early in a session), not when only the session's last request does."""
+    skill = text(1400, "skill body")
+    history = [user("use the skill"), assistant("ok"), user(skill), assistant("done"), user("again"), assistant("ok"), user(skill)]
+    follow = [anthropic(sys_block(BIG), history + [m for j in range(i) for m in (assistant(f"a{j}"), user(f"q{j}"))]) for i in range(3)]
+    first = anthropic(sys_block(BIG), history[:3])
+    assert run_check(cl307, [first, follow[0]]) == []  # ~350 tokens, paid once
+    found = run_check(cl307, [first, *follow])
+    assert [(d.code, d.record) for d in found] == [("CL307", 1)]  # ~350 tokens in 3 requests
+    assert run_check(cl307, [first, *follow], options={"reinjected-min-tokens": 2000}) == []
 
 
 def test_cl307_within_first_request_and_negative():
     dup = anthropic(sys_block(SKILL), [user(SKILL)])
-    assert [d.code for d in run_check(cl307, [dup])] == ["CL307"]
+    dup2 = anthropic(sys_block(SKILL), [user(SKILL), assistant("ok"), user("next")])
+    assert [d.code for d in run_check(cl307, [dup, dup2])] == ["CL307"]
     distinct = anthropic(sys_block(BIG), [user(SKILL), assistant("ok"), user(text(3000, "another file"))])
     assert run_check(cl307, [distinct]) == []
     short = anthropic(sys_block(BIG), [user("same"), assistant("ok"), user("same")])
     assert run_check(cl307, [short]) == []
-    assert run_check(cl307, [dup], options={"reinjected-min-chars": 5000}) == []
+    assert run_check(cl307, [dup, dup2], options={"reinjected-min-chars": 5000}) == []
 
 
 # --- CL308 / CL311 ---------------------------------------------------------------------------
@@ -235,9 +253,23 @@ def test_cl310_negative_short_marked_or_automatic_provider():
 
 
 def test_cl310_when_the_conversation_grows_past_the_minimum():
+    """Reported at the request that first qualifies, once a later one sends its prefix again; the
+    session's last request qualifying alone is not: nothing reads what a breakpoint there writes."""
     small = anthropic(sys_block("short", None), [user("hi")])
     grown = anthropic(sys_block("short", None), [user("hi"), assistant(BIG), user("more")])
-    assert [(d.code, d.record) for d in run_check(cl310, [small, grown])] == [("CL310", 1)]
+    again = anthropic(sys_block("short", None), [user("hi"), assistant(BIG), user("more"), assistant("ok"), user("and?")])
+    assert run_check(cl310, [small, grown]) == []
+    assert [(d.code, d.record) for d in run_check(cl310, [small, grown, again])] == [("CL310", 1)]
+    assert run_check(cl310, [small, grown, small]) == []  # the next request shares only the short start
+
+
+def test_cl310_reuse_is_judged_by_the_tokens_the_next_request_repeats():
+    """The first request qualifies, but the next one rewrites its history past the system prompt:
+    what it repeats is below the minimum, so a breakpoint would have cached nothing it reads."""
+    first = anthropic(sys_block("short", None), [user(BIG)])
+    other = anthropic(sys_block("short", None), [user("something else " * 3), assistant("yo"), user("more")])
+    assert run_check(cl310, [first, other]) == []
+    assert [(d.code, d.record) for d in run_check(cl310, [first, anthropic(sys_block("short", None), [user(BIG), assistant("yo"), user("more")])])] == [("CL310", 0)]
 
 
 # --- CL312 -----------------------------------------------------------------------------------

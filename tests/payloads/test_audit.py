@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from helpers import SYSTEM, TOOLS, anthropic, codes, tool, turns  # noqa: E402
+from helpers import LONG_SYSTEM, SYSTEM, TOOLS, anthropic, codes, tool, turns  # noqa: E402
 
 from conftest import audit_records
 
@@ -348,6 +348,7 @@ def _edited_history(mark_last: bool):
     second["messages"][0]["content"] = "an earlier message, edited"
     for body in (first, second):
         _marked_system(body)
+        body["system"][0]["text"] = LONG_SYSTEM
         if mark_last:
             last = body["messages"][-1]
             last["content"] = [{"type": "text", "text": last["content"], "cache_control": {"type": "ephemeral"}}]
@@ -407,11 +408,34 @@ def test_a_change_after_the_cache_expired_anyway_lost_nothing(tmp_path):
 
 
 def test_providers_that_cache_by_themselves_always_lose_the_change(tmp_path):
+    first = {"model": "gpt-5", "messages": [{"role": "system", "content": LONG_SYSTEM}, *turns(3)]}
+    second = {"model": "gpt-5", "messages": [{"role": "system", "content": LONG_SYSTEM}, *turns(5)]}
+    second["messages"][1]["content"] = "an earlier message, edited"
+    (d,) = audit(tmp_path, [env(first), env(second)]).diagnostics
+    assert d.code == "CL303" and d.severity is None
+
+
+def test_a_change_below_the_minimum_is_information(tmp_path):
+    """Nothing of a prompt below the model's minimum cacheable length is cached, so a change
+    there loses nothing: information, with the tokens it would take to matter. From the usage
+    when the response has one, else estimated (and said so)."""
     first = {"model": "gpt-5", "messages": [{"role": "system", "content": SYSTEM}, *turns(3)]}
     second = {"model": "gpt-5", "messages": [{"role": "system", "content": SYSTEM}, *turns(5)]}
     second["messages"][1]["content"] = "an earlier message, edited"
     (d,) = audit(tmp_path, [env(first), env(second)]).diagnostics
-    assert d.code == "CL303" and d.severity is None
+    assert (d.code, d.severity) == ("CL303", Severity.INFO)
+    assert "(estimated), below the 1024-token minimum of gpt-5" in d.message
+    assert d.message.endswith("this change would break the cache once the prefix passes 1024 tokens")
+    assert d.details["tokens_basis"].startswith("estimate") and d.details["cached_lost"] is False
+    usage = {"prompt_tokens": 312, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 0}}
+    (d,) = audit(tmp_path, [env(first, response={"usage": usage}), env(second)]).diagnostics
+    assert d.severity == Severity.INFO and "the previous prompt is 312 tokens, below" in d.message
+    assert d.details["tokens_basis"] == "usage"
+    # the same change on a prompt long enough to cache is a warning
+    for body in (first, second):
+        body["messages"][0]["content"] = LONG_SYSTEM
+    (d,) = audit(tmp_path, [env(first), env(second)]).diagnostics
+    assert d.severity is None and "minimum" not in d.message
 
 
 def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_path):
@@ -420,7 +444,7 @@ def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_
     records = []
     for n in range(QUIET_SESSIONS_SHOWN + 5):  # quiet sessions: one request each, distinct first messages
         records.append(env(anthropic([{"role": "user", "content": f"question {n} " * 5}])))
-    marked = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]  # something cached to lose
+    marked = [{"type": "text", "text": LONG_SYSTEM, "cache_control": {"type": "ephemeral"}}]  # something cached to lose
     first = anthropic(turns(3, "broken "), system=marked)
     second = anthropic(turns(5, "broken "), tools=list(reversed(TOOLS)), system=marked)
     records += [env(first), env(second)]

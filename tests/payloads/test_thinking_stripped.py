@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import audit_records
-from tests.payloads.helpers import anthropic
+from tests.payloads.helpers import LONG_SYSTEM, anthropic
 
 THINKING = {"type": "enabled", "budget_tokens": 1024}
 
@@ -46,7 +46,7 @@ def conversation(model: str = "claude-sonnet-4-5", thinking: Any = THINKING, usa
     records = []
     for i, history in enumerate(histories):
         extra = {"thinking": thinking} if thinking is not None else {}
-        body = anthropic(history, **extra)
+        body = anthropic(history, system=LONG_SYSTEM, **extra)
         body["model"] = model
         if cached:  # automatic caching: the breakpoint on the last block, as agents ask for it
             body["cache_control"] = {"type": "ephemeral"}

@@ -6,8 +6,9 @@ from typing import Any
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.payloads.checks import at_request
 from cachelint.payloads.jsonio import dumps
-from cachelint.payloads.limits import limits_for
+from cachelint.payloads.limits import limits_for, tokens_up_to
 from cachelint.payloads.model import PrefixDiff, Request, TierDiff, duration_text, seconds_between
+from cachelint.payloads.usage import usage_of
 
 
 def tier_details(diff: PrefixDiff, td: TierDiff) -> dict[str, Any]:
@@ -92,10 +93,41 @@ def break_finding(
             details=details,
             severity=Severity.INFO,
         )
+    limits = limits_for(ctx)
     end = cached_end_before(prev, first_lost, ctx)
     if end is None:
+        short = None if not limits.caches(prev.provider, prev.model) else below_minimum(prev, limits)
+        if short is not None:
+            tokens, exact, minimum = short
+            details.update(
+                tokens=tokens, tokens_basis="usage" if exact else "estimate (~4 chars/token)", minimum=minimum, cached_lost=False
+            )
+            return at_request(
+                code,
+                f"{message}; nothing cached was lost: the previous prompt is {'' if exact else '~'}{tokens} tokens"
+                f"{'' if exact else ' (estimated)'}, below the {minimum}-token minimum of {prev.model or prev.provider},"
+                f" so nothing was cached; this change would break the cache once the prefix passes {minimum} tokens",
+                cur,
+                kind=kind,
+                details=details,
+                severity=Severity.INFO,
+            )
         return at_request(code, message, cur, kind=kind, details=details)
-    if not limits_for(ctx).caches(prev.provider, prev.model):
+    shortfall = read_shortfall(prev, cur)
+    if shortfall is not None:
+        # the documented effect says the cached part was kept, the usage says it was not
+        read, expected = shortfall
+        details["cached_lost"] = True
+        details.update(expected_read=expected, read=read)
+        return at_request(
+            code,
+            f"{message}; by the provider's documentation the cached prefix (bytes 0-{end}) survives it, yet this"
+            f" response read {read} of the {expected} tokens the previous request left in the cache: it did not",
+            cur,
+            kind=kind,
+            details=details,
+        )
+    if not limits.caches(prev.provider, prev.model):
         where = f"its provider caches nothing for {prev.model}"
     elif end:
         where = f"it cached bytes 0-{end} only (up to its last breakpoint)"
@@ -111,6 +143,38 @@ def break_finding(
         details=details,
         severity=Severity.INFO,
     )
+
+
+def below_minimum(prev: Request, limits: Any) -> tuple[int, bool, int] | None:
+    """(prompt tokens, counted from usage, the model's minimum) when the previous request's whole
+    prompt is below the model's minimum cacheable length (nothing of it was cached: a change after
+    it loses nothing); None when it is long enough, its usage shows a cache read or write, or no
+    minimum is known. Tokens come from the usage when there is one, else estimated."""
+    minimum = limits.min_cacheable_tokens(prev.provider, prev.model)
+    if minimum is None:
+        return None
+    usage = usage_of(prev)
+    if usage is not None and usage.cached:
+        return None
+    tokens, exact = tokens_up_to(prev, prev.prefix_length, limits)
+    return (tokens, exact, minimum[0]) if tokens < minimum[0] else None
+
+
+# A shortfall below both of these is rounding (CL308's tolerance), not a lost cache.
+_SHORTFALL_TOKENS = 128
+_SHORTFALL_RATIO = 0.05
+
+
+def read_shortfall(prev: Request, cur: Request) -> tuple[int, int] | None:
+    """(tokens read, tokens expected) when both responses carry usage and this one read clearly
+    less than the previous request left in the cache (read plus written), else None."""
+    pu, cu = usage_of(prev), usage_of(cur)
+    if pu is None or cu is None or not pu.one_prompt:
+        return None
+    expected = pu.read + pu.written
+    if not expected or expected - cu.read <= max(_SHORTFALL_TOKENS, _SHORTFALL_RATIO * expected):
+        return None
+    return cu.read, expected
 
 
 def first_lost_byte(prev: Request, diff: PrefixDiff, tiers: tuple[str, ...] | list[str] | None = None) -> int | None:

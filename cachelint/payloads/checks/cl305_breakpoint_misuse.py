@@ -17,12 +17,13 @@ first request of a session and again only when a later request introduces it, so
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
-from cachelint.diagnostics import Diagnostic
+from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
-from cachelint.payloads.model import Breakpoint, Request
+from cachelint.payloads.model import Breakpoint, Request, Session
 from cachelint.payloads.usage import usage_of
 
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
@@ -125,6 +126,7 @@ def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], 
                 continue
             tokens, exact = tokens_up_to(req, blocks[bp.block].end, limits)
             if tokens < least:
+                short = provider.common_min_cacheable_tokens is not None and tokens < provider.common_min_cacheable_tokens
                 out.append(
                     (
                         # A marker that moves with the conversation (automatic, or on the latest
@@ -132,32 +134,87 @@ def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], 
                         ("minimum", bp.tier, None if bp.automatic or bp.tier == "messages" else bp.block),
                         "below-minimum",
                         f"the breakpoint at {_where(bp)} caches a prefix of {'' if exact else '~'}{tokens} tokens,"
-                        f" below the {least}-token minimum of {req.model or 'this model'}: it is silently not cached",
+                        f" below the {least}-token minimum of {req.model or 'this model'}: it is silently not cached"
+                        + (f"; it would be once the prefix passes {least} tokens" if short else ""),
                         {
                             "block": _where(bp),
                             "tokens": tokens,
                             "tokens_basis": "usage (proportional)" if exact else "estimate (~4 chars/token)",
                             "minimum": least,
                             "source": source,
+                            # shorter than most models' minimum: nothing that short is cached, so
+                            # nothing is lost (information); longer, it would cache on most models
+                            # and is lost on this one (a warning)
+                            "severity": "info" if short else "warning",
                         },
                     )
                 )
     return out
 
 
+def _moving(sig: tuple[Any, ...]) -> bool:
+    """A below-minimum problem of a marker that moves with the conversation: judged over the
+    session (the conversation may grow past the minimum), not at its first request."""
+    return sig[0] == "minimum" and sig[2] is None
+
+
+def _diagnostic(req: Request, kind: str, msg: str, details: dict[str, Any]) -> Diagnostic:
+    severity = Severity.INFO if details.get("severity") == "info" else None
+    if req.failed is not None:
+        msg, details = _with_failure(req, msg, details)
+    return at_request(CODE, msg, req, kind=kind, details=details, severity=severity)
+
+
+def _with_failure(req: Request, msg: str, details: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    failure = req.failed
+    quoted = f": {failure.message!r}" if failure.message else ""
+    return f"{msg}; the provider answered HTTP {failure.status}{quoted}", {
+        **details,
+        "status": failure.status,
+        "provider_message": failure.message,
+    }
+
+
+# What a provider's error says when it rejected a request for its cache markers.
+_MARKER_ERROR = re.compile(r"cache_control|cachePoint|cache point|breakpoint|\bttl\b", re.IGNORECASE)
+
+
+def _rejected(req: Request) -> list[Diagnostic]:
+    """A request the provider rejected for its cache markers, for a reason no check above names
+    (a limit cachelint does not know): the provider's words."""
+    failure = req.failed
+    if failure is None or not failure.message or not _MARKER_ERROR.search(failure.message):
+        return []
+    return [
+        at_request(
+            CODE,
+            f"the provider rejected the request's cache markers (HTTP {failure.status}): {failure.message!r}",
+            req,
+            kind="rejected",
+            details={"status": failure.status, "provider_message": failure.message, "breakpoints": [_where(bp) for bp in req.breakpoints]},
+        )
+    ]
+
+
 def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     if req.index_in_session != 0:
         return []
-    return [at_request(CODE, msg, req, kind=kind, details=details) for _, kind, msg, details in static_issues(req, limits_for(ctx))]
+    alone = req.session is None  # a request the provider rejected: in no session, judged alone
+    out = [
+        _diagnostic(req, kind, msg, details)
+        for sig, kind, msg, details in static_issues(req, limits_for(ctx))
+        if alone or not _moving(sig)
+    ]
+    return out or (_rejected(req) if alone else [])
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     limits = limits_for(ctx)
     known = {sig for sig, *_ in static_issues(prev, limits)}
     out = [
-        at_request(CODE, msg, cur, kind=kind, details=details)
+        _diagnostic(cur, kind, msg, details)
         for sig, kind, msg, details in static_issues(cur, limits)
-        if sig not in known
+        if sig not in known and not _moving(sig)
     ]
     lookback = _beyond_lookback(prev, cur, ctx, limits)
     if lookback is not None:
@@ -203,3 +260,26 @@ def _beyond_lookback(prev: Request, cur: Request, ctx: CheckContext, limits: Lim
             "source": provider.source,
         },
     )
+
+
+def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
+    """A marker that moves with the conversation (top-level automatic caching, or on the latest
+    message) below the minimum: reported once, at the first request where it was, only when no
+    request of the session got past the minimum (its usage read or wrote the cache, or its marked
+    prefix reached the minimum): a conversation's first turns are short, and the same marker
+    caches once it grows."""
+    limits = limits_for(ctx)
+    first: tuple[Request, str, str, dict[str, Any]] | None = None
+    for req in session.requests:
+        usage = usage_of(req)
+        if usage is not None and usage.cached:
+            return []
+        moving = [(kind, msg, details) for sig, kind, msg, details in static_issues(req, limits) if _moving(sig)]
+        if not moving and any(bp.automatic or bp.tier == "messages" for bp in req.breakpoints):
+            return []  # a moving marker past the minimum: it caches
+        if moving and first is None:
+            first = (req, *moving[0])
+    if first is None:
+        return []
+    req, kind, msg, details = first
+    return [_diagnostic(req, kind, msg, details)]

@@ -1,4 +1,4 @@
-"""CL307 reinjected-content: the same large text (a skill body, a file) sent again later in one
+"""CL307 reinjected-content: the same text (a skill body, a file) sent again later in one
 session's history.
 
 The history is re-sent with every request, so a body injected twice is paid twice in every later
@@ -7,8 +7,12 @@ curation (docs/background/agent-patterns.md#context-curation): de-duplicate agai
 pointer to the first ("Body already provided earlier in this conversation"), and inject it again
 only when the earlier copy is gone (compaction, /clear, an edited file).
 
-The size from which a text counts as large is ``reinjected-min-chars`` in
-``[tool.cachelint.audit]`` (default 2048 characters, about 512 tokens).
+What it costs is what the copy adds to every request from the one that carries it to the end of
+the session: its tokens times those requests. So a copy is judged when the session ends, and
+reported when that cost reaches ``reinjected-min-tokens`` (``[tool.cachelint.audit]``, default
+1024, the smallest prefix most models cache): a 1.4 KB skill body loaded again early in a long
+session is, the same body loaded again by the session's last request is not. Texts from
+``reinjected-min-chars`` characters (default 512, about 128 tokens) are compared.
 """
 from __future__ import annotations
 
@@ -23,7 +27,9 @@ from cachelint.payloads.model import Block, Request, Session
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
 
 CODE = "CL307"
-DEFAULT_MIN_CHARS = 2048
+DEFAULT_MIN_CHARS = 512
+DEFAULT_MIN_TOKENS = 1024
+MAX_PENDING = 20  # copies held per session until it ends
 
 
 def _texts(value: Any, min_chars: int) -> Iterator[str]:
@@ -75,7 +81,9 @@ def _repeats(
     return out
 
 
-def _diagnostic(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext) -> Diagnostic:
+def _diagnostic(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext, carried: int) -> Diagnostic:
+    """The finding at ``req``: its copies cost their tokens in each of the ``carried`` requests
+    from it to the end of its session."""
     limits = limits_for(ctx)
     chars = sum(r["chars"] for r in repeats)
     tokens = limits.estimate_tokens(chars)
@@ -84,10 +92,45 @@ def _diagnostic(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext) 
     return at_request(
         CODE,
         f"a {first['chars']}-character text already sent at {first['first']} is sent again at {first['again']}{more}:"
-        f" ~{tokens} tokens paid again in every later request of the session; point to the earlier copy instead",
+        f" ~{tokens} tokens paid again in each of the {carried} request(s) from here to the end of the session"
+        f" (~{tokens * carried} in all); point to the earlier copy instead",
         req,
-        details={"repeats": repeats, "estimated_tokens": tokens, "basis": "estimate (~4 chars/token)"},
+        details={
+            "repeats": repeats,
+            "estimated_tokens": tokens,
+            "requests_carrying": carried,
+            "estimated_tokens_in_all": tokens * carried,
+            "basis": "estimate (~4 chars/token)",
+        },
     )
+
+
+def _min_tokens(ctx: CheckContext) -> int:
+    return int(ctx.option("reinjected-min-tokens", DEFAULT_MIN_TOKENS))
+
+
+def _pending(ctx: CheckContext) -> dict[str, list[tuple[Request, list[dict[str, Any]]]]]:
+    state = getattr(ctx, "_cl307_pending", None)
+    if state is None:
+        state = {}
+        setattr(ctx, "_cl307_pending", state)
+    return state
+
+
+def _hold(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext) -> list[Diagnostic]:
+    """Keep a request's copies until its session ends (their cost depends on the requests that
+    follow); a request in no session (rejected by the provider) is judged alone."""
+    if req.session is None:
+        return [_diagnostic(req, repeats, ctx, 1)] if _worth(repeats, 1, ctx) else []
+    held = _pending(ctx).setdefault(req.session, [])
+    if len(held) < MAX_PENDING:
+        held.append((req, repeats))
+    return []
+
+
+def _worth(repeats: list[dict[str, Any]], carried: int, ctx: CheckContext) -> bool:
+    tokens = limits_for(ctx).estimate_tokens(sum(r["chars"] for r in repeats))
+    return tokens * carried >= _min_tokens(ctx)
 
 
 def _min_chars(ctx: CheckContext) -> int:
@@ -100,7 +143,7 @@ def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
         return []
     min_chars = _min_chars(ctx)
     repeats = _repeats(req.system, req.messages, min_chars)
-    return [_diagnostic(req, repeats, ctx)] if repeats else []
+    return _hold(req, repeats, ctx) if repeats else []
 
 
 def _same_blocks(a: tuple[Block, ...], b: tuple[Block, ...]) -> bool:
@@ -137,12 +180,18 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         seen = {}
         repeats = _repeats([*cur.system, *cur.messages[:kept]], cur.messages[kept:], min_chars, seen)
     state[key] = (cur, seen)
-    return [_diagnostic(cur, repeats, ctx)] if repeats else []
+    return _hold(cur, repeats, ctx) if repeats else []
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
-    """Nothing to report at the end; forget the session's digests."""
+    """The session's copies, each judged by what it cost: its tokens in every request from the one
+    that carries it to the session's last. Then forget the session's digests."""
     state = getattr(ctx, "_cl307_seen", None)
     if state:
         state.pop(session.id, None)
-    return []
+    out = []
+    for req, repeats in _pending(ctx).pop(session.id, ()):
+        carried = session.count - req.index_in_session
+        if _worth(repeats, carried, ctx):
+            out.append(_diagnostic(req, repeats, ctx, carried))
+    return out

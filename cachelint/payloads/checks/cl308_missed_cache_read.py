@@ -14,7 +14,7 @@ rather than a CL308 on every request.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
@@ -24,7 +24,7 @@ from cachelint.payloads.checks.cl311_write_never_read import never_read
 from cachelint.payloads.limits import Limits, limits_for
 from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
-from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, usage_of
+from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, reads_reported, usage_of
 
 CODE = "CL308"
 # OpenAI reports hits in 128-token steps (older copies of OpenAI's docs) and Anthropic counts are exact: a shortfall below
@@ -33,11 +33,33 @@ TOLERANCE_TOKENS = 128
 TOLERANCE_RATIO = 0.05
 
 
-def _prefix_held(prev: Request, cur: Request, explicit: bool, unconfirmed: frozenset[str] = frozenset()) -> bool:
-    if prev.model != cur.model or _settings_differ(prev, cur, unconfirmed):
-        return False  # a setting change is CL304's finding
+def _prefix_held(
+    prev: Request, cur: Request, explicit: bool, unconfirmed: frozenset[str] = frozenset(),
+    rows: Mapping[str, Mapping[str, Any]] | None = None,
+) -> tuple[bool, list[str]]:
+    """(whether the cached prefix held, the settings that changed without reaching it). A setting
+    change that invalidates a tier the previous request's cache reaches is CL304's finding; one
+    that by the provider's table invalidates only what lies past its last breakpoint (tool_choice,
+    messages only, with the breakpoints on tools and system) leaves the cached prefix intact, and
+    a miss after it is a miss (it names the change as the likely cause)."""
+    if prev.model != cur.model:
+        return False, []
     end = marked_end(prev) if explicit else prev.prefix_length
-    return common_prefix_bytes(prev, cur) >= end
+    passed: list[str] = []
+    if _settings_differ(prev, cur, unconfirmed):
+        if not explicit or rows is None:
+            return False, []
+        for name in sorted(set(prev.settings) | set(cur.settings)):
+            if name in unconfirmed or (prev.settings.get(name) or None) == (cur.settings.get(name) or None):
+                continue
+            row = rows.get(name)
+            if row is None:
+                return False, []
+            starts = [prev.tier_span(t)[0] for t in row.get("invalidates", ())]
+            if any(start < end for start in starts):
+                return False, []  # it reaches the cached prefix: CL304's finding
+            passed.append(name)
+    return common_prefix_bytes(prev, cur) >= end, passed
 
 
 def _settings_differ(prev: Request, cur: Request, ignored: frozenset[str] = frozenset()) -> bool:
@@ -72,22 +94,27 @@ def _within_ttl(prev: Request, cur: Request, limits: Limits) -> bool:
 
 
 def missed_reads(
-    prev: Request, cur: Request, limits: Limits, unconfirmed: frozenset[str] = frozenset()
+    prev: Request, cur: Request, limits: Limits, unconfirmed: frozenset[str] = frozenset(),
+    rows: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
     """The miss between two consecutive requests of a session, or None. ``unconfirmed``: settings
     whose change does not count as a break (their effect is undocumented): a miss after one of them
-    is still a miss, and the finding names it as the likely cause."""
+    is still a miss, and the finding names it as the likely cause. ``rows``: the invalidation
+    table's rows of the provider (settings whose change stops short of the cached prefix)."""
     provider = limits.provider(cur.provider)
     if provider is None:
         return None
     if not limits.caches(cur.provider, cur.model):
         return None  # a model its provider caches nothing for (OpenAI before gpt-4o, Gemini before 2.5)
+    if not reads_reported(cur):
+        return None  # the usage does not say what was read (OpenAI's before its prompt caching)
     if thinking_on(cur) and stripped_from(prev, cur, limits) is not None:
         return None  # explained: the API stripped earlier thinking blocks (CL303 thinking-stripped)
     explicit = provider.caching == "explicit"
     if explicit and (not prev.breakpoints or not cur.breakpoints):
         return None  # nothing was written, or nothing asked to be read: CL310's finding
-    if not _prefix_held(prev, cur, explicit, unconfirmed):
+    held, passed = _prefix_held(prev, cur, explicit, unconfirmed, rows)
+    if not held:
         return None
     if explicit and not _within_lookback(prev, cur, provider.lookback_blocks):
         return None  # CL305's finding
@@ -117,6 +144,8 @@ def missed_reads(
             changed = unconfirmed_changes(prev, cur, unconfirmed) if unconfirmed else []
             if changed:
                 found["unconfirmed_settings"] = changed
+            if passed:
+                found["changed_settings"] = passed
     if named:
         found["provider_reason"] = reason["type"] if reason else None
         found["provider_missed_tokens"] = reason.get("tokens") if reason else None
@@ -136,6 +165,11 @@ def _message(found: dict[str, Any]) -> str:
             f"{', '.join(found['unconfirmed_settings'])} changed between the two requests, which Anthropic's cache"
             " diagnostics count as prompt-affecting (its effect on the cache is not documented): the likely cause"
         )
+    if found.get("changed_settings"):
+        parts.append(
+            f"{', '.join(found['changed_settings'])} changed between the two requests: by the provider's table it"
+            " invalidates only what follows the breakpoints, yet the cached prefix was not read: the likely cause"
+        )
     if found.get("provider_reason"):
         parts.append(
             f"the provider reports {found['provider_reason']} while our byte diff finds the prefix intact (they disagree)"
@@ -149,8 +183,9 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     limits = limits_for(ctx)
     out = []
     unconfirmed = ctx.unconfirmed_settings(session.requests[0].provider) if session.requests else frozenset()
+    rows = ctx.setting_rows(session.requests[0].provider) if session.requests else {}
     for prev, cur in zip(session.requests, session.requests[1:]):
-        found = missed_reads(prev, cur, limits, unconfirmed)
+        found = missed_reads(prev, cur, limits, unconfirmed, rows)
         if found:
             found["previous_record"] = prev.origin.record
             message = _message(found)

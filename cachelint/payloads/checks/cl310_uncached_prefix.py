@@ -8,12 +8,14 @@ docs/background/usage-and-pricing.md#prices; Bedrock: docs/background/breakpoint
 per model is dated data (``rules/packs/payloads-limits.yaml``).
 
 Caching pays only for a prefix that is sent again: a write costs 1.25x the input rate, a read
-0.1x. So a qualifying first request is reported when its prefix is reused — by its own session
-(a second request), or, for one-shot requests (a classifier called once per document: a session
-each), when other sessions of the run send the same tools and system, long enough to cache by
-themselves; then once for all of them, with their count, at the end of the run. A unique one-shot
-prompt is not reported: a breakpoint would only add the write premium. A later request of a
-session is reported when it drops the markers it had or grows past the minimum.
+0.1x. So a qualifying request is reported when its prefix is reused — by the next request of its
+session, which must repeat at least the model's minimum of it (what a breakpoint would have
+cached and that request read), or, for one-shot requests (a classifier called once per document:
+a session each), when other sessions of the run send the same tools and system, long enough to
+cache by themselves; then once for all of them, with their count, at the end of the run. A unique
+one-shot prompt, or a session's last request, is not reported: a breakpoint would only add the
+write premium. Reported once per run of qualifying requests of a session (again after a request
+that carried markers or was too short).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request, Session
+from cachelint.payloads.spend import common_prefix_bytes
 from cachelint.payloads.usage import usage_of
 
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
@@ -48,7 +51,7 @@ def _uncached(req: Request, limits: Limits) -> tuple[int, bool, int, str] | None
     return tokens, exact, minimum[0], minimum[1]
 
 
-def _diagnostic(req: Request, found: tuple[int, bool, int, str], limits: Limits) -> Diagnostic:
+def _diagnostic(req: Request, found: tuple[int, bool, int, str], limits: Limits, reused: int | None = None) -> Diagnostic:
     tokens, exact, minimum, source = found
     automatic = limits.provider(req.provider)
     hint = (
@@ -66,6 +69,7 @@ def _diagnostic(req: Request, found: tuple[int, bool, int, str], limits: Limits)
             "tokens_basis": "usage" if exact else "estimate (~4 chars/token)",
             "minimum": minimum,
             "source": source,
+            **({"reused_tokens": reused} if reused is not None else {}),
         },
     )
 
@@ -90,6 +94,7 @@ class _Shared:
 @dataclass
 class _State:
     pending: dict[str, _Pending] = field(default_factory=dict)  # session id -> its first request
+    reported: dict[str, None] = field(default_factory=dict)  # sessions whose current run of qualifying requests was reported
     shared: dict[tuple[Any, ...], _Shared] = field(default_factory=dict)
 
 
@@ -122,26 +127,43 @@ def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
     return []
 
 
+def _qualifies(req: Request, limits: Limits) -> tuple[int, bool, int, str] | None:
+    """``_uncached`` once per request (each is the current, then the previous request of a pair)."""
+    memo = req.memo.get("cl310")
+    if memo is None or memo[0] is not limits:
+        memo = req.memo["cl310"] = (limits, _uncached(req, limits))
+    return memo[1]
+
+
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
-    """The session sends its prefix again: its first request, when it qualified, is reported now.
-    Later, a request that qualifies when the previous one did not (it dropped its markers, or the
-    conversation has just grown past the minimum) is reported."""
+    """A request that qualifies is reported when the next request of its session sends its prefix
+    again — at least the model's minimum of it, the part a breakpoint would have cached and this
+    request read (a request whose successor shares less, or that has none, would only have paid
+    the write premium). Once per run of qualifying requests: again only after a request that did
+    not qualify (it carried markers, or was below the minimum)."""
     limits = limits_for(ctx)
-    out: list[Diagnostic] = []
-    if cur.index_in_session == 1 and cur.session is not None:
-        pending = _state(ctx).pending.pop(cur.session, None)
-        if pending is not None:
-            out.append(pending.diagnostic)
-    found = _uncached(cur, limits)
-    if found is not None and _uncached(prev, limits) is None:
-        out.append(_diagnostic(cur, found, limits))
-    return out
+    state = _state(ctx)
+    key = cur.session or ""
+    if cur.index_in_session == 1:
+        state.pending.pop(key, None)  # a session of more than one request: judged pair by pair
+    found = _qualifies(prev, limits)
+    if found is None:
+        state.reported.pop(key, None)
+        return []
+    if key in state.reported:
+        return []
+    shared, _ = tokens_up_to(prev, common_prefix_bytes(prev, cur), limits)
+    if shared < found[2]:
+        return []
+    state.reported[key] = None
+    return [_diagnostic(prev, found, limits, shared)]
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     """A one-shot session whose first request qualified: counted with the others that share its
     tools and system (reported at the end of the run when more than one does)."""
     state = _state(ctx)
+    state.reported.pop(session.id, None)
     pending = state.pending.pop(session.id, None)
     if pending is not None and pending.shared_key is not None:
         shared = state.shared.get(pending.shared_key)

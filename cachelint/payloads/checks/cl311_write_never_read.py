@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
 from cachelint.payloads.usage import CacheUsage, usage_of
 
@@ -33,6 +34,11 @@ def never_read(session: Session, ctx: CheckContext) -> dict[str, Any] | None:
     if len(with_usage) < max(2, least):
         return None
     if not all(u.written > 0 for _, u in with_usage):
+        return None
+    minimum = limits_for(ctx).min_cacheable_tokens(with_usage[0][0].provider, with_usage[0][0].model)
+    if minimum is not None and all(u.prompt < minimum[0] for _, u in with_usage):
+        # every prompt is below the minimum a read needs: the provider's own small writes
+        # (GPT-5.6's implicit breakpoint) are never read by design, whatever a breakpoint does
         return None
     written = sum(u.written for _, u in with_usage)
     read = sum(u.read for _, u in with_usage)
