@@ -195,6 +195,10 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
     keys: list[Any] = []
     if req.messages:
         keys.append(("first", scope, req.provider, req.messages[0].data))
+    if len(req.messages) >= 2:
+        # its history but the last message: requests that share it and differ in their last
+        # message are siblings (independent predictions over one few-shot prompt)
+        keys.append(("head", scope, req.provider, len(req.messages), hash(tuple([b.data for b in req.messages[:-1]]))))
     for tier in (req.tools, req.system):
         if tier:
             keys.append(("agent", scope, req.provider, len(tier), hash(tuple([b.data for b in tier]))))
@@ -210,6 +214,13 @@ class _Verdict:
     rank: int
     shared: int = 0
     reason: str | None = None
+    repeat: bool = False  # the same messages sent again
+
+
+_SIBLINGS = (
+    "one of several independent requests that share this history and differ in their last message"
+    " (predictions over one few-shot prompt), not a retry"
+)
 
 
 _REJECT = _Verdict(-1)
@@ -371,7 +382,8 @@ class SessionGrouper:
         sharing_first: dict[str, None] = {}
         same_agent: dict[str, None] = {}
         for key in keys:
-            (sharing_first if key[0] == "first" else same_agent).update(self._index.get(key, {}))
+            if key[0] != "head":
+                (sharing_first if key[0] == "first" else same_agent).update(self._index.get(key, {}))
         rejected: list[tuple[int, str, str]] = []
         best = self._best(req, sharing_first, weak_key, None, rejected=rejected)
         if best is not None and best[0][0] >= 2:
@@ -397,10 +409,28 @@ class SessionGrouper:
                 if rejected is not None and verdict.reason:
                     rejected.append((candidate.touched, verdict.reason, candidate.last.origin.describe()))
                 continue
+            if verdict.repeat and self._has_sibling(req, candidate):
+                if rejected is not None:
+                    rejected.append((candidate.touched, _SIBLINGS, candidate.last.origin.describe()))
+                continue
             score = (verdict.rank, int(same_key), verdict.shared, candidate.touched)
             if best is None or score > best[0]:
                 best = (score, candidate)
         return best
+
+    def _has_sibling(self, req: Request, candidate: _Open) -> bool:
+        """Whether another open session's last request shares ``req``'s history but its last
+        message: ``req`` repeating ``candidate``'s last request is then one of a set of
+        independent requests over one prompt (a few-shot evaluation), not a retry."""
+        if len(req.messages) < 2:
+            return False
+        key = ("head", candidate.scope, req.provider, len(req.messages), hash(tuple([b.data for b in req.messages[:-1]])))
+        last = req.messages[-1].data
+        for sid in self._index.get(key, {}):
+            other = self._open.get(sid)
+            if other is not None and other is not candidate and other.last.messages[-1].data != last:
+                return True
+        return False
 
     def _judge(self, last: Request, cur: Request, timed: bool) -> _Verdict:
         """Whether ``cur`` continues the session whose last request is ``last``."""
@@ -409,7 +439,7 @@ class SessionGrouper:
         prev, msgs = last.messages, cur.messages
         k = common_prefix_blocks(prev, msgs)
         if timed:
-            pause = self._too_long(last, cur)
+            pause = self._too_long(last, cur, k == len(prev) and len(msgs) > len(prev))
             if pause is not None:
                 return _Verdict(-1, k, pause)
         evidence = agent_evidence(last, cur)
@@ -426,7 +456,7 @@ class SessionGrouper:
                     return _Verdict(2, k)
                 return _Verdict(-1, k, "it shares only the opening message with a request of other tools or system prompt (a side call)")
             if evidence == SAME or (evidence == NONE and last.model == cur.model):
-                return _Verdict(2, k)  # the same request sent again (a retry, a setting changed)
+                return _Verdict(2, k, repeat=True)  # the same request sent again (a retry, a setting changed)
             return _Verdict(-1, k, "it repeats the messages of a request of other tools or system prompt (another configuration, a side call)")
         if k and k == len(prev) - 1 == len(msgs) - 1:
             return _Verdict(-1, k, "an independent request: it repeats the history of the previous one and changes only its last message")
@@ -442,9 +472,11 @@ class SessionGrouper:
             return _Verdict(1, k)  # message 0 rewritten (a timestamp in the first user message), the rest intact
         return _REJECT
 
-    def _too_long(self, last: Request, cur: Request) -> str | None:
+    def _too_long(self, last: Request, cur: Request, extends: bool) -> str | None:
         """Why the pause since ``last`` ends its session, or None: it outlived every cache entry
-        ``last`` could have left, and the response does not show a cache read."""
+        ``last`` could have left, unless ``cur`` extends ``last``'s history and its response read
+        the cache (the log's clock is wrong, not the session; a request that only repeats
+        another may read a cache a later run warmed)."""
         if self.lifetime is None:
             return None
         gap = seconds_between(last, cur)
@@ -453,7 +485,7 @@ class SessionGrouper:
         longest = self.lifetime(last)
         if longest is None or gap <= longest:
             return None
-        usage = usage_of(cur)
+        usage = usage_of(cur) if extends else None
         if usage is not None and usage.read > 0:
             return None  # the cache was read: the clock of the log is wrong, not the session
         return (

@@ -148,6 +148,7 @@ def test_cl307_skill_body_injected_again():
     one = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL)])
     two = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL), assistant("done"), user("again: " ), assistant("ok"), user(SKILL)])
     three = anthropic(sys_block(BIG), [*two["messages"], assistant("done again"), user("thanks")])
+    assert [d.record for d in run_check(cl307, [one, two])] == [1]
     found = run_check(cl307, [one, two, three])
     assert [d.code for d in found] == ["CL307"]
     assert found[0].record == 1
@@ -157,22 +158,24 @@ def test_cl307_skill_body_injected_again():
     assert "in each of the 2 request(s) from here to the end of the session (~1500 in all)" in found[0].message
 
 
-def test_cl307_is_judged_by_what_the_copy_costs_the_rest_of_the_session():
-    """A 1.4 KB skill body loaded again is reported when the requests that carry it pay 1,024
-    tokens or more for it (early in a session), not when only the session's last request does."""
+def test_cl307_is_judged_by_the_tokens_a_copy_adds_to_each_request():
+    """A 1.4 KB skill body loaded again (~350 tokens in every request from there on) is reported,
+    with the requests that carry it; a copy below reinjected-min-tokens is not."""
     skill = text(1400, "skill body")
     history = [user("use the skill"), assistant("ok"), user(skill), assistant("done"), user("again"), assistant("ok"), user(skill)]
     follow = [anthropic(sys_block(BIG), history + [m for j in range(i) for m in (assistant(f"a{j}"), user(f"q{j}"))]) for i in range(3)]
     first = anthropic(sys_block(BIG), history[:3])
-    assert run_check(cl307, [first, follow[0]]) == []  # ~350 tokens, paid once
     found = run_check(cl307, [first, *follow])
-    assert [(d.code, d.record) for d in found] == [("CL307", 1)]  # ~350 tokens in 3 requests
-    assert run_check(cl307, [first, *follow], options={"reinjected-min-tokens": 2000}) == []
+    assert [(d.code, d.record) for d in found] == [("CL307", 1)]
+    assert (found[0].details["estimated_tokens"], found[0].details["requests_carrying"]) == (350, 3)
+    assert [d.code for d in run_check(cl307, [first, follow[0]])] == ["CL307"]  # the session's last request: still a copy
+    assert run_check(cl307, [first, *follow], options={"reinjected-min-tokens": 400}) == []
 
 
 def test_cl307_within_first_request_and_negative():
     dup = anthropic(sys_block(SKILL), [user(SKILL)])
     dup2 = anthropic(sys_block(SKILL), [user(SKILL), assistant("ok"), user("next")])
+    assert [d.code for d in run_check(cl307, [dup])] == ["CL307"]
     assert [d.code for d in run_check(cl307, [dup, dup2])] == ["CL307"]
     distinct = anthropic(sys_block(BIG), [user(SKILL), assistant("ok"), user(text(3000, "another file"))])
     assert run_check(cl307, [distinct]) == []

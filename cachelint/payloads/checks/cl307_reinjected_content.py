@@ -7,12 +7,11 @@ curation (docs/background/agent-patterns.md#context-curation): de-duplicate agai
 pointer to the first ("Body already provided earlier in this conversation"), and inject it again
 only when the earlier copy is gone (compaction, /clear, an edited file).
 
-What it costs is what the copy adds to every request from the one that carries it to the end of
-the session: its tokens times those requests. So a copy is judged when the session ends, and
-reported when that cost reaches ``reinjected-min-tokens`` (``[tool.cachelint.audit]``, default
-1024, the smallest prefix most models cache): a 1.4 KB skill body loaded again early in a long
-session is, the same body loaded again by the session's last request is not. Texts from
-``reinjected-min-chars`` characters (default 512, about 128 tokens) are compared.
+A copy is judged by the tokens it adds to every request that carries it, from the one that sends
+it again to the end of the session (the finding says how many and what they add up to): reported
+from ``reinjected-min-tokens`` (``[tool.cachelint.audit]``, default 256, about 1 KB of text —
+a 1.4 KB skill body loaded again is worth fixing), not from a floor in characters. Texts from
+``reinjected-min-chars`` characters (default 512) are compared.
 """
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a sessi
 
 CODE = "CL307"
 DEFAULT_MIN_CHARS = 512
-DEFAULT_MIN_TOKENS = 1024
+DEFAULT_MIN_TOKENS = 256
 MAX_PENDING = 20  # copies held per session until it ends
 
 
@@ -121,16 +120,18 @@ def _hold(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext) -> lis
     """Keep a request's copies until its session ends (their cost depends on the requests that
     follow); a request in no session (rejected by the provider) is judged alone."""
     if req.session is None:
-        return [_diagnostic(req, repeats, ctx, 1)] if _worth(repeats, 1, ctx) else []
+        return [_diagnostic(req, repeats, ctx, 1)] if _worth(repeats, ctx) else []
+    if not _worth(repeats, ctx):
+        return []
     held = _pending(ctx).setdefault(req.session, [])
     if len(held) < MAX_PENDING:
         held.append((req, repeats))
     return []
 
 
-def _worth(repeats: list[dict[str, Any]], carried: int, ctx: CheckContext) -> bool:
-    tokens = limits_for(ctx).estimate_tokens(sum(r["chars"] for r in repeats))
-    return tokens * carried >= _min_tokens(ctx)
+def _worth(repeats: list[dict[str, Any]], ctx: CheckContext) -> bool:
+    """Whether the copies add ``reinjected-min-tokens`` or more to each request that carries them."""
+    return limits_for(ctx).estimate_tokens(sum(r["chars"] for r in repeats)) >= _min_tokens(ctx)
 
 
 def _min_chars(ctx: CheckContext) -> int:
@@ -184,14 +185,12 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
-    """The session's copies, each judged by what it cost: its tokens in every request from the one
-    that carries it to the session's last. Then forget the session's digests."""
+    """The session's copies, with what each cost: its tokens in every request from the one that
+    carries it to the session's last. Then forget the session's digests."""
     state = getattr(ctx, "_cl307_seen", None)
     if state:
         state.pop(session.id, None)
     out = []
     for req, repeats in _pending(ctx).pop(session.id, ()):
-        carried = session.count - req.index_in_session
-        if _worth(repeats, carried, ctx):
-            out.append(_diagnostic(req, repeats, ctx, carried))
+        out.append(_diagnostic(req, repeats, ctx, session.count - req.index_in_session))
     return out
