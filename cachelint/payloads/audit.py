@@ -22,6 +22,7 @@ from cachelint.payloads.checks import (
     change_only_pair_checks,
     first_only_request_checks,
     pair_checks,
+    rejected_request_checks,
     request_checks,
     run_end_checks,
     session_checks,
@@ -230,15 +231,16 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
 
 
 def _audit_failed(run: _Run, req: Request, record: Any) -> None:
-    """The request checks on a request the provider rejected, outside any session: it is the
-    first and only request of none, and its finding quotes the provider's error."""
+    """The checks that say why the provider rejected a request (``REJECTED_REQUESTS``), outside
+    any session: it is the first and only request of none, and a finding quotes the provider's
+    error."""
     req.failed = failure_of(record.status, record.response)
     req.session = None
     req.index_in_session = 0
     ctx = run.ctx
     ctx.session = None
     ctx.diff = None
-    _run_checks(run.diagnostics, run.first_request_checks, req.origin, (req, ctx))
+    _run_checks(run.diagnostics, rejected_request_checks(), req.origin, (req, ctx))
 
 
 def _note_time(run: _Run, display: str, req: Request) -> None:

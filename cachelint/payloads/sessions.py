@@ -207,9 +207,9 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
 
 @dataclass(frozen=True)
 class _Verdict:
-    """How a request relates to an open session's last request: ``rank`` > 0 continues it (3: it
-    replays its response, 2: its history grows, 1: the same agent's history rewritten, 0: the same
-    agent under the same key, whatever the history); otherwise ``reason`` says why not."""
+    """How a request relates to an open session's last request: ``rank`` > 0 continues it (4: it
+    replays its response, 3: its history grows, 2: it repeats the same messages, 1: the same
+    agent's history rewritten); otherwise ``reason`` says why not."""
 
     rank: int
     shared: int = 0
@@ -217,6 +217,7 @@ class _Verdict:
     repeat: bool = False  # the same messages sent again
 
 
+_RESTART = "its messages do not carry on the history of the open session's last request (a conversation started again)"
 _SIBLINGS = (
     "one of several independent requests that share this history and differ in their last message"
     " (predictions over one few-shot prompt), not a retry"
@@ -450,10 +451,10 @@ class SessionGrouper:
                 # next speaker): each agent's conversation is its own session
                 return _Verdict(-1, k, "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares")
             if replays_response(last, cur, k):
-                return _Verdict(3, k)
+                return _Verdict(4, k)
             if grows:
                 if evidence != WEAK or k >= 2:
-                    return _Verdict(2, k)
+                    return _Verdict(3, k)
                 return _Verdict(-1, k, "it shares only the opening message with a request of other tools or system prompt (a side call)")
             if evidence == SAME or (evidence == NONE and last.model == cur.model):
                 return _Verdict(2, k, repeat=True)  # the same request sent again (a retry, a setting changed)
@@ -465,12 +466,12 @@ class SessionGrouper:
         if evidence not in (SAME, CLOSE):
             if evidence == OTHER and k:
                 return _Verdict(-1, k, "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares")
-            return _REJECT
+            return _Verdict(-1, k, _RESTART)
         if k >= 1 and len(msgs) > 1:
             return _Verdict(1, k)  # the same agent's history, rewritten somewhere (CL303)
         if k == 0 and len(prev) >= 2 and len(msgs) >= len(prev) and _only_first_differs(prev, msgs):
             return _Verdict(1, k)  # message 0 rewritten (a timestamp in the first user message), the rest intact
-        return _REJECT
+        return _Verdict(-1, k, _RESTART)
 
     def _too_long(self, last: Request, cur: Request, extends: bool) -> str | None:
         """Why the pause since ``last`` ends its session, or None: it outlived every cache entry

@@ -22,6 +22,10 @@ quiet pair's cost):
   differ. It is not called for a pair whose prefix held byte for byte with equal settings.
 - ``REQUEST_FIRST_ONLY = True``: ``check_request`` reports only on the first request of a
   session (``index_in_session == 0``); it is not called for the others.
+
+A request the provider rejected (HTTP 4xx/5xx) is in no session and cost nothing: only the request
+checks of modules flagged ``REJECTED_REQUESTS = True`` run on it, those that can say why it was
+rejected (CL305: the cache markers the API refuses); ``req.failed`` holds the provider's answer.
 """
 from __future__ import annotations
 
@@ -130,6 +134,15 @@ def first_only_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ..
     first request of a session."""
     return tuple(
         m.check_request for m in check_modules() if hasattr(m, "check_request") and getattr(m, "REQUEST_FIRST_ONLY", False)
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def rejected_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
+    """The request checks of modules flagged ``REJECTED_REQUESTS``: run on a request the provider
+    rejected, to say why."""
+    return tuple(
+        m.check_request for m in check_modules() if hasattr(m, "check_request") and getattr(m, "REJECTED_REQUESTS", False)
     )
 
 

@@ -11,6 +11,11 @@
 - a marker more than ``lookback_blocks`` (20) blocks after the previous request's cache entries,
   with no marker in between: the lookback stops before it reaches them (docs/background/breakpoints-and-ttls.md#lookback-window).
 
+A request the provider rejected is checked alone, and its finding quotes the provider's error
+(HTTP 400 "A maximum of 4 blocks with cache_control may be provided. Found 5."); a rejection whose
+error names the cache markers for a reason none of the checks above knows is reported in the
+provider's words (kind ``rejected``).
+
 Limits are dated data (``rules/packs/payloads-limits.yaml``). A static problem is reported on the
 first request of a session and again only when a later request introduces it, so that a session of
 200 requests with one misplaced marker gives one finding, not 200.
@@ -27,6 +32,7 @@ from cachelint.payloads.model import Breakpoint, Request, Session
 from cachelint.payloads.usage import usage_of
 
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
+REJECTED_REQUESTS = True  # and at a request the provider rejected: it says why (checks/__init__.py)
 
 CODE = "CL305"
 
@@ -269,7 +275,7 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     prefix reached the minimum): a conversation's first turns are short, and the same marker
     caches once it grows."""
     limits = limits_for(ctx)
-    first: tuple[Request, str, str, dict[str, Any]] | None = None
+    first: tuple[Request, list[tuple[str, str, dict[str, Any]]]] | None = None
     for req in session.requests:
         usage = usage_of(req)
         if usage is not None and usage.cached:
@@ -278,8 +284,8 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         if not moving and any(bp.automatic or bp.tier == "messages" for bp in req.breakpoints):
             return []  # a moving marker past the minimum: it caches
         if moving and first is None:
-            first = (req, *moving[0])
+            first = (req, moving)
     if first is None:
         return []
-    req, kind, msg, details = first
-    return [_diagnostic(req, kind, msg, details)]
+    req, moving = first
+    return [_diagnostic(req, kind, msg, details) for kind, msg, details in moving]

@@ -117,13 +117,11 @@ def _pending(ctx: CheckContext) -> dict[str, list[tuple[Request, list[dict[str, 
 
 
 def _hold(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext) -> list[Diagnostic]:
-    """Keep a request's copies until its session ends (their cost depends on the requests that
-    follow); a request in no session (rejected by the provider) is judged alone."""
-    if req.session is None:
-        return [_diagnostic(req, repeats, ctx, 1)] if _worth(repeats, ctx) else []
+    """Keep a request's copies until its session ends (the finding counts the requests that
+    carry them)."""
     if not _worth(repeats, ctx):
         return []
-    held = _pending(ctx).setdefault(req.session, [])
+    held = _pending(ctx).setdefault(req.session or "", [])
     if len(held) < MAX_PENDING:
         held.append((req, repeats))
     return []
