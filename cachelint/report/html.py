@@ -92,10 +92,12 @@ def _pct(value: Any) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def _usage_of(summary: Mapping[str, Any]) -> Mapping[str, Any]:
-    usage = summary.get("usage")
+def _usage_of(summary: Any) -> Mapping[str, Any]:
+    usage = getattr(summary, "usage", None)
     if isinstance(usage, Mapping):
         return usage
+    if not isinstance(summary, Mapping):
+        return {}
     if isinstance(summary.get("sessions"), list) and any(isinstance(s, Mapping) and "timeline" in s for s in summary["sessions"]):
         return summary
     return {}
@@ -308,9 +310,9 @@ def _finding(d: Diagnostic, cost: Mapping[str, Any] | None = None, currency: str
     )
 
 
-def render_html(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]) -> str:
+def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
     """One self-contained HTML document (readable without JavaScript)."""
-    usage = _usage_of(summary or {})
+    usage = _usage_of(summary)
     currency = usage.get("currency", "USD")
     sessions = [s for s in usage.get("sessions") or [] if isinstance(s, Mapping)]
     by_session: dict[str, list[Diagnostic]] = {}
@@ -321,11 +323,7 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]) -
             by_session.setdefault(d.session, []).append(d)
         else:
             loose.append(d)
-    grouping = {
-        str(s.get("id")): s.get("grouping_text")
-        for s in (summary or {}).get("sessions") or []
-        if isinstance(s, Mapping) and s.get("grouping_text")
-    }
+    grouping = {s.id: s.grouping_text for s in getattr(summary, "sessions", []) if s.grouping_text}
     parts = [_summary_section(diagnostics, usage)]
     if sessions:
         parts.append(_session_index(sessions, by_session, currency))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.payloads import AuditSummary
 from cachelint.payloads.spend import ledger_for
 from cachelint.report.html import render_html
 
@@ -43,7 +44,7 @@ def _summary_and_diagnostics():
         ),
         Diagnostic(code="CL001", message="record 9 is not JSON", path="other.jsonl", line=9),
     ]
-    summary = {"usage": ledger.summary(diagnostics), "text": "ignored by html"}
+    summary = AuditSummary(files=2, requests=len(reqs), usage=ledger.summary(diagnostics))
     return diagnostics, summary
 
 

@@ -53,7 +53,7 @@ def test_har_end_to_end_with_entry_location(tmp_path, monkeypatch):
     ]
     (tmp_path / "s.har").write_text(har(entries))
     result = run(tmp_path, monkeypatch, "--output-format", "json", "s.har")
-    (f,) = json.loads(result.output) if isinstance(json.loads(result.output), list) else json.loads(result.output)["diagnostics"]
+    (f,) = json.loads(result.output) if isinstance(json.loads(result.output), list) else json.loads(result.output)["findings"]
     lines = (tmp_path / "s.har").read_text().splitlines()
     assert f["code"] == "CL309" and f["record"] == 0 and '"startedDateTime": "2026-11-29T10:00:09Z"' in lines[f["line"] - 1]
 
@@ -66,11 +66,11 @@ def test_each_har_file_is_one_recording(tmp_path, monkeypatch):
     (tmp_path / "b.har").write_text(har([har_entry(bare("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
     result = run(tmp_path, monkeypatch, "--output-format", "json", "a.har", "b.har")
     out = json.loads(result.output)
-    assert (out if isinstance(out, list) else out["diagnostics"]) == []
+    assert (out if isinstance(out, list) else out["findings"]) == []
     (tmp_path / "ab.har").write_text(har([har_entry(bare("claude-sonnet-4-5"), "2026-11-29T10:00:00Z"),
                                           har_entry(bare("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
     out = json.loads(run(tmp_path, monkeypatch, "--output-format", "json", "ab.har").output)
-    assert [d["code"] for d in (out if isinstance(out, list) else out["diagnostics"])] == ["CL304"]  # one file: one recording
+    assert [d["code"] for d in (out if isinstance(out, list) else out["findings"])] == ["CL304"]  # one file: one recording
 
 
 def test_bedrock_converse_and_gemini_envelopes(tmp_path, monkeypatch):
@@ -103,5 +103,5 @@ def test_bedrock_converse_and_gemini_envelopes(tmp_path, monkeypatch):
     )
     result = run(tmp_path, monkeypatch, "--output-format", "json", "mixed.jsonl")
     data = json.loads(result.output)
-    findings = data if isinstance(data, list) else data["diagnostics"]
+    findings = data if isinstance(data, list) else data["findings"]
     assert [(f["code"], f["record"], f.get("kind")) for f in findings] == [("CL301", 2, "reordered"), ("CL303", 4, "changed")]
