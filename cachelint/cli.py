@@ -318,7 +318,7 @@ def check(
         out.warn(warning)
     for where, count in sorted(result.configurations.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
         out.info(f"{count} file{'s' if count != 1 else ''} checked with {where or 'the default settings (no configuration file)'}")
-    out.info(f"{result.files_checked} files checked in {time.monotonic() - started:.2f} s")
+    out.info(f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked in {time.monotonic() - started:.2f} s")
     if show_diff:
         out.report("".join(result.diffs))
         out.flush()

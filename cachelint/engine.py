@@ -1260,13 +1260,14 @@ def _left_out_warnings(
     for path, explicit in left_out:
         if explicit and not _is_log_file(path):
             warnings.append(f"{display_path(path, cwd)}: not a Python file, notebook or skill file; skipped")
-    if not files and not problems:
+    others = [shown for shown in result.logs_seen if shown not in explicit_logs]
+    if not files and not problems and (others or not explicit_logs):
         found = "No Python files, notebooks or skill files found under the given paths"
-        others = [shown for shown in result.logs_seen if shown not in explicit_logs]
         if others:
             example = others[0]
             folder = example.rsplit("/", 1)[0] if "/" in example else "."
-            found += f"; {len(others)} request log{'s' if len(others) != 1 else ''} found (e.g. {example}): audit them with `cachelint audit {folder}`"
+            what = f"{len(others)} request logs found (e.g. {example}): audit them" if len(others) > 1 else f"1 request log found ({example}): audit it"
+            found += f"; {what} with `cachelint audit {folder}`"
         warnings.append(found)
     return warnings
 

@@ -48,15 +48,19 @@ def not_a_log(name: str, head: bytes) -> str | None:
     one-line CL001; None when they start like JSON (a log, or at least worth parsing)."""
     text = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
     stripped = text.lstrip(b" \t\r\n")
-    if not stripped or stripped[:1] in (b"{", b"["):
-        return None
     lower = name.lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
     suffix = lower[lower.rfind(".") :] if "." in lower.rsplit("/", 1)[-1] else ""
+    # a name no log has (TOML starts with "[", a notebook is JSON): said whatever the bytes
+    named = suffix in _SUFFIX_KINDS and suffix != ".txt"
+    if not stripped or (stripped[:1] in (b"{", b"[") and not named):
+        return None
     if suffix not in _SUFFIX_KINDS and any(line.lstrip()[:1] in (b"{", b"[") for line in text.splitlines()[:50]):
         return None  # a log whose first line is damaged (cut by a rotation): its other lines are read
-    if b"\x00" in text[:8192]:
+    if named:
+        kind = _SUFFIX_KINDS[suffix]
+    elif b"\x00" in text[:8192]:
         kind = "a binary file"
     elif suffix in _SUFFIX_KINDS:
         kind = _SUFFIX_KINDS[suffix]
@@ -77,7 +81,8 @@ def not_a_log(name: str, head: bytes) -> str | None:
 def not_a_cassette(doc: Any) -> str:
     """The CL001 message for a YAML document that is not a VCR cassette."""
     if isinstance(doc, Mapping):
-        keys = ", ".join(sorted(str(k) for k in doc)[:6]) or "none"
+        # YAML 1.1 reads the key `on` (a GitHub workflow's trigger) as True
+        keys = ", ".join(sorted({True: "on", False: "off"}.get(k, str(k)) if isinstance(k, bool) else str(k) for k in doc)[:6]) or "none"
         what = f"a YAML mapping with the keys {keys}"
     elif isinstance(doc, list):
         what = f"a YAML list of {len(doc)} item(s)"

@@ -177,7 +177,7 @@ def render_totals(totals: Totals, options: RenderOptions = RenderOptions(), rule
     if totals.fixed:
         found = totals.findings + totals.fixed
         where = f" in {_count(totals.files_with_findings, 'file')}" if totals.findings else ""
-        lines.append(f"Found {_count(found, 'finding')} ({totals.fixed:,} fixed, {totals.findings:,} remaining){where} ({checked}).")
+        lines.append(f"Found {_count(found, 'finding')} ({totals.fixed:,} fixed, {totals.findings:,} remaining{where}); {checked}.")
     elif totals.findings:
         lines.append(f"Found {_count(totals.findings, 'finding')} in {_count(totals.files_with_findings, 'file')} ({checked}).")
     else:
