@@ -128,7 +128,8 @@ def unread_shape(request: Any, response: Any = None) -> str | None:
         return "a response body without its request"
     nested = _nested_request(request, 0, "")
     if nested:
-        return f"a request body nested under '{nested}'"
+        where, as_text = nested
+        return f"a request body nested under '{where}'" + (" (as a JSON string)" if as_text else "")
     return None
 
 
@@ -157,19 +158,25 @@ def _looks_like_body(value: Mapping[str, Any]) -> bool:
     return "model" in value and (isinstance(value.get("messages"), list) or "input" in value)
 
 
-def _nested_request(value: Mapping[str, Any], depth: int, path: str) -> str | None:
-    """The dotted path of a request body inside ``value`` (at most three levels down), or None."""
+def _nested_request(value: Mapping[str, Any], depth: int, path: str, budget: list[int] | None = None) -> tuple[str, bool] | None:
+    """(dotted path, held as a JSON string) of a request body inside ``value`` (at most three
+    levels down, at most 500 values looked at: a skipped record costs little however wide it is),
+    or None."""
+    budget = budget if budget is not None else [500]
     if depth > 3:
         return None
     for key in list(value)[:50]:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
         child = value[key]
         where = f"{path}.{key}" if path else str(key)
         if isinstance(child, Mapping):
             if _looks_like_body(child):
-                return where
-            found = _nested_request(child, depth + 1, where)
+                return where, False
+            found = _nested_request(child, depth + 1, where, budget)
             if found:
                 return found
         elif isinstance(child, str) and depth < 2 and child[:1] == "{" and '"model"' in child[:4096]:
-            return where + " (as a JSON string)"
+            return where, True
     return None
