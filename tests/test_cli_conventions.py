@@ -175,7 +175,7 @@ def test_quiet_prints_findings_only_and_silent_nothing(tmp_path):
 def test_verbose_says_which_configuration_checked_which_files(tmp_path):
     write_tree(tmp_path, {"a.py": "x = 1\n", "sub/cachelint.toml": "ignore = ['CL1']\n", "sub/b.py": "y = 2\n"})
     result = run(["check", "--no-cache", "-v", "."], tmp_path)
-    assert f"cachelint: 1 file checked with the default settings (no configuration file)" in result.stderr
+    assert "cachelint: 1 file checked with the default settings (no configuration file)" in result.stderr
     assert f"cachelint: 1 file checked with {tmp_path.resolve() / 'sub' / 'cachelint.toml'}" in result.stderr
     assert "cachelint: 2 files checked in " in result.stderr
     assert "cachelint:" not in run(["check", "--no-cache", "."], tmp_path).stderr

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
-from cachelint.payloads import LOG_SUFFIXES, is_log_name, jsonio  # noqa: F401 - LOG_SUFFIXES: part of this module's interface
+from cachelint.payloads import is_log_name, jsonio
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.providers import BuildTrace
