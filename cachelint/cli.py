@@ -350,27 +350,6 @@ def check(
     sys.exit(EXIT_CLEAN)
 
 
-def _no_requests_message(summary) -> str:
-    """Exit 2: an audit that read no LLM request from any input, with what it did read."""
-    n = summary.files
-    formats = ", ".join(f"{fmt} ({count})" if count > 1 else fmt for fmt, count in summary.formats.items()) or "none"
-    parts = [f"formats read: {formats}"]
-    if summary.skipped_non_llm:
-        parts.append(f"{summary.skipped_non_llm:,} record{'s' if summary.skipped_non_llm != 1 else ''} that {'are' if summary.skipped_non_llm != 1 else 'is'} not an LLM call")
-    if summary.unread:
-        total = sum(summary.unread.values())
-        shapes = ", ".join(f"{shape} ({count:,})" for shape, count in summary.unread.items())
-        parts.append(f"{total:,} record{'s' if total != 1 else ''} like LLM calls in a shape cachelint does not read yet: {shapes}")
-    if summary.files_without_records:
-        k = summary.files_without_records
-        parts.append(f"{k} file{'s' if k != 1 else ''} without a record (see above)")
-    if n == 0:
-        from cachelint.payloads import LOG_SUFFIXES
-
-        parts = [f"no file named {', '.join(f'*{s}' for s in LOG_SUFFIXES)} (or .gz) found"]
-    return f"no LLM requests found in {n} file{'s' if n != 1 else ''} ({'; '.join(parts)}; see docs/audit.md)"
-
-
 @main.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path())
 @_common_report_options
@@ -448,7 +427,9 @@ def audit(
             out.totals(render_totals(totals, report_options, rule_help=fmt == "concise"))
     out.flush()
     if nothing_read:
-        _fail(_no_requests_message(summary))
+        from cachelint.report.audit_text import nothing_read_message
+
+        _fail(nothing_read_message(summary))
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)

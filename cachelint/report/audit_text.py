@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads import AuditSummary, BreakDetail, SessionReport
+from cachelint.payloads import LOG_SUFFIXES, AuditSummary, BreakDetail, SessionReport
 from cachelint.report.common import RenderOptions, name_of, severity_of
 from cachelint.report.text import Style, finding_line, fix_or_help, format_detail
 
@@ -295,3 +295,22 @@ def render_usage(usage: Mapping[str, Any]) -> str:
         f" cost {money(t['money'], cur)}, {misses_cost(t, cur)}"
     )
     return "\n".join(lines) + "\n"
+
+
+def nothing_read_message(summary: AuditSummary) -> str:
+    """The error of an audit that read no LLM request from any input (exit 2): what it did read."""
+    n = summary.files
+    formats = ", ".join(f"{fmt} ({count})" if count > 1 else fmt for fmt, count in summary.formats.items()) or "none"
+    parts = [f"formats read: {formats}"]
+    if summary.skipped_non_llm:
+        parts.append(f"{summary.skipped_non_llm:,} record{'s' if summary.skipped_non_llm != 1 else ''} that {'are' if summary.skipped_non_llm != 1 else 'is'} not an LLM call")
+    if summary.unread:
+        total = sum(summary.unread.values())
+        shapes = ", ".join(f"{shape} ({count:,})" for shape, count in summary.unread.items())
+        parts.append(f"{total:,} record{'s' if total != 1 else ''} like LLM calls in a shape cachelint does not read yet: {shapes}")
+    if summary.files_without_records:
+        k = summary.files_without_records
+        parts.append(f"{k} file{'s' if k != 1 else ''} without a record (see above)")
+    if n == 0:
+        parts = [f"no file named {', '.join(f'*{s}' for s in LOG_SUFFIXES)} (or .gz) found"]
+    return f"no LLM requests found in {n} file{'s' if n != 1 else ''} ({'; '.join(parts)}; see docs/audit.md)"
