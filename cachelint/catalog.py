@@ -218,12 +218,25 @@ def default_severity(code: str) -> Severity:
     return doc.severity if doc else Severity.WARNING
 
 
+def _selector_code(selector: str, names: Mapping[str, str]) -> str:
+    """A selector as a code or code prefix: rule names (``unordered-tools``) stand for their code,
+    as ``cachelint rule unordered-tools`` does."""
+    sel = selector.strip()
+    return names.get(sel.lower(), sel.upper())
+
+
+def _names() -> dict[str, str]:
+    return {s.name: s.code for s in rule_index().values()}
+
+
 def expand_selectors(selectors: Iterable[str], known: Iterable[str] | None = None) -> set[str]:
-    """Codes matched by selectors: exact codes or prefixes (``CL1``, ``CL10``, ``ALL``)."""
+    """Codes matched by selectors: exact codes, prefixes (``CL1``, ``CL10``, ``ALL``) or rule
+    names (``unordered-tools``)."""
     codes = list(known if known is not None else rule_index())
+    names = _names()
     out: set[str] = set()
     for sel in selectors:
-        sel = sel.strip().upper()
+        sel = _selector_code(sel, names)
         if sel == "ALL":
             out.update(codes)
             continue
@@ -233,9 +246,18 @@ def expand_selectors(selectors: Iterable[str], known: Iterable[str] | None = Non
 
 def unknown_selectors(selectors: Iterable[str]) -> list[str]:
     codes = list(rule_index())
+    names = _names()
     return sorted(
-        s for s in selectors if s.strip().upper() != "ALL" and not any(c.startswith(s.strip().upper()) for c in codes)
+        s
+        for s in selectors
+        if _selector_code(s, names) != "ALL" and not any(c.startswith(_selector_code(s, names)) for c in codes)
     )
+
+
+def code_of(selector: str) -> str | None:
+    """The rule code a single code or rule name stands for (None for a prefix or an unknown name)."""
+    sel = _selector_code(selector, _names())
+    return sel if sel in rule_index() else None
 
 
 # --- packs -----------------------------------------------------------------------------------

@@ -37,6 +37,18 @@ from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repo
 
 if TYPE_CHECKING:
     from cachelint.cache import ResultCache
+    from cachelint.config import ConfigResolver
+
+
+@dataclass(frozen=True)
+class StdinInput:
+    """A file read from standard input (``cachelint check -``): its bytes and the path it stands
+    for (``--stdin-filename``), which gives its kind (by suffix), its configuration and its place
+    among the project's modules."""
+
+    data: bytes
+    path: Path  # absolute
+    display: str  # the name findings carry: the given file name, or "-"
 
 
 @dataclass
@@ -47,6 +59,8 @@ class CheckOptions:
     no_cache: bool = False
     force_exclude: bool = False
     jobs: int | None = None
+    stdin: StdinInput | None = None
+    baseline: str | None = None  # a JSON file of accepted findings to leave out (cachelint.baseline)
 
 
 @dataclass
@@ -56,6 +70,13 @@ class CheckResult:
     fixes_applied: int = 0
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # display path -> rule code -> findings the fixes removed (``--show-fixes``)
+    fixed: dict[str, dict[str, int]] = field(default_factory=dict)
+    # configuration file (None: defaults) -> files checked with it (``-v``)
+    configurations: dict[str | None, int] = field(default_factory=dict)
+    # request logs met on the way and left to ``cachelint audit`` (display paths, sorted)
+    logs_seen: list[str] = field(default_factory=list)
+    baselined: int = 0  # findings hidden by the baseline
 
 
 def is_python(path: Path) -> bool:
@@ -367,17 +388,18 @@ def collect_facts(task: FactsTask) -> dict | None:
     when the file cannot be read (phase 2 reports it as CL001). Never raises."""
     from cachelint.textio import decode, read_bytes
 
+    from cachelint.textio import identity
+
     p = Path(task.path)
-    try:
-        st = os.stat(p)
-    except OSError:
+    stamp = identity(p)
+    if stamp is None:
         return None
     data = read_bytes(p, task.display, task.settings.max_file_size)
     if isinstance(data, Diagnostic):
         return None
     from cachelint import fileutil
 
-    facts = {"sha256": fileutil.sha256(data), "mtime_ns": st.st_mtime_ns, "size": st.st_size, "module": task.module}
+    facts = {"sha256": fileutil.sha256(data), "mtime_ns": stamp[0], "size": stamp[1], "module": task.module}
     source = decode(data, task.display)
     if isinstance(source, Diagnostic):
         return {**facts, "imports": [], "summary": None, "summary_digest": None}  # nothing to import
@@ -419,14 +441,10 @@ def analyze_python_file(
 
     Never raises: an unreadable file, a syntax error, a crash in a check or a timeout become CL001.
     """
-    from cachelint.textio import decode, read_bytes
+    from cachelint.textio import decode, identity, read_bytes
 
     p = Path(path)
-    try:
-        st = os.stat(p)
-        mtime, size = st.st_mtime_ns, st.st_size
-    except OSError:
-        mtime, size = 0, 0
+    mtime, size = identity(p) or (0, 0)
     data = read_bytes(p, display, settings.max_file_size)
     if isinstance(data, Diagnostic):
         return [data.to_dict()], None, mtime, size
@@ -1060,50 +1078,219 @@ def run_check(
     options: CheckOptions,
     cwd: Path,
     progress: Callable[[str], None] | None = None,
+    resolver: "ConfigResolver | None" = None,
 ) -> CheckResult:
-    discovery = walk(
-        paths,
-        cwd=cwd,
-        root=settings.root,
-        exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
-        respect_gitignore=settings.respect_gitignore,
-        force_exclude=options.force_exclude,
-        accept=_accept,
-    )
-    diagnostics: list[Diagnostic] = [unreadable(shown, msg) for shown, msg in discovery.problems]
-    result = CheckResult(diagnostics=diagnostics)
-    python_files = [f for f in discovery.files if is_python(f.path)]
-    other_files = [f for f in discovery.files if not is_python(f.path)]
-    result.files_checked = len(discovery.files)
+    """Check ``paths``. With a ``resolver``, each file is checked with the settings of the
+    configuration closest to it (``settings`` is then the working directory's, which discovery
+    starts from); without one, every file with ``settings``."""
+    from cachelint.payloads import is_request_log_name
 
-    cache = None
+    accepted = None
+    if options.baseline:
+        from cachelint.baseline import load_baseline
+
+        accepted = load_baseline(Path(options.baseline))  # before any work: a bad file is exit 2 at once
+    left_out: list[tuple[Path, bool]] = []  # files discovery met and no part checks
+
+    def accept(path: Path, explicit: bool) -> bool:
+        if _accept(path, explicit):
+            return True
+        if explicit or is_request_log_name(path.name):
+            left_out.append((path, explicit))
+        return False
+
+    if options.stdin is not None:
+        from cachelint.textio import provide
+
+        provide(options.stdin.path, options.stdin.data)
+        files = [InputFile(options.stdin.path, options.stdin.display, explicit=True)]
+        problems: list[tuple[str, str]] = []
+    else:
+        discovery = walk(
+            paths,
+            cwd=cwd,
+            root=settings.root,
+            exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
+            respect_gitignore=settings.respect_gitignore,
+            force_exclude=options.force_exclude,
+            accept=accept,
+        )
+        files, problems = discovery.files, discovery.problems
+    try:
+        result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver)
+        if accepted is not None:
+            result.diagnostics, hidden = accepted.split(result.diagnostics)
+            result.baselined = len(hidden)
+        return result
+    finally:
+        if options.stdin is not None:
+            from cachelint.textio import provide
+
+            provide(options.stdin.path, None)
+
+
+def _run_check(
+    files: Sequence[InputFile],
+    problems: Sequence[tuple[str, str]],
+    left_out: Sequence[tuple[Path, bool]],
+    paths: Sequence[str],
+    settings: Settings,
+    options: CheckOptions,
+    cwd: Path,
+    resolver: "ConfigResolver | None",
+) -> CheckResult:
+    diagnostics: list[Diagnostic] = [unreadable(shown, msg) for shown, msg in problems]
+    result = CheckResult(diagnostics=diagnostics)
+    groups = _group_by_settings(files, settings, resolver)
+    result.files_checked = sum(len(group) for _, group in groups)
+    result.warnings.extend(_left_out_warnings(left_out, files, problems, cwd, result))
+    stdin = options.stdin is not None
     from cachelint.catalog import use_index_folder
 
-    use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
-    if not options.no_cache:
-        from cachelint.cache import ResultCache
+    for group_settings, group in groups:
+        result.configurations[str(group_settings.config_path) if group_settings.config_path else None] = len(group)
+        python_files = [f for f in group if is_python(f.path)]
+        other_files = [f for f in group if not is_python(f.path)]
+        cache = None
+        use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
+        # a file read from stdin is not the file on disk: no result of it is read or kept
+        if not options.no_cache and not stdin:
+            from cachelint.cache import ResultCache
 
-        cache = ResultCache.open(settings, cwd)
-        use_index_folder(cache.folder)
-    python = check_python(python_files, settings, cache, options.jobs)
-    per_file = python.per_file
+            cache = ResultCache.open(group_settings, cwd)
+            use_index_folder(cache.folder)
+        # the provided bytes of stdin live in this process only: no worker may read the file instead
+        python = check_python(python_files, group_settings, cache, 1 if stdin else options.jobs)
+        per_file = python.per_file
 
-    if options.fix or options.diff:
-        per_file = _apply_fixes(python_files, per_file, python.summaries_of, settings, options, result)
+        if options.fix or options.diff:
+            before = _fixable_counts(per_file, group_settings, options)
+            per_file = _apply_fixes(python_files, per_file, python.summaries_of, group_settings, options, result)
+            after = _fixable_counts(per_file, group_settings, options)
+            for display in sorted(before):
+                gone = {code: n - after.get(display, {}).get(code, 0) for code, n in before[display].items()}
+                gone = {code: n for code, n in sorted(gone.items()) if n > 0}
+                if gone:
+                    result.fixed[display] = gone
 
-    for display in sorted(per_file):
-        diagnostics.extend(per_file[display])
+        for display in sorted(per_file):
+            diagnostics.extend(per_file[display])
 
-    # Skills: one pass over the tree (indexes need to see every skill)
-    if other_files:
-        diagnostics.extend(_check_skills_cached(other_files, paths, settings, cwd, cache))
-    if cache is not None:
-        cache.save()
-        if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
-            result.warnings.append(cache.warning)
+        # Skills: one pass over the tree (indexes need to see every skill)
+        if other_files:
+            diagnostics.extend(_check_skills_cached(other_files, paths, group_settings, cwd, cache))
+        if cache is not None:
+            cache.save()
+            if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
+                result.warnings.append(cache.warning)
 
-    result.diagnostics = finalize(diagnostics, settings, cwd)
+    result.diagnostics = finalize(diagnostics, settings, cwd, resolver)
     return result
+
+
+def _group_by_settings(
+    files: Sequence[InputFile], settings: Settings, resolver: "ConfigResolver | None"
+) -> list[tuple[Settings, list[InputFile]]]:
+    """The files of a run by the settings that apply to them, in the order of their first file.
+    A file under a configuration other than the one discovery used is held to that
+    configuration's excludes too (unless it was named on the command line)."""
+    if resolver is None:
+        return [(settings, list(files))] if files else []
+    groups: dict[str | None, tuple[Settings, list[InputFile]]] = {}
+    matchers: dict[str | None, Any] = {}
+    for f in files:
+        own = resolver.for_path(f.path)
+        key = str(own.config_path) if own.config_path else None
+        if own.config_path != settings.config_path and not f.explicit:
+            if key not in matchers:
+                from cachelint.discovery import IgnoreMatcher
+
+                matchers[key] = IgnoreMatcher(own.root.resolve(), tuple(own.exclude) + tuple(own.extend_exclude), False)
+            if _excluded_below(f.path, matchers[key]):
+                continue
+        groups.setdefault(key, (own, []))[1].append(f)
+    return list(groups.values())
+
+
+def _excluded_below(path: Path, matcher: Any) -> bool:
+    """Is ``path``, or a folder between it and the matcher's root, excluded by its patterns?"""
+    from cachelint.discovery import is_relative_to
+
+    if not is_relative_to(path, matcher.root):
+        return False
+    chain = [path]
+    for parent in path.parents:
+        if parent == matcher.root or not is_relative_to(parent, matcher.root):
+            break
+        chain.append(parent)
+    return any(matcher.ignored(candidate, candidate != path, []) for candidate in reversed(chain))
+
+
+def _fixable_counts(per_file: dict[str, list[Diagnostic]], settings: Settings, options: CheckOptions) -> dict[str, dict[str, int]]:
+    enabled = settings.enabled_codes()
+    counts: dict[str, dict[str, int]] = {}
+    for display, diags in per_file.items():
+        for d in diags:
+            if d.code in enabled and _fixable(d, options):
+                per_code = counts.setdefault(display, {})
+                per_code[d.code] = per_code.get(d.code, 0) + 1
+    return counts
+
+
+def _left_out_warnings(
+    left_out: Sequence[tuple[Path, bool]],
+    files: Sequence[InputFile],
+    problems: Sequence[tuple[str, str]],
+    cwd: Path,
+    result: CheckResult,
+) -> list[str]:
+    """What to tell a user whose paths gave ``check`` nothing it reads: request logs belong to
+    ``cachelint audit``; a file named on the command line that no part reads is said to be skipped;
+    a run that found nothing to check says so (Ruff: "No Python files found")."""
+    from cachelint.discovery import display_path
+
+    warnings = []
+    logs = sorted(display_path(p, cwd) for p, _ in left_out if _is_log_file(p))
+    logs += sorted(f.display for f in files if f.explicit and f.path.suffix.lower() in (".json", ".yaml", ".yml") and _is_log_file(f.path))
+    result.logs_seen = sorted(set(logs))
+    explicit_logs = [display_path(p, cwd) for p, explicit in left_out if explicit and _is_log_file(p)]
+    explicit_logs += [f.display for f in files if f.explicit and f.display in result.logs_seen]
+    for shown in sorted(set(explicit_logs)):
+        warnings.append(f"{shown} is a request log: `cachelint check` reads agent code and skill folders; audit logs with `cachelint audit {shown}`")
+    for path, explicit in left_out:
+        if explicit and not _is_log_file(path):
+            warnings.append(f"{display_path(path, cwd)}: not a Python file, notebook or skill file; skipped")
+    others = [shown for shown in result.logs_seen if shown not in explicit_logs]
+    if not files and not problems and (others or not explicit_logs):
+        found = "No Python files, notebooks or skill files found under the given paths"
+        if others:
+            example = others[0]
+            folder = example.rsplit("/", 1)[0] if "/" in example else "."
+            what = f"{len(others)} request logs found (e.g. {example}): audit them" if len(others) > 1 else f"1 request log found ({example}): audit it"
+            found += f"; {what} with `cachelint audit {folder}`"
+        warnings.append(found)
+    return warnings
+
+
+def _is_log_file(path: Path) -> bool:
+    """A request log by its name, or (a JSON or YAML file) by what its first bytes hold: a
+    cassette's interactions, a HAR's entries, or a request body's messages next to a model."""
+    from cachelint.payloads import is_request_log_name
+
+    if is_request_log_name(path.name):
+        return True
+    if path.suffix.lower() not in (".json", ".yaml", ".yml"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return False
+    if b"interactions" in head and (b"request" in head):
+        return True
+    if b'"log"' in head and b'"entries"' in head:
+        return True
+    return b'"model"' in head and any(marker in head for marker in (b'"messages"', b'"contents"', b'"input"'))
 
 
 # --- skills, cached as one result per tree ---------------------------------------------------
@@ -1161,19 +1348,33 @@ def _check_skills_cached(
     return found
 
 
-def finalize(diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path) -> list[Diagnostic]:
-    """Selection (select / ignore / per-file-ignores), de-duplication and a stable order."""
-    enabled = settings.enabled_codes()
-    pfi = _per_file_ignores(settings)
+def finalize(
+    diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path, resolver: "ConfigResolver | None" = None
+) -> list[Diagnostic]:
+    """Selection (select / ignore / per-file-ignores), de-duplication and a stable order. With a
+    ``resolver``, each finding is selected by the settings of the configuration closest to its
+    file; per-file-ignores patterns match the path relative to that configuration's folder."""
+    memo: dict[str, tuple[set[str], list[tuple[str, set[str]]], Path]] = {}
+
+    def selection(path: str) -> tuple[set[str], list[tuple[str, set[str]]], Path]:
+        known = memo.get(path)
+        if known is None:
+            own = resolver.for_path(cwd / path) if resolver is not None else settings
+            known = memo[path] = (own.enabled_codes(), _per_file_ignores(own), own.root)
+        return known
+
     seen = set()
     out = []
     for d in diagnostics:
+        enabled, pfi, root = selection(d.path)
         if d.code not in enabled and d.code != "CL002":
             continue
         if d.code == "CL002" and "CL002" not in enabled:
             continue
-        if pfi and any(d.code in codes and _glob_match(d.path, pattern) for pattern, codes in pfi):
-            continue
+        if pfi:
+            relative = _relative_to_root(d.path, cwd, root)
+            if any(d.code in codes and _glob_match(relative, pattern) for pattern, codes in pfi):
+                continue
         key = (d.sort_key(), d.end_line, d.end_column, d.session, d.kind)
         if key in seen:
             continue
@@ -1181,6 +1382,16 @@ def finalize(diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path) -
         out.append(d)
     out.sort(key=Diagnostic.sort_key)
     return out
+
+
+def _relative_to_root(display: str, cwd: Path, root: Path) -> str:
+    """A finding's path relative to its configuration's folder (what per-file-ignores match), so
+    that the same pattern selects the same files from whatever folder the command runs."""
+    absolute = Path(os.path.abspath(cwd / display))
+    try:
+        return absolute.relative_to(Path(os.path.abspath(root))).as_posix()
+    except ValueError:
+        return display
 
 
 def _per_file_ignores(settings: Settings) -> list[tuple[str, set[str]]]:

@@ -175,7 +175,7 @@ def fuzz_audit(data: bytes) -> list[Diagnostic]:
     folder = _AUDIT_DIR[0]
     (folder / "fuzz.jsonl").write_bytes(data)
     result = audit_logs(["fuzz.jsonl"], settings=_settings(), cwd=folder)
-    json.dumps(result.summary, default=str)
+    json.dumps(result.summary.to_dict(), default=str)
     for fmt in AUDIT_FORMATS:
         render(fmt, result.diagnostics, summary=result.summary)
     return result.diagnostics

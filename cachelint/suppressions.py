@@ -31,7 +31,7 @@ def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
     out = []
     if "cachelint" in line.lower():
         for m in _CACHELINT.finditer(line):
-            codes = tuple(c.strip().upper() for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
+            codes = tuple(_code_or_name(c) for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
             out.append(Suppression(number, offset + m.start() + 1, codes, True))
     if "noqa" in line.lower():
         for m in _NOQA.finditer(line):
@@ -41,6 +41,16 @@ def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
             if codes:
                 out.append(Suppression(number, offset + m.start() + 1, codes, False))
     return out
+
+
+def _code_or_name(text: str) -> str:
+    """A code written in a suppression (any case), or a rule name (``unordered-tools``) as its code."""
+    text = text.strip()
+    if "-" in text:
+        from cachelint.catalog import code_of
+
+        return code_of(text) or text
+    return text.upper()
 
 
 _NOQA_WITH_OUR_CODE = re.compile(r"noqa\s*:[^\n]*?\bCL[0-9]", re.IGNORECASE)

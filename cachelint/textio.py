@@ -51,7 +51,38 @@ def decode(data: bytes, display: str) -> SourceText | Diagnostic:
     return SourceText(text=text, size=len(data), had_bom=had_bom, newline=newline)
 
 
+# Bytes given for a path instead of the file's (``cachelint check -``: an editor's unsaved buffer,
+# checked as the file it names, with that file's configuration and neighbours).
+_PROVIDED: dict[str, bytes] = {}
+
+
+def provide(path: Path, data: bytes | None) -> None:
+    """Read ``data`` for ``path`` from now on (None: the file again)."""
+    if data is None:
+        _PROVIDED.pop(str(path), None)
+    else:
+        _PROVIDED[str(path)] = data
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a file, or None when it cannot be stat'ed; bytes provided for a path
+    have no time and their own size."""
+    provided = _PROVIDED.get(str(path))
+    if provided is not None:
+        return 0, len(provided)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def read_bytes(path: Path, display: str, max_size: int) -> bytes | Diagnostic:
+    provided = _PROVIDED.get(str(path))
+    if provided is not None:
+        if len(provided) > max_size:
+            return unreadable(display, f"input is {len(provided)} bytes, over the size limit of {max_size} bytes (max-file-size)")
+        return provided
     try:
         if path.is_dir():
             return unreadable(display, "is a directory, expected a file")

@@ -30,16 +30,16 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
-from cachelint.payloads import jsonio
+from cachelint.payloads import is_log_name, jsonio
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.providers import BuildTrace
 from cachelint.payloads.reuse import LineIndex, LineReuse, follow_path
 from cachelint.payloads.secrets import Redactor
+from cachelint.payloads.shapes import not_a_cassette, not_a_log
 from cachelint.payloads.sse import assemble_sse, looks_like_sse
 
 FORMATS = ("jsonl", "json", "har", "vcr")
-LOG_SUFFIXES = (".jsonl", ".ndjson", ".json", ".har", ".yaml", ".yml")
 # Anthropic rejects request bodies over 32 MB (its documented request size limit), so a longer
 # line is not a request anyone sent: report it instead of holding it in memory.
 DEFAULT_MAX_RECORD_SIZE = 32 * 1024 * 1024
@@ -57,13 +57,6 @@ Item = Record | Diagnostic
 
 
 # --- finding the files ------------------------------------------------------------------------
-
-
-def is_log_name(name: str) -> bool:
-    lower = name.lower()
-    if lower.endswith(".gz"):
-        lower = lower[:-3]
-    return lower.endswith(LOG_SUFFIXES)
 
 
 def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | Diagnostic]:
@@ -140,6 +133,16 @@ def _peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
     return data
 
 
+def _glance(handle: IO[bytes]) -> bytes:
+    """The first few KB (the stream is rewound), to tell a log from a file that is none; empty
+    when they cannot be read (a truncated gzip stream: reading reports it, with its line)."""
+    try:
+        return _peek(handle, 8192, 8192)
+    except (EOFError, gzip.BadGzipFile, zlib.error, OSError):
+        handle.seek(0)
+        return b""
+
+
 def format_from_name(name: str) -> str | None:
     lower = name.lower()
     if lower.endswith(".gz"):
@@ -184,13 +187,16 @@ def read_log(
     limits: ReadLimits = ReadLimits(),
     reuse: bool = False,
     position: list[Callable[[], int]] | None = None,
+    formats: list[str] | None = None,
 ) -> Iterator[Item]:
     """Every record of one log file, in file order (HAR: in ``startedDateTime`` order); problems
     become CL001 diagnostics and reading goes on where it can. ``reuse``: JSONL records repeating
     bytes of a recent record are decoded only where they differ (``cachelint.payloads.reuse``);
     for a consumer that turns each record into a request before asking for the next one.
     ``position``: a list that receives a function giving how many bytes of the file (as stored:
-    compressed for .gz) have been read so far (the progress bar within a long file)."""
+    compressed for .gz) have been read so far (the progress bar within a long file). ``formats``:
+    a list that receives the format the file was read as. A file of a JSON format whose first
+    bytes are not JSON (Python, Markdown…) is one CL001 saying what it looks like."""
     try:
         handle, raw = _open(path)
     except PermissionError:
@@ -205,6 +211,12 @@ def read_log(
         try:
             if fmt == "auto":
                 fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
+            if formats is not None:
+                formats.append(fmt)
+            unlike = not_a_log(display, _glance(handle)) if fmt != "vcr" else None
+            if unlike is not None:
+                yield unreadable(display, unlike)
+                return
             if fmt == "jsonl":
                 # reuse needs orjson (jsonio.FAST): without it every line is decoded in full
                 yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse and jsonio.FAST else None)
@@ -352,7 +364,9 @@ def _records_from_value(value: Any, origin: Origin, redactor: Redactor, fmt: str
             hashed_ids=hashed,
         )
     elif "custom_id" in value and "response" in value:
-        yield Record(origin=origin, request=None, fmt=fmt)  # batch output: no request to audit
+        # batch output: no request to audit (its response is kept to say what the record is)
+        response = value["response"] if isinstance(value["response"], dict) else None
+        yield Record(origin=origin, request=None, response=response, fmt=fmt)
     else:
         body, hashed = redactor.body(value)
         yield Record(origin=origin, request=body, fmt=fmt, hashed_ids=hashed)
@@ -628,7 +642,7 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
             yield Record(origin=Origin(display, 1, index, index), request=None, fmt="vcr")
         return
     elif not isinstance(interactions, list):
-        yield unreadable(display, "cassette has no interactions list")
+        yield unreadable(display, "cassette has no interactions list" if isinstance(doc, dict) and "interactions" in doc else not_a_cassette(doc))
         return
     else:
         lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
@@ -744,6 +758,9 @@ def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, l
     try:
         if fmt == "auto":
             fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
+        unlike = not_a_log(display, _glance(handle)) if fmt != "vcr" else None
+        if unlike is not None:
+            return [unreadable(display, unlike)]
         if fmt == "jsonl":
             out.extend(_read_jsonl(handle, display, redactor, limits))
         else:
