@@ -61,6 +61,12 @@ class Settings:
     cache_dir: str = ".cachelint_cache"
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
+    @property
+    def project_root(self) -> Path | None:
+        """The configuration file's folder, or None without a configuration file (``root`` is
+        then the working directory, which must not decide what a run reads)."""
+        return self.root if self.config_path is not None else None
+
     def section(self, name: str) -> Mapping[str, Any]:
         """The raw, validated options of one section (``code``, ``skills``, ``audit``)."""
         return self.sections.get(name, {})

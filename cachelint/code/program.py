@@ -21,15 +21,36 @@ _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 # PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
 # What later grammars changed, anywhere in a file: an f-string prefix, a type statement, type parameters.
-_NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^\s*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
+# (Spaces before ``type`` stop at a line break: ``^\s*`` crossed them, and a run of blank lines was
+# read again from each of its lines, quadratic in the run.)
+_NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^[^\S\n]*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
 # A template placeholder or tag ({{ name }}, {% if %}), a <slot> inside a name (`def test_<entry_point>_x`:
 # the slot touches a name character, as a spaced comparison `a < b > c` does not), or a path named
 # *.template.py (deer-flow's templates/anchor.template.py): a generator's file, not Python.
+# (A ``{% … %}`` tag is looked for by ``_has_tag``: ``\{%[^\n]*%\}`` read the rest of the line from
+# every ``{%``, quadratic on a line of them.)
 _TEMPLATE = re.compile(
-    r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}"
+    r"\{\{[^{}\n]*\}\}"
     r"|(?<=[A-Za-z0-9_])<[A-Za-z_][A-Za-z0-9_]*>|<[A-Za-z_][A-Za-z0-9_]*>(?=[A-Za-z0-9_])"
     r"|\.template\.py$"
 )
+
+
+def _has_tag(text: str) -> bool:
+    """A ``{% … %}`` tag on one line. The first ``{%`` of a line decides for the whole line: any
+    ``%}`` after a later one is after it too."""
+    start = text.find("{%")
+    while start != -1:
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        if text.find("%}", start + 2, end) != -1:
+            return True
+        start = text.find("{%", end)
+    return False
+
+
+def _looks_like_template(text: str) -> bool:
+    return _TEMPLATE.search(text) is not None or _has_tag(text)
 # Cell magics whose body is still Python (the others run another language or the shell).
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%debug")
 
@@ -141,7 +162,7 @@ def _syntax_error(
         )
     elif exc.text and _NEWER_SYNTAX.match(exc.text):
         message += f" (this looks like syntax newer than the Python {running} that runs cachelint)"
-    elif exc.text and _TEMPLATE.search(exc.text) or _TEMPLATE.search(path):
+    elif exc.text and _looks_like_template(exc.text) or _looks_like_template(path):
         message += " (this looks like a template, Jinja or cookiecutter, not Python: exclude it with extend-exclude)"
     if cell is not None:
         return unreadable(path, f"cell {cell}: {message}", line=exc.lineno or 1, column=column, details={"cell": cell})

@@ -171,6 +171,8 @@ def _limits(settings: Settings) -> ReadLimits:
     return ReadLimits(
         max_record_size=int(section.get("max-record-size", defaults.max_record_size)),
         max_document_size=int(section.get("max-document-size", defaults.max_document_size)),
+        max_records=int(section.get("max-records", defaults.max_records)),
+        max_gzip_ratio=float(section.get("max-gzip-ratio", defaults.max_gzip_ratio)),
     )
 
 

@@ -471,9 +471,14 @@ def _dedupe(spans: list[dict[str, Any]]) -> tuple[Mapping[str, Any], ...]:
     return tuple(out)
 
 
+# A value that ticks (a date, an id, a counter) is short; the patterns (packs' and users' regular
+# expressions) never see a longer token, whatever they would make of it.
+MAX_VOLATILE_TOKEN = 256
+
+
 def _classify_pair(old: str, new: str, patterns: VolatilePatterns) -> str | None:
     old_s, new_s = old.strip("\"' ,.;()[]{}"), new.strip("\"' ,.;()[]{}")
-    if not old_s or not new_s:
+    if not old_s or not new_s or len(old_s) > MAX_VOLATILE_TOKEN or len(new_s) > MAX_VOLATILE_TOKEN:
         return None
     a, b = patterns.classify(old_s), patterns.classify(new_s)
     if a is not None and a == b:
