@@ -20,6 +20,9 @@ from cachelint import __version__
 CONFIG_FILES = (".cachelint.toml", "cachelint.toml", "pyproject.toml")
 SECTIONS = ("code", "skills", "audit")
 DEFAULT_MAX_FILE_SIZE = 8 * 1024 * 1024
+# Tokens of one Python file (an estimate of its syntax tree's nodes, ~1 KB of memory each while
+# parsed): 500,000 is a 4-6 MB module of ordinary code, and about 0.5 GB to analyse.
+DEFAULT_MAX_SYNTAX_NODES = 500_000
 DEFAULT_EXCLUDE = (
     ".git",
     ".hg",
@@ -58,6 +61,7 @@ class Settings:
     packs: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     analysis_timeout: float = 30.0
+    max_syntax_nodes: int = DEFAULT_MAX_SYNTAX_NODES
     cache_dir: str = ".cachelint_cache"
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
@@ -96,6 +100,7 @@ class Settings:
             "per_file_ignores": {k: list(v) for k, v in sorted(self.per_file_ignores.items())},
             "max_file_size": self.max_file_size,
             "analysis_timeout": self.analysis_timeout,
+            "max_syntax_nodes": self.max_syntax_nodes,
             "sections": self.sections,
         }
         h.update(json.dumps(payload, sort_keys=True, default=str).encode())
@@ -272,6 +277,7 @@ def load_settings(
         packs=tuple(table.get("packs", ())),
         max_file_size=int(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)),
         analysis_timeout=float(table.get("analysis-timeout", 30.0)),
+        max_syntax_nodes=int(table.get("max-syntax-nodes", DEFAULT_MAX_SYNTAX_NODES)),
         cache_dir=str(table.get("cache-dir", ".cachelint_cache")),
         sections={s: dict(table.get(s, {})) for s in SECTIONS},
     )

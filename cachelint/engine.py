@@ -365,6 +365,10 @@ def collect_facts(task: FactsTask) -> dict | None:
     facts["imports"] = import_candidates(text, task.module, task.is_package)
     if not task.summarize:
         return facts
+    from cachelint.code.program import too_many_nodes
+
+    if too_many_nodes(task.display, source.text, task.settings.max_syntax_nodes) is not None:
+        return {**facts, "summary": None, "summary_digest": None}  # its check says why
     summary = None
     if not task.path.endswith(".ipynb"):  # a notebook is not importable: nothing to summarise
         summarize = _summarizer()
@@ -419,6 +423,11 @@ def analyze_python_file(
     # Imported before the deadline starts: loading the checks and their packs is start-up, not
     # the analysis of this file (with a tiny analysis-timeout the first file would time out).
     from cachelint.code import check_module
+    from cachelint.code.program import too_many_nodes
+
+    oversized = too_many_nodes(display, source.text, settings.max_syntax_nodes)
+    if oversized is not None:
+        return [oversized.to_dict()], digest, mtime, size
 
     try:
         with deadline(settings.analysis_timeout):
@@ -1065,6 +1074,9 @@ def run_check(
 
         cache = ResultCache.open(settings, cwd)
         use_index_folder(cache.folder)
+        from cachelint.catalog import rule_index
+
+        rule_index()  # read (or rebuilt) here, before any worker can rebuild it unseen
     python = check_python(python_files, settings, cache, options.jobs)
     per_file = python.per_file
 
@@ -1083,6 +1095,9 @@ def run_check(
             result.warnings.append(cache.warning)
 
     result.diagnostics = finalize(diagnostics, settings, cwd)
+    from cachelint import cachefile
+
+    result.warnings.extend(w for w in cachefile.take_warnings() if w not in result.warnings)  # the catalog's files
     return result
 
 

@@ -98,8 +98,23 @@ class Link(NamedTuple):
         return source[self.start : self.end]
 
 
-def _link_tail(text: str, close: int) -> tuple[str, int] | None:
+def _target_end(text: str, i: int, scanned: list[int]) -> int:
+    """Where a target starting at ``i`` ends: at the first ``)``, ``>`` or space. ``scanned``
+    ([start, end] of the last scan) spares reading a run again from a later start inside it: a
+    line of ``[a](`` repeated holds no stop at all, and each link tried read it to the end."""
+    if scanned[0] <= i <= scanned[1]:
+        return scanned[1]
+    n = len(text)
+    j = i
+    while j < n and text[j] != ")" and text[j] != ">" and not text[j].isspace():
+        j += 1
+    scanned[0], scanned[1] = i, j
+    return j
+
+
+def _link_tail(text: str, close: int, scanned: list[int] | None = None) -> tuple[str, int] | None:
     """The ``(target "title")`` after a label's closing bracket at ``close``: (target, end)."""
+    scanned = [1, 0] if scanned is None else scanned
     n = len(text)
     if text[close + 1 : close + 2] != "(":
         return None
@@ -107,17 +122,13 @@ def _link_tail(text: str, close: int) -> tuple[str, int] | None:
     start = i
     if i < n and text[i] == "<":
         i += 1
-    j = i
-    while j < n and text[j] != ")" and text[j] != ">" and not text[j].isspace():
-        j += 1
+    j = _target_end(text, i, scanned)
     if j == i:
         # ``<`` was not an opening angle bracket but the target itself (``[a](<>)``)
         if i == start:
             return None
         i = start
         j = i + 1
-        while j < n and text[j] != ")" and text[j] != ">" and not text[j].isspace():
-            j += 1
     target = text[i:j]
     if j < n and text[j] == ">":
         j += 1
@@ -138,12 +149,13 @@ def links(text: str) -> Iterator[Link]:
     overlapping: what ``finditer`` of ``\\[([^\\]]*)\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+"[^"]*")?\\s*\\)``
     gave. Every ``[`` before one ``]`` shares what follows that ``]``: when it is no link, none of
     them starts one, and the scan goes on after it (the expression tried each again)."""
+    scanned = [1, 0]
     i = text.find("[")
     while i != -1:
         close = text.find("]", i + 1)
         if close == -1:
             return
-        tail = _link_tail(text, close)
+        tail = _link_tail(text, close, scanned)
         if tail is None:
             i = text.find("[", close + 1)
             continue
