@@ -122,3 +122,15 @@ def write(path: Path, kind: str, fmt: int, body: bytes) -> None:
     from cachelint.fileutil import atomic_write
 
     atomic_write(path, encode(kind, fmt, body))
+
+
+def body_of(path: Path) -> Any:
+    """The decoded body of a cache file, unchecked (for tests and inspection)."""
+    return json.loads(path.read_bytes().partition(b"\n")[2])
+
+
+def rewrite_body(path: Path, body: Any) -> None:
+    """Replace a cache file's body with ``body`` (JSON-encoded) under a fresh checksum, keeping
+    its kind and format (for tests that damage what a sound file says)."""
+    header = json.loads(path.read_bytes().partition(b"\n")[0])
+    write(path, header["kind"], header["format"], json.dumps(body).encode())

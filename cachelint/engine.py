@@ -1157,9 +1157,13 @@ def _check_skills_cached(
 
 
 def finalize(diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path) -> list[Diagnostic]:
-    """Selection (select / ignore / per-file-ignores), de-duplication and a stable order."""
+    """Selection (select / ignore / per-file-ignores), key-shaped strings masked
+    (``cachelint.masking``), de-duplication and a stable order."""
+    from cachelint.masking import masker
+
     enabled = settings.enabled_codes()
     pfi = _per_file_ignores(settings)
+    mask = masker(settings.pack_paths()).mask_diagnostic
     seen = set()
     out = []
     for d in diagnostics:
@@ -1169,6 +1173,7 @@ def finalize(diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path) -
             continue
         if pfi and any(d.code in codes and _glob_match(d.path, pattern) for pattern, codes in pfi):
             continue
+        d = mask(d)
         key = (d.sort_key(), d.end_line, d.end_column, d.session, d.kind)
         if key in seen:
             continue

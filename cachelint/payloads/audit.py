@@ -118,7 +118,10 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
     run.ctx.session = None
     run.ctx.diff = None
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
-    return AuditResult(diagnostics=run.diagnostics, summary=_summary(run))
+    from cachelint.masking import masker
+
+    # the summary repeats the excerpts of the breaks: masked like the findings (engine.finalize)
+    return AuditResult(diagnostics=run.diagnostics, summary=masker(settings.pack_paths()).mask_value(_summary(run)))
 
 
 def _start(settings: Settings, options: AuditOptions) -> _Run:

@@ -1,6 +1,9 @@
 """Shared helpers of the reporters."""
 from __future__ import annotations
 
+import os
+import stat
+
 from cachelint.catalog import default_severity, rule_name
 from cachelint.diagnostics import Diagnostic, Severity
 
@@ -31,8 +34,11 @@ class SourceLines:
         self._files: dict[str, list[str] | None] = {}
 
     def line(self, path: str, number: int) -> str | None:
+        """The line, key-shaped strings masked (``cachelint.masking``: it is file content)."""
         if path not in self._files:
             try:
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    raise OSError("not a regular file")  # a FIFO would wait forever for a writer
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     self._files[path] = handle.read(self.limit).splitlines()
             except (OSError, ValueError):
@@ -40,4 +46,6 @@ class SourceLines:
         lines = self._files[path]
         if not lines or number < 1 or number > len(lines):
             return None
-        return lines[number - 1]
+        from cachelint.masking import masker
+
+        return masker().mask(lines[number - 1])
