@@ -820,13 +820,13 @@ def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, l
     """Read an in-memory log (fuzzing, tests): the same code path as files."""
     handle: IO[bytes] = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
     if data[:2] == GZIP_MAGIC:
-        handle = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")  # type: ignore[assignment]
+        handle = gzip.GzipFile(fileobj=_ChunkedReads(io.BytesIO(data)), mode="rb")  # type: ignore[assignment]
     out: list[Item] = []
     try:
         if fmt == "auto":
             fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
         if fmt == "jsonl":
-            out.extend(_read_jsonl(handle, display, redactor, limits))
+            out.extend(_read_jsonl(handle, display, redactor, limits, None, _compressed_bytes(handle)))
         else:
             out.extend(_read_document(handle.read(limits.max_document_size + 1), display, fmt, redactor))
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
