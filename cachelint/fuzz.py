@@ -479,8 +479,8 @@ def run_target(name: str, data: bytes) -> list[Diagnostic]:
 
 SEEDS: dict[str, bytes] = {
     "gzip": gzip.compress(b"{}\n" * 2000),
-    "lines": b"- bar" + b" " * 3000 + b"x\n",
-    "literal": b"X = [" + b"1, " * 25_000 + b"]\n",
+    "lines": b"x = 1" + b" " * 3000 + b"\n",
+    "literal": b"X = [" + b"1, " * 2_000 + b"]\n",
     "gitignore": b"*.pyc\n!keep.pyc\n[z-a]\n[a-\\]\n/build/\n**/cache\n" + b"*a" * 20 + b"b\n",
     "cache": b"[]",
     "secrets": b"You are a helpful agent.",
