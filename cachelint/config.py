@@ -22,6 +22,10 @@ from cachelint import __version__
 CONFIG_FILES = (".cachelint.toml", "cachelint.toml", "pyproject.toml")
 SECTIONS = ("code", "skills", "audit")
 DEFAULT_MAX_FILE_SIZE = 8 * 1024 * 1024
+# Tokens of one Python file (an estimate of its syntax tree's nodes, 0.4-1 KB of memory each while
+# parsed and analysed): a 100,000-line module of ordinary code has ~800,000 (measured: 297 MB);
+# an 8 MB list literal 5.4 million (2.6 GB to parse alone).
+DEFAULT_MAX_SYNTAX_NODES = 2_000_000
 DEFAULT_EXCLUDE = (
     ".git",
     ".hg",
@@ -60,8 +64,15 @@ class Settings:
     packs: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     analysis_timeout: float = 30.0
+    max_syntax_nodes: int = DEFAULT_MAX_SYNTAX_NODES
     cache_dir: str = ".cachelint_cache"
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def project_root(self) -> Path | None:
+        """The configuration file's folder, or None without a configuration file (``root`` is
+        then the working directory, which must not decide what a run reads)."""
+        return self.root if self.config_path is not None else None
 
     def section(self, name: str) -> Mapping[str, Any]:
         """The raw, validated options of one section (``code``, ``skills``, ``audit``)."""
@@ -92,6 +103,7 @@ class Settings:
             "per_file_ignores": {k: list(v) for k, v in sorted(self.per_file_ignores.items())},
             "max_file_size": self.max_file_size,
             "analysis_timeout": self.analysis_timeout,
+            "max_syntax_nodes": self.max_syntax_nodes,
             "sections": self.sections,
         }
         h.update(json.dumps(payload, sort_keys=True, default=str).encode())
@@ -264,6 +276,7 @@ def _settings_from(table: Mapping[str, Any], config_path: Path | None, cwd: Path
         packs=tuple(table.get("packs", ())),
         max_file_size=int(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)),
         analysis_timeout=float(table.get("analysis-timeout", 30.0)),
+        max_syntax_nodes=int(table.get("max-syntax-nodes", DEFAULT_MAX_SYNTAX_NODES)),
         cache_dir=str(table.get("cache-dir", ".cachelint_cache")),
         sections={s: dict(table.get(s, {})) for s in SECTIONS},
     )

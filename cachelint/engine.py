@@ -13,7 +13,6 @@ summaries it was made with. See docs/benchmarks.md for what each step costs.
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
 import hashlib
 import heapq
@@ -29,8 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.config import Settings
+from cachelint.deadline import TimeLimitExceeded, deadline
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, unreadable
-from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repository_root, walk
+from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repository_root, root_fallbacks, walk
 
 # cachelint.fileutil (tempfile, shutil, random) is imported where a file is read or written, not
 # here: the all-hit path needs none of it.
@@ -98,9 +98,12 @@ def _accept(path: Path, explicit: bool) -> bool:
 # scan is a regular expression over the text, not a parse: it runs on every changed file, must
 # cost next to nothing, and may over-approximate (an import in a docstring only adds a
 # dependency, i.e. an extra re-check); it never under-approximates a plain import statement.
+# Linear on any text: the module name after the dots starts with a word character (``\.*`` then
+# ``[\w.]*`` split a run of dots every possible way), and an unclosed ``(`` runs to the end of the
+# text (trying ``\([^)]*\)`` from every ``from x import (`` was quadratic in a file of them).
 
 _IMPORT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)"
+    r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*((?:\w[\w.]*)?)[ \t]+import[ \t]*(\([^)]*(?:\)|\Z)|[^\n#;]*(?:\\\n[^\n#;]*)*)"
     r"|import[ \t]+([^\n#;]*(?:\\\n[^\n#;]*)*))",
     re.MULTILINE,
 )
@@ -313,29 +316,6 @@ def dependency_digest(
 # --- per-file work (runs in worker processes) ------------------------------------------------
 
 
-class AnalysisTimeout(Exception):
-    pass
-
-
-def _on_alarm(signum, frame):  # pragma: no cover - exercised through the timeout test
-    raise AnalysisTimeout()
-
-
-@contextlib.contextmanager
-def _deadline(seconds: float):
-    """Raise AnalysisTimeout in the block after ``seconds`` (SIGALRM, main thread only)."""
-    use_alarm = hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread() and seconds > 0
-    old = None
-    if use_alarm:
-        old = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            if old is not None:
-                signal.signal(signal.SIGALRM, old)
 
 
 def _summarizer() -> Callable[[str, str], dict] | None:
@@ -407,11 +387,15 @@ def collect_facts(task: FactsTask) -> dict | None:
     facts["imports"] = import_candidates(text, task.module, task.is_package)
     if not task.summarize:
         return facts
+    from cachelint.code.program import too_many_nodes
+
+    if too_many_nodes(task.display, source.text, task.settings.max_syntax_nodes) is not None:
+        return {**facts, "summary": None, "summary_digest": None}  # its check says why
     summary = None
     if not task.path.endswith(".ipynb"):  # a notebook is not importable: nothing to summarise
         summarize = _summarizer()
         try:
-            with _deadline(task.settings.analysis_timeout):
+            with deadline(task.settings.analysis_timeout):
                 if summarize is None:
                     result = None
                 elif task.project_summaries and _takes_summaries(summarize):
@@ -422,7 +406,7 @@ def collect_facts(task: FactsTask) -> dict | None:
                     result = summarize(task.display, source.text)
             json.dumps(result, sort_keys=True)  # must be JSON-serialisable to be cached
             summary = result if isinstance(result, dict) else None
-        except AnalysisTimeout:
+        except TimeLimitExceeded:
             # Not "nothing to say": a slow machine must not pin that answer in the cache. The
             # summary stays unknown and is tried again next run.
             return facts
@@ -457,11 +441,16 @@ def analyze_python_file(
     # Imported before the deadline starts: loading the checks and their packs is start-up, not
     # the analysis of this file (with a tiny analysis-timeout the first file would time out).
     from cachelint.code import check_module
+    from cachelint.code.program import too_many_nodes
+
+    oversized = too_many_nodes(display, source.text, settings.max_syntax_nodes)
+    if oversized is not None:
+        return [oversized.to_dict()], digest, mtime, size
 
     try:
-        with _deadline(settings.analysis_timeout):
+        with deadline(settings.analysis_timeout):
             diagnostics = run_check_module(check_module, display, source.text, settings, project_summaries)
-    except AnalysisTimeout:
+    except TimeLimitExceeded:
         diagnostics = [
             unreadable(display, f"analysis took longer than {settings.analysis_timeout:g} s and was stopped (analysis-timeout)")
         ]
@@ -636,7 +625,7 @@ def _prepare_checks(settings: Settings) -> Callable[[], None]:
         from cachelint.code import check_module
 
         try:
-            with _deadline(settings.analysis_timeout):
+            with deadline(settings.analysis_timeout):
                 check_module("__cachelint_prepare__.py", "", settings)
         except Exception:
             pass  # any real problem shows again, per file, as CL001
@@ -1109,7 +1098,7 @@ def run_check(
         discovery = walk(
             paths,
             cwd=cwd,
-            root=settings.root,
+            root=settings.project_root,
             exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
             respect_gitignore=settings.respect_gitignore,
             force_exclude=options.force_exclude,
@@ -1159,6 +1148,9 @@ def _run_check(
 
             cache = ResultCache.open(group_settings, cwd)
             use_index_folder(cache.folder)
+            from cachelint.catalog import rule_index
+
+            rule_index()  # read (or rebuilt) here, before any worker can rebuild it unseen
         # the provided bytes of stdin live in this process only: no worker may read the file instead
         python = check_python(python_files, group_settings, cache, 1 if stdin else options.jobs)
         per_file = python.per_file
@@ -1185,6 +1177,9 @@ def _run_check(
                 result.warnings.append(cache.warning)
 
     result.diagnostics = finalize(diagnostics, settings, cwd, resolver)
+    from cachelint import cachefile
+
+    result.warnings.extend(w for w in cachefile.take_warnings() if w not in result.warnings)  # the catalog's files
     return result
 
 
@@ -1309,7 +1304,7 @@ def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], setting
     naming a few files) there is no key and the checks run. ``walked``: the folders named on the
     command line (``checked_folders``)."""
     memo: dict[Path, Path | None] = {}
-    fallbacks = [settings.root.resolve(), *walked]
+    fallbacks = root_fallbacks(settings.project_root, walked)
     for f in files:
         root = repository_root(f.path, fallbacks, memo)
         if not any(root == d or d in root.parents for d in walked):
@@ -1337,13 +1332,13 @@ def _check_skills_cached(
                 return [Diagnostic.from_dict(d) for d in hit]
             except (KeyError, TypeError, ValueError):
                 pass  # a damaged entry is a miss
-    from cachelint.skills import check_skills
+    from cachelint.skills import check_skills, is_timeout
 
     try:
         found = check_skills(files, settings, cwd, checked)
     except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
         return [unreadable(files[0].display, f"internal error in skill checks: {type(exc).__name__}: {exc}")]
-    if key is not None and cache is not None:
+    if key is not None and cache is not None and not any(is_timeout(d) for d in found):
         cache.store_skills(key, [d.to_dict() for d in found])
     return found
 
@@ -1351,7 +1346,8 @@ def _check_skills_cached(
 def finalize(
     diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path, resolver: "ConfigResolver | None" = None
 ) -> list[Diagnostic]:
-    """Selection (select / ignore / per-file-ignores), de-duplication and a stable order. With a
+    """Selection (select / ignore / per-file-ignores), key-shaped strings masked
+    (``cachelint.masking``), de-duplication and a stable order. With a
     ``resolver``, each finding is selected by the settings of the configuration closest to its
     file; per-file-ignores patterns match the path relative to that configuration's folder."""
     memo: dict[str, tuple[set[str], list[tuple[str, set[str]]], Path]] = {}
@@ -1363,6 +1359,9 @@ def finalize(
             known = memo[path] = (own.enabled_codes(), _per_file_ignores(own), own.root)
         return known
 
+    from cachelint.masking import masker
+
+    mask = masker(settings.pack_paths()).mask_diagnostic
     seen = set()
     out = []
     for d in diagnostics:
@@ -1375,6 +1374,7 @@ def finalize(
             relative = _relative_to_root(d.path, cwd, root)
             if any(d.code in codes and _glob_match(relative, pattern) for pattern, codes in pfi):
                 continue
+        d = mask(d)
         key = (d.sort_key(), d.end_line, d.end_column, d.session, d.kind)
         if key in seen:
             continue
@@ -1403,7 +1403,7 @@ def _per_file_ignores(settings: Settings) -> list[tuple[str, set[str]]]:
 def _glob_match(path: str, pattern: str) -> bool:
     from cachelint.discovery import compile_patterns
 
-    return any(rule.regex.match(path) for rule in compile_patterns([pattern]))
+    return any(rule.matches(path) for rule in compile_patterns([pattern]))
 
 
 # --- fixes -----------------------------------------------------------------------------------

@@ -278,6 +278,155 @@ def fuzz_code(data: bytes) -> list[Diagnostic]:
     return check_module(display, source.text, _settings())
 
 
+# --- hostile shapes: inputs crafted to hang, exhaust or leak ----------------------------------
+
+
+def fuzz_gzip(data: bytes) -> list[Diagnostic]:
+    """A gzip-compressed JSONL log (many tiny records, bombs, cut streams) through the reader
+    with small bounds: it ends, with CL001 past max-records or max-gzip-ratio."""
+    from cachelint.payloads.readers import ReadLimits, read_bytes_as_log
+
+    redactor, _ = _audit_tools()
+    items = read_bytes_as_log(data, "fuzz.jsonl.gz", "jsonl", redactor, ReadLimits(max_records=5_000))
+    found = [item for item in items if isinstance(item, Diagnostic)]
+    # lines count in the decompressed stream: checked against it here, then set to the file's
+    # first line for the generic check (which counts the compressed bytes' lines)
+    try:
+        plain = gzip.decompress(data)
+    except Exception:  # noqa: BLE001 - cut or corrupt: the reader said where it stopped
+        plain = None
+    if plain is not None:
+        check_contract(found, plain, "fuzz.jsonl.gz", _PAYLOAD_CODES)
+    return [d.with_changes(line=1, end_line=1, end_column=1, column=1) for d in found]
+
+
+def fuzz_lines(data: bytes) -> list[Diagnostic]:
+    """One crafted line (a prefix, then a unit repeated thousands of times) through every text
+    scan: the index parser (Markdown), the code analysis with its prefilter and syntax hints,
+    the import scan and the suppression scan. The per-input deadline catches super-linear time."""
+    from cachelint.engine import import_candidates
+    from cachelint.suppressions import find_suppressions
+
+    out = _fuzz_index(data, "AGENTS.md")
+    text = data.decode("utf-8", "replace")
+    import_candidates(text, "pkg.mod", False)
+    find_suppressions(text)
+    out += [d.with_changes(path="AGENTS.md") for d in fuzz_code(data)]
+    return [d.with_changes(path="fuzz.md") for d in out]
+
+
+def fuzz_literal(data: bytes) -> list[Diagnostic]:
+    """Python bytes under a small max-syntax-nodes: a file over it is CL001 before any parse."""
+    from dataclasses import replace
+
+    from cachelint.code import check_module
+    from cachelint.code.program import too_many_nodes
+    from cachelint.textio import decode
+
+    source = decode(data, "fuzz.py")
+    if isinstance(source, Diagnostic):
+        return [source]
+    oversized = too_many_nodes("fuzz.py", source.text, 20_000)
+    if oversized is not None:
+        return [oversized]
+    return check_module("fuzz.py", source.text, replace(_settings(), max_syntax_nodes=20_000))
+
+
+def fuzz_gitignore(data: bytes) -> list[Diagnostic]:
+    """Ignore-file bytes: every line compiled (git's reading, malformed patterns included) and
+    matched against paths of every shape, as files and as folders."""
+    from cachelint.discovery import compile_patterns
+
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    rules = compile_patterns(lines)
+    paths = ["a", "a/b", "dir/sub/file.py", "[x]", "a b/c", "x" * 300, "a/" * 100 + "b", *(line.strip("/!") for line in lines[:4])]
+    for rule in rules:
+        for path in paths:
+            if rule.matches(path) not in (True, False):
+                raise ContractViolation(f"{rule} on {path!r}: not a verdict")
+    return []
+
+
+_CACHE_DIR: list[Path] = []
+
+
+def fuzz_cache(data: bytes) -> list[Diagnostic]:
+    """The input as every file of the cache folder (results, summaries, rule index, pack verdicts,
+    pack copies), then a cached check of a flagged agent: its finding must come back, whatever the
+    cache held."""
+    import os
+
+    from cachelint import cachefile
+    from cachelint.catalog import _catalog_stat_key, _rule_index_in, _known_valid_packs_in
+
+    if not _CACHE_DIR:
+        _CACHE_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-cache-")))
+    root = _CACHE_DIR[0]
+    (root / "cachelint.toml").write_text("")
+    (root / "agent.py").write_text('import anthropic\nc = anthropic.Anthropic()\nc.messages.create(tools=list({"a", "b"}), messages=[])\n')
+    from cachelint.config import load_settings
+    from cachelint.engine import CheckOptions, run_check
+
+    settings = load_settings(root)
+    folder = root / ".cachelint_cache"
+    folder.mkdir(exist_ok=True)
+    names = [f"results-{settings.fingerprint()}.json", f"summaries-{settings.fingerprint()}.json", f"rules-{_catalog_stat_key()}.json"]
+    for name in names:
+        path = folder / name
+        if path.is_dir() or os.path.islink(path):
+            continue
+        path.write_bytes(data)
+    _rule_index_in.cache_clear()
+    _known_valid_packs_in.cache_clear()
+    result = run_check(["."], settings, CheckOptions(), root)
+    cachefile.take_warnings()
+    codes = [(d.code, d.path) for d in result.diagnostics]
+    if codes != [("CL101", "agent.py")]:
+        raise ContractViolation(f"a cache holding {data[:80]!r} changed the findings: {codes}")
+    return []
+
+
+def fuzz_secrets(data: bytes) -> list[Diagnostic]:
+    """A system prompt, a tool description and a message holding the input and a made-up key of
+    every pattern, changed between two requests: no output format may print a key."""
+    from cachelint.api import audit_logs
+    from cachelint.catalog import load_packs
+    from cachelint.masking import MASK, masker
+    from cachelint.report import AUDIT_FORMATS, render
+
+    text = data.decode("utf-8", "replace")
+    examples = [p["example"] for pack in load_packs("payloads-secret-patterns") for p in pack["patterns"]]
+    hidden = []
+    for example in examples:
+        masked = masker().mask(example)
+        first = next(i for i, (a, b) in enumerate(zip(example, masked)) if a != b)
+        hidden.append(example[first:])
+    keys = f"{text} " + " ".join(examples) + f" {text}"
+
+    def request(version: int) -> str:
+        body = {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 10,
+            "system": [{"type": "text", "text": f"{keys} v{version}", "cache_control": {"type": "ephemeral"}}],
+            "tools": [{"name": "t", "description": f"{keys} v{version}", "input_schema": {"type": "object"}}],
+            "messages": [{"role": "user", "content": f"{keys} v{version}"}],
+        }
+        return json.dumps({"request": body, "session": "s"}, ensure_ascii=False)
+
+    if not _AUDIT_DIR:
+        _AUDIT_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-audit-")))
+    folder = _AUDIT_DIR[0]
+    (folder / "secrets.jsonl").write_text(request(1) + "\n" + request(2) + "\n", encoding="utf-8", errors="surrogateescape")
+    result = audit_logs(["secrets.jsonl"], settings=_settings(), cwd=folder)
+    outputs = [render(fmt, result.diagnostics, summary=result.summary) for fmt in AUDIT_FORMATS]
+    outputs.append(json.dumps(result.summary, default=str, ensure_ascii=False))
+    for output in outputs:
+        for secret in hidden:
+            if len(secret) >= 8 and secret[:8] in output.replace(MASK, "\0"):
+                raise ContractViolation(f"a key reached an output: {secret[:8]}…")
+    return [d for d in result.diagnostics if d.code == "CL001"]
+
+
 _PAYLOAD_CODES = frozenset({"CL001"})
 _AUDIT_CODES = frozenset({"CL001", *(f"CL3{n:02d}" for n in range(1, 13))})
 _CODE_CODES = frozenset({"CL001", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106"})
@@ -294,15 +443,30 @@ TARGETS: dict[str, Target] = {
         Target("skills", "skills/fuzz/SKILL.md", fuzz_skills, frozenset({"CL001", *(f"CL2{n:02d}" for n in range(1, 7))}), "every skill check on a tree holding the input, then every reporter"),
         Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
         Target("code", "fuzz.py", fuzz_code, _CODE_CODES, "Python order-flow analysis (CL1xx)"),
+        Target("gzip", "fuzz.jsonl.gz", fuzz_gzip, _PAYLOAD_CODES, "gzip JSONL logs of many records, bombs, cut streams (bounded reader)"),
+        Target("lines", "fuzz.md", fuzz_lines, _CODE_CODES, "crafted long lines through every text scan (index, code, imports, suppressions)"),
+        Target("literal", "fuzz.py", fuzz_literal, _CODE_CODES, "huge literals and token floods under max-syntax-nodes"),
+        Target("gitignore", "fuzz.gitignore", fuzz_gitignore, frozenset(), "ignore-file lines, malformed and star-heavy ones included"),
+        Target("cache", "fuzz.cache", fuzz_cache, frozenset(), "damaged files in the cache folder; a cached check must find what a fresh one finds"),
+        Target("secrets", "secrets.jsonl", fuzz_secrets, frozenset({"CL001"}), "key-shaped strings in prompts: never in any output format"),
     )
 }
+
+# Each input must be done within this (SIGALRM; the main thread only): the crafted shapes above
+# are there to catch super-linear time, which otherwise would only make the run slow.
+INPUT_DEADLINE = 20.0
 
 
 def run_target(name: str, data: bytes) -> list[Diagnostic]:
     """Run one target on ``data`` and check its contract; an escaping exception is a violation."""
+    from cachelint.deadline import TimeLimitExceeded, deadline
+
     target = TARGETS[name]
     try:
-        found = target.run(data)
+        with deadline(INPUT_DEADLINE):
+            found = target.run(data)
+    except TimeLimitExceeded as exc:
+        raise ContractViolation(f"{name}: one input took more than {INPUT_DEADLINE:g} s ({len(data)} bytes)") from exc
     except ContractViolation:
         raise
     except Exception as exc:  # noqa: BLE001 - that is the bug a fuzzer looks for
@@ -314,6 +478,12 @@ def run_target(name: str, data: bytes) -> list[Diagnostic]:
 
 
 SEEDS: dict[str, bytes] = {
+    "gzip": gzip.compress(b"{}\n" * 2000),
+    "lines": b"x = 1" + b" " * 3000 + b"\n",
+    "literal": b"X = [" + b"1, " * 2_000 + b"]\n",
+    "gitignore": b"*.pyc\n!keep.pyc\n[z-a]\n[a-\\]\n/build/\n**/cache\n" + b"*a" * 20 + b"b\n",
+    "cache": b"[]",
+    "secrets": b"You are a helpful agent.",
     "skills": b"---\nname: fuzz\ndescription: Use when the task reads PDF files and merges them.\nwhen_to_use: PDFs\n---\n# Fuzz\n",
     "audit": (
         b'{"model":"claude-sonnet-4-5","tools":[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{}}],'
@@ -633,6 +803,33 @@ def structured(name: str) -> Any:
             lambda v: dumps(v).encode("utf-8", "surrogatepass")
         )
         return st.one_of(markdown, market)
+    if name == "gzip":
+        record = st.sampled_from([b"{}\n", b"[]\n", b"\n", b'{"a":1}\n', b"x\n", b'{"request":{}}\n'])
+        return st.tuples(record, st.integers(1, 200_000), st.integers(0, 3)).map(
+            lambda t: (lambda z: z if t[2] else z[: len(z) // 2])(gzip.compress(t[0] * t[1], 6))
+        )
+    if name == "lines":
+        prefix = st.sampled_from(["", "- ", "| ", "[", "- bar", "c.messages.create", "c.messages.create(", "from ", "# noqa:", "# cachelint: ignore[", "def ", "{%", "<a", "|---|"])
+        unit = st.sampled_from([" ", "\n", "\t", "[", "[a](", "a=", '\\"', "'\\", "{%", "|", "-", "*a", "noqa:", " \n", "(", "a.", "\\\n", "cachelint: ignore["])
+        tail = st.sampled_from(["", "x", ")", "]", "|", "\n"])
+        return st.tuples(prefix, unit, st.integers(1000, 20_000), tail).map(lambda t: (t[0] + t[1] * (t[2] // len(t[1])) + t[3]).encode())
+    if name == "literal":
+        unit = st.sampled_from(["1, ", "'a', ", "(", "x.", "a+", "[", "{1: 2}, ", "'''", "\\'", "b'\\x00', "])
+        return st.tuples(unit, st.integers(1, 60_000)).map(lambda t: ("X = [" + t[0] * t[1] + "]\n").encode())
+    if name == "gitignore":
+        piece = st.sampled_from(["a", "b", "*", "**", "?", "/", "[ab]", "[a-b]", "[!a]", "[z-a]", "[a-\\]", "[[:alpha:]]", "[[:bogus:]]", "[", "]", "\\", " ", "!", "#", "*a"])
+        line = st.lists(piece, max_size=40).map("".join)
+        return st.lists(line, max_size=8).map(lambda ls: "\n".join(ls).encode("utf-8"))
+    if name == "cache":
+        from cachelint import cachefile
+
+        kinds = st.sampled_from([("results", 4), ("summaries", 4), ("rules", 1), ("packs-valid", 1), ("pack", 1)])
+        return st.one_of(
+            anything.map(lambda v: dumps(v).encode("utf-8", "surrogatepass")),
+            st.tuples(kinds, anything).map(lambda t: cachefile.encode(t[0][0], t[0][1], dumps(t[1]).encode("utf-8", "surrogatepass"))),
+        )
+    if name == "secrets":
+        return st.text(max_size=60).map(lambda s: s.encode("utf-8", "surrogatepass"))
     if name == "code":
         statements = st.lists(st.sampled_from(CODE_LINES), min_size=1, max_size=14)
         return statements.map(lambda ls: "\n".join(ls).encode("utf-8") + b"\n")

@@ -81,6 +81,11 @@ class CallTable(Generic[T]):
         return out
 
 
+
+# Name patterns come from packs and the configuration (any regular expression): they are matched
+# only against names of at most this length, so that no pattern meets an identifier of megabytes.
+MAX_MATCHED_NAME = 256
+
 @dataclass(frozen=True)
 class SinkArgument:
     tier: str  # tools | system | messages | body
@@ -144,7 +149,12 @@ class Knowledge:
     stash_keys: frozenset[str] = frozenset()
 
     def is_membership_keyword(self, name: str | None) -> bool:
-        return name is not None and self.membership_keyword_re is not None and self.membership_keyword_re.fullmatch(name) is not None
+        return (
+            name is not None
+            and len(name) <= MAX_MATCHED_NAME
+            and self.membership_keyword_re is not None
+            and self.membership_keyword_re.fullmatch(name) is not None
+        )
 
     @property
     def knows_volatile_names(self) -> bool:
@@ -152,6 +162,8 @@ class Knowledge:
 
     def volatile_name_kind(self, name: str) -> str | None:
         """``request`` for a per-request id's name, ``session`` for a per-user or per-session id's."""
+        if len(name) > MAX_MATCHED_NAME:
+            return None
         if self.volatile_name_re is not None and self.volatile_name_re.fullmatch(name) is not None:
             return "request"
         if self.session_name_re is not None and self.session_name_re.fullmatch(name) is not None:

@@ -138,7 +138,10 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
     run.ctx.diff = None
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
     kept = select(run.diagnostics) if select is not None else list(run.diagnostics)
-    return AuditResult(diagnostics=kept, summary=_summary(run, kept))
+    from cachelint.masking import masker
+
+    # the summary repeats the excerpts of the breaks: masked like the findings (engine.finalize)
+    return AuditResult(diagnostics=kept, summary=masker(settings.pack_paths()).mask_value(_summary(run, kept)))
 
 
 def _start(settings: Settings, options: AuditOptions) -> _Run:
@@ -191,6 +194,8 @@ def _limits(settings: Settings) -> ReadLimits:
     return ReadLimits(
         max_record_size=int(section.get("max-record-size", defaults.max_record_size)),
         max_document_size=int(section.get("max-document-size", defaults.max_document_size)),
+        max_records=int(section.get("max-records", defaults.max_records)),
+        max_gzip_ratio=float(section.get("max-gzip-ratio", defaults.max_gzip_ratio)),
     )
 
 

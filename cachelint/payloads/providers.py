@@ -349,13 +349,19 @@ class ProviderRules:
         return cls(tuple(patterns), tuple(not_llm))
 
 
+# The URL patterns come from packs (the user's too) and are searched, not anchored: a pattern such
+# as ``bedrock-runtime[^/]*/`` reads ahead from every occurrence of its literal, quadratic in a long
+# crafted URL. Real endpoints are a few hundred bytes; a longer URL is matched by its body alone.
+MAX_URL_LENGTH = 8192
+
+
 def detect(record: Record, rules: ProviderRules) -> tuple[str, str | None] | None:
     """(provider, model id from the URL or None), or None when the record is not an LLM call."""
     body = record.request
     if not isinstance(body, dict):
         return None
     url = record.url or ""
-    if url:
+    if url and len(url) <= MAX_URL_LENGTH:
         if any(p.search(url) for p in rules.not_llm):
             return None
         for provider, pattern in rules.patterns:

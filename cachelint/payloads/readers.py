@@ -44,6 +44,18 @@ FORMATS = ("jsonl", "json", "har", "vcr")
 # line is not a request anyone sent: report it instead of holding it in memory.
 DEFAULT_MAX_RECORD_SIZE = 32 * 1024 * 1024
 DEFAULT_MAX_DOCUMENT_SIZE = 512 * 1024 * 1024
+# Every record costs tens of microseconds however small it is: 100 KB of gzip holding 35 million
+# "{}" lines ran for an hour. An agent's log holds thousands of records, a day of a gateway's
+# traffic some hundreds of thousands; past this a file is cut (and said so).
+DEFAULT_MAX_RECORDS = 1_000_000
+# deflate expands at most ~1032 times; JSONL logs of agents compress 5-20 times (50 at most, for
+# histories repeated within deflate's 32 KiB window). A stream that expands more than this, once
+# past the first GZIP_RATIO_AFTER bytes (small files never trip it), is a bomb, not a log.
+DEFAULT_MAX_GZIP_RATIO = 100
+GZIP_RATIO_AFTER = 256 * 1024
+# The gzip stream reads the file in chunks of this size, so that the bytes read so far (and the
+# ratio) are known to within one chunk (GzipFile asks for 128 KiB at a time: the whole of a bomb).
+_GZIP_CHUNK = 4096
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -51,6 +63,40 @@ GZIP_MAGIC = b"\x1f\x8b"
 class ReadLimits:
     max_record_size: int = DEFAULT_MAX_RECORD_SIZE  # one JSONL line
     max_document_size: int = DEFAULT_MAX_DOCUMENT_SIZE  # one HAR / JSON / YAML document (decompressed)
+    max_records: int = DEFAULT_MAX_RECORDS  # JSONL lines read from one file
+    max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO  # decompressed / compressed bytes of a .gz
+
+
+class _ChunkedReads(io.RawIOBase):
+    """A file read at most ``_GZIP_CHUNK`` bytes at a time, counting them (what a gzip stream
+    has consumed of it)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.consumed = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(_GZIP_CHUNK if size is None or size < 0 else min(size, _GZIP_CHUNK))
+        self.consumed += len(data)
+        return data
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.consumed = self.raw.seek(offset, whence)  # read in order: the position is what was read
+        return self.consumed
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def seekable(self) -> bool:
+        return self.raw.seekable()
 
 
 Item = Record | Diagnostic
@@ -118,7 +164,7 @@ def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
         raw.close()
         raise
     if magic == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=_ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
     return raw, raw
 
 
@@ -219,7 +265,7 @@ def read_log(
                 return
             if fmt == "jsonl":
                 # reuse needs orjson (jsonio.FAST): without it every line is decoded in full
-                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse and jsonio.FAST else None)
+                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse and jsonio.FAST else None, _compressed_bytes(handle))
             else:
                 data = handle.read(limits.max_document_size + 1)
                 if len(data) > limits.max_document_size:
@@ -239,11 +285,25 @@ def read_log(
 # --- JSONL ------------------------------------------------------------------------------------
 
 
+def _compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
+    """How many bytes of the file a gzip stream has consumed so far; None for a plain file."""
+    source = getattr(handle, "fileobj", None)
+    if isinstance(source, _ChunkedReads):
+        return lambda: source.consumed
+    return None
+
+
 def _read_jsonl(
-    handle: IO[bytes], display: str, redactor: Redactor, limits: ReadLimits, reuse: LineReuse | None = None
+    handle: IO[bytes],
+    display: str,
+    redactor: Redactor,
+    limits: ReadLimits,
+    reuse: LineReuse | None = None,
+    compressed: Callable[[], int] | None = None,
 ) -> Iterator[Item]:
     line_no = 0
     record = 0
+    expanded = 0  # decompressed bytes read
     while True:
         try:
             raw = handle.readline(limits.max_record_size + 1)
@@ -253,6 +313,27 @@ def _read_jsonl(
         if not raw:
             return
         line_no += 1
+        if line_no > limits.max_records:
+            yield unreadable(
+                display,
+                f"more than {limits.max_records} lines (max-records); the rest of the file is not audited",
+                line=line_no,
+                record=record,
+            )
+            return
+        if compressed is not None:
+            expanded += len(raw)
+            if expanded > GZIP_RATIO_AFTER:
+                consumed = max(1, compressed())
+                if expanded > limits.max_gzip_ratio * consumed:
+                    yield unreadable(
+                        display,
+                        f"gzip data expands more than {limits.max_gzip_ratio:g} times ({expanded} bytes from the first "
+                        f"{consumed} of the file, max-gzip-ratio): a compression bomb, not a log; the rest is not audited",
+                        line=line_no,
+                        record=record,
+                    )
+                    return
         if len(raw) > limits.max_record_size and not raw.endswith(b"\n"):
             _skip_rest_of_line(handle)
             yield unreadable(
@@ -753,7 +834,7 @@ def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, l
     """Read an in-memory log (fuzzing, tests): the same code path as files."""
     handle: IO[bytes] = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
     if data[:2] == GZIP_MAGIC:
-        handle = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")  # type: ignore[assignment]
+        handle = gzip.GzipFile(fileobj=_ChunkedReads(io.BytesIO(data)), mode="rb")  # type: ignore[assignment]
     out: list[Item] = []
     try:
         if fmt == "auto":
@@ -762,7 +843,7 @@ def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, l
         if unlike is not None:
             return [unreadable(display, unlike)]
         if fmt == "jsonl":
-            out.extend(_read_jsonl(handle, display, redactor, limits))
+            out.extend(_read_jsonl(handle, display, redactor, limits, None, _compressed_bytes(handle)))
         else:
             out.extend(_read_document(handle.read(limits.max_document_size + 1), display, fmt, redactor))
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:

@@ -54,6 +54,7 @@ class SourceLines:
         self._files: dict[str, list[str] | None] = {}
 
     def line(self, path: str, number: int) -> str | None:
+        """The line, key-shaped strings masked (``cachelint.masking``: it is file content)."""
         if path not in self._files:
             try:
                 if not stat.S_ISREG(os.stat(path).st_mode):
@@ -65,7 +66,10 @@ class SourceLines:
         lines = self._files[path]
         if not lines or number < 1 or number > len(lines):
             return None
-        return lines[number - 1]
+        from cachelint.masking import masker
+
+        return masker().mask(lines[number - 1])
+
 
 
 def fingerprint_basis(d: Diagnostic, lines: SourceLines) -> str:

@@ -27,6 +27,13 @@ EXAMPLES = {
     "front-matter": 400,
     "index": 350,
     "code": 400,
+    # the hostile shapes are large inputs: fewer examples (the long run has 10,000 each)
+    "gzip": 15,
+    "lines": 15,
+    "literal": 15,
+    "gitignore": 100,
+    "cache": 10,
+    "secrets": 15,
 }
 
 
