@@ -208,20 +208,3 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
         except OSError:
             pass
         raise
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename durable (a crash after it keeps the new file)."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return  # pragma: no cover
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -40,9 +40,9 @@ class Rewrite:
     not_applicable: list[tuple[Fix, str]] = field(default_factory=list)
 
 
-def parse_error(text: str) -> str | None:
-    """Why ``text`` is not a Python module both ``compile`` and LibCST accept (and LibCST prints
-    back byte for byte), or None."""
+def parse_error(text: str, round_trip: bool = True) -> str | None:
+    """Why ``text`` is not a Python module both ``compile`` and LibCST accept (and, with
+    ``round_trip``, that LibCST prints back byte for byte), or None."""
     try:
         compile(text, "<fixed>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
     except SyntaxError as exc:
@@ -51,11 +51,12 @@ def parse_error(text: str) -> str | None:
         return f"does not compile: {type(exc).__name__}: {exc}"
     import libcst
 
+    text = _without_lone_cr(text)
     try:
         module = libcst.parse_module(text)
     except Exception as exc:  # noqa: BLE001 - any failure of LibCST's parser
         return f"LibCST cannot parse it: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    if module.code != text:
+    if round_trip and module.code != text:
         return "LibCST does not print it back unchanged"
     return None
 
@@ -65,16 +66,46 @@ def parse_error(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class _Wrap:
-    """One fix located: the expression node it wraps and the text around it."""
+    """One fix located: the expression node it wraps, in which top-level statement, where the
+    node is in the file (LibCST's range, without the node's own parentheses) and the text to put
+    around it."""
 
     fix: Fix
+    statement: int  # index in the module's body
     node: Any
+    start: tuple[int, int]  # (1-based line, 0-based character column) in the file
+    end: tuple[int, int]
     before: str
     after: str
 
 
+@dataclass
+class _Statement:
+    """A top-level statement of the module and the first line of its code in the file (its
+    leading blank and comment lines included, as LibCST prints them)."""
+
+    node: Any
+    first_line: int
+
+
+def _without_lone_cr(text: str) -> str:
+    """A file whose lines all end with a lone CR (classic Mac OS) with LF instead: the same
+    program, line for line, and LibCST drops the last CR of such a file when it prints it."""
+    return text.replace("\r", "\n") if "\r" in text and "\n" not in text else text
+
+
 def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
-    """Apply ``fixes`` (their edits in this text's positions) to the module ``text``."""
+    """Apply ``fixes`` (their edits in this text's positions) to the module ``text``.
+
+    LibCST parses the whole file (and the fixed file again, to prove it can); the positions of
+    nodes and the rewriting are computed on the top-level statements the fixes are in, whose
+    printed code is spliced back into the text (LibCST's positions and printing cost as much
+    as its parsing again, per statement instead of per file: a fix in a 2,000-line module)."""
+    if "\r" in text and "\n" not in text:
+        done = rewrite_python(_without_lone_cr(text), fixes)
+        if done.text is not None:
+            done.text = done.text.replace("\n", "\r")  # a fix inserts no line break
+        return done
     import libcst
 
     out = Rewrite()
@@ -82,18 +113,16 @@ def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
         return out
     try:
         module = libcst.parse_module(text)
-    except Exception as exc:  # noqa: BLE001
+        statements = _statements(module, text)
+    except Exception as exc:  # noqa: BLE001 - LibCST's parser, or ast rejecting what LibCST took
         out.not_applicable = [(f, f"LibCST cannot parse the file ({type(exc).__name__})") for f in fixes]
         return out
-    if module.code != text:  # pragma: no cover - LibCST's promise; checked rather than assumed
-        out.not_applicable = [(f, "LibCST does not print the file back unchanged") for f in fixes]
-        return out
-    wraps, failed = _locate(module, fixes)
+    offsets = _line_offsets(text)
+    wraps, failed = _locate(module, statements, fixes)
     out.failed.extend(failed)
     if not wraps:
         return out
-    new_text = _apply(module, wraps)
-    problem = parse_error(new_text)
+    new_text, problem = _fixed(module, statements, text, offsets, wraps)
     if problem is None:
         out.text = new_text
         out.applied = [w.fix for w in wraps]
@@ -102,36 +131,94 @@ def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
     kept: list[_Wrap] = []
     current = text
     for w in wraps:
-        candidate = _apply(module, kept + [w])
-        problem = parse_error(candidate)
+        candidate, problem = _fixed(module, statements, text, offsets, kept + [w])
         if problem is None:
             kept.append(w)
             current = candidate
         else:
-            out.failed.append((w.fix, f"the fixed file would not parse ({problem})"))
+            out.failed.append((w.fix, problem))
     if kept:
         out.text = current
         out.applied = [w.fix for w in kept]
     return out
 
 
-def _locate(module: Any, fixes: Sequence[Fix]) -> tuple[list[_Wrap], list[tuple[Fix, str]]]:
+def _statements(module: Any, text: str) -> list[_Statement]:
+    """LibCST's top-level statements with the line their code starts at, from ``ast`` (which
+    gives each statement's first line): a simple statement line of LibCST holds the ast
+    statements separated by ``;``; a decorated definition starts at its first decorator."""
+    import ast
+
+    import libcst
+
+    tree = ast.parse(text)
+    body = tree.body
+    out = []
+    i = 0
+    for node in module.body:
+        count = len(node.body) if isinstance(node, libcst.SimpleStatementLine) else 1
+        if i >= len(body):
+            raise ValueError("LibCST and ast disagree on the statements")
+        first = body[i]
+        line = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", ())])
+        out.append(_Statement(node, line - len(node.leading_lines)))
+        i += count
+    if i != len(body):
+        raise ValueError("LibCST and ast disagree on the statements")
+    return out
+
+
+def _line_offsets(text: str) -> list[int]:
+    """Offset of the start of each line (index 0 is line 1), lines ending as Python's tokenizer
+    ends them (and LibCST counts them): ``\\n``, ``\\r\\n``, ``\\r``."""
+    import re
+
+    return [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+
+def _offset(offsets: list[int], where: tuple[int, int]) -> int:
+    line, column = where
+    return offsets[line - 1] + column
+
+
+def _statement_of(statements: Sequence[_Statement], line: int) -> int | None:
+    found = None
+    for index, st in enumerate(statements):
+        if st.first_line <= line:
+            found = index
+        else:
+            break
+    return found
+
+
+def _locate(module: Any, statements: Sequence[_Statement], fixes: Sequence[Fix]) -> tuple[list[_Wrap], list[tuple[Fix, str]]]:
     """The expression each fix wraps. A fix is two insertions, ``before`` at the start of an
     expression and ``after`` at its end (1-based lines, 1-based character columns)."""
     import libcst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    by_range: dict[tuple[int, int, int, int], Any] = {}
-    generators: dict[tuple[int, int, int, int], Any] = {}
-    for node, where in positions.items():
-        if not isinstance(node, libcst.BaseExpression):
-            continue
-        key = (where.start.line, where.start.column, where.end.line, where.end.column)
-        by_range.setdefault(key, node)  # the outermost of nodes that share a range comes first
-        if isinstance(node, libcst.GeneratorExp) and not node.lpar:
-            generators[key] = node
+    ranges: dict[int, tuple[dict, dict, dict]] = {}
+
+    def nodes_of(index: int) -> tuple[dict, dict, dict]:
+        """(range -> node, range -> generator without parentheses, node -> range) of one
+        statement, in the file's lines."""
+        if index not in ranges:
+            sub = module.with_changes(header=[], body=[statements[index].node], footer=[])
+            shift = statements[index].first_line - 1
+            by_range: dict[tuple[int, int, int, int], Any] = {}
+            generators: dict[tuple[int, int, int, int], Any] = {}
+            where_of: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {}
+            for node, where in MetadataWrapper(sub, unsafe_skip_copy=True).resolve(PositionProvider).items():
+                if not isinstance(node, libcst.BaseExpression):
+                    continue
+                key = (where.start.line + shift, where.start.column, where.end.line + shift, where.end.column)
+                by_range.setdefault(key, node)
+                where_of[id(node)] = ((key[0], key[1]), (key[2], key[3]))
+                if isinstance(node, libcst.GeneratorExp) and not node.lpar:
+                    generators[key] = node
+            ranges[index] = (by_range, generators, where_of)
+        return ranges[index]
+
     wraps: list[_Wrap] = []
     failed: list[tuple[Fix, str]] = []
     taken: set[int] = set()
@@ -141,23 +228,65 @@ def _locate(module: Any, fixes: Sequence[Fix]) -> tuple[list[_Wrap], list[tuple[
             failed.append((fix, "the fix is not two insertions around an expression"))
             continue
         first, last = edits
-        key = (first.line, first.column - 1, last.line, last.column - 1)
-        node = by_range.get(key)
-        if node is None:
-            # ast counts the parentheses of f(x for x in y) as the generator's own; LibCST gives
-            # them to the call
-            node = generators.get((key[0], key[1] + 1, key[2], key[3] - 1))
-        if node is None:
+        index = _statement_of(statements, first.line)
+        node = None
+        if index is not None:
+            by_range, generators, where_of = nodes_of(index)
+            key = (first.line, first.column - 1, last.line, last.column - 1)
+            node = by_range.get(key)
+            if node is None:
+                # ast counts the parentheses of f(x for x in y) as the generator's own; LibCST
+                # gives them to the call
+                node = generators.get((key[0], key[1] + 1, key[2], key[3] - 1))
+        if node is None or index is None:
             failed.append((fix, f"no expression spans line {first.line}, column {first.column} to line {last.line}, column {last.column}"))
             continue
         if id(node) in taken:
             continue  # another fix of the same expression (a finding reached two ways) did it
         taken.add(id(node))
-        wraps.append(_Wrap(fix, node, first.content, last.content))
+        start, end = where_of[id(node)]
+        wraps.append(_Wrap(fix, index, node, start, end, first.content, last.content))
     return wraps, failed
 
 
-def _apply(module: Any, wraps: Sequence[_Wrap]) -> str:
+def _fixed(
+    module: Any, statements: Sequence[_Statement], text: str, offsets: list[int], wraps: Sequence[_Wrap]
+) -> tuple[str, str | None]:
+    """The text with ``wraps`` applied on the tree of their statements, and what is wrong with it
+    (None: nothing). Each statement rewritten is printed by LibCST and spliced in where the
+    original statement's printed code is; the result must be the text with each wrap's two
+    insertions at its node's range and not one byte more changed (which proves LibCST printed
+    the rest as it was), and it must parse with ``compile`` and with LibCST."""
+    pieces, pos = [], 0
+    for index in sorted({w.statement for w in wraps}):
+        sub = module.with_changes(header=[], body=[statements[index].node], footer=[])
+        start = offsets[statements[index].first_line - 1]
+        old = sub.code
+        if text[start : start + len(old)] != old:
+            return text, "LibCST does not print the statement back as it is in the file"
+        new = sub.with_changes(body=[_apply(statements[index].node, [w for w in wraps if w.statement == index])]).code
+        pieces.append(text[pos:start])
+        pieces.append(new)
+        pos = start + len(old)
+    pieces.append(text[pos:])
+    new_text = "".join(pieces)
+    inserts = sorted(
+        [(_offset(offsets, w.start), 1, i, w.before) for i, w in enumerate(wraps)]
+        + [(_offset(offsets, w.end), 0, -i, w.after) for i, w in enumerate(wraps)]
+    )
+    expected, pos = [], 0
+    for at, _order, _i, content in inserts:
+        expected.append(text[pos:at])
+        expected.append(content)
+        pos = at
+    expected.append(text[pos:])
+    if "".join(expected) != new_text:
+        return new_text, "the rewritten tree changes more than the fix's insertions"
+    problem = parse_error(new_text, round_trip=False)
+    return new_text, (f"the fixed file would not parse ({problem})" if problem is not None else None)
+
+
+def _apply(statement: Any, wraps: Sequence[_Wrap]) -> Any:
     import libcst
 
     targets = {id(w.node): w for w in wraps}
@@ -169,7 +298,7 @@ def _apply(module: Any, wraps: Sequence[_Wrap]) -> str:
                 return updated_node
             return _wrapped(updated_node, w.before, w.after)
 
-    return module.visit(Wrapper()).code
+    return statement.visit(Wrapper())
 
 
 def _wrapped(node: Any, before: str, after: str) -> Any:

@@ -76,19 +76,22 @@ def test_fix_keeps_crlf_and_bom(tmp_path):
 
 
 def test_a_file_changed_during_the_run_is_not_overwritten(tmp_path, monkeypatch):
+    """An editor saves (in place) after cachelint read the file and before it renames the fixed
+    copy over it: the last look at the file before the rename sees it and gives up."""
     agent = tmp_path / "agent.py"
     agent.write_text(GOOD_AGENT)
     other = tmp_path / "other.py"
     other.write_text(GOOD_AGENT)
     edited = GOOD_AGENT + "# edited by the user while cachelint ran\n"
-    real_atomic_replace = fileutil.atomic_replace
+    real_write = fileutil._write_replacement
 
-    def user_edits_first(path, data, expected):
+    def user_edits_first(path, data, old):
         if path.name == "agent.py":
-            path.write_text(edited)  # the editor saves between cachelint's read and its write
-        return real_atomic_replace(path, data, expected)
+            with open(path, "r+") as handle:  # the editor saves between cachelint's read and its write
+                handle.write(edited)
+        return real_write(path, data, old)
 
-    monkeypatch.setattr(fileutil, "atomic_replace", user_edits_first)
+    monkeypatch.setattr(fileutil, "_write_replacement", user_edits_first)
     old = os.getcwd()
     os.chdir(tmp_path)
     try:
@@ -101,9 +104,77 @@ def test_a_file_changed_during_the_run_is_not_overwritten(tmp_path, monkeypatch)
         os.chdir(old)
     assert agent.read_text() == edited  # the user's edit survives
     assert other.read_text() == FIXED_AGENT  # the rest of the run still fixed what it could
-    assert "agent.py: changed on disk during the run; not fixed" in result.stderr
+    assert "agent.py: changed on disk while it was being fixed; not fixed" in result.stderr
     assert result.exit_code == 1  # the finding in agent.py stands
     assert "agent.py:4:9: CL101" in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".cachelint_cache") == ["agent.py", "other.py"]
+
+
+def test_a_file_changed_between_check_and_fix_is_not_fixed(tmp_path, monkeypatch):
+    """The edits were computed from the bytes the check read; a line inserted before the fix
+    phase (an editor, a formatter, another tool) would move them: the file is left as it is now."""
+    from cachelint import engine
+
+    agent = tmp_path / "agent.py"
+    agent.write_text(GOOD_AGENT)
+    inserted = "import os  # added by the user while cachelint ran\n" + GOOD_AGENT
+    real_check = engine.check_python
+    calls = []
+
+    def user_edits_after_the_check(files, *args, **kwargs):
+        run = real_check(files, *args, **kwargs)
+        if not calls:
+            agent.write_text(inserted)
+        calls.append(1)
+        return run
+
+    monkeypatch.setattr(engine, "check_python", user_edits_after_the_check)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        from click.testing import CliRunner
+
+        from cachelint.cli import main
+
+        result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--fix", "."], catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    assert agent.read_text() == inserted
+    assert "agent.py: changed on disk since it was checked; not fixed" in result.stderr
+    assert "0 fixed" in result.stderr
+
+
+# Characters str.splitlines() splits at and Python's tokenizer does not. A form feed may stand as
+# whitespace anywhere; the others only inside a comment or a string.
+SEPARATORS = ["\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("separator", SEPARATORS, ids=lambda c: f"U+{ord(c):04X}")
+@pytest.mark.parametrize("where", ["comment", "string", "line"])
+def test_line_separators_above_the_fix_move_nothing(tmp_path, separator, where):
+    if where == "line" and separator != "\x0c":
+        pytest.skip("only a form feed may stand on a line of its own")
+    above = {"comment": f"# section{separator}two\n", "string": f"DOC = 'a{separator}b'\n", "line": f"{separator}\n"}[where]
+    # a line with non-ASCII text at the fix site: its columns are counted in characters
+    source = "import anthropic\n" + above + "client = anthropic.Anthropic()\nTOOLS = {'ação': {'name': 'ação'}}\nnames = {'ação', 'b'}\nclient.messages.create(model='m', tools=[TOOLS.get(n) for n in names], system='ç', messages=[])\n"
+    agent = tmp_path / "agent.py"
+    agent.write_bytes(source.encode("utf-8"))
+    code, out = run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--fix", "."])
+    fixed = agent.read_bytes().decode("utf-8")
+    assert fixed == source.replace("for n in names]", "for n in sorted(names)]"), out
+    ast.parse(fixed)
+    assert code == 0
+
+
+def test_crlf_cr_and_tabs_are_kept(tmp_path):
+    body = GOOD_AGENT.replace("names = {", "if True:\n\tnames = {").replace("client.messages", "\tclient.messages")
+    for newline, name in (("\r\n", "crlf.py"), ("\r", "cr.py")):
+        (tmp_path / name).write_bytes(body.replace("\n", newline).encode())
+    code, _ = run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--fix", "."])
+    assert code == 0
+    for newline, name in (("\r\n", "crlf.py"), ("\r", "cr.py")):
+        expected = body.replace("for n in names]", "for n in sorted(names)]").replace("\n", newline).encode()
+        assert (tmp_path / name).read_bytes() == expected
 
 
 def test_fix_touches_only_given_files_with_a_safe_fix(tmp_path):
@@ -128,8 +199,9 @@ def test_fix_touches_only_given_files_with_a_safe_fix(tmp_path):
     after = snapshot(tmp_path)
     assert set(after) == set(before)
     changed = sorted(rel for rel in before if after[rel] != before[rel])
-    assert changed == ["given/fixable.py"]
+    assert changed == ["given/fixable.py", "given/notebook.ipynb"]
     assert after["given/fixable.py"][0] == FIXED_AGENT.encode()
+    assert after["given/notebook.ipynb"][0] == files["given/notebook.ipynb"].replace("tools=list(names)", "tools=list(sorted(names))").encode()
     # --unsafe-fixes widens it to the unsafe fix, still nothing else
     code, _ = run_cli(tmp_path, ["check", "--isolated", "--fix", "--unsafe-fixes", "given"])
     final = snapshot(tmp_path)
