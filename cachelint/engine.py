@@ -1108,10 +1108,11 @@ def run_check(
 
         per_file = resolve_fix_targets(per_file, python, cwd)
         if options.fix or options.diff:
-            written = apply_fixes(python_files, per_file, python, settings, options, paths, cwd, result)
-            if written:
-                # What remains: the files written and those that import them (their summaries changed).
-                again = check_python(_affected(python_files, written, python), settings, cache, options.jobs)
+            touched = apply_fixes(python_files, per_file, python, settings, options, paths, cwd, result)
+            if touched:
+                # What remains: the files written (or found changed) and those that import them
+                # (their summaries changed).
+                again = check_python(_affected(python_files, touched, python), settings, cache, options.jobs)
                 per_file.update(resolve_fix_targets(again.per_file, again, cwd))
 
     for display in sorted(per_file):
@@ -1218,10 +1219,10 @@ def _glob_match(path: str, pattern: str) -> bool:
     return any(rule.regex.match(path) for rule in compile_patterns([pattern]))
 
 
-def _affected(files: Sequence[InputFile], written: Sequence[InputFile], run: PythonRun) -> list[InputFile]:
-    """``written`` and the files of the run that import one of them, directly or through other
-    modules (whose summaries, made from the written files, change too)."""
-    changed = {str(f.path) for f in written}
+def _affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:
+    """``touched`` and the files of the run that import one of them, directly or through other
+    modules (whose summaries, made from those files, change too)."""
+    changed = {str(f.path) for f in touched}
     grew = True
     while grew:
         grew = False

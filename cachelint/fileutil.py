@@ -67,6 +67,10 @@ class Skipped(Exception):
     """The file was left alone; the message says why (shown as a warning)."""
 
 
+class Changed(Skipped):
+    """The file was left alone: it no longer holds the bytes the new ones were computed from."""
+
+
 def replace_if_unchanged(
     path: Path,
     expected_sha256: str,
@@ -100,7 +104,7 @@ def replace_if_unchanged(
         _check_owner_can_be_kept(st)
         data = _read_all(fd, max_size)
         if data is None or sha256(data) != expected_sha256:
-            raise Skipped("changed on disk since it was checked; not fixed")
+            raise Changed("changed on disk since it was checked; not fixed")
         new = rewrite(data)
         if new is None or new == data:
             return False
@@ -198,7 +202,7 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
         except OSError:
             now = None
         if now is None or (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (old.st_dev, old.st_ino, old.st_size, old.st_mtime_ns):
-            raise Skipped("changed on disk while it was being fixed; not fixed")
+            raise Changed("changed on disk while it was being fixed; not fixed")
         os.replace(tmp, path)
     except FileExistsError:
         raise

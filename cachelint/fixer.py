@@ -89,7 +89,8 @@ def apply_fixes(
     cwd: Path,
     result: "CheckResult",
 ) -> list["InputFile"]:
-    """Apply (``--fix``) or show (``--diff``) the fixes; returns the files written."""
+    """Apply (``--fix``) or show (``--diff``) the fixes; returns the files to check again: those
+    written, and those found changed since they were checked (their findings are stale)."""
     enabled = settings.enabled_codes()
     by_display = {f.display: f for f in python_files}
     plans: dict[str, _Plan] = {}
@@ -122,6 +123,7 @@ def apply_fixes(
             continue
         by_real.setdefault(real, []).append(target)
     jobs: list[FixJob] = []
+    stale: list["InputFile"] = []
     names_of: dict[str, list[str]] = {}
     for real in sorted(by_real, key=lambda r: by_real[r][0]):
         names = by_real[real]
@@ -133,6 +135,7 @@ def apply_fixes(
                 plan.digests |= plans[other].digests
         if len(plan.digests) != 1 or None in plan.digests:
             result.warnings.append(f"{primary}: changed on disk during the run; not fixed")
+            stale.extend(plans[name].file for name in names)
             continue
         (digest,) = plan.digests
         jobs.append(FixJob(primary, real, digest or "", tuple(_unique_fixes(plan.items)), settings.max_file_size, options.diff))
@@ -144,16 +147,20 @@ def apply_fixes(
     for job, done in zip(jobs, _compute_all(jobs, options.jobs)):
         plan = plans[job.display]
         result.warnings.extend(done.problems)
+        if done.changed:
+            stale.extend(plans[name].file for name in names_of[job.display])
         if done.new is None:
             continue
         if options.diff:
             result.diffs.append(done.diff or "")
             continue
-        if _commit(job, done, result):
+        outcome = _commit(job, done, result)
+        if outcome is True:
             applied = set(done.applied)
             result.fixes_applied += sum(1 for _d, f in plan.items if _fix_key(f) in applied)
+        if outcome is not False:
             written.extend(plans[name].file for name in names_of[job.display])
-    return written
+    return written + stale
 
 
 @dataclass(frozen=True)
@@ -177,6 +184,7 @@ class Computed:
     applied: list[tuple] = field(default_factory=list)  # _fix_key of the fixes applied
     problems: list[str] = field(default_factory=list)
     diff: str | None = None
+    changed: bool = False  # the file no longer held the bytes the fixes were computed from
 
 
 def compute(job: FixJob) -> Computed:
@@ -187,11 +195,9 @@ def compute(job: FixJob) -> Computed:
     out = Computed()
     try:
         data = _read_limited(Path(job.real), job.max_size)
-        if data is None:
+        if data is None or fileutil.sha256(data) != job.digest:
             out.problems.append(f"{job.display}: changed on disk since it was checked; not fixed")
-            return out
-        if fileutil.sha256(data) != job.digest:
-            out.problems.append(f"{job.display}: changed on disk since it was checked; not fixed")
+            out.changed = True
             return out
         new, applied, problems = _rewrite(data, job.fixes, job.display)
     except OSError as exc:
@@ -255,13 +261,17 @@ def _compute_all(jobs: Sequence[FixJob], jobs_option: int | None) -> list[Comput
     return [c if c is not None else Computed(problems=[f"{j.display}: not fixed ({BUG})"]) for j, c in zip(jobs, out)]
 
 
-def _commit(job: FixJob, done: Computed, result: "CheckResult") -> bool:
-    """Write ``done.new`` over the job's file while it holds the bytes it was computed from."""
+def _commit(job: FixJob, done: Computed, result: "CheckResult") -> bool | None:
+    """Write ``done.new`` over the job's file while it holds the bytes it was computed from.
+    True: written; None: the file had changed (to check again); False: left alone."""
     from cachelint import fileutil
 
     new = done.new
     try:
         return fileutil.replace_if_unchanged(Path(job.real), job.digest, lambda _current: new, job.max_size)
+    except fileutil.Changed as changed:
+        result.warnings.append(f"{job.display}: {changed}")
+        return None
     except fileutil.Skipped as skipped:
         result.warnings.append(f"{job.display}: {skipped}")
     except OSError as exc:
