@@ -24,6 +24,9 @@ from typing import Any, Sequence
 from cachelint.diagnostics import Fix
 
 _HOLE = "__cachelint_fix_hole__"
+# LibCST 1.x drops a form feed between a statement's indentation and its first token when it
+# prints the statement: such a statement cannot be rewritten byte for byte (not a bug of ours).
+_NOT_PRINTED = "LibCST does not print the statement that holds it back as it is in the file (a form feed before a statement?)"
 
 
 @dataclass
@@ -118,8 +121,9 @@ def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
         out.not_applicable = [(f, f"LibCST cannot parse the file ({type(exc).__name__})") for f in fixes]
         return out
     offsets = _line_offsets(text)
-    wraps, failed = _locate(module, statements, fixes)
-    out.failed.extend(failed)
+    wraps, failed = _locate(module, statements, fixes, text, offsets)
+    for fix, why in failed:
+        (out.not_applicable if why == _NOT_PRINTED else out.failed).append((fix, why))
     if not wraps:
         return out
     new_text, problem = _fixed(module, statements, text, offsets, wraps)
@@ -127,6 +131,21 @@ def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
         out.text = new_text
         out.applied = [w.fix for w in wraps]
         return out
+    if problem == _NOT_PRINTED:  # find out which statements LibCST prints back unchanged
+        printable = []
+        for w in wraps:
+            if _fixed(module, statements, text, offsets, [w])[1] == _NOT_PRINTED:
+                out.not_applicable.append((w.fix, _NOT_PRINTED))
+            else:
+                printable.append(w)
+        wraps = printable
+        if not wraps:
+            return out
+        new_text, problem = _fixed(module, statements, text, offsets, wraps)
+        if problem is None:
+            out.text = new_text
+            out.applied = [w.fix for w in wraps]
+            return out
     # One of them breaks the file: keep those that do not, in order.
     kept: list[_Wrap] = []
     current = text
@@ -191,9 +210,22 @@ def _statement_of(statements: Sequence[_Statement], line: int) -> int | None:
     return found
 
 
-def _locate(module: Any, statements: Sequence[_Statement], fixes: Sequence[Fix]) -> tuple[list[_Wrap], list[tuple[Fix, str]]]:
+def _locate(
+    module: Any, statements: Sequence[_Statement], fixes: Sequence[Fix], text: str, offsets: list[int]
+) -> tuple[list[_Wrap], list[tuple[Fix, str]]]:
     """The expression each fix wraps. A fix is two insertions, ``before`` at the start of an
-    expression and ``after`` at its end (1-based lines, 1-based character columns)."""
+    expression and ``after`` at its end (1-based lines, 1-based character columns). A fix in a
+    statement LibCST does not print back as it is fails with ``_NOT_PRINTED``."""
+    printed: dict[int, bool] = {}
+
+    def prints_back(index: int) -> bool:
+        if index not in printed:
+            sub = module.with_changes(header=[], body=[statements[index].node], footer=[])
+            start = offsets[statements[index].first_line - 1]
+            code = sub.code
+            printed[index] = text[start : start + len(code)] == code
+        return printed[index]
+
     import libcst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -230,6 +262,9 @@ def _locate(module: Any, statements: Sequence[_Statement], fixes: Sequence[Fix])
         first, last = edits
         index = _statement_of(statements, first.line)
         node = None
+        if index is not None and not prints_back(index):
+            failed.append((fix, _NOT_PRINTED))
+            continue
         if index is not None:
             by_range, generators, where_of = nodes_of(index)
             key = (first.line, first.column - 1, last.line, last.column - 1)
@@ -263,7 +298,7 @@ def _fixed(
         start = offsets[statements[index].first_line - 1]
         old = sub.code
         if text[start : start + len(old)] != old:
-            return text, "LibCST does not print the statement back as it is in the file"
+            return text, _NOT_PRINTED
         new = sub.with_changes(body=[_apply(statements[index].node, [w for w in wraps if w.statement == index])]).code
         pieces.append(text[pos:start])
         pieces.append(new)

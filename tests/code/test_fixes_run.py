@@ -224,3 +224,18 @@ def test_a_fix_in_a_module_that_was_not_given_is_not_written(tmp_path):
     assert (tmp_path / "pkg/registry.py").read_text() == files["pkg/registry.py"]
     assert result.warnings == ["pkg/agent.py:9: the fix of CL101 edits pkg/registry.py, which is not among the files checked; not fixed"]
     assert [d.code for d in result.diagnostics] == ["CL101"]
+
+
+def test_reports_name_the_file_a_fix_edits(tmp_path):
+    import json
+
+    from cachelint.report.json_report import render_json
+    from cachelint.report.sarif import render_sarif
+
+    write_tree(tmp_path, CASES["registry-in-another-module"])
+    (d,) = check_tree(tmp_path, paths=("pkg",)).diagnostics
+    (record,) = json.loads(render_json([d]))
+    assert {e["path"] for e in record["fix"]["edits"]} == {"pkg/registry.py"}
+    sarif = json.loads(render_sarif([d]))
+    (change,) = sarif["runs"][0]["results"][0]["fixes"][0]["artifactChanges"]
+    assert change["artifactLocation"]["uri"] == "pkg/registry.py"

@@ -27,6 +27,8 @@ EXAMPLES = {
     "front-matter": 400,
     "index": 350,
     "code": 400,
+    "fix": 150,
+    "fix-concurrent": 25,
 }
 
 
