@@ -43,7 +43,7 @@ class Rewrite:
     not_applicable: list[tuple[Fix, str]] = field(default_factory=list)
 
 
-def parse_error(text: str, round_trip: bool = True) -> str | None:
+def parse_error(text: str, round_trip: bool = False) -> str | None:
     """Why ``text`` is not a Python module both ``compile`` and LibCST accept (and, with
     ``round_trip``, that LibCST prints back byte for byte), or None."""
     try:
@@ -121,7 +121,11 @@ def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
         out.not_applicable = [(f, f"LibCST cannot parse the file ({type(exc).__name__})") for f in fixes]
         return out
     offsets = _line_offsets(text)
-    wraps, failed = _locate(module, statements, fixes, text, offsets)
+    try:
+        wraps, failed = _locate(module, statements, fixes, text, offsets)
+    except Exception as exc:  # noqa: BLE001 - LibCST's position metadata
+        out.failed = [(f, f"the fix could not be located ({type(exc).__name__}: {exc})") for f in fixes]
+        return out
     for fix, why in failed:
         (out.not_applicable if why == _NOT_PRINTED else out.failed).append((fix, why))
     if not wraps:
@@ -287,6 +291,15 @@ def _locate(
 def _fixed(
     module: Any, statements: Sequence[_Statement], text: str, offsets: list[int], wraps: Sequence[_Wrap]
 ) -> tuple[str, str | None]:
+    try:
+        return _fixed_text(module, statements, text, offsets, wraps)
+    except Exception as exc:  # noqa: BLE001 - a fix's text that is no expression, a LibCST failure
+        return text, f"the fix could not be applied on the tree ({type(exc).__name__}: {exc})"
+
+
+def _fixed_text(
+    module: Any, statements: Sequence[_Statement], text: str, offsets: list[int], wraps: Sequence[_Wrap]
+) -> tuple[str, str | None]:
     """The text with ``wraps`` applied on the tree of their statements, and what is wrong with it
     (None: nothing). Each statement rewritten is printed by LibCST and spliced in where the
     original statement's printed code is; the result must be the text with each wrap's two
@@ -423,7 +436,7 @@ def rewrite_notebook(text: str, fixes: Sequence[Fix]) -> Rewrite:
         if 1 <= index <= len(cells) and isinstance(cells[index - 1], dict):
             cells[index - 1]["source"] = new_data["cells"][index - 1].get("source")
             cell_program = python_of_cell(_cell_source(new_data["cells"][index - 1]))
-            problem = parse_error(cell_program) if cell_program is not None else "not Python"
+            problem = parse_error(cell_program, round_trip=False) if cell_program is not None else "not Python"
             if problem is not None:
                 out.failed.extend((f, f"cell {index} would not parse ({problem})") for f in out.applied)
                 out.applied = []

@@ -435,3 +435,33 @@ def test_a_user_editing_files_during_a_fix_breaks_none(tmp_path):
     _out, err = proc.communicate(timeout=300)
     state = _assert_each_file_old_or_fixed(tmp_path, extra, files)
     assert state.get("old", 0) == 0, err  # every file the user left alone was fixed
+
+
+def test_a_fix_whose_result_would_not_parse_is_reported_as_a_bug_and_not_written(tmp_path, monkeypatch):
+    """Should a fix ever give code that does not parse, it is dropped with a warning that calls
+    it a bug in cachelint, and the file is not written; the other fixes still are."""
+    from cachelint.code import rewrite
+
+    (tmp_path / "agent.py").write_text(GOOD_AGENT)
+    (tmp_path / "other.py").write_text(GOOD_AGENT.replace("names", "labels"))
+    real = rewrite.parse_error
+
+    def rejects_agent_fix(text, round_trip=True):
+        return "syntax error: simulated (line 4)" if "sorted(names)" in text else real(text, round_trip)
+
+    monkeypatch.setattr(rewrite, "parse_error", rejects_agent_fix)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        from click.testing import CliRunner
+
+        from cachelint.cli import main
+
+        result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--fix", "."], catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    assert (tmp_path / "agent.py").read_text() == GOOD_AGENT
+    assert "sorted(labels)" in (tmp_path / "other.py").read_text()
+    assert 'agent.py: internal error: the fix "wrap the unordered value in sorted(...)" was not applied: the fixed file would not parse (syntax error: simulated (line 4))' in result.stderr
+    assert "this is a bug in cachelint" in result.stderr
+    assert result.exit_code == 1 and "1 fixed" in result.stderr
