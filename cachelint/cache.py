@@ -37,7 +37,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Iterable, Any
 
 from cachelint.config import Settings
 
@@ -110,6 +110,12 @@ class ResultCache:
         entry = self._validate(key, self.entries.get(key))
         self._valid[key] = entry
         return entry
+
+    def forget_validation(self, paths: Iterable[str | Path]) -> None:
+        """Files written during the run (by ``--fix``): their entries are validated again, against
+        what the disk holds now, when next asked for."""
+        for path in paths:
+            self._valid.pop(str(path), None)
 
     def _validate(self, path: str, entry: Any) -> dict[str, Any] | None:
         if not isinstance(entry, dict):

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.config import Settings
 from cachelint.deadline import TimeLimitExceeded, deadline
-from cachelint.diagnostics import Applicability, Diagnostic, Edit, unreadable
+from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repository_root, root_fallbacks, walk
 
 # cachelint.fileutil (tempfile, shutil, random) is imported where a file is read or written, not
@@ -70,7 +70,7 @@ class CheckResult:
     fixes_applied: int = 0
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    # display path -> rule code -> findings the fixes removed (``--show-fixes``)
+    # display path -> rule code -> findings whose fixes this run wrote (``--show-fixes``)
     fixed: dict[str, dict[str, int]] = field(default_factory=dict)
     # configuration file (None: defaults) -> files checked with it (``-v``)
     configurations: dict[str | None, int] = field(default_factory=dict)
@@ -652,9 +652,23 @@ class PythonRun:
     deps_of: dict[str, list[tuple[str, str]]]
     summaries: "SummaryStore"
     deps_digest: dict[str, str] = field(default_factory=dict)
+    # display -> SHA-256 of the bytes the file's diagnostics were computed from (their fixes'
+    # edits are valid for those bytes only)
+    digests: dict[str, str | None] = field(default_factory=dict)
+    facts: dict[str, dict] = field(default_factory=dict)
+    locator: "ModuleLocator | None" = None
 
     def summaries_of(self, display: str) -> dict[str, dict]:
         return self.summaries.for_deps(self.deps_of.get(display, ()))
+
+    def fact_digest(self, path: str) -> str | None:
+        """SHA-256 of the bytes the summary of the module at ``path`` was made from."""
+        entry = self.facts.get(path)
+        return entry.get("sha256") if entry else None
+
+    def locate_module(self, module: str) -> str | None:
+        """The file of a dotted module name of the project."""
+        return self.locator.resolve(module) if self.locator is not None else None
 
 
 def check_python(
@@ -673,7 +687,7 @@ def check_python(
     workers = Workers(jobs)
     try:
         facts, needed = _phase_one(files, modules, locator, settings, cache)
-        run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings))
+        run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings), facts=facts, locator=locator)
         graph = ImportGraph(needed, facts, locator)
         _run_tasks(files, modules, locator, facts, needed, graph, settings, cache, run, workers)
     except BaseException:
@@ -989,6 +1003,7 @@ def _answer_from_cache(
         return False
     try:
         run.per_file[f.display] = [Diagnostic.from_dict(d) for d in hit]
+        run.digests[f.display] = facts.get(key, {}).get("sha256")  # the cached result's content
         return True
     except (KeyError, TypeError, ValueError):
         return False  # a damaged entry is a miss
@@ -1003,6 +1018,7 @@ def _record_checks(
 ) -> None:
     for f, (diags, sha, mtime, size) in zip(files, results):
         run.per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
+        run.digests[f.display] = sha
         if cache is not None and sha is not None:
             key = str(f.path)
             cache.store_result(
@@ -1152,18 +1168,22 @@ def _run_check(
 
             rule_index()  # read (or rebuilt) here, before any worker can rebuild it unseen
         # the provided bytes of stdin live in this process only: no worker may read the file instead
-        python = check_python(python_files, group_settings, cache, 1 if stdin else options.jobs)
+        jobs = 1 if stdin else options.jobs
+        python = check_python(python_files, group_settings, cache, jobs)
         per_file = python.per_file
+        if any(d.fix is not None for diags in per_file.values() for d in diags):
+            from cachelint.fixer import apply_fixes, resolve_fix_targets
 
-        if options.fix or options.diff:
-            before = _fixable_counts(per_file, group_settings, options)
-            per_file = _apply_fixes(python_files, per_file, python.summaries_of, group_settings, options, result)
-            after = _fixable_counts(per_file, group_settings, options)
-            for display in sorted(before):
-                gone = {code: n - after.get(display, {}).get(code, 0) for code, n in before[display].items()}
-                gone = {code: n for code, n in sorted(gone.items()) if n > 0}
-                if gone:
-                    result.fixed[display] = gone
+            per_file = resolve_fix_targets(per_file, python, cwd)
+            if options.fix or options.diff:
+                touched = apply_fixes(python_files, per_file, python, group_settings, options, paths, cwd, result)
+                if touched:
+                    if cache is not None:
+                        cache.forget_validation(f.path for f in touched)
+                    # What remains: the files written (or found changed) and those that import them
+                    # (their summaries changed).
+                    again = check_python(_affected(python_files, touched, python), group_settings, cache, jobs)
+                    per_file.update(resolve_fix_targets(again.per_file, again, cwd))
 
         for display in sorted(per_file):
             diagnostics.extend(per_file[display])
@@ -1219,17 +1239,6 @@ def _excluded_below(path: Path, matcher: Any) -> bool:
             break
         chain.append(parent)
     return any(matcher.ignored(candidate, candidate != path, []) for candidate in reversed(chain))
-
-
-def _fixable_counts(per_file: dict[str, list[Diagnostic]], settings: Settings, options: CheckOptions) -> dict[str, dict[str, int]]:
-    enabled = settings.enabled_codes()
-    counts: dict[str, dict[str, int]] = {}
-    for display, diags in per_file.items():
-        for d in diags:
-            if d.code in enabled and _fixable(d, options):
-                per_code = counts.setdefault(display, {})
-                per_code[d.code] = per_code.get(d.code, 0) + 1
-    return counts
 
 
 def _left_out_warnings(
@@ -1406,104 +1415,15 @@ def _glob_match(path: str, pattern: str) -> bool:
     return any(rule.matches(path) for rule in compile_patterns([pattern]))
 
 
-# --- fixes -----------------------------------------------------------------------------------
-
-
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """Apply non-overlapping edits (positions in the original text). Overlapping later edits
-    are dropped; the caller re-runs to pick them up."""
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(line: int, column: int) -> int:
-        if line - 1 >= len(starts):
-            return len(text)
-        return min(starts[line - 1] + column - 1, len(text))
-
-    spans = sorted(
-        ((offset(e.line, e.column), offset(e.end_line, e.end_column), e.content) for e in edits),
-        key=lambda s: (s[0], s[1]),
-    )
-    out, pos = [], 0
-    for start, end, content in spans:
-        if start < pos:
-            continue
-        out.append(text[pos:start])
-        out.append(content)
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _fixable(d: Diagnostic, options: CheckOptions) -> bool:
-    if d.fix is None:
-        return False
-    return d.fix.applicability == Applicability.SAFE or options.unsafe_fixes
-
-
-def _apply_fixes(
-    python_files: Sequence[InputFile],
-    per_file: dict[str, list[Diagnostic]],
-    summaries_of: Callable[[str], dict[str, dict]],
-    settings: Settings,
-    options: CheckOptions,
-    result: CheckResult,
-) -> dict[str, list[Diagnostic]]:
-    from cachelint.textio import decode, read_bytes
-
-    enabled = settings.enabled_codes()
-    by_display = {f.display: f for f in python_files}
-    for display, diags in sorted(per_file.items()):
-        fixable = [d for d in diags if d.code in enabled and _fixable(d, options)]
-        if not fixable or display not in by_display:
-            continue
-        if display.endswith(".ipynb"):
-            continue  # notebook fixes would have to rewrite JSON cells: reported, not applied
-        f = by_display[display]
-        original_bytes = read_bytes(f.path, display, settings.max_file_size)
-        if isinstance(original_bytes, Diagnostic):
-            continue
-        source = decode(original_bytes, display)
-        if isinstance(source, Diagnostic):
-            continue
-        text = source.text
-        applied = 0
-        for _ in range(5):  # re-run until stable: edits that overlapped are picked up next round
-            edits = [e for d in fixable for e in d.fix.edits]
-            new_text = apply_edits(text, edits)
-            if new_text == text:
-                break
-            applied += len(fixable)
-            text = new_text
-            from cachelint.code import check_module
-
-            fresh = run_check_module(check_module, display, text, settings, summaries_of(display))
-            fixable = [d for d in fresh if d.code in enabled and _fixable(d, options)]
-            if not fixable:
-                break
-        if text == source.text:
-            continue
-        if options.diff:
-            import difflib
-
-            diff = difflib.unified_diff(
-                source.text.splitlines(keepends=True),
-                text.splitlines(keepends=True),
-                fromfile=f"a/{display}",
-                tofile=f"b/{display}",
-            )
-            result.diffs.append("".join(diff))
-            continue
-        new_bytes = (("\ufeff" if source.had_bom else "") + text).encode("utf-8")
-        from cachelint import fileutil
-
-        ok = fileutil.atomic_replace(f.path, new_bytes, expected=original_bytes)
-        if not ok:
-            result.warnings.append(f"{display}: changed on disk during the run; not fixed")
-            continue
-        result.fixes_applied += applied
-        diags_after, *_ = analyze_python_file(str(f.path), display, settings, summaries_of(display))
-        per_file[display] = [Diagnostic.from_dict(d) for d in diags_after]
-    return per_file
+def _affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:
+    """``touched`` and the files of the run that import one of them, directly or through other
+    modules (whose summaries, made from those files, change too)."""
+    changed = {str(f.path) for f in touched}
+    grew = True
+    while grew:
+        grew = False
+        for path, deps in run.summaries.deps_of_summary.items():
+            if path not in changed and any(d in changed for _, d in deps):
+                changed.add(path)
+                grew = True
+    return [f for f in files if str(f.path) in changed or any(path in changed for _, path in run.deps_of.get(f.display, ()))]

@@ -419,12 +419,130 @@ def fuzz_secrets(data: bytes) -> list[Diagnostic]:
     (folder / "secrets.jsonl").write_text(request(1) + "\n" + request(2) + "\n", encoding="utf-8", errors="surrogateescape")
     result = audit_logs(["secrets.jsonl"], settings=_settings(), cwd=folder)
     outputs = [render(fmt, result.diagnostics, summary=result.summary) for fmt in AUDIT_FORMATS]
-    outputs.append(json.dumps(result.summary, default=str, ensure_ascii=False))
+    outputs.append(json.dumps(result.summary.to_dict(), default=str, ensure_ascii=False))
     for output in outputs:
         for secret in hidden:
             if len(secret) >= 8 and secret[:8] in output.replace(MASK, "\0"):
                 raise ContractViolation(f"a key reached an output: {secret[:8]}…")
     return [d for d in result.diagnostics if d.code == "CL001"]
+# --- fixes -------------------------------------------------------------------------------------
+
+
+def _unwrapped_dump(tree: Any) -> str:
+    """The ast with every ``sorted(x)`` / ``sorted(x, key=...)`` replaced by ``x``."""
+    import ast
+
+    class Unwrap(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> Any:
+            node = self.generic_visit(node)  # type: ignore[assignment]
+            if (
+                isinstance(node.func, ast.Name)
+                and node.func.id == "sorted"
+                and len(node.args) == 1
+                and all(k.arg == "key" for k in node.keywords)
+            ):
+                return node.args[0]
+            return node
+
+    return ast.dump(Unwrap().visit(tree))
+
+
+def _sorted_calls(tree: Any) -> int:
+    import ast
+
+    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "sorted")
+
+
+def check_fixed(old: str, new: str, applied: int | None = None) -> None:
+    """The contract of a fixed text: it parses (compile and LibCST), and it is the old program
+    with ``applied`` expressions wrapped in sorted(...) and nothing else changed."""
+    import ast
+
+    from cachelint.code.rewrite import parse_error
+
+    problem = parse_error(new, round_trip=False)  # that LibCST prints back what it read is its affair
+    if problem is not None:
+        raise ContractViolation(f"the fixed text does not parse: {problem}")
+    old_tree, new_tree = ast.parse(old), ast.parse(new)
+    added = _sorted_calls(new_tree) - _sorted_calls(old_tree)
+    if (applied is not None and added != applied) or added < 1:
+        raise ContractViolation(f"{applied} fixes applied, but {added} sorted() calls added")
+    if _unwrapped_dump(new_tree) != _unwrapped_dump(old_tree):
+        raise ContractViolation("the fixed program differs from the old one in more than sorted(...) around expressions")
+
+
+def fuzz_fix(data: bytes) -> list[Diagnostic]:
+    """Python bytes -> the code checks -> every fix they give (safe and unsafe) applied on LibCST's
+    tree (what ``check --fix --unsafe-fixes`` writes): no fix may be dropped as broken, and the
+    fixed text must parse and differ from the old one only by the sorted(...) wrappers."""
+    from cachelint.code import check_module
+    from cachelint.code.rewrite import rewrite_python
+    from cachelint.textio import decode
+
+    display = "fuzz.py"
+    source = decode(data, display)
+    if isinstance(source, Diagnostic):
+        return [source]
+    found = check_module(display, source.text, _settings())
+    fixes = [d.fix for d in found if d.fix is not None]
+    if fixes:
+        done = rewrite_python(source.text, fixes)
+        if done.failed:
+            fix, why = done.failed[0]
+            raise ContractViolation(f"a fix was dropped as broken ({fix.description}: {why})")
+        if done.text is not None:
+            check_fixed(source.text, done.text, len(done.applied))
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _scratch() -> Path:
+    return Path(tempfile.mkdtemp(prefix="cachelint-fuzz-fix-")).resolve()
+
+
+# Separates the bytes a file holds when it is checked from those it holds when it is fixed.
+EDITED = b"\x00--edited--\x00"
+
+
+def fuzz_fix_concurrent(data: bytes) -> list[Diagnostic]:
+    """``check --fix --unsafe-fixes`` on a file that changes between the check and the fix:
+    ``data`` is the file as checked, then ``EDITED``, then the file as the fix phase finds it (the
+    same bytes when absent). A changed file must be left exactly as it is, with a warning; an
+    unchanged one is fixed (or not) and parses."""
+    from cachelint import engine, fixer
+    from cachelint.discovery import InputFile
+
+    checked, marker, edited = data.partition(EDITED)
+    if not marker:
+        edited = checked
+    root = _scratch()
+    path = root / "fuzz.py"
+    for leftover in root.iterdir():
+        leftover.unlink()
+    path.write_bytes(checked)
+    settings = _settings()
+    files = [InputFile(path, "fuzz.py", explicit=True)]
+    run = engine.check_python(files, settings, None, 1)
+    path.write_bytes(edited)
+    result = engine.CheckResult(diagnostics=[])
+    per_file = fixer.resolve_fix_targets(run.per_file, run, root)
+    options = engine.CheckOptions(fix=True, unsafe_fixes=True, no_cache=True, jobs=1)
+    fixer.apply_fixes(files, per_file, run, settings, options, ["."], root, result)
+    now = path.read_bytes()
+    had_fixes = any(d.fix is not None for d in per_file.get("fuzz.py", ()))
+    if edited != checked:
+        if now != edited:
+            raise ContractViolation("a file changed after the check was written over")
+        if had_fixes and not any("changed on disk" in w for w in result.warnings):
+            raise ContractViolation(f"a changed file was skipped without saying so: {result.warnings}")
+    elif now != checked:
+        check_fixed(checked.decode("utf-8-sig"), now.decode("utf-8-sig"))
+        if any("internal error" in w for w in result.warnings):
+            raise ContractViolation(f"a fix was dropped as broken: {result.warnings}")
+    leftovers = sorted(p.name for p in root.iterdir() if p.name != "fuzz.py")
+    if leftovers:
+        raise ContractViolation(f"files left beside the fixed one: {leftovers}")
+    return list(per_file.get("fuzz.py", ()))
 
 
 _PAYLOAD_CODES = frozenset({"CL001"})
@@ -449,6 +567,8 @@ TARGETS: dict[str, Target] = {
         Target("gitignore", "fuzz.gitignore", fuzz_gitignore, frozenset(), "ignore-file lines, malformed and star-heavy ones included"),
         Target("cache", "fuzz.cache", fuzz_cache, frozenset(), "damaged files in the cache folder; a cached check must find what a fresh one finds"),
         Target("secrets", "secrets.jsonl", fuzz_secrets, frozenset({"CL001"}), "key-shaped strings in prompts: never in any output format"),
+        Target("fix", "fuzz.py", fuzz_fix, _CODE_CODES, "CL101/CL102 fixes applied on LibCST's tree (line separators, CR/CRLF, BOM, tabs)"),
+        Target("fix-concurrent", "fuzz.py", fuzz_fix_concurrent, _CODE_CODES, "check --fix on a file edited between the check and the fix"),
     )
 }
 
@@ -484,6 +604,18 @@ SEEDS: dict[str, bytes] = {
     "gitignore": b"*.pyc\n!keep.pyc\n[z-a]\n[a-\\]\n/build/\n**/cache\n" + b"*a" * 20 + b"b\n",
     "cache": b"[]",
     "secrets": b"You are a helpful agent.",
+    "fix": (
+        "import os\nfrom pathlib import Path\nimport anthropic\n\x0c\nclient = anthropic.Anthropic()\n# \u2028 section\n"
+        "TOOLS = {n: {'name': n} for n in ['a', 'b']}\ndef ask(m):\n\tnames = {'a', 'b'}\n"
+        "\tindex = '\\n'.join(p.name for p in Path('skills').glob('*'))\n"
+        "\treturn client.messages.create(model='m', tools=[TOOLS[n] for n in names], system=index, messages=m)\n"
+    ).encode("utf-8"),
+    "fix-concurrent": (
+        b"import anthropic\nclient = anthropic.Anthropic()\nnames = {'a', 'b'}\n"
+        b"client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])\n"
+        b"\x00--edited--\x00import os\nimport anthropic\nclient = anthropic.Anthropic()\nnames = {'a', 'b'}\n"
+        b"client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])\n"
+    ),
     "skills": b"---\nname: fuzz\ndescription: Use when the task reads PDF files and merges them.\nwhen_to_use: PDFs\n---\n# Fuzz\n",
     "audit": (
         b'{"model":"claude-sonnet-4-5","tools":[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{}}],'
@@ -833,6 +965,10 @@ def structured(name: str) -> Any:
     if name == "code":
         statements = st.lists(st.sampled_from(CODE_LINES), min_size=1, max_size=14)
         return statements.map(lambda ls: "\n".join(ls).encode("utf-8") + b"\n")
+    if name == "fix":
+        return _fix_programs()
+    if name == "fix-concurrent":
+        return st.tuples(_fix_programs(), st.integers(0, 6), st.integers(0, 10_000), st.sampled_from(TOKENS)).map(_with_an_edit)
     raise KeyError(name)
 
 
@@ -910,6 +1046,94 @@ CODE_LINES: tuple[str, ...] = (
     "msgs = [dict(role='system', content=system), dict(role='user', content='q')]",
     "client.messages.count_tokens(model='m', system=system, messages=[])",
 )
+
+
+# Where a fix goes: statements that reach a sink with an unordered value ({i} is the indentation
+# of the block). Most give a safe fix (strings, file names, paths), some an unsafe one.
+FIX_SITES: tuple[str, ...] = (
+    "{i}names = {{'search', 'fetch', 'read'}}\n{i}client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[])\n",
+    "{i}client.messages.create(model='m', system='\\n'.join(f for f in os.listdir('skills')), messages=[])\n",
+    "{i}client.messages.create(model='m', system=', '.join(p.name for p in Path('skills').glob('*')), messages=[])\n",
+    "{i}rules = {{'be brief', 'cite'}}\n{i}client.messages.create(model='m', system='; '.join(list(rules)), messages=[])\n",
+    "{i}names = {{'a'}} | {{'b', 'c'}}\n{i}client.messages.create(model='m', tools=names, messages=[])\n",
+    "{i}client.messages.create(model='m', tools=[t for t in set(loaded)], messages=[])\n",
+    "{i}client.messages.create(model='m', tools=[{{'name': n,\n{i}    'x': 1}}  # one per name\n{i}    for n in (names)], messages=[])\n",
+    "{i}client.messages.create(model='m', tools=list(x for x in {{'a', 'b'}}), messages=[])\n",
+    "{i}client.messages.create(model='m', system=f'{{names}}', messages=[])\n",
+    "{i}tools = []\n{i}for n in {{'ação', 'b'}}:\n{i}    tools.append({{'name': n}})\n{i}client.messages.create(model='m', tools=tools, messages=[])\n",
+    "{i}client.messages.create(model='m', tools=sorted(x for x in set(loaded)), system=' '.join(set(loaded)), messages=[])\n",
+)
+# What may stand before a fix site: comments and strings holding characters str.splitlines splits
+# at (the tokenizer does not), form feeds, blank lines, non-ASCII text, a multi-line string.
+NOISE: tuple[str, ...] = (
+    "\x0c\n",
+    "# \x0c form feed\n",
+    "# \x0b\x1c\x1d\x1e\n",
+    "# \x85 \u2028 \u2029\n",
+    "DOC = 'a\u2028b\x0cc\x85'\n",
+    "\n",
+    "# ação\n",
+    'TEXT = """\n\x0c\n\u2028"""\n',
+    "x = 1; y = 2\n",
+    "if True:\n    pass\n",
+)
+FIX_HEADER = (
+    "import os\nfrom pathlib import Path\nimport anthropic\nclient = anthropic.Anthropic()\n"
+    "TOOLS = {n: {'name': n} for n in ['search', 'fetch', 'read']}\nnames = {'a', 'b'}\nloaded = []\n"
+)
+
+
+def _fix_programs() -> Any:
+    """Agent programs with fix sites and noise before them, in functions or at module level, with
+    spaces or tabs, LF, CRLF or CR line ends, with or without a BOM."""
+    from hypothesis import strategies as st
+
+    part = st.tuples(st.lists(st.sampled_from(NOISE), max_size=3), st.sampled_from(FIX_SITES), st.booleans())
+    return st.tuples(
+        st.lists(part, min_size=1, max_size=4),
+        st.sampled_from(["    ", "\t", "  "]),
+        st.sampled_from(["\n", "\r\n", "\r"]),
+        st.booleans(),
+    ).map(_fix_program)
+
+
+def _fix_program(spec: tuple) -> bytes:
+    parts, indent, newline, bom = spec
+    out = [FIX_HEADER]
+    for k, (noise, site, in_function) in enumerate(parts):
+        out.extend(noise)
+        if in_function:
+            out.append(f"def ask_{k}():\n")
+            out.append(site.format(i=indent))
+        else:
+            out.append(site.format(i=""))
+    text = "".join(out).replace("\n", newline)
+    return ("\ufeff" if bom else "").encode("utf-8") + text.encode("utf-8")
+
+
+def _with_an_edit(spec: tuple) -> bytes:
+    """A program, EDITED, and the same file after someone else's edit: nothing (kind 0), a line
+    inserted at the top or anywhere, a line removed, a token spliced in, a name changed, a line
+    appended."""
+    program, kind, where, token = spec
+    lines = program.split(b"\n")
+    at = where % max(1, len(lines))
+    cut = where % max(1, len(program))
+    if kind == 0:
+        edited = program
+    elif kind == 1:
+        edited = b"import sys\n" + program
+    elif kind == 2:
+        edited = b"\n".join(lines[:at] + [b"# edited"] + lines[at:])
+    elif kind == 3:
+        edited = b"\n".join(lines[:at] + lines[at + 1 :])
+    elif kind == 4:
+        edited = program[:cut] + token + program[cut:]
+    elif kind == 5:
+        edited = program.replace(b"names", b"nomes", 1)
+    else:
+        edited = program + b"\n# appended\n"
+    return program + EDITED + edited
 
 
 def strategy(name: str) -> Any:

@@ -4,6 +4,7 @@ exception."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,24 @@ class SourceText:
     size: int
     had_bom: bool
     newline: str  # "\r\n" when the file uses CRLF, else "\n"
+
+
+# str.splitlines also splits at these; Python's tokenizer (and so ast's line numbers, and LibCST's)
+# does not: a form feed (which PEP 8 allows between sections) or a U+2028 in a string is not a line
+# break to Python.
+_NOT_PYTHON_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_PYTHON_LINE_BREAK = re.compile("\r\n|\r|\n")
+
+
+def python_lines(text: str) -> list[str]:
+    """The lines of Python source as the tokenizer counts them (``\n``, ``\r\n``, ``\r``), without
+    their ends; like ``str.splitlines`` for text without other separators (the fast common case)."""
+    if _NOT_PYTHON_LINE_BREAKS.search(text) is None:
+        return text.splitlines()
+    lines = _PYTHON_LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def line_col_of_offset(data: bytes, offset: int) -> tuple[int, int]:
@@ -62,6 +81,11 @@ def provide(path: Path, data: bytes | None) -> None:
         _PROVIDED.pop(str(path), None)
     else:
         _PROVIDED[str(path)] = data
+
+
+def provided_bytes(path: Path) -> bytes | None:
+    """The bytes given for ``path`` in place of the file's, if any."""
+    return _PROVIDED.get(str(path))
 
 
 def identity(path: Path) -> tuple[int, int] | None:

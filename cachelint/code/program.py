@@ -219,7 +219,9 @@ def parse_python(path: str, text: str, explain: bool = True) -> Program | Diagno
         return unreadable(path, "too deeply nested to parse")
     except ValueError as exc:  # e.g. source with NUL bytes (the reader reports those first)
         return unreadable(path, f"cannot parse: {exc}")
-    return Program(path=path, tree=tree, lines=text.splitlines())
+    from cachelint.textio import python_lines
+
+    return Program(path=path, tree=tree, lines=python_lines(text))
 
 
 def _cell_source(cell: dict) -> str:

@@ -46,6 +46,7 @@ def diagnostic_record(d: Diagnostic, fingerprint: str | None = None) -> dict:
                     "end_line": e.end_line,
                     "end_column": e.end_column,
                     "content": e.content,
+                    **e.where(),  # "path" of another file, "cell" of a notebook
                 }
                 for e in d.fix.edits
             ],

@@ -90,13 +90,14 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
             props["kind"] = d.kind
         if props:
             result["properties"] = props
-        if d.fix is not None:
+        # a notebook's fix is in lines of a cell, which SARIF cannot address inside the JSON file
+        if d.fix is not None and not any(e.cell is not None for e in d.fix.edits):
             result["fixes"] = [
                 {
                     "description": {"text": d.fix.description},
                     "artifactChanges": [
                         {
-                            "artifactLocation": {"uri": artifact_uri(d.path), "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {"uri": artifact_uri(target), "uriBaseId": "%SRCROOT%"},
                             "replacements": [
                                 {
                                     "deletedRegion": {
@@ -108,8 +109,11 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
                                     "insertedContent": {"text": e.content},
                                 }
                                 for e in d.fix.edits
+                                if (e.path or d.path) == target
                             ],
                         }
+                        # a fix may edit another file than the finding's (the module that puts the value in order)
+                        for target in sorted({e.path or d.path for e in d.fix.edits})
                     ],
                 }
             ]

@@ -34,6 +34,8 @@ EXAMPLES = {
     "gitignore": 100,
     "cache": 10,
     "secrets": 15,
+    "fix": 150,
+    "fix-concurrent": 25,
 }
 
 
