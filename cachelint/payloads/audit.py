@@ -19,6 +19,7 @@ from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads import AuditOptions, AuditResult, sessions_to_show
 from cachelint.payloads.checks import (
     CheckContext,
+    checks_for,
     change_only_pair_checks,
     first_only_request_checks,
     pair_checks,
@@ -65,6 +66,10 @@ class _Run:
     later_request_checks: tuple[Any, ...] = ()
     changed_pair_checks: tuple[Any, ...] = ()
     quiet_pair_checks: tuple[Any, ...] = ()
+    # the same four for requests read from logs that keep less than the wire request (content,
+    # usage): only the checks their fidelity supports (cachelint.payloads.checks.FIDELITY)
+    fidelity_checks: dict[str, tuple[tuple[Any, ...], ...]] = field(default_factory=dict)
+    formats: Any = None  # cachelint.payloads.formats._run.FormatRun: joins, fidelity, unread records
     diagnostics: list[Diagnostic] = field(default_factory=list)
     reports: dict[str, _SessionReport] = field(default_factory=dict)
     records: int = 0
@@ -104,17 +109,23 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
     items = list(iter_log_files(list(paths), cwd))  # a listing only: the bar needs the total
     logs = [item for item in items if not isinstance(item, Diagnostic)]
     run.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=options.progress)
+    run.formats.plan(logs)
+    for path, display in logs:  # batch results first: their usage joins requests of other files
+        if display in run.formats.side:
+            run.diagnostics.extend(run.formats.read_side(path, display, run.redactor))
     for item in items:
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
         path, display = item
         run.files += 1
-        _audit_file(run, path, display)
+        if display not in run.formats.side:
+            _audit_file(run, path, display)
         _close(run, run.grouper.close_scope(display))
         run.progress.file_done(file_size(path))
     run.progress.close()
     _close(run, run.grouper.close_all())
+    run.diagnostics.extend(run.formats.unjoined())
     run.ctx.session = None
     run.ctx.diff = None
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
@@ -149,6 +160,9 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
         ledger=ledger,
     )
     _checks(run, options.fast_paths)
+    from cachelint.payloads.formats._run import FormatRun
+
+    run.formats = FormatRun(options.input_format, _limits(settings))
     return run
 
 
@@ -163,6 +177,11 @@ def _checks(run: _Run, fast_paths: bool) -> None:
     change_only = set(change_only_pair_checks()) if fast_paths else set()
     run.later_request_checks = tuple(c for c in run.first_request_checks if c not in first_only)
     run.quiet_pair_checks = tuple(c for c in run.changed_pair_checks if c not in change_only)
+    for fidelity in ("content", "usage"):
+        run.fidelity_checks[fidelity] = tuple(
+            checks_for(fidelity, c)
+            for c in (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
+        )
 
 
 def _limits(settings: Settings) -> ReadLimits:
@@ -178,7 +197,8 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
     limits = _limits(run.settings)
     progress = run.progress if run.progress is not None and run.progress.enabled else None
     position: list[Any] | None = [] if progress is not None else None
-    for item in read_log(path, display, run.options.input_format, run.redactor, limits, reuse=run.options.incremental, position=position):
+    fmt = run.formats.format_of(display)
+    for item in read_log(path, display, fmt, run.redactor, limits, reuse=run.options.incremental, position=position, joins=run.formats.joins):
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
@@ -202,7 +222,9 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
             continue
         if req is None:
             run.skipped += 1
+            run.formats.skipped(item)
             continue
+        run.formats.complete(req, item)
         if item.status is not None and item.status >= 400:
             # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
             # provider neither read nor wrote the cache for it, so it takes no part in a session
@@ -217,6 +239,7 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
         expired = run.grouper.expired()
         if expired:
             _close(run, expired)
+    run.diagnostics.extend(run.formats.file_done(display))
 
 
 def _tell(position: list[Any] | None) -> int | None:
@@ -240,14 +263,17 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     ctx = run.ctx
     ctx.session = session
     ctx.diff = None
-    checks = run.first_request_checks if req.index_in_session == 0 else run.later_request_checks
+    sets = run.fidelity_checks.get(req.fidelity) if req.fidelity != "wire" else None
+    if sets is None:
+        sets = (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
+    checks = sets[0] if req.index_in_session == 0 else sets[1]
     _run_checks(run.diagnostics, checks, req.origin, (req, ctx))
     diff: PrefixDiff | None = None
     if prev is not None:
         diff = prefix_diff(prev, req, run.table, run.volatile)
         share_blocks(prev, req)
         ctx.diff = diff
-        checks = run.quiet_pair_checks if _quiet(prev, req, diff) else run.changed_pair_checks
+        checks = sets[3] if _quiet(prev, req, diff) else sets[2]
         _run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx))
         if diff.broken:
             session.breaks += 1
@@ -344,7 +370,8 @@ def _close(run: _Run, sessions: Iterable[Session]) -> None:
         run.ctx.session = session
         run.ctx.diff = None
         origin = session.requests[-1].origin if session.requests else None
-        _run_checks(run.diagnostics, checks, origin, (session, run.ctx))
+        fidelity = session.requests[-1].fidelity if session.requests else "wire"
+        _run_checks(run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, run.ctx))
         session.requests = []  # closed: the summary keeps counts and breaks only
 
 
@@ -392,6 +419,12 @@ def _summary(run: _Run) -> dict[str, Any]:
             usage_text = render_usage_text(summary["usage"])
         except Exception as exc:  # pragma: no cover - the money summary must not sink the audit
             print(f"cachelint: warning: usage summary failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    notes = run.formats.summary() if run.formats is not None else {}
+    if notes:
+        from cachelint.payloads.formats._run import render_notes
+
+        summary["fidelity"] = notes
+        usage_text = render_notes(notes) + "\n" + usage_text
     summary["text"] = render_text(summary) + (("\n" + usage_text) if usage_text else "")
     return summary
 

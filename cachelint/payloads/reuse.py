@@ -99,9 +99,11 @@ class LineReuse:
     history elements (a binary search on whole runs of elements). Otherwise the body's members are
     scanned one by one and each tools / system / history value is compared on its own."""
 
-    def __init__(self, keep: int = 8, budget: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, keep: int = 8, budget: int = 64 * 1024 * 1024, body_paths: tuple[tuple[str, ...], ...] = ()) -> None:
         self.keep = keep
         self.budget = budget
+        # where a log format's records hold the body (``request_body``…), besides BODY_PATHS
+        self.body_paths = BODY_PATHS + tuple(p for p in body_paths if p not in BODY_PATHS)
         self._recent: list[LineIndex] = []  # most recent first
         self._bytes = 0
         self.reused = 0  # lines decoded with reuse (for benchmarks and tests)
@@ -255,7 +257,7 @@ class LineReuse:
     def index(self, raw: bytes, value: Any, body: Any) -> LineIndex | None:
         """The index of a line decoded in full (``value``), whose request body is ``body`` (the
         very object inside ``value``), or None when the body is not in a known place."""
-        path = next((p for p in BODY_PATHS if follow_path(value, p) is body), None)
+        path = next((p for p in self.body_paths if follow_path(value, p) is body), None)
         if path is None or not isinstance(body, dict):
             return None
         try:

@@ -1,0 +1,91 @@
+"""OpenLLMetry (Traceloop) spans: the prompt flattened into attributes — ``gen_ai.prompt.N.role``,
+``gen_ai.prompt.N.content`` (a JSON list of content blocks where the call sent blocks),
+``gen_ai.prompt.N.tool_calls.M.*``, tools in ``llm.request.functions.N.name`` / ``description`` /
+``parameters`` — with ``gen_ai.usage.prompt_tokens`` (OpenLLMetry adds the cache reads and
+writes in), ``gen_ai.usage.cache_read_input_tokens``, ``gen_ai.usage.cache_creation_input_tokens``;
+``traceloop.association.properties.*`` (``session_id``…) group a session. The prompt is
+re-encoded: audited at content level. Read from any OTLP container (``otlp``). Source:
+https://github.com/traceloop/openllmetry (semconv_ai ``SpanAttributes``),
+https://www.traceloop.com/docs/openllmetry/tracing/association
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import otlp
+from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, provider_of, span_time, text_parts, usage_response
+from cachelint.payloads.model import Origin
+
+NAME = "openllmetry"
+_PROMPT = re.compile(r"gen_ai\.prompt\.(\d+)\.(.+)")
+_FUNCTION = re.compile(r"llm\.request\.functions\.(\d+)\.(name|description|parameters)")
+_SESSION = tuple(f"traceloop.association.properties.{k}" for k in ("session_id", "conversation_id", "thread_id", "chat_id"))
+
+
+def claims(attrs: dict) -> bool:
+    return any(k.startswith(("gen_ai.prompt.", "llm.request.functions.")) for k in attrs)
+
+
+def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
+    model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
+    provider = provider_of(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
+    prompts: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        match = _PROMPT.fullmatch(key)
+        if match:
+            prompts.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    system: list[str] = []
+    messages: list[tuple[str, list[Part]]] = []
+    for index in sorted(prompts):
+        fields = prompts[index]
+        role = str(fields.get("role") or "user")
+        content = fields.get("content")
+        decoded = json_value(content) if isinstance(content, str) and content.startswith("[") else None
+        parts = text_parts(decoded if isinstance(decoded, list) else content)
+        calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.")})
+        for j in calls:
+            parts.append(Part("tool_call", id=fields.get(f"tool_calls.{j}.id"), name=fields.get(f"tool_calls.{j}.name"),
+                              arguments=fields.get(f"tool_calls.{j}.arguments")))
+        if role == "tool":
+            parts = [Part("tool_result", id=fields.get("tool_call_id"), value=content)]
+        if role == "system":
+            system.extend(p.text for p in parts if p.kind == "text")
+        else:
+            messages.append((role, parts))
+    functions: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        match = _FUNCTION.fullmatch(key)
+        if match:
+            functions.setdefault(int(match.group(1)), {})[match.group(2)] = json_value(value) if match.group(2) == "parameters" else value
+    tools = [functions[i] for i in sorted(functions)]
+    response = usage_response(
+        provider,
+        total_input=attrs.get("gen_ai.usage.prompt_tokens", attrs.get("gen_ai.usage.input_tokens")),
+        read=attrs.get("gen_ai.usage.cache_read_input_tokens"),
+        written=attrs.get("gen_ai.usage.cache_creation_input_tokens"),
+        output=attrs.get("gen_ai.usage.completion_tokens", attrs.get("gen_ai.usage.output_tokens")),
+    )
+    if not messages and not system:
+        if response is None:
+            ctx.unread.add("are OpenLLMetry spans with neither prompts nor usage: keep content tracing on (TRACELOOP_TRACE_CONTENT=true)", origin)
+            return make_record(origin, None, ctx.redactor, fmt=NAME)
+        body = content_body(provider, model, [], [], tools)
+        return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="usage", response=response, time=span_time(span),
+                           session=otlp.session_of(attrs, span, *_SESSION), status=otlp.span_status(span))
+    body = content_body(provider, model, system, messages, tools)
+    return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=response, time=span_time(span),
+                       session=otlp.session_of(attrs, span, *_SESSION), status=otlp.span_status(span))
+
+
+FORMAT = otlp.make_format(
+    NAME,
+    "OpenLLMetry spans",
+    "content",
+    {"wire bytes": "no (the prompt flattened into gen_ai.prompt.N.*)", "key order": "no", "cache markers": "no",
+     "usage": "gen_ai.usage.* incl. cache read / creation input tokens", "time": "span start",
+     "session key": "traceloop.association.properties.session_id, else the trace id"},
+    "https://github.com/traceloop/openllmetry",
+    "openllmetry",
+)
