@@ -52,10 +52,16 @@ def blocks(content: Any) -> list[dict]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else [b for b in content if isinstance(b, dict)]
 
 
-def openai_messages(body: dict) -> list[dict]:
+def openai_messages(body: dict, markers: bool = False) -> list[dict]:
     """The OpenAI Chat messages of an Anthropic body (system messages first, tool_use as
-    tool_calls, tool_result as tool messages), as LiteLLM and the OpenAI SDK take them."""
-    out: list[dict] = [{"role": "system", "content": text} for text in system_texts(body)]
+    tool_calls, tool_result as tool messages), as LiteLLM and the OpenAI SDK take them.
+    ``markers``: keep the system blocks' cache markers on content parts (as LiteLLM takes them)."""
+    out: list[dict] = []
+    for block in body["system"] if isinstance(body.get("system"), list) else [{"type": "text", "text": t} for t in system_texts(body)]:
+        if markers and "cache_control" in block:
+            out.append({"role": "system", "content": [{"type": "text", "text": block["text"], "cache_control": block["cache_control"]}]})
+        else:
+            out.append({"role": "system", "content": block["text"]})
     for message in body["messages"]:
         parts = blocks(message["content"])
         texts = "".join(b["text"] for b in parts if b.get("type") == "text")
@@ -74,8 +80,14 @@ def openai_messages(body: dict) -> list[dict]:
     return out
 
 
-def openai_tools(body: dict) -> list[dict]:
-    return [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["input_schema"]}} for t in body.get("tools", [])]
+def openai_tools(body: dict, markers: bool = False) -> list[dict]:
+    out = []
+    for t in body.get("tools", []):
+        tool = {"type": "function", "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["input_schema"]}}
+        if markers and "cache_control" in t:
+            tool["cache_control"] = t["cache_control"]  # LiteLLM passes a tool's marker on to Anthropic
+        out.append(tool)
+    return out
 
 
 def openai_body(body: dict) -> dict:
@@ -196,14 +208,14 @@ def litellm(env: dict, i: int, raw: bool = False) -> dict:
     body, usage = env["request"], usage_of(env)
     parameters = {"max_tokens": body.get("max_tokens", 1024)}
     if body.get("tools"):
-        parameters["tools"] = openai_tools(body)
+        parameters["tools"] = openai_tools(body, markers=True)
     total = total_input(usage)
     record = {
         "id": f"litellm-{i}", "trace_id": f"trace-{i}", "call_type": "acompletion", "stream": False, "status": "success",
         "custom_llm_provider": "anthropic", "model": body["model"], "model_group": body["model"], "api_base": "https://api.anthropic.com/v1/messages",
         "startTime": epoch(env["time"]), "endTime": epoch(env["time"]) + 2.0, "prompt_tokens": total,
         "completion_tokens": usage.get("output_tokens", 0), "metadata": {"session_id": env.get("session", "s"), "user_api_key_hash": None},
-        "messages": openai_messages(body), "model_parameters": parameters,
+        "messages": openai_messages(body, markers=True), "model_parameters": parameters,
         "response": {"id": f"chatcmpl-{i}", "object": "chat.completion", "model": body["model"],
                      "choices": [{"index": 0, "message": {"role": "assistant", "content": "Done."}, "finish_reason": "stop"}],
                      "usage": {"prompt_tokens": total, "completion_tokens": usage.get("output_tokens", 0),
@@ -460,7 +472,7 @@ TOOLS = [
     {"name": "search", "description": "Search the repository for a pattern.", "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["pattern"]}},
     {"name": "edit_file", "description": "Replace text in a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}}, "required": ["path", "old", "new"]}},
 ]
-RULES = " ".join(f"Rule {n}: keep changes small, explain them, and run the tests before you answer." for n in range(1, 41))
+RULES = " ".join(f"Rule {n}: keep changes small, explain them, and run the tests before you answer." for n in range(1, 41))  # a prompt long enough to cache
 
 
 def conversation(twist: str) -> list[dict]:

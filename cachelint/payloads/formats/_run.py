@@ -38,6 +38,11 @@ class FormatRun:
 
         for path, display in logs:
             name = sniff_format(path, display, self.input_format, self.limits)
+            if self.input_format != "auto":
+                # a forced format still reads a batch's results file as results (its other half)
+                found = registry.get(sniff_format(path, display, "auto", self.limits))
+                if found is not None and found.side:
+                    name = found.name
             self.formats[display] = name
             fmt = registry.get(name)
             if fmt is not None and fmt.side:

@@ -165,6 +165,8 @@ class JsonStream:
                     raise StreamError(f"not valid JSON: {message.split(':')[0]}", self.line + chunk.count(b"\n", 0, _byte_pos(chunk, exc.pos))) from None
             else:
                 end = len(chunk)
+            if end > self.max_value:
+                raise StreamError(f"a record is over {self.max_value} bytes (max-record-size)", self.line)
             self.hint = max(MIN_WINDOW, min(2 * end + 1024, self.max_value + 1))
             self._advance(self.pos + end)
             return value
@@ -214,7 +216,7 @@ class JsonStream:
             name = self.string()
             self.expect(b":")
             if name == step:
-                yield from self._walk(path, depth + 1, ctx + (members,))
+                yield from self._walk(path, depth + 1, ctx + (dict(members),))
             else:
                 members[name] = self.value()
             sep = self.peek()
