@@ -154,7 +154,7 @@ def helicone(env: dict, i: int) -> dict:
     body, usage = env["request"], usage_of(env)
     return {
         "request_id": f"00000000-0000-4000-8000-{i:012d}", "request_created_at": env["time"], "request_path": "/v1/messages",
-        "request_user_id": None, "request_properties": {"Helicone-Session-Id": env.get("session", "s")}, "request_model": body["model"],
+        "request_user_id": None, "request_properties": {"Helicone-Session-Id": env["session"]} if env.get("session") else {}, "request_model": body["model"],
         "provider": "ANTHROPIC", "target_url": "https://api.anthropic.com/v1/messages", "model": body["model"],
         "request_body": body, "response_id": f"00000000-0000-4000-9000-{i:012d}", "response_created_at": env["time"],
         "response_status": 200, "response_body": message_response(env, i), "prompt_tokens": usage.get("input_tokens"),
@@ -214,7 +214,7 @@ def litellm(env: dict, i: int, raw: bool = False) -> dict:
         "id": f"litellm-{i}", "trace_id": f"trace-{i}", "call_type": "acompletion", "stream": False, "status": "success",
         "custom_llm_provider": "anthropic", "model": body["model"], "model_group": body["model"], "api_base": "https://api.anthropic.com/v1/messages",
         "startTime": epoch(env["time"]), "endTime": epoch(env["time"]) + 2.0, "prompt_tokens": total,
-        "completion_tokens": usage.get("output_tokens", 0), "metadata": {"session_id": env.get("session", "s"), "user_api_key_hash": None},
+        "completion_tokens": usage.get("output_tokens", 0), "metadata": {"session_id": env.get("session"), "user_api_key_hash": None},
         "messages": openai_messages(body, markers=True), "model_parameters": parameters,
         "response": {"id": f"chatcmpl-{i}", "object": "chat.completion", "model": body["model"],
                      "choices": [{"index": 0, "message": {"role": "assistant", "content": "Done."}, "finish_reason": "stop"}],
@@ -235,7 +235,7 @@ def langsmith(env: dict, i: int) -> dict:
     return {
         "id": f"00000000-0000-4000-b000-{i:012d}", "name": "Anthropic", "run_type": "llm", "start_time": env["time"].replace("Z", ""),
         "end_time": env["time"].replace("Z", ""), "inputs": body, "outputs": message_response(env, i), "error": None,
-        "extra": {"metadata": {"ls_provider": "anthropic", "ls_model_name": body["model"], "ls_model_type": "chat", "thread_id": env.get("session", "s")},
+        "extra": {"metadata": {"ls_provider": "anthropic", "ls_model_name": body["model"], "ls_model_type": "chat", "thread_id": env.get("session")},
                   "runtime": {"sdk": "langsmith-py"}},
         "trace_id": "00000000-0000-4000-c000-000000000001", "parent_run_id": None, "session_id": "00000000-0000-4000-d000-000000000001",
         "tags": [], "dotted_order": f"20261129T100000000000Z{i}",
@@ -263,7 +263,7 @@ def langsmith_langchain(env: dict, i: int) -> dict:
         "outputs": {"generations": [[{"text": "Done.", "type": "ChatGeneration", "message": {"lc": 1, "type": "constructor",
                     "id": ["langchain", "schema", "messages", "AIMessage"], "kwargs": {"content": "Done.", "type": "ai", "usage_metadata": usage_metadata}}}]]},
         "extra": {"invocation_params": {"model": body["model"], "max_tokens": body.get("max_tokens"), "tools": body.get("tools", [])},
-                  "metadata": {"ls_provider": "anthropic", "ls_model_name": body["model"], "thread_id": env.get("session", "s")}},
+                  "metadata": {"ls_provider": "anthropic", "ls_model_name": body["model"], "thread_id": env.get("session")}},
         "trace_id": "00000000-0000-4000-c000-000000000001", "error": None,
     }
 
@@ -277,7 +277,7 @@ def openinference_span(env: dict, i: int) -> dict:
         "llm.token_count.prompt": total_input(usage), "llm.token_count.completion": usage.get("output_tokens", 0),
         "llm.token_count.prompt_details.cache_read": usage.get("cache_read_input_tokens", 0),
         "llm.token_count.prompt_details.cache_write": usage.get("cache_creation_input_tokens", 0),
-        "session.id": env.get("session", "s"),
+        "session.id": env.get("session"),
     }, trace_of(env))
 
 
@@ -293,7 +293,7 @@ def otel_genai_span(env: dict, i: int) -> dict:
         "gen_ai.usage.input_tokens": total_input(usage), "gen_ai.usage.output_tokens": usage.get("output_tokens", 0),
         "gen_ai.usage.cache_read.input_tokens": usage.get("cache_read_input_tokens", 0),
         "gen_ai.usage.cache_creation.input_tokens": usage.get("cache_creation_input_tokens", 0),
-        "gen_ai.conversation.id": env.get("session", "s"),
+        "gen_ai.conversation.id": env.get("session"),
     }, trace_of(env))
 
 
@@ -318,7 +318,7 @@ def openllmetry_span(env: dict, i: int) -> dict:
     attrs.update({"gen_ai.usage.prompt_tokens": total_input(usage), "gen_ai.usage.completion_tokens": usage.get("output_tokens", 0),
                   "gen_ai.usage.cache_read_input_tokens": usage.get("cache_read_input_tokens", 0),
                   "gen_ai.usage.cache_creation_input_tokens": usage.get("cache_creation_input_tokens", 0),
-                  "traceloop.association.properties.session_id": env.get("session", "s")})
+                  "traceloop.association.properties.session_id": env.get("session")})
     return span(env, i, attrs, trace_of(env))
 
 
@@ -328,7 +328,7 @@ def langfuse(env: dict, i: int) -> dict:
     if body.get("tools"):
         prompt["tools"] = openai_tools(body)
     return {
-        "id": f"obs-{i}", "traceId": f"trace-{env.get('session', 's')}", "type": "GENERATION", "name": "anthropic-chat",
+        "id": f"obs-{i}", "traceId": f"trace-{env.get('session')}", "type": "GENERATION", "name": "anthropic-chat",
         "startTime": env["time"], "endTime": env["time"], "model": body["model"], "modelParameters": {"max_tokens": body.get("max_tokens")},
         "input": prompt, "output": {"role": "assistant", "content": "Done."}, "level": "DEFAULT", "parentObservationId": None,
         "usageDetails": {"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0),
@@ -533,6 +533,7 @@ def main() -> None:
     parser.add_argument("--format", choices=sorted(WRITERS), help="convert --input into this format")
     parser.add_argument("--input", type=Path, help="a JSONL of envelopes (gen_anthropic_log.py)")
     parser.add_argument("-o", "--output", type=Path, help="the folder to write the converted files into")
+    parser.add_argument("--per-session", type=int, default=40, help="--input's requests per session (gen_anthropic_log.py's default): the session key of the converted records")
     args = parser.parse_args()
     if args.samples:
         for path in write_samples(args.samples):
@@ -541,7 +542,11 @@ def main() -> None:
         if not args.input or not args.output:
             parser.error("--format needs --input and -o")
         args.output.mkdir(parents=True, exist_ok=True)
-        for name in WRITERS[args.format][1](lambda: read_envelopes(args.input), lambda n: open(args.output / n, "wb")):
+        def envelopes() -> Iterator[dict]:
+            for i, env in enumerate(read_envelopes(args.input)):
+                yield {**env, "session": f"session-{i // args.per_session}"}
+
+        for name in WRITERS[args.format][1](envelopes, lambda n: open(args.output / n, "wb")):
             print(args.output / name)
 
 
