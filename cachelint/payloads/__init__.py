@@ -31,7 +31,7 @@ def sessions_to_show(sessions: list[Any], eventful: Any) -> tuple[list[Any], int
 
 @dataclass
 class AuditOptions:
-    input_format: str = "auto"  # auto | jsonl | json | har | vcr
+    input_format: str = "auto"  # auto | jsonl | json | har | vcr | a log format (cachelint.payloads.formats.NAMES)
     baseline: str | None = None  # a JSON file of accepted findings (see docs/suppressions.md)
     progress: bool = False  # a progress bar on stderr (the CLI sets it only on a TTY)
     # JSONL records that repeat bytes of a recent record are decoded only where they differ

@@ -230,3 +230,27 @@ def test_json_stream_refuses_a_record_over_the_limit() -> None:
     data = b'[{"a": "' + b"x" * 5000 + b'"}]'
     with pytest.raises(StreamError, match="max-record-size"):
         list(JsonStream(io.BytesIO(data), 1000).items(("*",)))
+
+
+def test_secrets_in_format_records_never_reach_the_output(tmp_path: Path) -> None:
+    from cachelint.report import AUDIT_FORMATS, render
+
+    secret = "sk-ant-api03-SECRETSECRETSECRET"
+    raw = [json.loads(x) for x in (SAMPLES / "litellm-raw" / "timestamp" / "litellm-raw.jsonl").read_text().splitlines()]
+    for r in raw:
+        r["raw_request_typed_dict"]["raw_request_headers"]["x-api-key"] = secret
+        r["raw_request_typed_dict"]["raw_request_api_base"] += f"?key={secret}"
+        r["raw_request_typed_dict"]["raw_request_body"]["api_key"] = secret
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "litellm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in raw))
+    helicone = [json.loads(x) for x in (SAMPLES / "helicone" / "timestamp" / "helicone.jsonl").read_text().splitlines()]
+    for r in helicone:
+        r["target_url"] += f"?api_key={secret}"
+    (tmp_path / "b" / "helicone.jsonl").write_text("".join(json.dumps(r) + "\n" for r in helicone))
+    for folder in ("a", "b"):
+        result = audit(tmp_path / folder)
+        assert [d.code for d in result.diagnostics] == ["CL309"]
+        for fmt in AUDIT_FORMATS:
+            assert secret not in render(fmt, result.diagnostics, summary=result.summary)
+        assert secret not in json.dumps(result.summary, default=str)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from cachelint.payloads.jsonio import dumps as _dumps
 from cachelint.payloads.model import Origin, Record
 
 
@@ -165,6 +166,14 @@ def provider_of(system: Any, model: Any) -> str:
 def sorted_keys(value: Any) -> Any:
     """A copy with every object's keys sorted: content-level logs do not keep the wire's key
     order, so none is compared."""
+    if not isinstance(value, (dict, list)):
+        return value
+    try:
+        import orjson
+
+        return orjson.loads(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))  # the whole tree at C speed
+    except (ImportError, TypeError, ValueError):
+        pass
     if isinstance(value, dict):
         return {k: sorted_keys(value[k]) for k in sorted(value)}
     if isinstance(value, list):
@@ -223,19 +232,17 @@ def content_body(
     the messages (role, parts) and the tool definitions (``name``, ``description``,
     ``parameters``). Keys sorted in every schema and value: the log did not keep the order."""
     system = [s for s in system if isinstance(s, str)]
-    tool_list = [
-        {"name": str(t.get("name", "")), "description": str(t.get("description") or ""), "parameters": sorted_keys(t.get("parameters") or {})}
-        for t in tools
-        if isinstance(t, Mapping)
-    ]
-    messages = list(messages)
+    tool_list = _tools(tuple(t for t in tools if isinstance(t, dict)))
+    built: list[dict[str, Any]] = []
+    for message in messages:
+        built.extend(message.messages if type(message) is Built else provider_messages(provider, *message))
     if provider == "anthropic":
         body: dict[str, Any] = {"model": model}
         if tool_list:
             body["tools"] = [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tool_list]
         if system:
             body["system"] = [{"type": "text", "text": s} for s in system]
-        body["messages"] = [_anthropic_message(role, parts) for role, parts in messages]
+        body["messages"] = built
         return body
     if provider == "gemini":
         body = {"model": model}
@@ -243,16 +250,98 @@ def content_body(
             body["tools"] = [{"functionDeclarations": [{"name": t["name"], "description": t["description"], "parameters": t["parameters"]} for t in tool_list]}]
         if system:
             body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
-        body["contents"] = [_gemini_content(role, parts) for role, parts in messages]
+        body["contents"] = built
         return body
     body = {"model": model}
     if tool_list:
         body["tools"] = [{"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}} for t in tool_list]
-    chat = [{"role": "system", "content": s} for s in system]
-    for role, parts in messages:
-        chat.extend(_openai_messages(role, parts))
-    body["messages"] = chat
+    body["messages"] = [{"role": "system", "content": s} for s in system] + built
     return body
+
+
+def provider_messages(provider: str, role: str, parts: list[Part]) -> list[dict[str, Any]]:
+    """One message of a content-level log in ``provider``'s shape (OpenAI splits tool results
+    into messages of their own)."""
+    if provider == "anthropic":
+        return [_anthropic_message(role, parts)]
+    if provider == "gemini":
+        return [_gemini_content(role, parts)]
+    return _openai_messages(role, parts)
+
+
+class Built:
+    """Messages already in the provider's shape (``MessageMemo``), taken by ``content_body`` as
+    they are."""
+
+    __slots__ = ("messages",)
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.messages = messages
+
+
+class MessageMemo:
+    """A file's messages converted once: every request of a conversation resends its history,
+    so a message seen before (the same bytes) gives the very objects built for it then —
+    ``("system", texts)`` or ``("message", Built)``, or ``("skip", None)``. First in, first out
+    within ``limit`` entries, so memory stays bounded."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self.entries: dict[tuple[str, bytes], tuple[str, Any]] = {}
+
+    def get(self, provider: str, raw: Any, convert: Any) -> tuple[str, Any]:
+        try:
+            key: tuple[str, bytes] | None = (provider, _dumps(raw))
+        except (TypeError, ValueError):
+            key = None
+        hit = self.entries.get(key) if key is not None else None
+        if hit is not None:
+            return hit
+        converted = convert(raw)
+        if converted is None:
+            hit = ("skip", None)
+        else:
+            role, parts = converted
+            if role in ("system", "developer"):
+                hit = ("system", [p.text for p in parts if p.kind == "text"])
+            else:
+                hit = ("message", Built(provider_messages(provider, role, parts)))
+        if key is not None:
+            if len(self.entries) >= self.limit:
+                self.entries.pop(next(iter(self.entries)))
+            self.entries[key] = hit
+        return hit
+
+
+def memo_of(state: dict[str, Any]) -> MessageMemo:
+    memo = state.get("messages")
+    if memo is None:
+        memo = state["messages"] = MessageMemo()
+    return memo
+
+
+_TOOLS_MEMO: dict[bytes, list[dict[str, Any]]] = {}
+
+
+def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
+    """The tool definitions with their schemas' keys sorted; an agent sends the same tools with
+    every request, so the last few lists are remembered (by their bytes, compared at C speed)."""
+    try:
+        key = _dumps(list(tools))
+    except (TypeError, ValueError):
+        key = b""
+    found = _TOOLS_MEMO.get(key) if key else None
+    if found is not None:
+        return found
+    out = [
+        {"name": str(t.get("name", "")), "description": str(t.get("description") or ""), "parameters": sorted_keys(t.get("parameters") or {})}
+        for t in tools
+    ]
+    if key:
+        if len(_TOOLS_MEMO) >= 16:
+            _TOOLS_MEMO.pop(next(iter(_TOOLS_MEMO)))
+        _TOOLS_MEMO[key] = out
+    return out
 
 
 def _arguments(value: Any) -> Any:

@@ -220,7 +220,7 @@ def read_records(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadCon
             if not isinstance(value, dict):
                 yield unreadable(origin.path, f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)", line=origin.line, record=origin.record)
             elif _claims(fmt, value):
-                yield from records(value, origin, ctx, ())
+                yield from _guarded(fmt, records, value, origin, ctx, ())
             else:  # a record of another shape in the file: read as the generic reader would
                 yield from _records_from_value(value, origin, redactor, "jsonl")
 
@@ -245,7 +245,7 @@ def read_records(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadCon
                 if not isinstance(value, dict):
                     yield unreadable(ctx.display, f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)", line=line, record=origin.record)
                 elif _claims(fmt, value):
-                    yield from records(value, origin, ctx, context)
+                    yield from _guarded(fmt, records, value, origin, ctx, context)
                 else:
                     yield from _records_from_value(value, origin, ctx.redactor, "json")
         except StreamError as exc:
@@ -255,6 +255,17 @@ def read_records(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadCon
     if fmt.finish is not None:
         yield from fmt.finish(ctx)
     yield from ctx.unread.diagnostics()
+
+
+def _guarded(fmt: LogFormat, records: Records, value: dict, origin: Origin, ctx: ReadContext, context: tuple) -> Iterator[Item]:
+    """A format's records, a record its reader fails on (a shape no specification foresaw) being
+    a CL001 at that record instead of the end of the run."""
+    try:
+        yield from list(records(value, origin, ctx, context))
+    except RecursionError:
+        yield unreadable(origin.path, f"{fmt.title} record nested too deeply to read", line=origin.line, record=origin.record)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+        yield unreadable(origin.path, f"cannot read {fmt.title} record: {type(exc).__name__}: {exc}", line=origin.line, record=origin.record)
 
 
 def _claims(fmt: LogFormat, value: dict) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, provider_of, text_parts, usage_response
+from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, text_parts, usage_response
 from cachelint.payloads.model import Origin
 
 NAME = "langfuse"
@@ -48,22 +48,14 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
                        " masked): nothing to audit", origin)
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
-    messages: list[tuple[str, list[Part]]] = []
+    messages: list[Any] = []
+    memo = memo_of(ctx.state)
     for message in prompt:
-        if not isinstance(message, dict):
-            continue
-        role = str(message.get("role") or "user")
-        parts = text_parts(message.get("content"))
-        for call in message.get("tool_calls") or []:
-            fn = call.get("function") if isinstance(call, dict) else None
-            if isinstance(fn, dict):
-                parts.append(Part("tool_call", id=call.get("id"), name=fn.get("name"), arguments=fn.get("arguments")))
-        if role == "tool":
-            parts = [Part("tool_result", id=message.get("tool_call_id"), value=message.get("content"))]
-        if role in ("system", "developer"):
-            system.extend(p.text for p in parts if p.kind == "text")
-        else:
-            messages.append((role, parts))
+        kind, converted = memo.get(provider, message, _message)
+        if kind == "system":
+            system.extend(converted)
+        elif kind == "message":
+            messages.append(converted)
     definitions = []
     for tool in tools:
         fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
@@ -81,6 +73,20 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     yield make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=response,
                       time=value.get("startTime"), session=session, status=500 if level == "ERROR" else None)
 
+
+
+def _message(message: Any) -> tuple[str, list[Part]] | None:
+    if not isinstance(message, dict):
+        return None
+    role = str(message.get("role") or "user")
+    parts = text_parts(message.get("content"))
+    for call in message.get("tool_calls") or []:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if isinstance(fn, dict):
+            parts.append(Part("tool_call", id=call.get("id"), name=fn.get("name"), arguments=fn.get("arguments")))
+    if role == "tool":
+        parts = [Part("tool_result", id=message.get("tool_call_id"), value=message.get("content"))]
+    return role, parts
 
 
 FORMAT = registry.LogFormat(

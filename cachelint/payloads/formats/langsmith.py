@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import Part, content_body, dig, make_record, provider_of, text_parts, usage_response
+from cachelint.payloads.jsonio import dumps
+from cachelint.payloads.formats._common import Part, content_body, dig, make_record, memo_of, provider_of, text_parts, usage_response
 from cachelint.payloads.model import Origin
 
 NAME = "langsmith"
@@ -60,14 +61,21 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         yield make_record(origin, body, ctx.redactor, fmt=NAME, response=response, time=value.get("start_time"),
                           session=session, url=_URLS.get(provider), status=status)
         return
-    chat = _langchain_messages(messages)
-    if chat is None:
+    raw = _langchain_list(messages)
+    if raw is None:
         ctx.unread.add("are LangSmith LLM runs whose inputs hold no chat messages (a completion prompt or a custom input)", origin)
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
-    system = [text for role, parts in chat if role == "system" for text in _texts(parts)]
-    rest = [(role, parts) for role, parts in chat if role != "system"]
-    tools = [_tool(t) for t in invocation.get("tools") or [] if isinstance(t, dict)]
+    memo = memo_of(ctx.state)
+    system: list[str] = []
+    rest: list[Any] = []
+    for message in raw:
+        kind, converted = memo.get(provider, message, _langchain_message)
+        if kind == "system":
+            system.extend(converted)
+        elif kind == "message":
+            rest.append(converted)
+    tools = _tools(invocation.get("tools"), ctx.state)
     body = content_body(provider, model, system, rest, tools)
     yield make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=_usage(provider, outputs, value),
                       time=value.get("start_time"), session=session, url=_URLS.get(provider), status=status)
@@ -77,33 +85,50 @@ def _sdk_messages(messages: Any) -> bool:
     return isinstance(messages, list) and bool(messages) and all(isinstance(m, dict) and "role" in m and "lc" not in m for m in messages)
 
 
-def _langchain_messages(messages: Any) -> list[tuple[str, list[Part]]] | None:
+def _langchain_list(messages: Any) -> list | None:
     if isinstance(messages, list) and messages and isinstance(messages[0], list):
         messages = messages[0]  # a batch of prompts: the run's own is the first
-    if not isinstance(messages, list) or not messages:
+    if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
         return None
-    out = []
-    for message in messages:
-        if not isinstance(message, dict):
-            return None
-        if "lc" in message and isinstance(message.get("kwargs"), dict):
-            kind = message.get("id")[-1] if isinstance(message.get("id"), list) and message.get("id") else ""
-            fields = message["kwargs"]
-        else:
-            kind, fields = "", message
-        role = _ROLES.get(str(fields.get("type") or kind or fields.get("role") or ""), "user")
-        parts = text_parts(fields.get("content"))
-        for call in fields.get("tool_calls") or []:
-            if isinstance(call, dict):
-                parts.append(Part("tool_call", id=call.get("id"), name=call.get("name"), arguments=call.get("args")))
-        if role == "tool":
-            parts = [Part("tool_result", id=fields.get("tool_call_id"), value=fields.get("content"))]
-        out.append((role, parts))
-    return out
+    return messages
+
+
+def _langchain_message(message: dict) -> tuple[str, list[Part]]:
+    """A LangChain message (serialised ``{"lc", "id", "kwargs"}`` or plain ``{"type", "content"}``)."""
+    if "lc" in message and isinstance(message.get("kwargs"), dict):
+        kind = message.get("id")[-1] if isinstance(message.get("id"), list) and message.get("id") else ""
+        fields = message["kwargs"]
+    else:
+        kind, fields = "", message
+    role = _ROLES.get(str(fields.get("type") or kind or fields.get("role") or ""), "user")
+    parts = text_parts(fields.get("content"))
+    for call in fields.get("tool_calls") or []:
+        if isinstance(call, dict):
+            parts.append(Part("tool_call", id=call.get("id"), name=call.get("name"), arguments=call.get("args")))
+    if role == "tool":
+        parts = [Part("tool_result", id=fields.get("tool_call_id"), value=fields.get("content"))]
+    return role, parts
 
 
 def _texts(parts: list[Part]) -> list[str]:
     return [p.text for p in parts if p.kind == "text"]
+
+
+def _tools(raw: Any, state: dict) -> list[dict]:
+    """The run's tool definitions (``invocation_params.tools``: OpenAI's or Anthropic's shape),
+    the last list converted once (runs of one agent send the same tools)."""
+    if not isinstance(raw, list):
+        return []
+    try:
+        key = dumps(raw)
+    except (TypeError, ValueError):
+        key = b""
+    last = state.get("tools")
+    if key and last is not None and last[0] == key:
+        return last[1]
+    tools = [_tool(t) for t in raw if isinstance(t, dict)]
+    state["tools"] = (key, tools)
+    return tools
 
 
 def _tool(tool: dict) -> dict:

@@ -81,9 +81,10 @@ def _indexed_messages(attrs: dict) -> list[tuple[str, list[Part]]]:
         parts: list[Part] = []
         if isinstance(fields.get("content"), str):
             parts.append(Part("text", fields["content"]))
-        contents = sorted((k for k in fields if k.startswith("contents.") and k.endswith(".message_content.text")), key=lambda k: int(k.split(".")[1]))
+        contents = sorted((k for k in fields if k.startswith("contents.") and k.endswith(".message_content.text") and k.split(".")[1].isdigit()),
+                          key=lambda k: int(k.split(".")[1]))
         parts.extend(Part("text", str(fields[k])) for k in contents)
-        calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.")})
+        calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.") and k.split(".")[1].isdigit()})
         for j in calls:
             prefix = f"tool_calls.{j}.tool_call."
             parts.append(Part("tool_call", id=fields.get(prefix + "id"), name=fields.get(prefix + "function.name"),

@@ -15,7 +15,7 @@ from typing import Any
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, provider_of, span_time, text_parts, usage_response
+from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, span_time, text_parts, usage_response
 from cachelint.payloads.model import Origin
 
 NAME = "openllmetry"
@@ -28,6 +28,21 @@ def claims(attrs: dict) -> bool:
     return any(k.startswith(("gen_ai.prompt.", "llm.request.functions.")) for k in attrs)
 
 
+def _prompt(fields: dict) -> tuple[str, list[Part]]:
+    """One ``gen_ai.prompt.N.*`` group (role, content, tool calls) as a message."""
+    role = str(fields.get("role") or "user")
+    content = fields.get("content")
+    decoded = json_value(content) if isinstance(content, str) and content.startswith("[") else None
+    parts = text_parts(decoded if isinstance(decoded, list) else content)
+    calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.") and k.split(".")[1].isdigit()})
+    for j in calls:
+        parts.append(Part("tool_call", id=fields.get(f"tool_calls.{j}.id"), name=fields.get(f"tool_calls.{j}.name"),
+                          arguments=fields.get(f"tool_calls.{j}.arguments")))
+    if role == "tool":
+        parts = [Part("tool_result", id=fields.get("tool_call_id"), value=content)]
+    return role, parts
+
+
 def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
     provider = provider_of(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
@@ -37,23 +52,14 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
         if match:
             prompts.setdefault(int(match.group(1)), {})[match.group(2)] = value
     system: list[str] = []
-    messages: list[tuple[str, list[Part]]] = []
+    messages: list[Any] = []
+    memo = memo_of(ctx.state)
     for index in sorted(prompts):
-        fields = prompts[index]
-        role = str(fields.get("role") or "user")
-        content = fields.get("content")
-        decoded = json_value(content) if isinstance(content, str) and content.startswith("[") else None
-        parts = text_parts(decoded if isinstance(decoded, list) else content)
-        calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.")})
-        for j in calls:
-            parts.append(Part("tool_call", id=fields.get(f"tool_calls.{j}.id"), name=fields.get(f"tool_calls.{j}.name"),
-                              arguments=fields.get(f"tool_calls.{j}.arguments")))
-        if role == "tool":
-            parts = [Part("tool_result", id=fields.get("tool_call_id"), value=content)]
-        if role == "system":
-            system.extend(p.text for p in parts if p.kind == "text")
-        else:
-            messages.append((role, parts))
+        kind, converted = memo.get(provider, prompts[index], _prompt)
+        if kind == "system":
+            system.extend(converted)
+        elif kind == "message":
+            messages.append(converted)
     functions: dict[int, dict[str, Any]] = {}
     for key, value in attrs.items():
         match = _FUNCTION.fullmatch(key)

@@ -14,7 +14,7 @@ from typing import Any
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, provider_of, span_time, usage_response
+from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, span_time, usage_response
 from cachelint.payloads.model import Origin
 
 NAME = "otel-genai"
@@ -44,20 +44,24 @@ def _parts(parts: Any) -> list[Part]:
     return out
 
 
+def _message(message: Any) -> tuple[str, list[Part]] | None:
+    if not isinstance(message, dict):
+        return None
+    return str(message.get("role") or "user"), _parts(message.get("parts"))
+
+
 def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
     provider = provider_of(attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system"), model)
     system = [p.text for p in _parts(json_value(attrs.get("gen_ai.system_instructions"))) if p.kind == "text"]
-    messages = []
+    messages: list[Any] = []
+    memo = memo_of(ctx.state)
     for message in json_value(attrs.get("gen_ai.input.messages")) or []:
-        if not isinstance(message, dict):
-            continue
-        role = str(message.get("role") or "user")
-        parts = _parts(message.get("parts"))
-        if role == "system":
-            system.extend(p.text for p in parts if p.kind == "text")
-        else:
-            messages.append((role, parts))
+        kind, converted = memo.get(provider, message, _message)
+        if kind == "system":
+            system.extend(converted)
+        elif kind == "message":
+            messages.append(converted)
     tools = [t for t in json_value(attrs.get("gen_ai.tool.definitions")) or [] if isinstance(t, dict)]
     response = usage_response(
         provider,

@@ -25,7 +25,7 @@ from cachelint.payloads.formats._common import attributes, make_record, number, 
 from cachelint.payloads.model import Origin, Record
 
 NAME = "otlp"
-REORDER = 512  # spans held to put them back in start-time order (memory stays bounded)
+REORDER = 64  # spans held to put them back in start-time order (memory stays bounded)
 OTLP_PATH = ("resourceSpans", "*", "scopeSpans", "*", "spans", "*")
 
 

@@ -16,7 +16,7 @@ from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.model import Origin, Record
 
 NAME = "zhar"
-REORDER = 512
+REORDER = 64
 _CHUNK = 1 << 20
 
 
