@@ -254,3 +254,17 @@ def test_secrets_in_format_records_never_reach_the_output(tmp_path: Path) -> Non
         for fmt in AUDIT_FORMATS:
             assert secret not in render(fmt, result.diagnostics, summary=result.summary)
         assert secret not in json.dumps(result.summary, default=str)
+
+
+def test_the_cli_takes_every_format_name(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    sample = SAMPLES / "helicone" / "timestamp" / "helicone.jsonl"
+    done = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--isolated", "--input-format", "helicone", "--output-format", "concise", str(sample)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1 and "CL309" in done.stdout, done.stderr
+    wrong = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--input-format", "nosuchformat", str(sample)], capture_output=True, text=True, cwd=tmp_path)
+    assert wrong.returncode == 2
+    listed = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--help"], capture_output=True, text=True, cwd=tmp_path).stdout
+    assert all(name in listed for name in formats.NAMES)
