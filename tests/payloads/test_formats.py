@@ -268,3 +268,33 @@ def test_the_cli_takes_every_format_name(tmp_path: Path) -> None:
     assert wrong.returncode == 2
     listed = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--help"], capture_output=True, text=True, cwd=tmp_path).stdout
     assert all(name in listed for name in formats.NAMES)
+
+
+def test_reuse_of_a_body_after_record_fields_of_other_lengths_gives_the_findings_of_full_decoding(tmp_path: Path) -> None:
+    from cachelint.payloads.readers import ReadLimits
+    from cachelint.payloads.reuse import LineReuse
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.secrets import Redactor
+    from cachelint.payloads.providers import ProviderRules, to_request
+    from helpers import audit_outcome
+
+    lines = [json.loads(x) for x in (SAMPLES / "helicone" / "tools" / "helicone.jsonl").read_text().splitlines()]
+    out = []
+    for copy in range(4):  # four conversations, request ids of four lengths before the body
+        for n, line in enumerate(lines):
+            out.append({**line, "request_id": "r" * (1 + copy * 7 + n), "request_properties": {"Helicone-Session-Id": f"s{copy}"}})
+    log = tmp_path / "helicone.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in out))
+    with_reuse = audit_outcome([log], tmp_path, AuditOptions(incremental=True, timeline=False))
+    without = audit_outcome([log], tmp_path, AuditOptions(incremental=False, timeline=False))
+    assert with_reuse == without
+    assert [f[0] for f in with_reuse[0]] == ["CL301"] * 4
+    # and the bytes were reused: every line after the first of a conversation
+    fmt = formats.get("helicone")
+    reuse = LineReuse(body_paths=fmt.body_paths)
+    ctx = formats.ReadContext("helicone.jsonl", Redactor.from_packs(load_packs("payloads-secrets")), ReadLimits(), formats.Joins())
+    rules = ProviderRules.from_packs(load_packs("payloads-providers"))
+    with open(log, "rb") as handle:
+        for item in formats.read_records(fmt, handle, "jsonl", ctx, reuse):
+            to_request(item, rules)
+    assert reuse.reused >= 8
