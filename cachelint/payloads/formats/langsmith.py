@@ -54,7 +54,10 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     messages = inputs.get("messages")
     if _sdk_messages(messages) or (isinstance(inputs.get("input"), (list, str)) and "model" in inputs):
         # wrap_openai / wrap_anthropic: the SDK call's arguments are the body
-        body = {k: v for k, v in inputs.items() if k not in ("stream", "extra_headers", "extra_query", "extra_body", "timeout")}
+        dropped = ("stream", "extra_headers", "extra_query", "extra_body", "timeout")
+        # the inputs object itself when it holds nothing but the body (the reader then reuses the
+        # bytes a run repeats from the previous one)
+        body = inputs if not any(k in inputs for k in dropped) else {k: v for k, v in inputs.items() if k not in dropped}
         if "input" in body and "messages" not in body:
             provider = "openai-responses"
         response = outputs if isinstance(outputs.get("usage"), dict) else _usage(provider, outputs, value)
@@ -82,7 +85,13 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
 
 
 def _sdk_messages(messages: Any) -> bool:
-    return isinstance(messages, list) and bool(messages) and all(isinstance(m, dict) and "role" in m and "lc" not in m for m in messages)
+    """Messages of an SDK call (``{"role", "content"}``); a message whose bytes the reader reused
+    from the previous run comes as the KnownBlock built from it then (cachelint.payloads.reuse)."""
+    from cachelint.payloads.providers import KnownBlock
+
+    return isinstance(messages, list) and bool(messages) and all(
+        type(m) is KnownBlock or (isinstance(m, dict) and "role" in m and "lc" not in m) for m in messages
+    )
 
 
 def _langchain_list(messages: Any) -> list | None:
@@ -166,5 +175,6 @@ FORMAT = registry.LogFormat(
            "session key": "thread metadata (session_id, thread_id, conversation_id), else trace_id"},
     matches=matches,
     records=records,
+    body_paths=(("inputs",),),
     source="https://docs.smith.langchain.com/reference/data_formats/run_data_format",
 )
