@@ -274,6 +274,8 @@ def _read_log_format(
 
     fmt, container = log_format
     ctx = formats.ReadContext(display, redactor, limits, joins if joins is not None else formats.Joins())
+    # the history of content-level requests built once (needs the same consumer as reuse)
+    ctx.state["replay"] = bool(reuse and jsonio.FAST) and fmt.fidelity != "wire" or bool(reuse and fmt.name == "langsmith")
     line_reuse = None
     if reuse and jsonio.FAST and container == "jsonl" and fmt.body_paths:
         line_reuse = LineReuse(body_paths=fmt.body_paths)

@@ -125,8 +125,16 @@ def attributes(value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(value, list):
         for item in value:
-            if isinstance(item, dict) and isinstance(item.get("key"), str):
-                out[item["key"]] = otlp_value(item.get("value"))
+            if type(item) is not dict:
+                continue
+            key = item.get("key")
+            if type(key) is not str:
+                continue
+            any_value = item.get("value")
+            if type(any_value) is dict and len(any_value) == 1 and "stringValue" in any_value:
+                out[key] = any_value["stringValue"]  # most attributes: one string (a span has hundreds)
+            else:
+                out[key] = otlp_value(any_value)
     return out
 
 
@@ -311,6 +319,65 @@ class MessageMemo:
                 self.entries.pop(next(iter(self.entries)))
             self.entries[key] = hit
         return hit
+
+
+class HistoryReplay:
+    """The history prefix of a content-level request built once. A conversation's requests
+    resend its history, and ``MessageMemo`` gives the very message objects built before; so the
+    messages a request shares with the previous request of its session, up to the first that
+    differs, are replaced by what the provider adapter built from them then (the KnownBlocks of
+    that request's BuildTrace, replayed by slicing: ``providers._replay_history_prefix``), as the
+    JSONL reader does for repeated bytes (``cachelint.payloads.reuse``). Only for a consumer that
+    turns each record into a request before asking for the next (the audit); a record whose
+    replay does not fit is rebuilt from its own messages (``Record.reread``)."""
+
+    def __init__(self, sessions: int = 256) -> None:
+        self.sessions = sessions
+        self.last: dict[Any, tuple[list[Any], Any]] = {}
+
+    def prepare(self, record: Record) -> None:
+        from cachelint.payloads.providers import BuildTrace
+
+        body = record.request
+        if not isinstance(body, dict) or "contents" in body or not isinstance(body.get("messages"), list):
+            return  # Gemini's contents are not built through a trace
+        messages = body["messages"]
+        key = (record.session, record.origin.path)
+        trace = BuildTrace()
+        earlier = self.last.get(key)
+        if earlier is not None:
+            before, before_trace = earlier
+            if before_trace.provider is not None and before_trace.history_key == "messages" and len(before_trace.history) == len(before):
+                n = min(len(before), len(messages))
+                k = 0
+                while k < n and messages[k] is before[k]:
+                    k += 1
+                if k:
+                    body["messages"] = before_trace.history[:k] + messages[k:]
+                    trace.reuse_from = (before_trace, k)
+                    record.reread = _Restore(record, messages)
+        record.trace = trace
+        self.last.pop(key, None)
+        self.last[key] = (messages, trace)
+        if len(self.last) > self.sessions:
+            self.last.pop(next(iter(self.last)))
+
+
+class _Restore:
+    """The record rebuilt from its own messages (a replayed prefix that did not fit)."""
+
+    __slots__ = ("record", "messages")
+
+    def __init__(self, record: Record, messages: list[Any]) -> None:
+        self.record = record
+        self.messages = messages
+
+    def __call__(self) -> Record:
+        from dataclasses import replace
+
+        body = dict(self.record.request)
+        body["messages"] = self.messages
+        return replace(self.record, request=body, trace=None, reread=None)
 
 
 def memo_of(state: dict[str, Any]) -> MessageMemo:

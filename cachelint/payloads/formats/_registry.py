@@ -210,6 +210,27 @@ def read_records(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadCon
     from cachelint.payloads.formats._stream import JsonStream, StreamError, first_key
     from cachelint.payloads.readers import _peek, _read_jsonl, _records_from_value
 
+    if ctx.state.get("replay"):
+        yield from _replayed(_items(fmt, handle, container, ctx, reuse), ctx)
+    else:
+        yield from _items(fmt, handle, container, ctx, reuse)
+
+
+def _replayed(items: Iterator[Item], ctx: ReadContext) -> Iterator[Item]:
+    """Content-level records with their history prefix replayed (``_common.HistoryReplay``)."""
+    from cachelint.payloads.formats._common import HistoryReplay
+
+    replay = HistoryReplay()
+    for item in items:
+        if isinstance(item, Record) and item.fidelity == "content":
+            replay.prepare(item)
+        yield item
+
+
+def _items(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, reuse: Any) -> Iterator[Item]:
+    from cachelint.payloads.formats._stream import JsonStream, StreamError, first_key
+    from cachelint.payloads.readers import _peek, _read_jsonl, _records_from_value
+
     if fmt.read is not None:
         yield from fmt.read(handle, ctx)
     elif container == "jsonl":

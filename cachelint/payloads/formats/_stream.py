@@ -146,6 +146,26 @@ class JsonStream:
 
     def _container(self) -> Any:
         window = self.hint
+        self._fill(window)
+        line_end = self.buf.find(b"\n", self.pos, self.pos + window)
+        if line_end > 0:
+            # exports that write a record a line inside the array (``[\n{…},\n{…}\n]``): when the
+            # line, less a trailing comma, is one whole value, that value is the record (a value
+            # that parses whole cannot go on past its end), parsed once instead of twice
+            candidate = self.buf[self.pos : line_end].rstrip(b" \t\r")
+            if candidate.endswith(b","):
+                candidate = candidate[:-1]
+            try:
+                value = orjson.loads(candidate)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                end = self.pos + len(candidate)
+                if len(candidate) > self.max_value:
+                    raise StreamError(f"a record is over {self.max_value} bytes (max-record-size)", self.line)
+                self.hint = max(MIN_WINDOW, min(2 * len(candidate) + 1024, self.max_value + 1))
+                self._advance(end)
+                return value
         while True:
             self._fill(window)
             chunk = self.buf[self.pos : self.pos + window]

@@ -10,7 +10,6 @@ https://www.traceloop.com/docs/openllmetry/tracing/association
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from cachelint.payloads.formats import _registry as registry
@@ -19,8 +18,6 @@ from cachelint.payloads.formats._common import Part, content_body, json_value, m
 from cachelint.payloads.model import Origin
 
 NAME = "openllmetry"
-_PROMPT = re.compile(r"gen_ai\.prompt\.(\d+)\.(.+)")
-_FUNCTION = re.compile(r"llm\.request\.functions\.(\d+)\.(name|description|parameters)")
 _SESSION = tuple(f"traceloop.association.properties.{k}" for k in ("session_id", "conversation_id", "thread_id", "chat_id"))
 
 
@@ -47,10 +44,17 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
     provider = provider_of(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
     prompts: dict[int, dict[str, Any]] = {}
+    functions: dict[int, dict[str, Any]] = {}
     for key, value in attrs.items():
-        match = _PROMPT.fullmatch(key)
-        if match:
-            prompts.setdefault(int(match.group(1)), {})[match.group(2)] = value
+        # one pass over the span's attributes (hundreds: a field a message), prefixes first
+        if key.startswith("gen_ai.prompt."):
+            index, _, name = key[14:].partition(".")
+            if index.isdigit() and name:
+                prompts.setdefault(int(index), {})[name] = value
+        elif key.startswith("llm.request.functions."):
+            index, _, name = key[22:].partition(".")
+            if index.isdigit() and name in ("name", "description", "parameters"):
+                functions.setdefault(int(index), {})[name] = json_value(value) if name == "parameters" else value
     system: list[str] = []
     messages: list[Any] = []
     memo = memo_of(ctx.state)
@@ -60,11 +64,6 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
             system.extend(converted)
         elif kind == "message":
             messages.append(converted)
-    functions: dict[int, dict[str, Any]] = {}
-    for key, value in attrs.items():
-        match = _FUNCTION.fullmatch(key)
-        if match:
-            functions.setdefault(int(match.group(1)), {})[match.group(2)] = json_value(value) if match.group(2) == "parameters" else value
     tools = [functions[i] for i in sorted(functions)]
     response = usage_response(
         provider,
