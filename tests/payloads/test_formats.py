@@ -298,3 +298,35 @@ def test_reuse_of_a_body_after_record_fields_of_other_lengths_gives_the_findings
         for item in formats.read_records(fmt, handle, "jsonl", ctx, reuse):
             to_request(item, rules)
     assert reuse.reused >= 8
+
+
+@pytest.mark.parametrize("sample", ["langfuse", "langsmith-langchain", "otel-genai", "otel-genai-collector", "openllmetry", "langsmith"])
+def test_replaying_a_content_level_history_gives_the_findings_of_building_it_again(sample: str) -> None:
+    from helpers import audit_outcome
+
+    folder = (SAMPLES / sample / "timestamp").resolve()
+    files = sorted(folder.iterdir())
+    fast = audit_outcome(files, folder, AuditOptions(incremental=True, timeline=False))
+    slow = audit_outcome(files, folder, AuditOptions(incremental=False, timeline=False))
+    assert fast == slow
+    assert [f[0] for f in fast[0]] == ["CL309"]
+
+
+def test_a_rewritten_message_in_a_replayed_history_is_still_cl303(tmp_path: Path) -> None:
+    from helpers import audit_outcome
+
+    doc = json.loads((SAMPLES / "otel-genai" / "timestamp" / "otel-genai.otlp.json").read_text())
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    for span in spans:
+        for a in span["attributes"]:
+            if a["key"] == "gen_ai.system_instructions":
+                a["value"]["stringValue"] = json.dumps([{"type": "text", "content": "A fixed system prompt."}])
+    third = next(a for a in spans[2]["attributes"] if a["key"] == "gen_ai.input.messages")
+    messages = json.loads(third["value"]["stringValue"])
+    messages[0]["parts"][0]["content"] = "Find where the retry delay is computed, please."
+    third["value"]["stringValue"] = json.dumps(messages)
+    (tmp_path / "spans.json").write_text(json.dumps(doc))
+    fast = audit_outcome([tmp_path / "spans.json"], tmp_path, AuditOptions(incremental=True, timeline=False))
+    slow = audit_outcome([tmp_path / "spans.json"], tmp_path, AuditOptions(incremental=False, timeline=False))
+    assert fast == slow
+    assert [f[0] for f in fast[0]] == ["CL303"]
