@@ -330,3 +330,11 @@ def test_a_rewritten_message_in_a_replayed_history_is_still_cl303(tmp_path: Path
     slow = audit_outcome([tmp_path / "spans.json"], tmp_path, AuditOptions(incremental=False, timeline=False))
     assert fast == slow
     assert [f[0] for f in fast[0]] == ["CL303"]
+
+
+def test_a_control_character_in_a_member_of_a_streamed_document_is_cl001(tmp_path: Path) -> None:
+    import zlib
+
+    (tmp_path / "flows.zhar").write_bytes(zlib.compress(b'{"log":{"":"\x00"'))  # found by the zhar fuzz target
+    result = audit(tmp_path)
+    assert [d.code for d in result.diagnostics] == ["CL001"] and "not a valid JSON string" in result.diagnostics[0].message

@@ -105,7 +105,9 @@ class JsonStream:
             if match is not None:
                 token = match.group()
                 self._advance(match.end())
-                return token[1:-1].decode("utf-8", "replace") if b"\\" not in token else orjson.loads(token)
+                if b"\\" not in token and token.isascii() and not _CONTROL.search(token):
+                    return token[1:-1].decode("ascii")
+                return _decoded_string(token, self.line)
             if self.eof or size > self.max_value:
                 raise StreamError("expected a member name (a JSON string)", self.line)
             size *= 4
@@ -117,7 +119,7 @@ class JsonStream:
         if first in (b"{", b"["):
             return self._container()
         if first == b'"':
-            return orjson.loads(self._string_token())
+            return _decoded_string(self._string_token(), self.line)
         self._fill(64)
         match = _SCALAR.match(self.buf, self.pos)
         if match is None or (match.end() == len(self.buf) and not self.eof):
@@ -244,6 +246,16 @@ class JsonStream:
                 self._advance(self.pos + 1)
                 return
             self.expect(b",")
+
+
+_CONTROL = re.compile(rb"[\x00-\x1f]")
+
+
+def _decoded_string(token: bytes, line: int) -> str:
+    try:
+        return orjson.loads(token)
+    except orjson.JSONDecodeError as exc:
+        raise StreamError(f"not a valid JSON string: {str(exc).split(':')[0]}", line) from None
 
 
 def _byte_pos(chunk: bytes, chars: int) -> int:
