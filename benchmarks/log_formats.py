@@ -9,7 +9,7 @@ samples (``--samples DIR``: a 3-request conversation whose third request has a n
 the system prompt, and a twin whose third request reorders the tools) and by
 ``bench_audit.py --format NAME`` (the same log in each format).
 
-    python benchmarks/log_formats.py --samples tests/payloads/fixtures/formats
+    python benchmarks/log_formats.py --samples tests/payloads/format_samples
     python benchmarks/log_formats.py --format otel-genai --input /tmp/bench.jsonl -o /tmp/bench.otel.json
 """
 from __future__ import annotations

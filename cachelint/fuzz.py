@@ -401,7 +401,7 @@ SEEDS: dict[str, bytes] = {
 
 def _format_seeds() -> dict[str, bytes]:
     """One small, realistic file of each log format (shapes as cachelint/payloads/formats/ reads
-    them; the full samples are tests/payloads/fixtures/formats/)."""
+    them; the full samples are tests/payloads/format_samples/)."""
     body = {"model": "claude-sonnet-4-5", "max_tokens": 64, "tools": [{"name": "a", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
             "system": [{"type": "text", "text": "S 2026-11-29T10:00:00Z", "cache_control": {"type": "ephemeral"}}],
             "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a", "input": {}}]},
@@ -430,8 +430,8 @@ def _format_seeds() -> dict[str, bytes]:
     lines = lambda *records: "".join(json.dumps(r) + "\n" for r in records).encode()  # noqa: E731
     return {
         "helicone": lines(helicone, {**helicone, "request_body": json.dumps(body)}),
-        "helicone-json": json.dumps({"data": [helicone, {**helicone, "request_body": None}]}).encode(),
-        "bedrock-invocation": json.dumps([bedrock, {**bedrock, "operation": "InvokeModel", "input": {"inputBodyS3Path": "s3://b/k"}}]).encode(),
+        "helicone-json": json.dumps({"data": [helicone, {**helicone, "request_id": "r2"}]}).encode(),
+        "bedrock-invocation": json.dumps([bedrock, {**bedrock, "operation": "ConverseStream"}]).encode(),
         "anthropic-batch": json.dumps({"requests": [{"custom_id": "a", "params": body}, {"custom_id": "b", "params": body}]}).encode(),
         "batch-results": lines({"custom_id": "a", "result": {"type": "succeeded", "message": {"usage": usage}}}, {"custom_id": "b", "result": {"type": "errored"}},
                                {"id": "x", "custom_id": "c", "response": {"status_code": 200, "body": {"usage": {"prompt_tokens": 2}}}, "error": None}),

@@ -1,7 +1,7 @@
 """The log formats of observability tools, gateways, batch files, provider logs and Claude Code
 transcripts (cachelint/payloads/formats/).
 
-The samples under fixtures/formats/ are written by benchmarks/log_formats.py from each format's
+The samples under format_samples/ are written by benchmarks/log_formats.py from each format's
 public specification: a 3-request conversation whose third request has a new timestamp in the
 system prompt (``timestamp``), its twin whose third request reorders the tools (``tools``, for the
 formats that keep the request's bytes) and, for Claude Code, a pause longer than the cache's TTL
@@ -22,7 +22,7 @@ from cachelint.payloads import AuditOptions, formats
 from cachelint.payloads.formats._stream import JsonStream, StreamError
 from cachelint.payloads.readers import input_formats, sniff_format
 
-SAMPLES = Path(__file__).parent / "fixtures" / "formats"
+SAMPLES = Path(__file__).parent / "format_samples"
 # sample folder -> the reader's format name (benchmarks/log_formats.py WRITERS)
 FORMAT_OF = {
     "helicone": "helicone", "helicone-json": "helicone", "bedrock-invocation": "bedrock-invocation",
@@ -338,3 +338,14 @@ def test_a_control_character_in_a_member_of_a_streamed_document_is_cl001(tmp_pat
     (tmp_path / "flows.zhar").write_bytes(zlib.compress(b'{"log":{"":"\x00"'))  # found by the zhar fuzz target
     result = audit(tmp_path)
     assert [d.code for d in result.diagnostics] == ["CL001"] and "not a valid JSON string" in result.diagnostics[0].message
+
+
+def test_json_stream_reads_the_same_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cachelint.payloads.formats import _stream
+
+    data = b'{"meta": 1, "data": [\n{"a": "\xc3\xa9"},\n{"b": [1, {"c": 2}]}, {"d": 3}\n]}'
+    with_orjson = [v for v, _, _ in stream(data).items(("data", "*"))]
+    monkeypatch.setattr(_stream, "orjson", None)
+    assert [v for v, _, _ in stream(data).items(("data", "*"))] == with_orjson == [{"a": "\u00e9"}, {"b": [1, {"c": 2}]}, {"d": 3}]
+    with pytest.raises(StreamError):
+        list(stream(b'[{"a": 1}, {"a": tru}]').items(("*",)))

@@ -11,10 +11,15 @@ Memory holds the window and one record, whatever the document's length.
 """
 from __future__ import annotations
 
+import codecs
+import json
 import re
 from typing import IO, Any, Iterator
 
-import orjson
+try:
+    import orjson
+except ImportError:  # orjson is a dependency, but the audit must run without it (stdlib json)
+    orjson = None  # type: ignore[assignment]
 
 _WS = re.compile(rb"[ \t\r\n]*")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
@@ -130,8 +135,8 @@ class JsonStream:
             raise StreamError(f"not a JSON value: {shown!r}", self.line)
         self._advance(match.end())
         try:
-            return orjson.loads(match.group())
-        except orjson.JSONDecodeError as exc:
+            return _loads(match.group())
+        except ValueError as exc:
             raise StreamError(f"not a JSON value: {exc}", self.line) from None
 
     def _string_token(self) -> bytes:
@@ -158,35 +163,26 @@ class JsonStream:
             if candidate.endswith(b","):
                 candidate = candidate[:-1]
             try:
-                value = orjson.loads(candidate)
-            except orjson.JSONDecodeError:
+                value = _loads(candidate)
+            except (ValueError, RecursionError):
                 pass
             else:
-                end = self.pos + len(candidate)
                 if len(candidate) > self.max_value:
                     raise StreamError(f"a record is over {self.max_value} bytes (max-record-size)", self.line)
                 self.hint = max(MIN_WINDOW, min(2 * len(candidate) + 1024, self.max_value + 1))
-                self._advance(end)
+                self._advance(self.pos + len(candidate))
                 return value
         while True:
             self._fill(window)
             chunk = self.buf[self.pos : self.pos + window]
+            whole = self.eof and len(chunk) == len(self.buf) - self.pos
             try:
-                value = orjson.loads(chunk)
-            except orjson.JSONDecodeError as exc:
-                message = str(exc)
-                if message.startswith(_TRAILING):
-                    end = exc.pos if chunk.isascii() else len(chunk.decode("utf-8", "ignore")[: exc.pos].encode("utf-8"))
-                    value = orjson.loads(chunk[:end])
-                elif message.startswith(_TRUNCATED) and not (self.eof and len(chunk) == len(self.buf) - self.pos):
-                    if window >= self.max_value:
-                        raise StreamError(f"a record is over {self.max_value} bytes (max-record-size)", self.line) from None
-                    window = min(window * 2, self.max_value + 1)
-                    continue
-                else:
-                    raise StreamError(f"not valid JSON: {message.split(':')[0]}", self.line + chunk.count(b"\n", 0, _byte_pos(chunk, exc.pos))) from None
-            else:
-                end = len(chunk)
+                value, end = _first_value(chunk, whole, self.line)
+            except _Truncated:
+                if window >= self.max_value:
+                    raise StreamError(f"a record is over {self.max_value} bytes (max-record-size)", self.line) from None
+                window = min(window * 2, self.max_value + 1)
+                continue
             if end > self.max_value:
                 raise StreamError(f"a record is over {self.max_value} bytes (max-record-size)", self.line)
             self.hint = max(MIN_WINDOW, min(2 * end + 1024, self.max_value + 1))
@@ -251,10 +247,47 @@ class JsonStream:
 _CONTROL = re.compile(rb"[\x00-\x1f]")
 
 
+class _Truncated(Exception):
+    """The window ends inside the value: read more."""
+
+
+def _loads(data: bytes) -> Any:
+    if orjson is not None:
+        return orjson.loads(data)
+    return json.loads(data.decode("utf-8"))
+
+
+def _first_value(chunk: bytes, whole: bool, line: int) -> tuple[Any, int]:
+    """The JSON value at the start of ``chunk`` and its length in bytes; ``_Truncated`` when the
+    chunk ends inside it (and more of the file follows: ``whole`` false)."""
+    if orjson is not None:
+        try:
+            return orjson.loads(chunk), len(chunk)
+        except orjson.JSONDecodeError as exc:
+            message = str(exc)
+            if message.startswith(_TRAILING):
+                end = exc.pos if chunk.isascii() else len(chunk.decode("utf-8", "ignore")[: exc.pos].encode("utf-8"))
+                return orjson.loads(chunk[:end]), end
+            if message.startswith(_TRUNCATED) and not whole:
+                raise _Truncated() from None
+            raise StreamError(f"not valid JSON: {message.split(':')[0]}", line + chunk.count(b"\n", 0, _byte_pos(chunk, exc.pos))) from None
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(chunk, final=whole)
+    except UnicodeDecodeError as exc:
+        raise StreamError(f"not valid UTF-8: {exc.reason}", line) from None
+    try:
+        value, end = json.JSONDecoder().raw_decode(text)
+    except json.JSONDecodeError as exc:
+        if not whole:
+            raise _Truncated() from None  # the stdlib cannot tell a cut value from a bad one: more bytes tell
+        raise StreamError(f"not valid JSON: {exc.msg}", line + text.count("\n", 0, exc.pos)) from None
+    return value, len(text[:end].encode("utf-8"))
+
+
 def _decoded_string(token: bytes, line: int) -> str:
     try:
-        return orjson.loads(token)
-    except orjson.JSONDecodeError as exc:
+        return _loads(token)
+    except ValueError as exc:
         raise StreamError(f"not a valid JSON string: {str(exc).split(':')[0]}", line) from None
 
 
