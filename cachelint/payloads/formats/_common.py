@@ -293,7 +293,7 @@ class MessageMemo:
     ``("system", texts)`` or ``("message", Built)``, or ``("skip", None)``. First in, first out
     within ``limit`` entries, so memory stays bounded."""
 
-    def __init__(self, limit: int = 4096) -> None:
+    def __init__(self, limit: int = 2048) -> None:
         self.limit = limit
         self.entries: dict[tuple[str, bytes], tuple[str, Any]] = {}
 
@@ -331,7 +331,7 @@ class HistoryReplay:
     turns each record into a request before asking for the next (the audit); a record whose
     replay does not fit is rebuilt from its own messages (``Record.reread``)."""
 
-    def __init__(self, sessions: int = 256) -> None:
+    def __init__(self, sessions: int = 32) -> None:
         self.sessions = sessions
         self.last: dict[Any, tuple[list[Any], Any]] = {}
 
