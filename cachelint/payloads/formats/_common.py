@@ -241,13 +241,19 @@ def content_body(
     ``parameters``). Keys sorted in every schema and value: the log did not keep the order."""
     system = [s for s in system if isinstance(s, str)]
     tool_list = _tools(tuple(t for t in tools if isinstance(t, dict)))
+    shaped = _SHAPED.get(id(tool_list)) if tool_list else None  # the same tools: the same list object
+    if shaped is not None and shaped[0] is tool_list and shaped[1] == provider:
+        tool_list = shaped[2]
+        tools_done = True
+    else:
+        tools_done = False
     built: list[dict[str, Any]] = []
     for message in messages:
         built.extend(message.messages if type(message) is Built else provider_messages(provider, *message))
     if provider == "anthropic":
         body: dict[str, Any] = {"model": model}
         if tool_list:
-            body["tools"] = [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tool_list]
+            body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tool_list])
         if system:
             body["system"] = [{"type": "text", "text": s} for s in system]
         body["messages"] = built
@@ -255,14 +261,14 @@ def content_body(
     if provider == "gemini":
         body = {"model": model}
         if tool_list:
-            body["tools"] = [{"functionDeclarations": [{"name": t["name"], "description": t["description"], "parameters": t["parameters"]} for t in tool_list]}]
+            body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"functionDeclarations": [{"name": t["name"], "description": t["description"], "parameters": t["parameters"]} for t in tool_list]}])
         if system:
             body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
         body["contents"] = built
         return body
     body = {"model": model}
     if tool_list:
-        body["tools"] = [{"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}} for t in tool_list]
+        body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}} for t in tool_list])
     body["messages"] = [{"role": "system", "content": s} for s in system] + built
     return body
 
@@ -342,11 +348,16 @@ class HistoryReplay:
         if not isinstance(body, dict) or "contents" in body or not isinstance(body.get("messages"), list):
             return  # Gemini's contents are not built through a trace
         messages = body["messages"]
+        tools = body.get("tools")
         key = (record.session, record.origin.path)
         trace = BuildTrace()
         earlier = self.last.get(key)
         if earlier is not None:
-            before, before_trace = earlier
+            before, before_trace, before_tools = earlier
+            known = before_trace.runs.get("tools")
+            if known is not None and tools is not None and tools is before_tools and before_trace.provider is not None:
+                body["tools"] = known  # the same tools list: the blocks built for it
+                record.reread = _Restore(record, messages, tools)
             if before_trace.provider is not None and before_trace.history_key == "messages" and len(before_trace.history) == len(before):
                 n = min(len(before), len(messages))
                 k = 0
@@ -355,10 +366,10 @@ class HistoryReplay:
                 if k:
                     body["messages"] = before_trace.history[:k] + messages[k:]
                     trace.reuse_from = (before_trace, k)
-                    record.reread = _Restore(record, messages)
+                    record.reread = _Restore(record, messages, tools)
         record.trace = trace
         self.last.pop(key, None)
-        self.last[key] = (messages, trace)
+        self.last[key] = (messages, trace, tools)
         if len(self.last) > self.sessions:
             self.last.pop(next(iter(self.last)))
 
@@ -366,17 +377,20 @@ class HistoryReplay:
 class _Restore:
     """The record rebuilt from its own messages (a replayed prefix that did not fit)."""
 
-    __slots__ = ("record", "messages")
+    __slots__ = ("record", "messages", "tools")
 
-    def __init__(self, record: Record, messages: list[Any]) -> None:
+    def __init__(self, record: Record, messages: list[Any], tools: Any) -> None:
         self.record = record
         self.messages = messages
+        self.tools = tools
 
     def __call__(self) -> Record:
         from dataclasses import replace
 
         body = dict(self.record.request)
         body["messages"] = self.messages
+        if self.tools is not None:
+            body["tools"] = self.tools
         return replace(self.record, request=body, trace=None, reread=None)
 
 
@@ -388,6 +402,16 @@ def memo_of(state: dict[str, Any]) -> MessageMemo:
 
 
 _TOOLS_MEMO: dict[bytes, list[dict[str, Any]]] = {}
+# id of a remembered tool list -> (that list, provider, the list in the provider's shape): one
+# shaped list object for the requests that send the same tools (HistoryReplay reuses its blocks)
+_SHAPED: dict[int, tuple[list, str, list]] = {}
+
+
+def _shape(provider: str, tool_list: list, shaped: list) -> list:
+    if len(_SHAPED) >= 16:
+        _SHAPED.pop(next(iter(_SHAPED)))
+    _SHAPED[id(tool_list)] = (tool_list, provider, shaped)
+    return shaped
 
 
 def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
