@@ -34,21 +34,27 @@ class Inflated:
 
     def read(self, size: int = -1) -> bytes:
         size = _CHUNK if size is None or size < 0 else size
-        while len(self.pending) < size and not self.done:
-            data = self.raw.read(_CHUNK)
+        pieces = [self.pending]
+        have = len(self.pending)
+        while have < size and not self.done:
+            # at most a chunk out per call: HAR text inflates 10-40 times, so a chunk of
+            # compressed input at once would hold tens of MB
+            data = self.inflater.unconsumed_tail or self.raw.read(_CHUNK)
             if not data:
-                self.pending += self.inflater.flush()
+                pieces.append(self.inflater.flush())
                 self.done = True
                 break
-            piece = self.inflater.decompress(data, max(1, self.limit + 1 - self.total))
+            piece = self.inflater.decompress(data, _CHUNK)
             self.total += len(piece)
-            self.pending += piece
-            if self.total > self.limit or self.inflater.unconsumed_tail:
+            pieces.append(piece)
+            have += len(piece)
+            if self.total > self.limit:
                 self.over = True
                 self.done = True
             if self.inflater.eof:
                 self.done = True
-        out, self.pending = self.pending[:size], self.pending[size:]
+        data = b"".join(pieces)
+        out, self.pending = data[:size], data[size:]
         return out
 
 
