@@ -18,7 +18,7 @@ import argparse
 import gzip
 import json
 import zlib
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 

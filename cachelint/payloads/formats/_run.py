@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.model import Breakpoint, Origin, Record, Request
+from cachelint.payloads.model import Breakpoint, Record, Request
 
 # What a request of lower fidelity does not let the audit judge (beyond the checks that do not run).
 LIMITS_TEXT = {
@@ -147,7 +147,3 @@ def render_notes(notes: dict[str, Any]) -> str:
             f" not checked: {', '.join(entry['checks_not_run']) or 'nothing'}."
         )
     return "\n".join(lines)
-
-
-def origin_of(display: str) -> Origin:
-    return Origin(display)
