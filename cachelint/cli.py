@@ -13,6 +13,7 @@ from typing import NoReturn, Sequence
 import click
 
 from cachelint import __version__
+from cachelint.payloads.formats import NAMES as LOG_FORMAT_NAMES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -362,9 +363,9 @@ def check(
 )
 @click.option(
     "--input-format",
-    type=click.Choice(["auto", "jsonl", "json", "har", "vcr"]),
+    type=click.Choice(["auto", "jsonl", "json", "har", "vcr", *LOG_FORMAT_NAMES]),
     default="auto",
-    help="Force the log format instead of detecting it.",
+    help="Force the log format instead of detecting it (docs/audit.md lists the formats).",
 )
 def audit(
     logs,

@@ -1,5 +1,6 @@
-"""Fuzz entry points: one per reader (JSONL, JSON, HAR, VCR cassette), the SKILL.md front matter
-parser, the index parser and the code analysis.
+"""Fuzz entry points: one per reader (JSONL, JSON, HAR, VCR cassette, and each log format of
+cachelint/payloads/formats/), the SKILL.md front matter parser, the index parser and the code
+analysis.
 
 Each target takes raw bytes, runs the same code path the CLI runs on a file with those bytes,
 and checks the contract every part promises (docs/reliability.md):
@@ -22,6 +23,7 @@ import gzip
 import json
 import sys
 import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -159,6 +161,37 @@ def fuzz_har(data: bytes) -> list[Diagnostic]:
 
 def fuzz_cassette(data: bytes) -> list[Diagnostic]:
     return _read_log(data, "fuzz.yaml", "vcr")
+
+
+# The log formats' targets: target name -> (the file name it is read as, the format forced, or
+# "auto" to let the name and the first record pick it).
+FORMAT_TARGETS: dict[str, tuple[str, str]] = {
+    "helicone": ("fuzz.jsonl", "helicone"),
+    "helicone-json": ("fuzz.json", "helicone"),
+    "bedrock-invocation": ("fuzz.json", "bedrock-invocation"),
+    "anthropic-batch": ("fuzz.json", "anthropic-batch"),
+    "batch-results": ("fuzz.jsonl", "auto"),
+    "litellm": ("fuzz.jsonl", "litellm"),
+    "langsmith": ("fuzz.jsonl", "langsmith"),
+    "langfuse": ("fuzz.json", "langfuse"),
+    "otlp": ("fuzz.json", "otlp"),
+    "otlp-lines": ("fuzz.jsonl", "auto"),
+    "claude-code": ("fuzz.jsonl", "claude-code"),
+    "zhar": ("fuzz.zhar", "zhar"),
+    "formats-auto": ("fuzz.json", "auto"),
+}
+
+
+def _fuzz_format(name: str) -> Callable[[bytes], list[Diagnostic]]:
+    display, fmt = FORMAT_TARGETS[name]
+
+    def run(data: bytes) -> list[Diagnostic]:
+        if name == "zhar":
+            data = zlib.compress(data)  # the format is zlib data: fuzz what it inflates to
+        return _read_log(data, display, fmt)
+
+    run.__name__ = f"fuzz_{name.replace('-', '_')}"
+    return run
 
 
 _AUDIT_DIR: list[Path] = []
@@ -557,6 +590,8 @@ TARGETS: dict[str, Target] = {
         Target("har", "fuzz.har", fuzz_har, _PAYLOAD_CODES, "HAR reader + provider adapters"),
         Target("cassette", "fuzz.yaml", fuzz_cassette, _PAYLOAD_CODES, "VCR cassette reader + provider adapters"),
         Target("audit", "fuzz.jsonl", fuzz_audit, _AUDIT_CODES, "the whole audit of a JSONL log, then every reporter"),
+        *(Target(name, display, _fuzz_format(name), _PAYLOAD_CODES, f"log format reader ({fmt}) + provider adapters")
+          for name, (display, fmt) in FORMAT_TARGETS.items()),
         Target("front-matter", "skills/fuzz/SKILL.md", fuzz_front_matter, frozenset({"CL001", "CL201"}), "SKILL.md front matter parser"),
         Target("skills", "skills/fuzz/SKILL.md", fuzz_skills, frozenset({"CL001", *(f"CL2{n:02d}" for n in range(1, 7))}), "every skill check on a tree holding the input, then every reporter"),
         Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
@@ -665,6 +700,66 @@ SEEDS: dict[str, bytes] = {
         b"    client.messages.create(model='m', tools=tools(), system=system + ''.join(files), messages=[])\n"
     ),
 }
+
+def _format_seeds() -> dict[str, bytes]:
+    """One small, realistic file of each log format (shapes as cachelint/payloads/formats/ reads
+    them; the full samples are tests/payloads/format_samples/)."""
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 64, "tools": [{"name": "a", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
+            "system": [{"type": "text", "text": "S 2026-11-29T10:00:00Z", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a", "input": {}}]},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}]}
+    usage = {"input_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 1200, "output_tokens": 3}
+    chat = [{"role": "system", "content": "S"}, {"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "a", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "t1", "content": "r"}]
+    tools = [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]
+    helicone = {"request_id": "r1", "request_created_at": "2026-11-29T10:00:00Z", "target_url": "https://api.anthropic.com/v1/messages", "request_body": body,
+                "response_body": {"usage": usage}, "response_status": 200, "request_properties": {"Helicone-Session-Id": "s"}}
+    bedrock = {"schemaType": "ModelInvocationLog", "timestamp": "2026-11-29T10:00:00Z", "region": "us-east-1", "operation": "Converse", "modelId": "anthropic.claude-3",
+               "input": {"inputBodyJson": {"system": [{"text": "S"}, {"cachePoint": {"type": "default"}}], "messages": [{"role": "user", "content": [{"text": "q"}]}]},
+                         "inputTokenCount": 3, "cacheReadInputTokenCount": 0, "cacheWriteInputTokenCount": 1100},
+               "output": {"outputBodyJson": [{"metadata": {"usage": {"inputTokens": 3}}}], "outputTokenCount": 2}}
+    span_attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (
+        ("openinference.span.kind", "LLM"), ("input.value", json.dumps(body)), ("input.mime_type", "application/json"),
+        ("llm.provider", "anthropic"), ("session.id", "s"))] + [{"key": "llm.token_count.prompt", "value": {"intValue": "1205"}}]
+    genai_attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (
+        ("gen_ai.operation.name", "chat"), ("gen_ai.provider.name", "openai"), ("gen_ai.request.model", "gpt-4o"),
+        ("gen_ai.system_instructions", json.dumps([{"type": "text", "content": "S"}])),
+        ("gen_ai.input.messages", json.dumps([{"role": "user", "parts": [{"type": "text", "content": "q"}, {"type": "tool_call", "id": "t", "name": "a", "arguments": {}}]}])),
+        ("gen_ai.tool.definitions", json.dumps([{"type": "function", "name": "a", "parameters": {}}])),
+        ("gen_ai.prompt.0.role", "user"), ("gen_ai.prompt.0.content", "q"), ("llm.request.functions.0.name", "a"))]
+    otlp = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": [
+        {"traceId": "ab", "spanId": "01", "startTimeUnixNano": "1795946400000000000", "attributes": span_attrs, "status": {}},
+        {"traceId": "ab", "spanId": "02", "startTimeUnixNano": "1795946401000000000", "attributes": genai_attrs, "status": {"code": 2}}]}]}]}
+    lines = lambda *records: "".join(json.dumps(r) + "\n" for r in records).encode()  # noqa: E731
+    return {
+        "helicone": lines(helicone, {**helicone, "request_body": json.dumps(body)}),
+        "helicone-json": json.dumps({"data": [helicone, {**helicone, "request_id": "r2"}]}).encode(),
+        "bedrock-invocation": json.dumps([bedrock, {**bedrock, "operation": "ConverseStream"}]).encode(),
+        "anthropic-batch": json.dumps({"requests": [{"custom_id": "a", "params": body}, {"custom_id": "b", "params": body}]}).encode(),
+        "batch-results": lines({"custom_id": "a", "result": {"type": "succeeded", "message": {"usage": usage}}}, {"custom_id": "b", "result": {"type": "errored"}},
+                               {"id": "x", "custom_id": "c", "response": {"status_code": 200, "body": {"usage": {"prompt_tokens": 2}}}, "error": None}),
+        "litellm": lines({"call_type": "acompletion", "model": "claude-sonnet-4-5", "custom_llm_provider": "anthropic", "messages": chat, "model_parameters": {"tools": tools},
+                          "response": {"usage": {"prompt_tokens": 1205, "cache_creation_input_tokens": 1200}}, "startTime": 1795946400.5, "status": "success"},
+                         {"standard_logging_object": {"model_parameters": {}, "messages": "hi"}, "raw_request_typed_dict": {"raw_request_body": body, "raw_request_api_base": "https://api.anthropic.com/v1/messages"}}),
+        "langsmith": lines({"run_type": "llm", "inputs": body, "outputs": {"usage": usage}, "extra": {"metadata": {"ls_provider": "anthropic", "thread_id": "t"}}, "start_time": "2026-11-29T10:00:00", "trace_id": "x"},
+                           {"run_type": "llm", "inputs": {"messages": [[{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "SystemMessage"], "kwargs": {"content": "S", "type": "system"}}]]},
+                            "outputs": {"generations": [[{"message": {"kwargs": {"usage_metadata": {"input_tokens": 9, "input_token_details": {"cache_read": 4}}}}}]]},
+                            "extra": {"invocation_params": {"tools": tools}}, "trace_id": "x"}, {"run_type": "chain", "inputs": {}}),
+        "langfuse": json.dumps({"data": [{"type": "GENERATION", "traceId": "t", "startTime": "2026-11-29T10:00:00Z", "model": "gpt-4o", "input": {"messages": chat, "tools": tools},
+                                          "usageDetails": {"input": 2, "input_cached_tokens": 1}}, {"type": "SPAN", "traceId": "t", "startTime": "x"}]}).encode(),
+        "otlp": json.dumps(otlp).encode(),
+        "otlp-lines": lines(otlp, otlp),
+        "claude-code": lines({"type": "summary", "summary": "s", "leafUuid": "u"},
+                             {"type": "assistant", "sessionId": "s", "uuid": "a", "timestamp": "2026-11-29T10:00:00Z", "requestId": "r", "isSidechain": True,
+                              "message": {"id": "m", "model": "claude-sonnet-4-5", "usage": {**usage, "cache_creation": {"ephemeral_1h_input_tokens": 1200}}}},
+                             {"type": "user", "sessionId": "s", "uuid": "b", "message": {"role": "user", "content": "q"}}),
+        "zhar": json.dumps({"log": {"version": "1.2", "entries": [{"startedDateTime": "2026-11-29T10:00:00Z", "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+                            "headers": [], "postData": {"mimeType": "application/json", "text": json.dumps(body)}}, "response": {"status": 200, "content": {"text": json.dumps({"usage": usage})}}}]}}, indent=1).encode(),
+        "formats-auto": json.dumps([helicone, bedrock]).encode(),
+    }
+
+
+SEEDS.update(_format_seeds())
+
 
 # Fragments that make parsers take unusual branches: delimiters, escapes, YAML anchors and
 # aliases, front matter fences, BOM, CRLF, NUL, invalid UTF-8, huge numbers, deep nesting.
@@ -962,6 +1057,8 @@ def structured(name: str) -> Any:
         )
     if name == "secrets":
         return st.text(max_size=60).map(lambda s: s.encode("utf-8", "surrogatepass"))
+    if name in FORMAT_TARGETS:
+        return _shaped_like(name)
     if name == "code":
         statements = st.lists(st.sampled_from(CODE_LINES), min_size=1, max_size=14)
         return statements.map(lambda ls: "\n".join(ls).encode("utf-8") + b"\n")
@@ -1134,6 +1231,35 @@ def _with_an_edit(spec: tuple) -> bytes:
     else:
         edited = program + b"\n# appended\n"
     return program + EDITED + edited
+
+
+def _shaped_like(name: str) -> Any:
+    """Documents of the seed's shape with any of its values swapped for arbitrary JSON (a request
+    body, a JSON string of one, another type): the format's reader meets its own keys holding
+    what a broken or hostile export could hold."""
+    from hypothesis import strategies as st
+
+    bodies = _request_bodies()
+    anything = _json_values()
+    dumps = functools.partial(json.dumps, ensure_ascii=False)
+
+    def shaped(value: Any, depth: int = 0) -> Any:
+        if depth > 8:
+            return st.just(value)
+        if isinstance(value, dict):
+            return st.fixed_dictionaries({}, optional={k: shaped(v, depth + 1) for k, v in value.items()})
+        if isinstance(value, list):
+            return st.lists(st.one_of(*(shaped(v, depth + 1) for v in value[:3])) if value else anything, max_size=4)
+        if isinstance(value, str):
+            return st.one_of(st.just(value), st.text(max_size=12), bodies.map(dumps), anything)
+        return st.one_of(st.just(value), anything)
+
+    seed = SEEDS[name]
+    display = FORMAT_TARGETS[name][0]
+    if display.endswith(".jsonl"):
+        records = [json.loads(line) for line in seed.decode("utf-8").splitlines() if line.strip()]
+        return st.lists(st.one_of(*(shaped(r) for r in records)), max_size=4).map(lambda rs: "".join(dumps(r) + "\n" for r in rs).encode("utf-8", "surrogatepass"))
+    return shaped(json.loads(seed)).map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
 
 
 def strategy(name: str) -> Any:

@@ -21,7 +21,11 @@ def is_log_name(name: str) -> bool:
     lower = name.lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
-    return lower.endswith(LOG_SUFFIXES)
+    if lower.endswith(LOG_SUFFIXES):
+        return True
+    from cachelint.payloads import formats  # log formats known by their names (.zhar)
+
+    return bool(formats.suffixes()) and lower.endswith(formats.suffixes())
 
 
 def is_request_log_name(name: str) -> bool:
@@ -34,7 +38,7 @@ def is_request_log_name(name: str) -> bool:
 
 @dataclass
 class AuditOptions:
-    input_format: str = "auto"  # auto | jsonl | json | har | vcr
+    input_format: str = "auto"  # auto | jsonl | json | har | vcr | a log format (cachelint.payloads.formats.NAMES)
     baseline: str | None = None  # a JSON file of accepted findings (see docs/suppressions.md)
     progress: bool = False  # a progress bar on stderr (the CLI sets it only on a TTY)
     # JSONL records that repeat bytes of a recent record are decoded only where they differ
@@ -139,6 +143,9 @@ class AuditSummary:
     sessions: list[SessionReport] = field(default_factory=list)
     usage: dict[str, Any] | None = None
     baselined: int = 0
+    # per fidelity below wire (content, usage): requests, formats, checks not run, what else could
+    # not be judged (cachelint.payloads.formats)
+    fidelity: dict[str, Any] = field(default_factory=dict)
 
     @property
     def breaks(self) -> int:
@@ -158,6 +165,8 @@ class AuditSummary:
             "sessions": [s.to_dict() for s in self.sessions],
             "totals": {"sessions": len(self.sessions), "requests": self.requests, "breaks": self.breaks},
         }
+        if self.fidelity:
+            data["fidelity"] = self.fidelity
         if self.usage is not None:
             data["usage"] = self.usage
         return data

@@ -19,6 +19,7 @@ from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDetail, SessionReport
 from cachelint.payloads.checks import (
     CheckContext,
+    checks_for,
     change_only_pair_checks,
     first_only_request_checks,
     pair_checks,
@@ -73,6 +74,10 @@ class _Run:
     later_request_checks: tuple[Any, ...] = ()
     changed_pair_checks: tuple[Any, ...] = ()
     quiet_pair_checks: tuple[Any, ...] = ()
+    # the same four for requests read from logs that keep less than the wire request (content,
+    # usage): only the checks their fidelity supports (cachelint.payloads.checks.FIDELITY)
+    fidelity_checks: dict[str, tuple[tuple[Any, ...], ...]] = field(default_factory=dict)
+    formats: Any = None  # cachelint.payloads.formats._run.FormatRun: joins, fidelity, unread records
     diagnostics: list[Diagnostic] = field(default_factory=list)
     reports: dict[str, _SessionReport] = field(default_factory=dict)
     records: int = 0
@@ -80,7 +85,7 @@ class _Run:
     skipped: int = 0
     failed: int = 0
     files: int = 0
-    formats: dict[str, int] = field(default_factory=dict)  # files a record was read from, per format
+    format_counts: dict[str, int] = field(default_factory=dict)  # files a record was read from, per format
     files_without_records: int = 0
     unread: dict[str, int] = field(default_factory=dict)  # records of LLM log shapes not read, per shape
 
@@ -123,17 +128,23 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
     items = list(iter_log_files(list(paths), cwd))  # a listing only: the bar needs the total
     logs = [item for item in items if not isinstance(item, Diagnostic)]
     run.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=options.progress)
+    run.formats.plan(logs)
+    for path, display in logs:  # batch results first: their usage joins requests of other files
+        if display in run.formats.side:
+            run.diagnostics.extend(run.formats.read_side(path, display, run.redactor))
     for item in items:
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
         path, display = item
         run.files += 1
-        _audit_file(run, path, display)
+        if display not in run.formats.side:
+            _audit_file(run, path, display)
         _close(run, run.grouper.close_scope(display))
         run.progress.file_done(file_size(path))
     run.progress.close()
     _close(run, run.grouper.close_all())
+    run.diagnostics.extend(run.formats.unjoined())
     run.ctx.session = None
     run.ctx.diff = None
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
@@ -172,6 +183,9 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
         ledger=ledger,
     )
     _checks(run, options.fast_paths)
+    from cachelint.payloads.formats._run import FormatRun
+
+    run.formats = FormatRun(options.input_format, _limits(settings))
     return run
 
 
@@ -186,6 +200,11 @@ def _checks(run: _Run, fast_paths: bool) -> None:
     change_only = set(change_only_pair_checks()) if fast_paths else set()
     run.later_request_checks = tuple(c for c in run.first_request_checks if c not in first_only)
     run.quiet_pair_checks = tuple(c for c in run.changed_pair_checks if c not in change_only)
+    for fidelity in ("content", "usage"):
+        run.fidelity_checks[fidelity] = tuple(
+            checks_for(fidelity, c)
+            for c in (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
+        )
 
 
 def _limits(settings: Settings) -> ReadLimits:
@@ -203,18 +222,27 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
     limits = _limits(run.settings)
     progress = run.progress if run.progress is not None and run.progress.enabled else None
     position: list[Any] | None = [] if progress is not None else None
-    formats: list[str] = []
+    files_read: list[str] = []
     items = read_log(
-        path, display, run.options.input_format, run.redactor, limits, reuse=run.options.incremental, position=position, formats=formats
+        path,
+        display,
+        run.formats.format_of(display),
+        run.redactor,
+        limits,
+        reuse=run.options.incremental,
+        position=position,
+        formats=files_read,
+        joins=run.formats.joins,
     )
     before = run.records
     try:
         _audit_records(run, items, position, progress)
     finally:
-        if run.records > before and formats:
-            run.formats[formats[0]] = run.formats.get(formats[0], 0) + 1
+        if run.records > before and files_read:
+            run.format_counts[files_read[0]] = run.format_counts.get(files_read[0], 0) + 1
         else:
             run.files_without_records += 1
+    run.diagnostics.extend(run.formats.file_done(display))
 
 
 def _audit_records(run: _Run, items: Iterable[Any], position: list[Any] | None, progress: Any) -> None:
@@ -246,7 +274,9 @@ def _audit_records(run: _Run, items: Iterable[Any], position: list[Any] | None, 
                 run.skipped += 1
             else:
                 run.unread[shape] = run.unread.get(shape, 0) + 1
+            run.formats.skipped(item)
             continue
+        run.formats.complete(req, item)
         if item.status is not None and item.status >= 400:
             # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
             # provider neither read nor wrote the cache for it, so it takes no part in a session
@@ -284,14 +314,17 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     ctx = run.ctx
     ctx.session = session
     ctx.diff = None
-    checks = run.first_request_checks if req.index_in_session == 0 else run.later_request_checks
+    sets = run.fidelity_checks.get(req.fidelity) if req.fidelity != "wire" else None
+    if sets is None:
+        sets = (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
+    checks = sets[0] if req.index_in_session == 0 else sets[1]
     _run_checks(run.diagnostics, checks, req.origin, (req, ctx))
     diff: PrefixDiff | None = None
     if prev is not None:
         diff = prefix_diff(prev, req, run.table, run.volatile)
         share_blocks(prev, req)
         ctx.diff = diff
-        checks = run.quiet_pair_checks if _quiet(prev, req, diff) else run.changed_pair_checks
+        checks = sets[3] if _quiet(prev, req, diff) else sets[2]
         _run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx))
         if diff.broken:
             session.breaks += 1
@@ -388,7 +421,8 @@ def _close(run: _Run, sessions: Iterable[Session]) -> None:
         run.ctx.session = session
         run.ctx.diff = None
         origin = session.requests[-1].origin if session.requests else None
-        _run_checks(run.diagnostics, checks, origin, (session, run.ctx))
+        fidelity = session.requests[-1].fidelity if session.requests else "wire"
+        _run_checks(run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, run.ctx))
         session.requests = []  # closed: the summary keeps counts and breaks only
 
 
@@ -430,7 +464,7 @@ def _summary(run: _Run, kept: Sequence[Diagnostic]) -> AuditSummary:
         requests=run.requests,
         skipped_non_llm=run.skipped,
         failed=run.failed,
-        formats=dict(sorted(run.formats.items())),
+        formats=dict(sorted(run.format_counts.items())),
         unread=dict(sorted(run.unread.items())),
         files_without_records=run.files_without_records,
         sessions=sessions,
@@ -444,4 +478,5 @@ def _summary(run: _Run, kept: Sequence[Diagnostic]) -> AuditSummary:
             by_id = {u.get("id"): u for u in summary.usage.get("sessions") or []}
             for session in sessions:
                 session.usage = by_id.get(session.id)
+    summary.fidelity = run.formats.summary() if run.formats is not None else {}
     return summary

@@ -40,6 +40,16 @@ from cachelint.payloads.shapes import not_a_cassette, not_a_log
 from cachelint.payloads.sse import assemble_sse, looks_like_sse
 
 FORMATS = ("jsonl", "json", "har", "vcr")
+
+
+def input_formats() -> tuple[str, ...]:
+    """Every value of ``--input-format`` but ``auto``: the generic readers, then the log formats
+    of cachelint.payloads.formats (observability exports, batch files, provider logs…)."""
+    from cachelint.payloads import formats
+
+    return FORMATS + formats.names()
+
+
 # Anthropic rejects request bodies over 32 MB (its documented request size limit), so a longer
 # line is not a request anyone sent: report it instead of holding it in memory.
 DEFAULT_MAX_RECORD_SIZE = 32 * 1024 * 1024
@@ -234,6 +244,7 @@ def read_log(
     reuse: bool = False,
     position: list[Callable[[], int]] | None = None,
     formats: list[str] | None = None,
+    joins: Any = None,
 ) -> Iterator[Item]:
     """Every record of one log file, in file order (HAR: in ``startedDateTime`` order); problems
     become CL001 diagnostics and reading goes on where it can. ``reuse``: JSONL records repeating
@@ -242,7 +253,9 @@ def read_log(
     ``position``: a list that receives a function giving how many bytes of the file (as stored:
     compressed for .gz) have been read so far (the progress bar within a long file). ``formats``:
     a list that receives the format the file was read as. A file of a JSON format whose first
-    bytes are not JSON (Python, Markdown…) is one CL001 saying what it looks like."""
+    bytes are not JSON (Python, Markdown…) is one CL001 saying what it looks like. ``joins``:
+    what the run's side files (batch results) say about requests by ``custom_id``
+    (``cachelint.payloads.formats.Joins``)."""
     try:
         handle, raw = _open(path)
     except PermissionError:
@@ -255,6 +268,12 @@ def read_log(
         position[:] = [raw.tell]  # bytes of the file as stored (compressed for .gz)
     with raw, handle:
         try:
+            log_format = _log_format(handle, display, fmt, limits)
+            if log_format is not None:
+                if formats is not None:
+                    formats.append(log_format[0].name)
+                yield from _read_log_format(handle, display, log_format, redactor, limits, reuse, joins)
+                return
             if fmt == "auto":
                 fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
             if formats is not None:
@@ -282,6 +301,64 @@ def read_log(
             yield unreadable(display, f"cannot read file: {exc.strerror or exc}")
 
 
+def _log_format(handle: IO[bytes], display: str, fmt: str, limits: ReadLimits) -> tuple[Any, str] | None:
+    """(the log format of cachelint.payloads.formats to read the file with, its container:
+    ``jsonl`` or ``json``), or None for the generic readers. ``fmt``: the forced format or
+    ``auto`` (then from the file name, then from the first record)."""
+    from cachelint.payloads import formats
+
+    if fmt in FORMATS:
+        return None
+    chosen = formats.get(fmt) if fmt != "auto" else formats.by_suffix(display)
+    by_name = format_from_name(display)
+    if chosen is None and fmt == "auto" and by_name in (None, "jsonl"):
+        container = by_name or detect_format(display, _peek(handle, limits.max_record_size))
+        if container in ("jsonl", "json"):
+            found = formats.detect(handle, container, limits)
+            return (found, container) if found is not None else None
+        return None
+    if chosen is None:
+        return None
+    if chosen.read is not None:
+        return chosen, "own"
+    return chosen, by_name if by_name in ("jsonl", "json") else detect_format(display, _peek(handle, limits.max_record_size))
+
+
+def _read_log_format(
+    handle: IO[bytes], display: str, log_format: tuple[Any, str], redactor: Redactor, limits: ReadLimits, reuse: bool, joins: Any
+) -> Iterator[Item]:
+    from cachelint.payloads import formats
+
+    fmt, container = log_format
+    ctx = formats.ReadContext(display, redactor, limits, joins if joins is not None else formats.Joins())
+    # the history of content-level requests built once (needs the same consumer as reuse)
+    ctx.state["replay"] = bool(reuse and jsonio.FAST) and fmt.fidelity != "wire" or bool(reuse and fmt.name == "langsmith")
+    line_reuse = None
+    if reuse and jsonio.FAST and container == "jsonl" and fmt.body_paths:
+        line_reuse = LineReuse(body_paths=fmt.body_paths)
+    yield from formats.read_records(fmt, handle, container, ctx, line_reuse)
+
+
+def sniff_format(path: Path, display: str, fmt: str, limits: ReadLimits = ReadLimits()) -> str:
+    """The name of the format ``read_log`` will read a file with (``fmt`` when forced): a log
+    format of cachelint.payloads.formats or one of FORMATS; ``jsonl`` when the file cannot be
+    opened (``read_log`` then reports why)."""
+    try:
+        handle, raw = _open(path)
+    except OSError:
+        return fmt if fmt != "auto" else "jsonl"
+    with raw, handle:
+        try:
+            found = _log_format(handle, display, fmt, limits)
+            if found is not None:
+                return found[0].name
+            if fmt != "auto":
+                return fmt
+            return format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+            return fmt if fmt != "auto" else "jsonl"
+
+
 # --- JSONL ------------------------------------------------------------------------------------
 
 
@@ -300,7 +377,11 @@ def _read_jsonl(
     limits: ReadLimits,
     reuse: LineReuse | None = None,
     compressed: Callable[[], int] | None = None,
+    records: Callable[..., Iterator[Item]] | None = None,
 ) -> Iterator[Item]:
+    """``records(value, origin, redactor, fmt)``: the items of one parsed line (by default the
+    generic records: bodies, envelopes, batch input lines; a log format's otherwise)."""
+    records = records or _records_from_value
     line_no = 0
     record = 0
     expanded = 0  # decompressed bytes read
@@ -352,7 +433,7 @@ def _read_jsonl(
         origin = Origin(display, line_no, record)
         record += 1
         if reuse is not None:
-            reused = _reused_record(text, origin, redactor, reuse)
+            reused = _reused_record(text, origin, redactor, reuse, records)
             if reused is not None:
                 yield reused
                 continue
@@ -360,7 +441,7 @@ def _read_jsonl(
         if isinstance(value, Diagnostic):
             yield value
             continue
-        for item in _records_from_value(value, origin, redactor, "jsonl"):
+        for item in records(value, origin, redactor, "jsonl"):
             if reuse is not None and isinstance(item, Record):
                 index = reuse.index(text, value, item.request)
                 if index is not None:
@@ -369,12 +450,15 @@ def _read_jsonl(
             yield item
 
 
-def _reused_record(text: bytes, origin: Origin, redactor: Redactor, reuse: LineReuse) -> Record | None:
+def _reused_record(
+    text: bytes, origin: Origin, redactor: Redactor, reuse: LineReuse, records: Callable[..., Iterator[Item]] | None = None
+) -> Record | None:
     """The record of a line decoded with reuse, or None (then it is decoded in full)."""
+    records = records or _records_from_value
     decoded = reuse.decode(text)
     if decoded is None:
         return None
-    items = list(_records_from_value(decoded.value, origin, redactor, "jsonl"))
+    items = list(records(decoded.value, origin, redactor, "jsonl"))
     if len(items) != 1 or not isinstance(items[0], Record):
         return None
     item = items[0]
@@ -382,18 +466,21 @@ def _reused_record(text: bytes, origin: Origin, redactor: Redactor, reuse: LineR
     if item.request is not follow_path(decoded.value, index.path):
         return None  # the record's body is not the object the bytes were cut from
     item.trace = index.trace
-    item.reread = functools.partial(_reread, text, origin, redactor, index)
+    item.reread = functools.partial(_reread, text, origin, redactor, index, records)
     reuse.remember(index)
     return item
 
 
-def _reread(text: bytes, origin: Origin, redactor: Redactor, index: LineIndex) -> Record | Diagnostic:
+def _reread(
+    text: bytes, origin: Origin, redactor: Redactor, index: LineIndex, records: Callable[..., Iterator[Item]] | None = None
+) -> Record | Diagnostic:
     """A record decoded with reuse, decoded in full (when a reused part did not fit)."""
+    records = records or _records_from_value
     index.trace = BuildTrace()
     value = _parse_json(text, origin, "line")
     if isinstance(value, Diagnostic):
         return value
-    items = list(_records_from_value(value, origin, redactor, "jsonl"))
+    items = list(records(value, origin, redactor, "jsonl"))
     item = items[0] if items else _bad(origin, "record vanished when decoded in full")
     if isinstance(item, Record):
         item.trace = index.trace
@@ -837,6 +924,10 @@ def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, l
         handle = gzip.GzipFile(fileobj=_ChunkedReads(io.BytesIO(data)), mode="rb")  # type: ignore[assignment]
     out: list[Item] = []
     try:
+        log_format = _log_format(handle, display, fmt, limits)
+        if log_format is not None:
+            out.extend(_read_log_format(handle, display, log_format, redactor, limits, False, None))
+            return out
         if fmt == "auto":
             fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
         unlike = not_a_log(display, _glance(handle)) if fmt != "vcr" else None

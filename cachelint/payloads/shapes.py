@@ -102,6 +102,11 @@ def unread_shape(request: Any, response: Any = None) -> str | None:
         return None
     if not isinstance(request, Mapping):
         return None
+    from cachelint.payloads.formats import _registry
+
+    fmt = _registry.match(dict(request))
+    if fmt is not None:  # a log format cachelint reads, met inside a file read as another
+        return f"{fmt.title} (audit it with --input-format {fmt.name})"
     kind = request.get("type")
     if kind in ("user", "assistant", "summary", "system") and isinstance(request.get("message"), Mapping) and (
         "sessionId" in request or "uuid" in request or "parentUuid" in request

@@ -189,9 +189,21 @@ def unread_line(summary: AuditSummary) -> str | None:
     total = sum(summary.unread.values())
     shapes = ", ".join(f"{shape} ({n:,})" for shape, n in summary.unread.items())
     return (
-        f"Not read: {_n(total, 'record')} {'looks' if total == 1 else 'look'} like LLM calls in a shape cachelint does not"
-        f" read yet: {shapes} (see docs/audit.md)."
+        f"Not read: {_n(total, 'record')} {'looks' if total == 1 else 'look'} like LLM calls in a shape this audit did"
+        f" not read: {shapes} (see docs/audit.md)."
     )
+
+
+def fidelity_lines(summary: AuditSummary) -> list[str]:
+    """What the requests read from logs that keep less than the wire bytes could not be judged on."""
+    lines = []
+    for fidelity, entry in summary.fidelity.items():
+        what = "judged from content, not bytes" if fidelity == "content" else "judged from usage only"
+        lines.append(
+            f"{_n(entry['requests'], 'request')} {what} ({', '.join(entry['formats'])}): {entry['not_judged']};"
+            f" not checked: {', '.join(entry['checks_not_run']) or 'nothing'}."
+        )
+    return lines
 
 
 def total_line(summary: AuditSummary) -> str | None:
@@ -228,6 +240,7 @@ def render_audit_full(diagnostics: Sequence[Diagnostic], summary: AuditSummary, 
     unread = unread_line(summary)
     if unread:
         out.append(unread)
+    out.extend(fidelity_lines(summary))
     for d in loose:
         out.append("")
         out.append(_finding_block(d, options, legend, None, currency))
@@ -270,6 +283,7 @@ def render_audit_concise(diagnostics: Sequence[Diagnostic], summary: AuditSummar
     unread = unread_line(summary)
     if unread:
         lines.append(unread)
+    lines.extend(fidelity_lines(summary))
     total = total_line(summary)
     if total:
         lines.append(total)
@@ -307,7 +321,7 @@ def nothing_read_message(summary: AuditSummary) -> str:
     if summary.unread:
         total = sum(summary.unread.values())
         shapes = ", ".join(f"{shape} ({count:,})" for shape, count in summary.unread.items())
-        parts.append(f"{total:,} record{'s' if total != 1 else ''} like LLM calls in a shape cachelint does not read yet: {shapes}")
+        parts.append(f"{total:,} record{'s' if total != 1 else ''} like LLM calls that were not read: {shapes}")
     if summary.files_without_records:
         k = summary.files_without_records
         parts.append(f"{k} file{'s' if k != 1 else ''} without a record (see above)")

@@ -175,23 +175,27 @@ def test_llm_records_in_a_shape_not_read_are_counted_and_named(tmp_path, monkeyp
     langsmith = {"run_type": "llm", "inputs": {"messages": [{"role": "user", "content": "hi"}]}, "outputs": {}}
     nested = {"ts": 1, "data": {"request_body": {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}}}
     telemetry = {"event": "page_view", "url": "/home"}
-    write_jsonl(tmp_path / "export.jsonl", [transcript, transcript, langsmith, nested, telemetry])
+    write_jsonl(tmp_path / "export.jsonl", [telemetry, transcript, transcript, langsmith, nested])
     result = plain(tmp_path, monkeypatch, "export.jsonl")
     assert result.exit_code == 2
     assert result.stderr == (
         "cachelint: error: no LLM requests found in 1 file (formats read: jsonl; 1 record that is not an LLM call;"
-        " 4 records like LLM calls in a shape cachelint does not read yet: Claude Code transcript (the conversation, not the"
-        " requests sent) (2), LangSmith run (1), a request body nested under 'data.request_body' (1); see docs/audit.md)\n"
+        " 4 records like LLM calls that were not read: Claude Code transcript (audit it with --input-format claude-code) (2),"
+        " LangSmith run (audit it with --input-format langsmith) (1), a request body nested under 'data.request_body' (1);"
+        " see docs/audit.md)\n"
     )
+    # records of a format cachelint reads, met in a file read as another: one CL001 per file and format
+    assert "export.jsonl:4:1: CL001 1 record(s) are LangSmith run records but were not read as such: audit them with --input-format langsmith" in result.stdout
+    assert "export.jsonl:2:1: CL001 2 record(s) are Claude Code transcript records" in result.stdout
     # beside requests that were read, the same records are named in the report, not skipped silently
     write_jsonl(tmp_path / "ok.jsonl", [anthropic(turns(1)), anthropic(turns(3))])
     mixed = plain(tmp_path, monkeypatch, "--output-format", "concise", "ok.jsonl", "export.jsonl")
-    assert mixed.exit_code == 0
-    assert "Not read: 4 records look like LLM calls in a shape cachelint does not read yet: Claude Code transcript" in mixed.stdout
+    assert mixed.exit_code == 1  # the CL001s above
+    assert "Not read: 4 records look like LLM calls in a shape this audit did not read: Claude Code transcript" in mixed.stdout
     summary = json.loads(plain(tmp_path, monkeypatch, "--output-format", "json", "ok.jsonl", "export.jsonl").stdout)["summary"]
     assert summary["unread"] == {
-        "Claude Code transcript (the conversation, not the requests sent)": 2,
-        "LangSmith run": 1,
+        "Claude Code transcript (audit it with --input-format claude-code)": 2,
+        "LangSmith run (audit it with --input-format langsmith)": 1,
         "a request body nested under 'data.request_body'": 1,
     }
     assert summary["skipped_non_llm"] == 1

@@ -33,7 +33,7 @@ def test_logs_are_left_to_the_readers(name, head):
     [
         ({"type": "user", "sessionId": "s", "uuid": "u", "message": {"role": "user", "content": "hi"}}, "Claude Code transcript"),
         ({"type": "response_item", "payload": {}}, "Codex CLI rollout"),
-        ({"resourceSpans": []}, "OpenTelemetry traces (OTLP JSON)"),
+        ({"resourceSpans": []}, "OpenTelemetry trace (OTLP JSON"),
         ({"name": "chat", "attributes": [{"key": "gen_ai.request.model", "value": {}}]}, "OpenTelemetry GenAI span"),
         ({"name": "llm", "attributes": {"llm.input_messages": []}}, "OpenInference span"),
         ({"run_type": "llm", "inputs": {}}, "LangSmith run"),

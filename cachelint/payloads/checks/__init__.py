@@ -22,6 +22,12 @@ quiet pair's cost):
   differ. It is not called for a pair whose prefix held byte for byte with equal settings.
 - ``REQUEST_FIRST_ONLY = True``: ``check_request`` reports only on the first request of a
   session (``index_in_session == 0``); it is not called for the others.
+
+``FIDELITY`` says what a check needs of a request (``cachelint.payloads.model.FIDELITIES``):
+``"wire"`` (the default: bytes, key order, cache markers as sent), ``"content"`` (the prompt's
+content, as observability exports re-encode it) or ``"usage"`` (the usage of each call, as Claude
+Code transcripts keep it). A request read from a log of lower fidelity is not given to the check
+(``checks_for``), and the audit's summary names the checks that did not run.
 """
 from __future__ import annotations
 
@@ -136,6 +142,28 @@ def first_only_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ..
 @functools.lru_cache(maxsize=1)
 def session_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
     return tuple(m.check_session for m in check_modules() if hasattr(m, "check_session"))
+
+
+def needs(module: ModuleType) -> str:
+    """The fidelity a check module needs (``FIDELITY``, default ``wire``)."""
+    return str(getattr(module, "FIDELITY", "wire"))
+
+
+@functools.lru_cache(maxsize=8)
+def skipped_at(fidelity: str) -> tuple[str, ...]:
+    """The codes of the checks that do not run on requests of ``fidelity``."""
+    from cachelint.payloads.model import FIDELITIES
+
+    level = FIDELITIES.index(fidelity)
+    return tuple(
+        sorted({m.__name__.rsplit(".", 1)[-1][:5].upper() for m in check_modules() if FIDELITIES.index(needs(m)) < level})
+    )
+
+
+def checks_for(fidelity: str, checks: tuple[Callable[..., Any], ...]) -> tuple[Callable[..., Any], ...]:
+    """The checks of ``checks`` that can judge a request of ``fidelity``."""
+    skipped = set(skipped_at(fidelity))
+    return tuple(c for c in checks if c.__module__.rsplit(".", 1)[-1][:5].upper() not in skipped)
 
 
 @functools.lru_cache(maxsize=1)

@@ -17,6 +17,8 @@ from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.model import Request, Session
 from cachelint.payloads.usage import CacheUsage, usage_of
 
+FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (checks/__init__.py)
+
 CODE = "CL311"
 DEFAULT_MIN_REQUESTS = 3
 
