@@ -106,18 +106,29 @@ def test_a_file_of_another_owner_is_left_alone():
 
 
 def _fix_as_another_user(tmp_path) -> None:
+    import shutil
+
     agent = tmp_path / "agent.py"
     agent.write_text(GOOD_AGENT)
     agent.chmod(0o666)
     os.chown(agent, 12345, 12345)
     err = tmp_path / "stderr.txt"
+    # The ordinary user may not read the checkout or the environment (a CI clone is often in a
+    # folder only root may enter), so every module the fix needs is imported before the fork:
+    # a fix of a throw-away copy, as root.
+    warm = tmp_path / "warm-up"
+    warm.mkdir()
+    (warm / "agent.py").write_text(GOOD_AGENT)
+    fix(warm)
+    shutil.rmtree(warm)
     pid = os.fork()
     if pid == 0:  # the child: become an ordinary user, run the fix
         try:
+            os.chdir(tmp_path)  # while still allowed to; the fix never returns to the old folder
             os.setgroups([])
             os.setgid(65534)
             os.setuid(65534)
-            result = fix(tmp_path)
+            result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--fix", "."], catch_exceptions=False)
             err.write_text(result.stderr)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent through the file
             err.write_text(f"child failed: {exc!r}")
