@@ -14,6 +14,8 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --log /tmp/rich.jsonl --runs 15                          # (the floor of the speed target)
     python benchmarks/bench_audit.py --promptcachelint /tmp/peers-audit/bin/promptcachelint --peer-runs 1
     python benchmarks/bench_audit.py --startup --all-checks --full-decode   # start-up alone; fast paths / reuse off
+    python benchmarks/bench_audit.py --format helicone --format otel-genai   # the same log in other formats: seconds per MB vs JSONL
+    python benchmarks/bench_audit.py --mb 250 --format all --runs 1          # every format (benchmarks/log_formats.py)
 """
 from __future__ import annotations
 
@@ -124,6 +126,65 @@ def to_peer_trace(log: Path, out: Path) -> None:
             dst.write(json.dumps({"provider": "anthropic", "body": body, "at": stamp, "model": body.get("model"), "usage": usage}) + "\n")
 
 
+def folder_size(path: Path) -> float:
+    """MB of the files' content: compressed files (.gz, .zhar) count what they inflate to, so
+    that seconds per MB compare the same bytes of JSON."""
+    import zlib
+
+    total = 0
+    for f in path.rglob("*"):
+        if not f.is_file():
+            continue
+        if f.name.endswith(".gz"):
+            with open(f, "rb") as handle:
+                handle.seek(-4, os.SEEK_END)
+                total += int.from_bytes(handle.read(4), "little")  # gzip's ISIZE (mod 4 GiB)
+        elif f.name.endswith(".zhar"):
+            inflater = zlib.decompressobj()
+            with open(f, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    total += len(inflater.decompress(chunk))
+        else:
+            total += f.stat().st_size
+    return total / 1e6
+
+
+def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
+    """Each log converted to each format (benchmarks/log_formats.py), audited interleaved with
+    the log as JSONL: seconds per MB of the file as stored, the ratio to JSONL's, peak RSS."""
+    sys.path.insert(0, str(HERE))
+    from log_formats import WRITERS  # noqa: E402 - a sibling script
+
+    names = sorted(WRITERS) if "all" in args.format else args.format
+    tmp = Path(tempfile.gettempdir())
+    print(f"{'log':<28} {'format':<24} {'MB':>6} {'audit s':>8} {'s/MB':>7} {'jsonl s/MB':>10} {'ratio':>6} {'RSS':>6} {'findings':>8}")
+    rows = []
+    for log in logs:
+        jsonl_mb = os.path.getsize(log) / 1e6
+        for name in names:
+            folder = tmp / f"{log.stem}-{name}"
+            if not folder.exists():
+                command = [sys.executable, str(HERE / "log_formats.py"), "--format", name, "--input", str(log), "-o", str(folder),
+                           "--per-session", str(args.per_session)]
+                subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            mb = folder_size(folder)
+            base, runs = [], []
+            for _ in range(args.runs):  # interleaved: the JSONL audit and the format's, side by side
+                base.append(measure(AUDIT, [str(log), "1"]))
+                runs.append(measure(AUDIT, [str(folder), "1"]))
+            base_s = statistics.median(r[0] for r in base)
+            wall = statistics.median(r[0] for r in runs)
+            rss = max(r[1] for r in runs)
+            ratio = (wall / mb) / (base_s / jsonl_mb)
+            row = {"log": log.name, "format": name, "size_mb": round(mb, 1), "audit_s": round(wall, 3), "jsonl_s": round(base_s, 3),
+                   "s_per_mb": round(wall / mb, 4), "jsonl_s_per_mb": round(base_s / jsonl_mb, 4), "ratio_per_mb": round(ratio, 2),
+                   "rss_mb": round(rss), "jsonl_rss_mb": round(max(r[1] for r in base)), "findings": sorted({r[2] for r in runs}),
+                   "runs": [round(r[0], 3) for r in runs], "jsonl_runs": [round(r[0], 3) for r in base]}
+            rows.append(row)
+            print(f"{log.name:<28} {name:<24} {mb:>6.0f} {wall:>8.2f} {wall / mb:>7.4f} {base_s / jsonl_mb:>10.4f} {ratio:>6.2f} {rss:>5.0f}M {row['findings'][0]:>8}", flush=True)
+    print(json.dumps(rows))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, nargs="*", default=[])
@@ -138,6 +199,7 @@ def main() -> None:
     parser.add_argument("--promptcachelint", metavar="EXE", help="the promptcachelint command (log converted to its trace format)")
     parser.add_argument("--peer-runs", type=int, default=1)
     parser.add_argument("--peer-max-mb", type=float, default=100, help="skip the peer on larger logs (it takes minutes)")
+    parser.add_argument("--format", action="append", default=[], help="also audit the log converted to this format (benchmarks/log_formats.py; 'all': every one)")
     args = parser.parse_args()
     logs = [Path(p) for p in args.log]
     tmp = Path(tempfile.gettempdir())
@@ -156,6 +218,9 @@ def main() -> None:
         logs.append(path)
     if args.startup:
         startup(max(args.runs, 5))
+    if args.format:
+        formats_table(logs, args)
+        return
     rows = []
     print(f"{'log':<30} {'MB':>6} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'audit RSS':>9} {'full s':>7} {'peer s':>7} {'peer RSS':>8} {'x peer':>7}")
     for log in logs:

@@ -5,21 +5,34 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from cachelint.config import Settings, load_settings
+from cachelint.baseline import BaselineError, load_baseline
+from cachelint.config import ConfigResolver, Settings, load_settings
 from cachelint.diagnostics import Diagnostic
-from cachelint.engine import CheckOptions, CheckResult, finalize, run_check
-from cachelint.payloads import AuditOptions, AuditResult
+from cachelint.engine import CheckOptions, CheckResult, StdinInput, finalize, run_check
+from cachelint.payloads import AuditOptions, AuditResult, AuditSummary
 
 __all__ = [
     "AuditOptions",
     "AuditResult",
+    "AuditSummary",
+    "BaselineError",
     "CheckOptions",
     "CheckResult",
+    "ConfigResolver",
     "Settings",
+    "StdinInput",
     "audit_logs",
     "check_paths",
     "load_settings",
 ]
+
+
+def _resolve(settings: Settings | None, resolver: ConfigResolver | None, cwd: Path) -> tuple[Settings, ConfigResolver | None]:
+    """Given ``settings``: those, for every input. Else each input's closest configuration."""
+    if settings is not None:
+        return settings, None
+    resolver = resolver or ConfigResolver(cwd)
+    return resolver.default(), resolver
 
 
 def check_paths(
@@ -27,11 +40,15 @@ def check_paths(
     settings: Settings | None = None,
     options: CheckOptions | None = None,
     cwd: Path | None = None,
+    resolver: ConfigResolver | None = None,
 ) -> CheckResult:
-    """Check agent code and skill folders under ``paths``."""
+    """Check agent code and skill folders under ``paths``. Each file is checked with the settings
+    of the configuration closest to it (``resolver``, by default found from the files), unless
+    ``settings`` is given: then with those. Findings in ``options.baseline`` are left out
+    (``CheckResult.baselined`` counts them); BaselineError when that file cannot be read."""
     cwd = (cwd or Path.cwd()).resolve()
-    settings = settings or load_settings(cwd)
-    return run_check([str(p) for p in paths], settings, options or CheckOptions(), cwd)
+    settings, resolver = _resolve(settings, resolver, cwd)
+    return run_check([str(p) for p in paths], settings, options or CheckOptions(), cwd, resolver=resolver)
 
 
 def audit_logs(
@@ -39,40 +56,30 @@ def audit_logs(
     settings: Settings | None = None,
     options: AuditOptions | None = None,
     cwd: Path | None = None,
+    resolver: ConfigResolver | None = None,
 ) -> AuditResult:
-    """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, directories, .gz)."""
+    """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, directories, .gz). The
+    pipeline (packs, ``[tool.cachelint.audit]``) runs with the settings of the configuration
+    closest to the first log (or ``settings``); the findings of each log are selected by its own
+    closest configuration. Findings in ``options.baseline`` are left out of the findings and of
+    the summary. Raises BaselineError when the baseline cannot be read."""
     from cachelint.payloads.audit import run_audit
 
     cwd = (cwd or Path.cwd()).resolve()
-    settings = settings or load_settings(cwd)
     options = options or AuditOptions()
-    result = run_audit([str(p) for p in paths], settings, options, cwd)
-    result.diagnostics = finalize(result.diagnostics, settings, cwd)
-    if options.baseline:
-        result.diagnostics = apply_baseline(result.diagnostics, Path(options.baseline))
+    accepted = load_baseline(Path(options.baseline)) if options.baseline else None
+    if settings is None:
+        resolver = resolver or ConfigResolver(cwd)
+        settings = resolver.for_path(cwd / paths[0]) if paths else resolver.default()
+    hidden: list[Diagnostic] = []
+
+    def select(found: Sequence[Diagnostic]) -> list[Diagnostic]:
+        kept = finalize(found, settings, cwd, resolver)
+        if accepted is not None:
+            kept, dropped = accepted.split(kept)
+            hidden.extend(dropped)
+        return kept
+
+    result = run_audit([str(p) for p in paths], settings, options, cwd, select=select)
+    result.summary.baselined = len(hidden)
     return result
-
-
-class BaselineError(ValueError):
-    pass
-
-
-def apply_baseline(diagnostics: Sequence[Diagnostic], baseline: Path) -> list[Diagnostic]:
-    """Hide findings accepted in a baseline file: a JSON list of objects with ``code`` and
-    ``path`` and optionally ``record``, ``session``, ``kind`` (the JSON output is a baseline)."""
-    import json
-
-    try:
-        entries = json.loads(baseline.read_text(encoding="utf-8"))
-        if not isinstance(entries, list):
-            raise ValueError("expected a JSON list")
-        keys = set()
-        for e in entries:
-            keys.add((e["code"], e["path"], e.get("record"), e.get("session"), e.get("kind")))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise BaselineError(f"baseline {baseline}: {exc}") from exc
-
-    def accepted(d: Diagnostic) -> bool:
-        return (d.code, d.path, d.record, d.session, d.kind) in keys or (d.code, d.path, None, None, None) in keys
-
-    return [d for d in diagnostics if not accepted(d)]

@@ -34,13 +34,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Iterable, Any
 
 from cachelint.config import Settings
 
-FORMAT = 3
+FORMAT = 4
 # Results files of other settings (a pre-commit hook with --select beside a full run...) are kept,
 # the most recently used first, up to this many.
 KEEP_RESULT_FILES = 8
@@ -57,23 +58,19 @@ def cache_folder(settings: Settings) -> Path:
     return base if base.is_absolute() else settings.root / base
 
 
-def _read_json_table(path: Path, key: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:
-    """(the ``key`` table, the whole document, a warning) of one cache file; empty when missing."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}, {}, None
-    except OSError as exc:
-        return {}, {}, f"cache {path} cannot be read ({exc.strerror or exc}); running without it"
-    try:
-        data = json.loads(raw)
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError("unknown cache format")
-        if not isinstance(data.get(key), dict):
-            raise ValueError(f"no {key} table")
-        return data[key], data, None
-    except (ValueError, UnicodeDecodeError) as exc:
-        return {}, {}, f"cache {path} is corrupt ({exc}); discarded"
+def _read_json_table(path: Path, kind: str, key: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """(the ``key`` table, the whole document, a warning) of one cache file; empty when missing,
+    of another version or damaged (``cachelint.cachefile`` checks kind, version and checksum)."""
+    from cachelint import cachefile
+
+    def shape(data: Any) -> bool:
+        return isinstance(data, dict) and isinstance(data.get(key), dict) and isinstance(data.get("skills", {}), dict)
+
+    data = cachefile.read(path, kind, FORMAT, shape)
+    warnings = cachefile.take_warnings()
+    if data is None:
+        return {}, {}, "; ".join(warnings) or None
+    return data[key], data, None
 
 
 @dataclass
@@ -99,7 +96,7 @@ class ResultCache:
     @classmethod
     def open(cls, settings: Settings, cwd: Path | None = None) -> "ResultCache":
         path = cache_folder(settings) / f"results-{settings.fingerprint()}.json"
-        entries, data, warning = _read_json_table(path, "files")
+        entries, data, warning = _read_json_table(path, "results", "files")
         skills = data.get("skills") if isinstance(data.get("skills"), dict) else {}
         return cls(path=path, entries=entries, skills=skills, warning=warning, dirty=warning is not None)
 
@@ -114,6 +111,12 @@ class ResultCache:
         self._valid[key] = entry
         return entry
 
+    def forget_validation(self, paths: Iterable[str | Path]) -> None:
+        """Files written during the run (by ``--fix``): their entries are validated again, against
+        what the disk holds now, when next asked for."""
+        for path in paths:
+            self._valid.pop(str(path), None)
+
     def _validate(self, path: str, entry: Any) -> dict[str, Any] | None:
         if not isinstance(entry, dict):
             return None
@@ -121,6 +124,8 @@ class ResultCache:
             st = os.stat(path)
         except OSError:
             return None
+        if not stat.S_ISREG(st.st_mode):
+            return None  # a FIFO now where the file was: never opened (reading one waits forever)
         mtime, size = entry.get("mtime_ns"), entry.get("size")
         if (st.st_mtime_ns, st.st_size) == (mtime, size):
             return entry
@@ -162,7 +167,7 @@ class ResultCache:
 
     def _summary_table(self) -> dict[str, Any]:
         if self._summaries is None:
-            table, _, warning = _read_json_table(self.summaries_path, "summaries")
+            table, _, warning = _read_json_table(self.summaries_path, "summaries", "summaries")
             if warning and not self.warning:
                 self.warning = warning
             self._summaries = table
@@ -240,7 +245,7 @@ class ResultCache:
             if key not in self._valid and not os.path.exists(key):
                 del self.entries[key]
         try:
-            from cachelint.fileutil import atomic_write  # tempfile: only when there is something to write
+            from cachelint import cachefile
 
             folder = self.folder
             folder.mkdir(parents=True, exist_ok=True)
@@ -255,16 +260,16 @@ class ResultCache:
                 # results file does not expect yet, which the digest check ignores.
                 wanted = {k: e.get("summary_digest") for k, e in self.entries.items() if isinstance(e, dict)}
                 kept = {k: v for k, v in sorted(self._summaries.items()) if isinstance(v, list) and v and wanted.get(k) == v[0]}
-                data = json.dumps({"format": FORMAT, "summaries": kept}, sort_keys=True, separators=(",", ":"))
-                atomic_write(self.summaries_path, data.encode())
+                data = json.dumps({"summaries": kept}, sort_keys=True, separators=(",", ":"))
+                cachefile.write(self.summaries_path, "summaries", FORMAT, data.encode())
             # Not sort_keys: a finding's details keep the order the check wrote them in, so a warm
             # run prints the same bytes as the cold one (sorted keys here reordered them). The
             # tables themselves are sorted by path, so the file stays deterministic too.
             data = json.dumps(
-                {"format": FORMAT, "files": dict(sorted(self.entries.items())), "skills": dict(sorted(self.skills.items()))},
+                {"files": dict(sorted(self.entries.items())), "skills": dict(sorted(self.skills.items()))},
                 separators=(",", ":"),
             )
-            atomic_write(self.path, data.encode())
+            cachefile.write(self.path, "results", FORMAT, data.encode())
             self._forget_old_files()
         except OSError:
             pass  # a read-only tree still gets its findings

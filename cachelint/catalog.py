@@ -176,24 +176,37 @@ def _summaries_from_catalog() -> dict[str, RuleSummary]:
 def _rule_index_in(folder: Path | None) -> dict[str, RuleSummary]:
     if folder is None:
         return _summaries_from_catalog()
+    from cachelint import cachefile
+
     target = folder / f"rules-{_catalog_stat_key()}.json"
-    try:
-        rows = json.loads(target.read_bytes())
+    codes = sorted(p.stem for p in (rules_dir() / "catalog").glob("CL*.yaml"))
+
+    def shape(rows: Any) -> bool:
+        # one row per catalog file, each (code, name, scope, severity, status) of known values: a
+        # table missing rules would select none of them
+        return (
+            isinstance(rows, list)
+            and all(isinstance(r, list) and len(r) == 5 and all(isinstance(v, str) for v in r) for r in rows)
+            and sorted(r[0] for r in rows) == codes
+            and all(r[3] in _SEVERITIES for r in rows)
+        )
+
+    rows = cachefile.read(target, "rules", INDEX_FORMAT, shape)
+    if rows is not None:
         return {r[0]: RuleSummary(r[0], r[1], r[2], Severity(r[3]), r[4]) for r in rows}
-    except (OSError, ValueError, TypeError, IndexError):
-        pass  # missing, stale format or damaged: rebuild from the YAML
     index = _summaries_from_catalog()
     rows = [[s.code, s.name, s.scope, s.severity.value, s.status] for s in index.values()]
     try:
-        from cachelint.fileutil import atomic_write
-
         folder.mkdir(parents=True, exist_ok=True)
         for old in folder.glob("rules-*.json"):
             old.unlink()
-        atomic_write(target, json.dumps(rows).encode())
+        cachefile.write(target, "rules", INDEX_FORMAT, json.dumps(rows).encode())
     except OSError:
         pass  # a read-only tree still works, from the YAML
     return index
+
+
+_SEVERITIES = frozenset(s.value for s in Severity)
 
 
 def rule_index() -> dict[str, RuleSummary]:
@@ -218,12 +231,25 @@ def default_severity(code: str) -> Severity:
     return doc.severity if doc else Severity.WARNING
 
 
+def _selector_code(selector: str, names: Mapping[str, str]) -> str:
+    """A selector as a code or code prefix: rule names (``unordered-tools``) stand for their code,
+    as ``cachelint rule unordered-tools`` does."""
+    sel = selector.strip()
+    return names.get(sel.lower(), sel.upper())
+
+
+def _names() -> dict[str, str]:
+    return {s.name: s.code for s in rule_index().values()}
+
+
 def expand_selectors(selectors: Iterable[str], known: Iterable[str] | None = None) -> set[str]:
-    """Codes matched by selectors: exact codes or prefixes (``CL1``, ``CL10``, ``ALL``)."""
+    """Codes matched by selectors: exact codes, prefixes (``CL1``, ``CL10``, ``ALL``) or rule
+    names (``unordered-tools``)."""
     codes = list(known if known is not None else rule_index())
+    names = _names()
     out: set[str] = set()
     for sel in selectors:
-        sel = sel.strip().upper()
+        sel = _selector_code(sel, names)
         if sel == "ALL":
             out.update(codes)
             continue
@@ -233,9 +259,18 @@ def expand_selectors(selectors: Iterable[str], known: Iterable[str] | None = Non
 
 def unknown_selectors(selectors: Iterable[str]) -> list[str]:
     codes = list(rule_index())
+    names = _names()
     return sorted(
-        s for s in selectors if s.strip().upper() != "ALL" and not any(c.startswith(s.strip().upper()) for c in codes)
+        s
+        for s in selectors
+        if _selector_code(s, names) != "ALL" and not any(c.startswith(_selector_code(s, names)) for c in codes)
     )
+
+
+def code_of(selector: str) -> str | None:
+    """The rule code a single code or rule name stands for (None for a prefix or an unknown name)."""
+    sel = _selector_code(selector, _names())
+    return sel if sel in rule_index() else None
 
 
 # --- packs -----------------------------------------------------------------------------------
@@ -368,11 +403,12 @@ def _pack_copy_path(digest: str) -> Path:
 
 
 def _read_pack_copy(digest: str) -> dict[str, Any] | None:
-    try:
-        data = json.loads(_pack_copy_path(digest).read_bytes(), object_hook=_decode_pack_object)
-    except (OSError, ValueError, TypeError):
-        return None
-    return data if isinstance(data, dict) and "kind" in data else None
+    from cachelint import cachefile
+
+    def shape(data: Any) -> bool:
+        return isinstance(data, dict) and isinstance(data.get("kind"), str)
+
+    return cachefile.read(_pack_copy_path(digest), "pack", 1, shape, object_hook=_decode_pack_object)
 
 
 def _write_pack_copy(digest: str, data: dict[str, Any]) -> None:
@@ -383,11 +419,11 @@ def _write_pack_copy(digest: str, data: dict[str, Any]) -> None:
     except (TypeError, ValueError):
         return  # a YAML type without a JSON form (binary, ...): stays YAML-only
     try:
-        from cachelint.fileutil import atomic_write
+        from cachelint import cachefile
 
         target = _pack_copy_path(digest)
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, text.encode("utf-8"))
+        cachefile.write(target, "pack", 1, text.encode("utf-8"))
         _forget_old_pack_copies(target.parent)
     except OSError:
         pass
@@ -442,11 +478,13 @@ def _verdict_file() -> Path:
 
 @functools.lru_cache(maxsize=None)
 def _known_valid_packs_in(target: Path) -> set[str]:
-    try:
-        data = json.loads(target.read_bytes())
-        return {d for d in data if isinstance(d, str)} if isinstance(data, list) else set()
-    except (OSError, ValueError):
-        return set()
+    from cachelint import cachefile
+
+    def shape(data: Any) -> bool:
+        return isinstance(data, list) and all(isinstance(d, str) and len(d) == 32 for d in data)
+
+    data = cachefile.read(target, "packs-valid", 1, shape)
+    return set(data) if data is not None else set()
 
 
 def _known_valid_packs() -> set[str]:
@@ -458,13 +496,13 @@ def _remember_valid_pack(digest: str) -> None:
     known = _known_valid_packs_in(target)
     known.add(digest)
     try:
-        from cachelint.fileutil import atomic_write
+        from cachelint import cachefile
 
         target.parent.mkdir(parents=True, exist_ok=True)
         for old in target.parent.glob("packs-valid-*.json"):
             if old != target:
                 old.unlink()
-        atomic_write(target, json.dumps(sorted(known)).encode())
+        cachefile.write(target, "packs-valid", 1, json.dumps(sorted(known)).encode())
     except OSError:
         pass
 

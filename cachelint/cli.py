@@ -13,6 +13,7 @@ from typing import NoReturn, Sequence
 import click
 
 from cachelint import __version__
+from cachelint.payloads.formats import NAMES as LOG_FORMAT_NAMES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -29,14 +30,85 @@ def _split_codes(values: Sequence[str]) -> list[str]:
     return out
 
 
-def _load_settings(config: Sequence[str], isolated: bool, overrides: dict | None = None):
+def _resolver(config: Sequence[str], isolated: bool, overrides: dict | None = None):
+    """The configuration of each input (the closest file to it), with the command line's options
+    over it; one line and exit 2 on a configuration problem."""
     from cachelint.catalog import CatalogError
-    from cachelint.config import ConfigError, load_settings
+    from cachelint.config import ConfigError, ConfigResolver
 
     try:
-        return load_settings(Path.cwd(), config=config, isolated=isolated, overrides=overrides)
+        resolver = ConfigResolver(Path.cwd(), config=config, isolated=isolated, overrides=overrides)
+        resolver.default()  # the working directory's file is read and validated up front
+        return resolver
     except (ConfigError, CatalogError) as exc:
         _fail(str(exc))
+
+
+def _load_settings(config: Sequence[str], isolated: bool, overrides: dict | None = None):
+    return _resolver(config, isolated, overrides).default()
+
+
+class _Output:
+    """Where and how the command writes: the report on stdout (or ``-o FILE``), with its totals
+    on the same stream as the findings (as Ruff does); warnings and errors on stderr. ``-q``
+    keeps the findings only, ``-s`` prints nothing (the exit code still tells), ``-v`` adds what
+    was read and with which configuration (stderr)."""
+
+    def __init__(self, output_file: str | None, quiet: bool, silent: bool, verbose: bool, color: str) -> None:
+        self.output_file = output_file
+        self.quiet = quiet or silent
+        self.silent = silent
+        self.verbose = verbose and not self.quiet
+        self.color = _use_color(color, output_file)
+        self._parts: list[str] = []
+
+    def report(self, text: str) -> None:
+        if not self.silent and text:
+            self._parts.append(text)
+
+    def totals(self, text: str) -> None:
+        if not self.quiet:
+            self.report(text)
+
+    def warn(self, message: str) -> None:
+        if not self.quiet:
+            click.echo(f"cachelint: warning: {message}", err=True)
+
+    def info(self, message: str) -> None:
+        if self.verbose:
+            click.echo(f"cachelint: {message}", err=True)
+
+    def flush(self) -> None:
+        text = "".join(self._parts)
+        self._parts = []
+        if self.silent:
+            return
+        if self.output_file:
+            from cachelint.fileutil import atomic_write
+
+            try:
+                atomic_write(Path(self.output_file), text.encode("utf-8"))
+            except OSError as exc:
+                _fail(f"cannot write {self.output_file}: {exc.strerror or exc}")
+        elif text:
+            click.echo(text, nl=False, color=self.color)
+
+
+def _use_color(choice: str, output_file: str | None) -> bool:
+    """``--color always|never`` decide; ``auto`` (the default) colours a terminal only, and not a
+    file: ``FORCE_COLOR`` (non-empty) turns colour on anywhere, ``NO_COLOR`` (non-empty) off."""
+    if choice == "always":
+        return True
+    if choice == "never" or output_file:
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _emit(text: str, output_file: str | None) -> None:
@@ -50,16 +122,6 @@ def _emit(text: str, output_file: str | None) -> None:
             _fail(f"cannot write {output_file}: {exc.strerror or exc}")
     else:
         click.echo(text, nl=False)
-
-
-def _statistics(diagnostics) -> str:
-    from cachelint.catalog import rule_name
-
-    counts: dict[str, int] = {}
-    for d in diagnostics:
-        counts[d.code] = counts.get(d.code, 0) + 1
-    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return "".join(f"{n:>5}\t{code}\t{rule_name(code)}\n" for code, n in rows)
 
 
 class _Terminated(BaseException):
@@ -111,19 +173,33 @@ def main() -> None:
 
 
 def _common_report_options(func):
+    func = click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        default="auto",
+        help="Colour the text output: auto (a terminal only; FORCE_COLOR / NO_COLOR respected), always, never.",
+    )(func)
+    func = click.option("-v", "--verbose", is_flag=True, help="Also say what was read, with which configuration (stderr).")(func)
+    func = click.option("-s", "--silent", is_flag=True, help="Print nothing; the exit code still says whether there are findings.")(func)
+    func = click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no totals, hints or warnings.")(func)
+    func = click.option(
+        "--baseline",
+        type=click.Path(dir_okay=False),
+        help="A JSON output of an earlier run: its findings are accepted and left out of the report.",
+    )(func)
     func = click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")(func)
-    func = click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")(func)
-    func = click.option("-o", "--output-file", type=click.Path(dir_okay=False), envvar="CACHELINT_OUTPUT_FILE")(func)
+    func = click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them (JSON with --output-format json).")(func)
+    func = click.option("-o", "--output-file", type=click.Path(dir_okay=False), envvar="CACHELINT_OUTPUT_FILE", help="Write the report to FILE.")(func)
     func = click.option(
         "--config",
         "config",
         multiple=True,
-        help="A config file, or inline TOML such as 'select = [\"CL1\"]' (repeatable).",
+        help="A config file for every input, or inline TOML such as 'select = [\"CL1\"]' over each input's own (repeatable).",
     )(func)
     func = click.option("--isolated", is_flag=True, help="Ignore configuration files.")(func)
-    func = click.option("--extend-select", multiple=True, help="Codes or prefixes to add to the selection.")(func)
-    func = click.option("--ignore", multiple=True, help="Codes or prefixes to ignore (comma-separated).")(func)
-    func = click.option("--select", multiple=True, help="Codes or prefixes to enable (comma-separated).")(func)
+    func = click.option("--extend-select", multiple=True, help="Codes, prefixes or rule names to add to the selection.")(func)
+    func = click.option("--ignore", multiple=True, help="Codes, prefixes or rule names to ignore (comma-separated).")(func)
+    func = click.option("--select", multiple=True, help="Codes, prefixes or rule names to enable (comma-separated), e.g. CL1,unordered-tools.")(func)
     return func
 
 
@@ -136,9 +212,25 @@ def _selection_overrides(select, ignore, extend_select) -> dict:
         if codes:
             bad = unknown_selectors(codes)
             if bad:
-                _fail(f"--{key}: unknown rule selector {bad[0]!r}")
+                _fail(f"--{key}: unknown rule selector {bad[0]!r} (a code such as CL101, a prefix such as CL1, or a rule name; see 'cachelint rules')")
             overrides[key] = codes
     return overrides
+
+
+def _report_options(unsafe_fixes: bool, out: _Output):
+    from cachelint.report import RenderOptions
+
+    return RenderOptions(unsafe_fixes=unsafe_fixes, color=out.color)
+
+
+def _read_stdin(stdin_filename: str | None, cwd: Path):
+    from cachelint.engine import StdinInput
+
+    display = stdin_filename or "-"
+    # Without a name, stdin is Python (as in Ruff): it stands for a file of the working directory.
+    path = cwd / stdin_filename if stdin_filename else cwd / "-.py"
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+    return StdinInput(data=data, path=Path(os.path.abspath(path)), display=display)
 
 
 @main.command()
@@ -146,14 +238,18 @@ def _selection_overrides(select, ignore, extend_select) -> dict:
 @_common_report_options
 @click.option(
     "--output-format",
-    type=click.Choice(["concise", "full", "json", "sarif", "github"]),
+    type=click.Choice(["concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit"]),
     default=None,
     envvar="CACHELINT_OUTPUT_FORMAT",
-    help="Output format (default concise; 'full' adds context).",
+    help="Output format (default concise; 'full' adds the source line, details and help). See docs/outputs.md.",
 )
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix or --diff).")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix or --diff), and mark them fixable.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
+@click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and rule.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix changed a file, even if nothing is left to report.")
+@click.option("--extend-exclude", multiple=True, help="Patterns (gitignore syntax) to exclude as well as the configured ones (comma-separated).")
+@click.option("--stdin-filename", help="The name of the file read from stdin ('-'): its kind, configuration and the name findings carry.")
 @click.option("--no-cache", is_flag=True, envvar="CACHELINT_NO_CACHE", help="Do not read or write .cachelint_cache.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line too.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Worker processes (default: all cores).")
@@ -167,43 +263,89 @@ def check(
     output_file,
     statistics,
     exit_zero,
+    baseline,
+    quiet,
+    silent,
+    verbose,
+    color,
     output_format,
     fix,
     unsafe_fixes,
     show_diff,
+    show_fixes,
+    exit_non_zero_on_fix,
+    extend_exclude,
+    stdin_filename,
     no_cache,
     force_exclude,
     jobs,
 ):
-    """Check agent code (Python, notebooks) and skill folders under PATHS (default: .)."""
-    from cachelint.engine import CheckOptions, run_check
-    from cachelint.report import render
+    """Check agent code (Python, notebooks) and skill folders under PATHS (default: .; '-' reads stdin)."""
+    import time
 
-    settings = _load_settings(config, isolated, _selection_overrides(select, ignore, extend_select))
+    from cachelint.baseline import BaselineError
+    from cachelint.engine import CheckOptions, run_check
+    from cachelint.report import TEXT_FORMATS, render, render_statistics
+    from cachelint.report.text import render_fixes, render_totals, totals_of
+
+    started = time.monotonic()
+    out = _Output(output_file, quiet, silent, verbose, color)
+    cwd = Path.cwd().resolve()
+    use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
+    if "-" in paths and not use_stdin:
+        _fail("'-' (stdin) cannot be combined with other paths")
+    if use_stdin and fix:
+        _fail("--fix cannot write the fixed text of stdin; use --diff to see the fixes")
+    overrides = _selection_overrides(select, ignore, extend_select)
+    if extend_exclude:
+        overrides["extend-exclude"] = _split_codes(extend_exclude)
+    resolver = _resolver(config, isolated, overrides)
+    settings = resolver.default()
     options = CheckOptions(
-        fix=fix, unsafe_fixes=unsafe_fixes, diff=show_diff, no_cache=no_cache, force_exclude=force_exclude, jobs=jobs
+        fix=fix,
+        unsafe_fixes=unsafe_fixes,
+        diff=show_diff,
+        no_cache=no_cache,
+        force_exclude=force_exclude,
+        jobs=jobs,
+        stdin=_read_stdin(stdin_filename, cwd) if use_stdin else None,
+        baseline=baseline,
     )
-    result = run_check(list(paths) or ["."], settings, options, Path.cwd().resolve())
+    try:
+        result = run_check(list(paths) or ["."], settings, options, cwd, resolver=resolver)
+    except BaselineError as exc:
+        _fail(str(exc))
     for warning in result.warnings:
-        click.echo(f"cachelint: warning: {warning}", err=True)
+        out.warn(warning)
+    for where, count in sorted(result.configurations.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
+        out.info(f"{count} file{'s' if count != 1 else ''} checked with {where or 'the default settings (no configuration file)'}")
+    out.info(f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked in {time.monotonic() - started:.2f} s")
     if show_diff:
-        _emit("".join(result.diffs), output_file)
+        out.report("".join(result.diffs))
+        out.flush()
         if not exit_zero and result.diffs:
             sys.exit(EXIT_FINDINGS)
         sys.exit(EXIT_CLEAN)
     fmt = output_format or "concise"
+    report_options = _report_options(unsafe_fixes, out)
+    totals = totals_of(
+        result.diagnostics,
+        result.files_checked,
+        report_options,
+        fixed=result.fixed if fix else None,
+        baselined=result.baselined,
+    )
     if statistics:
-        text = _statistics(result.diagnostics)
+        out.report(render_statistics(fmt, result.diagnostics, report_options))
     else:
-        text = render(fmt, result.diagnostics)
-    _emit(text, output_file)
-    if fmt in ("concise", "full") and not output_file:
-        n = len(result.diagnostics)
-        fixed = f", {result.fixes_applied} fixed" if fix else ""
-        click.echo(
-            f"Found {n} finding{'s' if n != 1 else ''} in {result.files_checked} file{'s' if result.files_checked != 1 else ''}{fixed}.",
-            err=True,
-        )
+        out.report(render(fmt, result.diagnostics, options=report_options))
+        if fmt in TEXT_FORMATS:
+            if fix and show_fixes:
+                out.totals(("\n" if result.diagnostics else "") + render_fixes(totals))
+            out.totals(("\n" if result.diagnostics and fmt == "full" else "") + render_totals(totals, report_options, rule_help=fmt == "concise"))
+    out.flush()
+    if exit_non_zero_on_fix and fix and result.fixed:
+        sys.exit(EXIT_FINDINGS)
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
@@ -214,49 +356,81 @@ def check(
 @_common_report_options
 @click.option(
     "--output-format",
-    type=click.Choice(["concise", "full", "json", "sarif", "github", "html"]),
+    type=click.Choice(["concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html"]),
     default=None,
     envvar="CACHELINT_OUTPUT_FORMAT",
-    help="Output format (default full: per-session report with the byte diff at each break).",
+    help="Output format (default full: each session, then its breaks with the byte diff and their cost). See docs/outputs.md.",
 )
 @click.option(
     "--input-format",
-    type=click.Choice(["auto", "jsonl", "json", "har", "vcr"]),
+    type=click.Choice(["auto", "jsonl", "json", "har", "vcr", *LOG_FORMAT_NAMES]),
     default="auto",
-    help="Force the log format instead of detecting it.",
+    help="Force the log format instead of detecting it (docs/audit.md lists the formats).",
 )
-@click.option("--baseline", type=click.Path(dir_okay=False), help="A JSON file of accepted findings to hide.")
 def audit(
-    logs, select, ignore, extend_select, isolated, config, output_file, statistics, exit_zero, output_format, input_format, baseline
+    logs,
+    select,
+    ignore,
+    extend_select,
+    isolated,
+    config,
+    output_file,
+    statistics,
+    exit_zero,
+    baseline,
+    quiet,
+    silent,
+    verbose,
+    color,
+    output_format,
+    input_format,
 ):
-    """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, .gz, folders) for cache breaks."""
-    from cachelint.api import audit_logs
+    """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, .gz, folders) for cache breaks.
+
+    Exit 1 when there are findings, 2 when no LLM request was read from any input."""
+    from cachelint.api import BaselineError, audit_logs
     from cachelint.payloads import AuditOptions
-    from cachelint.report import render
+    from cachelint.report import TEXT_FORMATS, render, render_statistics
+    from cachelint.report.text import render_totals, totals_of
 
-    settings = _load_settings(config, isolated, _selection_overrides(select, ignore, extend_select))
-    options = AuditOptions(
-        input_format=input_format,
-        baseline=baseline,
-        progress=sys.stderr.isatty() and not os.environ.get("CI"),
-        timeline=output_format == "html",  # only the HTML report draws one bar per request
-    )
-    from cachelint.api import BaselineError
-
-    try:
-        result = audit_logs(list(logs), settings, options, Path.cwd().resolve())
-    except BaselineError as exc:
-        _fail(str(exc))
-    for warning in result.warnings:
-        click.echo(f"cachelint: warning: {warning}", err=True)
+    out = _Output(output_file, quiet, silent, verbose, color)
     fmt = output_format or "full"
     if fmt == "html" and not output_file:
         _fail("--output-format html needs -o FILE")
+    resolver = _resolver(config, isolated, _selection_overrides(select, ignore, extend_select))
+    options = AuditOptions(
+        input_format=input_format,
+        baseline=baseline,
+        progress=sys.stderr.isatty() and not os.environ.get("CI") and not out.quiet,
+        timeline=fmt == "html",  # only the HTML report draws one bar per request
+    )
+    try:
+        result = audit_logs(list(logs), None, options, Path.cwd().resolve(), resolver=resolver)
+    except BaselineError as exc:
+        _fail(str(exc))
+    for warning in result.warnings:
+        out.warn(warning)
+    summary = result.summary
+    out.info(
+        f"{summary.files} files read ({', '.join(f'{k}: {v}' for k, v in summary.formats.items()) or 'no format'}),"
+        f" {summary.records} records, {summary.requests} LLM requests"
+    )
+    report_options = _report_options(False, out)
+    nothing_read = summary.requests == 0 and summary.failed == 0
     if statistics:
-        text = _statistics(result.diagnostics)
+        out.report(render_statistics(fmt, result.diagnostics, report_options))
+    elif nothing_read and fmt in TEXT_FORMATS:
+        out.report(render("concise", result.diagnostics, options=report_options))  # what each file is
     else:
-        text = render(fmt, result.diagnostics, summary=result.summary)
-    _emit(text, output_file)
+        out.report(render(fmt, result.diagnostics, summary=summary, options=report_options))
+        if fmt in TEXT_FORMATS:
+            totals = totals_of(result.diagnostics, summary.files, report_options, verb="read", baselined=summary.baselined)
+            out.totals(render_totals(totals, report_options, rule_help=fmt == "concise"))
+    out.flush()
+    if nothing_read:
+        from cachelint.report.audit_text import nothing_read_message
+
+        _fail(nothing_read_message(summary))
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
@@ -343,19 +517,29 @@ def config_group():
 
 
 @config_group.command("validate")
+@click.argument("path", required=False, type=click.Path())
 @click.option("--config", "config", multiple=True)
-def config_validate(config):
-    """Validate the configuration in force; exit 2 with the first problem."""
-    settings = _load_settings(config, False)
+def config_validate(path, config):
+    """Validate the configuration in force (for PATH: the one closest to it); exit 2 with the first problem."""
+    resolver = _resolver(config, False)
+    settings = resolver.for_path(Path(path)) if path else resolver.default()
     where = settings.config_path or "no configuration file (defaults)"
     click.echo(f"{where}: ok")
 
 
 @config_group.command("show")
+@click.argument("path", required=False, type=click.Path())
 @click.option("--config", "config", multiple=True)
-def config_show(config):
-    """Print the resolved settings as JSON."""
-    settings = _load_settings(config, False)
+def config_show(path, config):
+    """Print the resolved settings as JSON (for PATH: those of the configuration closest to it)."""
+    from cachelint.catalog import CatalogError
+    from cachelint.config import ConfigError
+
+    resolver = _resolver(config, False)
+    try:
+        settings = resolver.for_path(Path(path)) if path else resolver.default()
+    except (ConfigError, CatalogError) as exc:
+        _fail(str(exc))
     data = {
         "config_path": str(settings.config_path) if settings.config_path else None,
         "select": list(settings.select),

@@ -1,7 +1,9 @@
 """Configuration: ``[tool.cachelint]`` in ``pyproject.toml`` or a ``cachelint.toml``.
 
-The closest file to the working directory wins (no merging, like Ruff); ``--config`` names a file
-or gives inline ``key = value`` TOML overrides. Every table is validated by a JSON Schema in
+As in Ruff, the closest configuration file to each checked file wins (no merging between files):
+``ConfigResolver`` finds it per directory. ``--config FILE`` names one file for every input,
+``--config 'key = value'`` gives inline TOML overrides applied over whichever file is found, and
+``--isolated`` reads no file. Every table is validated by a JSON Schema in
 ``rules/schema``: the top level by ``config.schema.json`` and each section (``code``, ``skills``,
 ``audit``) by ``config-<section>.schema.json``, so each part of the tool owns its options.
 """
@@ -20,6 +22,10 @@ from cachelint import __version__
 CONFIG_FILES = (".cachelint.toml", "cachelint.toml", "pyproject.toml")
 SECTIONS = ("code", "skills", "audit")
 DEFAULT_MAX_FILE_SIZE = 8 * 1024 * 1024
+# Tokens of one Python file (an estimate of its syntax tree's nodes, 0.4-1 KB of memory each while
+# parsed and analysed): a 100,000-line module of ordinary code has ~800,000 (measured: 297 MB);
+# an 8 MB list literal 5.4 million (2.6 GB to parse alone).
+DEFAULT_MAX_SYNTAX_NODES = 2_000_000
 DEFAULT_EXCLUDE = (
     ".git",
     ".hg",
@@ -58,8 +64,15 @@ class Settings:
     packs: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     analysis_timeout: float = 30.0
+    max_syntax_nodes: int = DEFAULT_MAX_SYNTAX_NODES
     cache_dir: str = ".cachelint_cache"
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def project_root(self) -> Path | None:
+        """The configuration file's folder, or None without a configuration file (``root`` is
+        then the working directory, which must not decide what a run reads)."""
+        return self.root if self.config_path is not None else None
 
     def section(self, name: str) -> Mapping[str, Any]:
         """The raw, validated options of one section (``code``, ``skills``, ``audit``)."""
@@ -90,6 +103,7 @@ class Settings:
             "per_file_ignores": {k: list(v) for k, v in sorted(self.per_file_ignores.items())},
             "max_file_size": self.max_file_size,
             "analysis_timeout": self.analysis_timeout,
+            "max_syntax_nodes": self.max_syntax_nodes,
             "sections": self.sections,
         }
         h.update(json.dumps(payload, sort_keys=True, default=str).encode())
@@ -121,26 +135,46 @@ def _code_stamp() -> str:
     return "\n".join(rows)
 
 
+def config_in(directory: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The config file of ``directory`` itself that has cachelint settings, or None."""
+    for name in CONFIG_FILES:
+        candidate = directory / name
+        if not candidate.is_file():
+            continue
+        raw = _read_bytes(candidate)
+        if name == "pyproject.toml" and b"cachelint" not in raw:
+            # another tool's file: no TOML parser on the start-up path (any spelling of a
+            # tool.cachelint table, dotted keys and [tool] tables included, has the word)
+            continue
+        data = _read_toml(candidate, raw)
+        if name == "pyproject.toml":
+            table = data.get("tool", {}).get("cachelint")
+            if table is None:
+                continue
+            return candidate, table
+        _refuse_tool_prefix(candidate, data)
+        return candidate, data
+    return None
+
+
+def _refuse_tool_prefix(path: Path, data: Mapping[str, Any]) -> None:
+    """``[tool.cachelint]`` is pyproject.toml's spelling; in a cachelint.toml the keys stand at the
+    top level. Said as such, not as the schema's "'tool' was unexpected"."""
+    tool = data.get("tool")
+    if isinstance(tool, Mapping) and "cachelint" in tool:
+        raise ConfigError(
+            f"{path}: [tool.cachelint] is the pyproject.toml spelling; in {path.name} drop the prefix "
+            f"and write the keys at the top level (e.g. select = [...], [code])"
+        )
+
+
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     """The closest config file from ``start`` upwards that has cachelint settings."""
     start = start.resolve()
     for directory in [start, *start.parents]:
-        for name in CONFIG_FILES:
-            candidate = directory / name
-            if not candidate.is_file():
-                continue
-            raw = _read_bytes(candidate)
-            if name == "pyproject.toml" and b"cachelint" not in raw:
-                # another tool's file: no TOML parser on the start-up path (any spelling of a
-                # tool.cachelint table, dotted keys and [tool] tables included, has the word)
-                continue
-            data = _read_toml(candidate, raw)
-            if name == "pyproject.toml":
-                table = data.get("tool", {}).get("cachelint")
-                if table is None:
-                    continue
-                return candidate, table
-            return candidate, data
+        found = config_in(directory)
+        if found is not None:
+            return found
     return None
 
 
@@ -215,43 +249,19 @@ def _deep_merge(into: dict[str, Any], data: Mapping[str, Any]) -> None:
             into[key] = value
 
 
-def load_settings(
-    cwd: Path | None = None,
-    config: Sequence[str] = (),
-    isolated: bool = False,
-    overrides: Mapping[str, Any] | None = None,
-) -> Settings:
-    """Resolve settings: the config file (given, or found from ``cwd`` up), inline overrides from
-    ``--config key=value`` and finally CLI ``overrides`` (already in table form)."""
-    cwd = (cwd or Path.cwd()).resolve()
-    table: dict[str, Any] = {}
-    config_path: Path | None = None
-    inline: list[str] = []
-    for item in config:
-        candidate = Path(item)
-        if "=" not in item and (candidate.is_file() or candidate.suffix == ".toml"):
-            if not candidate.is_file():
-                raise ConfigError(f"--config {item}: no such file")
-            config_path = candidate.resolve()
-            data = _read_toml(config_path)
-            if config_path.name == "pyproject.toml":
-                data = data.get("tool", {}).get("cachelint", {})
-            table = data
+def _merge_overrides(table: dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    """Command line options over a file's table: ``extend-*`` lists add to the file's (as Ruff's
+    ``--extend-select`` and ``--extend-exclude`` do), every other key replaces it."""
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if key in ("extend-select", "extend-exclude") and isinstance(table.get(key), list):
+            table[key] = [*table[key], *value]
         else:
-            inline.append(item)
-    if config_path is None and not isolated:
-        found = find_config(cwd)
-        if found:
-            config_path, table = found
-    where = str(config_path) if config_path else "configuration"
-    validate(table, where)
-    if inline:
-        extra = _parse_inline(inline)
-        validate(extra, "--config")
-        _deep_merge(table, extra)
-    if overrides:
-        _deep_merge(table, {k: v for k, v in overrides.items() if v is not None})
-        validate(table, "command line")
+            table[key] = value
+
+
+def _settings_from(table: Mapping[str, Any], config_path: Path | None, cwd: Path) -> Settings:
     root = config_path.parent if config_path else cwd
     return Settings(
         root=root,
@@ -266,6 +276,113 @@ def load_settings(
         packs=tuple(table.get("packs", ())),
         max_file_size=int(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE)),
         analysis_timeout=float(table.get("analysis-timeout", 30.0)),
+        max_syntax_nodes=int(table.get("max-syntax-nodes", DEFAULT_MAX_SYNTAX_NODES)),
         cache_dir=str(table.get("cache-dir", ".cachelint_cache")),
         sections={s: dict(table.get(s, {})) for s in SECTIONS},
     )
+
+
+class ConfigResolver:
+    """The settings of each input: those of the closest configuration file above it (found once
+    per directory, each file read and validated once), with the inline ``--config`` overrides and
+    the command line's options applied over it. With ``--config FILE`` or ``--isolated``, one set
+    of settings for every input.
+
+    ``cwd`` only anchors relative ``--config`` paths and gives the root of the settings used where
+    no file is found; which file applies to an input depends on where the input is, not on where
+    the command runs."""
+
+    def __init__(
+        self,
+        cwd: Path | None = None,
+        config: Sequence[str] = (),
+        isolated: bool = False,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self.isolated = isolated
+        self.overrides = dict(overrides or {})
+        self.inline: list[str] = []
+        self.fixed: Settings | None = None
+        self._by_dir: dict[Path, Settings] = {}
+        self._by_file: dict[Path | None, Settings] = {}
+        config_file: Path | None = None
+        for item in config:
+            candidate = Path(item)
+            if not candidate.is_absolute():
+                candidate = self.cwd / candidate
+            if "=" not in item and (candidate.is_file() or candidate.suffix == ".toml"):
+                if not candidate.is_file():
+                    raise ConfigError(f"--config {item}: no such file")
+                config_file = candidate.resolve()
+            else:
+                self.inline.append(item)
+        self._extra = _parse_inline(self.inline) if self.inline else {}
+        if self._extra:
+            validate(self._extra, "--config")
+        if config_file is not None:
+            data = _read_toml(config_file)
+            if config_file.name == "pyproject.toml":
+                data = data.get("tool", {}).get("cachelint", {})
+            else:
+                _refuse_tool_prefix(config_file, data)
+            self.fixed = self._build(config_file, data)
+        elif isolated:
+            self.fixed = self._build(None, {})
+
+    def _build(self, config_path: Path | None, table: Mapping[str, Any]) -> Settings:
+        if config_path in self._by_file:
+            return self._by_file[config_path]
+        merged = json.loads(json.dumps(table))  # a deep copy: the file's table stays as read
+        validate(merged, str(config_path) if config_path else "configuration")
+        if self._extra:
+            _deep_merge(merged, json.loads(json.dumps(self._extra)))
+        if self.overrides:
+            _merge_overrides(merged, self.overrides)
+            validate(merged, "command line")
+        settings = _settings_from(merged, config_path, self.cwd)
+        self._by_file[config_path] = settings
+        return settings
+
+    def for_directory(self, directory: Path) -> Settings:
+        """The settings of the inputs in ``directory`` (an absolute path)."""
+        if self.fixed is not None:
+            return self.fixed
+        directory = Path(os.path.abspath(directory))
+        chain: list[Path] = []
+        found: Settings | None = None
+        for candidate in [directory, *directory.parents]:
+            known = self._by_dir.get(candidate)
+            if known is not None:
+                found = known
+                break
+            chain.append(candidate)
+            located = config_in(candidate)
+            if located is not None:
+                found = self._build(*located)
+                break
+        if found is None:
+            found = self._build(None, {})
+        for d in chain:
+            self._by_dir[d] = found
+        return found
+
+    def for_path(self, path: Path) -> Settings:
+        """The settings of one input file (or folder: its own configuration counts)."""
+        path = Path(os.path.abspath(path))
+        return self.for_directory(path if path.is_dir() else path.parent)
+
+    def default(self) -> Settings:
+        """The settings of the working directory (discovery's root, the audit's pipeline)."""
+        return self.for_directory(self.cwd)
+
+
+def load_settings(
+    cwd: Path | None = None,
+    config: Sequence[str] = (),
+    isolated: bool = False,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Resolve settings: the config file (given, or found from ``cwd`` up), inline overrides from
+    ``--config key=value`` and finally CLI ``overrides`` (already in table form)."""
+    return ConfigResolver(cwd, config, isolated, overrides).default()

@@ -30,17 +30,37 @@ class Applicability(str, enum.Enum):
 @dataclass(frozen=True)
 class Edit:
     """Replace the text between two positions (1-based line, 1-based column in characters,
-    end exclusive) with ``content``. An insertion has start == end."""
+    end exclusive) with ``content``. An insertion has start == end.
+
+    Lines are counted as Python's tokenizer counts them: a line ends at ``\n``, ``\r\n`` or
+    ``\r`` only (not at the form feeds and other separators ``str.splitlines`` also splits at).
+
+    Which text: the diagnostic's own file, unless ``path`` names another file (its display path,
+    as diagnostics name files) or ``module`` another module of the project (the dotted name; the
+    code checks know modules, not files: the engine turns it into ``path`` before anything is
+    reported or applied). In a notebook, ``cell`` is the code cell (1-based among all cells, as
+    a diagnostic's ``details["cell"]``) and the line is a line of that cell."""
 
     line: int
     column: int
     end_line: int
     end_column: int
     content: str
+    path: str | None = None
+    module: str | None = None
+    cell: int | None = None
+
+    def where(self) -> dict[str, Any]:
+        """The optional fields that are set (for serialisation)."""
+        return {k: v for k, v in (("path", self.path), ("module", self.module), ("cell", self.cell)) if v is not None}
 
 
 @dataclass(frozen=True)
 class Fix:
+    """What a fix does, as edits of text; the engine applies a fix whole or not at all. Every fix
+    of cachelint's checks rewrites expressions: its edits come in pairs of insertions around one
+    expression (``sorted(`` ... ``)``), so that the engine can apply it on the syntax tree."""
+
     description: str
     edits: tuple[Edit, ...]
     applicability: Applicability = Applicability.SAFE
@@ -120,7 +140,8 @@ class Diagnostic:
                 "description": self.fix.description,
                 "applicability": self.fix.applicability.value,
                 "edits": [
-                    [e.line, e.column, e.end_line, e.end_column, e.content] for e in self.fix.edits
+                    [e.line, e.column, e.end_line, e.end_column, e.content] + ([e.where()] if e.where() else [])
+                    for e in self.fix.edits
                 ],
             }
         return data
@@ -141,7 +162,7 @@ class Diagnostic:
             fix = Fix(
                 description=f["description"],
                 applicability=Applicability(f["applicability"]),
-                edits=tuple(Edit(*e) for e in f["edits"]),
+                edits=tuple(_edit_from_data(e) for e in f["edits"]),
             )
         return cls(
             code=data["code"],
@@ -158,6 +179,17 @@ class Diagnostic:
             kind=data.get("kind"),
             details=data.get("details", {}),
         )
+
+
+def _edit_from_data(e: Any) -> Edit:
+    if not isinstance(e, list) or len(e) not in (5, 6):
+        raise TypeError(f"not an edit: {e!r}")
+    where = e[5] if len(e) == 6 else {}
+    if not isinstance(where, dict) or not set(where) <= {"path", "module", "cell"}:
+        raise TypeError(f"not an edit: {e!r}")
+    if not all(type(n) is int for n in e[:4]) or not isinstance(e[4], str):
+        raise TypeError(f"not an edit: {e!r}")
+    return Edit(*e[:5], **where)
 
 
 def printable(text: str) -> str:

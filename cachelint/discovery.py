@@ -7,10 +7,11 @@ follows a symlink out of the checked tree, and does NOT skip dot-folders: skills
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from cachelint.wildmatch import GitignorePattern
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")
 SKILL_FILE = "SKILL.md"
@@ -24,68 +25,33 @@ class InputFile:
     explicit: bool = False  # named on the command line
 
 
-def _translate(pattern: str) -> str:
-    """A gitignore glob (without leading '/' or trailing '/') as a regex over a relative path."""
-    i, n, out = 0, len(pattern), []
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern[i : i + 3] == "**/":
-                out.append("(?:.*/)?")
-                i += 3
-                continue
-            if pattern[i : i + 2] == "**":
-                out.append(".*")
-                i += 2
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = pattern.find("]", i + 1)
-            if j == -1:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
 @dataclass(frozen=True)
 class IgnoreRule:
-    regex: re.Pattern[str]
-    negated: bool
-    dir_only: bool
+    """One gitignore-style pattern (a ``.gitignore`` line, an exclude or a configured glob)."""
+
+    pattern: GitignorePattern
+
+    @property
+    def negated(self) -> bool:
+        return self.pattern.negated
+
+    @property
+    def dir_only(self) -> bool:
+        return self.pattern.dir_only
+
+    def matches(self, rel: str) -> bool:
+        """``rel``: a ``/``-separated path relative to the folder the pattern belongs to."""
+        return self.pattern.matches(rel)
 
 
 def compile_patterns(lines: Iterable[str]) -> list[IgnoreRule]:
+    """The rules of pattern lines, as git reads them (wildmatch.GitignorePattern): blank lines
+    and comments give none, and a malformed pattern is kept and matches nothing, as in git."""
     rules = []
     for raw in lines:
-        line = raw.rstrip("\n").rstrip("\r")
-        if not line.strip() or line.startswith("#"):
-            continue
-        line = line.rstrip(" ") if not line.endswith("\\ ") else line
-        negated = line.startswith("!")
-        if negated:
-            line = line[1:]
-        dir_only = line.endswith("/")
-        line = line.rstrip("/")
-        anchored = "/" in line
-        line = line.lstrip("/")
-        if not line:
-            continue
-        body = _translate(line)
-        regex = ("^" if anchored else "^(?:.*/)?") + body + "$"
-        rules.append(IgnoreRule(re.compile(regex), negated, dir_only))
+        parsed = GitignorePattern.parse(raw)
+        if parsed is not None:
+            rules.append(IgnoreRule(parsed))
     return rules
 
 
@@ -128,7 +94,7 @@ class IgnoreMatcher:
         for rule in self.exclude_rules:
             if rule.dir_only and not is_dir:
                 continue
-            if rel_root is not None and (rule.regex.match(rel_root) or rule.regex.match(path.name)):
+            if rel_root is not None and (rule.matches(rel_root) or rule.matches(path.name)):
                 verdict = not rule.negated
         if verdict:
             return True
@@ -147,7 +113,7 @@ def _apply(rules: list[IgnoreRule], path: Path, base: Path, is_dir: bool, verdic
     for rule in rules:
         if rule.dir_only and not is_dir:
             continue
-        if rule.regex.match(rel):
+        if rule.matches(rel):
             verdict = not rule.negated
     return verdict
 
@@ -173,6 +139,14 @@ def is_relative_to(path: Path, base: Path) -> bool:
     return _relative_posix(path, base) is not None
 
 
+def root_fallbacks(config_root: Path | None, checked: Sequence[Path]) -> list[Path]:
+    """The roots ``repository_root`` falls back to outside a git repository: the configuration
+    file's folder (when there is one), then the folders named on the command line, the outermost
+    first (so that ``check proj proj/skills`` and ``check proj/skills proj`` agree)."""
+    own = [config_root.resolve()] if config_root is not None else []
+    return own + sorted(checked, key=lambda p: (len(p.parts), str(p)))
+
+
 def repository_root(path: Path, fallbacks: Sequence[Path], memo: dict[Path, Path | None] | None = None) -> Path:
     """The root the skill checks walk for the file ``path`` (an index must see every skill of its
     repository): the nearest parent holding ``.git``; else the first of ``fallbacks`` (resolved:
@@ -181,7 +155,9 @@ def repository_root(path: Path, fallbacks: Sequence[Path], memo: dict[Path, Path
     directory and outside any git repository fell apart into one tree per skill folder, and its
     results depended on where cachelint was run from. ``memo`` (folder -> git root or None)
     spares the stats of folders already seen. In this light module: the engine asks it on the
-    warm path, where importing the skills package (yaml) would cost start-up."""
+    warm path, where importing the skills package (yaml) would cost start-up. ``fallbacks``: see
+    ``root_fallbacks`` (the working directory is never one: from a parent folder the tree took in
+    the siblings, from ``/`` it walked ``/proc``)."""
     start = path.parent
     memo = {} if memo is None else memo
     seen: list[Path] = []
@@ -205,10 +181,22 @@ def repository_root(path: Path, fallbacks: Sequence[Path], memo: dict[Path, Path
 
 
 def _read_lines(path: Path) -> list[str]:
+    """The lines of an ignore file as git splits them: at ``\\n`` only (``str.splitlines`` also
+    split at form feeds and other separators), after a UTF-8 byte order mark; bytes that are not
+    UTF-8 are kept (surrogateescape), so a pattern means the bytes it holds."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_IGNORE_FILE + 1)
     except OSError:
         return []
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data[:_MAX_IGNORE_FILE].decode("utf-8", "surrogateescape").split("\n")
+
+
+# git reads ignore files of any size; one of more than this is read to here (a line of
+# patterns costs time for every path of the walk).
+_MAX_IGNORE_FILE = 1 << 20
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -222,11 +210,23 @@ class Discovery:
     problems: list[tuple[str, str]]  # (display path, message): unreadable directories, loops, missing paths
 
 
+def own_root(start: Path) -> Path:
+    """Where a walk from ``start`` anchors its patterns when no configuration file names the
+    project's root: the repository holding it (the nearest folder with ``.git``), else the folder
+    itself (a file's folder). Never the working directory: run from a parent folder, from inside
+    or from elsewhere, ``check proj`` finds the same files."""
+    folder = start if start.is_dir() else start.parent
+    for candidate in [folder, *folder.parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
 def walk(
     paths: Sequence[str | Path],
     *,
     cwd: Path,
-    root: Path,
+    root: Path | None,
     exclude: Sequence[str],
     respect_gitignore: bool,
     force_exclude: bool = False,
@@ -234,9 +234,13 @@ def walk(
 ) -> Discovery:
     """Every file under ``paths`` that ``accept(path)`` wants (default: all files), sorted.
 
-    Files named explicitly are always kept unless ``force_exclude`` (pre-commit passes paths
-    explicitly; ``--force-exclude`` makes excludes apply to them too, as in Ruff)."""
-    matcher = IgnoreMatcher(root.resolve(), exclude, respect_gitignore)
+    ``root``: the folder the configuration file is in, where exclude patterns are anchored; None
+    without one, and for a path outside it, the path's own root (``own_root``). Files named
+    explicitly are always kept unless ``force_exclude`` (pre-commit passes paths explicitly;
+    ``--force-exclude`` makes excludes apply to them too, as in Ruff)."""
+    configured = root.resolve() if root is not None else None
+    matchers: dict[Path, IgnoreMatcher] = {}
+    anchors: dict[Path, Path] = {}  # folder -> own_root (pre-commit names many files of few folders)
     found: dict[str, InputFile] = {}
     problems: list[tuple[str, str]] = []
     for given in paths:
@@ -248,6 +252,16 @@ def walk(
         if not start_abs.exists() and not start_abs.is_symlink():
             problems.append((shown, "no such file or directory"))
             continue
+        if configured is not None and is_relative_to(start_abs, configured):
+            anchor = configured
+        else:
+            folder = start_abs if start_abs.is_dir() else start_abs.parent
+            if folder not in anchors:
+                anchors[folder] = own_root(folder)
+            anchor = anchors[folder]
+        if anchor not in matchers:
+            matchers[anchor] = IgnoreMatcher(anchor, exclude, respect_gitignore)
+        matcher = matchers[anchor]
         if start_abs.is_file():
             if force_exclude and _excluded_with_ancestors(start_abs, matcher):
                 continue

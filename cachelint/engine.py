@@ -13,7 +13,6 @@ summaries it was made with. See docs/benchmarks.md for what each step costs.
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
 import hashlib
 import heapq
@@ -29,14 +28,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.config import Settings
-from cachelint.diagnostics import Applicability, Diagnostic, Edit, unreadable
-from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repository_root, walk
+from cachelint.deadline import TimeLimitExceeded, deadline
+from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repository_root, root_fallbacks, walk
 
 # cachelint.fileutil (tempfile, shutil, random) is imported where a file is read or written, not
 # here: the all-hit path needs none of it.
 
 if TYPE_CHECKING:
     from cachelint.cache import ResultCache
+    from cachelint.config import ConfigResolver
+
+
+@dataclass(frozen=True)
+class StdinInput:
+    """A file read from standard input (``cachelint check -``): its bytes and the path it stands
+    for (``--stdin-filename``), which gives its kind (by suffix), its configuration and its place
+    among the project's modules."""
+
+    data: bytes
+    path: Path  # absolute
+    display: str  # the name findings carry: the given file name, or "-"
 
 
 @dataclass
@@ -47,6 +59,8 @@ class CheckOptions:
     no_cache: bool = False
     force_exclude: bool = False
     jobs: int | None = None
+    stdin: StdinInput | None = None
+    baseline: str | None = None  # a JSON file of accepted findings to leave out (cachelint.baseline)
 
 
 @dataclass
@@ -56,6 +70,13 @@ class CheckResult:
     fixes_applied: int = 0
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # display path -> rule code -> findings whose fixes this run wrote (``--show-fixes``)
+    fixed: dict[str, dict[str, int]] = field(default_factory=dict)
+    # configuration file (None: defaults) -> files checked with it (``-v``)
+    configurations: dict[str | None, int] = field(default_factory=dict)
+    # request logs met on the way and left to ``cachelint audit`` (display paths, sorted)
+    logs_seen: list[str] = field(default_factory=list)
+    baselined: int = 0  # findings hidden by the baseline
 
 
 def is_python(path: Path) -> bool:
@@ -77,9 +98,12 @@ def _accept(path: Path, explicit: bool) -> bool:
 # scan is a regular expression over the text, not a parse: it runs on every changed file, must
 # cost next to nothing, and may over-approximate (an import in a docstring only adds a
 # dependency, i.e. an extra re-check); it never under-approximates a plain import statement.
+# Linear on any text: the module name after the dots starts with a word character (``\.*`` then
+# ``[\w.]*`` split a run of dots every possible way), and an unclosed ``(`` runs to the end of the
+# text (trying ``\([^)]*\)`` from every ``from x import (`` was quadratic in a file of them).
 
 _IMPORT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)"
+    r"^[ \t]*(?:from[ \t]+(\.*)[ \t]*((?:\w[\w.]*)?)[ \t]+import[ \t]*(\([^)]*(?:\)|\Z)|[^\n#;]*(?:\\\n[^\n#;]*)*)"
     r"|import[ \t]+([^\n#;]*(?:\\\n[^\n#;]*)*))",
     re.MULTILINE,
 )
@@ -292,29 +316,6 @@ def dependency_digest(
 # --- per-file work (runs in worker processes) ------------------------------------------------
 
 
-class AnalysisTimeout(Exception):
-    pass
-
-
-def _on_alarm(signum, frame):  # pragma: no cover - exercised through the timeout test
-    raise AnalysisTimeout()
-
-
-@contextlib.contextmanager
-def _deadline(seconds: float):
-    """Raise AnalysisTimeout in the block after ``seconds`` (SIGALRM, main thread only)."""
-    use_alarm = hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread() and seconds > 0
-    old = None
-    if use_alarm:
-        old = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            if old is not None:
-                signal.signal(signal.SIGALRM, old)
 
 
 def _summarizer() -> Callable[[str, str], dict] | None:
@@ -367,17 +368,18 @@ def collect_facts(task: FactsTask) -> dict | None:
     when the file cannot be read (phase 2 reports it as CL001). Never raises."""
     from cachelint.textio import decode, read_bytes
 
+    from cachelint.textio import identity
+
     p = Path(task.path)
-    try:
-        st = os.stat(p)
-    except OSError:
+    stamp = identity(p)
+    if stamp is None:
         return None
     data = read_bytes(p, task.display, task.settings.max_file_size)
     if isinstance(data, Diagnostic):
         return None
     from cachelint import fileutil
 
-    facts = {"sha256": fileutil.sha256(data), "mtime_ns": st.st_mtime_ns, "size": st.st_size, "module": task.module}
+    facts = {"sha256": fileutil.sha256(data), "mtime_ns": stamp[0], "size": stamp[1], "module": task.module}
     source = decode(data, task.display)
     if isinstance(source, Diagnostic):
         return {**facts, "imports": [], "summary": None, "summary_digest": None}  # nothing to import
@@ -385,11 +387,15 @@ def collect_facts(task: FactsTask) -> dict | None:
     facts["imports"] = import_candidates(text, task.module, task.is_package)
     if not task.summarize:
         return facts
+    from cachelint.code.program import too_many_nodes
+
+    if too_many_nodes(task.display, source.text, task.settings.max_syntax_nodes) is not None:
+        return {**facts, "summary": None, "summary_digest": None}  # its check says why
     summary = None
     if not task.path.endswith(".ipynb"):  # a notebook is not importable: nothing to summarise
         summarize = _summarizer()
         try:
-            with _deadline(task.settings.analysis_timeout):
+            with deadline(task.settings.analysis_timeout):
                 if summarize is None:
                     result = None
                 elif task.project_summaries and _takes_summaries(summarize):
@@ -400,7 +406,7 @@ def collect_facts(task: FactsTask) -> dict | None:
                     result = summarize(task.display, source.text)
             json.dumps(result, sort_keys=True)  # must be JSON-serialisable to be cached
             summary = result if isinstance(result, dict) else None
-        except AnalysisTimeout:
+        except TimeLimitExceeded:
             # Not "nothing to say": a slow machine must not pin that answer in the cache. The
             # summary stays unknown and is tried again next run.
             return facts
@@ -419,14 +425,10 @@ def analyze_python_file(
 
     Never raises: an unreadable file, a syntax error, a crash in a check or a timeout become CL001.
     """
-    from cachelint.textio import decode, read_bytes
+    from cachelint.textio import decode, identity, read_bytes
 
     p = Path(path)
-    try:
-        st = os.stat(p)
-        mtime, size = st.st_mtime_ns, st.st_size
-    except OSError:
-        mtime, size = 0, 0
+    mtime, size = identity(p) or (0, 0)
     data = read_bytes(p, display, settings.max_file_size)
     if isinstance(data, Diagnostic):
         return [data.to_dict()], None, mtime, size
@@ -439,11 +441,16 @@ def analyze_python_file(
     # Imported before the deadline starts: loading the checks and their packs is start-up, not
     # the analysis of this file (with a tiny analysis-timeout the first file would time out).
     from cachelint.code import check_module
+    from cachelint.code.program import too_many_nodes
+
+    oversized = too_many_nodes(display, source.text, settings.max_syntax_nodes)
+    if oversized is not None:
+        return [oversized.to_dict()], digest, mtime, size
 
     try:
-        with _deadline(settings.analysis_timeout):
+        with deadline(settings.analysis_timeout):
             diagnostics = run_check_module(check_module, display, source.text, settings, project_summaries)
-    except AnalysisTimeout:
+    except TimeLimitExceeded:
         diagnostics = [
             unreadable(display, f"analysis took longer than {settings.analysis_timeout:g} s and was stopped (analysis-timeout)")
         ]
@@ -618,7 +625,7 @@ def _prepare_checks(settings: Settings) -> Callable[[], None]:
         from cachelint.code import check_module
 
         try:
-            with _deadline(settings.analysis_timeout):
+            with deadline(settings.analysis_timeout):
                 check_module("__cachelint_prepare__.py", "", settings)
         except Exception:
             pass  # any real problem shows again, per file, as CL001
@@ -645,9 +652,23 @@ class PythonRun:
     deps_of: dict[str, list[tuple[str, str]]]
     summaries: "SummaryStore"
     deps_digest: dict[str, str] = field(default_factory=dict)
+    # display -> SHA-256 of the bytes the file's diagnostics were computed from (their fixes'
+    # edits are valid for those bytes only)
+    digests: dict[str, str | None] = field(default_factory=dict)
+    facts: dict[str, dict] = field(default_factory=dict)
+    locator: "ModuleLocator | None" = None
 
     def summaries_of(self, display: str) -> dict[str, dict]:
         return self.summaries.for_deps(self.deps_of.get(display, ()))
+
+    def fact_digest(self, path: str) -> str | None:
+        """SHA-256 of the bytes the summary of the module at ``path`` was made from."""
+        entry = self.facts.get(path)
+        return entry.get("sha256") if entry else None
+
+    def locate_module(self, module: str) -> str | None:
+        """The file of a dotted module name of the project."""
+        return self.locator.resolve(module) if self.locator is not None else None
 
 
 def check_python(
@@ -666,7 +687,7 @@ def check_python(
     workers = Workers(jobs)
     try:
         facts, needed = _phase_one(files, modules, locator, settings, cache)
-        run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings))
+        run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings), facts=facts, locator=locator)
         graph = ImportGraph(needed, facts, locator)
         _run_tasks(files, modules, locator, facts, needed, graph, settings, cache, run, workers)
     except BaseException:
@@ -982,6 +1003,7 @@ def _answer_from_cache(
         return False
     try:
         run.per_file[f.display] = [Diagnostic.from_dict(d) for d in hit]
+        run.digests[f.display] = facts.get(key, {}).get("sha256")  # the cached result's content
         return True
     except (KeyError, TypeError, ValueError):
         return False  # a damaged entry is a miss
@@ -996,6 +1018,7 @@ def _record_checks(
 ) -> None:
     for f, (diags, sha, mtime, size) in zip(files, results):
         run.per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
+        run.digests[f.display] = sha
         if cache is not None and sha is not None:
             key = str(f.path)
             cache.store_result(
@@ -1060,50 +1083,218 @@ def run_check(
     options: CheckOptions,
     cwd: Path,
     progress: Callable[[str], None] | None = None,
+    resolver: "ConfigResolver | None" = None,
 ) -> CheckResult:
-    discovery = walk(
-        paths,
-        cwd=cwd,
-        root=settings.root,
-        exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
-        respect_gitignore=settings.respect_gitignore,
-        force_exclude=options.force_exclude,
-        accept=_accept,
-    )
-    diagnostics: list[Diagnostic] = [unreadable(shown, msg) for shown, msg in discovery.problems]
-    result = CheckResult(diagnostics=diagnostics)
-    python_files = [f for f in discovery.files if is_python(f.path)]
-    other_files = [f for f in discovery.files if not is_python(f.path)]
-    result.files_checked = len(discovery.files)
+    """Check ``paths``. With a ``resolver``, each file is checked with the settings of the
+    configuration closest to it (``settings`` is then the working directory's, which discovery
+    starts from); without one, every file with ``settings``."""
+    from cachelint.payloads import is_request_log_name
 
-    cache = None
+    accepted = None
+    if options.baseline:
+        from cachelint.baseline import load_baseline
+
+        accepted = load_baseline(Path(options.baseline))  # before any work: a bad file is exit 2 at once
+    left_out: list[tuple[Path, bool]] = []  # files discovery met and no part checks
+
+    def accept(path: Path, explicit: bool) -> bool:
+        if _accept(path, explicit):
+            return True
+        if explicit or is_request_log_name(path.name):
+            left_out.append((path, explicit))
+        return False
+
+    if options.stdin is not None:
+        from cachelint.textio import provide
+
+        provide(options.stdin.path, options.stdin.data)
+        files = [InputFile(options.stdin.path, options.stdin.display, explicit=True)]
+        problems: list[tuple[str, str]] = []
+    else:
+        discovery = walk(
+            paths,
+            cwd=cwd,
+            root=settings.project_root,
+            exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
+            respect_gitignore=settings.respect_gitignore,
+            force_exclude=options.force_exclude,
+            accept=accept,
+        )
+        files, problems = discovery.files, discovery.problems
+    try:
+        result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver)
+        if accepted is not None:
+            result.diagnostics, hidden = accepted.split(result.diagnostics)
+            result.baselined = len(hidden)
+        return result
+    finally:
+        if options.stdin is not None:
+            from cachelint.textio import provide
+
+            provide(options.stdin.path, None)
+
+
+def _run_check(
+    files: Sequence[InputFile],
+    problems: Sequence[tuple[str, str]],
+    left_out: Sequence[tuple[Path, bool]],
+    paths: Sequence[str],
+    settings: Settings,
+    options: CheckOptions,
+    cwd: Path,
+    resolver: "ConfigResolver | None",
+) -> CheckResult:
+    diagnostics: list[Diagnostic] = [unreadable(shown, msg) for shown, msg in problems]
+    result = CheckResult(diagnostics=diagnostics)
+    groups = _group_by_settings(files, settings, resolver)
+    result.files_checked = sum(len(group) for _, group in groups)
+    result.warnings.extend(_left_out_warnings(left_out, files, problems, cwd, result))
+    stdin = options.stdin is not None
     from cachelint.catalog import use_index_folder
 
-    use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
-    if not options.no_cache:
-        from cachelint.cache import ResultCache
+    for group_settings, group in groups:
+        result.configurations[str(group_settings.config_path) if group_settings.config_path else None] = len(group)
+        python_files = [f for f in group if is_python(f.path)]
+        other_files = [f for f in group if not is_python(f.path)]
+        cache = None
+        use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
+        # a file read from stdin is not the file on disk: no result of it is read or kept
+        if not options.no_cache and not stdin:
+            from cachelint.cache import ResultCache
 
-        cache = ResultCache.open(settings, cwd)
-        use_index_folder(cache.folder)
-    python = check_python(python_files, settings, cache, options.jobs)
-    per_file = python.per_file
+            cache = ResultCache.open(group_settings, cwd)
+            use_index_folder(cache.folder)
+            from cachelint.catalog import rule_index
 
-    if options.fix or options.diff:
-        per_file = _apply_fixes(python_files, per_file, python.summaries_of, settings, options, result)
+            rule_index()  # read (or rebuilt) here, before any worker can rebuild it unseen
+        # the provided bytes of stdin live in this process only: no worker may read the file instead
+        jobs = 1 if stdin else options.jobs
+        python = check_python(python_files, group_settings, cache, jobs)
+        per_file = python.per_file
+        if any(d.fix is not None for diags in per_file.values() for d in diags):
+            from cachelint.fixer import apply_fixes, resolve_fix_targets
 
-    for display in sorted(per_file):
-        diagnostics.extend(per_file[display])
+            per_file = resolve_fix_targets(per_file, python, cwd)
+            if options.fix or options.diff:
+                touched = apply_fixes(python_files, per_file, python, group_settings, options, paths, cwd, result)
+                if touched:
+                    if cache is not None:
+                        cache.forget_validation(f.path for f in touched)
+                    # What remains: the files written (or found changed) and those that import them
+                    # (their summaries changed).
+                    again = check_python(_affected(python_files, touched, python), group_settings, cache, jobs)
+                    per_file.update(resolve_fix_targets(again.per_file, again, cwd))
 
-    # Skills: one pass over the tree (indexes need to see every skill)
-    if other_files:
-        diagnostics.extend(_check_skills_cached(other_files, paths, settings, cwd, cache))
-    if cache is not None:
-        cache.save()
-        if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
-            result.warnings.append(cache.warning)
+        for display in sorted(per_file):
+            diagnostics.extend(per_file[display])
 
-    result.diagnostics = finalize(diagnostics, settings, cwd)
+        # Skills: one pass over the tree (indexes need to see every skill)
+        if other_files:
+            diagnostics.extend(_check_skills_cached(other_files, paths, group_settings, cwd, cache))
+        if cache is not None:
+            cache.save()
+            if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
+                result.warnings.append(cache.warning)
+
+    result.diagnostics = finalize(diagnostics, settings, cwd, resolver)
+    from cachelint import cachefile
+
+    result.warnings.extend(w for w in cachefile.take_warnings() if w not in result.warnings)  # the catalog's files
     return result
+
+
+def _group_by_settings(
+    files: Sequence[InputFile], settings: Settings, resolver: "ConfigResolver | None"
+) -> list[tuple[Settings, list[InputFile]]]:
+    """The files of a run by the settings that apply to them, in the order of their first file.
+    A file under a configuration other than the one discovery used is held to that
+    configuration's excludes too (unless it was named on the command line)."""
+    if resolver is None:
+        return [(settings, list(files))] if files else []
+    groups: dict[str | None, tuple[Settings, list[InputFile]]] = {}
+    matchers: dict[str | None, Any] = {}
+    for f in files:
+        own = resolver.for_path(f.path)
+        key = str(own.config_path) if own.config_path else None
+        if own.config_path != settings.config_path and not f.explicit:
+            if key not in matchers:
+                from cachelint.discovery import IgnoreMatcher
+
+                matchers[key] = IgnoreMatcher(own.root.resolve(), tuple(own.exclude) + tuple(own.extend_exclude), False)
+            if _excluded_below(f.path, matchers[key]):
+                continue
+        groups.setdefault(key, (own, []))[1].append(f)
+    return list(groups.values())
+
+
+def _excluded_below(path: Path, matcher: Any) -> bool:
+    """Is ``path``, or a folder between it and the matcher's root, excluded by its patterns?"""
+    from cachelint.discovery import is_relative_to
+
+    if not is_relative_to(path, matcher.root):
+        return False
+    chain = [path]
+    for parent in path.parents:
+        if parent == matcher.root or not is_relative_to(parent, matcher.root):
+            break
+        chain.append(parent)
+    return any(matcher.ignored(candidate, candidate != path, []) for candidate in reversed(chain))
+
+
+def _left_out_warnings(
+    left_out: Sequence[tuple[Path, bool]],
+    files: Sequence[InputFile],
+    problems: Sequence[tuple[str, str]],
+    cwd: Path,
+    result: CheckResult,
+) -> list[str]:
+    """What to tell a user whose paths gave ``check`` nothing it reads: request logs belong to
+    ``cachelint audit``; a file named on the command line that no part reads is said to be skipped;
+    a run that found nothing to check says so (Ruff: "No Python files found")."""
+    from cachelint.discovery import display_path
+
+    warnings = []
+    logs = sorted(display_path(p, cwd) for p, _ in left_out if _is_log_file(p))
+    logs += sorted(f.display for f in files if f.explicit and f.path.suffix.lower() in (".json", ".yaml", ".yml") and _is_log_file(f.path))
+    result.logs_seen = sorted(set(logs))
+    explicit_logs = [display_path(p, cwd) for p, explicit in left_out if explicit and _is_log_file(p)]
+    explicit_logs += [f.display for f in files if f.explicit and f.display in result.logs_seen]
+    for shown in sorted(set(explicit_logs)):
+        warnings.append(f"{shown} is a request log: `cachelint check` reads agent code and skill folders; audit logs with `cachelint audit {shown}`")
+    for path, explicit in left_out:
+        if explicit and not _is_log_file(path):
+            warnings.append(f"{display_path(path, cwd)}: not a Python file, notebook or skill file; skipped")
+    others = [shown for shown in result.logs_seen if shown not in explicit_logs]
+    if not files and not problems and (others or not explicit_logs):
+        found = "No Python files, notebooks or skill files found under the given paths"
+        if others:
+            example = others[0]
+            folder = example.rsplit("/", 1)[0] if "/" in example else "."
+            what = f"{len(others)} request logs found (e.g. {example}): audit them" if len(others) > 1 else f"1 request log found ({example}): audit it"
+            found += f"; {what} with `cachelint audit {folder}`"
+        warnings.append(found)
+    return warnings
+
+
+def _is_log_file(path: Path) -> bool:
+    """A request log by its name, or (a JSON or YAML file) by what its first bytes hold: a
+    cassette's interactions, a HAR's entries, or a request body's messages next to a model."""
+    from cachelint.payloads import is_request_log_name
+
+    if is_request_log_name(path.name):
+        return True
+    if path.suffix.lower() not in (".json", ".yaml", ".yml"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return False
+    if b"interactions" in head and (b"request" in head):
+        return True
+    if b'"log"' in head and b'"entries"' in head:
+        return True
+    return b'"model"' in head and any(marker in head for marker in (b'"messages"', b'"contents"', b'"input"'))
 
 
 # --- skills, cached as one result per tree ---------------------------------------------------
@@ -1122,7 +1313,7 @@ def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], setting
     naming a few files) there is no key and the checks run. ``walked``: the folders named on the
     command line (``checked_folders``)."""
     memo: dict[Path, Path | None] = {}
-    fallbacks = [settings.root.resolve(), *walked]
+    fallbacks = root_fallbacks(settings.project_root, walked)
     for f in files:
         root = repository_root(f.path, fallbacks, memo)
         if not any(root == d or d in root.parents for d in walked):
@@ -1150,30 +1341,49 @@ def _check_skills_cached(
                 return [Diagnostic.from_dict(d) for d in hit]
             except (KeyError, TypeError, ValueError):
                 pass  # a damaged entry is a miss
-    from cachelint.skills import check_skills
+    from cachelint.skills import check_skills, is_timeout
 
     try:
         found = check_skills(files, settings, cwd, checked)
     except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
         return [unreadable(files[0].display, f"internal error in skill checks: {type(exc).__name__}: {exc}")]
-    if key is not None and cache is not None:
+    if key is not None and cache is not None and not any(is_timeout(d) for d in found):
         cache.store_skills(key, [d.to_dict() for d in found])
     return found
 
 
-def finalize(diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path) -> list[Diagnostic]:
-    """Selection (select / ignore / per-file-ignores), de-duplication and a stable order."""
-    enabled = settings.enabled_codes()
-    pfi = _per_file_ignores(settings)
+def finalize(
+    diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path, resolver: "ConfigResolver | None" = None
+) -> list[Diagnostic]:
+    """Selection (select / ignore / per-file-ignores), key-shaped strings masked
+    (``cachelint.masking``), de-duplication and a stable order. With a
+    ``resolver``, each finding is selected by the settings of the configuration closest to its
+    file; per-file-ignores patterns match the path relative to that configuration's folder."""
+    memo: dict[str, tuple[set[str], list[tuple[str, set[str]]], Path]] = {}
+
+    def selection(path: str) -> tuple[set[str], list[tuple[str, set[str]]], Path]:
+        known = memo.get(path)
+        if known is None:
+            own = resolver.for_path(cwd / path) if resolver is not None else settings
+            known = memo[path] = (own.enabled_codes(), _per_file_ignores(own), own.root)
+        return known
+
+    from cachelint.masking import masker
+
+    mask = masker(settings.pack_paths()).mask_diagnostic
     seen = set()
     out = []
     for d in diagnostics:
+        enabled, pfi, root = selection(d.path)
         if d.code not in enabled and d.code != "CL002":
             continue
         if d.code == "CL002" and "CL002" not in enabled:
             continue
-        if pfi and any(d.code in codes and _glob_match(d.path, pattern) for pattern, codes in pfi):
-            continue
+        if pfi:
+            relative = _relative_to_root(d.path, cwd, root)
+            if any(d.code in codes and _glob_match(relative, pattern) for pattern, codes in pfi):
+                continue
+        d = mask(d)
         key = (d.sort_key(), d.end_line, d.end_column, d.session, d.kind)
         if key in seen:
             continue
@@ -1181,6 +1391,16 @@ def finalize(diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path) -
         out.append(d)
     out.sort(key=Diagnostic.sort_key)
     return out
+
+
+def _relative_to_root(display: str, cwd: Path, root: Path) -> str:
+    """A finding's path relative to its configuration's folder (what per-file-ignores match), so
+    that the same pattern selects the same files from whatever folder the command runs."""
+    absolute = Path(os.path.abspath(cwd / display))
+    try:
+        return absolute.relative_to(Path(os.path.abspath(root))).as_posix()
+    except ValueError:
+        return display
 
 
 def _per_file_ignores(settings: Settings) -> list[tuple[str, set[str]]]:
@@ -1192,107 +1412,18 @@ def _per_file_ignores(settings: Settings) -> list[tuple[str, set[str]]]:
 def _glob_match(path: str, pattern: str) -> bool:
     from cachelint.discovery import compile_patterns
 
-    return any(rule.regex.match(path) for rule in compile_patterns([pattern]))
+    return any(rule.matches(path) for rule in compile_patterns([pattern]))
 
 
-# --- fixes -----------------------------------------------------------------------------------
-
-
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """Apply non-overlapping edits (positions in the original text). Overlapping later edits
-    are dropped; the caller re-runs to pick them up."""
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(line: int, column: int) -> int:
-        if line - 1 >= len(starts):
-            return len(text)
-        return min(starts[line - 1] + column - 1, len(text))
-
-    spans = sorted(
-        ((offset(e.line, e.column), offset(e.end_line, e.end_column), e.content) for e in edits),
-        key=lambda s: (s[0], s[1]),
-    )
-    out, pos = [], 0
-    for start, end, content in spans:
-        if start < pos:
-            continue
-        out.append(text[pos:start])
-        out.append(content)
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _fixable(d: Diagnostic, options: CheckOptions) -> bool:
-    if d.fix is None:
-        return False
-    return d.fix.applicability == Applicability.SAFE or options.unsafe_fixes
-
-
-def _apply_fixes(
-    python_files: Sequence[InputFile],
-    per_file: dict[str, list[Diagnostic]],
-    summaries_of: Callable[[str], dict[str, dict]],
-    settings: Settings,
-    options: CheckOptions,
-    result: CheckResult,
-) -> dict[str, list[Diagnostic]]:
-    from cachelint.textio import decode, read_bytes
-
-    enabled = settings.enabled_codes()
-    by_display = {f.display: f for f in python_files}
-    for display, diags in sorted(per_file.items()):
-        fixable = [d for d in diags if d.code in enabled and _fixable(d, options)]
-        if not fixable or display not in by_display:
-            continue
-        if display.endswith(".ipynb"):
-            continue  # notebook fixes would have to rewrite JSON cells: reported, not applied
-        f = by_display[display]
-        original_bytes = read_bytes(f.path, display, settings.max_file_size)
-        if isinstance(original_bytes, Diagnostic):
-            continue
-        source = decode(original_bytes, display)
-        if isinstance(source, Diagnostic):
-            continue
-        text = source.text
-        applied = 0
-        for _ in range(5):  # re-run until stable: edits that overlapped are picked up next round
-            edits = [e for d in fixable for e in d.fix.edits]
-            new_text = apply_edits(text, edits)
-            if new_text == text:
-                break
-            applied += len(fixable)
-            text = new_text
-            from cachelint.code import check_module
-
-            fresh = run_check_module(check_module, display, text, settings, summaries_of(display))
-            fixable = [d for d in fresh if d.code in enabled and _fixable(d, options)]
-            if not fixable:
-                break
-        if text == source.text:
-            continue
-        if options.diff:
-            import difflib
-
-            diff = difflib.unified_diff(
-                source.text.splitlines(keepends=True),
-                text.splitlines(keepends=True),
-                fromfile=f"a/{display}",
-                tofile=f"b/{display}",
-            )
-            result.diffs.append("".join(diff))
-            continue
-        new_bytes = (("\ufeff" if source.had_bom else "") + text).encode("utf-8")
-        from cachelint import fileutil
-
-        ok = fileutil.atomic_replace(f.path, new_bytes, expected=original_bytes)
-        if not ok:
-            result.warnings.append(f"{display}: changed on disk during the run; not fixed")
-            continue
-        result.fixes_applied += applied
-        diags_after, *_ = analyze_python_file(str(f.path), display, settings, summaries_of(display))
-        per_file[display] = [Diagnostic.from_dict(d) for d in diags_after]
-    return per_file
+def _affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:
+    """``touched`` and the files of the run that import one of them, directly or through other
+    modules (whose summaries, made from those files, change too)."""
+    changed = {str(f.path) for f in touched}
+    grew = True
+    while grew:
+        grew = False
+        for path, deps in run.summaries.deps_of_summary.items():
+            if path not in changed and any(d in changed for _, d in deps):
+                changed.add(path)
+                grew = True
+    return [f for f in files if str(f.path) in changed or any(path in changed for _, path in run.deps_of.get(f.display, ()))]

@@ -1,5 +1,6 @@
-"""Fuzz entry points: one per reader (JSONL, JSON, HAR, VCR cassette), the SKILL.md front matter
-parser, the index parser and the code analysis.
+"""Fuzz entry points: one per reader (JSONL, JSON, HAR, VCR cassette, and each log format of
+cachelint/payloads/formats/), the SKILL.md front matter parser, the index parser and the code
+analysis.
 
 Each target takes raw bytes, runs the same code path the CLI runs on a file with those bytes,
 and checks the contract every part promises (docs/reliability.md):
@@ -22,6 +23,7 @@ import gzip
 import json
 import sys
 import tempfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -161,6 +163,37 @@ def fuzz_cassette(data: bytes) -> list[Diagnostic]:
     return _read_log(data, "fuzz.yaml", "vcr")
 
 
+# The log formats' targets: target name -> (the file name it is read as, the format forced, or
+# "auto" to let the name and the first record pick it).
+FORMAT_TARGETS: dict[str, tuple[str, str]] = {
+    "helicone": ("fuzz.jsonl", "helicone"),
+    "helicone-json": ("fuzz.json", "helicone"),
+    "bedrock-invocation": ("fuzz.json", "bedrock-invocation"),
+    "anthropic-batch": ("fuzz.json", "anthropic-batch"),
+    "batch-results": ("fuzz.jsonl", "auto"),
+    "litellm": ("fuzz.jsonl", "litellm"),
+    "langsmith": ("fuzz.jsonl", "langsmith"),
+    "langfuse": ("fuzz.json", "langfuse"),
+    "otlp": ("fuzz.json", "otlp"),
+    "otlp-lines": ("fuzz.jsonl", "auto"),
+    "claude-code": ("fuzz.jsonl", "claude-code"),
+    "zhar": ("fuzz.zhar", "zhar"),
+    "formats-auto": ("fuzz.json", "auto"),
+}
+
+
+def _fuzz_format(name: str) -> Callable[[bytes], list[Diagnostic]]:
+    display, fmt = FORMAT_TARGETS[name]
+
+    def run(data: bytes) -> list[Diagnostic]:
+        if name == "zhar":
+            data = zlib.compress(data)  # the format is zlib data: fuzz what it inflates to
+        return _read_log(data, display, fmt)
+
+    run.__name__ = f"fuzz_{name.replace('-', '_')}"
+    return run
+
+
 _AUDIT_DIR: list[Path] = []
 
 
@@ -175,7 +208,7 @@ def fuzz_audit(data: bytes) -> list[Diagnostic]:
     folder = _AUDIT_DIR[0]
     (folder / "fuzz.jsonl").write_bytes(data)
     result = audit_logs(["fuzz.jsonl"], settings=_settings(), cwd=folder)
-    json.dumps(result.summary, default=str)
+    json.dumps(result.summary.to_dict(), default=str)
     for fmt in AUDIT_FORMATS:
         render(fmt, result.diagnostics, summary=result.summary)
     return result.diagnostics
@@ -278,6 +311,273 @@ def fuzz_code(data: bytes) -> list[Diagnostic]:
     return check_module(display, source.text, _settings())
 
 
+# --- hostile shapes: inputs crafted to hang, exhaust or leak ----------------------------------
+
+
+def fuzz_gzip(data: bytes) -> list[Diagnostic]:
+    """A gzip-compressed JSONL log (many tiny records, bombs, cut streams) through the reader
+    with small bounds: it ends, with CL001 past max-records or max-gzip-ratio."""
+    from cachelint.payloads.readers import ReadLimits, read_bytes_as_log
+
+    redactor, _ = _audit_tools()
+    items = read_bytes_as_log(data, "fuzz.jsonl.gz", "jsonl", redactor, ReadLimits(max_records=5_000))
+    found = [item for item in items if isinstance(item, Diagnostic)]
+    # lines count in the decompressed stream: checked against it here, then set to the file's
+    # first line for the generic check (which counts the compressed bytes' lines)
+    try:
+        plain = gzip.decompress(data)
+    except Exception:  # noqa: BLE001 - cut or corrupt: the reader said where it stopped
+        plain = None
+    if plain is not None:
+        check_contract(found, plain, "fuzz.jsonl.gz", _PAYLOAD_CODES)
+    return [d.with_changes(line=1, end_line=1, end_column=1, column=1) for d in found]
+
+
+def fuzz_lines(data: bytes) -> list[Diagnostic]:
+    """One crafted line (a prefix, then a unit repeated thousands of times) through every text
+    scan: the index parser (Markdown), the code analysis with its prefilter and syntax hints,
+    the import scan and the suppression scan. The per-input deadline catches super-linear time."""
+    from cachelint.engine import import_candidates
+    from cachelint.suppressions import find_suppressions
+
+    out = _fuzz_index(data, "AGENTS.md")
+    text = data.decode("utf-8", "replace")
+    import_candidates(text, "pkg.mod", False)
+    find_suppressions(text)
+    out += [d.with_changes(path="AGENTS.md") for d in fuzz_code(data)]
+    return [d.with_changes(path="fuzz.md") for d in out]
+
+
+def fuzz_literal(data: bytes) -> list[Diagnostic]:
+    """Python bytes under a small max-syntax-nodes: a file over it is CL001 before any parse."""
+    from dataclasses import replace
+
+    from cachelint.code import check_module
+    from cachelint.code.program import too_many_nodes
+    from cachelint.textio import decode
+
+    source = decode(data, "fuzz.py")
+    if isinstance(source, Diagnostic):
+        return [source]
+    oversized = too_many_nodes("fuzz.py", source.text, 20_000)
+    if oversized is not None:
+        return [oversized]
+    return check_module("fuzz.py", source.text, replace(_settings(), max_syntax_nodes=20_000))
+
+
+def fuzz_gitignore(data: bytes) -> list[Diagnostic]:
+    """Ignore-file bytes: every line compiled (git's reading, malformed patterns included) and
+    matched against paths of every shape, as files and as folders."""
+    from cachelint.discovery import compile_patterns
+
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    rules = compile_patterns(lines)
+    paths = ["a", "a/b", "dir/sub/file.py", "[x]", "a b/c", "x" * 300, "a/" * 100 + "b", *(line.strip("/!") for line in lines[:4])]
+    for rule in rules:
+        for path in paths:
+            if rule.matches(path) not in (True, False):
+                raise ContractViolation(f"{rule} on {path!r}: not a verdict")
+    return []
+
+
+_CACHE_DIR: list[Path] = []
+
+
+def fuzz_cache(data: bytes) -> list[Diagnostic]:
+    """The input as every file of the cache folder (results, summaries, rule index, pack verdicts,
+    pack copies), then a cached check of a flagged agent: its finding must come back, whatever the
+    cache held."""
+    import os
+
+    from cachelint import cachefile
+    from cachelint.catalog import _catalog_stat_key, _rule_index_in, _known_valid_packs_in
+
+    if not _CACHE_DIR:
+        _CACHE_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-cache-")))
+    root = _CACHE_DIR[0]
+    (root / "cachelint.toml").write_text("")
+    (root / "agent.py").write_text('import anthropic\nc = anthropic.Anthropic()\nc.messages.create(tools=list({"a", "b"}), messages=[])\n')
+    from cachelint.config import load_settings
+    from cachelint.engine import CheckOptions, run_check
+
+    settings = load_settings(root)
+    folder = root / ".cachelint_cache"
+    folder.mkdir(exist_ok=True)
+    names = [f"results-{settings.fingerprint()}.json", f"summaries-{settings.fingerprint()}.json", f"rules-{_catalog_stat_key()}.json"]
+    for name in names:
+        path = folder / name
+        if path.is_dir() or os.path.islink(path):
+            continue
+        path.write_bytes(data)
+    _rule_index_in.cache_clear()
+    _known_valid_packs_in.cache_clear()
+    result = run_check(["."], settings, CheckOptions(), root)
+    cachefile.take_warnings()
+    codes = [(d.code, d.path) for d in result.diagnostics]
+    if codes != [("CL101", "agent.py")]:
+        raise ContractViolation(f"a cache holding {data[:80]!r} changed the findings: {codes}")
+    return []
+
+
+def fuzz_secrets(data: bytes) -> list[Diagnostic]:
+    """A system prompt, a tool description and a message holding the input and a made-up key of
+    every pattern, changed between two requests: no output format may print a key."""
+    from cachelint.api import audit_logs
+    from cachelint.catalog import load_packs
+    from cachelint.masking import MASK, masker
+    from cachelint.report import AUDIT_FORMATS, render
+
+    text = data.decode("utf-8", "replace")
+    examples = [p["example"] for pack in load_packs("payloads-secret-patterns") for p in pack["patterns"]]
+    hidden = []
+    for example in examples:
+        masked = masker().mask(example)
+        first = next(i for i, (a, b) in enumerate(zip(example, masked)) if a != b)
+        hidden.append(example[first:])
+    keys = f"{text} " + " ".join(examples) + f" {text}"
+
+    def request(version: int) -> str:
+        body = {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 10,
+            "system": [{"type": "text", "text": f"{keys} v{version}", "cache_control": {"type": "ephemeral"}}],
+            "tools": [{"name": "t", "description": f"{keys} v{version}", "input_schema": {"type": "object"}}],
+            "messages": [{"role": "user", "content": f"{keys} v{version}"}],
+        }
+        return json.dumps({"request": body, "session": "s"}, ensure_ascii=False)
+
+    if not _AUDIT_DIR:
+        _AUDIT_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-audit-")))
+    folder = _AUDIT_DIR[0]
+    (folder / "secrets.jsonl").write_text(request(1) + "\n" + request(2) + "\n", encoding="utf-8", errors="surrogateescape")
+    result = audit_logs(["secrets.jsonl"], settings=_settings(), cwd=folder)
+    outputs = [render(fmt, result.diagnostics, summary=result.summary) for fmt in AUDIT_FORMATS]
+    outputs.append(json.dumps(result.summary.to_dict(), default=str, ensure_ascii=False))
+    for output in outputs:
+        for secret in hidden:
+            if len(secret) >= 8 and secret[:8] in output.replace(MASK, "\0"):
+                raise ContractViolation(f"a key reached an output: {secret[:8]}…")
+    return [d for d in result.diagnostics if d.code == "CL001"]
+# --- fixes -------------------------------------------------------------------------------------
+
+
+def _unwrapped_dump(tree: Any) -> str:
+    """The ast with every ``sorted(x)`` / ``sorted(x, key=...)`` replaced by ``x``."""
+    import ast
+
+    class Unwrap(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> Any:
+            node = self.generic_visit(node)  # type: ignore[assignment]
+            if (
+                isinstance(node.func, ast.Name)
+                and node.func.id == "sorted"
+                and len(node.args) == 1
+                and all(k.arg == "key" for k in node.keywords)
+            ):
+                return node.args[0]
+            return node
+
+    return ast.dump(Unwrap().visit(tree))
+
+
+def _sorted_calls(tree: Any) -> int:
+    import ast
+
+    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "sorted")
+
+
+def check_fixed(old: str, new: str, applied: int | None = None) -> None:
+    """The contract of a fixed text: it parses (compile and LibCST), and it is the old program
+    with ``applied`` expressions wrapped in sorted(...) and nothing else changed."""
+    import ast
+
+    from cachelint.code.rewrite import parse_error
+
+    problem = parse_error(new, round_trip=False)  # that LibCST prints back what it read is its affair
+    if problem is not None:
+        raise ContractViolation(f"the fixed text does not parse: {problem}")
+    old_tree, new_tree = ast.parse(old), ast.parse(new)
+    added = _sorted_calls(new_tree) - _sorted_calls(old_tree)
+    if (applied is not None and added != applied) or added < 1:
+        raise ContractViolation(f"{applied} fixes applied, but {added} sorted() calls added")
+    if _unwrapped_dump(new_tree) != _unwrapped_dump(old_tree):
+        raise ContractViolation("the fixed program differs from the old one in more than sorted(...) around expressions")
+
+
+def fuzz_fix(data: bytes) -> list[Diagnostic]:
+    """Python bytes -> the code checks -> every fix they give (safe and unsafe) applied on LibCST's
+    tree (what ``check --fix --unsafe-fixes`` writes): no fix may be dropped as broken, and the
+    fixed text must parse and differ from the old one only by the sorted(...) wrappers."""
+    from cachelint.code import check_module
+    from cachelint.code.rewrite import rewrite_python
+    from cachelint.textio import decode
+
+    display = "fuzz.py"
+    source = decode(data, display)
+    if isinstance(source, Diagnostic):
+        return [source]
+    found = check_module(display, source.text, _settings())
+    fixes = [d.fix for d in found if d.fix is not None]
+    if fixes:
+        done = rewrite_python(source.text, fixes)
+        if done.failed:
+            fix, why = done.failed[0]
+            raise ContractViolation(f"a fix was dropped as broken ({fix.description}: {why})")
+        if done.text is not None:
+            check_fixed(source.text, done.text, len(done.applied))
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _scratch() -> Path:
+    return Path(tempfile.mkdtemp(prefix="cachelint-fuzz-fix-")).resolve()
+
+
+# Separates the bytes a file holds when it is checked from those it holds when it is fixed.
+EDITED = b"\x00--edited--\x00"
+
+
+def fuzz_fix_concurrent(data: bytes) -> list[Diagnostic]:
+    """``check --fix --unsafe-fixes`` on a file that changes between the check and the fix:
+    ``data`` is the file as checked, then ``EDITED``, then the file as the fix phase finds it (the
+    same bytes when absent). A changed file must be left exactly as it is, with a warning; an
+    unchanged one is fixed (or not) and parses."""
+    from cachelint import engine, fixer
+    from cachelint.discovery import InputFile
+
+    checked, marker, edited = data.partition(EDITED)
+    if not marker:
+        edited = checked
+    root = _scratch()
+    path = root / "fuzz.py"
+    for leftover in root.iterdir():
+        leftover.unlink()
+    path.write_bytes(checked)
+    settings = _settings()
+    files = [InputFile(path, "fuzz.py", explicit=True)]
+    run = engine.check_python(files, settings, None, 1)
+    path.write_bytes(edited)
+    result = engine.CheckResult(diagnostics=[])
+    per_file = fixer.resolve_fix_targets(run.per_file, run, root)
+    options = engine.CheckOptions(fix=True, unsafe_fixes=True, no_cache=True, jobs=1)
+    fixer.apply_fixes(files, per_file, run, settings, options, ["."], root, result)
+    now = path.read_bytes()
+    had_fixes = any(d.fix is not None for d in per_file.get("fuzz.py", ()))
+    if edited != checked:
+        if now != edited:
+            raise ContractViolation("a file changed after the check was written over")
+        if had_fixes and not any("changed on disk" in w for w in result.warnings):
+            raise ContractViolation(f"a changed file was skipped without saying so: {result.warnings}")
+    elif now != checked:
+        check_fixed(checked.decode("utf-8-sig"), now.decode("utf-8-sig"))
+        if any("internal error" in w for w in result.warnings):
+            raise ContractViolation(f"a fix was dropped as broken: {result.warnings}")
+    leftovers = sorted(p.name for p in root.iterdir() if p.name != "fuzz.py")
+    if leftovers:
+        raise ContractViolation(f"files left beside the fixed one: {leftovers}")
+    return list(per_file.get("fuzz.py", ()))
+
+
 _PAYLOAD_CODES = frozenset({"CL001"})
 _AUDIT_CODES = frozenset({"CL001", *(f"CL3{n:02d}" for n in range(1, 13))})
 _CODE_CODES = frozenset({"CL001", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106"})
@@ -290,19 +590,38 @@ TARGETS: dict[str, Target] = {
         Target("har", "fuzz.har", fuzz_har, _PAYLOAD_CODES, "HAR reader + provider adapters"),
         Target("cassette", "fuzz.yaml", fuzz_cassette, _PAYLOAD_CODES, "VCR cassette reader + provider adapters"),
         Target("audit", "fuzz.jsonl", fuzz_audit, _AUDIT_CODES, "the whole audit of a JSONL log, then every reporter"),
+        *(Target(name, display, _fuzz_format(name), _PAYLOAD_CODES, f"log format reader ({fmt}) + provider adapters")
+          for name, (display, fmt) in FORMAT_TARGETS.items()),
         Target("front-matter", "skills/fuzz/SKILL.md", fuzz_front_matter, frozenset({"CL001", "CL201"}), "SKILL.md front matter parser"),
         Target("skills", "skills/fuzz/SKILL.md", fuzz_skills, frozenset({"CL001", *(f"CL2{n:02d}" for n in range(1, 7))}), "every skill check on a tree holding the input, then every reporter"),
         Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
         Target("code", "fuzz.py", fuzz_code, _CODE_CODES, "Python order-flow analysis (CL1xx)"),
+        Target("gzip", "fuzz.jsonl.gz", fuzz_gzip, _PAYLOAD_CODES, "gzip JSONL logs of many records, bombs, cut streams (bounded reader)"),
+        Target("lines", "fuzz.md", fuzz_lines, _CODE_CODES, "crafted long lines through every text scan (index, code, imports, suppressions)"),
+        Target("literal", "fuzz.py", fuzz_literal, _CODE_CODES, "huge literals and token floods under max-syntax-nodes"),
+        Target("gitignore", "fuzz.gitignore", fuzz_gitignore, frozenset(), "ignore-file lines, malformed and star-heavy ones included"),
+        Target("cache", "fuzz.cache", fuzz_cache, frozenset(), "damaged files in the cache folder; a cached check must find what a fresh one finds"),
+        Target("secrets", "secrets.jsonl", fuzz_secrets, frozenset({"CL001"}), "key-shaped strings in prompts: never in any output format"),
+        Target("fix", "fuzz.py", fuzz_fix, _CODE_CODES, "CL101/CL102 fixes applied on LibCST's tree (line separators, CR/CRLF, BOM, tabs)"),
+        Target("fix-concurrent", "fuzz.py", fuzz_fix_concurrent, _CODE_CODES, "check --fix on a file edited between the check and the fix"),
     )
 }
+
+# Each input must be done within this (SIGALRM; the main thread only): the crafted shapes above
+# are there to catch super-linear time, which otherwise would only make the run slow.
+INPUT_DEADLINE = 20.0
 
 
 def run_target(name: str, data: bytes) -> list[Diagnostic]:
     """Run one target on ``data`` and check its contract; an escaping exception is a violation."""
+    from cachelint.deadline import TimeLimitExceeded, deadline
+
     target = TARGETS[name]
     try:
-        found = target.run(data)
+        with deadline(INPUT_DEADLINE):
+            found = target.run(data)
+    except TimeLimitExceeded as exc:
+        raise ContractViolation(f"{name}: one input took more than {INPUT_DEADLINE:g} s ({len(data)} bytes)") from exc
     except ContractViolation:
         raise
     except Exception as exc:  # noqa: BLE001 - that is the bug a fuzzer looks for
@@ -314,6 +633,24 @@ def run_target(name: str, data: bytes) -> list[Diagnostic]:
 
 
 SEEDS: dict[str, bytes] = {
+    "gzip": gzip.compress(b"{}\n" * 2000),
+    "lines": b"x = 1" + b" " * 3000 + b"\n",
+    "literal": b"X = [" + b"1, " * 2_000 + b"]\n",
+    "gitignore": b"*.pyc\n!keep.pyc\n[z-a]\n[a-\\]\n/build/\n**/cache\n" + b"*a" * 20 + b"b\n",
+    "cache": b"[]",
+    "secrets": b"You are a helpful agent.",
+    "fix": (
+        "import os\nfrom pathlib import Path\nimport anthropic\n\x0c\nclient = anthropic.Anthropic()\n# \u2028 section\n"
+        "TOOLS = {n: {'name': n} for n in ['a', 'b']}\ndef ask(m):\n\tnames = {'a', 'b'}\n"
+        "\tindex = '\\n'.join(p.name for p in Path('skills').glob('*'))\n"
+        "\treturn client.messages.create(model='m', tools=[TOOLS[n] for n in names], system=index, messages=m)\n"
+    ).encode("utf-8"),
+    "fix-concurrent": (
+        b"import anthropic\nclient = anthropic.Anthropic()\nnames = {'a', 'b'}\n"
+        b"client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])\n"
+        b"\x00--edited--\x00import os\nimport anthropic\nclient = anthropic.Anthropic()\nnames = {'a', 'b'}\n"
+        b"client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])\n"
+    ),
     "skills": b"---\nname: fuzz\ndescription: Use when the task reads PDF files and merges them.\nwhen_to_use: PDFs\n---\n# Fuzz\n",
     "audit": (
         b'{"model":"claude-sonnet-4-5","tools":[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{}}],'
@@ -363,6 +700,66 @@ SEEDS: dict[str, bytes] = {
         b"    client.messages.create(model='m', tools=tools(), system=system + ''.join(files), messages=[])\n"
     ),
 }
+
+def _format_seeds() -> dict[str, bytes]:
+    """One small, realistic file of each log format (shapes as cachelint/payloads/formats/ reads
+    them; the full samples are tests/payloads/format_samples/)."""
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 64, "tools": [{"name": "a", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
+            "system": [{"type": "text", "text": "S 2026-11-29T10:00:00Z", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a", "input": {}}]},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}]}
+    usage = {"input_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 1200, "output_tokens": 3}
+    chat = [{"role": "system", "content": "S"}, {"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "a", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "t1", "content": "r"}]
+    tools = [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]
+    helicone = {"request_id": "r1", "request_created_at": "2026-11-29T10:00:00Z", "target_url": "https://api.anthropic.com/v1/messages", "request_body": body,
+                "response_body": {"usage": usage}, "response_status": 200, "request_properties": {"Helicone-Session-Id": "s"}}
+    bedrock = {"schemaType": "ModelInvocationLog", "timestamp": "2026-11-29T10:00:00Z", "region": "us-east-1", "operation": "Converse", "modelId": "anthropic.claude-3",
+               "input": {"inputBodyJson": {"system": [{"text": "S"}, {"cachePoint": {"type": "default"}}], "messages": [{"role": "user", "content": [{"text": "q"}]}]},
+                         "inputTokenCount": 3, "cacheReadInputTokenCount": 0, "cacheWriteInputTokenCount": 1100},
+               "output": {"outputBodyJson": [{"metadata": {"usage": {"inputTokens": 3}}}], "outputTokenCount": 2}}
+    span_attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (
+        ("openinference.span.kind", "LLM"), ("input.value", json.dumps(body)), ("input.mime_type", "application/json"),
+        ("llm.provider", "anthropic"), ("session.id", "s"))] + [{"key": "llm.token_count.prompt", "value": {"intValue": "1205"}}]
+    genai_attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (
+        ("gen_ai.operation.name", "chat"), ("gen_ai.provider.name", "openai"), ("gen_ai.request.model", "gpt-4o"),
+        ("gen_ai.system_instructions", json.dumps([{"type": "text", "content": "S"}])),
+        ("gen_ai.input.messages", json.dumps([{"role": "user", "parts": [{"type": "text", "content": "q"}, {"type": "tool_call", "id": "t", "name": "a", "arguments": {}}]}])),
+        ("gen_ai.tool.definitions", json.dumps([{"type": "function", "name": "a", "parameters": {}}])),
+        ("gen_ai.prompt.0.role", "user"), ("gen_ai.prompt.0.content", "q"), ("llm.request.functions.0.name", "a"))]
+    otlp = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": [
+        {"traceId": "ab", "spanId": "01", "startTimeUnixNano": "1795946400000000000", "attributes": span_attrs, "status": {}},
+        {"traceId": "ab", "spanId": "02", "startTimeUnixNano": "1795946401000000000", "attributes": genai_attrs, "status": {"code": 2}}]}]}]}
+    lines = lambda *records: "".join(json.dumps(r) + "\n" for r in records).encode()  # noqa: E731
+    return {
+        "helicone": lines(helicone, {**helicone, "request_body": json.dumps(body)}),
+        "helicone-json": json.dumps({"data": [helicone, {**helicone, "request_id": "r2"}]}).encode(),
+        "bedrock-invocation": json.dumps([bedrock, {**bedrock, "operation": "ConverseStream"}]).encode(),
+        "anthropic-batch": json.dumps({"requests": [{"custom_id": "a", "params": body}, {"custom_id": "b", "params": body}]}).encode(),
+        "batch-results": lines({"custom_id": "a", "result": {"type": "succeeded", "message": {"usage": usage}}}, {"custom_id": "b", "result": {"type": "errored"}},
+                               {"id": "x", "custom_id": "c", "response": {"status_code": 200, "body": {"usage": {"prompt_tokens": 2}}}, "error": None}),
+        "litellm": lines({"call_type": "acompletion", "model": "claude-sonnet-4-5", "custom_llm_provider": "anthropic", "messages": chat, "model_parameters": {"tools": tools},
+                          "response": {"usage": {"prompt_tokens": 1205, "cache_creation_input_tokens": 1200}}, "startTime": 1795946400.5, "status": "success"},
+                         {"standard_logging_object": {"model_parameters": {}, "messages": "hi"}, "raw_request_typed_dict": {"raw_request_body": body, "raw_request_api_base": "https://api.anthropic.com/v1/messages"}}),
+        "langsmith": lines({"run_type": "llm", "inputs": body, "outputs": {"usage": usage}, "extra": {"metadata": {"ls_provider": "anthropic", "thread_id": "t"}}, "start_time": "2026-11-29T10:00:00", "trace_id": "x"},
+                           {"run_type": "llm", "inputs": {"messages": [[{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "SystemMessage"], "kwargs": {"content": "S", "type": "system"}}]]},
+                            "outputs": {"generations": [[{"message": {"kwargs": {"usage_metadata": {"input_tokens": 9, "input_token_details": {"cache_read": 4}}}}}]]},
+                            "extra": {"invocation_params": {"tools": tools}}, "trace_id": "x"}, {"run_type": "chain", "inputs": {}}),
+        "langfuse": json.dumps({"data": [{"type": "GENERATION", "traceId": "t", "startTime": "2026-11-29T10:00:00Z", "model": "gpt-4o", "input": {"messages": chat, "tools": tools},
+                                          "usageDetails": {"input": 2, "input_cached_tokens": 1}}, {"type": "SPAN", "traceId": "t", "startTime": "x"}]}).encode(),
+        "otlp": json.dumps(otlp).encode(),
+        "otlp-lines": lines(otlp, otlp),
+        "claude-code": lines({"type": "summary", "summary": "s", "leafUuid": "u"},
+                             {"type": "assistant", "sessionId": "s", "uuid": "a", "timestamp": "2026-11-29T10:00:00Z", "requestId": "r", "isSidechain": True,
+                              "message": {"id": "m", "model": "claude-sonnet-4-5", "usage": {**usage, "cache_creation": {"ephemeral_1h_input_tokens": 1200}}}},
+                             {"type": "user", "sessionId": "s", "uuid": "b", "message": {"role": "user", "content": "q"}}),
+        "zhar": json.dumps({"log": {"version": "1.2", "entries": [{"startedDateTime": "2026-11-29T10:00:00Z", "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+                            "headers": [], "postData": {"mimeType": "application/json", "text": json.dumps(body)}}, "response": {"status": 200, "content": {"text": json.dumps({"usage": usage})}}}]}}, indent=1).encode(),
+        "formats-auto": json.dumps([helicone, bedrock]).encode(),
+    }
+
+
+SEEDS.update(_format_seeds())
+
 
 # Fragments that make parsers take unusual branches: delimiters, escapes, YAML anchors and
 # aliases, front matter fences, BOM, CRLF, NUL, invalid UTF-8, huge numbers, deep nesting.
@@ -633,9 +1030,42 @@ def structured(name: str) -> Any:
             lambda v: dumps(v).encode("utf-8", "surrogatepass")
         )
         return st.one_of(markdown, market)
+    if name == "gzip":
+        record = st.sampled_from([b"{}\n", b"[]\n", b"\n", b'{"a":1}\n', b"x\n", b'{"request":{}}\n'])
+        return st.tuples(record, st.integers(1, 200_000), st.integers(0, 3)).map(
+            lambda t: (lambda z: z if t[2] else z[: len(z) // 2])(gzip.compress(t[0] * t[1], 6))
+        )
+    if name == "lines":
+        prefix = st.sampled_from(["", "- ", "| ", "[", "- bar", "c.messages.create", "c.messages.create(", "from ", "# noqa:", "# cachelint: ignore[", "def ", "{%", "<a", "|---|"])
+        unit = st.sampled_from([" ", "\n", "\t", "[", "[a](", "a=", '\\"', "'\\", "{%", "|", "-", "*a", "noqa:", " \n", "(", "a.", "\\\n", "cachelint: ignore["])
+        tail = st.sampled_from(["", "x", ")", "]", "|", "\n"])
+        return st.tuples(prefix, unit, st.integers(1000, 20_000), tail).map(lambda t: (t[0] + t[1] * (t[2] // len(t[1])) + t[3]).encode())
+    if name == "literal":
+        unit = st.sampled_from(["1, ", "'a', ", "(", "x.", "a+", "[", "{1: 2}, ", "'''", "\\'", "b'\\x00', "])
+        return st.tuples(unit, st.integers(1, 60_000)).map(lambda t: ("X = [" + t[0] * t[1] + "]\n").encode())
+    if name == "gitignore":
+        piece = st.sampled_from(["a", "b", "*", "**", "?", "/", "[ab]", "[a-b]", "[!a]", "[z-a]", "[a-\\]", "[[:alpha:]]", "[[:bogus:]]", "[", "]", "\\", " ", "!", "#", "*a"])
+        line = st.lists(piece, max_size=40).map("".join)
+        return st.lists(line, max_size=8).map(lambda ls: "\n".join(ls).encode("utf-8"))
+    if name == "cache":
+        from cachelint import cachefile
+
+        kinds = st.sampled_from([("results", 4), ("summaries", 4), ("rules", 1), ("packs-valid", 1), ("pack", 1)])
+        return st.one_of(
+            anything.map(lambda v: dumps(v).encode("utf-8", "surrogatepass")),
+            st.tuples(kinds, anything).map(lambda t: cachefile.encode(t[0][0], t[0][1], dumps(t[1]).encode("utf-8", "surrogatepass"))),
+        )
+    if name == "secrets":
+        return st.text(max_size=60).map(lambda s: s.encode("utf-8", "surrogatepass"))
+    if name in FORMAT_TARGETS:
+        return _shaped_like(name)
     if name == "code":
         statements = st.lists(st.sampled_from(CODE_LINES), min_size=1, max_size=14)
         return statements.map(lambda ls: "\n".join(ls).encode("utf-8") + b"\n")
+    if name == "fix":
+        return _fix_programs()
+    if name == "fix-concurrent":
+        return st.tuples(_fix_programs(), st.integers(0, 6), st.integers(0, 10_000), st.sampled_from(TOKENS)).map(_with_an_edit)
     raise KeyError(name)
 
 
@@ -713,6 +1143,123 @@ CODE_LINES: tuple[str, ...] = (
     "msgs = [dict(role='system', content=system), dict(role='user', content='q')]",
     "client.messages.count_tokens(model='m', system=system, messages=[])",
 )
+
+
+# Where a fix goes: statements that reach a sink with an unordered value ({i} is the indentation
+# of the block). Most give a safe fix (strings, file names, paths), some an unsafe one.
+FIX_SITES: tuple[str, ...] = (
+    "{i}names = {{'search', 'fetch', 'read'}}\n{i}client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[])\n",
+    "{i}client.messages.create(model='m', system='\\n'.join(f for f in os.listdir('skills')), messages=[])\n",
+    "{i}client.messages.create(model='m', system=', '.join(p.name for p in Path('skills').glob('*')), messages=[])\n",
+    "{i}rules = {{'be brief', 'cite'}}\n{i}client.messages.create(model='m', system='; '.join(list(rules)), messages=[])\n",
+    "{i}names = {{'a'}} | {{'b', 'c'}}\n{i}client.messages.create(model='m', tools=names, messages=[])\n",
+    "{i}client.messages.create(model='m', tools=[t for t in set(loaded)], messages=[])\n",
+    "{i}client.messages.create(model='m', tools=[{{'name': n,\n{i}    'x': 1}}  # one per name\n{i}    for n in (names)], messages=[])\n",
+    "{i}client.messages.create(model='m', tools=list(x for x in {{'a', 'b'}}), messages=[])\n",
+    "{i}client.messages.create(model='m', system=f'{{names}}', messages=[])\n",
+    "{i}tools = []\n{i}for n in {{'ação', 'b'}}:\n{i}    tools.append({{'name': n}})\n{i}client.messages.create(model='m', tools=tools, messages=[])\n",
+    "{i}client.messages.create(model='m', tools=sorted(x for x in set(loaded)), system=' '.join(set(loaded)), messages=[])\n",
+)
+# What may stand before a fix site: comments and strings holding characters str.splitlines splits
+# at (the tokenizer does not), form feeds, blank lines, non-ASCII text, a multi-line string.
+NOISE: tuple[str, ...] = (
+    "\x0c\n",
+    "# \x0c form feed\n",
+    "# \x0b\x1c\x1d\x1e\n",
+    "# \x85 \u2028 \u2029\n",
+    "DOC = 'a\u2028b\x0cc\x85'\n",
+    "\n",
+    "# ação\n",
+    'TEXT = """\n\x0c\n\u2028"""\n',
+    "x = 1; y = 2\n",
+    "if True:\n    pass\n",
+)
+FIX_HEADER = (
+    "import os\nfrom pathlib import Path\nimport anthropic\nclient = anthropic.Anthropic()\n"
+    "TOOLS = {n: {'name': n} for n in ['search', 'fetch', 'read']}\nnames = {'a', 'b'}\nloaded = []\n"
+)
+
+
+def _fix_programs() -> Any:
+    """Agent programs with fix sites and noise before them, in functions or at module level, with
+    spaces or tabs, LF, CRLF or CR line ends, with or without a BOM."""
+    from hypothesis import strategies as st
+
+    part = st.tuples(st.lists(st.sampled_from(NOISE), max_size=3), st.sampled_from(FIX_SITES), st.booleans())
+    return st.tuples(
+        st.lists(part, min_size=1, max_size=4),
+        st.sampled_from(["    ", "\t", "  "]),
+        st.sampled_from(["\n", "\r\n", "\r"]),
+        st.booleans(),
+    ).map(_fix_program)
+
+
+def _fix_program(spec: tuple) -> bytes:
+    parts, indent, newline, bom = spec
+    out = [FIX_HEADER]
+    for k, (noise, site, in_function) in enumerate(parts):
+        out.extend(noise)
+        if in_function:
+            out.append(f"def ask_{k}():\n")
+            out.append(site.format(i=indent))
+        else:
+            out.append(site.format(i=""))
+    text = "".join(out).replace("\n", newline)
+    return ("\ufeff" if bom else "").encode("utf-8") + text.encode("utf-8")
+
+
+def _with_an_edit(spec: tuple) -> bytes:
+    """A program, EDITED, and the same file after someone else's edit: nothing (kind 0), a line
+    inserted at the top or anywhere, a line removed, a token spliced in, a name changed, a line
+    appended."""
+    program, kind, where, token = spec
+    lines = program.split(b"\n")
+    at = where % max(1, len(lines))
+    cut = where % max(1, len(program))
+    if kind == 0:
+        edited = program
+    elif kind == 1:
+        edited = b"import sys\n" + program
+    elif kind == 2:
+        edited = b"\n".join(lines[:at] + [b"# edited"] + lines[at:])
+    elif kind == 3:
+        edited = b"\n".join(lines[:at] + lines[at + 1 :])
+    elif kind == 4:
+        edited = program[:cut] + token + program[cut:]
+    elif kind == 5:
+        edited = program.replace(b"names", b"nomes", 1)
+    else:
+        edited = program + b"\n# appended\n"
+    return program + EDITED + edited
+
+
+def _shaped_like(name: str) -> Any:
+    """Documents of the seed's shape with any of its values swapped for arbitrary JSON (a request
+    body, a JSON string of one, another type): the format's reader meets its own keys holding
+    what a broken or hostile export could hold."""
+    from hypothesis import strategies as st
+
+    bodies = _request_bodies()
+    anything = _json_values()
+    dumps = functools.partial(json.dumps, ensure_ascii=False)
+
+    def shaped(value: Any, depth: int = 0) -> Any:
+        if depth > 8:
+            return st.just(value)
+        if isinstance(value, dict):
+            return st.fixed_dictionaries({}, optional={k: shaped(v, depth + 1) for k, v in value.items()})
+        if isinstance(value, list):
+            return st.lists(st.one_of(*(shaped(v, depth + 1) for v in value[:3])) if value else anything, max_size=4)
+        if isinstance(value, str):
+            return st.one_of(st.just(value), st.text(max_size=12), bodies.map(dumps), anything)
+        return st.one_of(st.just(value), anything)
+
+    seed = SEEDS[name]
+    display = FORMAT_TARGETS[name][0]
+    if display.endswith(".jsonl"):
+        records = [json.loads(line) for line in seed.decode("utf-8").splitlines() if line.strip()]
+        return st.lists(st.one_of(*(shaped(r) for r in records)), max_size=4).map(lambda rs: "".join(dumps(r) + "\n" for r in rs).encode("utf-8", "surrogatepass"))
+    return shaped(json.loads(seed)).map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
 
 
 def strategy(name: str) -> Any:

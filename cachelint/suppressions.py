@@ -14,7 +14,9 @@ from typing import Iterable, Sequence
 
 from cachelint.diagnostics import Diagnostic
 
-_CACHELINT = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]]*)\]", re.IGNORECASE)
+# The codes stop at the next bracket of either kind: ``[^\]]*`` read to the end of the line from
+# every ``cachelint: ignore[`` of a line of them (quadratic).
+_CACHELINT = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]\[]*)\]", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa\s*:\s*([A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 _CODE = re.compile(r"^CL[0-9]{3}$")
 
@@ -31,7 +33,7 @@ def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
     out = []
     if "cachelint" in line.lower():
         for m in _CACHELINT.finditer(line):
-            codes = tuple(c.strip().upper() for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
+            codes = tuple(_code_or_name(c) for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
             out.append(Suppression(number, offset + m.start() + 1, codes, True))
     if "noqa" in line.lower():
         for m in _NOQA.finditer(line):
@@ -43,7 +45,34 @@ def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
     return out
 
 
-_NOQA_WITH_OUR_CODE = re.compile(r"noqa\s*:[^\n]*?\bCL[0-9]", re.IGNORECASE)
+def _code_or_name(text: str) -> str:
+    """A code written in a suppression (any case), or a rule name (``unordered-tools``) as its code."""
+    text = text.strip()
+    if "-" in text:
+        from cachelint.catalog import code_of
+
+        return code_of(text) or text
+    return text.upper()
+
+
+_NOQA_COLON = re.compile(r"noqa\s*:", re.IGNORECASE)
+_OUR_CODE = re.compile(r"\bCL[0-9]", re.IGNORECASE)
+
+
+def _noqa_names_our_code(text: str) -> bool:
+    """``noqa:`` followed on its line by one of our codes (what ``noqa\\s*:[^\\n]*?\\bCL[0-9]``
+    searched for). The rest of a line is searched once: after a later ``noqa:`` of the same line
+    it is part of what was searched already (the expression read it again from each)."""
+    searched_to = -1  # the end of the line whose rest was searched last, in vain
+    for m in _NOQA_COLON.finditer(text):
+        if m.end() <= searched_to:
+            continue  # the same line: no line break between the two
+        end = text.find("\n", m.end())
+        end = len(text) if end == -1 else end
+        if _OUR_CODE.search(text, m.end(), end) is not None:
+            return True
+        searched_to = end
+    return False
 
 
 def _mentions_suppression(text: str) -> bool:
@@ -53,7 +82,7 @@ def _mentions_suppression(text: str) -> bool:
     lowered = text.lower()
     if "cachelint" in lowered:
         return True
-    return "noqa" in lowered and _NOQA_WITH_OUR_CODE.search(text) is not None
+    return "noqa" in lowered and _noqa_names_our_code(text)
 
 
 def find_suppressions(text: str) -> list[Suppression]:

@@ -32,7 +32,7 @@ def assert_prefix_stable(
 ) -> AuditResult:
     """Audit the capture files / cassettes ``paths``; raise ``AssertionError`` with the audit's
     full text report when any finding matches ``codes``. Returns the AuditResult otherwise (its
-    ``summary["usage"]`` holds hit rates and money, for further assertions)."""
+    ``summary.usage`` holds hit rates and money, for further assertions)."""
     if not paths:
         raise TypeError("assert_prefix_stable() needs at least one capture file or cassette")
     from cachelint.api import audit_logs

@@ -4,6 +4,7 @@ exception."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,24 @@ class SourceText:
     size: int
     had_bom: bool
     newline: str  # "\r\n" when the file uses CRLF, else "\n"
+
+
+# str.splitlines also splits at these; Python's tokenizer (and so ast's line numbers, and LibCST's)
+# does not: a form feed (which PEP 8 allows between sections) or a U+2028 in a string is not a line
+# break to Python.
+_NOT_PYTHON_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_PYTHON_LINE_BREAK = re.compile("\r\n|\r|\n")
+
+
+def python_lines(text: str) -> list[str]:
+    """The lines of Python source as the tokenizer counts them (``\n``, ``\r\n``, ``\r``), without
+    their ends; like ``str.splitlines`` for text without other separators (the fast common case)."""
+    if _NOT_PYTHON_LINE_BREAKS.search(text) is None:
+        return text.splitlines()
+    lines = _PYTHON_LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def line_col_of_offset(data: bytes, offset: int) -> tuple[int, int]:
@@ -51,7 +70,43 @@ def decode(data: bytes, display: str) -> SourceText | Diagnostic:
     return SourceText(text=text, size=len(data), had_bom=had_bom, newline=newline)
 
 
+# Bytes given for a path instead of the file's (``cachelint check -``: an editor's unsaved buffer,
+# checked as the file it names, with that file's configuration and neighbours).
+_PROVIDED: dict[str, bytes] = {}
+
+
+def provide(path: Path, data: bytes | None) -> None:
+    """Read ``data`` for ``path`` from now on (None: the file again)."""
+    if data is None:
+        _PROVIDED.pop(str(path), None)
+    else:
+        _PROVIDED[str(path)] = data
+
+
+def provided_bytes(path: Path) -> bytes | None:
+    """The bytes given for ``path`` in place of the file's, if any."""
+    return _PROVIDED.get(str(path))
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a file, or None when it cannot be stat'ed; bytes provided for a path
+    have no time and their own size."""
+    provided = _PROVIDED.get(str(path))
+    if provided is not None:
+        return 0, len(provided)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def read_bytes(path: Path, display: str, max_size: int) -> bytes | Diagnostic:
+    provided = _PROVIDED.get(str(path))
+    if provided is not None:
+        if len(provided) > max_size:
+            return unreadable(display, f"input is {len(provided)} bytes, over the size limit of {max_size} bytes (max-file-size)")
+        return provided
     try:
         if path.is_dir():
             return unreadable(display, "is a directory, expected a file")

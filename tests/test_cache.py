@@ -13,6 +13,7 @@ import pytest
 
 import cachelint.code
 import cachelint.skills
+from cachelint import cachefile
 from cachelint.diagnostics import Diagnostic
 from conftest import check_with_cache, REPO, write_tree
 
@@ -79,7 +80,7 @@ def test_an_mtime_only_change_is_a_hit(tmp_path, calls):
     run(tmp_path)
     assert calls == []
     # the new mtime was recorded: the next run does not even hash the file
-    entry = json.loads(results_files(tmp_path)[0].read_text())["files"][str(tmp_path / "a.py")]
+    entry = cachefile.body_of(results_files(tmp_path)[0])["files"][str(tmp_path / "a.py")]
     assert entry["mtime_ns"] == st.st_mtime_ns + 5_000_000_000
 
 
@@ -127,9 +128,9 @@ def test_a_damaged_entry_is_a_miss_not_a_crash(tmp_path, calls):
     write_tree(tmp_path, {"a.py": "x = 1\n"})
     run(tmp_path)
     (path,) = results_files(tmp_path)
-    data = json.loads(path.read_text())
+    data = cachefile.body_of(path)
     data["files"][str(tmp_path / "a.py")]["diagnostics"] = [{"code": "CL101"}]  # missing keys
-    path.write_text(json.dumps(data))
+    cachefile.rewrite_body(path, data)
     calls.clear()
     result = run(tmp_path)
     assert calls == ["a.py"] and result.diagnostics == []
@@ -191,7 +192,7 @@ def test_deleted_files_leave_the_cache(tmp_path, calls):
     (tmp_path / "a.py").write_text("x = 2\n")  # something to save
     run(tmp_path)
     (path,) = results_files(tmp_path)
-    assert sorted(json.loads(path.read_text())["files"]) == [str(tmp_path / "a.py")]
+    assert sorted(cachefile.body_of(path)["files"]) == [str(tmp_path / "a.py")]
 
 
 def test_skill_results_are_cached_and_see_edits(tmp_path, monkeypatch):
@@ -269,14 +270,14 @@ def test_rule_names_come_from_a_compact_index_that_is_rebuilt_when_damaged(tmp_p
     write_tree(tmp_path, {"agent.py": "# FLAG\n"})
     run(tmp_path)
     (index,) = (tmp_path / ".cachelint_cache").glob("rules-*.json")
-    rows = json.loads(index.read_text())
+    rows = cachefile.body_of(index)
     assert ["CL101", catalog.load_catalog()["CL101"].name] == rows[[r[0] for r in rows].index("CL101")][:2]
     index.write_text("not json")
     catalog._rule_index_in.cache_clear()
     result = run(tmp_path)
     assert [d.code for d in result.diagnostics] == ["CL101"]
     assert catalog.rule_name("CL101") == catalog.load_catalog()["CL101"].name
-    assert json.loads(index.read_text()) == rows  # rebuilt from the YAML
+    assert cachefile.body_of(index) == rows  # rebuilt from the YAML
 
 
 def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatch):

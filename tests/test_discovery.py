@@ -99,4 +99,4 @@ def test_missing_path_is_a_problem_not_an_exception(tmp_path):
 )
 def test_gitignore_patterns(pattern, path, expected):
     rules = compile_patterns([pattern])
-    assert bool(rules[0].regex.match(path)) is expected
+    assert rules[0].matches(path) is expected

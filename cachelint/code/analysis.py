@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 from cachelint.code.findings import diagnostics_for
-from cachelint.code.flow import ModuleAnalysis, value_to_data
+from cachelint.code.flow import ModuleAnalysis, Positions, value_to_data
 from cachelint.code.knowledge import Knowledge, knowledge_for
 from cachelint.code.program import KnownToParse, Program, parse_notebook, parse_python, syntax_problems
 from cachelint.code.values import PARAM, Value
@@ -56,7 +56,7 @@ class _ProjectIndex:
                 out.append((module, last))
         return out
 
-    def lookup_method(self, class_dotted: str, method: str) -> tuple[str, Mapping[str, Any]] | None:
+    def lookup_method(self, class_dotted: str, method: str) -> tuple[str, Mapping[str, Any], str] | None:
         for module, name in self._candidates(class_dotted):
             summary = self.summaries.get(module)
             if summary is None:
@@ -65,17 +65,18 @@ class _ProjectIndex:
             # through (summaries leave those out) and adds nothing of the instance.
             known = summary.get("classes", {}).get(name, {})
             entry = known.get("methods", {}).get(method)
-            return f"{module}.{name}.{method}", entry if entry is not None else {"passes_arguments": True}
+            return f"{module}.{name}.{method}", entry if entry is not None else {"passes_arguments": True}, module
         return None
 
-    def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any]] | None:
+    def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any], str] | None:
+        """(qualified name, summary entry, dotted name of the module) of ``dotted``."""
         for module, name in self._candidates(dotted):
             summary = self.summaries.get(module)
             if summary is None:
                 continue
             entry = summary.get(table, {}).get(name)
             if entry is not None:
-                return f"{module}.{name}", entry
+                return f"{module}.{name}", entry, module
         return None
 
 
@@ -211,16 +212,20 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
             analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return {"functions": {}, "classes": {}, "names": {}}
+    def positions(span: tuple[int, int, int, int]) -> list[int]:
+        line, col, end_line, end_col = span
+        return [line, program.char_column(line, col), end_line, program.char_column(end_line, end_col)]
+
     functions: dict[str, Any] = {}
     for name, node in sorted(analysis.module_funcs.items()):
-        entry = _function_entry(analysis, node)
+        entry = _function_entry(analysis, node, positions)
         if entry is not None:
             functions[name] = entry
     classes: dict[str, Any] = {}
     for class_name, info in sorted(analysis.classes.items()):
         methods = {}
         for method_name, node in sorted(info.methods.items()):
-            entry = _function_entry(analysis, node)
+            entry = _function_entry(analysis, node, positions)
             if entry is not None:
                 methods[method_name] = entry
         if methods:
@@ -232,24 +237,28 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
         names[name] = value_to_data(Value(
             frozenset(o for o in value.own if o.kind != PARAM),
             frozenset(o for o in value.inner if o.kind != PARAM),
-        ))
+            value.kind,
+            value.elements,
+        ), positions)
     return {"functions": functions, "classes": classes, "names": names}
 
 
-def _function_entry(analysis: ModuleAnalysis, node: Any) -> dict[str, Any] | None:
-    """A function's summary as data: parameters, what it returns, which parameters reach a sink."""
+def _function_entry(analysis: ModuleAnalysis, node: Any, positions: Positions) -> dict[str, Any] | None:
+    """A function's summary as data: parameters, what it returns, which parameters reach a sink;
+    where the unordered values it returns are first put in order (``positions``: see flow.Positions),
+    so that an importer's finding is fixed here."""
     summary = analysis.summaries.get(id(node))
     if summary is None:
         return None
     entry: dict[str, Any] = {"params": list(summary.params)}
     if summary.returns and _says_something(summary.returns):
-        entry["returns"] = value_to_data(summary.returns)
+        entry["returns"] = value_to_data(summary.returns, positions)
         # what each item of a returned tuple, or each field of a returned Cls(a=..., b=...),
         # carries: ``tools, setup = assemble(...)`` in another module takes only its item
         if summary.tuple_ok and summary.tuple_returns is not None:
-            entry["tuple_returns"] = [value_to_data(v) for v in summary.tuple_returns]
+            entry["tuple_returns"] = [value_to_data(v, positions) for v in summary.tuple_returns]
         elif summary.fields_ok and summary.field_returns:
-            entry["field_returns"] = {name: value_to_data(v) for name, v in sorted(summary.field_returns.items())}
+            entry["field_returns"] = {name: value_to_data(v, positions) for name, v in sorted(summary.field_returns.items())}
     if summary.param_sinks:
         entry["param_sinks"] = {
             param: sorted(

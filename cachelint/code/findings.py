@@ -9,10 +9,8 @@ from typing import Callable, Iterable
 
 from cachelint.code.flow import LoopChange, Reach
 from cachelint.code.program import Program
-from cachelint.code.values import UNORDERED, VOLATILE, Span
+from cachelint.code.values import SORTABLE_KINDS, UNORDERED, VOLATILE, Span
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-
-_SAFE_ELEMENTS = ("str", "path")
 
 
 def _where(program: Program, line: int) -> str:
@@ -39,7 +37,7 @@ def _first_reach_per_origin(reaches: Iterable[Reach], kind: str, tiers: tuple[st
 class _Reporter:
     def __init__(self, program: Program) -> None:
         self.program = program
-        self.fixed_spans: set[Span] = set()
+        self.fixed_spans: set[tuple[str | None, Span]] = set()
 
     def location(self, span: Span) -> dict:
         p = self.program
@@ -51,32 +49,44 @@ class _Reporter:
             "end_column": p.char_column(end_line, end_col),
         }
 
-    def wrap_in_sorted(self, span: Span, key: str | None, safe: bool, what: str) -> Fix | None:
-        if self.program.is_notebook or span in self.fixed_spans:
+    def wrap_in_sorted(self, span: Span, key: str | None, safe: bool, what: str, module: str | None = None) -> Fix | None:
+        """``sorted(`` and ``)`` around the expression at ``span``: in this file (an ast span), or
+        in the other module ``module`` (a span in its characters, from its summary)."""
+        if (module, span) in self.fixed_spans:
             return None
-        self.fixed_spans.add(span)
-        loc = self.location(span)
+        self.fixed_spans.add((module, span))
+        cell = None
+        if module is None:
+            loc = self.location(span)
+            line, column, end_line, end_column = loc["line"], loc["column"], loc["end_line"], loc["end_column"]
+            if self.program.is_notebook:
+                cell, line = self.program.locate(line)
+                end_cell, end_line = self.program.locate(end_line)
+                if cell is None or end_cell != cell:
+                    return None
+        else:
+            line, column, end_line, end_column = span
         closing = f", {key})" if key else ")"
         return Fix(
-            description=f"wrap {what} in sorted(...)" + (f" ({key})" if key else ""),
+            description=f"wrap {what} in sorted(...)" + (f" ({key})" if key else "") + (f" in {module}" if module else ""),
             edits=(
-                Edit(loc["line"], loc["column"], loc["line"], loc["column"], "sorted("),
-                Edit(loc["end_line"], loc["end_column"], loc["end_line"], loc["end_column"], closing),
+                Edit(line, column, line, column, "sorted(", module=module, cell=cell),
+                Edit(end_line, end_column, end_line, end_column, closing, module=module, cell=cell),
             ),
             applicability=Applicability.SAFE if safe else Applicability.UNSAFE,
         )
 
     def sorted_fix(self, reach: Reach) -> Fix | None:
         """sorted(...) where the unordered value is first put in order (the loop or comprehension
-        that iterates it, list(), join), else around the sink argument. Safe only when the
-        elements are known strings or paths: sorting anything else may raise or change meaning."""
+        that iterates it, list(), join; in the module that does so), else around the sink
+        argument. Safe only where what is sorted there is known to hold only strings or only paths
+        (values.py): sorting anything else may raise or change meaning."""
         o = reach.origin
-        safe = o.elements in _SAFE_ELEMENTS
         if o.sortable and o.fix_at is not None:
-            return self.wrap_in_sorted(o.fix_at, None, safe, "the unordered value")
+            return self.wrap_in_sorted(o.fix_at, None, o.fix_safe, "the unordered value", o.fix_module)
         if reach.arg_span is None:
             return None
-        if safe and o.sortable:
+        if reach.arg_elements in SORTABLE_KINDS and o.sortable:
             return self.wrap_in_sorted(reach.arg_span, None, True, "the argument")
         if reach.sink.tier == "tools" and reach.sink.tool_key:
             # The tools themselves (dicts or objects of this SDK), collected in an unknown order:

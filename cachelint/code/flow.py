@@ -26,20 +26,28 @@ from cachelint.code.knowledge import PREFIX_TIERS, Knowledge, Sink
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
+    NAME,
     PARAM,
+    PATH,
+    STR,
+    STR_VALUE,
     UNORDERED,
     VOLATILE,
     Origin,
     Span,
     Value,
+    agree,
     as_element,
     element_of,
     filled,
     holds_empty_set,
     materialized,
+    merge,
     sanitized,
     substitute,
+    typed,
     union,
+    untyped,
 )
 
 # Dict displays up to this size keep their entries apart (body["tools"], data["system"]).
@@ -88,6 +96,7 @@ class Reach:
     origin: Origin
     sink: SinkRef
     arg_span: Span | None  # the sink argument, when the origin is in the argument's own order
+    arg_elements: str | None = None  # what the argument's elements are, when known (values.py)
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,7 @@ class Summary:
     name: str
     params: list[str]
     returns: Value = CLEAN
+    returned: bool = False  # a return or yield was seen: ``returns`` holds what it gives
     # parameter -> [(sink, mode)]: the parameter's value (transformed by mode) reaches the sink
     param_sinks: dict[str, list[tuple[SinkRef, str]]] = field(default_factory=dict)
     # paths read by a sink argument, rooted at a parameter, ``self`` or a global name; an ordered
@@ -371,6 +381,16 @@ def _str_expr(node: ast.AST) -> bool:
     return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, ast.JoinedStr)
 
 
+def _common_kind(kinds: list[str | None]) -> str | None:
+    """The kind every element has (one listing's file names count as one kind, two do not)."""
+    if not kinds:
+        return None
+    kind = kinds[0]
+    for other in kinds[1:]:
+        kind = agree(kind, other)
+    return kind
+
+
 class ModuleAnalysis:
     """One module (or notebook program): run ``analyse()`` once, then read ``reaches``, ``changes``,
     ``module_frame`` and ``summaries``."""
@@ -379,9 +399,9 @@ class ModuleAnalysis:
         self,
         tree: ast.Module,
         knowledge: Knowledge,
-        resolve_external: Callable[[tuple[str, ...]], tuple[str, Mapping[str, Any]] | None] | None = None,
-        resolve_external_name: Callable[[tuple[str, ...]], tuple[str, Mapping[str, Any]] | None] | None = None,
-        resolve_method: Callable[[str, str], tuple[str, Mapping[str, Any]] | None] | None = None,
+        resolve_external: "Callable[[tuple[str, ...]], External | None] | None" = None,
+        resolve_external_name: "Callable[[tuple[str, ...]], External | None] | None" = None,
+        resolve_method: "Callable[[str, str], External | None] | None" = None,
     ) -> None:
         self.resolve_method = resolve_method
         self.tree = tree
@@ -441,14 +461,14 @@ class ModuleAnalysis:
         return handler(self, node, frame)
 
     def _bool_op(self, node: ast.BoolOp, frame: Frame) -> Value:
-        return union(*(self.eval(v, frame) for v in node.values))
+        return merge(*(self.eval(v, frame) for v in node.values))  # one of the operands
 
     def _unary_op(self, node: ast.UnaryOp, frame: Frame) -> Value:
-        return CLEAN if isinstance(node.op, ast.Not) else self.eval(node.operand, frame)
+        return CLEAN if isinstance(node.op, ast.Not) else untyped(self.eval(node.operand, frame))
 
     def _if_exp(self, node: ast.IfExp, frame: Frame) -> Value:
         self.eval(node.test, frame)
-        return union(self.eval(node.body, frame), self.eval(node.orelse, frame))
+        return merge(self.eval(node.body, frame), self.eval(node.orelse, frame))
 
     def _inner(self, node: ast.Starred | ast.Await, frame: Frame) -> Value:
         return self.eval(node.value, frame)
@@ -470,7 +490,7 @@ class ModuleAnalysis:
                     frame.names[f"{name}.{attr}"] = attr_value
             if frame.loops or weak:
                 old = frame.names.get(name)
-                value = union(old, value) if old is not None else value
+                value = merge(old, value) if old is not None else value
             frame.names[name] = value
             if source is not None:
                 frame.exprs[name] = source
@@ -502,11 +522,11 @@ class ModuleAnalysis:
             if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
                 value = _without_params(value)  # a method's parameters mean nothing to the other methods
                 old = frame.cls.attrs.get(target.attr)
-                frame.cls.attrs[target.attr] = union(old, value) if old is not None else value
+                frame.cls.attrs[target.attr] = merge(old, value) if old is not None else value
             elif path is not None:
                 if frame.loops:
                     old = frame.names.get(path)
-                    value = union(old, value) if old is not None else value
+                    value = merge(old, value) if old is not None else value
                 frame.names[path] = value
                 if source is not None:
                     frame.exprs[path] = source
@@ -646,16 +666,13 @@ class ModuleAnalysis:
             base = node.value
             if isinstance(base, (ast.Name, ast.Attribute)) and (base.id if isinstance(base, ast.Name) else base.attr) == "Optional":
                 return self._annotation_origin(node.slice, at)
-            elements = None
-            if isinstance(node.slice, ast.Name) and node.slice.id == "str":
-                elements = "str"
             node = base
-        else:
-            elements = None
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
         if name is None or name not in self.k.unordered_annotations:
             return None
-        return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else annotation.value}", span_of(at), elements=elements)
+        # set[str] says nothing certain about the elements (annotations are not checked when the
+        # program runs): a sorted(...) fix of such a value is unsafe
+        return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else annotation.value}", span_of(at))
 
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
         if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):
@@ -717,7 +734,8 @@ class ModuleAnalysis:
                             old = summary.field_returns.get(name)
                             summary.field_returns[name] = union(old, v) if old is not None else v
         if summary is not None:
-            summary.returns = union(summary.returns, value)
+            summary.returns = merge(summary.returns, value) if summary.returned else value
+            summary.returned = True
 
     def _yield(self, node: ast.Yield | ast.YieldFrom, frame: Frame) -> Value:
         value = self.eval(node.value, frame)
@@ -729,6 +747,7 @@ class ModuleAnalysis:
                 order = self._iter_order(frame)
                 produced = union(as_element(value), Value(order, EMPTY))
             summary.returns = union(summary.returns, produced)
+            summary.returned = True
         return CLEAN
 
     def _branches(self, frame: Frame, bodies: list[list[ast.stmt]]) -> None:
@@ -747,7 +766,7 @@ class ModuleAnalysis:
                 self._branch_depth -= 1
             for name, value in frame.names.items():
                 old = merged.get(name)
-                merged[name] = union(old, value) if old is not None else value
+                merged[name] = merge(old, value) if old is not None else value
             for name, expr in frame.exprs.items():
                 if before_exprs.get(name) is not expr:
                     merged_exprs[name] = expr
@@ -782,7 +801,7 @@ class ModuleAnalysis:
 
     def _for(self, node: ast.For, frame: Frame) -> None:
         iterable = self.eval(node.iter, frame)
-        iterable = materialized(iterable, span_of(node.iter))
+        iterable = materialized(iterable, span_of(node.iter), iterated=True)
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
         targets = _names_in(node.target)
         loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth)
@@ -1076,7 +1095,11 @@ class ModuleAnalysis:
                 if self.resolve_external_name is not None:
                     v = self._external_name(node, (self.imports[base.id], node.attr)) or CLEAN
             else:
-                v = self.eval(base, frame)
+                base_value = self.eval(base, frame)
+                # an attribute of a value carries what the value carries, but is not that value
+                # (except what a pathlib path's attributes are: p.parent, p.name)
+                kind = self.k.path_attributes.get(node.attr) if base_value.kind == PATH else None
+                v = typed(base_value, kind) if kind is not None else untyped(base_value)
         if node.attr in self.k.stable_members:
             return CLEAN
         if node.attr in self.k.date_attributes and any(o.kind == VOLATILE for o in v.own):
@@ -1162,6 +1185,17 @@ class ModuleAnalysis:
             if text:
                 self._text_depth -= 1
         value = union(left, right)
+        kind = elements = None
+        if isinstance(node.op, ast.Add) and STR in (left.kind, right.kind):
+            kind = STR  # "text" + x (or a TypeError)
+        elif isinstance(node.op, ast.Mod) and left.kind == STR:
+            kind = STR  # "%s" % x
+        elif isinstance(node.op, ast.Div) and PATH in (left.kind, right.kind):
+            kind = PATH  # path / "name", "root" / path
+        elif isinstance(node.op, (ast.Add, ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
+            elements = agree(left.elements, right.elements)  # lists concatenated, set algebra
+        if kind is not None or elements is not None:
+            value = Value(value.own, value.inner, kind, elements)
         if (
             isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor))
             and _direct_set(node.left)
@@ -1170,10 +1204,9 @@ class ModuleAnalysis:
             and _has_unordered(right)
         ):
             # set(a) | set(b): one construction site for the whole expression.
-            elements = {o.elements for o in left.own | right.own if o.kind == UNORDERED}
-            merged = Origin(UNORDERED, "set algebra on sets", span_of(node), elements=elements.pop() if len(elements) == 1 else None)
+            merged = Origin(UNORDERED, "set algebra on sets", span_of(node))
             own = frozenset(o for o in value.own if o.kind != UNORDERED) | {merged}
-            return Value(own, value.inner)
+            return Value(own, value.inner, None, value.elements)
         if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
             has_origin = _has_unordered(left) or _has_unordered(right)
             if not has_origin and (self._is_set_like(node.left, left) or self._is_set_like(node.right, right)):
@@ -1251,11 +1284,16 @@ class ModuleAnalysis:
 
     def _sequence(self, node: ast.List | ast.Tuple, frame: Frame) -> Value:
         parts = []
+        kinds: list[str | None] = []
         for elt in node.elts:
             if isinstance(elt, ast.Starred):
-                parts.append(materialized(self.eval(elt.value, frame), span_of(elt.value)))
+                starred = self.eval(elt.value, frame)
+                kinds.append(starred.elements)
+                parts.append(materialized(starred, span_of(elt.value), iterated=True))
             else:
-                parts.append(as_element(self.eval(elt, frame)))
+                item = self.eval(elt, frame)
+                kinds.append(item.kind)
+                parts.append(as_element(item))
         if isinstance(node, ast.List) and node.elts and id(node) not in self.appended_lists:
             first = node.elts[0]
             content = self.role_contents.get(id(first))
@@ -1272,20 +1310,20 @@ class ModuleAnalysis:
         ):
             # langchain's ("system", text) message
             self.role_contents[id(node)] = (parts[1], node.elts[0].value)
-        return union(*parts) if parts else CLEAN
+        return typed(union(*parts), None, _common_kind(kinds)) if parts else CLEAN
 
     def _set(self, node: ast.Set, frame: Frame) -> Value:
         values = [self.eval(e, frame) for e in node.elts]
-        elements = "str" if node.elts and all(_str_expr(e) for e in node.elts) else None
-        origin = Origin(UNORDERED, "a set", span_of(node), elements=elements)
-        return union(Value(frozenset([origin]), EMPTY), *(as_element(v) for v in values))
+        kinds = [v.elements if isinstance(e, ast.Starred) else v.kind for e, v in zip(node.elts, values)]
+        origin = Origin(UNORDERED, "a set", span_of(node))
+        return typed(union(Value(frozenset([origin]), EMPTY), *(as_element(v) for v in values)), None, _common_kind(kinds))
 
     def _generators(self, node: Any, frame: Frame) -> tuple[Frame, frozenset[Origin]]:
         inner = Frame(frame, frame.summary, frame.cls)
         inner.self_name = frame.self_name
         order: frozenset[Origin] = EMPTY
         for gen in node.generators:
-            iterable = materialized(self.eval(gen.iter, inner), span_of(gen.iter))
+            iterable = materialized(self.eval(gen.iter, inner), span_of(gen.iter), iterated=True)
             order = order | frozenset(o for o in iterable.own if o.kind in (UNORDERED, PARAM))
             self.bind(gen.target, element_of(iterable), inner)
             for cond in gen.ifs:
@@ -1294,26 +1332,34 @@ class ModuleAnalysis:
 
     def _comprehension(self, node: Any, frame: Frame) -> Value:
         inner, order = self._generators(node, frame)
+        elements = None
         if isinstance(node, ast.DictComp):
             elt = union(as_element(self.eval(node.key, inner)), as_element(self.eval(node.value, inner)))
         else:
-            elt = as_element(self.eval(node.elt, inner))
-        return union(elt, Value(order, EMPTY)) if order else elt
+            item = self.eval(node.elt, inner)
+            elements = item.kind
+            elt = as_element(item)
+        value = union(elt, Value(order, EMPTY)) if order else elt
+        return typed(value, None, elements) if elements is not None else value
 
     def _set_comprehension(self, node: ast.SetComp, frame: Frame) -> Value:
         inner, _order = self._generators(node, frame)
         elt = self.eval(node.elt, inner)
-        origin = Origin(UNORDERED, "a set comprehension", span_of(node), elements="str" if _str_expr(node.elt) else None)
-        return union(Value(frozenset([origin]), EMPTY), as_element(elt))
+        origin = Origin(UNORDERED, "a set comprehension", span_of(node))
+        return typed(union(Value(frozenset([origin]), EMPTY), as_element(elt)), None, elt.kind)
 
     def _joined_str(self, node: ast.JoinedStr, frame: Frame) -> Value:
         parts = [self.eval(v, frame) for v in node.values if isinstance(v, ast.FormattedValue)]
-        return union(*parts) if parts else CLEAN
+        return typed(union(*parts), STR) if parts else STR_VALUE
+
+    def _constant(self, node: ast.Constant, frame: Frame) -> Value:
+        return STR_VALUE if isinstance(node.value, str) else CLEAN
 
     def _formatted_value(self, node: ast.FormattedValue, frame: Frame) -> Value:
         self._text_depth += 1
         try:
-            value = materialized(self.eval(node.value, frame), span_of(node.value))
+            # formatted, not iterated: f"{sorted(names)}" would print a list where a set was
+            value = materialized(self.eval(node.value, frame), span_of(node.value), iterated=False)
         finally:
             self._text_depth -= 1
         spec = node.format_spec
@@ -1427,7 +1473,12 @@ class ModuleAnalysis:
             return CLEAN
 
         if self.k.sanitizers.match(path) is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
-            return sanitized(union(*positional)) if positional else CLEAN
+            if not positional:
+                return CLEAN
+            result = sanitized(union(*positional))
+            if self.k.keeps_elements.match(path) is not None and len(positional) == 1:
+                result = typed(result, None, positional[0].elements)  # sorted(x): x's elements
+            return result
 
         unordered = self.k.unordered.match(path)
         if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
@@ -1436,20 +1487,16 @@ class ModuleAnalysis:
                     return CLEAN  # empty and immutable: there will never be an order to lose
                 # empty for now: unordered once something is put in it (values.filled)
                 return Value(frozenset([Origin(UNORDERED, unordered.what, span_of(node), empty=True)]), EMPTY)
-            elements = unordered.elements
-            if path in (("set",), ("frozenset",)) and node.args:
-                arg = node.args[0]
-                if isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and arg.elts and all(_str_expr(e) for e in arg.elts):
-                    elements = "str"
-            origin = Origin(UNORDERED, unordered.what, span_of(node), elements=elements, sortable=unordered.sortable)
+            origin = Origin(UNORDERED, unordered.what, span_of(node), sortable=unordered.sortable)
+            elements = self._source_elements(unordered.elements, node, receiver, positional, isinstance(func, ast.Attribute))
             carried = union(receiver, *positional, *keywords.values())
             own = frozenset([origin])
             inner = frozenset([origin]) if unordered.nested else EMPTY
             if path in (("set",), ("frozenset",)) and positional:
                 inner = inner | positional[0].inner
                 own = own | frozenset(o for o in positional[0].own if o.kind != UNORDERED)
-                return Value(own, inner)
-            return union(Value(own, inner), element_of(carried))
+                return Value(own, inner, None, positional[0].elements if len(positional) == 1 and not node.keywords else None)
+            return typed(union(Value(own, inner), element_of(carried)), None, elements)
 
         volatile = self.k.volatile.match(path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
@@ -1470,14 +1517,17 @@ class ModuleAnalysis:
                 return handled
 
         if self.k.materializers.match(path) is not None:
-            values = [materialized(v, span_of(a)) for v, a in zip(positional, node.args)]
+            iterated = self.k.sorting_changes_result.match(path) is None
+            values = [materialized(v, span_of(a), iterated) for v, a in zip(positional, node.args)]
             result = union(receiver, *values, *keywords.values())
             if path[-1] in ("dumps", "dump") and any(
                 kw.arg in self.k.key_sorting_keywords and isinstance(kw.value, ast.Constant) and kw.value.value is True
                 for kw in node.keywords
             ):
                 return sanitized(result)
-            return result
+            if self.k.keeps_elements.match(path) is not None and len(positional) == 1 and not node.keywords:
+                return typed(result, None, positional[0].elements)  # list(x), tuple(x)
+            return typed(result, self._result_kind(path, method, receiver))
 
         raw = self.raw_dotted(func) if self.resolve_external is not None else None
         if raw is not None and not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None):
@@ -1487,7 +1537,41 @@ class ModuleAnalysis:
 
         self._passed_sets_may_fill(node, positional, keywords, frame)
         passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
-        return _through_unknown(union(receiver, *positional, *passed))
+        result = _through_unknown(union(receiver, *positional, *passed))
+        kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
+        return typed(result, kind) if kind is not None else result
+
+    def _result_kind(self, path: tuple[str, ...], method: str | None, receiver: Value) -> str | None:
+        """What a call returns when that is certain (for the fixes): str(x) a str, Path(x) a path,
+        a str method of a str a str, a path method of a path a path."""
+        if method is not None:
+            if receiver.kind == STR and method in self.k.str_methods:
+                return STR
+            if receiver.kind == PATH:
+                return self.k.path_methods.get(method)
+        if self.k.str_calls.match(path) is not None:
+            return STR
+        if self.k.path_calls.match(path) is not None:
+            return PATH
+        return None
+
+    def _source_elements(
+        self, declared: str | None, node: ast.Call, receiver: Value, positional: list[Value], is_method: bool
+    ) -> str | None:
+        """What the elements of an unordered source's result are, for certain. ``name`` (os.listdir,
+        glob.glob) gives str for a str path (or none), else file names of one type (bytes for a
+        bytes path); ``path`` (Path.glob, iterdir) only on a receiver known to be a pathlib path
+        (zipfile.Path or a resources Traversable has the same methods, and no order); a set
+        method (a.union(b)) the elements its operands agree on."""
+        if declared == NAME:
+            return STR if not positional or positional[0].kind == STR else NAME
+        if declared == STR:
+            return STR
+        if declared == PATH:
+            return PATH if is_method and receiver.kind == PATH else None
+        if is_method and positional and not node.keywords and receiver.elements is not None:
+            return _common_kind([receiver.elements, *(v.elements for v in positional)])
+        return None
 
     def _passed_sets_may_fill(self, node: ast.Call, positional: list[Value], keywords: dict, frame: Frame) -> None:
         """A function the analysis does not follow into may put elements into an empty set passed to
@@ -1534,7 +1618,7 @@ class ModuleAnalysis:
                     added = CLEAN
                     for v, a in zip(positional, node.args):
                         if method in ("extend", "update", "extendleft"):
-                            added = union(added, materialized(v, span_of(a)))
+                            added = union(added, materialized(v, span_of(a), iterated=True))
                         else:
                             added = union(added, as_element(v))
                     added = union(added, *(as_element(v) for v in keywords.values()))
@@ -1558,8 +1642,8 @@ class ModuleAnalysis:
             if any(o.kind == VOLATILE for o in receiver.own) and node.args:
                 fmt = node.args[0]
                 if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and not any(d in fmt.value for d in k.time_directives):
-                    return self._as_date(receiver, node)
-            return union(receiver, *positional)
+                    return typed(self._as_date(receiver, node), STR)
+            return typed(union(receiver, *positional), STR)
         if method in k.date_methods and not node.args:
             return self._as_date(receiver, node)
         return None
@@ -1635,7 +1719,7 @@ class ModuleAnalysis:
                     arg = element_of(arg)
                 elif mode == "sorted":
                     arg = sanitized(arg)
-                self._reach(arg, sink, nodes.get(param), frame)
+                self._reach(arg, sink, nodes.get(param), frame, arg.elements)
         for used, sink in summary.uses:
             root = _root(used)
             if root in summary.params:
@@ -1702,6 +1786,7 @@ class ModuleAnalysis:
         tool_key: str | None = None,
     ) -> None:
         if tier in PREFIX_TIERS:
+            elements = value.elements  # what the argument holds (what it is, re-read below, may be less certain)
             sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key)
             # instructions=fn / lambda ctx: ...: the SDK calls it for every request. A function
             # given as the tools (tools=get_weather) is a tool: what it returns is a tool result,
@@ -1715,7 +1800,7 @@ class ModuleAnalysis:
                     value = union(value, self.eval(arg_node, frame))
                 finally:
                     self._text_depth -= 1
-            self._reach(value, sink, arg_node, frame)
+            self._reach(value, sink, arg_node, frame, elements)
             for used in self._paths_in(arg_node):
                 self._use(used, sink, frame)
         elif tier == "setting":
@@ -1829,7 +1914,9 @@ class ModuleAnalysis:
                     path = "self" + path[len(root):]
                 summary.uses[(path, sink)] = None
 
-    def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame) -> None:
+    def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None) -> None:
+        """The origins of ``value`` reach ``sink``; ``elements``: what the elements of the argument
+        ``arg_node`` are (a sorted(...) around it is safe for str or paths)."""
         if not value:
             return
         arg_span = span_of(arg_node) if arg_node is not None else None
@@ -1844,7 +1931,10 @@ class ModuleAnalysis:
                     if (sink, o.mode) not in entries:
                         entries.append((sink, o.mode))
                 continue
-            self.reaches.append(Reach(o, sink, arg_span if o in value.own else None))
+            if o in value.own:
+                self.reaches.append(Reach(o, sink, arg_span, elements if arg_span is not None else None))
+            else:
+                self.reaches.append(Reach(o, sink, None))
 
     # --- other modules of the run --------------------------------------------------------------
 
@@ -1855,10 +1945,8 @@ class ModuleAnalysis:
             return None
         return self._apply_external(node, found, positional, keywords, frame)
 
-    def _apply_external(
-        self, node: ast.Call, found: tuple[str, Mapping[str, Any]], positional: list[Value], keywords: dict, frame: Frame
-    ) -> Value:
-        qualified, data = found
+    def _apply_external(self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame) -> Value:
+        qualified, data, module = found
         self._passed_sets_may_fill(node, positional, keywords, frame)
         if data.get("passes_arguments"):
             return _through_unknown(union(*positional, *keywords.values()))
@@ -1876,7 +1964,7 @@ class ModuleAnalysis:
                 elif mode == "sorted":
                     arg = sanitized(arg)
                 sink = SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", node.lineno, external=qualified)
-                self._reach(arg, sink, nodes.get(param), frame)
+                self._reach(arg, sink, nodes.get(param), frame, arg.elements)
                 arg_node = nodes.get(param)
                 arg_path = path_of(arg_node) if arg_node is not None else None
                 if arg_path is not None:
@@ -1886,20 +1974,20 @@ class ModuleAnalysis:
             return CLEAN
         site, via = span_of(node), f"{qualified}()"
         if "tuple_returns" in data:
-            self.tuple_results[id(node)] = [substitute(_value_from_summary(item, site, via), values) for item in data["tuple_returns"]]
+            self.tuple_results[id(node)] = [substitute(_value_from_summary(item, site, via, module), values) for item in data["tuple_returns"]]
         if "field_returns" in data:
             self.call_keywords[id(node)] = {
-                name: substitute(_value_from_summary(item, site, via), values) for name, item in data["field_returns"].items()
+                name: substitute(_value_from_summary(item, site, via, module), values) for name, item in data["field_returns"].items()
             }
-        return substitute(_value_from_summary(returns, site, via), values)
+        return substitute(_value_from_summary(returns, site, via, module), values)
 
     def _external_name(self, node: ast.AST, dotted: tuple[str, ...]) -> Value | None:
         assert self.resolve_external_name is not None
         found = self.resolve_external_name(dotted)
         if found is None:
             return None
-        qualified, data = found
-        return _value_from_summary(data, span_of(node), qualified)
+        qualified, data, module = found
+        return _value_from_summary(data, span_of(node), qualified, module)
 
 
 # Handlers by node type, as plain functions of (analysis, node, frame). Class-level tables rather
@@ -1951,7 +2039,7 @@ _EXPRESSIONS: dict[type, Callable[[ModuleAnalysis, Any, Frame], Value]] = {
     ast.SetComp: ModuleAnalysis._set_comprehension,
     ast.JoinedStr: ModuleAnalysis._joined_str,
     ast.FormattedValue: ModuleAnalysis._formatted_value,
-    ast.Constant: ModuleAnalysis._clean,
+    ast.Constant: ModuleAnalysis._constant,
     ast.Starred: ModuleAnalysis._inner,
     ast.Await: ModuleAnalysis._inner,
     ast.NamedExpr: ModuleAnalysis._named_expr,
@@ -1978,38 +2066,55 @@ def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
 
 
 def _through_unknown(v: Value) -> Value:
-    """A value passed through a call we know nothing about: still tainted, but what its elements are
-    is no longer known (a sorted(...) fix there would be unsafe), and an empty set may come back
+    """A value passed through a call we know nothing about: still tainted, but what it is is no
+    longer known (a sorted(...) fix of the result would be unsafe), and an empty set may come back
     filled."""
-    v = filled(v)
-    if not v.own or not any(o.kind == UNORDERED and o.fix_at is None and o.elements for o in v.own):
-        return v
-    own = frozenset(replace(o, elements=None) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own)
-    return Value(own, v.inner)
+    return untyped(filled(v))
 
 
-def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str) -> Origin:
+# What another module's summary says through the resolvers: (qualified name of the function, its
+# summary data, the dotted name of the module it is in).
+External = tuple[str, Mapping[str, Any], str]
+
+_KINDS = frozenset({STR, PATH, NAME})
+
+
+def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str, module: str) -> Origin:
     if entry.get("kind") == PARAM:
         return Origin(PARAM, entry["what"], site, mode=entry.get("mode", "whole"), attr=entry.get("attr"))
+    fix = entry.get("fix")
+    fix_at: Span | None = None
+    if isinstance(fix, list) and len(fix) == 4 and all(type(n) is int for n in fix):
+        fix_at = (fix[0], fix[1], fix[2], fix[3])
     return Origin(
         entry["kind"],
         f"{entry['what']} (via {via}, line {entry.get('line', '?')})",
         site,
-        elements=entry.get("elements"),
         sortable=bool(entry.get("sortable", True)),
         granularity=entry.get("granularity", "time"),
+        # where the other module first puts the value in order: the fix goes there
+        fix_at=fix_at,
+        fix_safe=fix_at is not None and entry.get("fix_safe") is True,
+        fix_module=(entry.get("fix_module") or module) if fix_at is not None else None,
         external=via,
         empty=bool(entry.get("empty", False)),
     )
 
 
-def _value_from_summary(data: Mapping[str, Any], site: Span, via: str) -> Value:
-    own = frozenset(_origin_from_summary(e, site, via) for e in data.get("own", ()))
-    inner = frozenset(_origin_from_summary(e, site, via) for e in data.get("inner", ()))
-    return Value(own, inner)
+def _value_from_summary(data: Mapping[str, Any], site: Span, via: str, module: str) -> Value:
+    own = frozenset(_origin_from_summary(e, site, via, module) for e in data.get("own", ()))
+    inner = frozenset(_origin_from_summary(e, site, via, module) for e in data.get("inner", ()))
+    kind = data.get("kind")
+    elements = data.get("elements")
+    return Value(own, inner, kind if kind in _KINDS else None, elements if elements in _KINDS else None)
 
 
-def origin_to_data(o: Origin) -> dict[str, Any]:
+# (ast span) -> [line, column, end line, end column] in 1-based characters: how a summary gives
+# its fix spots to other modules, which do not have its text.
+Positions = Callable[[Span], list[int]]
+
+
+def origin_to_data(o: Origin, positions: Positions | None = None) -> dict[str, Any]:
     data: dict[str, Any] = {"kind": o.kind, "what": o.what}
     if o.kind == PARAM:
         data["mode"] = o.mode
@@ -2017,28 +2122,52 @@ def origin_to_data(o: Origin) -> dict[str, Any]:
             data["attr"] = o.attr
         return data
     data["line"] = o.site[0]
-    if o.elements:
-        data["elements"] = o.elements
     if not o.sortable:
         data["sortable"] = False
     if o.kind == VOLATILE:
         data["granularity"] = o.granularity
     if o.empty:
         data["empty"] = True
+    if o.kind == UNORDERED and o.fix_at is not None and o.sortable:
+        if o.fix_module is not None:
+            data["fix"] = list(o.fix_at)
+            data["fix_module"] = o.fix_module
+        elif positions is not None:
+            data["fix"] = positions(o.fix_at)
+        else:
+            return data
+        data["fix_safe"] = o.fix_safe
     return data
 
 
 def _data_key(d: Mapping[str, Any]) -> tuple:
     return (
-        d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("elements", ""), d.get("granularity", ""),
+        d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("granularity", ""),
         d.get("sortable", True), d.get("empty", False),
     )
 
 
-def value_to_data(v: Value) -> dict[str, Any]:
-    """Plain, deterministic data (origins that differ only in columns or fix spots merge)."""
+def _fix_rank(d: Mapping[str, Any]) -> tuple:
+    """Among origins that merge, the one whose fix is kept: a safe fix first, then the earliest."""
+    return (not d.get("fix_safe", False), "fix" not in d, d.get("fix_module", ""), d.get("fix", []))
+
+
+def value_to_data(v: Value, positions: Positions | None = None) -> dict[str, Any]:
+    """Plain, deterministic data (origins that differ only in columns or fix spots merge, keeping
+    the first fix in a fixed order). ``positions``: see ``Positions``; without it, no fix spot of
+    this module is given."""
     def table(origins: frozenset[Origin]) -> list[dict[str, Any]]:
-        unique = {_data_key(d): d for d in (origin_to_data(o) for o in origins)}
+        unique: dict[tuple, dict[str, Any]] = {}
+        for d in (origin_to_data(o, positions) for o in origins):
+            key = _data_key(d)
+            current = unique.get(key)
+            if current is None or _fix_rank(d) < _fix_rank(current):
+                unique[key] = d
         return [unique[k] for k in sorted(unique)]
 
-    return {"own": table(v.own), "inner": table(v.inner)}
+    data: dict[str, Any] = {"own": table(v.own), "inner": table(v.inner)}
+    if v.kind is not None:
+        data["kind"] = v.kind
+    if v.elements is not None:
+        data["elements"] = v.elements
+    return data

@@ -81,6 +81,11 @@ class CallTable(Generic[T]):
         return out
 
 
+
+# Name patterns come from packs and the configuration (any regular expression): they are matched
+# only against names of at most this length, so that no pattern meets an identifier of megabytes.
+MAX_MATCHED_NAME = 256
+
 @dataclass(frozen=True)
 class SinkArgument:
     tier: str  # tools | system | messages | body
@@ -99,7 +104,7 @@ class Sink:
 @dataclass(frozen=True)
 class UnorderedCall:
     what: str
-    elements: str | None = None  # "str" | "path" | None (unknown)
+    elements: str | None = None  # "str" | "name" | "path" | None (unknown): see the code-order pack
     nested: bool = False
     sortable: bool = True
 
@@ -126,6 +131,14 @@ class Knowledge:
     sanitizer_methods: frozenset[str] = frozenset()
     element_methods: frozenset[str] = frozenset()
     materializers: CallTable[bool] = field(default_factory=CallTable)
+    # What values are, for the fixes (values.py): a sorted(...) is safe only around str or paths.
+    sorting_changes_result: CallTable[bool] = field(default_factory=CallTable)
+    keeps_elements: CallTable[bool] = field(default_factory=CallTable)
+    str_calls: CallTable[bool] = field(default_factory=CallTable)
+    path_calls: CallTable[bool] = field(default_factory=CallTable)
+    str_methods: frozenset[str] = frozenset()
+    path_methods: dict[str, str] = field(default_factory=dict)  # method of a path -> kind of its result
+    path_attributes: dict[str, str] = field(default_factory=dict)  # attribute of a path -> its kind
     key_sorting_keywords: frozenset[str] = frozenset()
     sort_methods: frozenset[str] = frozenset()
     mutating_methods: frozenset[str] = frozenset()
@@ -144,7 +157,12 @@ class Knowledge:
     stash_keys: frozenset[str] = frozenset()
 
     def is_membership_keyword(self, name: str | None) -> bool:
-        return name is not None and self.membership_keyword_re is not None and self.membership_keyword_re.fullmatch(name) is not None
+        return (
+            name is not None
+            and len(name) <= MAX_MATCHED_NAME
+            and self.membership_keyword_re is not None
+            and self.membership_keyword_re.fullmatch(name) is not None
+        )
 
     @property
     def knows_volatile_names(self) -> bool:
@@ -152,6 +170,8 @@ class Knowledge:
 
     def volatile_name_kind(self, name: str) -> str | None:
         """``request`` for a per-request id's name, ``session`` for a per-user or per-session id's."""
+        if len(name) > MAX_MATCHED_NAME:
+            return None
         if self.volatile_name_re is not None and self.volatile_name_re.fullmatch(name) is not None:
             return "request"
         if self.session_name_re is not None and self.session_name_re.fullmatch(name) is not None:
@@ -230,6 +250,17 @@ def build_knowledge(
             k.sanitizers.add(pattern, True)
         for pattern in pack.get("materializers", ()):
             k.materializers.add(pattern, True)
+        kinds = pack.get("value_kinds", {})
+        for key, table in (
+            ("sorting_changes_result", k.sorting_changes_result),
+            ("keeps_elements", k.keeps_elements),
+            ("str_calls", k.str_calls),
+            ("path_calls", k.path_calls),
+        ):
+            for pattern in kinds.get(key, ()):
+                table.add(pattern, True)
+        k.path_methods.update(kinds.get("path_methods", {}))
+        k.path_attributes.update(kinds.get("path_attributes", {}))
     k.unordered_annotations = names(order_packs, "unordered_annotations")
     k.set_view_methods = names(order_packs, "set_view_methods")
     k.sanitizer_methods = names(order_packs, "sanitizer_methods")
@@ -238,6 +269,7 @@ def build_knowledge(
     k.sort_methods = names(order_packs, "sort_methods")
     k.mutating_methods = names(order_packs, "mutating_methods")
     k.adding_methods = names(order_packs, "adding_methods")
+    k.str_methods = frozenset(n for p in order_packs for n in p.get("value_kinds", {}).get("str_methods", ()))
     membership = [p for pack in order_packs for p in pack.get("membership_keywords", ())]
     if membership:
         k.membership_keyword_re = re.compile("|".join(f"(?:{p})" for p in membership), re.IGNORECASE)

@@ -89,8 +89,10 @@ _ALIAS = r"\s+as\s+[A-Za-z_]\w*\s*(?:[,)\n;#\\]|\Z)"
 
 def _called(name: str) -> _Occurrence:
     """A call of ``name``: ``name(``, ``name (``, ``(obj.name)(``, ``name \\<newline> (``; or the
-    name imported under an alias, the other way a call resolves to it."""
-    return _Occurrence(name, re.compile(re.escape(name) + r"(?:(\s*\)*[\s\\]*\()|" + _ALIAS + ")"), _call_or_alias)
+    name imported under an alias, the other way a call resolves to it. What may stand between the
+    name and its parenthesis is one character class (``\\s*\\)*[\\s\\\\]*``, three quantifiers over
+    the same spaces, took quadratic time after a name followed by a long run of spaces)."""
+    return _Occurrence(name, re.compile(re.escape(name) + r"(?:([\s\\)]*\()|" + _ALIAS + ")"), _call_or_alias)
 
 
 def _word(name: str) -> _Occurrence:
@@ -100,11 +102,22 @@ def _word(name: str) -> _Occurrence:
 _DECORATOR_LINE = re.compile(r"[ \t]*@[\w. \t]*")
 
 
+# How far back from a name its decorator line is looked at. Reading each line from its start for
+# every occurrence was quadratic on a long line repeating the name; past this the file is let
+# through (a prefilter may let too much through, never too little).
+_DECORATOR_REACH = 512
+
+
 def _in_a_decorator(text: str, match: re.Match[str]) -> bool:
     """``@agent.system_prompt``: the line up to the name is ``@`` and a dotted path."""
     start = match.start()
-    line_start = text.rfind("\n", 0, start) + 1
-    return _starts_a_word(text, match) and _DECORATOR_LINE.fullmatch(text, line_start, start) is not None
+    if not _starts_a_word(text, match):
+        return False
+    reach = max(0, start - _DECORATOR_REACH)
+    line_start = text.rfind("\n", reach, start) + 1
+    if line_start == 0 and reach > 0:
+        return True
+    return _DECORATOR_LINE.fullmatch(text, line_start, start) is not None
 
 
 def _decorator(name: str) -> list[_Occurrence]:

@@ -21,15 +21,36 @@ _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 # PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
 # What later grammars changed, anywhere in a file: an f-string prefix, a type statement, type parameters.
-_NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^\s*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
+# (Spaces before ``type`` stop at a line break: ``^\s*`` crossed them, and a run of blank lines was
+# read again from each of its lines, quadratic in the run.)
+_NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^[^\S\n]*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
 # A template placeholder or tag ({{ name }}, {% if %}), a <slot> inside a name (`def test_<entry_point>_x`:
 # the slot touches a name character, as a spaced comparison `a < b > c` does not), or a path named
 # *.template.py (deer-flow's templates/anchor.template.py): a generator's file, not Python.
+# (A ``{% … %}`` tag is looked for by ``_has_tag``: ``\{%[^\n]*%\}`` read the rest of the line from
+# every ``{%``, quadratic on a line of them.)
 _TEMPLATE = re.compile(
-    r"\{\{[^{}\n]*\}\}|\{%[^\n]*%\}"
+    r"\{\{[^{}\n]*\}\}"
     r"|(?<=[A-Za-z0-9_])<[A-Za-z_][A-Za-z0-9_]*>|<[A-Za-z_][A-Za-z0-9_]*>(?=[A-Za-z0-9_])"
     r"|\.template\.py$"
 )
+
+
+def _has_tag(text: str) -> bool:
+    """A ``{% … %}`` tag on one line. The first ``{%`` of a line decides for the whole line: any
+    ``%}`` after a later one is after it too."""
+    start = text.find("{%")
+    while start != -1:
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        if text.find("%}", start + 2, end) != -1:
+            return True
+        start = text.find("{%", end)
+    return False
+
+
+def _looks_like_template(text: str) -> bool:
+    return _TEMPLATE.search(text) is not None or _has_tag(text)
 # Cell magics whose body is still Python (the others run another language or the shell).
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%debug")
 
@@ -70,6 +91,46 @@ class Program:
             else:
                 break
         return cell.index, line - cell.first_line + 1
+
+
+# Memory: ``ast`` builds a Python object per node, about 1 KB each with the parser's own tables,
+# and LibCST more: an 8 MB list literal (2.7 million nodes) took 2.6 GB to parse and the analysis
+# 4-6 GB, per worker. The tokens of a file bound its nodes from above within a small factor (a
+# literal, a name or an operator each make at most a node or two), so a file is measured in
+# tokens before any tree is built. A string or a comment is one token, so prose and data in
+# strings do not count. A file has no more tokens than characters: one of up to ``max_nodes``
+# characters is not even scanned.
+_TOKEN = re.compile(
+    r"""[A-Za-z0-9_]+|\#[^\n]*|'{3}[\s\S]*?(?:'{3}|\Z)|"{3}[\s\S]*?(?:"{3}|\Z)"""
+    r"""|'[^'\n\\]*(?:\\.[^'\n\\]*)*'?|"[^"\n\\]*(?:\\.[^"\n\\]*)*"?|[^\sA-Za-z0-9_]"""
+)
+
+
+def count_tokens(text: str, stop_after: int) -> int:
+    """Tokens of a Python text (a name, a number, a string, a comment or one other character
+    each), counted up to ``stop_after`` + 1. Linear: every match succeeds where it starts (a
+    string not closed runs to the end of its line, or of the text for a triple-quoted one), so no
+    character is read again from a later start."""
+    count = 0
+    for _ in _TOKEN.finditer(text):
+        count += 1
+        if count > stop_after:
+            break
+    return count
+
+
+def too_many_nodes(path: str, text: str, max_nodes: int) -> Diagnostic | None:
+    """The CL001 of a file whose syntax tree would hold more than ``max_nodes`` nodes (estimated
+    from its tokens, before any tree is built), or None."""
+    if len(text) <= max_nodes:
+        return None
+    tokens = count_tokens(text, max_nodes)
+    if tokens <= max_nodes:
+        return None
+    return unreadable(
+        path,
+        f"more than {max_nodes} tokens: its syntax tree would take gigabytes of memory; not analysed (max-syntax-nodes)",
+    )
 
 
 # Python's own parser refuses more than 200 nested brackets, whatever the version.
@@ -141,7 +202,7 @@ def _syntax_error(
         )
     elif exc.text and _NEWER_SYNTAX.match(exc.text):
         message += f" (this looks like syntax newer than the Python {running} that runs cachelint)"
-    elif exc.text and _TEMPLATE.search(exc.text) or _TEMPLATE.search(path):
+    elif exc.text and _looks_like_template(exc.text) or _looks_like_template(path):
         message += " (this looks like a template, Jinja or cookiecutter, not Python: exclude it with extend-exclude)"
     if cell is not None:
         return unreadable(path, f"cell {cell}: {message}", line=exc.lineno or 1, column=column, details={"cell": cell})
@@ -158,7 +219,9 @@ def parse_python(path: str, text: str, explain: bool = True) -> Program | Diagno
         return unreadable(path, "too deeply nested to parse")
     except ValueError as exc:  # e.g. source with NUL bytes (the reader reports those first)
         return unreadable(path, f"cannot parse: {exc}")
-    return Program(path=path, tree=tree, lines=text.splitlines())
+    from cachelint.textio import python_lines
+
+    return Program(path=path, tree=tree, lines=python_lines(text))
 
 
 def _cell_source(cell: dict) -> str:

@@ -10,28 +10,35 @@ from typing import Any
 
 from cachelint.diagnostics import Diagnostic
 
-# The text outputs list every session where something happened (a break, a costly miss) and at
-# most this many of the others: an audit of a thousand quiet sessions is not a thousand lines.
-# The HTML report lists every session.
-QUIET_SESSIONS_SHOWN = 10
+# Names of files the audit reads when it walks a folder. The first group names request logs only
+# (``cachelint check`` points a user who gives it one to ``cachelint audit``); JSON and YAML files
+# are logs or configuration, told apart by their content.
+LOG_ONLY_SUFFIXES = (".jsonl", ".ndjson", ".har")
+LOG_SUFFIXES = (*LOG_ONLY_SUFFIXES, ".json", ".yaml", ".yml")
 
 
-def sessions_to_show(sessions: list[Any], eventful: Any) -> tuple[list[Any], int]:
-    """The sessions a text report lists, in order (every one ``eventful(session)`` is true for, and
-    the first ``QUIET_SESSIONS_SHOWN`` of the others), and how many quiet ones it leaves out."""
-    shown, quiet = [], 0
-    for session in sessions:
-        if not eventful(session):
-            quiet += 1
-            if quiet > QUIET_SESSIONS_SHOWN:
-                continue
-        shown.append(session)
-    return shown, max(0, quiet - QUIET_SESSIONS_SHOWN)
+def is_log_name(name: str) -> bool:
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
+    if lower.endswith(LOG_SUFFIXES):
+        return True
+    from cachelint.payloads import formats  # log formats known by their names (.zhar)
+
+    return bool(formats.suffixes()) and lower.endswith(formats.suffixes())
+
+
+def is_request_log_name(name: str) -> bool:
+    """A name only request logs have (``.jsonl``, ``.ndjson``, ``.har``, or any log name gzipped)."""
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        return is_log_name(lower)
+    return lower.endswith(LOG_ONLY_SUFFIXES)
 
 
 @dataclass
 class AuditOptions:
-    input_format: str = "auto"  # auto | jsonl | json | har | vcr
+    input_format: str = "auto"  # auto | jsonl | json | har | vcr | a log format (cachelint.payloads.formats.NAMES)
     # the envelope field that holds each record's time (a dotted path into nested objects), when
     # it is none of the fields read by default (cachelint.payloads.readers.TIME_FIELDS)
     time_field: str | None = None
@@ -51,9 +58,134 @@ class AuditOptions:
 
 
 @dataclass
+class BreakDetail:
+    """A break of a session's prefix, as the pair diff found it (the first ``MAX_BREAKS_SHOWN`` of
+    a session): where, from which tier and byte on, what it invalidated and why."""
+
+    location: str  # path:line of the request
+    path: str
+    record: int
+    first_tier: str | None
+    offset: int | None  # first differing byte of the rendered prefix; None: a setting alone
+    invalidated: list[str]
+    explanation: list[str]
+    settings: list[str]  # "name: before -> after" of each cache setting that changed
+    before: str | None = None  # excerpts of both requests around the offset (⟨ marks it)
+    after: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "location": self.location,
+            "record": self.record,
+            "first_tier": self.first_tier,
+            "offset": self.offset,
+            "invalidated": list(self.invalidated),
+            "explanation": list(self.explanation),
+            "settings": list(self.settings),
+        }
+        if self.offset is not None:
+            data["before"] = self.before
+            data["after"] = self.after
+        return data
+
+
+@dataclass
+class SessionReport:
+    """One session: how it was grouped, its requests and the breaks of its prefix. ``usage``: its
+    entry of the usage summary (tokens, hit rate, money, what its misses cost), when there is one."""
+
+    id: str
+    grouping: str
+    grouping_text: str
+    path: str
+    first: str  # path:line of its first request
+    provider: str
+    model: str | None
+    requests: int
+    breaks: int
+    break_details: list[BreakDetail] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+    host: str | None = None  # the API's host when it is not the provider's own (a gateway, a compatible API)
+    started: str | None = None  # why this session started rather than continuing another
+    started_after: str | None = None  # the session it did not continue, when one was near
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "grouping": self.grouping,
+            "grouping_text": self.grouping_text,
+            "path": self.path,
+            "first": self.first,
+            "provider": self.provider,
+            "host": self.host,
+            "model": self.model,
+            "started": self.started,
+            "started_after": self.started_after,
+            "requests": self.requests,
+            "breaks": self.breaks,
+            "break_details": [b.to_dict() for b in self.break_details],
+        }
+
+
+@dataclass
+class AuditSummary:
+    """What an audit read and found beside its findings, as data (reporters render it; its JSON
+    form, ``to_dict``, is documented by rules/schema/audit-output.schema.json).
+
+    Counts: ``files`` read, ``records`` in them, LLM ``requests`` among those, records that are
+    not LLM calls (``skipped_non_llm``), requests answered with an HTTP error (``failed``).
+    ``formats``: files per format, of the files a record was read from; ``files_without_records``:
+    the others (not a log, empty, unreadable: their findings say which). ``unread``: records that look like LLM calls in a shape the
+    readers do not read, per shape. ``usage``: the usage and money summary
+    (``cachelint.payloads.spend``), with ``sessions`` and ``total``. ``baselined``: findings hidden
+    by the baseline. Findings left out by the selection or the baseline are left out of the
+    breaks, the counts and the money here too."""
+
+    files: int = 0
+    records: int = 0
+    requests: int = 0
+    skipped_non_llm: int = 0
+    failed: int = 0
+    formats: dict[str, int] = field(default_factory=dict)
+    unread: dict[str, int] = field(default_factory=dict)
+    files_without_records: int = 0
+    sessions: list[SessionReport] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+    baselined: int = 0
+    # per fidelity below wire (content, usage): requests, formats, checks not run, what else could
+    # not be judged (cachelint.payloads.formats)
+    fidelity: dict[str, Any] = field(default_factory=dict)
+    # files of two or more requests none of which carries a time: the TTL checks could not run there
+    untimed_files: list[str] = field(default_factory=list)
+
+    @property
+    def breaks(self) -> int:
+        return sum(s.breaks for s in self.sessions)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "files": self.files,
+            "records": self.records,
+            "requests": self.requests,
+            "skipped_non_llm": self.skipped_non_llm,
+            "failed": self.failed,
+            "formats": dict(sorted(self.formats.items())),
+            "unread": dict(sorted(self.unread.items())),
+            "files_without_records": self.files_without_records,
+            "baselined": self.baselined,
+            "untimed_files": list(self.untimed_files),
+            "sessions": [s.to_dict() for s in self.sessions],
+            "totals": {"sessions": len(self.sessions), "requests": self.requests, "breaks": self.breaks},
+        }
+        if self.fidelity:
+            data["fidelity"] = self.fidelity
+        if self.usage is not None:
+            data["usage"] = self.usage
+        return data
+
+
+@dataclass
 class AuditResult:
     diagnostics: list[Diagnostic]
-    # Plain, JSON-serialisable data about the run: sessions, requests, usage, money. The key
-    # "text" holds the human rendering used by the concise/full outputs.
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: AuditSummary = field(default_factory=AuditSummary)
     warnings: list[str] = field(default_factory=list)

@@ -12,13 +12,14 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.payloads import AuditOptions, AuditResult, sessions_to_show
+from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDetail, SessionReport
 from cachelint.payloads.checks import (
     CheckContext,
+    checks_for,
     change_only_pair_checks,
     first_only_request_checks,
     pair_checks,
@@ -34,9 +35,15 @@ from cachelint.payloads.readers import ReadLimits, envelope_time, iter_log_files
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys, longest_lifetime
+from cachelint.payloads.shapes import unread_shape
 
 DEFAULT_SESSION_WINDOW = 1000
 MAX_BREAKS_SHOWN = 20
+
+
+# Findings that report a break of the prefix the pair diff found (PrefixDiff.broken): a break
+# whose findings are all deselected or baselined is left out of the session's breaks.
+PREFIX_BREAK_CODES = frozenset({"CL301", "CL302", "CL303", "CL304", "CL309", "CL312"})
 
 
 @dataclass
@@ -44,8 +51,10 @@ class _SessionReport:
     """What the summary keeps of a session once its requests are gone."""
 
     session: Session
-    breaks: list[dict[str, Any]] = field(default_factory=list)
+    breaks: list[BreakDetail] = field(default_factory=list)
     first: str = ""
+    # (path, record) of every break, the first MAX_BREAKS_SHOWN of them detailed in ``breaks``
+    break_records: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -67,6 +76,10 @@ class _Run:
     later_request_checks: tuple[Any, ...] = ()
     changed_pair_checks: tuple[Any, ...] = ()
     quiet_pair_checks: tuple[Any, ...] = ()
+    # the same four for requests read from logs that keep less than the wire request (content,
+    # usage): only the checks their fidelity supports (cachelint.payloads.checks.FIDELITY)
+    fidelity_checks: dict[str, tuple[tuple[Any, ...], ...]] = field(default_factory=dict)
+    formats: Any = None  # cachelint.payloads.formats._run.FormatRun: joins, fidelity, unread records
     diagnostics: list[Diagnostic] = field(default_factory=list)
     reports: dict[str, _SessionReport] = field(default_factory=dict)
     records: int = 0
@@ -76,11 +89,22 @@ class _Run:
     files: int = 0
     time_field: str | None = None  # --time-field: the envelope field that holds each record's time
     times: dict[str, list[int]] = field(default_factory=dict)  # file -> [requests without a time, with one]
+    format_counts: dict[str, int] = field(default_factory=dict)  # files a record was read from, per format
+    files_without_records: int = 0
+    unread: dict[str, int] = field(default_factory=dict)  # records of LLM log shapes not read, per shape
 
 
-def run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path) -> AuditResult:
+Selection = Callable[[Sequence[Diagnostic]], list[Diagnostic]]
+
+
+def run_audit(
+    paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path, select: Selection | None = None
+) -> AuditResult:
+    """Audit the logs under ``paths``. ``select``: the findings to report out of all the checks
+    found (selection, baseline); it runs before the summary is made, so that a finding left out is
+    left out of the session reports, the break counts and the money too."""
     with _fewer_collections():
-        return _run_audit(paths, settings, options, cwd)
+        return _run_audit(paths, settings, options, cwd, select)
 
 
 # The audit allocates a few small containers per request and builds almost no reference cycles,
@@ -101,28 +125,38 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path) -> AuditResult:
+def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path, select: Selection | None) -> AuditResult:
     from cachelint.progress import Progress, file_size
 
     run = _start(settings, options)
     items = list(iter_log_files(list(paths), cwd))  # a listing only: the bar needs the total
     logs = [item for item in items if not isinstance(item, Diagnostic)]
     run.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=options.progress)
+    run.formats.plan(logs)
+    for path, display in logs:  # batch results first: their usage joins requests of other files
+        if display in run.formats.side:
+            run.diagnostics.extend(run.formats.read_side(path, display, run.redactor))
     for item in items:
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
         path, display = item
         run.files += 1
-        _audit_file(run, path, display)
+        if display not in run.formats.side:
+            _audit_file(run, path, display)
         _close(run, run.grouper.close_scope(display))
         run.progress.file_done(file_size(path))
     run.progress.close()
     _close(run, run.grouper.close_all())
+    run.diagnostics.extend(run.formats.unjoined())
     run.ctx.session = None
     run.ctx.diff = None
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
-    return AuditResult(diagnostics=run.diagnostics, summary=_summary(run))
+    kept = select(run.diagnostics) if select is not None else list(run.diagnostics)
+    from cachelint.masking import masker
+
+    # the summary repeats the excerpts of the breaks: masked like the findings (engine.finalize)
+    return AuditResult(diagnostics=kept, summary=masker(settings.pack_paths()).mask_value(_summary(run, kept)))
 
 
 def _start(settings: Settings, options: AuditOptions) -> _Run:
@@ -155,6 +189,9 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
     )
     _checks(run, options.fast_paths)
     run.time_field = options.time_field or audit_options.get("time-field") or None
+    from cachelint.payloads.formats._run import FormatRun
+
+    run.formats = FormatRun(options.input_format, _limits(settings))
     return run
 
 
@@ -169,6 +206,11 @@ def _checks(run: _Run, fast_paths: bool) -> None:
     change_only = set(change_only_pair_checks()) if fast_paths else set()
     run.later_request_checks = tuple(c for c in run.first_request_checks if c not in first_only)
     run.quiet_pair_checks = tuple(c for c in run.changed_pair_checks if c not in change_only)
+    for fidelity in ("content", "usage"):
+        run.fidelity_checks[fidelity] = tuple(
+            checks_for(fidelity, c)
+            for c in (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
+        )
 
 
 def _limits(settings: Settings) -> ReadLimits:
@@ -177,6 +219,8 @@ def _limits(settings: Settings) -> ReadLimits:
     return ReadLimits(
         max_record_size=int(section.get("max-record-size", defaults.max_record_size)),
         max_document_size=int(section.get("max-document-size", defaults.max_document_size)),
+        max_records=int(section.get("max-records", defaults.max_records)),
+        max_gzip_ratio=float(section.get("max-gzip-ratio", defaults.max_gzip_ratio)),
     )
 
 
@@ -184,7 +228,31 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
     limits = _limits(run.settings)
     progress = run.progress if run.progress is not None and run.progress.enabled else None
     position: list[Any] | None = [] if progress is not None else None
-    for item in read_log(path, display, run.options.input_format, run.redactor, limits, reuse=run.options.incremental, position=position):
+    files_read: list[str] = []
+    items = read_log(
+        path,
+        display,
+        run.formats.format_of(display),
+        run.redactor,
+        limits,
+        reuse=run.options.incremental,
+        position=position,
+        formats=files_read,
+        joins=run.formats.joins,
+    )
+    before = run.records
+    try:
+        _audit_records(run, items, position, progress)
+    finally:
+        if run.records > before and files_read:
+            run.format_counts[files_read[0]] = run.format_counts.get(files_read[0], 0) + 1
+        else:
+            run.files_without_records += 1
+    run.diagnostics.extend(run.formats.file_done(display))
+
+
+def _audit_records(run: _Run, items: Iterable[Any], position: list[Any] | None, progress: Any) -> None:
+    for item in items:
         if isinstance(item, Diagnostic):
             run.diagnostics.append(item)
             continue
@@ -209,8 +277,14 @@ def _audit_file(run: _Run, path: Path, display: str) -> None:
             run.diagnostics.append(_record_problem(item, f"cannot interpret request: {type(exc).__name__}: {exc}"))
             continue
         if req is None:
-            run.skipped += 1
+            shape = unread_shape(item.request, item.response)
+            if shape is None:
+                run.skipped += 1
+            else:
+                run.unread[shape] = run.unread.get(shape, 0) + 1
+            run.formats.skipped(item)
             continue
+        run.formats.complete(req, item)
         if item.status is not None and item.status >= 400:
             # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
             # provider neither read nor wrote the cache for it, so it takes no part in a session
@@ -273,17 +347,21 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     ctx = run.ctx
     ctx.session = session
     ctx.diff = None
-    checks = run.first_request_checks if req.index_in_session == 0 else run.later_request_checks
+    sets = run.fidelity_checks.get(req.fidelity) if req.fidelity != "wire" else None
+    if sets is None:
+        sets = (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
+    checks = sets[0] if req.index_in_session == 0 else sets[1]
     _run_checks(run.diagnostics, checks, req.origin, (req, ctx))
     diff: PrefixDiff | None = None
     if prev is not None:
         diff = prefix_diff(prev, req, run.table, run.volatile)
         share_blocks(prev, req)
         ctx.diff = diff
-        checks = run.quiet_pair_checks if _quiet(prev, req, diff) else run.changed_pair_checks
+        checks = sets[3] if _quiet(prev, req, diff) else sets[2]
         _run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx))
         if diff.broken:
             session.breaks += 1
+            report.break_records.append((req.origin.path, req.origin.record))
             if len(report.breaks) < MAX_BREAKS_SHOWN:
                 report.breaks.append(_break_entry(req, diff))
         # only the newest request of a session needs its blocks for the next diff; older ones keep
@@ -343,23 +421,22 @@ def share_blocks(prev: Request, cur: Request) -> None:
             setattr(cur, tier, tuple(shared))
 
 
-def _break_entry(req: Request, diff: PrefixDiff) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "location": req.origin.describe(),
-        "record": req.origin.record,
-        "first_tier": diff.first_tier,
-        "offset": diff.offset,
-        "invalidated": list(diff.invalidated),
-        "explanation": [line for t in diff.tiers if t.breaks for line in t.explanation],
-        "settings": [
+def _break_entry(req: Request, diff: PrefixDiff) -> BreakDetail:
+    return BreakDetail(
+        location=req.origin.describe(),
+        path=req.origin.path,
+        record=req.origin.record,
+        first_tier=diff.first_tier,
+        offset=diff.offset,
+        invalidated=list(diff.invalidated),
+        explanation=[line for t in diff.tiers if t.breaks for line in t.explanation],
+        settings=[
             f"{s.name}: {_show(s.before)} -> {_show(s.after)}" + ("" if s.confirmed else " (effect on the cache undocumented)")
             for s in diff.settings
         ],
-    }
-    if diff.offset is not None:
-        entry["before"] = diff.excerpt_before
-        entry["after"] = diff.excerpt_after
-    return entry
+        before=diff.excerpt_before if diff.offset is not None else None,
+        after=diff.excerpt_after if diff.offset is not None else None,
+    )
 
 
 def _show(value: Any) -> str:
@@ -377,103 +454,66 @@ def _close(run: _Run, sessions: Iterable[Session]) -> None:
         run.ctx.session = session
         run.ctx.diff = None
         origin = session.requests[-1].origin if session.requests else None
-        _run_checks(run.diagnostics, checks, origin, (session, run.ctx))
+        fidelity = session.requests[-1].fidelity if session.requests else "wire"
+        _run_checks(run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, run.ctx))
         session.requests = []  # closed: the summary keeps counts and breaks only
 
 
 # --- summary ------------------------------------------------------------------------------
 
 
-def _summary(run: _Run) -> dict[str, Any]:
+def _summary(run: _Run, kept: Sequence[Diagnostic]) -> AuditSummary:
+    """The run's summary with the findings that are reported: a break whose findings were all
+    left out (deselected, baselined) is no break of its session here, and costs nothing."""
+    removed: set[tuple[str, int]] = set()
+    reported: set[tuple[str, int]] = set()
+    kept_ids = {id(d) for d in kept}
+    for d in run.diagnostics:
+        if d.code in PREFIX_BREAK_CODES and d.record is not None:
+            (reported if id(d) in kept_ids else removed).add((d.path, d.record))
+    left_out = removed - reported
     sessions = []
     for sid in sorted(run.reports, key=lambda s: int(s[1:])):
         report = run.reports[sid]
         s = report.session
+        hidden = sum(1 for key in report.break_records if key in left_out)
         sessions.append(
-            {
-                "id": s.id,
-                "grouping": s.grouping,
-                "grouping_text": GROUPING_TEXT.get(s.grouping, s.grouping) + (f" ({s.key_source})" if s.key_source else ""),
-                "path": s.path,
-                "first": report.first,
-                "provider": s.provider,
-                "host": s.host,
-                "started": s.started,
-                "started_after": s.started_after,
-                "model": s.model,
-                "requests": s.count,
-                "breaks": s.breaks,
-                "break_details": report.breaks,
-            }
+            SessionReport(
+                id=s.id,
+                grouping=s.grouping,
+                grouping_text=GROUPING_TEXT.get(s.grouping, s.grouping) + (f" ({s.key_source})" if s.key_source else ""),
+                path=s.path,
+                first=report.first,
+                provider=s.provider,
+                model=s.model,
+                host=s.host,
+                started=s.started,
+                started_after=s.started_after,
+                requests=s.count,
+                breaks=s.breaks - hidden,
+                break_details=[b for b in report.breaks if (b.path, b.record) not in left_out],
+            )
         )
-    summary: dict[str, Any] = {
-        "files": run.files,
-        "records": run.records,
-        "requests": run.requests,
-        "skipped_non_llm": run.skipped,
-        "failed": run.failed,
-        "untimed_files": sorted(path for path, (untimed, timed) in run.times.items() if untimed >= 2 and not timed),
-        "sessions": sessions,
-        "totals": {
-            "sessions": len(sessions),
-            "requests": run.requests,
-            "breaks": sum(s["breaks"] for s in sessions),
-        },
-    }
-    usage_text = ""
+    summary = AuditSummary(
+        files=run.files,
+        records=run.records,
+        requests=run.requests,
+        skipped_non_llm=run.skipped,
+        failed=run.failed,
+        formats=dict(sorted(run.format_counts.items())),
+        unread=dict(sorted(run.unread.items())),
+        files_without_records=run.files_without_records,
+        sessions=sessions,
+        untimed_files=sorted(path for path, (untimed, timed) in run.times.items() if untimed >= 2 and not timed),
+    )
     if run.ledger is not None:
         try:
-            from cachelint.payloads.spend import render_usage_text
-
-            summary["usage"] = run.ledger.summary(run.diagnostics, timeline=run.options.timeline)
-            usage_text = render_usage_text(summary["usage"])
+            summary.usage = run.ledger.summary(kept, timeline=run.options.timeline)
         except Exception as exc:  # pragma: no cover - the money summary must not sink the audit
             print(f"cachelint: warning: usage summary failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-    summary["text"] = render_text(summary) + (("\n" + usage_text) if usage_text else "")
+        else:
+            by_id = {u.get("id"): u for u in summary.usage.get("sessions") or []}
+            for session in sessions:
+                session.usage = by_id.get(session.id)
+    summary.fidelity = run.formats.summary() if run.formats is not None else {}
     return summary
-
-
-def render_text(summary: dict[str, Any]) -> str:
-    """The human per-session report: requests, breaks and the byte diff at each break."""
-    lines = [
-        f"Audit: {summary['requests']} LLM request(s) in {summary['totals']['sessions']} session(s), "
-        f"{summary['totals']['breaks']} break(s); {summary['skipped_non_llm']} non-LLM request(s) skipped"
-        + (f"; {summary['failed']} failed request(s) (HTTP error) left out." if summary.get("failed") else ".")
-    ]
-    shown, hidden = sessions_to_show(summary["sessions"], lambda s: s["breaks"])
-    for s in shown:
-        model = f" {s['model']}" if s["model"] else ""
-        host = f" at {s['host']}" if s.get("host") else ""
-        lines.append(
-            f"session {s['id']} — {s['provider']}{host}{model}, {s['requests']} request(s), {s['breaks']} break(s); "
-            f"from {s['first']}; grouped by {s['grouping_text']}"
-        )
-        if s.get("started"):
-            after = f" (did not continue {s['started_after']})" if s.get("started_after") else ""
-            lines.append(f"  new session: {s['started']}{after}")
-        for b in s["break_details"]:
-            where = f"at byte {b['offset']} ({b['first_tier']})" if b["offset"] is not None else "settings only"
-            lines.append(f"  break {b['location']} {where}; invalidates {', '.join(b['invalidated'])}")
-            for text in b["explanation"][:6]:
-                lines.append(f"    {text}")
-            for text in b["settings"]:
-                lines.append(f"    setting {text}")
-            if "before" in b:
-                lines.append(f"    before: {_one_line(b['before'])}")
-                lines.append(f"    after:  {_one_line(b['after'])}")
-        if s["breaks"] > len(s["break_details"]):
-            lines.append(f"  … {s['breaks'] - len(s['break_details'])} more break(s)")
-    if hidden:
-        lines.append(f"… {hidden} more session(s) without a break (the HTML report lists every session)")
-    untimed = summary.get("untimed_files") or []
-    if untimed:
-        names = ", ".join(untimed[:3]) + (f" and {len(untimed) - 3} more" if len(untimed) > 3 else "")
-        lines.append(
-            f"TTL checks (CL306, the TTL advice) could not run on {len(untimed)} file(s) whose requests carry no time: "
-            f"{names}; name the time field with --time-field NAME"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\n", "\\n").replace("\r", "\\r")

@@ -397,12 +397,18 @@ def deepdiff_lines(before: Any, after: Any) -> list[str]:
 
 
 def _short(value: Any, limit: int = 60) -> str:
+    from cachelint.masking import masker
+
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    text = masker().mask(text)  # before the cut, which could leave a key too short to recognise
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _text_change(old: str, new: str, context: int = 24) -> str:
     """The changed part of two strings with a little context: '…is 2026-11-28.' -> '…is 2026-11-29.'."""
+    from cachelint.masking import masker
+
+    old, new = masker().mask(old), masker().mask(new)  # before the cuts (see _short)
     start = _common_prefix_len(old, new)
     end = min(_common_prefix_len(old[::-1], new[::-1]), min(len(old), len(new)) - start)
     lo = max(0, start - context)
@@ -476,8 +482,14 @@ def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> t
         name = _classify_pair(old, new, patterns)
         if name is None:
             return ()
-        spans.append({"pattern": name, "before": old[:80], "after": new[:80]})
+        spans.append({"pattern": name, "before": _masked_head(old, 80), "after": _masked_head(new, 80)})
     return _dedupe(spans)
+
+
+def _masked_head(text: str, limit: int) -> str:
+    from cachelint.masking import masker
+
+    return masker().mask(text)[:limit]
 
 
 def _dedupe(spans: list[dict[str, Any]]) -> tuple[Mapping[str, Any], ...]:
@@ -488,9 +500,14 @@ def _dedupe(spans: list[dict[str, Any]]) -> tuple[Mapping[str, Any], ...]:
     return tuple(out)
 
 
+# A value that ticks (a date, an id, a counter) is short; the patterns (packs' and users' regular
+# expressions) never see a longer token, whatever they would make of it.
+MAX_VOLATILE_TOKEN = 256
+
+
 def _classify_pair(old: str, new: str, patterns: VolatilePatterns) -> str | None:
     old_s, new_s = old.strip("\"' ,.;()[]{}"), new.strip("\"' ,.;()[]{}")
-    if not old_s or not new_s:
+    if not old_s or not new_s or len(old_s) > MAX_VOLATILE_TOKEN or len(new_s) > MAX_VOLATILE_TOKEN:
         return None
     a, b = patterns.classify(old_s), patterns.classify(new_s)
     if a is not None and a == b:
@@ -595,9 +612,19 @@ def _common_prefix_len(a, b) -> int:
             hi = mid - 1
     return lo
 
+# How far past an excerpt's edges the request is read and masked first: a key that the edge cuts
+# is recognised whole (a key is a few hundred characters at most).
+_SECRET_CONTEXT = 512
+
+
 def _excerpt(req: Request, offset: int) -> str:
+    from cachelint.masking import mask_bytes
+
     start = max(0, offset - EXCERPT_BEFORE)
-    data = _render_from(req, start, offset - start + EXCERPT_AFTER)
+    wide = max(0, start - _SECRET_CONTEXT)
+    # masking keeps the length, so the cut below falls where it would have in the plain bytes
+    data = mask_bytes(_render_from(req, wide, offset - wide + EXCERPT_AFTER + _SECRET_CONTEXT))
+    data = data[start - wide : offset - wide + EXCERPT_AFTER]
     head = data[: offset - start].decode("utf-8", "replace")
     tail = data[offset - start :].decode("utf-8", "replace")
     prefix = "…" if start > 0 else ""

@@ -77,6 +77,12 @@ class _Pattern:
 
 
 @dataclass(frozen=True)
+# The URL patterns come from packs (the user's too) and are searched, not anchored: a pattern such
+# as ``bedrock-runtime[^/]*/`` reads ahead from every occurrence of its literal, quadratic in a long
+# crafted URL. Real endpoints are a few hundred bytes; a longer URL is classified by its body alone.
+MAX_URL_LENGTH = 8192
+
+
 class EndpointRules:
     """The merged ``payloads-providers`` packs: endpoint patterns in order (the first match wins),
     endpoints that are not LLM calls, InvokeModel model families and the providers' own hosts."""
@@ -111,7 +117,7 @@ class EndpointRules:
 
     def classify(self, url: str | None) -> Endpoint:
         """The endpoint of a URL (UNKNOWN when there is none or no pattern matches)."""
-        if not url:
+        if not url or len(url) > MAX_URL_LENGTH:
             return UNKNOWN
         if any(p.search(url) for p in self.not_llm):
             return Endpoint(known=True, llm=False)

@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
+# How much of the wire request a record keeps, from most to least (Record.fidelity).
+FIDELITIES: tuple[str, ...] = ("wire", "content", "usage")
+
 # Render order of the prompt prefix: a change in one tier invalidates it and every later tier.
 TIERS: tuple[str, ...] = ("tools", "system", "messages")
 _TIER_NAMES = frozenset(TIERS)
@@ -63,7 +66,12 @@ class Record:
     ``envelope``: the envelope object the record came from (JSONL and JSON logs), else None: what
     ``--time-field`` reads.
     ``status``: HTTP status of the response, when known.
-    ``fmt``: which reader produced it (``jsonl``, ``json``, ``har``, ``vcr``).
+    ``fmt``: which reader produced it (``jsonl``, ``json``, ``har``, ``vcr``, or the name of a
+    log format of ``cachelint.payloads.formats``: ``helicone``, ``otel-genai``…).
+    ``fidelity``: how much of the wire request the record keeps (``FIDELITIES``): ``wire`` (the
+    body as sent: bytes, key order, cache markers), ``content`` (the prompt re-encoded by an
+    observability tool: markers and key order lost), ``usage`` (the usage of each call, not the
+    prompt: Claude Code transcripts).
     ``hashed_ids``: personal ids removed from the body, kept only as hashes (dotted body path ->
     ``h:<12 hex>``), e.g. ``{"metadata.user_id": "h:…"}``: usable as session keys, nothing more.
     ``trace``: when the JSONL reader keeps this record's bytes so that a later record repeating
@@ -86,6 +94,7 @@ class Record:
     hashed_ids: Mapping[str, str] = field(default_factory=dict)
     session_field: str | None = None
     envelope: Any = field(default=None, repr=False, compare=False)
+    fidelity: str = "wire"
     trace: Any = field(default=None, repr=False, compare=False)
     reread: Any = field(default=None, repr=False, compare=False)
 
@@ -215,6 +224,8 @@ class Request:
     that a later request continues this one.
     ``failed``: for a request the provider rejected (HTTP 4xx/5xx), a ``Failure`` (status and the
     provider's error message); such a request takes part in request checks only.
+    ``fidelity``: the record's (``wire``, ``content``, ``usage``: see ``Record``); checks that
+    need more than a request keeps are not run on it. ``source_format``: the reader that read it.
     ``memo``: what checks derive from the request once and read many times (its normalised
     usage, its breakpoint problems), keyed by the deriving function's name.
     """
@@ -242,6 +253,8 @@ class Request:
     host: str | None = None
     response_marks: tuple[bytes, ...] = ()
     failed: Any = None
+    fidelity: str = "wire"
+    source_format: str = "jsonl"
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def tier(self, name: str) -> tuple[Block, ...]:

@@ -30,21 +30,43 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
-from cachelint.payloads import jsonio
+from cachelint.payloads import is_log_name, jsonio
 from cachelint.payloads.endpoints import is_upload
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.providers import BuildTrace
 from cachelint.payloads.reuse import LineIndex, LineReuse, follow_path
 from cachelint.payloads.secrets import Redactor
+from cachelint.payloads.shapes import not_a_cassette, not_a_log
 from cachelint.payloads.sse import assemble_sse, looks_like_sse
 
 FORMATS = ("jsonl", "json", "har", "vcr")
-LOG_SUFFIXES = (".jsonl", ".ndjson", ".json", ".har", ".yaml", ".yml")
+
+
+def input_formats() -> tuple[str, ...]:
+    """Every value of ``--input-format`` but ``auto``: the generic readers, then the log formats
+    of cachelint.payloads.formats (observability exports, batch files, provider logs…)."""
+    from cachelint.payloads import formats
+
+    return FORMATS + formats.names()
+
+
 # Anthropic rejects request bodies over 32 MB (its documented request size limit), so a longer
 # line is not a request anyone sent: report it instead of holding it in memory.
 DEFAULT_MAX_RECORD_SIZE = 32 * 1024 * 1024
 DEFAULT_MAX_DOCUMENT_SIZE = 512 * 1024 * 1024
+# Every record costs tens of microseconds however small it is: 100 KB of gzip holding 35 million
+# "{}" lines ran for an hour. An agent's log holds thousands of records, a day of a gateway's
+# traffic some hundreds of thousands; past this a file is cut (and said so).
+DEFAULT_MAX_RECORDS = 1_000_000
+# deflate expands at most ~1032 times; JSONL logs of agents compress 5-20 times (50 at most, for
+# histories repeated within deflate's 32 KiB window). A stream that expands more than this, once
+# past the first GZIP_RATIO_AFTER bytes (small files never trip it), is a bomb, not a log.
+DEFAULT_MAX_GZIP_RATIO = 100
+GZIP_RATIO_AFTER = 256 * 1024
+# The gzip stream reads the file in chunks of this size, so that the bytes read so far (and the
+# ratio) are known to within one chunk (GzipFile asks for 128 KiB at a time: the whole of a bomb).
+_GZIP_CHUNK = 4096
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -52,19 +74,46 @@ GZIP_MAGIC = b"\x1f\x8b"
 class ReadLimits:
     max_record_size: int = DEFAULT_MAX_RECORD_SIZE  # one JSONL line
     max_document_size: int = DEFAULT_MAX_DOCUMENT_SIZE  # one HAR / JSON / YAML document (decompressed)
+    max_records: int = DEFAULT_MAX_RECORDS  # JSONL lines read from one file
+    max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO  # decompressed / compressed bytes of a .gz
+
+
+class _ChunkedReads(io.RawIOBase):
+    """A file read at most ``_GZIP_CHUNK`` bytes at a time, counting them (what a gzip stream
+    has consumed of it)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.consumed = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(_GZIP_CHUNK if size is None or size < 0 else min(size, _GZIP_CHUNK))
+        self.consumed += len(data)
+        return data
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.consumed = self.raw.seek(offset, whence)  # read in order: the position is what was read
+        return self.consumed
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def seekable(self) -> bool:
+        return self.raw.seekable()
 
 
 Item = Record | Diagnostic
 
 
 # --- finding the files ------------------------------------------------------------------------
-
-
-def is_log_name(name: str) -> bool:
-    lower = name.lower()
-    if lower.endswith(".gz"):
-        lower = lower[:-3]
-    return lower.endswith(LOG_SUFFIXES)
 
 
 def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | Diagnostic]:
@@ -126,7 +175,7 @@ def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
         raw.close()
         raise
     if magic == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=_ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
     return raw, raw
 
 
@@ -139,6 +188,16 @@ def _peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
         data += handle.readline(max(0, limit - size)) + handle.read(1024)
     handle.seek(pos)
     return data
+
+
+def _glance(handle: IO[bytes]) -> bytes:
+    """The first few KB (the stream is rewound), to tell a log from a file that is none; empty
+    when they cannot be read (a truncated gzip stream: reading reports it, with its line)."""
+    try:
+        return _peek(handle, 8192, 8192)
+    except (EOFError, gzip.BadGzipFile, zlib.error, OSError):
+        handle.seek(0)
+        return b""
 
 
 def format_from_name(name: str) -> str | None:
@@ -185,13 +244,19 @@ def read_log(
     limits: ReadLimits = ReadLimits(),
     reuse: bool = False,
     position: list[Callable[[], int]] | None = None,
+    formats: list[str] | None = None,
+    joins: Any = None,
 ) -> Iterator[Item]:
     """Every record of one log file, in file order (HAR: in ``startedDateTime`` order); problems
     become CL001 diagnostics and reading goes on where it can. ``reuse``: JSONL records repeating
     bytes of a recent record are decoded only where they differ (``cachelint.payloads.reuse``);
     for a consumer that turns each record into a request before asking for the next one.
     ``position``: a list that receives a function giving how many bytes of the file (as stored:
-    compressed for .gz) have been read so far (the progress bar within a long file)."""
+    compressed for .gz) have been read so far (the progress bar within a long file). ``formats``:
+    a list that receives the format the file was read as. A file of a JSON format whose first
+    bytes are not JSON (Python, Markdown…) is one CL001 saying what it looks like. ``joins``:
+    what the run's side files (batch results) say about requests by ``custom_id``
+    (``cachelint.payloads.formats.Joins``)."""
     try:
         handle, raw = _open(path)
     except PermissionError:
@@ -204,11 +269,23 @@ def read_log(
         position[:] = [raw.tell]  # bytes of the file as stored (compressed for .gz)
     with raw, handle:
         try:
+            log_format = _log_format(handle, display, fmt, limits)
+            if log_format is not None:
+                if formats is not None:
+                    formats.append(log_format[0].name)
+                yield from _read_log_format(handle, display, log_format, redactor, limits, reuse, joins)
+                return
             if fmt == "auto":
                 fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
+            if formats is not None:
+                formats.append(fmt)
+            unlike = not_a_log(display, _glance(handle)) if fmt != "vcr" else None
+            if unlike is not None:
+                yield unreadable(display, unlike)
+                return
             if fmt == "jsonl":
                 # reuse needs orjson (jsonio.FAST): without it every line is decoded in full
-                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse and jsonio.FAST else None)
+                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse and jsonio.FAST else None, _compressed_bytes(handle))
             else:
                 data = handle.read(limits.max_document_size + 1)
                 if len(data) > limits.max_document_size:
@@ -225,14 +302,90 @@ def read_log(
             yield unreadable(display, f"cannot read file: {exc.strerror or exc}")
 
 
+def _log_format(handle: IO[bytes], display: str, fmt: str, limits: ReadLimits) -> tuple[Any, str] | None:
+    """(the log format of cachelint.payloads.formats to read the file with, its container:
+    ``jsonl`` or ``json``), or None for the generic readers. ``fmt``: the forced format or
+    ``auto`` (then from the file name, then from the first record)."""
+    from cachelint.payloads import formats
+
+    if fmt in FORMATS:
+        return None
+    chosen = formats.get(fmt) if fmt != "auto" else formats.by_suffix(display)
+    by_name = format_from_name(display)
+    if chosen is None and fmt == "auto" and by_name in (None, "jsonl"):
+        container = by_name or detect_format(display, _peek(handle, limits.max_record_size))
+        if container in ("jsonl", "json"):
+            found = formats.detect(handle, container, limits)
+            return (found, container) if found is not None else None
+        return None
+    if chosen is None:
+        return None
+    if chosen.read is not None:
+        return chosen, "own"
+    return chosen, by_name if by_name in ("jsonl", "json") else detect_format(display, _peek(handle, limits.max_record_size))
+
+
+def _read_log_format(
+    handle: IO[bytes], display: str, log_format: tuple[Any, str], redactor: Redactor, limits: ReadLimits, reuse: bool, joins: Any
+) -> Iterator[Item]:
+    from cachelint.payloads import formats
+
+    fmt, container = log_format
+    ctx = formats.ReadContext(display, redactor, limits, joins if joins is not None else formats.Joins())
+    # the history of content-level requests built once (needs the same consumer as reuse)
+    ctx.state["replay"] = bool(reuse and jsonio.FAST) and fmt.fidelity != "wire" or bool(reuse and fmt.name == "langsmith")
+    line_reuse = None
+    if reuse and jsonio.FAST and container == "jsonl" and fmt.body_paths:
+        line_reuse = LineReuse(body_paths=fmt.body_paths)
+    yield from formats.read_records(fmt, handle, container, ctx, line_reuse)
+
+
+def sniff_format(path: Path, display: str, fmt: str, limits: ReadLimits = ReadLimits()) -> str:
+    """The name of the format ``read_log`` will read a file with (``fmt`` when forced): a log
+    format of cachelint.payloads.formats or one of FORMATS; ``jsonl`` when the file cannot be
+    opened (``read_log`` then reports why)."""
+    try:
+        handle, raw = _open(path)
+    except OSError:
+        return fmt if fmt != "auto" else "jsonl"
+    with raw, handle:
+        try:
+            found = _log_format(handle, display, fmt, limits)
+            if found is not None:
+                return found[0].name
+            if fmt != "auto":
+                return fmt
+            return format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+            return fmt if fmt != "auto" else "jsonl"
+
+
 # --- JSONL ------------------------------------------------------------------------------------
 
 
+def _compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
+    """How many bytes of the file a gzip stream has consumed so far; None for a plain file."""
+    source = getattr(handle, "fileobj", None)
+    if isinstance(source, _ChunkedReads):
+        return lambda: source.consumed
+    return None
+
+
 def _read_jsonl(
-    handle: IO[bytes], display: str, redactor: Redactor, limits: ReadLimits, reuse: LineReuse | None = None
+    handle: IO[bytes],
+    display: str,
+    redactor: Redactor,
+    limits: ReadLimits,
+    reuse: LineReuse | None = None,
+    compressed: Callable[[], int] | None = None,
+    records: Callable[..., Iterator[Item]] | None = None,
 ) -> Iterator[Item]:
+    """``records(value, origin, redactor, fmt)``: the items of one parsed line (by default the
+    generic records: bodies, envelopes, batch input lines; a log format's otherwise)."""
+    records = records or _records_from_value
     line_no = 0
     record = 0
+    expanded = 0  # decompressed bytes read
     while True:
         try:
             raw = handle.readline(limits.max_record_size + 1)
@@ -242,6 +395,27 @@ def _read_jsonl(
         if not raw:
             return
         line_no += 1
+        if line_no > limits.max_records:
+            yield unreadable(
+                display,
+                f"more than {limits.max_records} lines (max-records); the rest of the file is not audited",
+                line=line_no,
+                record=record,
+            )
+            return
+        if compressed is not None:
+            expanded += len(raw)
+            if expanded > GZIP_RATIO_AFTER:
+                consumed = max(1, compressed())
+                if expanded > limits.max_gzip_ratio * consumed:
+                    yield unreadable(
+                        display,
+                        f"gzip data expands more than {limits.max_gzip_ratio:g} times ({expanded} bytes from the first "
+                        f"{consumed} of the file, max-gzip-ratio): a compression bomb, not a log; the rest is not audited",
+                        line=line_no,
+                        record=record,
+                    )
+                    return
         if len(raw) > limits.max_record_size and not raw.endswith(b"\n"):
             _skip_rest_of_line(handle)
             yield unreadable(
@@ -260,7 +434,7 @@ def _read_jsonl(
         origin = Origin(display, line_no, record)
         record += 1
         if reuse is not None:
-            reused = _reused_record(text, origin, redactor, reuse)
+            reused = _reused_record(text, origin, redactor, reuse, records)
             if reused is not None:
                 yield reused
                 continue
@@ -268,7 +442,7 @@ def _read_jsonl(
         if isinstance(value, Diagnostic):
             yield value
             continue
-        for item in _records_from_value(value, origin, redactor, "jsonl"):
+        for item in records(value, origin, redactor, "jsonl"):
             if reuse is not None and isinstance(item, Record):
                 index = reuse.index(text, value, item.request)
                 if index is not None:
@@ -277,12 +451,15 @@ def _read_jsonl(
             yield item
 
 
-def _reused_record(text: bytes, origin: Origin, redactor: Redactor, reuse: LineReuse) -> Record | None:
+def _reused_record(
+    text: bytes, origin: Origin, redactor: Redactor, reuse: LineReuse, records: Callable[..., Iterator[Item]] | None = None
+) -> Record | None:
     """The record of a line decoded with reuse, or None (then it is decoded in full)."""
+    records = records or _records_from_value
     decoded = reuse.decode(text)
     if decoded is None:
         return None
-    items = list(_records_from_value(decoded.value, origin, redactor, "jsonl"))
+    items = list(records(decoded.value, origin, redactor, "jsonl"))
     if len(items) != 1 or not isinstance(items[0], Record):
         return None
     item = items[0]
@@ -290,18 +467,21 @@ def _reused_record(text: bytes, origin: Origin, redactor: Redactor, reuse: LineR
     if item.request is not follow_path(decoded.value, index.path):
         return None  # the record's body is not the object the bytes were cut from
     item.trace = index.trace
-    item.reread = functools.partial(_reread, text, origin, redactor, index)
+    item.reread = functools.partial(_reread, text, origin, redactor, index, records)
     reuse.remember(index)
     return item
 
 
-def _reread(text: bytes, origin: Origin, redactor: Redactor, index: LineIndex) -> Record | Diagnostic:
+def _reread(
+    text: bytes, origin: Origin, redactor: Redactor, index: LineIndex, records: Callable[..., Iterator[Item]] | None = None
+) -> Record | Diagnostic:
     """A record decoded with reuse, decoded in full (when a reused part did not fit)."""
+    records = records or _records_from_value
     index.trace = BuildTrace()
     value = _parse_json(text, origin, "line")
     if isinstance(value, Diagnostic):
         return value
-    items = list(_records_from_value(value, origin, redactor, "jsonl"))
+    items = list(records(value, origin, redactor, "jsonl"))
     item = items[0] if items else _bad(origin, "record vanished when decoded in full")
     if isinstance(item, Record):
         item.trace = index.trace
@@ -353,7 +533,9 @@ def _records_from_value(value: Any, origin: Origin, redactor: Redactor, fmt: str
             hashed_ids=hashed,
         )
     elif "custom_id" in value and "response" in value:
-        yield Record(origin=origin, request=None, fmt=fmt)  # batch output: no request to audit
+        # batch output: no request to audit (its response is kept to say what the record is)
+        response = value["response"] if isinstance(value["response"], dict) else None
+        yield Record(origin=origin, request=None, response=response, fmt=fmt)
     else:
         body, hashed = redactor.body(value)
         yield Record(origin=origin, request=body, fmt=fmt, hashed_ids=hashed)
@@ -700,7 +882,7 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
             yield Record(origin=Origin(display, 1, index, index), request=None, fmt="vcr")
         return
     elif not isinstance(interactions, list):
-        yield unreadable(display, "cassette has no interactions list")
+        yield unreadable(display, "cassette has no interactions list" if isinstance(doc, dict) and "interactions" in doc else not_a_cassette(doc))
         return
     else:
         lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
@@ -831,13 +1013,20 @@ def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, l
     """Read an in-memory log (fuzzing, tests): the same code path as files."""
     handle: IO[bytes] = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
     if data[:2] == GZIP_MAGIC:
-        handle = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")  # type: ignore[assignment]
+        handle = gzip.GzipFile(fileobj=_ChunkedReads(io.BytesIO(data)), mode="rb")  # type: ignore[assignment]
     out: list[Item] = []
     try:
+        log_format = _log_format(handle, display, fmt, limits)
+        if log_format is not None:
+            out.extend(_read_log_format(handle, display, log_format, redactor, limits, False, None))
+            return out
         if fmt == "auto":
             fmt = format_from_name(display) or detect_format(display, _peek(handle, limits.max_record_size))
+        unlike = not_a_log(display, _glance(handle)) if fmt != "vcr" else None
+        if unlike is not None:
+            return [unreadable(display, unlike)]
         if fmt == "jsonl":
-            out.extend(_read_jsonl(handle, display, redactor, limits))
+            out.extend(_read_jsonl(handle, display, redactor, limits, None, _compressed_bytes(handle)))
         else:
             out.extend(_read_document(handle.read(limits.max_document_size + 1), display, fmt, redactor))
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:

@@ -63,6 +63,9 @@ class LineIndex:
     history_first: int | None = None
     keys_before: frozenset[str] = frozenset()
     trace: BuildTrace = field(default_factory=BuildTrace)
+    # where the body object starts: a log format's record may hold fields of its own before it
+    # (an id, a time), which differ from line to line while the body repeats
+    body_start: int = 0
     view: memoryview = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -99,9 +102,11 @@ class LineReuse:
     history elements (a binary search on whole runs of elements). Otherwise the body's members are
     scanned one by one and each tools / system / history value is compared on its own."""
 
-    def __init__(self, keep: int = 8, budget: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, keep: int = 8, budget: int = 64 * 1024 * 1024, body_paths: tuple[tuple[str, ...], ...] = ()) -> None:
         self.keep = keep
         self.budget = budget
+        # where a log format's records hold the body (``request_body``…), besides BODY_PATHS
+        self.body_paths = BODY_PATHS + tuple(p for p in body_paths if p not in BODY_PATHS)
         self._recent: list[LineIndex] = []  # most recent first
         self._bytes = 0
         self.reused = 0  # lines decoded with reuse (for benchmarks and tests)
@@ -124,30 +129,44 @@ class LineReuse:
         # Among the recent lines whose bytes the line repeats up to the history (same envelope,
         # settings, tools and system: typically every line of the same agent), the one whose
         # history it repeats furthest: with sessions interleaved, its own previous request.
-        best: tuple[int, LineIndex] | None = None
+        best: tuple[int, LineIndex, int] | None = None
+        starts: dict[tuple[str, ...], int | None] = {}
         for candidate in candidates:
             first = candidate.history_first
-            if first is None or not raw.startswith(candidate.view[:first]):
+            if first is None:
                 continue
-            k = _common_elements(raw, first, candidate) if candidate.usable_history() else 0
+            delta = 0
+            if not raw.startswith(candidate.view[:first]):
+                # the same body after record fields of other lengths (a log format's id, time)
+                cut = candidate.body_start
+                if not cut:
+                    continue
+                if candidate.path not in starts:
+                    starts[candidate.path] = _body_start(raw, candidate.path)
+                start = starts[candidate.path]
+                if start is None or not raw.startswith(candidate.view[cut:first], start):
+                    continue
+                delta = start - cut
+            k = _common_elements(raw, first + delta, candidate) if candidate.usable_history() else 0
             if best is None or k > best[0]:
-                best = (k, candidate)
+                best = (k, candidate, delta)
             if k >= len(candidate.elements) - 1:
                 break  # the line continues this one: good enough, stop comparing
         if best is not None:
-            return self._decode_same_prefix(raw, best[1], best[0])
+            return self._decode_same_prefix(raw, best[1], best[0], best[2])
         return self._decode_scanned(raw, candidates)
 
-    def _decode_same_prefix(self, raw: bytes, candidate: LineIndex, k: int) -> Decoded | None:
+    def _decode_same_prefix(self, raw: bytes, candidate: LineIndex, k: int, delta: int = 0) -> Decoded | None:
         """The line repeats ``candidate`` up to its history's first element (the same envelope,
         the same body members before the history, the same tools and system bytes), then its
-        first ``k`` history elements."""
-        first = candidate.history_first
-        assert first is not None
+        first ``k`` history elements. ``delta``: how far the body sits after the candidate's
+        (record fields of another length before it): every offset of the candidate moves by it."""
+        assert candidate.history_first is not None
+        first = candidate.history_first + delta
         view = memoryview(raw)
         after = first
         if k:
-            pos = _ws(raw, candidate.elements[k - 1][1])
+            pos = _ws(raw, candidate.elements[k - 1][1] + delta)
             sep = raw[pos : pos + 1]
             if sep == b",":
                 after = _ws(raw, pos + 1)
@@ -160,7 +179,7 @@ class LineReuse:
         if unmarked is not None:
             after = unmarked[1]
         known_runs = candidate.trace.runs
-        cuts = [(s, e, b"null", key) for key, (s, e) in candidate.runs.items() if e <= first and key in known_runs]
+        cuts = [(s + delta, e + delta, b"null", key) for key, (s, e) in candidate.runs.items() if e + delta <= first and key in known_runs]
         if not cuts and not k:
             return None
         pieces: list[Any] = []
@@ -184,7 +203,7 @@ class LineReuse:
         if not isinstance(rest, list):
             raise _NoReuse("no history array")
         ascii_only = raw[after:].isascii()  # only the bytes from ``after`` on are scanned below
-        elements = candidate.elements[:k]
+        elements = [(s + delta, e + delta) for s, e in candidate.elements[:k]] if delta else candidate.elements[:k]
         if unmarked is not None:
             elements.append((moved_from, unmarked[2]))
         end = _element_spans(raw, view, after, rest, ascii_only, elements)
@@ -198,7 +217,7 @@ class LineReuse:
             rest.insert(0, unmarked[0])
         if k:
             body[key] = candidate.trace.history[:k] + rest  # type: ignore[index]
-        index = LineIndex(raw, path, runs, key, elements, first, candidate.keys_before)
+        index = LineIndex(raw, path, runs, key, elements, first, candidate.keys_before, body_start=candidate.body_start + delta)
         if k:
             index.trace.reuse_from = (candidate.trace, k)
         reused = sum(e - s for s, e, _, _ in cuts) + after - first
@@ -240,7 +259,7 @@ class LineReuse:
             if not isinstance(rest, list) or len(rest) != len(scan.elements) - len(scan.reused_elements):
                 raise _NoReuse("the history array does not hold the elements scanned")
             body[scan.history_key] = scan.reused_elements + rest  # type: ignore[index]
-        index = LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before)
+        index = LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before, body_start=body_start)
         if scan.history_source is not None:
             index.trace.reuse_from = (scan.history_source.trace, len(scan.reused_elements))
         reused = sum(e - s for s, e, _ in scan.reused_runs)
@@ -255,7 +274,7 @@ class LineReuse:
     def index(self, raw: bytes, value: Any, body: Any) -> LineIndex | None:
         """The index of a line decoded in full (``value``), whose request body is ``body`` (the
         very object inside ``value``), or None when the body is not in a known place."""
-        path = next((p for p in BODY_PATHS if follow_path(value, p) is body), None)
+        path = next((p for p in self.body_paths if follow_path(value, p) is body), None)
         if path is None or not isinstance(body, dict):
             return None
         try:
@@ -265,7 +284,7 @@ class LineReuse:
             scan = _scan_body(raw, view, start, ascii_only, [], body)
         except (_NoReuse, ValueError, RecursionError, IndexError):
             return None
-        return LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before)
+        return LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before, body_start=start)
 
     def remember(self, index: LineIndex) -> None:
         self._recent.insert(0, index)
@@ -275,6 +294,14 @@ class LineReuse:
 
 
 # --- scanning the raw bytes -----------------------------------------------------------------------
+
+
+def _body_start(raw: bytes, path: tuple[str, ...]) -> int | None:
+    """Where the body object at ``path`` starts in a line, or None when it cannot be found."""
+    try:
+        return _locate(raw, memoryview(raw), path, raw.isascii())
+    except (_NoReuse, ValueError, RecursionError, IndexError):
+        return None
 
 
 def follow_path(value: Any, path: tuple[str, ...]) -> Any:

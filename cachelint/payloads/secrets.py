@@ -7,6 +7,7 @@ replaced by a short hash: stable enough to group requests, useless to anyone rea
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -54,7 +55,7 @@ class Redactor:
         for name, value in items:
             if not isinstance(name, str):
                 continue
-            key = name.lower()
+            key = name.strip().lower()  # "Authorization " is the same header to a server
             if key in self.headers:
                 continue
             if isinstance(value, list):
@@ -65,18 +66,31 @@ class Redactor:
         return dict(sorted(out.items()))
 
     def url(self, url: Any) -> str | None:
-        """The URL without secret query parameters and without user:password."""
+        """The URL without secret query parameters and without user:password. Parameters are
+        split at ``;`` as well as ``&`` (servers that accept either read ``?a=1;key=…`` as two
+        parameters), and a fragment of parameters (``#access_token=…``, the OAuth implicit flow)
+        is cleaned the same way."""
         if not isinstance(url, str):
             return None
         try:
             parts = urlsplit(url)
             netloc = parts.netloc.rsplit("@", 1)[-1]
-            if not parts.query:
-                return urlunsplit((parts.scheme, netloc, parts.path, "", parts.fragment))
-            query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in self.query_params]
-            return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+            return urlunsplit((parts.scheme, netloc, parts.path, self._params(parts.query), self._params(parts.fragment)))
         except ValueError:
             return None  # an unparseable URL could hide anything: drop it
+
+    def _params(self, text: str) -> str:
+        if "=" not in text:
+            return text
+        kept = []
+        for piece in re.split(r"[&;]", text):
+            pairs = parse_qsl(piece, keep_blank_values=True)
+            if not pairs:
+                continue
+            name = pairs[0][0].strip().lower()
+            if name not in self.query_params:
+                kept.extend(pairs)
+        return urlencode(kept)
 
     def body(self, body: Any) -> tuple[Any, dict[str, str]]:
         """Drop secret fields from a request body in place; return it and the hashed ids found

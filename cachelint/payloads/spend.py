@@ -5,7 +5,7 @@ choose the TTL by evidence — a session that pauses past 5 minutes and then rew
 
 The pipeline feeds every request to a ``UsageLedger`` as it goes (``add``), then asks for the
 ``summary`` once the diagnostics are known. ``summarize_usage(sessions, diagnostics)`` does both
-for sessions that still hold their requests.
+for sessions that still hold their requests. The summary is data; ``cachelint.report`` renders it.
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads import sessions_to_show
 from cachelint.payloads.facts import FactTable, RequestFacts
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import PrefixDiff, Request, Session, seconds_between
@@ -207,6 +206,7 @@ class UsageLedger:
             "requests_unpriced": unpriced,
             "breaks": breaks,
             "break_money": _sum_money(b["cost"] for b in breaks),
+            "break_tokens": sum(b["cost"]["tokens"] for b in breaks if b["cost"]),
             "break_money_estimated": any(b["cost"] and b["cost"]["basis"] != "usage" for b in breaks),
             "provider_verdicts": verdicts,
             "disagreements": sum(1 for v in verdicts if v["agrees"] is False),
@@ -330,6 +330,7 @@ def _totals(sessions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "money_without_cache": round(sum(without), 6) if without else None,
         "breaks": sum(len(s["breaks"]) for s in sessions),
         "break_money": _sum_money(b["cost"] for s in sessions for b in s["breaks"]),
+        "break_tokens": sum(s["break_tokens"] for s in sessions),
         "break_money_estimated": any(s["break_money_estimated"] for s in sessions),
         "disagreements": sum(s["disagreements"] for s in sessions),
         "ttl_saving": round(sum(ttl_saving), 6) if ttl_saving else None,
@@ -359,69 +360,3 @@ def summarize_usage(
             prev = req
     return ledger.summary(diagnostics)
 
-
-def _money(value: float | None, currency: str) -> str:
-    if value is None:
-        return "n/a"
-    sign = "-" if value < 0 else ""
-    return f"{sign}{'$' if currency == 'USD' else currency + ' '}{abs(value):,.4f}"
-
-
-def _misses(count: int) -> str:
-    # "breaks" in the summary's keys: every request with a finding that cost cache reads (a prefix
-    # break, an expiry, a missed read…). The text says misses: the audit's own "break(s)" above
-    # counts byte-level prefix breaks only.
-    return f"{count} cache miss{'' if count == 1 else 'es'} found"
-
-
-def render_usage_text(summary: Mapping[str, Any]) -> str:
-    """The usage summary as the lines the text outputs print under the findings."""
-    if not summary or not summary.get("sessions"):
-        return ""
-    cur = summary.get("currency", "USD")
-    lines = [f"Usage and money (prices as of {summary.get('prices_as_of') or 'n/a'}):"]
-    shown, hidden = sessions_to_show(summary["sessions"], lambda s: s["breaks"] or s.get("ttl_advice") or s["provider_verdicts"])
-    for s in shown:
-        t = s["tokens"]
-        hit = "n/a" if s["hit_rate"] is None else f"{s['hit_rate']:.1%}"
-        plural = "" if s["requests"] == 1 else "s"
-        head = f"  session {s['id']} ({s['requests']} request{plural}, {s['provider']}, {s['model'] or 'model n/a'}):"
-        lines.append(head)
-        if s["requests_with_usage"]:
-            lines.append(
-                f"    hit rate {hit}; tokens read {t['read']:,}, written {t['written']:,}, uncached {t['uncached']:,};"
-                f" cost {_money(s['money'], cur)} (without cache {_money(s['money_without_cache'], cur)})"
-            )
-        else:
-            lines.append(f"    no usage in the responses; ~{s['estimated_prompt_tokens_without_usage']:,} prompt tokens (estimate)")
-        if s["breaks"]:
-            est = " (estimate)" if s["break_money_estimated"] else ""
-            codes = ", ".join(sorted({c for b in s["breaks"] for c in b.get("codes", ())}))
-            lines.append(f"    {_misses(len(s['breaks']))} ({codes}) cost {_money(s['break_money'], cur)}{est}")
-        for v in s["provider_verdicts"]:
-            if v["provider_reason"] is None:
-                continue  # inconclusive: the provider's comparison was still running
-            ours = v["our_first_tier"] or ", ".join(v["our_settings"]) or "prefix intact"
-            verdict = {True: "they agree", False: "they disagree", None: "no tier to compare"}[v["agrees"]]
-            lines.append(f"    record {v['record']}: provider says {v['provider_reason']}, our diff says {ours}: {verdict}")
-        advice = s.get("ttl_advice")
-        if advice and advice.get("pays"):
-            lines.append(
-                f"    {len(advice['pauses'])} pauses past 5 minutes each rewrote the prefix"
-                f" ({advice['tokens_rewritten']:,} tokens): a 1h TTL would have saved"
-                f" {_money(advice['saving'], cur)} ({advice['basis']})"
-            )
-    if hidden:
-        lines.append(f"  … {hidden} more session(s) without a cache miss found")
-    t = summary["total"]
-    hit = "n/a" if t["hit_rate"] is None else f"{t['hit_rate']:.1%}"
-    breaks = (
-        f"{_misses(t['breaks'])} cost {_money(t['break_money'], cur)}" + (" (estimate)" if t["break_money_estimated"] else "")
-        if t["breaks"]
-        else "no cache miss found"
-    )
-    lines.append(
-        f"  total: {t['sessions']} session(s), {t['requests']} request(s), hit rate {hit},"
-        f" cost {_money(t['money'], cur)}, {breaks}"
-    )
-    return "\n".join(lines) + "\n"

@@ -1,40 +1,61 @@
 """The audit as one self-contained HTML file: inline CSS, no script, no network, no external fonts.
 
-Sections: a summary table (sessions, requests, hit rate, tokens, money, breaks), then per session
-a timeline — one bar per request, split into tokens read / written / uncached (or an estimate
-when the response carried no usage), breaks marked — and the findings of that session with the
-byte diff each break carries in ``Diagnostic.details``. Everything shown is escaped: a report
-holds captured prompts, and a prompt can hold ``</pre><script>``.
+Layout, for a report of many sessions: the summary (hit rate, money, what the cache misses cost,
+findings by rule), filters by severity and rule (checkboxes and CSS ``:has()``, no script), then
+one collapsible section a session — open when it has findings, the clean ones folded together
+under one line. An open session shows its figures, a timeline — one bar per request, split into
+tokens read / written / uncached (or an estimate when the response carried no usage), breaks
+marked — and its findings with the byte diff each break carries in ``Diagnostic.details``.
+Everything shown is escaped: a report holds captured prompts, and a prompt can hold
+``</pre><script>``.
 
-Input: the diagnostics and the audit's plain-data summary. The usage part of the summary (built
-by ``cachelint.payloads.spend``) sits under ``summary["usage"]``; a summary that is itself such a
-usage summary (has ``sessions`` with ``timeline``) works too.
+Input: the diagnostics and the audit's ``AuditSummary`` (its ``usage`` built by
+``cachelint.payloads.spend``).
 """
 from __future__ import annotations
 
+import re
 from html import escape
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.report.audit_text import misses_cost, money
 from cachelint.report.common import name_of, severity_of
 
 _CSS = """
 :root { color-scheme: light; --read: #2e7d32; --written: #ef6c00; --uncached: #9e9e9e; --est: #cfd8dc;
-        --brk: #c62828; --ink: #1b1f23; --muted: #57606a; --line: #d0d7de; --bg: #ffffff; --soft: #f6f8fa; }
+        --brk: #c62828; --ink: #1b1f23; --muted: #57606a; --line: #d0d7de; --bg: #ffffff; --soft: #f6f8fa; --info: #0969da; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
-       color: var(--ink); background: var(--bg); margin: 0 auto; max-width: 1200px; padding: 24px; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 32px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
-h3 { font-size: 15px; margin: 20px 0 6px; }
-p.meta { color: var(--muted); margin: 0 0 16px; }
-table { border-collapse: collapse; margin: 8px 0 16px; }
-th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; }
+       color: var(--ink); background: var(--bg); margin: 0 auto; max-width: 1200px; padding: 20px; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 24px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 14px; margin: 14px 0 6px; }
+p.meta, .meta { color: var(--muted); }
+p.meta { margin: 0 0 12px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 10px; margin: 8px 0 12px; }
+.card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; background: var(--soft); }
+.card .k { color: var(--muted); font-size: 12px; } .card .v { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.card .x { color: var(--muted); font-size: 12px; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 6px 0 12px; }
+th, td { border: 1px solid var(--line); padding: 3px 9px; text-align: left; vertical-align: top; }
 th { background: var(--soft); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.legend span { display: inline-block; margin-right: 16px; color: var(--muted); }
+.filters { border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; margin: 8px 0 12px; }
+.filters label { display: inline-block; margin: 2px 14px 2px 0; white-space: nowrap; cursor: pointer; }
+.filters .group { display: inline-block; margin-right: 12px; color: var(--muted); font-size: 12px; }
+details.session { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; }
+details.session > summary { cursor: pointer; padding: 6px 10px; display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: baseline; }
+details.session[open] > summary { border-bottom: 1px solid var(--line); background: var(--soft); }
+details.session > .body { padding: 4px 12px 10px; }
+summary .sid { font-weight: 600; white-space: nowrap; } summary .file { overflow-wrap: anywhere; flex: 1 1 240px; }
+summary .figs { color: var(--muted); font-variant-numeric: tabular-nums; } summary .count { color: var(--brk); font-weight: 600; }
+details.clean { margin: 10px 0; } details.clean > summary { cursor: pointer; font-weight: 600; padding: 6px 0; }
+p.facts { margin: 6px 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.legend span { display: inline-block; margin-right: 14px; color: var(--muted); font-size: 12px; }
 .sw { display: inline-block; width: 12px; height: 12px; vertical-align: -2px; margin-right: 4px; border-radius: 2px; }
-.timeline { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; background: var(--soft); }
-.row { display: grid; grid-template-columns: 70px 1fr 300px; gap: 10px; align-items: center; min-height: 22px; }
+.timeline { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; background: var(--soft); margin: 6px 0; }
+.row { display: grid; grid-template-columns: 60px minmax(0, 1fr) minmax(0, 300px); gap: 10px; align-items: center; min-height: 22px; }
 .row .label { color: var(--muted); font-variant-numeric: tabular-nums; white-space: nowrap; }
 .bar { display: flex; height: 14px; background: #fff; border: 1px solid var(--line); border-radius: 3px; overflow: hidden; }
 .bar span { display: block; height: 100%; }
@@ -45,25 +66,91 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .row .note { font-size: 12px; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .row.break .note { color: var(--brk); font-weight: 600; white-space: normal; }
 mark { background: #fff3b0; color: inherit; }
-.cost { color: var(--brk); font-weight: 600; }
-.finding { border: 1px solid var(--line); border-left: 4px solid var(--uncached); border-radius: 4px; padding: 8px 12px; margin: 10px 0; }
+.finding { border: 1px solid var(--line); border-left: 4px solid var(--info); border-radius: 4px; padding: 8px 12px; margin: 10px 0; }
 .finding.error { border-left-color: var(--brk); } .finding.warning { border-left-color: var(--written); }
-.finding .head { font-weight: 600; } .finding .where { color: var(--muted); font-size: 12px; }
+.finding .head { font-weight: 600; overflow-wrap: anywhere; } .finding .where { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
+.finding .cost { color: var(--brk); font-weight: 600; }
 code, pre { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 4px; padding: 6px 8px; margin: 4px 0;
       white-space: pre-wrap; word-break: break-all; max-height: 260px; overflow: auto; }
-.diff { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; }
+.diff { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 8px; }
 .diff .before pre { background: #ffebe9; border-color: #ffcecb; } .diff .after pre { background: #dafbe1; border-color: #aceebb; }
 .diff h4 { margin: 4px 0 0; font-size: 12px; color: var(--muted); }
-dl.details { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 6px 0 0; }
-dl.details dt { color: var(--muted); } dl.details dd { margin: 0; }
+.diff + .meta { font-size: 12px; margin: 0; }
+dl.details { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 12px; margin: 6px 0 0; }
+dl.details dt { color: var(--muted); } dl.details dd { margin: 0; overflow-wrap: anywhere; }
 .ok { color: var(--read); font-weight: 600; } .bad { color: var(--brk); font-weight: 600; }
-table.sessions tr.flag td:last-child { color: var(--brk); font-weight: 600; }
+footer { margin-top: 24px; border-top: 1px solid var(--line); padding-top: 8px; color: var(--muted); font-size: 12px; }
+@media (max-width: 640px) {
+  body { padding: 12px; }
+  .row { grid-template-columns: 44px minmax(0, 1fr); }
+  .row .note { grid-column: 1 / -1; margin: -2px 0 4px; }
+  .diff { grid-template-columns: minmax(0, 1fr); }
+  dl.details { grid-template-columns: minmax(0, 1fr); } dl.details dd { margin-bottom: 4px; }
+}
 """
 
 # Detail keys that hold the two sides of a byte diff (the previous and the current rendering).
 _BEFORE_KEYS = ("excerpt_before", "before", "previous")
 _AFTER_KEYS = ("excerpt_after", "after", "current")
+
+# Details the diff and the message already show (its header names the byte; "what changed" says
+# in words what "changes" lists as data).
+_SAID_BY_THE_DIFF = ("tier", "first_tier", "byte_offset", "offset", "changes")
+
+# What the details the checks attach mean, in words (the keys are the JSON output's).
+DETAIL_LABELS = {
+    "tier": "tier",
+    "first_tier": "first tier that differs",
+    "byte_offset": "first differing byte",
+    "offset": "first differing byte",
+    "explanation": "what changed",
+    "changes": "changes",
+    "invalidated": "tiers invalidated",
+    "cached_end": "end of the cached prefix (byte)",
+    "cached_lost": "cached tokens lost",
+    "gap_seconds": "seconds since the previous request",
+    "tokens": "tokens",
+    "tokens_basis": "tokens counted from",
+    "tokens_written": "tokens written to the cache",
+    "tokens_uncached": "tokens uncached",
+    "block": "block",
+    "minimum": "minimum cacheable tokens",
+    "source": "source",
+    "breakpoints": "breakpoints",
+    "limit": "limit",
+    "expected_read": "tokens expected from the cache",
+    "read": "tokens read from the cache",
+    "written": "tokens written to the cache",
+    "missed": "tokens not read",
+    "previous_record": "previous request (record)",
+    "hint": "hint",
+    "volatile": "volatile values",
+    "confirmed": "effect on the cache documented",
+    "records": "records",
+    "automatic_ttl": "automatic breakpoint TTL",
+    "explicit_ttl": "explicit breakpoint TTL",
+    "ttl": "TTL",
+    "ttl_seconds": "TTL (seconds)",
+    "provider_reason": "provider's reason",
+    "estimated_tokens": "tokens (estimate)",
+    "shared_tokens": "tokens shared",
+    "requests_in_window": "requests in the window",
+    "limit_per_minute": "limit per minute",
+    "lookback_blocks": "blocks looked back",
+    "first_message": "first message",
+    "previous_entries": "previous entries",
+    "key": "key",
+    "setting": "setting",
+    "model": "model",
+    "repeats": "repeated text",
+    "chars": "characters",
+    "starts": "starts with",
+}
+
+
+def label(key: str) -> str:
+    return DETAIL_LABELS.get(key, key.replace("_", " "))
 
 
 def _e(value: Any) -> str:
@@ -73,6 +160,8 @@ def _e(value: Any) -> str:
 def _num(value: Any) -> str:
     if value is None:
         return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:,.4f}"
     if isinstance(value, int):
@@ -80,71 +169,115 @@ def _num(value: Any) -> str:
     return _e(value)
 
 
-def _money(value: Any, currency: str) -> str:
-    if value is None:
-        return "n/a"
-    sign = "-" if value < 0 else ""
-    unit = "$" if currency == "USD" else f"{currency} "
-    return f"{sign}{unit}{abs(value):,.4f}"
-
-
 def _pct(value: Any) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def _usage_of(summary: Mapping[str, Any]) -> Mapping[str, Any]:
-    usage = summary.get("usage")
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def _slug(code: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", code)
+
+
+def _usage_of(summary: Any) -> Mapping[str, Any]:
+    usage = getattr(summary, "usage", None)
     if isinstance(usage, Mapping):
         return usage
-    if isinstance(summary.get("sessions"), list) and any(isinstance(s, Mapping) and "timeline" in s for s in summary["sessions"]):
-        return summary
     return {}
 
 
-def _table(rows: Iterable[tuple[str, str]]) -> str:
-    body = "".join(f"<tr><th scope='row'>{_e(k)}</th><td class='num'>{v}</td></tr>" for k, v in rows)
-    return f"<table>{body}</table>"
+def _card(key: str, value: str, extra: str = "") -> str:
+    return f"<div class='card'><div class='k'>{_e(key)}</div><div class='v'>{value}</div>" + (
+        f"<div class='x'>{extra}</div>" if extra else ""
+    ) + "</div>"
 
 
-def _summary_section(diagnostics: Sequence[Diagnostic], usage: Mapping[str, Any]) -> str:
+def _summary_section(diagnostics: Sequence[Diagnostic], summary: Any, usage: Mapping[str, Any]) -> str:
     total = usage.get("total") or {}
     cur = usage.get("currency", "USD")
-    rows: list[tuple[str, str]] = [("findings", _num(len(diagnostics)))]
+    cards = []
     if total:
         tokens = total.get("tokens") or {}
-        est = " (estimate)" if total.get("break_money_estimated") else ""
-        rows += [
-            ("sessions", _num(total.get("sessions"))),
-            ("requests", _num(total.get("requests"))),
-            ("requests with usage", _num(total.get("requests_with_usage"))),
-            ("cache hit rate", _pct(total.get("hit_rate"))),
-            ("tokens read from cache", _num(tokens.get("read"))),
-            ("tokens written to cache", _num(tokens.get("written"))),
-            ("tokens uncached", _num(tokens.get("uncached"))),
-            ("prompt cost", _money(total.get("money"), cur)),
-            ("prompt cost without any cache", _money(total.get("money_without_cache"), cur)),
-            ("cache misses found (requests with a finding that cost reads)", _num(total.get("breaks"))),
-            ("money the misses cost", _e(_money(total.get("break_money"), cur) + est)),
-            ("provider verdicts that disagree with our diff", _num(total.get("disagreements"))),
-        ]
+        cards.append(
+            _card(
+                "cache hit rate",
+                _pct(total.get("hit_rate")),
+                f"{_num(tokens.get('read'))} of {_num(tokens.get('prompt'))} prompt tokens read from the cache",
+            )
+        )
+        cards.append(
+            _card(
+                "prompt cost",
+                _e(money(total.get("money"), cur)),
+                f"{_e(money(total.get('money_without_cache'), cur))} without any cache",
+            )
+        )
+        cards.append(_card("money the misses cost", _e(money(total.get("break_money"), cur)), _e(misses_cost(total, cur))))
         if total.get("ttl_saving") is not None:
-            rows.append(("a 1h TTL would have saved", _money(total.get("ttl_saving"), cur)))
-    counts: dict[str, int] = {}
+            cards.append(_card("a 1h TTL would have saved", _e(money(total.get("ttl_saving"), cur))))
+    by_sev: dict[str, int] = {}
     for d in diagnostics:
-        counts[d.code] = counts.get(d.code, 0) + 1
-    by_code = "".join(
-        f"<tr><td><code>{_e(code)}</code></td><td>{_e(name_of(_first(diagnostics, code)))}</td><td class='num'>{n}</td></tr>"
-        for code, n in sorted(counts.items())
+        by_sev[severity_of(d).value] = by_sev.get(severity_of(d).value, 0) + 1
+    cards.append(
+        _card(
+            "findings",
+            _num(len(diagnostics)),
+            ", ".join(_plural(n, sev) for sev, n in sorted(by_sev.items())) or "none",
+        )
     )
-    dated = ""
-    if usage.get("prices_as_of"):
-        dated = f"<p class='meta'>Money at the price table dated {_e(usage['prices_as_of'])} ({_e(cur)}, per the packs in rules/packs).</p>"
-    codes_table = f"<table><tr><th>code</th><th>rule</th><th>findings</th></tr>{by_code}</table>" if by_code else ""
-    return f"<h2 id='summary'>Summary</h2>{dated}{_table(rows)}{codes_table}"
+    rows: list[tuple[str, str]] = []
+    if total:
+        tokens = total.get("tokens") or {}
+        rows = [
+            ("sessions", _num(total.get("sessions"))),
+            ("requests (with usage in the response)", f"{_num(total.get('requests'))} ({_num(total.get('requests_with_usage'))})"),
+            ("tokens read from the cache / written to it / uncached", f"{_num(tokens.get('read'))} / {_num(tokens.get('written'))} / {_num(tokens.get('uncached'))}"),
+            ("provider cache verdicts that disagree with our diff", _num(total.get("disagreements"))),
+        ]
+    skipped = getattr(summary, "skipped_non_llm", 0)
+    failed = getattr(summary, "failed", 0)
+    if skipped:
+        rows.append(("records that are not LLM calls (skipped)", _num(skipped)))
+    if failed:
+        rows.append(("requests answered with an HTTP error (left out)", _num(failed)))
+    unread = getattr(summary, "unread", {}) or {}
+    for shape, n in unread.items():
+        rows.append((f"not read: {shape}", _num(n)))
+    if getattr(summary, "baselined", 0):
+        rows.append(("findings accepted in the baseline (not shown)", _num(summary.baselined)))
+    table = "<div class='scroll'><table>" + "".join(f"<tr><th scope='row'>{_e(k)}</th><td class='num'>{v}</td></tr>" for k, v in rows) + "</table></div>" if rows else ""
+    return f"<h2 id='summary'>Summary</h2><div class='cards'>{''.join(cards)}</div>{table}"
 
 
-def _first(diagnostics: Sequence[Diagnostic], code: str) -> Diagnostic:
-    return next(d for d in diagnostics if d.code == code)
+def _filters(diagnostics: Sequence[Diagnostic]) -> tuple[str, str]:
+    """Checkboxes that hide findings by severity and by rule, and the CSS that makes them work
+    (``:has()``: no script, which the report's Content-Security-Policy forbids)."""
+    if not diagnostics:
+        return "", ""
+    sev_counts: dict[str, int] = {}
+    rule_counts: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for d in diagnostics:
+        sev_counts[severity_of(d).value] = sev_counts.get(severity_of(d).value, 0) + 1
+        rule_counts[d.code] = rule_counts.get(d.code, 0) + 1
+        names[d.code] = name_of(d)
+    boxes = ["<span class='group'>severity</span>"]
+    css = []
+    for sev in ("error", "warning", "info"):
+        if sev in sev_counts:
+            boxes.append(f"<label><input type='checkbox' id='show-{sev}' checked> {sev} ({sev_counts[sev]:,})</label>")
+            css.append(f"body:has(#show-{sev}:not(:checked)) .finding.{sev} {{ display: none; }}")
+    boxes.append("<br><span class='group'>rule</span>")
+    for code in sorted(rule_counts):
+        slug = _slug(code)
+        boxes.append(
+            f"<label><input type='checkbox' id='show-{slug}' checked> <code>{_e(code)}</code> {_e(names[code])} ({rule_counts[code]:,})</label>"
+        )
+        css.append(f"body:has(#show-{slug}:not(:checked)) .finding.r-{slug} {{ display: none; }}")
+    html = "<div class='filters' role='group' aria-label='show findings'>" + "".join(boxes) + "</div>"
+    return html, "\n".join(css)
 
 
 def _bar(entry: Mapping[str, Any], scale: int) -> str:
@@ -152,23 +285,34 @@ def _bar(entry: Mapping[str, Any], scale: int) -> str:
     if entry.get("read") is None:
         est = entry.get("estimated_prompt") or 0
         width = 100.0 * est / scale if scale else 0
-        parts.append(f"<span class='est' style='width:{width:.2f}%' title='~{est} tokens (estimate, no usage)'></span>")
+        parts.append(f"<span class='est' style='width:{width:.2f}%' title='~{est:,} tokens (estimate, no usage)'></span>")
     else:
-        for key in ("read", "written", "uncached"):
+        for key, what in (("read", "read from the cache"), ("written", "written to the cache"), ("uncached", "uncached")):
             value = entry.get(key) or 0
             width = 100.0 * value / scale if scale else 0
-            parts.append(f"<span class='{key}' style='width:{width:.2f}%' title='{key}: {value}'></span>")
+            parts.append(f"<span class='{key}' style='width:{width:.2f}%' title='{value:,} tokens {what}'></span>")
     return f"<div class='bar'>{''.join(parts)}</div>"
+
+
+_LEGEND = (
+    "<p class='legend'><span><i class='sw' style='background:var(--read)'></i>read from the cache</span>"
+    "<span><i class='sw' style='background:var(--written)'></i>written to the cache</span>"
+    "<span><i class='sw' style='background:var(--uncached)'></i>uncached</span>"
+    "<span><i class='sw' style='background:var(--est)'></i>no usage: size estimated</span>"
+    "<span><i class='sw' style='border:2px solid var(--brk)'></i>a finding that cost cache reads</span></p>"
+)
 
 
 def _timeline(session: Mapping[str, Any]) -> str:
     entries = session.get("timeline") or []
     if not entries:
         return ""
+
     def size(e: Mapping[str, Any]) -> int:
         if e.get("read") is None:
             return int(e.get("estimated_prompt") or 0)
         return int((e.get("read") or 0) + (e.get("written") or 0) + (e.get("uncached") or 0))
+
     scale = max((size(e) for e in entries), default=0) or 1
     rows = []
     for e in entries:
@@ -178,66 +322,46 @@ def _timeline(session: Mapping[str, Any]) -> str:
         else:
             note = f"read {e.get('read') or 0:,} · written {e.get('written') or 0:,} · uncached {e.get('uncached') or 0:,}"
         if brk:
-            note = "break " + ", ".join(brk) + " · " + note
+            note = ", ".join(brk) + " · " + note
         rows.append(
             f"<div class='row{' break' if brk else ''}'><div class='label'>#{_e(e.get('record'))}</div>"
             f"{_bar(e, scale)}<div class='note' title='{_e(note)}'>{_e(note)}</div></div>"
         )
-    legend = (
-        "<p class='legend'><span><i class='sw' style='background:var(--read)'></i>read from cache</span>"
-        "<span><i class='sw' style='background:var(--written)'></i>written to cache</span>"
-        "<span><i class='sw' style='background:var(--uncached)'></i>uncached</span>"
-        "<span><i class='sw' style='background:var(--est)'></i>no usage: size estimated</span>"
-        "<span><i class='sw' style='border:2px solid var(--brk)'></i>break</span></p>"
-    )
-    return legend + f"<div class='timeline'>{''.join(rows)}</div>"
+    return f"<div class='timeline' title='requests in order (#record)'>{''.join(rows)}</div>"
 
 
-def _session_index(sessions: Sequence[Mapping[str, Any]], by_session: Mapping[str, Sequence[Diagnostic]], currency: str) -> str:
-    """One row a session, in session order, with what tells the sessions worth opening apart (a
-    log of a thousand sessions is unreadable as a list of links)."""
-    rows = []
-    for s in sessions:
-        sid = str(s.get("id"))
-        path = str(s.get("path") or "")
-        found = by_session.get(sid, [])
-        cls = " class='flag'" if found else ""
-        rows.append(
-            f"<tr{cls}><td><a href='#session-{_e(sid)}'>{_e(sid)}</a></td>"
-            f"<td title='{_e(path)}'>{_e(path.rsplit('/', 1)[-1])}</td>"
-            f"<td class='num'>{_num(s.get('requests'))}</td><td class='num'>{_pct(s.get('hit_rate'))}</td>"
-            f"<td class='num'>{_money(s.get('money'), currency)}</td>"
-            f"<td class='num'>{_money(s.get('break_money'), currency) if s.get('breaks') else ''}</td>"
-            f"<td class='num'>{len(found) or ''}</td></tr>"
-        )
-    head = "<tr><th>session</th><th>file</th><th>requests</th><th>hit rate</th><th>prompt cost</th><th>misses cost</th><th>findings</th></tr>"
-    return f"<h2 id='sessions'>Sessions</h2><table class='sessions'>{head}{''.join(rows)}</table>"
+def _session_stats(session: Any, usage: Mapping[str, Any] | None, currency: str) -> str:
+    """Two or three lines of the session's figures (a table a session made a report of fifty
+    sessions tens of thousands of pixels tall)."""
+    facts = [f"{session.provider} / {session.model or 'model n/a'}"]
+    lines = []
+    if usage:
+        tokens = usage.get("tokens") or {}
+        facts += [
+            f"{_plural(int(usage.get('requests') or 0), 'request')} ({usage.get('requests_with_usage')} with usage)",
+            f"hit rate {_pct(usage.get('hit_rate'))}",
+            f"tokens read / written / uncached {tokens.get('read', 0):,} / {tokens.get('written', 0):,} / {tokens.get('uncached', 0):,}",
+            f"prompt cost {money(usage.get('money'), currency)} (without cache {money(usage.get('money_without_cache'), currency)})",
+        ]
+        if usage.get("breaks"):
+            lines.append(misses_cost(usage, currency))
+        advice = usage.get("ttl_advice")
+        if advice:
+            lines.append(
+                f"TTL evidence: {len(advice.get('pauses', []))} pauses past 5 minutes rewrote {advice.get('tokens_rewritten', 0):,} tokens;"
+                f" a 1h TTL would have {'saved' if advice.get('pays') else 'cost more than it saved:'}"
+                f" {money(abs(advice['saving']) if advice.get('saving') is not None else None, currency)} ({advice.get('basis')})"
+            )
+    else:
+        facts.append(_plural(session.requests, "request"))
+    if session.breaks:
+        facts.append(_plural(session.breaks, "prefix break"))
+    origin = f"first request {session.first} · grouped by {session.grouping_text}"
+    return "<p class='facts'>" + "<br>".join(_e(x) for x in [" · ".join(facts), *lines, origin]) + "</p>"
 
 
-def _session_table(session: Mapping[str, Any], currency: str) -> str:
-    tokens = session.get("tokens") or {}
-    est = " (estimate)" if session.get("break_money_estimated") else ""
-    rows = [
-        ("provider / model", _e(f"{session.get('provider')} / {session.get('model') or 'n/a'}")),
-        ("requests (with usage)", _e(f"{session.get('requests')} ({session.get('requests_with_usage')})")),
-        ("cache hit rate", _pct(session.get("hit_rate"))),
-        ("tokens read / written / uncached", _e(f"{tokens.get('read', 0):,} / {tokens.get('written', 0):,} / {tokens.get('uncached', 0):,}")),
-        ("prompt cost (without cache)", _e(f"{_money(session.get('money'), currency)} ({_money(session.get('money_without_cache'), currency)})")),
-        ("money the misses cost", _e(_money(session.get("break_money"), currency) + est)),
-    ]
-    advice = session.get("ttl_advice")
-    if advice:
-        verdict = (
-            f"{len(advice.get('pauses', []))} pauses past 5 minutes rewrote {advice.get('tokens_rewritten', 0):,} tokens;"
-            f" a 1h TTL would have {'saved' if advice.get('pays') else 'cost more than it saved:'}"
-            f" {_money(abs(advice['saving']) if advice.get('saving') is not None else None, currency)} ({advice.get('basis')})"
-        )
-        rows.append(("TTL evidence", _e(verdict)))
-    return _table(rows)
-
-
-def _verdicts(session: Mapping[str, Any]) -> str:
-    verdicts = session.get("provider_verdicts") or []
+def _verdicts(usage: Mapping[str, Any] | None) -> str:
+    verdicts = (usage or {}).get("provider_verdicts") or []
     if not verdicts:
         return ""
     rows = []
@@ -250,22 +374,24 @@ def _verdicts(session: Mapping[str, Any]) -> str:
             f"<td>{_e(ours)}</td><td>{mark}</td></tr>"
         )
     return (
-        "<h3>Provider's cache diagnostics beside our diff</h3><table><tr><th>record</th><th>provider says</th>"
-        f"<th>our diff says</th><th></th></tr>{''.join(rows)}</table>"
+        "<h3>The provider's cache diagnostics beside our diff</h3><div class='scroll'><table><tr><th>record</th><th>provider says</th>"
+        f"<th>our diff says</th><th></th></tr>{''.join(rows)}</table></div>"
     )
 
 
 def _detail_value(value: Any) -> str:
     if isinstance(value, str):
         return f"<pre>{_e(value)}</pre>" if ("\n" in value or len(value) > 80) else f"<code>{_e(value)}</code>"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, Mapping):
-        inner = "".join(f"<dt>{_e(k)}</dt><dd>{_detail_value(value[k])}</dd>" for k in value)
+        inner = "".join(f"<dt>{_e(label(str(k)))}</dt><dd>{_detail_value(value[k])}</dd>" for k in value)
         return f"<dl class='details'>{inner}</dl>"
     if isinstance(value, (list, tuple)):
         if all(isinstance(v, (str, int, float, bool)) or v is None for v in value):
             return _e(", ".join(str(v) for v in value))
         return "".join(f"<div>{_detail_value(v)}</div>" for v in value)
-    return _e(value)
+    return _num(value)
 
 
 def _marked(text: str | None) -> str:
@@ -276,7 +402,7 @@ def _marked(text: str | None) -> str:
     head, sep, tail = text.partition("\u27e8")
     if not sep:
         return _e(text)
-    return f"{_e(head)}<mark title='first differing byte'>{_e(tail)}</mark>"
+    return f"{_e(head)}<mark title='first byte that differs'>{_e(tail)}</mark>"
 
 
 def _finding(d: Diagnostic, cost: Mapping[str, Any] | None = None, currency: str = "USD") -> str:
@@ -290,66 +416,108 @@ def _finding(d: Diagnostic, cost: Mapping[str, Any] | None = None, currency: str
         diff = (
             f"<div class='diff'><div class='before'><h4>previous request{where}</h4><pre>{_marked(before)}</pre></div>"
             f"<div class='after'><h4>this request</h4><pre>{_marked(after)}</pre></div></div>"
+            "<p class='meta'>Highlighted from the first byte that differs from the previous request.</p>"
         )
-    rest = "".join(f"<dt>{_e(k)}</dt><dd>{_detail_value(details[k])}</dd>" for k in details)
+        for key in _SAID_BY_THE_DIFF:
+            details.pop(key, None)
+    rest = "".join(f"<dt>{_e(label(k))}</dt><dd>{_detail_value(details[k])}</dd>" for k in details)
     where = f"{d.path}:{d.line}"
     if d.record is not None:
         where += f" · record {d.record}"
     if d.kind:
         where += f" · {d.kind}"
     sev = severity_of(d).value
+    paid = ""
     if cost and cost.get("money") is not None:
-        where += f" · this break cost {_money(cost['money'], currency)} ({cost.get('basis')}, {cost.get('tokens'):,} tokens)"
+        tokens = cost.get("tokens") or 0
+        lost = f"{tokens:,} tokens" if tokens else "no cached tokens lost"
+        paid = f" · <span class='cost'>this break cost {_e(money(cost['money'], currency))}</span> ({_e(cost.get('basis'))}, {lost})"
+    help_line = f"<div class='where'>How to fix it: <code>cachelint rule {_e(d.code)}</code></div>" if d.fix is None else ""
     return (
-        f"<div class='finding {sev}'><div class='head'><code>{_e(d.code)}</code> {_e(name_of(d))}: {_e(d.message)}</div>"
-        f"<div class='where'>{_e(sev)} · {_e(where)}</div>{diff}"
+        f"<div class='finding {sev} r-{_slug(d.code)}'><div class='head'><code>{_e(d.code)}</code> {_e(name_of(d))}: {_e(d.message)}</div>"
+        f"<div class='where'>{_e(sev)} · {_e(where)}{paid}</div>{diff}"
         + (f"<dl class='details'>{rest}</dl>" if rest else "")
+        + help_line
         + "</div>"
     )
 
 
-def render_html(diagnostics: Sequence[Diagnostic], summary: Mapping[str, Any]) -> str:
-    """One self-contained HTML document (readable without JavaScript)."""
-    usage = _usage_of(summary or {})
+def _session_block(session: Any, found: Sequence[Diagnostic], usage: Mapping[str, Any] | None, currency: str) -> str:
+    sid = str(session.id)
+    path = str(session.path or "")
+    costs = {b.get("record"): b.get("cost") for b in (usage or {}).get("breaks") or [] if isinstance(b, Mapping)}
+    figures = [_plural(session.requests, "request")]
+    if usage:
+        figures.append(f"hit rate {_pct(usage.get('hit_rate'))}")
+        figures.append(money(usage.get("money"), currency))
+    count = f"<span class='count'>{_plural(len(found), 'finding')}</span>" if found else "<span class='ok'>no finding</span>"
+    summary_line = (
+        f"<summary><span class='sid'>session {_e(sid)}</span><span class='file' title='{_e(path)}'>{_e(path.rsplit('/', 1)[-1])}</span>"
+        f"<span class='figs'>{_e(' · '.join(figures))}</span>{count}</summary>"
+    )
+    body = (
+        _session_stats(session, usage, currency)
+        + _timeline(usage or {})
+        + _verdicts(usage)
+        + (f"<h3>Findings ({len(found)})</h3>" + "".join(_finding(d, costs.get(d.record), currency) for d in found) if found else "")
+    )
+    flagged = " open" if found else ""
+    return f"<details class='session' id='session-{_e(sid)}'{flagged}>{summary_line}<div class='body'>{body}</div></details>"
+
+
+def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
+    """One self-contained HTML document (no script: readable with JavaScript off)."""
+    usage = _usage_of(summary)
     currency = usage.get("currency", "USD")
-    sessions = [s for s in usage.get("sessions") or [] if isinstance(s, Mapping)]
+    sessions = list(getattr(summary, "sessions", []) or [])
+    usage_by_id = {str(u.get("id")): u for u in usage.get("sessions") or [] if isinstance(u, Mapping)}
     by_session: dict[str, list[Diagnostic]] = {}
     loose: list[Diagnostic] = []
-    known = {str(s.get("id")) for s in sessions}
+    known = {str(s.id) for s in sessions}
     for d in diagnostics:
         if d.session is not None and d.session in known:
             by_session.setdefault(d.session, []).append(d)
         else:
             loose.append(d)
-    grouping = {
-        str(s.get("id")): s.get("grouping_text")
-        for s in (summary or {}).get("sessions") or []
-        if isinstance(s, Mapping) and s.get("grouping_text")
-    }
-    parts = [_summary_section(diagnostics, usage)]
-    if sessions:
-        parts.append(_session_index(sessions, by_session, currency))
-    for s in sessions:
-        sid = str(s.get("id"))
-        found = by_session.get(sid, [])
-        costs = {b.get("record"): b.get("cost") for b in s.get("breaks") or [] if isinstance(b, Mapping)}
-        parts.append(
-            f"<h2 id='session-{_e(sid)}'>Session {_e(sid)} <small class='meta'>{_e(s.get('path'))}</small></h2>"
-            + (f"<p class='meta'>grouped by {_e(grouping[sid])}</p>" if sid in grouping else "")
-            + _session_table(s, currency)
-            + _timeline(s)
-            + _verdicts(s)
-            + (f"<h3>Findings ({len(found)})</h3>" + "".join(_finding(d, costs.get(d.record), currency) for d in found) if found else "<p class='ok'>No findings.</p>")
-        )
+    filters, filter_css = _filters(diagnostics)
+    parts = [_summary_section(diagnostics, summary, usage), filters]
     if loose:
-        parts.append(f"<h2 id='other'>Other findings ({len(loose)})</h2>" + "".join(_finding(d) for d in loose))
+        parts.append(f"<h2 id='other'>Findings outside a session ({len(loose)})</h2>" + "".join(_finding(d) for d in loose))
+    flagged = [s for s in sessions if by_session.get(str(s.id))]
+    clean = [s for s in sessions if not by_session.get(str(s.id))]
+    if sessions:
+        parts.append(
+            f"<h2 id='sessions'>Sessions ({len(sessions):,})</h2>"
+            f"<p class='meta'>{_plural(len(flagged), 'session')} with findings, open below; each line opens or closes its"
+            " session. In a session, one bar a request (#record, in order):</p>" + _LEGEND
+        )
+    for s in flagged:
+        parts.append(_session_block(s, by_session[str(s.id)], usage_by_id.get(str(s.id)), currency))
+    if clean:
+        inner = "".join(_session_block(s, [], usage_by_id.get(str(s.id)), currency) for s in clean)
+        parts.append(f"<details class='clean'><summary>{_plural(len(clean), 'session')} without findings</summary>{inner}</details>")
+    footer = ""
+    if usage.get("prices_as_of"):
+        footer = (
+            f"<footer>Money at cachelint's price table of {_e(usage['prices_as_of'])} ({_e(currency)} per million tokens,"
+            " as the providers list them); a break's cost is what the tokens it lost were paid again minus what reading them"
+            " would have cost. Your own prices: a prices pack in the <code>packs</code> setting.</footer>"
+        )
+    files = getattr(summary, "files", 0)
+    requests = getattr(summary, "requests", 0)
     title = "cachelint audit report"
+    head = (
+        f"{_plural(len(diagnostics), 'finding')} in {_plural(len(sessions), 'session')};"
+        f" {_plural(requests, 'LLM request')} read from {_plural(files, 'file')}."
+    )
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{title}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{title}</h1><p class='meta'>{len(diagnostics)} finding(s) in {len(sessions)} session(s).</p>"
+        f"<title>{title}</title><style>{_CSS}{filter_css}</style></head><body>"
+        f"<h1>{title}</h1><p class='meta'>{_e(head)}</p>"
         + "".join(parts)
+        + footer
         + "</body></html>\n"
     )
+

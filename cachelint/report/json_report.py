@@ -1,14 +1,23 @@
-"""JSON output: a list of objects, one per finding, in a stable order and key order."""
+"""JSON outputs, in a stable order and key order.
+
+``json``: for ``check``, a list of objects, one per finding (unchanged since the first release;
+``fingerprint`` was added beside the other keys). For ``audit``, one object: ``version``, the
+``findings`` and the audit's ``summary`` (sessions, usage, money), described by
+``rules/schema/audit-output.schema.json`` so that CI can gate on a hit rate or a cost.
+``json-lines``: one finding a line (both commands), as Ruff writes it.
+"""
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from typing import Any, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.report.common import name_of, severity_of
+from cachelint.report.common import fingerprints, name_of, severity_of
+
+AUDIT_OUTPUT_VERSION = 1
 
 
-def diagnostic_record(d: Diagnostic) -> dict:
+def diagnostic_record(d: Diagnostic, fingerprint: str | None = None) -> dict:
     data = {
         "code": d.code,
         "name": name_of(d),
@@ -37,14 +46,30 @@ def diagnostic_record(d: Diagnostic) -> dict:
                     "end_line": e.end_line,
                     "end_column": e.end_column,
                     "content": e.content,
+                    **e.where(),  # "path" of another file, "cell" of a notebook
                 }
                 for e in d.fix.edits
             ],
         }
     if d.details:
         data["details"] = d.details
+    if fingerprint is not None:
+        data["fingerprint"] = fingerprint
     return data
 
 
-def render_json(diagnostics: Sequence[Diagnostic]) -> str:
-    return json.dumps([diagnostic_record(d) for d in diagnostics], indent=2, ensure_ascii=False, default=str) + "\n"
+def records(diagnostics: Sequence[Diagnostic]) -> list[dict]:
+    return [diagnostic_record(d, fp) for d, fp in zip(diagnostics, fingerprints(diagnostics))]
+
+
+def render_json(diagnostics: Sequence[Diagnostic], summary: Any = None) -> str:
+    """``summary``: the audit's ``AuditSummary`` (then the output is the audit's object)."""
+    if summary is None:
+        data: Any = records(diagnostics)
+    else:
+        data = {"version": AUDIT_OUTPUT_VERSION, "findings": records(diagnostics), "summary": summary.to_dict()}
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def render_json_lines(diagnostics: Sequence[Diagnostic]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records(diagnostics))

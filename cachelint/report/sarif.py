@@ -2,7 +2,6 @@
 stable ``partialFingerprints`` (they must not move when unrelated lines are added above)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -12,20 +11,11 @@ from typing import Sequence
 from cachelint import __version__
 from cachelint.catalog import load_catalog
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.report.common import SourceLines, severity_of
+from cachelint.report.common import fingerprints, severity_of
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/cachelint/cachelint"
-
-
-def fingerprint(d: Diagnostic, occurrence: int, lines: SourceLines) -> str:
-    if d.record is not None:
-        basis = f"{d.code}\0{d.path}\0{d.record}\0{d.session}\0{d.kind}"
-    else:
-        text = (lines.line(d.path, d.line) or "").strip()
-        basis = f"{d.code}\0{d.path}\0{text}"
-    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32] + f":{occurrence}"
 
 
 def _rule_descriptor(doc) -> dict:
@@ -67,12 +57,8 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
     codes = sorted({d.code for d in diagnostics} | set(catalog))
     rules = [_rule_descriptor(catalog[c]) for c in codes if c in catalog]
     index = {r["id"]: i for i, r in enumerate(rules)}
-    lines = SourceLines()
-    counts: dict[str, int] = {}
     results = []
-    for d in diagnostics:
-        base = fingerprint(d, 0, lines).rsplit(":", 1)[0]
-        counts[base] = counts.get(base, 0) + 1
+    for d, fp in zip(diagnostics, fingerprints(diagnostics)):
         region = {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}
         end_line = max(d.end_line or d.line, d.line)
         region["endLine"] = end_line
@@ -91,7 +77,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
                     }
                 }
             ],
-            "partialFingerprints": {"primaryLocationLineHash": f"{base}:{counts[base]}"},
+            "partialFingerprints": {"primaryLocationLineHash": fp},
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
@@ -104,13 +90,14 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
             props["kind"] = d.kind
         if props:
             result["properties"] = props
-        if d.fix is not None:
+        # a notebook's fix is in lines of a cell, which SARIF cannot address inside the JSON file
+        if d.fix is not None and not any(e.cell is not None for e in d.fix.edits):
             result["fixes"] = [
                 {
                     "description": {"text": d.fix.description},
                     "artifactChanges": [
                         {
-                            "artifactLocation": {"uri": artifact_uri(d.path), "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {"uri": artifact_uri(target), "uriBaseId": "%SRCROOT%"},
                             "replacements": [
                                 {
                                     "deletedRegion": {
@@ -122,8 +109,11 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
                                     "insertedContent": {"text": e.content},
                                 }
                                 for e in d.fix.edits
+                                if (e.path or d.path) == target
                             ],
                         }
+                        # a fix may edit another file than the finding's (the module that puts the value in order)
+                        for target in sorted({e.path or d.path for e in d.fix.edits})
                     ],
                 }
             ]

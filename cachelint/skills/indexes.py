@@ -24,18 +24,12 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from cachelint.discovery import is_relative_to
+from cachelint.skills.mdlines import is_table_separator, lead_name, link_at_start, links, list_item, path_tokens, table_row
 from cachelint.skills.tree import Skill, SkillTree
 
 if TYPE_CHECKING:
     from cachelint.diagnostics import Diagnostic
 
-_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
-_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_LEAD_NAME = re.compile(
-    r"^(?:\*\*|__|`)?\s*([A-Za-z0-9][A-Za-z0-9_.-]*)\s*(?:\*\*|__|`)?\s*(?::|\s[-–—]\s|\s*$|\s*\()"
-)
 _SLUG = re.compile(r"^(?=[a-z0-9-]*[a-z])[a-z0-9][a-z0-9-]*$")  # a skill-like name, not a number
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
@@ -199,9 +193,6 @@ def _best(skills: list[Skill], score: Callable[[Skill], int]) -> list[Skill]:
     return [s for s in skills if scores[s.path] == top]
 
 
-_PATH_TOKEN = re.compile(r"[^\s`'\"()\[\]]*/[^\s`'\"()\[\]]*")
-
-
 def _loose(part: str) -> str:
     return re.sub(r"[^a-z0-9]", "", part.lower())
 
@@ -213,7 +204,7 @@ def _hint_score(tree: SkillTree, skill: Skill, name: str, hint: str) -> int:
     ``<built_in_skills_dir>`` name the folder ``builtin`` or ``built_in_skills`` only loosely)."""
     parents = skill.folder.relative_to(tree.root).parts[:-1] if is_relative_to(skill.folder, tree.root) else ()
     best = 0
-    for token in _PATH_TOKEN.findall(hint):
+    for token in path_tokens(hint):
         parts = token.split("/")
         if name not in parts[1:]:
             continue
@@ -276,18 +267,18 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if in_fence:
             continue
         kind, body, offset = None, "", 0
-        m = _LIST_ITEM.match(line)
+        m = list_item(line)
         if m:
-            kind, body, offset = "list", m.group(2), m.start(2)
+            kind, body, offset = "list", m.body, m.offset
         else:
-            t = _TABLE_ROW.match(line)
-            if t and not _TABLE_SEPARATOR.match(line):
+            t = table_row(line)
+            if t and not is_table_separator(line):
                 nxt = lines[number] if number < len(lines) else ""
-                if _TABLE_SEPARATOR.match(nxt):
+                if is_table_separator(nxt):
                     kind = "header"  # a header row is not an entry
                 else:
-                    kind, body, offset = "table", t.group(1), t.start(1)
-            elif line.lstrip().startswith("[") and _LINK.match(line.lstrip()):
+                    kind, body, offset = "table", t.body, t.offset
+            elif line.lstrip().startswith("[") and link_at_start(line.lstrip()):
                 kind, body, offset = "link", line.lstrip(), len(line) - len(line.lstrip())
         if kind is None:
             if line.strip():
@@ -347,22 +338,21 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     if kind == "table":
         cells = _cells(body)
         lead = cells[column] if column < len(cells) else ""
-    links = list(_LINK.finditer(body))
-    local = [l for l in links if _is_local_link(l.group(2))]
+    found = list(links(body))
+    local = [link for link in found if _is_local_link(link.target)]
     for link in local:
-        target = link.group(2)
-        col = offset + link.start() + 1
+        target = link.target
+        col = offset + link.start + 1
         res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
         if not res.skills and not _looks_like_skill_path(target, skill_folders):
             continue  # a link to some other document, in the repository or not: not an entry
-        yield IndexEntry(number, col, offset + link.end() + 1, link.group(0), path=target, resolution=res, strict=True, block=block)
+        yield IndexEntry(number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=True, block=block)
     if local:
         return
-    external = bool(links) and lead.lstrip().startswith("[")
-    m = _LEAD_NAME.match(_clean_lead(lead))
-    if not m:
+    external = bool(found) and lead.lstrip().startswith("[")
+    name = lead_name(_clean_lead(lead))
+    if name is None:
         return
-    name = m.group(1)
     if external and name not in tree.by_name:
         return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
     col = offset + body.find(name) + 1 if name in body else offset + 1
@@ -373,9 +363,9 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
 
 def _clean_lead(lead: str) -> str:
     lead = lead.strip()
-    link = _LINK.match(lead)
+    link = link_at_start(lead)
     if link:
-        return link.group(1)
+        return link.label
     return lead
 
 
@@ -547,7 +537,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     problems: list[Diagnostic] = []
     for f in tree.index_files:
         rel = f.path.relative_to(tree.root).as_posix() if is_relative_to(f.path, tree.root) else f.path.name
-        configured = any(rule.regex.match(rel) for rule in wanted)
+        configured = any(rule.matches(rel) for rule in wanted)
         if not configured and _matches(unwanted, rel):
             continue
         if not tree.skills and not configured:
@@ -579,24 +569,22 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     return indexes, problems
 
 
-def _combined(rules) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
-    """One regex for file patterns and one for folder patterns (``dir/``), so that a path is
-    matched once per pattern set rather than once per pattern."""
-    files = [r.regex.pattern for r in rules if not r.dir_only and not r.negated]
-    dirs = [r.regex.pattern for r in rules if not r.negated]
-    join = lambda ps: re.compile("|".join(f"(?:{p})" for p in ps)) if ps else None  # noqa: E731
-    return join(files), join(dirs)
+def _combined(rules) -> tuple[list, list]:
+    """The file patterns and the folder patterns (``dir/`` ones too) of a pattern set."""
+    files = [r for r in rules if not r.dir_only and not r.negated]
+    dirs = [r for r in rules if not r.negated]
+    return files, dirs
 
 
 def _matches(combined, rel: str) -> bool:
     """gitignore-like: a pattern matches the file, or a folder pattern matches a parent folder."""
     files, dirs = combined
-    if files is not None and files.match(rel):
+    if any(rule.matches(rel) for rule in files):
         return True
-    if dirs is None:
+    if not dirs:
         return False
     parts = rel.split("/")
-    return any(dirs.match("/".join(parts[: i + 1])) for i in range(len(parts) - 1))
+    return any(rule.matches("/".join(parts[: i + 1])) for i in range(len(parts) - 1) for rule in dirs)
 
 
 # Entries per distinct skill above which a Markdown or data file is a document that keeps naming

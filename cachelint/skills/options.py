@@ -11,6 +11,7 @@ DEFAULT_MIN_CONTENT_WORDS = 3
 DEFAULT_SIMILARITY_THRESHOLD = 0.8
 DEFAULT_TEMPLATE_MIN_SHARED_WORDS = 3
 DEFAULT_INDEX_MIN_COVERAGE = 0.5
+DEFAULT_TREE_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class SkillOptions:
     template_min_shared_words: int = DEFAULT_TEMPLATE_MIN_SHARED_WORDS
     index_min_coverage: float = DEFAULT_INDEX_MIN_COVERAGE
     lexicon: Mapping[str, Any] = field(default_factory=dict)
+    tree_timeout: float = DEFAULT_TREE_TIMEOUT  # seconds for all skill checks of one tree
 
     @classmethod
     def from_settings(cls, settings: "Settings") -> "SkillOptions":
@@ -34,4 +36,5 @@ class SkillOptions:
             template_min_shared_words=int(raw.get("template-min-shared-words", DEFAULT_TEMPLATE_MIN_SHARED_WORDS)),
             index_min_coverage=float(raw.get("index-min-coverage", DEFAULT_INDEX_MIN_COVERAGE)),
             lexicon=dict(raw.get("lexicon", {})),
+            tree_timeout=float(raw.get("tree-timeout", DEFAULT_TREE_TIMEOUT)),
         )

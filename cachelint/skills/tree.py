@@ -13,10 +13,10 @@ import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, is_relative_to, repository_root, walk
+from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, is_relative_to, repository_root, root_fallbacks, walk
 from cachelint.skills.frontmatter import FrontMatter, parse_front_matter
 from cachelint.textio import read_text
 
@@ -128,23 +128,23 @@ def read_skill(path: Path, display: str, max_size: int) -> Skill | Diagnostic:
     return Skill(path, display, parse_front_matter(source.text))
 
 
-def build_trees(files: Sequence[InputFile], settings: "Settings", cwd: Path, checked: Sequence[Path] = ()) -> list[SkillTree]:
-    """One tree per repository root among the given files, in root order. ``checked``: the
-    folders named on the command line (resolved), roots of the files outside any git repository
-    and outside the configuration's root."""
+def tree_builders(
+    files: Sequence[InputFile], settings: "Settings", cwd: Path, checked: Sequence[Path] = ()
+) -> list[tuple[list[InputFile], Callable[[], SkillTree]]]:
+    """(the given files of a tree, what builds the tree) per repository root, in root order: the
+    caller builds each tree within its time bound (building walks and reads the tree).
+    ``checked``: the folders named on the command line (resolved), roots of the files outside any
+    git repository and outside the configuration's root."""
     by_root: dict[Path, list[InputFile]] = {}
     root_cache: dict[Path, Path] = {}
     git_roots: dict[Path, Path | None] = {}
-    fallbacks = [settings.root.resolve(), *checked]
+    fallbacks = root_fallbacks(settings.project_root, checked)
     for f in files:
         parent = f.path.parent
         if parent not in root_cache:
             root_cache[parent] = repository_root(f.path, fallbacks, git_roots)
         by_root.setdefault(root_cache[parent], []).append(f)
-    trees = []
-    for root in sorted(by_root):
-        trees.append(build_tree(root, by_root[root], settings, cwd))
-    return trees
+    return [(by_root[root], functools.partial(build_tree, root, by_root[root], settings, cwd)) for root in sorted(by_root)]
 
 
 def _covers_root(given: Sequence[InputFile], root: Path, _max: int) -> bool:
@@ -183,7 +183,7 @@ def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd
         found = walk(
             [root],
             cwd=cwd,
-            root=settings.root,
+            root=settings.project_root,
             exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
             respect_gitignore=settings.respect_gitignore,
             accept=accept,

@@ -15,7 +15,7 @@ SYSTEM = "You are a careful assistant. " * 200
 
 
 def _usage(result):
-    return result.summary["usage"]
+    return result.summary.usage
 
 
 def test_bedrock_converse_usage_and_cachepoint(tmp_path):
@@ -86,4 +86,6 @@ def test_anthropic_stream_with_cache_diagnostics_disagreeing(tmp_path):
     assert result.diagnostics[0].details["provider_reason"] == "tools_changed"
     s = _usage(result)["sessions"][0]
     assert s["provider_verdicts"][0]["agrees"] is False and s["disagreements"] == 1
-    assert "they disagree" in result.summary["text"]
+    from cachelint.report import render
+
+    assert "they disagree" in render("full", result.diagnostics, summary=result.summary)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.spend import ledger_for, render_usage_text, summarize_usage
+from cachelint.payloads.spend import ledger_for, summarize_usage
+from cachelint.report.audit_text import render_usage as render_usage_text
 from cachelint.payloads.model import Session
 
 from .conftest import CC, a_usage, anthropic, assistant, at, make_requests, sys_block, text, user
@@ -123,8 +124,8 @@ def test_the_timeline_is_built_only_when_asked(tmp_path, monkeypatch):
     records = [{"request": anthropic(sys_block(BIG, CC), [user("q0", CC)]), "time": at(0), "response": a_usage(10, 0, 2000)}]
     (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     settings = load_settings(tmp_path, isolated=True)
-    with_timeline = audit_logs(["log.jsonl"], settings, AuditOptions(), tmp_path).summary["usage"]["sessions"][0]
-    without = audit_logs(["log.jsonl"], settings, AuditOptions(timeline=False), tmp_path).summary["usage"]["sessions"][0]
+    with_timeline = audit_logs(["log.jsonl"], settings, AuditOptions(), tmp_path).summary.usage["sessions"][0]
+    without = audit_logs(["log.jsonl"], settings, AuditOptions(timeline=False), tmp_path).summary.usage["sessions"][0]
     assert len(with_timeline["timeline"]) == 1 and "timeline" not in without
     assert {k: v for k, v in with_timeline.items() if k != "timeline"} == without
     monkeypatch.chdir(tmp_path)

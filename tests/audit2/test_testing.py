@@ -28,7 +28,7 @@ def _stable():
 def test_stable_capture_passes_and_returns_the_result(tmp_path):
     log = _write(tmp_path / "run.jsonl", _stable())
     result = assert_prefix_stable(log, cwd=tmp_path, isolated=True)
-    assert result.summary["requests"] == 2
+    assert result.summary.requests == 2
 
 
 def test_broken_capture_fails_with_the_audit_explanation(tmp_path):

@@ -78,7 +78,8 @@ def test_notebook_cells_are_one_program_with_cell_locations():
     assert d.details["cell"] == 3
     assert (d.line, d.column) == (1, 9)
     assert d.message.startswith("cell 3: tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2")
-    assert d.fix is None  # the engine does not rewrite notebooks
+    # the fix names the cell it edits and lines of that cell
+    assert d.fix is not None and {(e.cell, e.line) for e in d.fix.edits} == {(4, 3)}
 
 
 def test_notebook_syntax_error_in_one_cell_does_not_hide_the_others():
@@ -96,10 +97,43 @@ def test_invalid_notebook_json_is_cl001():
 
 
 def test_notebook_through_the_engine(tmp_path):
-    write_tree(tmp_path, {"nb/agent.ipynb": notebook(AGENT_CELLS)})
+    """--fix rewrites the cell's source in the notebook's JSON and nothing else: the other cells,
+    the magics (which the analysis saw as pass), the indentation and key order stay as they were."""
+    original = notebook(AGENT_CELLS)
+    write_tree(tmp_path, {"nb/agent.ipynb": original})
     result = check_tree(tmp_path, fix=True)
-    assert [(d.code, d.path, d.line) for d in result.diagnostics] == [("CL101", "nb/agent.ipynb", 1)]
-    assert (tmp_path / "nb/agent.ipynb").read_text(encoding="utf-8") == notebook(AGENT_CELLS)
+    assert result.diagnostics == [] and result.fixes_applied == 1 and result.warnings == []
+    fixed = (tmp_path / "nb/agent.ipynb").read_text(encoding="utf-8")
+    assert fixed == original.replace("for n in names]", "for n in sorted(names)]")
+    assert json.loads(fixed)["cells"][3]["source"][0] == "files = !ls\n"
+
+
+def _notebook_with(cells: list, indent: int | None = 1, ensure_ascii: bool = True) -> str:
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=indent, ensure_ascii=ensure_ascii)
+
+
+def test_notebook_sources_as_strings_and_non_ascii_keep_their_style(tmp_path):
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "import anthropic\nclient = anthropic.Anthropic()\nnames = {'ação', 'b'}"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["# ação\n", "client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])"]},
+    ]
+    for ensure_ascii in (True, False):
+        original = _notebook_with(cells, indent=None, ensure_ascii=ensure_ascii)
+        write_tree(tmp_path, {"nb.ipynb": original})
+        result = check_tree(tmp_path, fix=True)
+        assert result.fixes_applied == 1 and result.diagnostics == [], result.warnings
+        fixed = (tmp_path / "nb.ipynb").read_text(encoding="utf-8")
+        assert fixed == original.replace("for n in names]", "for n in sorted(names)]")
+
+
+def test_a_cell_ipython_dedents_gets_no_fix_and_says_so(tmp_path):
+    cells = ["import anthropic\nclient = anthropic.Anthropic()", "  names = {'a', 'b'}\n  client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])"]
+    original = notebook(cells, markdown_at=None)
+    write_tree(tmp_path, {"nb.ipynb": original})
+    result = check_tree(tmp_path, fix=True)
+    assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == original
+    assert [d.code for d in result.diagnostics] == ["CL101"]
+    assert len(result.warnings) == 1 and "nb.ipynb: the fix" in result.warnings[0] and "cell 2" in result.warnings[0]
 
 
 def test_cells_ipython_runs_are_read_as_ipython_reads_them():

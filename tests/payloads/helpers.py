@@ -57,4 +57,4 @@ def audit_outcome(paths: list[Path], cwd: Path, options: Any) -> tuple[list[Any]
         (d.code, d.path, d.line, d.record, d.session, d.kind, d.message, json.dumps(d.details, sort_keys=True, default=str))
         for d in result.diagnostics
     ]
-    return found, json.dumps(result.summary, sort_keys=True, default=str)
+    return found, json.dumps(result.summary.to_dict(), sort_keys=True, default=str)

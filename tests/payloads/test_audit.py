@@ -22,13 +22,20 @@ def env(body, **extra):
     return {"request": body, **extra}
 
 
+def full_text(r) -> str:
+    """The audit's default output (``--output-format full``) of a result."""
+    from cachelint.report import render
+
+    return render("full", r.diagnostics, summary=r.summary)
+
+
 # --- the diff ---------------------------------------------------------------------------------
 
 
 def test_append_only_session_is_clean(tmp_path):
     r = audit(tmp_path, [anthropic(turns(n)) for n in (1, 3, 5, 7)])
     assert codes(r) == []
-    (s,) = r.summary["sessions"]
+    (s,) = r.summary.to_dict()["sessions"]
     assert (s["requests"], s["breaks"], s["grouping"]) == (4, 0, "history")
 
 
@@ -84,14 +91,14 @@ def test_moved_cache_marker_is_not_a_break(tmp_path):
     second["messages"][2]["content"] = [{"type": "text", "text": "message 2 from the user", "cache_control": {"type": "ephemeral"}}]
     second["tools"][-1]["cache_control"] = {"type": "ephemeral"}
     r = audit(tmp_path, [first, second])
-    assert codes(r) == [] and r.summary["sessions"][0]["breaks"] == 0
+    assert codes(r) == [] and r.summary.to_dict()["sessions"][0]["breaks"] == 0
 
 
 def test_string_vs_single_text_block_is_not_a_break(tmp_path):
     second = anthropic(turns(3), system=[{"type": "text", "text": SYSTEM}])
     second["messages"][0]["content"] = [{"type": "text", "text": "message 0 from the user"}]
     r = audit(tmp_path, [anthropic(turns(1)), second])
-    assert codes(r) == [] and len(r.summary["sessions"]) == 1
+    assert codes(r) == [] and len(r.summary.to_dict()["sessions"]) == 1
 
 
 def test_two_text_blocks_are_not_normalised(tmp_path):
@@ -183,7 +190,7 @@ def test_a_prompt_cache_key_change_is_one_finding_and_still_a_break(tmp_path):
     r = audit_records(tmp_path, [chat(1, "tenant-a"), chat(3, "tenant-a"), chat(5, "tenant-b")], config={"select": ["CL3"]})
     assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [("CL312", "changed", 2)]
     assert "'tenant-a' to 'tenant-b'" in r.diagnostics[0].message
-    (session,) = r.summary["sessions"]
+    (session,) = r.summary.to_dict()["sessions"]
     assert (session["requests"], session["breaks"]) == (3, 1)
     assert session["break_details"][0]["invalidated"] == ["tools", "system", "messages"]
 
@@ -209,7 +216,7 @@ def test_interleaved_sessions_come_apart(tmp_path):
         anthropic(turns(5, "B "), tools=list(reversed(TOOLS))),
     ]
     r = audit(tmp_path, records)
-    assert [(s["id"], s["requests"], s["breaks"]) for s in r.summary["sessions"]] == [("s1", 3, 0), ("s2", 3, 1)]
+    assert [(s["id"], s["requests"], s["breaks"]) for s in r.summary.to_dict()["sessions"]] == [("s1", 3, 0), ("s2", 3, 1)]
     (d,) = r.diagnostics
     assert (d.code, d.record, d.session) == ("CL301", 3, "s2")
 
@@ -224,17 +231,17 @@ def test_explicit_session_header_and_hashed_user_id(tmp_path):
         anthropic(turns(1, "fresh start "), metadata={"user_id": user}),
     ]
     r = audit(tmp_path, records)
-    got = [(s["id"], s["grouping"], s["requests"]) for s in r.summary["sessions"]]
+    got = [(s["id"], s["grouping"], s["requests"]) for s in r.summary.to_dict()["sessions"]]
     assert got == [("s1", "explicit", 2), ("s2", "explicit", 1), ("s3", "explicit", 2)]
-    assert "header x-claude-code-session-id" in r.summary["sessions"][0]["grouping_text"]
-    assert "metadata.user_id (hashed)" in r.summary["sessions"][2]["grouping_text"]
+    assert "header x-claude-code-session-id" in r.summary.to_dict()["sessions"][0]["grouping_text"]
+    assert "metadata.user_id (hashed)" in r.summary.to_dict()["sessions"][2]["grouping_text"]
     assert [(d.code, d.record) for d in r.diagnostics] == [("CL302", 2), ("CL303", 4)]
-    assert "acc-123" not in json.dumps(r.summary)
+    assert "acc-123" not in json.dumps(r.summary.to_dict())
 
 
 def test_envelope_session(tmp_path):
     r = audit(tmp_path, [env(anthropic(turns(1)), session="a"), env(anthropic(turns(1)), session="b"), env(anthropic(turns(3)), session="a")])
-    assert [s["requests"] for s in r.summary["sessions"]] == [2, 1]
+    assert [s["requests"] for s in r.summary.to_dict()["sessions"]] == [2, 1]
 
 
 def test_responses_chain_by_previous_response_id(tmp_path):
@@ -246,23 +253,35 @@ def test_responses_chain_by_previous_response_id(tmp_path):
         env({"model": "gpt-5.5", "instructions": "I changed", "input": "three", "previous_response_id": "resp_2"}, url=url, response={"id": "resp_3"}),
     ]
     r = audit(tmp_path, records)
-    sessions = [(s["grouping"], s["requests"]) for s in r.summary["sessions"]]
+    sessions = [(s["grouping"], s["requests"]) for s in r.summary.to_dict()["sessions"]]
     assert sessions == [("response-chain", 3), ("single", 1)]
     assert [(d.code, d.record) for d in r.diagnostics] == [("CL302", 3)]
 
 
 def test_request_that_continues_nothing_starts_a_session(tmp_path):
     r = audit(tmp_path, [anthropic(turns(3, "A ")), anthropic(turns(1, "B "), system="another agent", tools=[])])
-    assert [s["grouping"] for s in r.summary["sessions"]] == ["single", "single"] and codes(r) == []
+    assert [s["grouping"] for s in r.summary.to_dict()["sessions"]] == ["single", "single"] and codes(r) == []
 
 
 def test_summary_text_reports_sessions_breaks_and_diff(tmp_path):
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=list(reversed(TOOLS))), anthropic(turns(5), tools=list(reversed(TOOLS)))])
-    text = r.summary["text"]
-    assert "session s1 — anthropic claude-sonnet-4-5, 3 request(s), 1 break(s); from log.jsonl:1" in text
-    assert "break log.jsonl:2 at byte 9 (tools); invalidates tools, system, messages" in text
-    assert "before: " in text and "after:  " in text
-    assert r.summary["totals"] == {"sessions": 1, "requests": 3, "breaks": 1}
+    text = full_text(r)
+    assert "session s1 — anthropic claude-sonnet-4-5, 3 requests, 1 prefix break, 1 finding\n  from log.jsonl:1; grouped by" in text
+    assert "\nlog.jsonl:2:1: CL301 tools changed (reordered) at byte 9" in text
+    assert "    invalidates tools, system, messages" in text
+    # the break is shown once, under its session, and the divergence marker is explained there
+    assert text.count("before: ") == 1 and text.count("after:  ") == 1
+    assert text.index("session s1") < text.index("before: ") < text.index("(⟨ marks the first byte that differs")
+    assert r.summary.to_dict()["totals"] == {"sessions": 1, "requests": 3, "breaks": 1}
+
+
+def test_a_break_without_a_reported_finding_is_shown_from_the_diff(tmp_path):
+    """A break whose findings are not reported (deselected) is no break of the summary; a break
+    the diff found without any finding is still shown, from the diff itself."""
+    records = [anthropic(turns(1)), anthropic(turns(3), tools=list(reversed(TOOLS)))]
+    deselected = audit(tmp_path, records, select=["CL302"])
+    assert deselected.diagnostics == [] and deselected.summary.sessions[0].breaks == 0
+    assert deselected.summary.sessions[0].break_details == []
 
 
 def test_bad_lines_become_cl001_and_the_audit_goes_on(tmp_path):
@@ -277,7 +296,7 @@ def test_bad_lines_become_cl001_and_the_audit_goes_on(tmp_path):
 
 def test_non_llm_requests_are_counted(tmp_path):
     r = audit(tmp_path, [env({"model": "text-embedding-3-small", "input": ["a"]}, url="https://api.openai.com/v1/embeddings"), anthropic(turns(1))])
-    assert r.summary["skipped_non_llm"] == 1 and r.summary["requests"] == 1
+    assert r.summary.skipped_non_llm == 1 and r.summary.requests == 1
 
 
 def test_first_message_rewritten_is_cl303_but_a_second_mid_session_log_is_not(tmp_path):
@@ -288,7 +307,7 @@ def test_first_message_rewritten_is_cl303_but_a_second_mid_session_log_is_not(tm
     assert [(d.code, d.kind, d.details["tier"]) for d in r.diagnostics] == [("CL303", "changed", "messages")]
     # two conversations of the same agent, both first seen mid-way: two sessions, no finding
     r = audit(tmp_path, [anthropic(turns(3, "A ")), anthropic(turns(5, "B "))])
-    assert codes(r) == [] and len(r.summary["sessions"]) == 2
+    assert codes(r) == [] and len(r.summary.to_dict()["sessions"]) == 2
 
 
 def test_a_crashing_check_becomes_cl001_and_the_audit_goes_on(tmp_path, monkeypatch):
@@ -300,7 +319,7 @@ def test_a_crashing_check_becomes_cl001_and_the_audit_goes_on(tmp_path, monkeypa
     monkeypatch.setattr(audit_module, "pair_checks", lambda: (broken,))
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3)), anthropic(turns(5))])
     assert [(d.code, d.record) for d in r.diagnostics] == [("CL001", 1), ("CL001", 2)]
-    assert "internal error" in r.diagnostics[0].message and r.summary["requests"] == 3
+    assert "internal error" in r.diagnostics[0].message and r.summary.requests == 3
 
 
 # --- requests answered with an error ------------------------------------------------------------
@@ -319,18 +338,18 @@ def test_a_failed_request_takes_no_part_in_its_session(tmp_path):
         env(retried, response={"usage": {"input_tokens": 950, "output_tokens": 10}}, status=200),
     ]
     result = audit(tmp_path, records)
-    summary = result.summary
+    summary = result.summary.to_dict()
     assert codes(result) == []
     assert (summary["requests"], summary["failed"]) == (2, 1)
     assert [s["requests"] for s in summary["sessions"]] == [2]
-    assert "1 failed request(s) (HTTP error) left out" in summary["text"]
+    assert "1 request answered with an HTTP error left out" in full_text(result)
 
 
 def test_status_in_every_format_is_read(tmp_path):
     body = anthropic(turns(1))
     rejected = {"request": body, "response": {"status": 429, "headers": {}, "body": {"error": {"type": "rate_limit_error"}}}}
     result = audit(tmp_path, [rejected, env(body, status=529)])
-    assert (result.summary["requests"], result.summary["failed"]) == (0, 2)
+    assert (result.summary.requests, result.summary.failed) == (0, 2)
 
 
 # --- a change past the previous request's last breakpoint ---------------------------------------
@@ -397,7 +416,7 @@ def test_a_change_after_the_cache_expired_anyway_lost_nothing(tmp_path):
                              env(second, time=later, response={"usage": usage}, session="run-1")])
         (d,) = [d for d in r.diagnostics if d.code == "CL301"]
         assert d.severity == expected, later
-        (session,) = r.summary["usage"]["sessions"]
+        (session,) = r.summary.usage["sessions"]
         if expected is Severity.INFO:
             assert "nothing cached was lost: 27 days passed since the previous request" in d.message
             assert d.message.endswith("longest cache lifetime of anthropic (1h00m)")
@@ -439,7 +458,7 @@ def test_a_change_below_the_minimum_is_information(tmp_path):
 
 
 def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_path):
-    from cachelint.payloads import QUIET_SESSIONS_SHOWN
+    from cachelint.report.audit_text import QUIET_SESSIONS_SHOWN, render_usage
 
     records = []
     for n in range(QUIET_SESSIONS_SHOWN + 5):  # quiet sessions: one request each, distinct first messages
@@ -448,14 +467,16 @@ def test_text_summary_lists_every_session_with_a_break_and_a_few_quiet_ones(tmp_
     first = anthropic(turns(3, "broken "), system=marked)
     second = anthropic(turns(5, "broken "), tools=list(reversed(TOOLS)), system=marked)
     records += [env(first), env(second)]
-    text = audit(tmp_path, records).summary["text"]
+    r = audit(tmp_path, records)
+    text = full_text(r)
     session_lines = [line for line in text.splitlines() if line.startswith("session ")]
     assert len(session_lines) == QUIET_SESSIONS_SHOWN + 1
-    assert "1 break(s)" in session_lines[-1]
-    assert "… 5 more session(s) without a break (the HTML report lists every session)" in text
-    usage_lines = [line for line in text.splitlines() if line.startswith("  session ")]
+    assert "1 prefix break" in session_lines[-1]
+    assert "… 5 more sessions without a finding or a break (the HTML report lists every session)" in text
+    usage = render_usage(r.summary.usage)
+    usage_lines = [line for line in usage.splitlines() if line.startswith("  session ")]
     assert len(usage_lines) == QUIET_SESSIONS_SHOWN + 1  # the break is a cache miss found (CL301)
-    assert "  … 5 more session(s) without a cache miss found" in text
+    assert "  … 5 more sessions without a cache miss found" in usage
 
 
 # --- tool search: deferred tools ----------------------------------------------------------------
@@ -492,7 +513,7 @@ def test_undocumented_setting_change_is_information_not_a_break(tmp_path):
     assert (d.code, d.kind, d.record, d.severity) == ("CL304", "context_management", 1, Severity.INFO)
     assert d.details["confirmed"] is False and d.details["invalidated"] == ["messages"]
     assert "not documented" in d.message and "not counted as a break" in d.message
-    (s,) = r.summary["sessions"]
+    (s,) = r.summary.to_dict()["sessions"]
     assert (s["requests"], s["breaks"]) == (3, 0)
 
 
@@ -509,7 +530,7 @@ def test_anthropic_beta_headers_compared_as_a_set(tmp_path):
     (d,) = added.diagnostics
     assert (d.code, d.kind, d.severity) == ("CL304", "betas", Severity.INFO)
     assert d.details["before"] == '["a-1"]' and d.details["after"] == '["a-1","context-1m-2025-08-07"]'
-    assert added.summary["sessions"][0]["breaks"] == 0
+    assert added.summary.to_dict()["sessions"][0]["breaks"] == 0
     first = audit(tmp_path, [rec(1), rec(3, "a-1")])  # no header, then one
     assert [(d.code, d.kind) for d in first.diagnostics] == [("CL304", "betas")]
     bedrock = audit(tmp_path, [rec(1, body_betas=["x-1"]), rec(3, body_betas=["x-1"]), rec(5, body_betas=["x-1", "y-2"])])
@@ -520,6 +541,6 @@ def test_undocumented_change_beside_a_real_break_keeps_the_break(tmp_path):
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=TOOLS[1:], output_format={"type": "json_schema", "schema": {}})])
     got = sorted((d.code, d.kind) for d in r.diagnostics)
     assert got == [("CL301", "removed"), ("CL304", "output_format")]
-    assert r.summary["sessions"][0]["breaks"] == 1
-    (b,) = r.summary["sessions"][0]["break_details"]
+    assert r.summary.to_dict()["sessions"][0]["breaks"] == 1
+    (b,) = r.summary.to_dict()["sessions"][0]["break_details"]
     assert b["settings"] == ['output_format: (absent) -> {"type":"json_schema","schema":{}} (effect on the cache undocumented)']

@@ -33,7 +33,7 @@ MINE = {"select": ["CL001", "CL301", "CL302", "CL303", "CL304", "CL309"]}
 def test_real_cassettes(tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "cassettes")
     result = audit_logs(["cassettes"], settings=load_settings(tmp_path, isolated=True, overrides=MINE), cwd=tmp_path)
-    sessions = [(s["path"].split("/")[-1][:28], s["provider"], s["requests"], s["breaks"]) for s in result.summary["sessions"]]
+    sessions = [(s["path"].split("/")[-1][:28], s["provider"], s["requests"], s["breaks"]) for s in result.summary.to_dict()["sessions"]]
     assert sessions == [
         ("TestAnthropicStructuredPlann", "anthropic", 2, 0),
         ("TestAnthropicStructuredPlann", "anthropic", 10, 0),
@@ -46,7 +46,7 @@ def test_real_cassettes(tmp_path):
         ("test_using_memory.yaml", "openai-chat", 1, 0),
         ("test_using_memory.yaml", "openai-chat", 2, 1),
     ]
-    assert result.summary["skipped_non_llm"] == 8 and result.summary["requests"] == 39
+    assert result.summary.skipped_non_llm == 8 and result.summary.requests == 39
     (d,) = result.diagnostics
     assert (d.code, d.kind, d.path, d.line, d.record, d.session) == ("CL304", "response_format", "cassettes/test_using_memory.yaml", 1235, 10, "s10")
     assert d.details["invalidated"] == ["system", "messages"]
@@ -180,7 +180,7 @@ version: 1
 def test_parsed_body_cassette(tmp_path):
     (tmp_path / "thinking_dropped.yaml").write_text(PARSED_BODY_CASSETTE, encoding="utf-8")
     result = audit_logs(["thinking_dropped.yaml"], settings=load_settings(tmp_path, isolated=True, overrides=MINE), cwd=tmp_path)
-    summary = result.summary
+    summary = result.summary.to_dict()
     assert (summary["requests"], summary["skipped_non_llm"]) == (3, 0)
     assert [s["requests"] for s in summary["sessions"]] == [3]
     (d,) = result.diagnostics
@@ -202,7 +202,7 @@ def test_interactions_that_are_not_http_exchanges_are_skipped_not_reported(tmp_p
     result = audit_logs(["ws.yaml", "bad.yaml"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
     assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "bad.yaml")]
     assert "has no request mapping" in result.diagnostics[0].message
-    assert (result.summary["requests"], result.summary["skipped_non_llm"]) == (0, 2)
+    assert (result.summary.requests, result.summary.skipped_non_llm) == (0, 2)
 
 
 def test_uploads_whose_bodies_a_recorder_replaced_are_skipped_not_reported(tmp_path):
@@ -227,7 +227,7 @@ def test_uploads_whose_bodies_a_recorder_replaced_are_skipped_not_reported(tmp_p
     )
     result = audit_logs(["audio.yaml", "audio.har", "cut.yaml"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
     assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "cut.yaml")]
-    assert (result.summary["requests"], result.summary["skipped_non_llm"]) == (0, 2)
+    assert (result.summary.requests, result.summary.skipped_non_llm) == (0, 2)
 
 
 @pytest.mark.skipif(not os.environ.get("CACHELINT_CASSETTE_CORPUS"), reason="set CACHELINT_CASSETTE_CORPUS=dir[:dir...] to run on real recordings")
@@ -238,7 +238,7 @@ def test_real_recordings_corpus():
     roots = [Path(p) for p in os.environ["CACHELINT_CASSETTE_CORPUS"].split(os.pathsep) if p]
     for root in roots:
         result = audit_logs([str(root)], settings=load_settings(root, isolated=True), cwd=root)
-        assert result.summary["requests"] > 0, root
+        assert result.summary.requests > 0, root
         for d in result.diagnostics:
             assert "internal error" not in d.message and "cannot interpret request" not in d.message, (d.path, d.message)
             if d.code == "CL001":

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -53,7 +54,7 @@ def test_har_end_to_end_with_entry_location(tmp_path, monkeypatch):
     ]
     (tmp_path / "s.har").write_text(har(entries))
     result = run(tmp_path, monkeypatch, "--output-format", "json", "s.har")
-    (f,) = json.loads(result.output) if isinstance(json.loads(result.output), list) else json.loads(result.output)["diagnostics"]
+    (f,) = json.loads(result.output) if isinstance(json.loads(result.output), list) else json.loads(result.output)["findings"]
     lines = (tmp_path / "s.har").read_text().splitlines()
     assert f["code"] == "CL309" and f["record"] == 0 and '"startedDateTime": "2026-11-29T10:00:09Z"' in lines[f["line"] - 1]
 
@@ -66,18 +67,18 @@ def test_each_har_file_is_one_recording(tmp_path, monkeypatch):
     (tmp_path / "b.har").write_text(har([har_entry(bare("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
     result = run(tmp_path, monkeypatch, "--output-format", "json", "a.har", "b.har")
     out = json.loads(result.output)
-    assert (out if isinstance(out, list) else out["diagnostics"]) == []
+    assert (out if isinstance(out, list) else out["findings"]) == []
     (tmp_path / "ab.har").write_text(har([har_entry(bare("claude-sonnet-4-5"), "2026-11-29T10:00:00Z"),
                                           har_entry(bare("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
     # one file, yet two sessions: the same message sent again with no tools and no system prompt
     # to say it is the same agent is another request, not a retry with a model change
     out = json.loads(run(tmp_path, monkeypatch, "--output-format", "json", "ab.har").output)
-    assert [d["code"] for d in (out if isinstance(out, list) else out["diagnostics"])] == []
+    assert [d["code"] for d in (out if isinstance(out, list) else out["findings"])] == []
     greeter = lambda model: {**bare(model), "system": "You greet people."}  # noqa: E731
     (tmp_path / "ab.har").write_text(har([har_entry(greeter("claude-sonnet-4-5"), "2026-11-29T10:00:00Z"),
                                           har_entry(greeter("claude-haiku-4-5"), "2026-11-29T10:00:05Z")]))
     out = json.loads(run(tmp_path, monkeypatch, "--output-format", "json", "ab.har").output)
-    assert [d["code"] for d in (out if isinstance(out, list) else out["diagnostics"])] == ["CL304"]  # one agent: one session
+    assert [d["code"] for d in (out if isinstance(out, list) else out["findings"])] == ["CL304"]  # one agent: one session
 
 
 def test_bedrock_converse_and_gemini_envelopes(tmp_path, monkeypatch):
@@ -110,5 +111,208 @@ def test_bedrock_converse_and_gemini_envelopes(tmp_path, monkeypatch):
     )
     result = run(tmp_path, monkeypatch, "--output-format", "json", "mixed.jsonl")
     data = json.loads(result.output)
-    findings = data if isinstance(data, list) else data["diagnostics"]
+    findings = data if isinstance(data, list) else data["findings"]
     assert [(f["code"], f["record"], f.get("kind")) for f in findings] == [("CL301", 2, "reordered"), ("CL303", 4, "changed")]
+
+
+# --- wrong input: one message, and exit 2 when no LLM request was read ------------------------
+
+
+def plain(tmp_path, monkeypatch, *args):
+    """``cachelint audit`` without this module's narrow selection."""
+    monkeypatch.chdir(tmp_path)
+    return CliRunner().invoke(main, ["audit", "--isolated", *args], catch_exceptions=False)
+
+
+AGENT_SOURCE = "import anthropic\n\nclient = anthropic.Anthropic()\n" + "".join(f"x{i} = {i}\n" for i in range(40))
+
+
+def test_a_python_file_is_one_error_naming_what_it_looks_like(tmp_path, monkeypatch):
+    (tmp_path / "agent.py").write_text(AGENT_SOURCE)
+    result = plain(tmp_path, monkeypatch, "agent.py")
+    assert result.exit_code == 2
+    assert result.stdout == (
+        "agent.py:1:1: CL001 not a request log: Python source (cachelint audit reads JSONL, JSON, HAR and VCR cassettes;"
+        " see docs/audit.md); check code and skill files with `cachelint check agent.py`\n"
+    )
+    assert result.stderr == "cachelint: error: no LLM requests found in 1 file (formats read: none; 1 file without a record (see above); see docs/audit.md)\n"
+
+
+@pytest.mark.parametrize(
+    "name, content, looks_like",
+    [
+        ("README.md", "# Agent\n\nIt runs.\n", "Markdown"),
+        ("notes.txt", "some notes\nmore notes\n", "plain text"),
+        ("pyproject.toml", "[project]\nname = 'x'\n", "TOML"),
+        ("capture.log", "#!/usr/bin/env python\nimport os\n", "Python source"),
+        ("page.html", "<!DOCTYPE html><html></html>", "HTML"),
+        ("analysis.ipynb", '{"cells": [], "nbformat": 4}', "a Jupyter notebook"),
+    ],
+)
+def test_files_that_are_not_logs(tmp_path, monkeypatch, name, content, looks_like):
+    (tmp_path / name).write_text(content)
+    result = plain(tmp_path, monkeypatch, "--output-format", "concise", name)
+    assert result.exit_code == 2
+    (line,) = result.stdout.splitlines()
+    assert line.startswith(f"{name}:1:1: CL001 not a request log: {looks_like} (")
+
+
+def test_a_yaml_file_that_is_not_a_cassette(tmp_path, monkeypatch):
+    (tmp_path / "ci.yaml").write_text("name: CI\non: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
+    result = plain(tmp_path, monkeypatch, "ci.yaml")
+    assert result.exit_code == 2
+    assert result.stdout == (
+        "ci.yaml:1:1: CL001 not a request log: a YAML mapping with the keys jobs, name, on, not a VCR cassette"
+        " (a cassette has an 'interactions' list; see docs/audit.md)\n"
+    )
+
+
+def test_a_log_with_a_damaged_first_line_is_still_read(tmp_path, monkeypatch):
+    """Not mistaken for a non-log: the lines after a cut first line are requests."""
+    write_jsonl(tmp_path / "cut.jsonl", [anthropic(turns(1)), anthropic(turns(3))])
+    (tmp_path / "cut.jsonl").write_text('ages": [1, 2]}\n' + (tmp_path / "cut.jsonl").read_text())
+    result = plain(tmp_path, monkeypatch, "--output-format", "concise", "cut.jsonl")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("cut.jsonl:1:1: CL001 line is not valid JSON")
+    assert "2 LLM requests in 1 session" in result.stdout
+
+
+def test_llm_records_in_a_shape_not_read_are_counted_and_named(tmp_path, monkeypatch):
+    transcript = {"type": "assistant", "sessionId": "abc", "uuid": "u1", "message": {"role": "assistant", "content": "hi"}}
+    langsmith = {"run_type": "llm", "inputs": {"messages": [{"role": "user", "content": "hi"}]}, "outputs": {}}
+    nested = {"ts": 1, "data": {"request_body": {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}}}
+    telemetry = {"event": "page_view", "url": "/home"}
+    write_jsonl(tmp_path / "export.jsonl", [telemetry, transcript, transcript, langsmith, nested])
+    result = plain(tmp_path, monkeypatch, "export.jsonl")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "cachelint: error: no LLM requests found in 1 file (formats read: jsonl; 1 record that is not an LLM call;"
+        " 4 records like LLM calls that were not read: Claude Code transcript (audit it with --input-format claude-code) (2),"
+        " LangSmith run (audit it with --input-format langsmith) (1), a request body nested under 'data.request_body' (1);"
+        " see docs/audit.md)\n"
+    )
+    # records of a format cachelint reads, met in a file read as another: one CL001 per file and format
+    assert "export.jsonl:4:1: CL001 1 record(s) are LangSmith run records but were not read as such: audit them with --input-format langsmith" in result.stdout
+    assert "export.jsonl:2:1: CL001 2 record(s) are Claude Code transcript records" in result.stdout
+    # beside requests that were read, the same records are named in the report, not skipped silently
+    write_jsonl(tmp_path / "ok.jsonl", [anthropic(turns(1)), anthropic(turns(3))])
+    mixed = plain(tmp_path, monkeypatch, "--output-format", "concise", "ok.jsonl", "export.jsonl")
+    assert mixed.exit_code == 1  # the CL001s above
+    assert "Not read: 4 records look like LLM calls in a shape this audit did not read: Claude Code transcript" in mixed.stdout
+    summary = json.loads(plain(tmp_path, monkeypatch, "--output-format", "json", "ok.jsonl", "export.jsonl").stdout)["summary"]
+    assert summary["unread"] == {
+        "Claude Code transcript (audit it with --input-format claude-code)": 2,
+        "LangSmith run (audit it with --input-format langsmith)": 1,
+        "a request body nested under 'data.request_body'": 1,
+    }
+    assert summary["skipped_non_llm"] == 1
+
+
+def test_openai_batch_output_is_named_as_responses_without_requests(tmp_path, monkeypatch):
+    line = {"id": "batch_req_1", "custom_id": "r1", "response": {"status_code": 200, "body": {"object": "chat.completion", "choices": []}}}
+    write_jsonl(tmp_path / "batch_output.jsonl", [line, line])
+    result = plain(tmp_path, monkeypatch, "batch_output.jsonl")
+    assert result.exit_code == 2 and "OpenAI Batch output (responses only, without their requests) (2)" in result.stderr
+
+
+def test_an_empty_folder_is_exit_2_with_the_names_it_looks_for(tmp_path, monkeypatch):
+    (tmp_path / "logs").mkdir()
+    result = plain(tmp_path, monkeypatch, "logs")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "cachelint: error: no LLM requests found in 0 files (no file named *.jsonl, *.ndjson, *.har, *.json, *.yaml, *.yml"
+        " (or .gz) found; see docs/audit.md)\n"
+    )
+
+
+def test_only_failed_requests_is_not_exit_2(tmp_path, monkeypatch):
+    write_jsonl(tmp_path / "log.jsonl", [{"request": anthropic(turns(1)), "status": 429}])
+    assert plain(tmp_path, monkeypatch, "log.jsonl").exit_code == 0
+
+
+# --- the JSON output: findings, sessions, usage and money, by a documented schema ---------------
+
+
+def output_schema():
+    from cachelint.catalog import load_schema
+
+    return load_schema("output.schema.json")
+
+
+def test_audit_json_carries_the_summary_and_validates_against_the_schema(tmp_path, monkeypatch):
+    import jsonschema
+
+    from conftest import REPO
+
+    monkeypatch.chdir(REPO)
+    result = CliRunner().invoke(main, ["audit", "--isolated", "--output-format", "json", "examples/logs"], catch_exceptions=False)
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, output_schema())
+    assert data["version"] == 1 and [f["code"] for f in data["findings"]] == ["CL301", "CL309", "CL303"]
+    summary = data["summary"]
+    total = summary["usage"]["total"]
+    # what CI gates on: a hit rate and a cost, from the same run as the findings
+    assert total["hit_rate"] == 0.3851 and total["money"] == 0.055483 and total["break_money"] == 0.031625
+    assert summary["sessions"][0]["id"] == "s1" and summary["formats"] == {"jsonl": 1}
+    # the check output stays a bare list, and validates too
+    check = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--output-format", "json", "examples"], catch_exceptions=False)
+    findings = json.loads(check.stdout)
+    assert isinstance(findings, list) and len(findings) == 8
+    jsonschema.validate(findings, output_schema())
+
+
+def test_schema_rejects_an_output_missing_its_summary():
+    import jsonschema
+
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"version": 1, "findings": []}, output_schema())
+
+
+# --- the baseline hides findings from the whole report ------------------------------------------
+
+
+def test_audit_baseline_hides_breaks_and_their_money(tmp_path, monkeypatch):
+    marked = [{"type": "text", "text": "You follow the policy. " * 400, "cache_control": {"type": "ephemeral"}}]
+    changed = [{"type": "text", "text": "You follow the new policy. " * 400, "cache_control": {"type": "ephemeral"}}]
+    reversed_tools = list(reversed(TOOLS))
+
+    def served(body, written, read):
+        return {"request": body, "response": {"usage": {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": written, "cache_read_input_tokens": read}}}
+
+    write_jsonl(tmp_path / "log.jsonl", [
+        served(anthropic(turns(1), system=marked), 2400, 0),
+        served(anthropic(turns(3), tools=reversed_tools, system=marked), 2500, 0),  # CL301: everything written again
+        served(anthropic(turns(5), tools=reversed_tools, system=changed), 2700, 0),  # CL302
+    ])
+    everything = json.loads(plain(tmp_path, monkeypatch, "--output-format", "json", "-o", "all.json", "log.jsonl").stdout or (tmp_path / "all.json").read_text())
+    def prefix_misses(summary):  # record -> codes of the cache misses a prefix break caused
+        return {b["record"]: b["codes"] for b in summary["usage"]["sessions"][0]["breaks"] if {"CL301", "CL302"} & set(b["codes"])}
+
+    assert prefix_misses(everything["summary"]) == {1: ["CL301"], 2: ["CL302"]}
+    money_before = everything["summary"]["usage"]["total"]["break_money"]
+    cost_of_cl301 = next(b["cost"]["money"] for b in everything["summary"]["usage"]["sessions"][0]["breaks"] if b["record"] == 1)
+    accepted = {**everything, "findings": [f for f in everything["findings"] if f["code"] == "CL301"]}
+    (tmp_path / "accepted.json").write_text(json.dumps(accepted))
+    result = plain(tmp_path, monkeypatch, "--baseline", "accepted.json", "log.jsonl")
+    assert result.exit_code == 1
+    assert "CL301" not in result.stdout and "1 prefix break" in result.stdout and result.stdout.count("before: ") == 1
+    assert "1 finding accepted in the baseline is not shown." in result.stdout
+    data = json.loads(plain(tmp_path, monkeypatch, "--baseline", "accepted.json", "--output-format", "json", "log.jsonl").stdout)
+    assert "CL301" not in [f["code"] for f in data["findings"]] and "CL302" in [f["code"] for f in data["findings"]]
+    session = data["summary"]["sessions"][0]
+    assert session["breaks"] == 1 and [b["record"] for b in session["break_details"]] == [2]
+    usage = data["summary"]["usage"]
+    assert prefix_misses(data["summary"]) == {2: ["CL302"]}
+    assert usage["total"]["break_money"] == round(money_before - cost_of_cl301, 6) and data["summary"]["baselined"] == 1
+    # every finding accepted: a clean report, exit 0, no money lost
+    quiet = plain(tmp_path, monkeypatch, "--baseline", "all.json", "log.jsonl")
+    assert quiet.exit_code == 0 and "All checks passed!" in quiet.stdout and "no cache miss found" in quiet.stdout
+
+
+def test_a_baseline_that_cannot_be_read_is_exit_2(tmp_path, monkeypatch):
+    write_jsonl(tmp_path / "log.jsonl", [anthropic(turns(1))])
+    (tmp_path / "b.json").write_text("{not json")
+    result = plain(tmp_path, monkeypatch, "--baseline", "b.json", "log.jsonl")
+    assert result.exit_code == 2 and result.stderr.startswith("cachelint: error: baseline b.json:")
+    assert plain(tmp_path, monkeypatch, "--baseline", "missing.json", "log.jsonl").exit_code == 2

@@ -100,7 +100,7 @@ def test_usage_that_adds_up_server_tool_steps_is_not_the_prompt(tmp_path):
     ]
     result = audit_records(tmp_path, records)
     assert codes(result, "CL308") == []
-    (s,) = result.summary["usage"]["sessions"]
+    (s,) = result.summary.usage["sessions"]
     assert s["tokens"]["read"] == 28247 + 16242  # billed: every step counts
     # the same pair without the server steps: the shortfall is a miss
     records[0]["response"]["usage"] = {k: v for k, v in searched.items() if k != "server_tool_use"}

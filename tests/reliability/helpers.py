@@ -31,6 +31,12 @@ def run_cli(root: Path, args: Sequence[str]) -> tuple[int, str]:
     return result.exit_code, result.stdout
 
 
+def listed(out: str) -> list[dict]:
+    """The findings of a JSON output: check's list, or the ``findings`` of audit's object."""
+    data = json.loads(out)
+    return data["findings"] if isinstance(data, dict) else data
+
+
 def findings(root: Path, command: str, paths: Sequence[str] = (".",), *extra: str) -> tuple[int, list[tuple]]:
     """(exit code, [(code, path, line, column, record), ...]) of ``cachelint COMMAND`` in JSON."""
     args = [command, "--isolated", "--output-format", "json", *extra, *paths]
@@ -38,7 +44,7 @@ def findings(root: Path, command: str, paths: Sequence[str] = (".",), *extra: st
         args.insert(1, "--no-cache")
     code, out = run_cli(root, args)
     assert code in (0, 1), out
-    return code, [(d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in json.loads(out)]
+    return code, [(d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in listed(out)]
 
 
 def full_findings(root: Path, command: str, paths: Sequence[str] = (".",), *extra: str) -> list[dict]:
@@ -47,4 +53,4 @@ def full_findings(root: Path, command: str, paths: Sequence[str] = (".",), *extr
         args.insert(1, "--no-cache")
     code, out = run_cli(root, args)
     assert code in (0, 1), out
-    return json.loads(out)
+    return listed(out)

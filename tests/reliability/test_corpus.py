@@ -22,7 +22,7 @@ import pytest
 from cachelint.payloads.readers import DEFAULT_MAX_RECORD_SIZE
 
 from . import big_inputs
-from .helpers import CORPUS, GOOD_AGENT, GOOD_AGENT_FINDING, GOOD_LOG, GOOD_LOG_FINDING, findings, full_findings
+from .helpers import CORPUS, GOOD_AGENT, GOOD_AGENT_FINDING, GOOD_LOG, GOOD_LOG_FINDING, findings, full_findings, listed
 
 CHECK = CORPUS / "check"
 AUDIT = CORPUS / "audit"
@@ -312,7 +312,7 @@ def run_with_timeout(cwd: Path, *args: str) -> tuple[int, list[tuple]]:
         [sys.executable, "-m", "cachelint", *args, "--isolated", "--output-format", "json"],
         cwd=cwd, capture_output=True, timeout=60,
     )
-    return proc.returncode, [(d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in json.loads(proc.stdout)]
+    return proc.returncode, [(d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in listed(proc.stdout)]
 
 
 def test_a_fifo_is_reported_never_opened_by_check(tmp_path):

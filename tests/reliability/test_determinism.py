@@ -96,6 +96,6 @@ def test_check_output_is_the_same_with_one_worker_and_with_the_cache(tree, tmp_p
 def test_audit_output_is_byte_identical(tree):
     results = [run_driver(tree, seed, order, "audit", "--isolated", "logs") for seed, order in RUNS]
     assert_identical(results, "audit")
-    findings = json.loads(results[0]["outputs"]["json"])
+    findings = json.loads(results[0]["outputs"]["json"])["findings"]
     assert {d["code"] for d in findings} >= {"CL001", "CL301"}
     assert len({d["path"] for d in findings}) >= 8

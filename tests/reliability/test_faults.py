@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from cachelint import cachefile
 from cachelint.cli import main
 
 from .helpers import CORPUS, GOOD_AGENT
@@ -99,9 +100,9 @@ def test_damaged_entries_are_misses_not_crashes(tree, damage):
     results = [p for p in cache_files(root) if p.name.startswith("results-")]
     assert results
     for path in results:
-        data = json.loads(path.read_text())
+        data = cachefile.body_of(path)
         _entries_damaged(data, ENTRY_DAMAGE[damage])
-        path.write_text(json.dumps(data))
+        cachefile.rewrite_body(path, data)  # sound file, damaged entries: each must be a miss
     code, out, _ = run(root)
     assert (code, out) == (1, expected)
 

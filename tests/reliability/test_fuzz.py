@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from cachelint.fuzz import SEEDS, TARGETS, ContractViolation, check_contract, run_target, variants
+from cachelint.fuzz import FORMAT_TARGETS, SEEDS, TARGETS, ContractViolation, check_contract, run_target, variants
 from cachelint.diagnostics import Diagnostic, unreadable
 
 # Hypothesis examples per target; each example is a batch of BATCH inputs (a drawn document and
@@ -27,6 +27,17 @@ EXAMPLES = {
     "front-matter": 400,
     "index": 350,
     "code": 400,
+    # the hostile shapes are large inputs: fewer examples (the long run has 10,000 each)
+    "gzip": 15,
+    "lines": 15,
+    "literal": 15,
+    "gitignore": 100,
+    "cache": 10,
+    "secrets": 15,
+    "fix": 150,
+    "fix-concurrent": 25,
+    # the log formats' readers (cachelint/payloads/formats/)
+    **{name: 60 for name in FORMAT_TARGETS},
 }
 
 

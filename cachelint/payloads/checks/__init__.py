@@ -26,6 +26,12 @@ quiet pair's cost):
 A request the provider rejected (HTTP 4xx/5xx) is in no session and cost nothing: only the request
 checks of modules flagged ``REJECTED_REQUESTS = True`` run on it, those that can say why it was
 rejected (CL305: the cache markers the API refuses); ``req.failed`` holds the provider's answer.
+
+``FIDELITY`` says what a check needs of a request (``cachelint.payloads.model.FIDELITIES``):
+``"wire"`` (the default: bytes, key order, cache markers as sent), ``"content"`` (the prompt's
+content, as observability exports re-encode it) or ``"usage"`` (the usage of each call, as Claude
+Code transcripts keep it). A request read from a log of lower fidelity is not given to the check
+(``checks_for``), and the audit's summary names the checks that did not run.
 """
 from __future__ import annotations
 
@@ -149,6 +155,28 @@ def rejected_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]
 @functools.lru_cache(maxsize=1)
 def session_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
     return tuple(m.check_session for m in check_modules() if hasattr(m, "check_session"))
+
+
+def needs(module: ModuleType) -> str:
+    """The fidelity a check module needs (``FIDELITY``, default ``wire``)."""
+    return str(getattr(module, "FIDELITY", "wire"))
+
+
+@functools.lru_cache(maxsize=8)
+def skipped_at(fidelity: str) -> tuple[str, ...]:
+    """The codes of the checks that do not run on requests of ``fidelity``."""
+    from cachelint.payloads.model import FIDELITIES
+
+    level = FIDELITIES.index(fidelity)
+    return tuple(
+        sorted({m.__name__.rsplit(".", 1)[-1][:5].upper() for m in check_modules() if FIDELITIES.index(needs(m)) < level})
+    )
+
+
+def checks_for(fidelity: str, checks: tuple[Callable[..., Any], ...]) -> tuple[Callable[..., Any], ...]:
+    """The checks of ``checks`` that can judge a request of ``fidelity``."""
+    skipped = set(skipped_at(fidelity))
+    return tuple(c for c in checks if c.__module__.rsplit(".", 1)[-1][:5].upper() not in skipped)
 
 
 @functools.lru_cache(maxsize=1)

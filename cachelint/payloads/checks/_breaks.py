@@ -57,6 +57,8 @@ def cached_end_before(prev: Request, first_lost: int | None, ctx: Any) -> int | 
     nothing for the model (0)."""
     if first_lost is None:
         return None
+    if prev.fidelity != "wire" and not prev.breakpoints:
+        return None  # the log dropped the markers and its usage shows none: what was cached is not known
     limits = limits_for(ctx)
     provider = limits.provider(prev.provider)
     if provider is None:
@@ -78,7 +80,14 @@ def break_finding(
     the finding says so and is information, not a warning (a breakpoint placed later would make it
     one). When more time passed between the two requests than the longest cache lifetime the
     provider offers, the previous request's cache had expired anyway (re-recordings appended to one
-    VCR cassette, days apart): information too."""
+    VCR cassette, days apart): information too. A request read from a log that re-encodes the
+    prompt (content level) says so: its offsets are those of the re-encoding."""
+    if cur.fidelity == "content":
+        message += (
+            f"; judged from content ({cur.source_format} re-encodes the prompt: the byte offset is in that"
+            " re-encoding, key order and cache markers are not known)"
+        )
+        details["fidelity"] = "content"
     expired = expired_between(prev, cur, ctx)
     if expired is not None:
         gap, longest = expired

@@ -11,6 +11,8 @@ from cachelint.payloads.checks import CheckContext
 from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
 
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+
 PAIR_NEEDS_CHANGE = True  # reads a system tier diff only: skipped on quiet pairs (checks/__init__.py)
 
 

@@ -19,6 +19,8 @@ from cachelint.payloads.checks._thinking import stripped_from, thinking_on
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
 
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+
 MAX_RECORDS_LISTED = 20
 
 PAIR_NEEDS_CHANGE = True  # reads a messages diff that breaks only: skipped on quiet pairs (checks/__init__.py)

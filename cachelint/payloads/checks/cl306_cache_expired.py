@@ -20,6 +20,8 @@ from cachelint.payloads.model import Request, duration_text, seconds_between
 from cachelint.payloads.spend import marked_end
 from cachelint.payloads.usage import usage_of
 
+FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (checks/__init__.py)
+
 CODE = "CL306"
 
 

@@ -23,6 +23,8 @@ from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Block, Request, Session
 
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
 
 CODE = "CL307"

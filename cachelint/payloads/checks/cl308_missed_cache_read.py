@@ -26,6 +26,8 @@ from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
 from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, reads_reported, usage_of
 
+FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (checks/__init__.py)
+
 CODE = "CL308"
 # OpenAI reports hits in 128-token steps (older copies of OpenAI's docs) and Anthropic counts are exact: a shortfall below
 # both 128 tokens and 5% of the expected read is rounding, not a miss.
@@ -193,5 +195,12 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
                 # OpenAI's prompt caching docs: requests that share a prefix reach the same cache reliably only with a key
                 found["hint"] = "prompt_cache_key"
                 message += "; set prompt_cache_key (one value for the requests that share this prefix) so they are routed to the same cache"
+            if cur.fidelity == "usage" and "missed" in found:
+                # a transcript does not hold the prompt: "the prefix held" is not known
+                message = message.replace("the prefix held but the response", "the response", 1) + (
+                    f"; judged from usage only ({cur.source_format} keeps no request bytes): a prefix that changed"
+                    " cannot be told apart from a miss on the provider's side"
+                )
+                found["fidelity"] = "usage"
             out.append(at_request(CODE, message, cur, details=found))
     return out

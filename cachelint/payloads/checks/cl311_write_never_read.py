@@ -18,6 +18,8 @@ from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
 from cachelint.payloads.usage import CacheUsage, usage_of
 
+FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (checks/__init__.py)
+
 CODE = "CL311"
 DEFAULT_MIN_REQUESTS = 3
 

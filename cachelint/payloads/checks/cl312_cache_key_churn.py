@@ -17,6 +17,8 @@ from cachelint.payloads.checks import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
 
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+
 PAIR_NEEDS_CHANGE = True  # reads a prompt_cache_key that differs between the two settings only: skipped on quiet pairs (checks/__init__.py)
 
 CODE = "CL312"

@@ -17,8 +17,13 @@ from cachelint.skills.tree import SkillTree
 
 # A template's slot left unfilled: "<describe what the skill does>", "{{ description }}". An angle
 # slot must hold a space or an underscore, so that an HTML tag named in a description ("<svg>")
-# is not one.
-_SLOT = re.compile(r"<[A-Za-z][^<>\n]*[\s_][^<>\n]*>|\{\{[^{}\n]*\}\}")
+# is not one. (The space is looked for in the match: ``[^<>\n]*[\s_][^<>\n]*`` split the inside at
+# every space, quadratic in a long unclosed ``<``.)
+_SLOT = re.compile(r"<[A-Za-z][^<>\n]*>|\{\{[^{}\n]*\}\}")
+
+
+def _slots(description: str) -> list[re.Match[str]]:
+    return [m for m in _SLOT.finditer(description) if m.group(0).startswith("{") or any(c.isspace() or c == "_" for c in m.group(0))]
 
 
 def _placeholders(description: str, text: NormalText, lexicon: Lexicon) -> tuple[list[str], set[int]]:
@@ -29,7 +34,7 @@ def _placeholders(description: str, text: NormalText, lexicon: Lexicon) -> tuple
         found.append(text.quote(a, b))
         covered.update(range(a, b + 1))
     matches = [re.search(r"(?<![\w-])" + re.escape(exact) + r"(?![\w-])", description) for exact in lexicon.placeholders_exact_case]
-    for m in [m for m in matches if m] + list(_SLOT.finditer(description)):
+    for m in [m for m in matches if m] + _slots(description):
         found.append(m.group(0))
         covered.update(i for i, token in enumerate(text.tokens) if m.start() <= token.start and token.end <= m.end())
     return sorted(set(found), key=found.index), covered

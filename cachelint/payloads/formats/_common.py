@@ -1,0 +1,532 @@
+"""What the format modules share: a Record from the parts a log keeps, JSON held as text, OTLP
+attribute lists, and the content-level re-encoding of a prompt into a provider's request shape."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from cachelint.payloads.jsonio import dumps as _dumps
+from cachelint.payloads.model import Origin, Record
+
+
+def make_record(
+    origin: Origin,
+    body: Any,
+    redactor: Any,
+    *,
+    fmt: str,
+    fidelity: str = "wire",
+    response: Any = None,
+    time: Any = None,
+    session: Any = None,
+    url: Any = None,
+    method: Any = None,
+    headers: Any = None,
+    status: Any = None,
+) -> Record:
+    """A Record with secrets dropped (the redactor), the response parsed (JSON text, server-sent
+    events or a dict) and the time read (ISO 8601, HTTP date, epoch seconds or milliseconds)."""
+    from cachelint.payloads.readers import parse_response, parse_time
+
+    body, hashed = redactor.body(body)
+    return Record(
+        origin=origin,
+        request=body,
+        response=parse_response(response),
+        time=parse_time(time),
+        url=redactor.url(url) if isinstance(url, str) else None,
+        method=method if isinstance(method, str) else None,
+        headers=redactor.header_dict(headers) if headers else {},
+        session=session_text(session),
+        status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+        fmt=fmt,
+        hashed_ids=hashed,
+        fidelity=fidelity,
+    )
+
+
+def session_text(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, int)):
+        text = str(value)
+        return text or None
+    return None
+
+
+def json_value(value: Any) -> Any:
+    """A value that a log may hold as JSON text or already decoded: the decoded value (None when
+    the text is not JSON)."""
+    if isinstance(value, (str, bytes, bytearray)):
+        from cachelint.payloads.jsonio import loads
+
+        try:
+            return loads(value)
+        except (ValueError, RecursionError):
+            return None
+    return value
+
+
+def number(value: Any) -> int | None:
+    """A token count as logs write it: an int, a float or a numeric string."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value == value:
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(float(value))
+        except ValueError:
+            return None
+    return None
+
+
+def dig(value: Any, *path: Any) -> Any:
+    for key in path:
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, list) and isinstance(key, int) and -len(value) <= key < len(value):
+            value = value[key]
+        else:
+            return None
+    return value
+
+
+# --- OTLP ------------------------------------------------------------------------------------
+
+
+def otlp_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` (``{"stringValue": …}``, ``{"intValue": "12"}``, arrays, maps) as a
+    plain value."""
+    if not isinstance(value, dict):
+        return value
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        return number(value["intValue"])
+    if "arrayValue" in value:
+        values = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else None
+        return [otlp_value(v) for v in values] if isinstance(values, list) else []
+    if "kvlistValue" in value:
+        values = value["kvlistValue"].get("values") if isinstance(value["kvlistValue"], dict) else None
+        return attributes(values)
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    return None
+
+
+def attributes(value: Any) -> dict[str, Any]:
+    """Span attributes as a flat dict: OTLP's ``[{"key", "value": AnyValue}]`` list, or a dict
+    already flat (the SDK's ``to_json``, Phoenix)."""
+    if isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    if isinstance(value, list):
+        for item in value:
+            if type(item) is not dict:
+                continue
+            key = item.get("key")
+            if type(key) is not str:
+                continue
+            any_value = item.get("value")
+            if type(any_value) is dict and len(any_value) == 1 and "stringValue" in any_value:
+                out[key] = any_value["stringValue"]  # most attributes: one string (a span has hundreds)
+            else:
+                out[key] = otlp_value(any_value)
+    return out
+
+
+def span_time(span: Mapping[str, Any]) -> Any:
+    """A span's start: OTLP ``startTimeUnixNano`` (a string of nanoseconds) or ``start_time``."""
+    nanos = number(span.get("startTimeUnixNano"))
+    if nanos:
+        return nanos / 1e9
+    return span.get("start_time", span.get("startTime"))
+
+
+def trace_id(span: Mapping[str, Any]) -> str | None:
+    value = span.get("traceId")
+    if value is None and isinstance(span.get("context"), dict):
+        value = span["context"].get("trace_id")
+    return session_text(value)
+
+
+# --- content level: a prompt re-encoded into a provider's request shape -------------------------
+
+# The provider whose request shape a content-level prompt is rebuilt in, from the names
+# observability tools give the system (gen_ai.provider.name / gen_ai.system, ls_provider…).
+_ANTHROPIC = ("anthropic", "claude")
+_GEMINI = ("gcp.gemini", "gcp.vertex_ai", "gemini", "google", "vertex")
+
+
+def provider_of(system: Any, model: Any) -> str:
+    name = str(system or "").lower()
+    model_name = str(model or "").lower()
+    if any(n in name for n in _ANTHROPIC) or ("bedrock" in name and "claude" in model_name) or model_name.startswith("claude"):
+        return "anthropic"
+    if any(n in name for n in _GEMINI) or model_name.startswith("gemini"):
+        return "gemini"
+    return "openai-chat"
+
+
+def sorted_keys(value: Any) -> Any:
+    """A copy with every object's keys sorted: content-level logs do not keep the wire's key
+    order, so none is compared."""
+    if not isinstance(value, (dict, list)):
+        return value
+    try:
+        import orjson
+
+        return orjson.loads(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))  # the whole tree at C speed
+    except (ImportError, TypeError, ValueError):
+        pass
+    if isinstance(value, dict):
+        return {k: sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_keys(v) for v in value]
+    return value
+
+
+class Part:
+    """One part of a message in a content-level log: ``text``, ``tool_call`` (``id``, ``name``,
+    ``arguments``), ``tool_result`` (``id``, ``content``) or ``other`` (a value kept as it is)."""
+
+    __slots__ = ("kind", "text", "id", "name", "arguments", "value")
+
+    def __init__(self, kind: str, text: str = "", id: Any = None, name: Any = None, arguments: Any = None, value: Any = None) -> None:
+        self.kind = kind
+        self.text = text
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+        self.value = value
+
+
+def text_parts(content: Any) -> list[Part]:
+    """Message content as logs write it (a string, a list of typed parts, OpenAI parts) as Parts."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Part("text", content)]
+    if isinstance(content, list):
+        parts: list[Part] = []
+        for item in content:
+            if isinstance(item, str):
+                parts.append(Part("text", item))
+            elif isinstance(item, dict):
+                kind = item.get("type")
+                if kind in ("text", "input_text", "output_text") or (kind is None and isinstance(item.get("text"), str)):
+                    parts.append(Part("text", str(item.get("text", item.get("content", "")))))
+                elif kind == "tool_use":
+                    parts.append(Part("tool_call", id=item.get("id"), name=item.get("name"), arguments=item.get("input")))
+                elif kind == "tool_result":
+                    parts.append(Part("tool_result", id=item.get("tool_use_id"), value=item.get("content")))
+                else:
+                    parts.append(Part("other", value=sorted_keys({k: v for k, v in item.items() if k != "cache_control"})))
+        return parts
+    return [Part("other", value=sorted_keys(content))]
+
+
+def content_body(
+    provider: str,
+    model: Any,
+    system: Iterable[str],
+    messages: Iterable[tuple[str, list[Part]]],
+    tools: Iterable[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """A request body in ``provider``'s shape rebuilt from a prompt's content: the system texts,
+    the messages (role, parts) and the tool definitions (``name``, ``description``,
+    ``parameters``). Keys sorted in every schema and value: the log did not keep the order."""
+    system = [s for s in system if isinstance(s, str)]
+    tool_list = _tools(tuple(t for t in tools if isinstance(t, dict)))
+    shaped = _SHAPED.get(id(tool_list)) if tool_list else None  # the same tools: the same list object
+    if shaped is not None and shaped[0] is tool_list and shaped[1] == provider:
+        tool_list = shaped[2]
+        tools_done = True
+    else:
+        tools_done = False
+    built: list[dict[str, Any]] = []
+    for message in messages:
+        built.extend(message.messages if type(message) is Built else provider_messages(provider, *message))
+    if provider == "anthropic":
+        body: dict[str, Any] = {"model": model}
+        if tool_list:
+            body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tool_list])
+        if system:
+            body["system"] = [{"type": "text", "text": s} for s in system]
+        body["messages"] = built
+        return body
+    if provider == "gemini":
+        body = {"model": model}
+        if tool_list:
+            body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"functionDeclarations": [{"name": t["name"], "description": t["description"], "parameters": t["parameters"]} for t in tool_list]}])
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
+        body["contents"] = built
+        return body
+    body = {"model": model}
+    if tool_list:
+        body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}} for t in tool_list])
+    body["messages"] = [{"role": "system", "content": s} for s in system] + built
+    return body
+
+
+def provider_messages(provider: str, role: str, parts: list[Part]) -> list[dict[str, Any]]:
+    """One message of a content-level log in ``provider``'s shape (OpenAI splits tool results
+    into messages of their own)."""
+    if provider == "anthropic":
+        return [_anthropic_message(role, parts)]
+    if provider == "gemini":
+        return [_gemini_content(role, parts)]
+    return _openai_messages(role, parts)
+
+
+class Built:
+    """Messages already in the provider's shape (``MessageMemo``), taken by ``content_body`` as
+    they are."""
+
+    __slots__ = ("messages",)
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.messages = messages
+
+
+class MessageMemo:
+    """A file's messages converted once: every request of a conversation resends its history,
+    so a message seen before (the same bytes) gives the very objects built for it then —
+    ``("system", texts)`` or ``("message", Built)``, or ``("skip", None)``. First in, first out
+    within ``limit`` entries, so memory stays bounded."""
+
+    def __init__(self, limit: int = 2048) -> None:
+        self.limit = limit
+        self.entries: dict[tuple[str, bytes], tuple[str, Any]] = {}
+
+    def get(self, provider: str, raw: Any, convert: Any) -> tuple[str, Any]:
+        try:
+            key: tuple[str, bytes] | None = (provider, _dumps(raw))
+        except (TypeError, ValueError):
+            key = None
+        hit = self.entries.get(key) if key is not None else None
+        if hit is not None:
+            return hit
+        converted = convert(raw)
+        if converted is None:
+            hit = ("skip", None)
+        else:
+            role, parts = converted
+            if role in ("system", "developer"):
+                hit = ("system", [p.text for p in parts if p.kind == "text"])
+            else:
+                hit = ("message", Built(provider_messages(provider, role, parts)))
+        if key is not None:
+            if len(self.entries) >= self.limit:
+                self.entries.pop(next(iter(self.entries)))
+            self.entries[key] = hit
+        return hit
+
+
+class HistoryReplay:
+    """The history prefix of a content-level request built once. A conversation's requests
+    resend its history, and ``MessageMemo`` gives the very message objects built before; so the
+    messages a request shares with the previous request of its session, up to the first that
+    differs, are replaced by what the provider adapter built from them then (the KnownBlocks of
+    that request's BuildTrace, replayed by slicing: ``providers._replay_history_prefix``), as the
+    JSONL reader does for repeated bytes (``cachelint.payloads.reuse``). Only for a consumer that
+    turns each record into a request before asking for the next (the audit); a record whose
+    replay does not fit is rebuilt from its own messages (``Record.reread``)."""
+
+    def __init__(self, sessions: int = 32) -> None:
+        self.sessions = sessions
+        self.last: dict[Any, tuple[list[Any], Any]] = {}
+
+    def prepare(self, record: Record) -> None:
+        from cachelint.payloads.providers import BuildTrace
+
+        body = record.request
+        if not isinstance(body, dict) or "contents" in body or not isinstance(body.get("messages"), list):
+            return  # Gemini's contents are not built through a trace
+        messages = body["messages"]
+        tools = body.get("tools")
+        key = (record.session, record.origin.path)
+        trace = BuildTrace()
+        earlier = self.last.get(key)
+        if earlier is not None:
+            before, before_trace, before_tools = earlier
+            known = before_trace.runs.get("tools")
+            if known is not None and tools is not None and tools is before_tools and before_trace.provider is not None:
+                body["tools"] = known  # the same tools list: the blocks built for it
+                record.reread = _Restore(record, messages, tools)
+            if before_trace.provider is not None and before_trace.history_key == "messages" and len(before_trace.history) == len(before):
+                n = min(len(before), len(messages))
+                k = 0
+                while k < n and messages[k] is before[k]:
+                    k += 1
+                if k:
+                    body["messages"] = before_trace.history[:k] + messages[k:]
+                    trace.reuse_from = (before_trace, k)
+                    record.reread = _Restore(record, messages, tools)
+        record.trace = trace
+        self.last.pop(key, None)
+        self.last[key] = (messages, trace, tools)
+        if len(self.last) > self.sessions:
+            self.last.pop(next(iter(self.last)))
+
+
+class _Restore:
+    """The record rebuilt from its own messages (a replayed prefix that did not fit)."""
+
+    __slots__ = ("record", "messages", "tools")
+
+    def __init__(self, record: Record, messages: list[Any], tools: Any) -> None:
+        self.record = record
+        self.messages = messages
+        self.tools = tools
+
+    def __call__(self) -> Record:
+        from dataclasses import replace
+
+        body = dict(self.record.request)
+        body["messages"] = self.messages
+        if self.tools is not None:
+            body["tools"] = self.tools
+        return replace(self.record, request=body, trace=None, reread=None)
+
+
+def memo_of(state: dict[str, Any]) -> MessageMemo:
+    memo = state.get("messages")
+    if memo is None:
+        memo = state["messages"] = MessageMemo()
+    return memo
+
+
+_TOOLS_MEMO: dict[bytes, list[dict[str, Any]]] = {}
+# id of a remembered tool list -> (that list, provider, the list in the provider's shape): one
+# shaped list object for the requests that send the same tools (HistoryReplay reuses its blocks)
+_SHAPED: dict[int, tuple[list, str, list]] = {}
+
+
+def _shape(provider: str, tool_list: list, shaped: list) -> list:
+    if len(_SHAPED) >= 16:
+        _SHAPED.pop(next(iter(_SHAPED)))
+    _SHAPED[id(tool_list)] = (tool_list, provider, shaped)
+    return shaped
+
+
+def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
+    """The tool definitions with their schemas' keys sorted; an agent sends the same tools with
+    every request, so the last few lists are remembered (by their bytes, compared at C speed)."""
+    try:
+        key = _dumps(list(tools))
+    except (TypeError, ValueError):
+        key = b""
+    found = _TOOLS_MEMO.get(key) if key else None
+    if found is not None:
+        return found
+    out = [
+        {"name": str(t.get("name", "")), "description": str(t.get("description") or ""), "parameters": sorted_keys(t.get("parameters") or {})}
+        for t in tools
+    ]
+    if key:
+        if len(_TOOLS_MEMO) >= 16:
+            _TOOLS_MEMO.pop(next(iter(_TOOLS_MEMO)))
+        _TOOLS_MEMO[key] = out
+    return out
+
+
+def _arguments(value: Any) -> Any:
+    decoded = json_value(value) if isinstance(value, str) else value
+    return sorted_keys(decoded if decoded is not None else value)
+
+
+def _result_text(value: Any) -> Any:
+    if isinstance(value, list) and all(isinstance(v, dict) and v.get("type") == "text" for v in value):
+        return "".join(str(v.get("text", "")) for v in value)
+    return value if isinstance(value, str) else sorted_keys(value)
+
+
+def _anthropic_message(role: str, parts: list[Part]) -> dict[str, Any]:
+    blocks: list[Any] = []
+    for p in parts:
+        if p.kind == "text":
+            blocks.append({"type": "text", "text": p.text})
+        elif p.kind == "tool_call":
+            blocks.append({"type": "tool_use", "id": str(p.id or ""), "name": str(p.name or ""), "input": _arguments(p.arguments)})
+        elif p.kind == "tool_result":
+            blocks.append({"type": "tool_result", "tool_use_id": str(p.id or ""), "content": _result_text(p.value)})
+        else:
+            blocks.append(p.value)
+    return {"role": "assistant" if role in ("assistant", "model", "ai") else "user", "content": blocks}
+
+
+def _gemini_content(role: str, parts: list[Part]) -> dict[str, Any]:
+    out: list[Any] = []
+    for p in parts:
+        if p.kind == "text":
+            out.append({"text": p.text})
+        elif p.kind == "tool_call":
+            out.append({"functionCall": {"name": str(p.name or ""), "args": _arguments(p.arguments)}})
+        elif p.kind == "tool_result":
+            out.append({"functionResponse": {"name": str(p.name or p.id or ""), "response": {"content": _result_text(p.value)}}})
+        else:
+            out.append(p.value)
+    return {"role": "model" if role in ("assistant", "model", "ai") else "user", "parts": out}
+
+
+def _openai_messages(role: str, parts: list[Part]) -> list[dict[str, Any]]:
+    role = {"ai": "assistant", "model": "assistant", "human": "user"}.get(role, role)
+    texts = [p.text for p in parts if p.kind == "text"]
+    others = [p.value for p in parts if p.kind == "other"]
+    calls = [p for p in parts if p.kind == "tool_call"]
+    results = [p for p in parts if p.kind == "tool_result"]
+    out: list[dict[str, Any]] = []
+    if texts or others or calls or not results:
+        message: dict[str, Any] = {"role": role}
+        if others:
+            message["content"] = [{"type": "text", "text": t} for t in texts] + others
+        else:
+            message["content"] = "".join(texts) if texts or not calls else None
+        if calls:
+            message["tool_calls"] = [
+                {"id": str(c.id or ""), "type": "function", "function": {"name": str(c.name or ""), "arguments": _arguments_text(c.arguments)}}
+                for c in calls
+            ]
+        out.append(message)
+    for r in results:
+        out.append({"role": "tool", "tool_call_id": str(r.id or ""), "content": _result_text(r.value)})
+    return out
+
+
+def _arguments_text(value: Any) -> str:
+    from cachelint.payloads.jsonio import dumps
+
+    decoded = json_value(value) if isinstance(value, str) else value
+    if decoded is None and isinstance(value, str):
+        return value
+    return dumps(sorted_keys(decoded)).decode("utf-8", "replace")
+
+
+def usage_response(provider: str, *, total_input: Any = None, uncached: Any = None, read: Any = None, written: Any = None, output: Any = None) -> dict[str, Any] | None:
+    """A response carrying only the usage, in ``provider``'s shape, from the counts a log keeps:
+    ``total_input`` (every prompt token, cached ones included, as OpenTelemetry counts) or
+    ``uncached`` (the tokens neither read nor written, as Anthropic counts), cache reads and
+    writes, output. None when the log holds no count."""
+    total, fresh, r, w, out = number(total_input), number(uncached), number(read) or 0, number(written) or 0, number(output)
+    if total is None and fresh is None:
+        return None
+    if total is None:
+        total = (fresh or 0) + r + w
+    if fresh is None:
+        fresh = max(0, total - r - w)
+    if provider == "anthropic":
+        usage: dict[str, Any] = {"input_tokens": fresh, "cache_read_input_tokens": r, "cache_creation_input_tokens": w}
+        if out is not None:
+            usage["output_tokens"] = out
+        return {"usage": usage}
+    if provider == "gemini":
+        return {"usageMetadata": {"promptTokenCount": total, "cachedContentTokenCount": r, **({"candidatesTokenCount": out} if out is not None else {})}}
+    usage = {"prompt_tokens": total, "prompt_tokens_details": {"cached_tokens": r}}
+    if out is not None:
+        usage["completion_tokens"] = out
+    return {"usage": usage}

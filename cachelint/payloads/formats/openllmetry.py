@@ -1,0 +1,96 @@
+"""OpenLLMetry (Traceloop) spans: the prompt flattened into attributes — ``gen_ai.prompt.N.role``,
+``gen_ai.prompt.N.content`` (a JSON list of content blocks where the call sent blocks),
+``gen_ai.prompt.N.tool_calls.M.*``, tools in ``llm.request.functions.N.name`` / ``description`` /
+``parameters`` — with ``gen_ai.usage.prompt_tokens`` (OpenLLMetry adds the cache reads and
+writes in), ``gen_ai.usage.cache_read_input_tokens``, ``gen_ai.usage.cache_creation_input_tokens``;
+``traceloop.association.properties.*`` (``session_id``…) group a session. The prompt is
+re-encoded: audited at content level. Read from any OTLP container (``otlp``). Source:
+https://github.com/traceloop/openllmetry (semconv_ai ``SpanAttributes``),
+https://www.traceloop.com/docs/openllmetry/tracing/association
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import otlp
+from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, span_time, text_parts, usage_response
+from cachelint.payloads.model import Origin
+
+NAME = "openllmetry"
+_SESSION = tuple(f"traceloop.association.properties.{k}" for k in ("session_id", "conversation_id", "thread_id", "chat_id"))
+
+
+def claims(attrs: dict) -> bool:
+    return any(k.startswith(("gen_ai.prompt.", "llm.request.functions.")) for k in attrs)
+
+
+def _prompt(fields: dict) -> tuple[str, list[Part]]:
+    """One ``gen_ai.prompt.N.*`` group (role, content, tool calls) as a message."""
+    role = str(fields.get("role") or "user")
+    content = fields.get("content")
+    decoded = json_value(content) if isinstance(content, str) and content.startswith("[") else None
+    parts = text_parts(decoded if isinstance(decoded, list) else content)
+    calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.") and k.split(".")[1].isdigit()})
+    for j in calls:
+        parts.append(Part("tool_call", id=fields.get(f"tool_calls.{j}.id"), name=fields.get(f"tool_calls.{j}.name"),
+                          arguments=fields.get(f"tool_calls.{j}.arguments")))
+    if role == "tool":
+        parts = [Part("tool_result", id=fields.get("tool_call_id"), value=content)]
+    return role, parts
+
+
+def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
+    model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
+    provider = provider_of(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
+    prompts: dict[int, dict[str, Any]] = {}
+    functions: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        # one pass over the span's attributes (hundreds: a field a message), prefixes first
+        if key.startswith("gen_ai.prompt."):
+            index, _, name = key[14:].partition(".")
+            if index.isdigit() and name:
+                prompts.setdefault(int(index), {})[name] = value
+        elif key.startswith("llm.request.functions."):
+            index, _, name = key[22:].partition(".")
+            if index.isdigit() and name in ("name", "description", "parameters"):
+                functions.setdefault(int(index), {})[name] = json_value(value) if name == "parameters" else value
+    system: list[str] = []
+    messages: list[Any] = []
+    memo = memo_of(ctx.state)
+    for index in sorted(prompts):
+        kind, converted = memo.get(provider, prompts[index], _prompt)
+        if kind == "system":
+            system.extend(converted)
+        elif kind == "message":
+            messages.append(converted)
+    tools = [functions[i] for i in sorted(functions)]
+    response = usage_response(
+        provider,
+        total_input=attrs.get("gen_ai.usage.prompt_tokens", attrs.get("gen_ai.usage.input_tokens")),
+        read=attrs.get("gen_ai.usage.cache_read_input_tokens"),
+        written=attrs.get("gen_ai.usage.cache_creation_input_tokens"),
+        output=attrs.get("gen_ai.usage.completion_tokens", attrs.get("gen_ai.usage.output_tokens")),
+    )
+    if not messages and not system:
+        if response is None:
+            ctx.unread.add("are OpenLLMetry spans with neither prompts nor usage: keep content tracing on (TRACELOOP_TRACE_CONTENT=true)", origin)
+            return make_record(origin, None, ctx.redactor, fmt=NAME)
+        body = content_body(provider, model, [], [], tools)
+        return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="usage", response=response, time=span_time(span),
+                           session=otlp.session_of(attrs, span, *_SESSION), status=otlp.span_status(span))
+    body = content_body(provider, model, system, messages, tools)
+    return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=response, time=span_time(span),
+                       session=otlp.session_of(attrs, span, *_SESSION), status=otlp.span_status(span))
+
+
+FORMAT = otlp.make_format(
+    NAME,
+    "OpenLLMetry spans",
+    "content",
+    {"wire bytes": "no (the prompt flattened into gen_ai.prompt.N.*)", "key order": "no", "cache markers": "no",
+     "usage": "gen_ai.usage.* incl. cache read / creation input tokens", "time": "span start",
+     "session key": "traceloop.association.properties.session_id, else the trace id"},
+    "https://github.com/traceloop/openllmetry",
+    "openllmetry",
+)

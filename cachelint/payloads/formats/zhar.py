@@ -1,0 +1,105 @@
+"""mitmproxy's compressed HAR (``.zhar``: the HAR export, ``savehar`` with a ``.zhar`` name,
+zlib-compressed). The entries are read like a HAR file's (``readers``), streamed from the
+inflated bytes: memory holds one entry at a time, and entries are put back in
+``startedDateTime`` order within a window of ``REORDER`` entries (HAR prefers, but does not
+promise, time order). The inflated size is bounded by ``max-document-size``.
+Source: https://docs.mitmproxy.org/stable/addons/overview/#savehar (mitmproxy/addons/savehar.py)
+"""
+from __future__ import annotations
+
+import heapq
+import zlib
+from typing import IO, Iterator
+
+from cachelint.diagnostics import unreadable
+from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.model import Origin, Record
+
+NAME = "zhar"
+REORDER = 64
+_CHUNK = 1 << 20
+
+
+class Inflated:
+    """A file-like reader of a zlib stream, inflating as it is read, at most ``limit`` bytes."""
+
+    def __init__(self, raw: IO[bytes], limit: int) -> None:
+        self.raw = raw
+        self.limit = limit
+        self.total = 0
+        self.inflater = zlib.decompressobj()
+        self.pending = b""
+        self.done = False
+        self.over = False
+
+    def read(self, size: int = -1) -> bytes:
+        size = _CHUNK if size is None or size < 0 else size
+        pieces = [self.pending]
+        have = len(self.pending)
+        while have < size and not self.done:
+            # at most a chunk out per call: HAR text inflates 10-40 times, so a chunk of
+            # compressed input at once would hold tens of MB
+            data = self.inflater.unconsumed_tail or self.raw.read(_CHUNK)
+            if not data:
+                pieces.append(self.inflater.flush())
+                self.done = True
+                break
+            piece = self.inflater.decompress(data, _CHUNK)
+            self.total += len(piece)
+            pieces.append(piece)
+            have += len(piece)
+            if self.total > self.limit:
+                self.over = True
+                self.done = True
+            if self.inflater.eof:
+                self.done = True
+        data = b"".join(pieces)
+        out, self.pending = data[:size], data[size:]
+        return out
+
+
+def matches(value: object) -> bool:
+    return False  # known by its name (.zhar) or forced: its bytes are zlib data, not JSON
+
+
+def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
+    from cachelint.payloads.formats._stream import JsonStream, StreamError
+    from cachelint.payloads.readers import _har_entry
+
+    inflated = Inflated(handle, ctx.limits.max_document_size)
+    stream = JsonStream(inflated, ctx.limits.max_record_size)  # type: ignore[arg-type]
+    heap: list = []
+    index = 0
+    try:
+        for entry, line, _context in stream.items(("log", "entries", "*")):
+            origin = Origin(ctx.display, line, index, index)
+            index += 1
+            item = _har_entry(entry, origin, ctx.redactor)
+            if not isinstance(item, Record) or item.time is None:
+                yield item
+                continue
+            heapq.heappush(heap, (item.time.timestamp(), origin.record, item))
+            if len(heap) > REORDER:
+                yield heapq.heappop(heap)[2]
+    except StreamError as exc:
+        what = "inflated HAR is over max-document-size" if inflated.over else str(exc)
+        yield unreadable(ctx.display, f"mitmproxy .zhar: {what}; entries after it not read", line=exc.line, record=index)
+    except zlib.error as exc:
+        yield unreadable(ctx.display, f"mitmproxy .zhar: not zlib data ({exc})", record=index)
+    except RecursionError:
+        yield unreadable(ctx.display, "mitmproxy .zhar: JSON nested too deeply to read", line=stream.line, record=index)
+    while heap:
+        yield heapq.heappop(heap)[2]
+
+
+FORMAT = registry.LogFormat(
+    name=NAME,
+    title="mitmproxy compressed HAR",
+    fidelity="wire",
+    keeps={"wire bytes": "yes (postData.text)", "key order": "yes", "cache markers": "yes", "usage": "yes (responses)",
+           "time": "startedDateTime", "session key": "headers (x-claude-code-session-id…); one recording a file"},
+    matches=matches,
+    read=read,
+    suffixes=(".zhar",),
+    source="https://docs.mitmproxy.org/stable/addons/overview/",
+)
