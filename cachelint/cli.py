@@ -367,6 +367,12 @@ def check(
     default="auto",
     help="Force the log format instead of detecting it (docs/audit.md lists the formats).",
 )
+@click.option(
+    "--time-field",
+    metavar="FIELD",
+    default=None,
+    help="The record field that holds each request's time, when it is none of those read by default (a dotted path: meta.sent_at). Config: [audit] time-field.",
+)
 def audit(
     logs,
     select,
@@ -384,6 +390,7 @@ def audit(
     color,
     output_format,
     input_format,
+    time_field,
 ):
     """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, .gz, folders) for cache breaks.
 
@@ -400,6 +407,7 @@ def audit(
     resolver = _resolver(config, isolated, _selection_overrides(select, ignore, extend_select))
     options = AuditOptions(
         input_format=input_format,
+        time_field=time_field,
         baseline=baseline,
         progress=sys.stderr.isatty() and not os.environ.get("CI") and not out.quiet,
         timeline=fmt == "html",  # only the HTML report draws one bar per request

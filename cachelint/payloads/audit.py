@@ -294,7 +294,7 @@ def _audit_records(run: _Run, items: Iterable[Any], position: list[Any] | None, 
             _audit_failed(run, req, item)
             continue
         run.requests += 1
-        _note_time(run, display, req)
+        _note_time(run, req.origin.path, req)
         try:
             _audit_request(run, req, item)
         except RecursionError:

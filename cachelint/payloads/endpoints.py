@@ -76,13 +76,13 @@ class _Pattern:
     side_call: str | None = None
 
 
-@dataclass(frozen=True)
 # The URL patterns come from packs (the user's too) and are searched, not anchored: a pattern such
 # as ``bedrock-runtime[^/]*/`` reads ahead from every occurrence of its literal, quadratic in a long
 # crafted URL. Real endpoints are a few hundred bytes; a longer URL is classified by its body alone.
 MAX_URL_LENGTH = 8192
 
 
+@dataclass(frozen=True)
 class EndpointRules:
     """The merged ``payloads-providers`` packs: endpoint patterns in order (the first match wins),
     endpoints that are not LLM calls, InvokeModel model families and the providers' own hosts."""
