@@ -344,11 +344,22 @@ def check(
                 out.totals(("\n" if result.diagnostics else "") + render_fixes(totals))
             out.totals(("\n" if result.diagnostics and fmt == "full" else "") + render_totals(totals, report_options, rule_help=fmt == "concise"))
     out.flush()
+    _exit_on_internal_errors(result.diagnostics)
     if exit_non_zero_on_fix and fix and result.fixed:
         sys.exit(EXIT_FINDINGS)
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _exit_on_internal_errors(diagnostics) -> None:
+    """Exit 2 after the report when cachelint failed on an input (CL003): its result is not
+    complete, whatever ``--exit-zero`` says about findings."""
+    from cachelint.diagnostics import INTERNAL_ERROR
+
+    if any(d.code == INTERNAL_ERROR for d in diagnostics):
+        click.echo("cachelint: internal error on some inputs (CL003 above): the result is not complete", err=True)
+        sys.exit(EXIT_ERROR)
 
 
 @main.command()
@@ -439,6 +450,7 @@ def audit(
         from cachelint.report.audit_text import nothing_read_message
 
         _fail(nothing_read_message(summary))
+    _exit_on_internal_errors(result.diagnostics)
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)

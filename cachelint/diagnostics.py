@@ -207,5 +207,19 @@ def printable(text: str) -> str:
 
 
 def unreadable(path: str, message: str, line: int = 1, column: int = 1, **extra: Any) -> Diagnostic:
-    """CL001: an input (file or record) that cannot be read or parsed. The run goes on."""
+    """CL001: an input (file or record) that cannot be read or parsed, or that exceeds a bound the
+    user can change (size, nesting, time). The run goes on."""
     return Diagnostic(code="CL001", message=message, path=path, line=line, column=column, **extra)
+
+
+# What every message about a fault of cachelint's own ends with.
+BUG = "this is a bug in cachelint: please report it, with the file if you can"
+
+INTERNAL_ERROR = "CL003"
+
+
+def internal_error(path: str, what: str, exc: BaseException, line: int = 1, column: int = 1, **extra: Any) -> Diagnostic:
+    """CL003: cachelint itself failed on this input (a check raised, a worker died). Never the
+    user's CL001: the input may be fine. The run goes on, and exits 2."""
+    message = f"internal error {what}: {type(exc).__name__}: {exc} ({BUG})"
+    return Diagnostic(code=INTERNAL_ERROR, message=message, path=path, line=line, column=column, **extra)

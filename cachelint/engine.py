@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.config import Settings
 from cachelint.deadline import TimeLimitExceeded, deadline
-from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.diagnostics import INTERNAL_ERROR, Diagnostic, internal_error, unreadable
 from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repository_root, root_fallbacks, walk
 
 # cachelint.fileutil (tempfile, shutil, random) is imported where a file is read or written, not
@@ -458,7 +458,8 @@ def analyze_python_file(
     except RecursionError:
         diagnostics = [unreadable(display, "too deeply nested to analyse")]
     except Exception as exc:  # a bug in a check must not kill the run
-        diagnostics = [unreadable(display, f"internal error while analysing this file: {type(exc).__name__}: {exc}")]
+        diagnostics = [internal_error(display, "while analysing this file", exc)]
+        digest = None  # a fixed cachelint must look again
     from cachelint.catalog import rule_index
     from cachelint.suppressions import apply_suppressions
 
@@ -1346,7 +1347,7 @@ def _check_skills_cached(
     try:
         found = check_skills(files, settings, cwd, checked)
     except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
-        return [unreadable(files[0].display, f"internal error in skill checks: {type(exc).__name__}: {exc}")]
+        return [internal_error(files[0].display, "in the skill checks", exc)]
     if key is not None and cache is not None and not any(is_timeout(d) for d in found):
         cache.store_skills(key, [d.to_dict() for d in found])
     return found
@@ -1375,11 +1376,11 @@ def finalize(
     out = []
     for d in diagnostics:
         enabled, pfi, root = selection(d.path)
-        if d.code not in enabled and d.code != "CL002":
+        if d.code == INTERNAL_ERROR:
+            pass  # cachelint's own fault: no selection or ignore hides it
+        elif d.code not in enabled:
             continue
-        if d.code == "CL002" and "CL002" not in enabled:
-            continue
-        if pfi:
+        elif pfi:
             relative = _relative_to_root(d.path, cwd, root)
             if any(d.code in codes and _glob_match(relative, pattern) for pattern, codes in pfi):
                 continue

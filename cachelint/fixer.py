@@ -22,14 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from cachelint.diagnostics import BUG, Applicability, Diagnostic, Edit, Fix
 
 if TYPE_CHECKING:
     from cachelint.config import Settings
     from cachelint.discovery import InputFile
     from cachelint.engine import CheckOptions, CheckResult, PythonRun
 
-BUG = "this is a bug in cachelint: please report it, with the file if you can"
 
 
 @dataclass

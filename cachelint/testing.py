@@ -20,7 +20,7 @@ from typing import Sequence
 
 from cachelint.payloads import AuditOptions, AuditResult
 
-PREFIX_BREAK_CODES: tuple[str, ...] = ("CL001", "CL301", "CL302", "CL303", "CL304", "CL309")
+PREFIX_BREAK_CODES: tuple[str, ...] = ("CL001", "CL003", "CL301", "CL302", "CL303", "CL304", "CL309")
 
 
 def assert_prefix_stable(

@@ -194,15 +194,18 @@ def test_a_slow_file_becomes_cl001_after_the_analysis_timeout(tmp_path, monkeypa
     assert "analysis-timeout" in result.diagnostics[0].message
 
 
-def test_a_crash_in_a_check_becomes_cl001(tmp_path, monkeypatch):
+def test_a_crash_in_a_check_is_cachelints_cl003_not_the_users_cl001(tmp_path, monkeypatch):
     def broken_check(path, text, settings, project_summaries=None):
         raise KeyError("boom")
 
     monkeypatch.setattr(cachelint.code, "check_module", broken_check)
     write_tree(tmp_path, {"a.py": "x = 1\n"})
     result = run(tmp_path, no_cache=True)
-    assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "a.py")]
-    assert "internal error" in result.diagnostics[0].message
+    assert [(d.code, d.path) for d in result.diagnostics] == [("CL003", "a.py")]
+    assert result.diagnostics[0].message == (
+        "internal error while analysing this file: KeyError: 'boom' "
+        "(this is a bug in cachelint: please report it, with the file if you can)"
+    )
 
 
 def test_a_crash_in_the_summariser_only_loses_the_summary(tmp_path, cross_module, monkeypatch):

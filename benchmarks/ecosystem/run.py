@@ -192,7 +192,7 @@ from pathlib import Path
 from cachelint.api import AuditOptions, audit_logs
 result = audit_logs(sys.argv[1:], options=AuditOptions(timeline=True), cwd=Path.cwd())
 out = []
-for s in (result.summary.get("usage") or {}).get("sessions") or []:
+for s in (result.summary.usage or {}).get("sessions") or []:
     out.append({"id": s["id"], "path": s["path"], "lines": [t["line"] for t in s.get("timeline") or []]})
 print(json.dumps(out))
 """

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from cachelint.config import Settings
-from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.diagnostics import Diagnostic, internal_error, unreadable
 from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDetail, SessionReport
 from cachelint.payloads.checks import (
     CheckContext,
@@ -383,20 +383,21 @@ def _quiet(prev: Request, cur: Request, diff: PrefixDiff) -> bool:
 
 
 def _run_checks(out: list[Diagnostic], checks: tuple[Any, ...], origin: Any, args: tuple[Any, ...]) -> None:
-    """Run each check; a bug in one becomes a CL001 at the request instead of ending the audit.
-    Most checks return an empty tuple or list: nothing is copied then."""
+    """Run each check; a bug in one becomes a CL003 at the request instead of ending the audit
+    (a request nested past the interpreter's limit stays the input's CL001). Most checks return
+    an empty tuple or list: nothing is copied then."""
     for check in checks:
         try:
             found = check(*args)
             if found:
                 out.extend(found if type(found) in (list, tuple) else list(found))
-            continue
         except RecursionError:
-            problem = "too deeply nested to check"
+            if origin is not None:
+                out.append(unreadable(origin.path, "too deeply nested to check", line=origin.line, record=origin.record))
         except Exception as exc:  # noqa: BLE001 - any check bug
-            problem = f"internal error in {check.__module__.rsplit('.', 1)[-1]}: {type(exc).__name__}: {exc}"
-        if origin is not None:
-            out.append(unreadable(origin.path, problem, line=origin.line, record=origin.record))
+            if origin is not None:
+                what = f"in {check.__module__.rsplit('.', 1)[-1]}"
+                out.append(internal_error(origin.path, what, exc, line=origin.line, record=origin.record))
 
 
 def share_blocks(prev: Request, cur: Request) -> None:
