@@ -1191,7 +1191,8 @@ def _run_check(
 
         # Skills: one pass over the tree (indexes need to see every skill)
         if other_files:
-            diagnostics.extend(_check_skills_cached(other_files, paths, group_settings, cwd, cache))
+            found = _check_skills_cached(other_files, paths, group_settings, cwd, cache)
+            diagnostics.extend(_apply_skill_suppressions(found, group_settings, cwd))
         if cache is not None:
             cache.save()
             if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
@@ -1328,6 +1329,21 @@ def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], setting
             stamp = "missing"
         h.update(f"{f.path}\0{f.display}\0{int(f.explicit)}\0{stamp}\n".encode())
     return h.hexdigest()[:32]
+
+
+def _apply_skill_suppressions(found: Sequence[Diagnostic], settings: Settings, cwd: Path) -> list[Diagnostic]:
+    """The inline suppressions of the Markdown and YAML files the skill findings are about."""
+    if not found:
+        return []
+    from cachelint.catalog import rule_index
+    from cachelint.suppressions import apply_text_file_suppressions
+    from cachelint.textio import read_text
+
+    def text_of(display: str) -> str | None:
+        source = read_text(cwd / display, display, settings.max_file_size)
+        return None if isinstance(source, Diagnostic) else source.text
+
+    return apply_text_file_suppressions(found, text_of, rule_index())
 
 
 def _check_skills_cached(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from cachelint.diagnostics import Diagnostic
 
@@ -203,3 +203,30 @@ def _apply(
             by_line.setdefault(s.line + 1, set()).add(code)
     kept = [d for d in diagnostics if d.code not in by_line.get(d.line, ())]
     return kept + extra
+
+
+def apply_text_file_suppressions(
+    diagnostics: Sequence[Diagnostic], read_text: "Callable[[str], str | None]", known_codes: Iterable[str]
+) -> list[Diagnostic]:
+    """The suppressions of the files other than Python and notebooks (Markdown, YAML front
+    matter, plugin manifests): the findings of the skill checks, grouped by file, against the
+    comments in that file (``<!-- cachelint: ignore[CL204] -->``, ``# cachelint: ignore[CL202]``).
+    Python files and notebooks are done per file where they are analysed; findings about
+    unreadable inputs (CL001) or cachelint's own failures (CL003) are never suppressed here.
+    ``read_text``: the text of a displayed path, or None when it cannot be read."""
+    by_path: dict[str, list[Diagnostic]] = {}
+    kept: list[Diagnostic] = []
+    for d in diagnostics:
+        if d.code in _NEVER_SUPPRESSED or d.path.endswith((".py", ".pyi", ".ipynb")):
+            kept.append(d)
+        else:
+            by_path.setdefault(d.path, []).append(d)
+    known = tuple(known_codes)
+    for path in sorted(by_path):
+        found = by_path[path]
+        text = read_text(path)
+        kept.extend(found if text is None else apply_suppressions(found, text, path, known))
+    return kept
+
+
+_NEVER_SUPPRESSED = frozenset({"CL001", "CL003"})

@@ -75,3 +75,36 @@ def test_notebook_suppressions_are_per_cell():
     kept = apply_suppressions([d_cell2, d_cell3], text, "n.ipynb", KNOWN)
     assert [(d.code, d.details.get("cell")) for d in kept] == [("CL101", 3), ("CL002", 3)]
     assert kept[1].message.startswith("cell 3: ")
+
+
+# --- Markdown and YAML, end to end: the skill findings honour them --------------------------
+
+from conftest import check_tree, write_tree  # noqa: E402
+
+_INDEX_SKILLS = {
+    "skills/conciliacao-cartao/SKILL.md": "---\nname: conciliacao-cartao\ndescription: use para bater recebimentos de cartão com o extrato e dar baixa no título\n---\n",
+    "skills/emissao-nf/SKILL.md": "---\nname: emissao-nf\ndescription: use para emitir, cancelar ou consultar NF-e\n---\n",
+}
+_INDEX = (
+    "Skills:\n"
+    "- conciliacao-cartao: use para bater recebimentos de cartão com o extrato e dar baixa no título\n"
+    "- emissao-nf: use para emitir, cancelar ou consultar NF-e\n"
+    "{comment}- logistica: use para abrir chamado em transportadora ou consultar rastreio\n"
+)
+
+
+def test_a_markdown_comment_suppresses_a_dangling_index_entry(tmp_path):
+    write_tree(tmp_path, {**_INDEX_SKILLS, "AGENTS.md": _INDEX.format(comment="")})
+    assert [(d.code, d.path, d.line) for d in check_tree(tmp_path).diagnostics] == [("CL204", "AGENTS.md", 4)]
+    write_tree(tmp_path, {"AGENTS.md": _INDEX.format(comment="<!-- cachelint: ignore[CL204] -- moved to the wiki -->\n")})
+    assert check_tree(tmp_path).diagnostics == []
+
+
+def test_a_yaml_comment_in_front_matter_suppresses_a_generic_description(tmp_path):
+    skill = "---\nname: helper\n{comment}description: Helps with tasks.\n---\nbody\n"
+    write_tree(tmp_path, {"skills/helper/SKILL.md": skill.format(comment="")})
+    assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL202"]
+    write_tree(tmp_path, {"skills/helper/SKILL.md": skill.format(comment="# cachelint: ignore[generic-skill-description]\n")})
+    assert check_tree(tmp_path).diagnostics == []
+    write_tree(tmp_path, {"skills/helper/SKILL.md": skill.format(comment="# cachelint: ignore[CL299]\n")})
+    assert [(d.code, d.line) for d in check_tree(tmp_path).diagnostics] == [("CL002", 3), ("CL202", 4)]
