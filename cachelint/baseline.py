@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from cachelint.diagnostics import Diagnostic
+from cachelint.diagnostics import INTERNAL_ERROR, Diagnostic
 
 
 class BaselineError(ValueError):
@@ -37,7 +37,7 @@ class Baseline:
         prints = fingerprints(diagnostics) if self.fingerprints else [""] * len(diagnostics)
         kept, hidden = [], []
         for d, fp in zip(diagnostics, prints):
-            accepted = (
+            accepted = d.code != INTERNAL_ERROR and (  # cachelint's own failure is never accepted
                 fp in self.fingerprints
                 or (d.code, d.path, d.record, d.session, d.kind) in self.keys
                 or (d.code, d.path, None, None, None) in self.keys
