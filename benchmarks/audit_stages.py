@@ -70,7 +70,7 @@ def main() -> None:
         total = time.perf_counter() - start
         if run == 0:
             continue  # warm-up: first-time imports and caches
-        requests = result.summary["requests"] or 1
+        requests = result.summary.requests or 1
         rows.setdefault("total", []).append(total / requests * 1e6)
         rows.setdefault("read and decode (the rest)", []).append((total - sum(counter.values())) / requests * 1e6)
         for label in stages:

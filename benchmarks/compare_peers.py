@@ -16,7 +16,6 @@ import argparse
 import copy
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -104,7 +103,7 @@ def main() -> None:
     spec = Path(tempfile.mkdtemp()) / "scenarios.json"
     spec.write_text(json.dumps(SCENARIOS))
     peers = json.loads(subprocess.run([args.peers_python, "-c", PEERS, str(spec)], capture_output=True, text=True, check=True).stdout)
-    print(f"| scenario | cachelint | promptcachelint 0.1.0 | prefixguard 0.2.1 |\n|---|---|---|---|")
+    print("| scenario | cachelint | promptcachelint 0.1.0 | prefixguard 0.2.1 |\n|---|---|---|---|")
     for name, bodies in SCENARIOS.items():
         mine = run_cachelint(bodies)
         p = peers[name]

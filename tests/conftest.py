@@ -4,7 +4,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import sys
 import sysconfig
 from pathlib import Path
 from typing import Any, Iterable, Mapping

@@ -3,7 +3,6 @@ a damaged cache is discarded with a warning, --no-cache leaves no trace, and the
 light (no parser, schema validator or check modules imported)."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

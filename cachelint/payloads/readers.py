@@ -142,7 +142,7 @@ def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str] | Diagnost
         shown = display_root if rel == "." else f"{display_root.rstrip('/')}/{rel}"
         unlistable.append(unreadable(printable(shown), f"cannot list directory: {exc.strerror or exc}"))
 
-    for directory, dirnames, filenames in os.walk(root, followlinks=False, onerror=cannot_list):
+    for directory, _dirnames, filenames in os.walk(root, followlinks=False, onerror=cannot_list):
         for name in filenames:
             if not is_log_name(name):
                 continue

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
-from helpers import TOOLS, anthropic, turns  # noqa: E402
+from helpers import anthropic, turns  # noqa: E402
 
 from cachelint.catalog import load_packs
 from cachelint.diagnostics import Diagnostic

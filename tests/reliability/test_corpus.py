@@ -14,7 +14,6 @@ import io
 import json
 import os
 import shutil
-import stat
 from pathlib import Path
 
 import pytest

@@ -8,7 +8,6 @@ import collections
 import os
 import random
 import re
-import shutil
 import signal
 import stat
 import subprocess

@@ -207,9 +207,6 @@ def body_paths() -> tuple[tuple[str, ...], ...]:
 
 def read_records(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, reuse: Any = None) -> Iterator[Item]:
     """Every item of one file of format ``fmt`` held in ``container`` (``jsonl`` or ``json``)."""
-    from cachelint.payloads.formats._stream import JsonStream, StreamError, first_key
-    from cachelint.payloads.readers import _peek, _read_jsonl, _records_from_value
-
     if ctx.state.get("replay"):
         yield from _replayed(_items(fmt, handle, container, ctx, reuse), ctx)
     else:

@@ -157,7 +157,7 @@ def find_clusters(
     for i in range(len(skills)):
         components[uf.find(i)].append(i)
     clusters = []
-    for root, members in components.items():
+    for _root, members in components.items():
         if len(members) < 2:
             continue
         why = next((reason[m] for m in sorted(members) if m in reason), "similar descriptions")
