@@ -579,8 +579,16 @@ def fuzz_fix_concurrent(data: bytes) -> list[Diagnostic]:
 
 
 _PAYLOAD_CODES = frozenset({"CL001"})
-_AUDIT_CODES = frozenset({"CL001", *(f"CL3{n:02d}" for n in range(1, 13))})
-_CODE_CODES = frozenset({"CL001", "CL101", "CL102", "CL103", "CL104", "CL105", "CL106"})
+def _scope_codes(scope: str) -> frozenset[str]:
+    """CL001 and the codes of one catalog scope: what a target of that part may report (a CL003,
+    cachelint's own failure, is always a violation)."""
+    from cachelint.catalog import load_catalog
+
+    return frozenset({"CL001", *(code for code, doc in load_catalog().items() if doc.scope == scope)})
+
+
+_AUDIT_CODES = _scope_codes("payloads")
+_CODE_CODES = _scope_codes("code")
 
 TARGETS: dict[str, Target] = {
     t.name: t
@@ -593,7 +601,7 @@ TARGETS: dict[str, Target] = {
         *(Target(name, display, _fuzz_format(name), _PAYLOAD_CODES, f"log format reader ({fmt}) + provider adapters")
           for name, (display, fmt) in FORMAT_TARGETS.items()),
         Target("front-matter", "skills/fuzz/SKILL.md", fuzz_front_matter, frozenset({"CL001", "CL201"}), "SKILL.md front matter parser"),
-        Target("skills", "skills/fuzz/SKILL.md", fuzz_skills, frozenset({"CL001", *(f"CL2{n:02d}" for n in range(1, 7))}), "every skill check on a tree holding the input, then every reporter"),
+        Target("skills", "skills/fuzz/SKILL.md", fuzz_skills, _scope_codes("skills"), "every skill check on a tree holding the input, then every reporter"),
         Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
         Target("code", "fuzz.py", fuzz_code, _CODE_CODES, "Python order-flow analysis (CL1xx)"),
         Target("gzip", "fuzz.jsonl.gz", fuzz_gzip, _PAYLOAD_CODES, "gzip JSONL logs of many records, bombs, cut streams (bounded reader)"),

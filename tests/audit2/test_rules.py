@@ -1,7 +1,7 @@
 """Each rule of audit II, positive and negative, on requests normalised by the real adapters."""
 from __future__ import annotations
 
-from cachelint.payloads.checks import (
+from cachelint.rules.payloads import (
     cl305_breakpoint_misuse as cl305,
     cl306_cache_expired as cl306,
     cl307_reinjected_content as cl307,

@@ -36,8 +36,6 @@ Code transcripts keep it). A request read from a log of lower fidelity is not gi
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping
@@ -113,9 +111,10 @@ def at_request(
 
 @functools.lru_cache(maxsize=1)
 def check_modules() -> tuple[ModuleType, ...]:
-    """Every check module of this package, sorted by module name (cl301_… before cl302_…)."""
-    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("cl"))
-    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
+    """Every payload rule module (``cachelint/rules/payloads/cl3NN_*.py``), in code order."""
+    from cachelint.rules import modules
+
+    return modules("payloads")
 
 
 @functools.lru_cache(maxsize=1)

@@ -9,8 +9,10 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext
-from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, tier_details
+from cachelint.payloads.breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
+
+CODE = "CL301"
 
 FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
 
@@ -35,4 +37,4 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         f"tools changed ({KIND_TEXT.get(td.kind, td.kind)}) at byte {td.offset}: {first}; "
         f"everything after position 0 is rewritten (invalidates {lost_text(diff.invalidated)})"
     )
-    return (break_finding("CL301", message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)
+    return (break_finding(CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)

@@ -9,8 +9,10 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext
-from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, tier_details
+from cachelint.payloads.breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
+
+CODE = "CL309"
 
 FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
 
@@ -34,5 +36,5 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         )
         details = tier_details(diff, td)
         details["volatile"] = [dict(v) for v in td.volatile]
-        out.append(break_finding("CL309", message, prev, cur, ctx, first_lost_byte(prev, diff), kind=span["pattern"], details=details))
+        out.append(break_finding(CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=span["pattern"], details=details))
     return out

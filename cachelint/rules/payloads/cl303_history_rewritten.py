@@ -6,7 +6,7 @@ from the first rewritten message on is written again.
 
 The API rewrites it too: with thinking on, the older Opus and Sonnet models and every Haiku strip
 the earlier turns' thinking blocks when a user turn other than tool results arrives (docs/background/prefix-and-invalidation.md#anthropic). The
-bytes sent only grow, so that is read from the pair's shape (``checks/_thinking.py``) and
+bytes sent only grow, so that is read from the pair's shape (``cachelint/payloads/thinking.py``) and
 reported once per session, kind ``thinking-stripped``."""
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext
-from cachelint.payloads.checks._breaks import break_finding, cached_end_before, first_lost_byte, tier_details
-from cachelint.payloads.checks._thinking import stripped_from, thinking_on
+from cachelint.payloads.breaks import break_finding, cached_end_before, first_lost_byte, tier_details
+from cachelint.payloads.thinking import stripped_from, thinking_on
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
+
+CODE = "CL303"
 
 FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
 
@@ -36,7 +38,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         f"history rewritten at message {td.first_block} (byte {td.offset}): {first}; "
         f"the messages from there on are written again instead of read"
     )
-    return (break_finding("CL303", message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)
+    return (break_finding(CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
@@ -74,4 +76,4 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         "source": verdict[1] if verdict else "",
         "invalidated": ["messages"],
     }
-    return (break_finding("CL303", message, prev, cur, ctx, prev.messages[first].offset, kind="thinking-stripped", details=details),)
+    return (break_finding(CODE, message, prev, cur, ctx, prev.messages[first].offset, kind="thinking-stripped", details=details),)

@@ -18,9 +18,8 @@ from typing import Any, Iterable, Mapping
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.checks._thinking import stripped_from, thinking_on
-from cachelint.payloads.checks.cl306_cache_expired import ttl_in_force
-from cachelint.payloads.checks.cl311_write_never_read import never_read
+from cachelint.payloads.thinking import stripped_from, thinking_on
+from cachelint.payloads.cache_state import never_read, ttl_in_force
 from cachelint.payloads.limits import Limits, limits_for
 from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end

@@ -8,8 +8,10 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext
-from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, tier_details
+from cachelint.payloads.breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
+
+CODE = "CL302"
 
 FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
 
@@ -24,4 +26,4 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     first = td.explanation[0] if td.explanation else "system differs"
     label = "key order only" if td.kind == "key-order" else td.kind
     message = f"system prompt changed ({label}) at byte {td.offset}: {first}; invalidates {lost_text(diff.invalidated)}"
-    return (break_finding("CL302", message, prev, cur, ctx, first_lost_byte(prev, diff), details=tier_details(diff, td)),)
+    return (break_finding(CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), details=tier_details(diff, td)),)

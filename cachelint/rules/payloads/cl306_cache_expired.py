@@ -15,6 +15,7 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.cache_state import ttl_in_force
 from cachelint.payloads.limits import Limits, ProviderLimits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request, duration_text, seconds_between
 from cachelint.payloads.spend import marked_end
@@ -25,21 +26,6 @@ FIDELITY = "usage"  # judges the usage of each call: runs on every log that keep
 CODE = "CL306"
 
 
-def ttl_in_force(prev: Request, provider: ProviderLimits) -> tuple[str, int] | None:
-    """(TTL name, seconds) of the deepest entry the previous request left: the TTL of its last
-    breakpoint (explicit caching), or of its retention setting (automatic caching)."""
-    if provider.caching == "explicit":
-        if not prev.breakpoints:
-            return None  # nothing was cached
-        name = prev.breakpoints[-1].ttl
-    else:
-        retention = prev.settings.get("prompt_cache_retention")
-        auto = [bp.ttl for bp in prev.breakpoints if bp.automatic]
-        name = retention if isinstance(retention, str) else (auto[-1] if auto else provider.default_ttl)
-        if name == "in-memory":
-            name = "in_memory"
-    seconds = provider.ttl_seconds(name)
-    return (name, seconds) if seconds is not None else None
 
 
 def _was_cacheable(prev: Request, provider: ProviderLimits, limits: Limits) -> bool:

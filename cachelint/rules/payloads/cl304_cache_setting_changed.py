@@ -17,8 +17,10 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.payloads.checks import CheckContext, at_request
-from cachelint.payloads.checks._breaks import break_finding, first_lost_byte, lost_text, show
+from cachelint.payloads.breaks import break_finding, first_lost_byte, lost_text, show
 from cachelint.payloads.model import Request
+
+CODE = "CL304"
 
 FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
 
@@ -33,7 +35,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     out = []
     for change in diff.settings:
         row = rows.get(change.name, {})
-        if row.get("reported-by", "CL304") != "CL304":
+        if row.get("reported-by", CODE) != CODE:
             continue
         source = row.get("source", "")
         message = (
@@ -55,8 +57,8 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
                 f" invalidate {lost_text(change.invalidates)} (not counted as a break: this response's cache"
                 " reads tell, and CL308 names this change when they fall short)"
             )
-            out.append(at_request("CL304", message, cur, kind=change.name, details=details, severity=Severity.INFO))
+            out.append(at_request(CODE, message, cur, kind=change.name, details=details, severity=Severity.INFO))
             continue
         first = first_lost_byte(prev, diff, change.invalidates)  # or earlier, where bytes changed too
-        out.append(break_finding("CL304", message, prev, cur, ctx, first, kind=change.name, details=details))
+        out.append(break_finding(CODE, message, prev, cur, ctx, first, kind=change.name, details=details))
     return out
