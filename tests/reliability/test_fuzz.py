@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from cachelint.fuzz import FORMAT_TARGETS, SEEDS, TARGETS, ContractViolation, check_contract, run_target, variants
+from cachelint_fuzz import FORMAT_TARGETS, SEEDS, TARGETS, ContractViolation, check_contract, run_target, variants
 from cachelint.diagnostics import Diagnostic, unreadable
 
 # Hypothesis examples per target; each example is a batch of BATCH inputs (a drawn document and
@@ -107,7 +107,7 @@ def test_the_contract_catches_a_diagnostic_without_a_location():
 
 
 def test_an_escaping_exception_is_a_violation(monkeypatch):
-    import cachelint.fuzz as fuzz
+    import cachelint_fuzz as fuzz
 
     def boom(data: bytes):
         raise KeyError("bug")
@@ -118,7 +118,7 @@ def test_an_escaping_exception_is_a_violation(monkeypatch):
 
 
 def test_longer_run_entry_point(capsys):
-    from cachelint.fuzz import main
+    from cachelint_fuzz import main
 
     assert main(["front-matter", "--iterations", "20", "--seed", "7"]) == 0
     out = capsys.readouterr().out

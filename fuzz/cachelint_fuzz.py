@@ -12,8 +12,8 @@ and checks the contract every part promises (docs/reliability.md):
 
 A broken contract raises ``ContractViolation`` (an AssertionError), so the same targets serve
 the hypothesis property tests (tests/reliability/test_fuzz.py), the longer run
-(``python -m cachelint.fuzz TARGET --iterations N``) and atheris when it is installed
-(``python -m cachelint.fuzz TARGET --atheris``).
+(``python fuzz/cachelint_fuzz.py TARGET --iterations N``) and atheris when it is installed
+(``python fuzz/cachelint_fuzz.py TARGET --atheris``).
 """
 from __future__ import annotations
 
@@ -1319,7 +1319,7 @@ def run_with_atheris(name: str, argv: list[str]) -> None:  # pragma: no cover - 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cachelint.fuzz", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python fuzz/cachelint_fuzz.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("target", choices=[*TARGETS, "all"])
     parser.add_argument("--iterations", type=int, default=10_000, help="generated inputs per target (default 10000)")
     parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (default: random)")
