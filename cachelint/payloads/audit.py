@@ -277,12 +277,17 @@ def _audit_records(run: _Run, items: Iterable[Any], position: list[Any] | None, 
             run.diagnostics.append(_record_problem(item, f"cannot interpret request: {type(exc).__name__}: {exc}"))
             continue
         if req is None:
-            shape = unread_shape(item.request, item.response)
+            # A record whose URL names an endpoint that is no LLM generation call (token
+            # counts, images, a tracing upload, a legacy completion API) is skipped for that
+            # reason: whatever its body carries, it is no unread log shape.
+            not_llm = run.rules.classify(item.url).known_not_llm
+            shape = None if not_llm else unread_shape(item.request, item.response)
             if shape is None:
                 run.skipped += 1
             else:
                 run.unread[shape] = run.unread.get(shape, 0) + 1
-            run.formats.skipped(item)
+            if not not_llm:
+                run.formats.skipped(item)
             continue
         run.formats.complete(req, item)
         if item.status is not None and item.status >= 400:

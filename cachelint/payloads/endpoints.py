@@ -63,6 +63,11 @@ class Endpoint:
     side_call: str | None = None
     host: str | None = None
 
+    @property
+    def known_not_llm(self) -> bool:
+        """The URL names an endpoint that is no LLM generation call."""
+        return self.known and not self.llm
+
 
 UNKNOWN = Endpoint()
 

@@ -316,3 +316,26 @@ def test_a_baseline_that_cannot_be_read_is_exit_2(tmp_path, monkeypatch):
     result = plain(tmp_path, monkeypatch, "--baseline", "b.json", "log.jsonl")
     assert result.exit_code == 2 and result.stderr.startswith("cachelint: error: baseline b.json:")
     assert plain(tmp_path, monkeypatch, "--baseline", "missing.json", "log.jsonl").exit_code == 2
+
+
+def test_look_alikes_of_llm_logs_are_skipped_without_a_cl001(tmp_path, monkeypatch):
+    """Records that carry ``prompt``, ``params`` or ``inputs`` but are no log of a cacheable LLM
+    call: legacy completion APIs and token counts (named by their URL), a tracing upload, a
+    JSON-RPC call (MCP, agent-to-agent), a Hugging Face Inference body. Counted as not LLM calls,
+    never reported as a log shape cachelint does not read."""
+    entries = [
+        har_entry({"model": "gpt-3.5-turbo-instruct", "prompt": "Say hi"}, "2026-11-29T10:00:00Z", url="https://api.openai.com/v1/completions"),
+        har_entry({"model": "claude-2.1", "prompt": "\n\nHuman: hi\n\nAssistant:", "max_tokens_to_sample": 5}, "2026-11-29T10:00:01Z", url="https://api.anthropic.com/v1/complete"),
+        har_entry({"model": "llama3.1", "prompt": "hi"}, "2026-11-29T10:00:02Z", url="http://localhost:11434/api/generate"),
+        har_entry({"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "hi"}]}, "2026-11-29T10:00:03Z", url="https://api.anthropic.com/v1/messages/count_tokens"),
+        har_entry({"resourceSpans": []}, "2026-11-29T10:00:04Z", url="http://localhost:3000/traces"),
+        har_entry({"jsonrpc": "2.0", "id": 1, "method": "message/stream", "params": {"message": {"role": "user", "parts": []}}}, "2026-11-29T10:00:05Z", url="http://localhost:9999/"),
+        har_entry({"inputs": "Tell me a joke", "parameters": {"max_new_tokens": 20}}, "2026-11-29T10:00:06Z", url="https://x.endpoints.huggingface.cloud/"),
+        har_entry(anthropic(turns(1)), "2026-11-29T10:00:07Z"),
+    ]
+    (tmp_path / "mixed.har").write_text(har(entries))
+    result = plain(tmp_path, monkeypatch, "--output-format", "json", "mixed.har")
+    out = json.loads(result.stdout)
+    assert [d["code"] for d in out["findings"]] == [], out["findings"]
+    assert out["summary"]["requests"] == 1 and out["summary"]["skipped_non_llm"] == 7
+    assert out["summary"]["unread"] == {}

@@ -341,16 +341,19 @@ def detect(handle: IO[bytes], container: str, limits: Any) -> LogFormat | None:
 
 # --- records that look like LLM logs in a shape no reader takes ---------------------------------
 
-# Member names that say "this is a log of an LLM call", and the format that reads it.
-_TELLS = (
-    ("request_body", "a Helicone export record", "helicone"),
-    ("inputBodyJson", "a Bedrock model invocation log", "bedrock-invocation"),
-    ("params", "an Anthropic Message Batches request", "anthropic-batch"),
-    ("input.value", "an OpenInference span", "openinference"),
-    ("inputs", "a LangSmith run", "langsmith"),
-    ("resourceSpans", "an OTLP trace export", "otlp"),
-    ("messages", "a chat request", None),
-    ("prompt", "a completion request", None),
+# Member names that say "this is a log of an LLM call", and the format that reads it. A name is
+# not enough alone where other protocols use it too: ``params`` is JSON-RPC's (MCP, agent-to-agent
+# calls), so a batch request also has its ``custom_id``; ``inputs`` is a Hugging Face Inference
+# body's, so a LangSmith run also says its ``run_type`` (or its inputs hold the call's messages).
+_TELLS: tuple[tuple[str, str, str | None, Callable[[Mapping[str, Any]], bool] | None], ...] = (
+    ("request_body", "a Helicone export record", "helicone", None),
+    ("inputBodyJson", "a Bedrock model invocation log", "bedrock-invocation", None),
+    ("params", "an Anthropic Message Batches request", "anthropic-batch", lambda v: "custom_id" in v),
+    ("input.value", "an OpenInference span", "openinference", None),
+    ("inputs", "a LangSmith run", "langsmith", lambda v: "run_type" in v or (isinstance(v.get("inputs"), dict) and "messages" in v["inputs"])),
+    ("resourceSpans", "an OTLP trace export", "otlp", None),
+    ("messages", "a chat request", None, None),
+    ("prompt", "a completion request", None, None),
 )
 
 
@@ -358,8 +361,8 @@ def resemblance(record: Any) -> str | None:
     """Why a record the audit skipped looks like a log of an LLM call in a shape it did not read,
     and what reads it; None when it does not look like one."""
     value = record.request if isinstance(record, Record) else record
-    if not isinstance(value, dict):
-        return None
+    if not isinstance(value, dict) or "jsonrpc" in value:
+        return None  # a JSON-RPC call (MCP, agent-to-agent): no LLM log
     fmt = match(value)
     if fmt is not None:
         return f"are {fmt.title} records but were not read as such: audit them with --input-format {fmt.name} (or let the format be detected)"
@@ -372,8 +375,8 @@ def resemblance(record: Any) -> str | None:
         keys |= {f"input.{k}" if k == "value" else k for k in nested}
     if any(isinstance(k, str) and k.startswith("gen_ai.") for k in keys):
         return "carry gen_ai.* attributes (OpenTelemetry GenAI) outside a span cachelint reads: export them as OTLP JSON and audit with --input-format otlp"
-    for key, shape, name in _TELLS:
-        if key in keys:
+    for key, shape, name, also in _TELLS:
+        if key in keys and (also is None or also(value)):
             if name is None:
                 return (
                     f"look like {shape} (they carry {key!r}) in a shape no reader takes: no provider could be told"
