@@ -79,7 +79,7 @@ def test_notebook_suppressions_are_per_cell():
 
 # --- Markdown and YAML, end to end: the skill findings honour them --------------------------
 
-from conftest import check_tree, write_tree  # noqa: E402
+from conftest import check_tree, write_tree
 
 _INDEX_SKILLS = {
     "skills/conciliacao-cartao/SKILL.md": "---\nname: conciliacao-cartao\ndescription: use para bater recebimentos de cartão com o extrato e dar baixa no título\n---\n",

@@ -3,11 +3,8 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from helpers import LONG_SYSTEM, SYSTEM, TOOLS, anthropic, codes, tool, turns  # noqa: E402
+from helpers import LONG_SYSTEM, SYSTEM, TOOLS, anthropic, codes, tool, turns
 
 from conftest import audit_records
 
@@ -355,7 +352,7 @@ def test_status_in_every_format_is_read(tmp_path):
 
 # --- a change past the previous request's last breakpoint ---------------------------------------
 
-from cachelint.diagnostics import Severity  # noqa: E402
+from cachelint.diagnostics import Severity
 
 
 def _marked_system(body):

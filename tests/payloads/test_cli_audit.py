@@ -3,15 +3,13 @@ Gemini end to end."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parent))
-from helpers import TOOLS, anthropic, turns  # noqa: E402
-from test_readers import har, har_entry  # noqa: E402
+from helpers import TOOLS, anthropic, turns
+from test_readers import har, har_entry
 
 from cachelint.cli import main
 

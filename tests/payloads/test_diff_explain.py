@@ -68,7 +68,7 @@ def test_readable_paths():
 
 # --- whole list items added or removed --------------------------------------------------------
 
-from cachelint.payloads.diff import DROPPED_THINKING_HINT, list_item_changes  # noqa: E402
+from cachelint.payloads.diff import DROPPED_THINKING_HINT, list_item_changes
 
 
 def test_a_removed_content_block_is_named_not_every_later_position():

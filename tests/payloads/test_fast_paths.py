@@ -18,9 +18,8 @@ from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import _quiet
 from cachelint.payloads.checks import change_only_pair_checks, check_modules, first_only_request_checks
 
-sys.path.insert(0, str(Path(__file__).parent))
-from helpers import audit_outcome  # noqa: E402
-from test_reuse import generate_log  # noqa: E402
+from helpers import audit_outcome
+from test_reuse import generate_log
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -1,13 +1,10 @@
 """Provider adapters: detection from URL and body shape, tiers, settings, breakpoints, skipping."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from helpers import anthropic, turns  # noqa: E402
+from helpers import anthropic, turns
 
 from cachelint.catalog import load_packs
 from cachelint.payloads.model import Origin, Record

@@ -4,14 +4,12 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).parent))
-from helpers import anthropic, turns  # noqa: E402
+from helpers import anthropic, turns
 
 from cachelint.catalog import load_packs
 from cachelint.diagnostics import Diagnostic

@@ -66,9 +66,9 @@ def listdir(path="."):
 os.scandir = scandir  # type: ignore[assignment]
 os.listdir = listdir  # type: ignore[assignment]
 
-from click.testing import CliRunner  # noqa: E402
+from click.testing import CliRunner
 
-from cachelint.cli import main  # noqa: E402
+from cachelint.cli import main
 
 command, *args = sys.argv[2:]
 formats = ["concise", "full", "json", "sarif", "github"] + (["html"] if command == "audit" else [])

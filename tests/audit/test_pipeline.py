@@ -3,13 +3,10 @@ hand-computed figures, and the new rules firing from a log on disk."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from conftest import audit_records  # noqa: E402
+from conftest import audit_records
 
 SYSTEM = "You are a careful assistant. " * 200
 

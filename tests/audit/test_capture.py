@@ -10,7 +10,7 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from cachelint.capture import async_capture_transport, capture_client, capture_transport  # noqa: E402
+from cachelint.capture import async_capture_transport, capture_client, capture_transport
 
 URL = "https://api.anthropic.com/v1/messages?key=SECRET-QUERY&beta=true"
 BODY = {
