@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from cachelint.discovery import is_relative_to
-from cachelint.skills.mdlines import is_table_separator, lead_name, link_at_start, links, list_item, path_tokens, table_row
+from cachelint.skills.mdlines import TableRow, is_table_separator, lead_name, link_at_start, links, list_item, path_tokens, table_row
 from cachelint.skills.tree import Skill, SkillTree
 
 if TYPE_CHECKING:
@@ -46,6 +46,8 @@ class Resolution:
     outside: bool = False
     resolved: str | None = None  # "the marketplace's folder", "the repository root", ...
     tried: list[str] = field(default_factory=list)
+    # the path exists and is a valid entry although it leads to no skill (a plugin of commands)
+    present: bool = False
 
 
 @dataclass
@@ -60,6 +62,8 @@ class IndexEntry:
     strict: bool = False  # an entry that must name a skill (link, marketplace path)
     external: bool = False  # named by the text of a link to another site: never a CL204
     block: int = 0  # Markdown: entries of one list or table share a block
+    slash: bool = False  # written as a slash command (``/standup``)
+    source: bool = False  # a marketplace plugin's source folder
 
     @property
     def skills(self) -> list[Skill]:
@@ -96,6 +100,28 @@ class IndexFile:
 
     def has_ambiguous_names(self) -> bool:
         return any(entry.resolution is not None and entry.resolution.ambiguous for entry in self.entries)
+
+    @property
+    def role(self) -> str:
+        """``manifest`` (a plugin marketplace or manifest: what a loader installs), ``prompt``
+        (a file the agent reads: AGENTS.md, CLAUDE.md, a system-prompt file, a configured index,
+        a data file listing skills) or ``catalog`` (a README or docs page: documentation for
+        people, which the model does not read)."""
+        if self.kind in ("marketplace", "plugin"):
+            return "manifest"
+        if self.configured or self.kind == "data" or has_prompt_name(self.path):
+            return "prompt"
+        return "catalog"
+
+
+# Files an agent reads into its prompt by convention (Claude Code reads CLAUDE.md, Codex and
+# others AGENTS.md, Gemini CLI GEMINI.md, GitHub Copilot .github/copilot-instructions.md).
+PROMPT_FILE_NAMES = frozenset({"agents.md", "claude.md", "gemini.md", "copilot-instructions.md"})
+_SYSTEM_PROMPT = re.compile(r"system[-_ .]?prompt", re.IGNORECASE)
+
+
+def has_prompt_name(path: Path) -> bool:
+    return path.name.lower() in PROMPT_FILE_NAMES or bool(_SYSTEM_PROMPT.search(path.name))
 
 
 @dataclass(frozen=True)
@@ -259,6 +285,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     # ("  -> Read `<built_in_skills_dir>/gamma/SKILL.md`"), which tells apart skills of one name
     continuation: dict[int, list[str]] = {}
     item: int | None = None  # the row of the list item whose continuation lines follow
+    last_table = -1  # the number of the last table line (row, header or separator)
     for number, line in enumerate(lines, start=1):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -272,6 +299,12 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             kind, body, offset = "list", m.body, m.offset
         else:
             t = table_row(line)
+            if t is None and line.lstrip().startswith("|") and (last_table == number - 1 or is_table_separator(lines[number] if number < len(lines) else "")):
+                # a row without its closing pipe is still a row (GitHub renders it)
+                start = len(line) - len(line.lstrip())
+                t = TableRow(line[start + 1 :].rstrip(), start + 1)
+            if t:
+                last_table = number
             if t and not is_table_separator(line):
                 nxt = lines[number] if number < len(lines) else ""
                 if is_table_separator(nxt):
@@ -344,21 +377,46 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         target = link.target
         col = offset + link.start + 1
         res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
-        if not res.skills and not _looks_like_skill_path(target, skill_folders):
+        if not res.skills and not _looks_like_skill_path(target, skill_folders) and not _missing_folder(res, target, base):
             continue  # a link to some other document, in the repository or not: not an entry
         yield IndexEntry(number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=True, block=block)
     if local:
         return
     external = bool(found) and lead.lstrip().startswith("[")
-    name = lead_name(_clean_lead(lead))
+    cleaned = _clean_lead(lead)
+    name = lead_name(cleaned)
+    slash = False
+    if name is None:
+        # ``/standup`` in a Commands table: a slash command names the skill it runs
+        unslashed = _SLASH.sub(r"\1", cleaned, count=1)
+        if unslashed != cleaned:
+            name, slash = lead_name(unslashed), True
     if name is None:
         return
     if external and name not in tree.by_name:
         return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
     col = offset + body.find(name) + 1 if name in body else offset + 1
     yield IndexEntry(
-        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, external=external
+        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, external=external,
+        slash=slash,
     )
+
+
+_SLASH = re.compile(r"^([*_`]*)/(?=[A-Za-z0-9])")
+
+
+def _missing_folder(res: Resolution, target: str, base: list[tuple[str, Path]]) -> bool:
+    """A link to a folder with a skill-like name that exists neither from the file's folder nor
+    from the root (``[Close Automation](./close-automation/)`` after the skill was removed):
+    a stale entry when the file is an index. One stat per base, only for links that found no
+    skill; never outside the repository."""
+    if res.outside:
+        return False
+    clean = target.split("#", 1)[0].split("?", 1)[0].rstrip("/")
+    name = PurePosixPath(clean).name
+    if not name or not _SLUG.match(name) or "." in name:
+        return False
+    return not any(os.path.lexists(os.path.normpath(folder / PurePosixPath(clean))) for _, folder in base)
 
 
 def _clean_lead(lead: str) -> str:
@@ -410,34 +468,81 @@ def _as_list(value: Any) -> list[str]:
     return []
 
 
+MARKETPLACE_FOLDERS = (".claude-plugin", ".cursor-plugin")
+
+
+def marketplace_root(path: Path) -> Path:
+    """The folder relative plugin sources resolve from: the one holding ``.claude-plugin/``
+    (``.cursor-plugin/``; ``.agents/plugins/`` for that layout), else the file's own folder."""
+    parent = path.parent
+    if parent.name in MARKETPLACE_FOLDERS:
+        return parent.parent
+    if parent.name == "plugins" and parent.parent.name == ".agents":
+        return parent.parent.parent
+    return parent
+
+
+def _plugin_source(tree: SkillTree, source: str, root: Path, plugin_root: str | None) -> tuple[Path | None, bool]:
+    """(the folder a relative plugin source names, whether it leaves the repository). A source
+    without ``./`` is read under ``metadata.pluginRoot`` when the marketplace sets one."""
+    if _outside(source):
+        return None, True
+    base = root
+    if plugin_root and not source.startswith(("./", "../")) and source not in (".", ".."):
+        base = Path(os.path.normpath(root / PurePosixPath(plugin_root)))
+    candidate = Path(os.path.normpath(base / PurePosixPath(source)))
+    if not (candidate == tree.root or is_relative_to(candidate, tree.root)):
+        return None, True
+    return candidate, False
+
+
 def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
+    """Plugin entries: a relative ``source`` resolves from the marketplace root; a source-only
+    plugin loads every skill below its folder, so the entry lists them all (a folder of commands
+    or agents only is a plugin too, and lists none); a source that names no folder is an entry
+    without a skill. ``skills`` paths resolve from the plugin's folder (then the marketplace's
+    folder and the repository root, conventions seen in the wild)."""
     locate = _Locator(text)
     folder = path.parent
+    root = marketplace_root(path)
+    root_label = "the marketplace root" if root == tree.root else f"the marketplace root {_rel(tree, root)}/"
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) and isinstance(metadata.get("pluginRoot"), str) else None
     entries: list[IndexEntry] = []
     for plugin in data.get("plugins", []) if isinstance(data, dict) else []:
         if not isinstance(plugin, dict):
             continue
         source = plugin.get("source")
+        skills = _as_list(plugin.get("skills"))
         plugin_bases: list[tuple[str, Path]] = []
         if isinstance(source, str) and _is_local_link(source):
-            src = resolve_path(tree, source, [("the marketplace's folder", folder), ("the repository root", tree.root)])
-            for label, base in (("the marketplace's folder", folder), ("the repository root", tree.root)):
-                candidate = Path(os.path.normpath(base / PurePosixPath(source)))
-                if not _outside(source) and (candidate == tree.root or is_relative_to(candidate, tree.root)) and candidate.is_dir():
-                    plugin_bases.append((f"the plugin source {source} from {label}", candidate))
-            if src.outside and not plugin_bases:
-                line, col, end = locate.find(source)
-                entries.append(IndexEntry(line, col, end, source, path=source, resolution=src, strict=True))
-        skills = _as_list(plugin.get("skills"))
+            candidate, outside = _plugin_source(tree, source, root, plugin_root)
+            line, col, end = locate.find(source)
+            if outside:
+                entries.append(IndexEntry(line, col, end, source, path=source, resolution=Resolution(outside=True), strict=True))
+            elif candidate is not None and candidate.is_dir():
+                plugin_bases.append((f"the plugin source {source} from {root_label}", candidate))
+                if not skills:
+                    res = Resolution(skills=tree.skills_under(candidate), collection=True, resolved=root_label, present=True)
+                    entries.append(IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True))
+            else:
+                res = Resolution(tried=[root_label])
+                entries.append(IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True))
         bases: list[tuple[str, Path]] = []
         for label, base in plugin_bases + [("the marketplace's folder", folder), ("the repository root", tree.root)]:
             if all(base != b for _, b in bases):
                 bases.append((label, base))
+        if isinstance(source, dict) or (isinstance(source, str) and not _is_local_link(source)):
+            continue  # a plugin fetched from elsewhere: its skills paths are inside that copy
         for raw in skills:
             line, col, end = locate.find(raw)
             res = resolve_path(tree, raw, bases)
             entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
     return IndexFile(path, display, "marketplace", entries)
+
+
+def _rel(tree: SkillTree, path: Path) -> str:
+    return path.relative_to(tree.root).as_posix() if is_relative_to(path, tree.root) else path.as_posix()
 
 
 def parse_plugin_manifest(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
@@ -593,19 +698,51 @@ REPEAT_LIMIT = 1.5
 
 
 def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -> bool:
-    named = index.named_directly()
-    if len(named) < 2:
-        return False
+    """A marketplace or plugin manifest with an entry is what a loader reads. A Markdown or data
+    file names two skills one by one, or one when it has a conventional index name (AGENTS.md,
+    CLAUDE.md) or links into a skill folder, and names each about once; it must also cover
+    ``min_coverage`` of the folders it draws from (a CLAUDE.md whose status notes name 4 of 47
+    skills is no index of them), counting its stale entries too (a table whose skills were deleted stays an index: the staler it gets, the more
+    it needs checking)."""
     if index.kind in ("marketplace", "plugin"):
-        return True
+        return bool(index.entries)
+    named = index.named_directly()
+    conventional = has_prompt_name(index.path)
+    linked = any(e.strict and e.skills and e.resolution is not None and not e.resolution.collection for e in index.entries)
+    if len(named) < (1 if conventional or linked else 2):
+        return False
     # An index lists each skill once; a page of worked examples or a change log names the same
     # skills again and again ("Skills used: …" under every example).
     mentions = sum(1 for e in index.entries if e.skills and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous)))
     if mentions > REPEAT_LIMIT * len(named):
         return False
     parents = {s.folder.parent for s in named}
-    pool = [s for s in tree.skills if s.folder.parent in parents]
-    return len(named) >= min_coverage * len(pool)
+    pool = [s for s in tree.skills if s.folder.parent in parents and not s.nested]
+    return len(named) + len(stale_entries(index)) >= min_coverage * len(pool)
+
+
+def block_hits(index: IndexFile) -> dict[int, int]:
+    """Entries that lead to a skill, per Markdown block (list or table)."""
+    hits: dict[int, int] = {}
+    for entry in index.entries:
+        if entry.skills:
+            hits[entry.block] = hits.get(entry.block, 0) + 1
+    return hits
+
+
+def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
+    """Entries that lead to nothing: a path (link, marketplace path or source) to no skill
+    and no plugin, or a skill-like name in a list or table whose other entries (``needed`` of
+    them) name skills. Paths that leave the repository are not counted (nor read)."""
+    hits = block_hits(index)
+    out = []
+    for entry in index.entries:
+        res = entry.resolution
+        if entry.skills or entry.external or (res is not None and (res.present or res.outside)):
+            continue
+        if entry.strict or (entry.name is not None and _SLUG.match(entry.name) and hits.get(entry.block, 0) >= needed):
+            out.append(entry)
+    return out
 
 
 _WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")

@@ -33,6 +33,9 @@ class Skill:
     def __post_init__(self) -> None:
         self.folder: Path = self.path.parent
         self.folder_name: str = self.folder.name
+        # inside another skill's folder: a sub-document that skill's body links to, not a skill
+        # the loader lists (loaders list the top-level SKILL.md of each skill folder)
+        self.nested: bool = False
 
     @property
     def name(self) -> str | None:
@@ -80,6 +83,7 @@ class SkillTree:
                 if folder == self.root:
                     break
         for skill in self.skills:
+            skill.nested = any(folder in self.by_folder for folder in skill.folder.parents if is_relative_to(folder, self.root))
             for key in {skill.name, skill.folder_name} - {None}:
                 self.by_name.setdefault(key, []).append(skill)
 
