@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 _SLUG = re.compile(r"^(?=[a-z0-9-]*[a-z])[a-z0-9][a-z0-9-]*$")  # a skill-like name, not a number
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+")  # the marker; the title is the rest, trimmed
+_EMPHASIZED = re.compile(r"^(\*\*|__|`)([A-Za-z0-9][A-Za-z0-9_.-]*)\1")
+HEADING_BLOCK = -1  # the block of every heading entry
 
 
 @dataclass
@@ -63,6 +66,12 @@ class IndexEntry:
     external: bool = False  # named by the text of a link to another site: never a CL204
     block: int = 0  # Markdown: entries of one list or table share a block
     slash: bool = False  # written as a slash command (``/standup``)
+    # a Markdown heading: it lists the skill it names, but a heading that names no skill is a
+    # section title, never a stale entry, and headings alone never make a file an index
+    heading: bool = False
+    # a name in a mapping table's key column or in a command's section: it lists the skill it
+    # names, but is never a stale entry and never makes its file an index
+    mention: bool = False
     source: bool = False  # a marketplace plugin's source folder
 
     @property
@@ -89,10 +98,13 @@ class IndexFile:
                 seen.setdefault(skill.path, skill)
         return sorted(seen.values(), key=lambda s: s.display)
 
-    def named_directly(self) -> list[Skill]:
-        """Skills named one by one (not through a folder of skills, nor by an ambiguous name)."""
+    def named_directly(self, headings: bool = True) -> list[Skill]:
+        """Skills named one by one (not through a folder of skills, nor by an ambiguous name);
+        ``headings=False`` leaves out those named by headings only."""
         seen: dict[Path, Skill] = {}
         for entry in self.entries:
+            if not headings and (entry.heading or entry.mention):
+                continue
             if entry.resolution and not entry.resolution.collection and not entry.resolution.ambiguous:
                 for skill in entry.skills:
                     seen.setdefault(skill.path, skill)
@@ -194,7 +206,24 @@ def resolve_path(
         if under:
             res.skills, res.collection, res.resolved, res.outside = under, True, label, False
             return res
+        linked = _symlinked_skill(tree, folder)
+        if linked is not None:
+            res.skills, res.resolved, res.outside = [linked], label, False
+            return res
     return res
+
+
+def _symlinked_skill(tree: SkillTree, folder: Path) -> Skill | None:
+    """The skill a symlinked folder points to, when it lies in the tree (a plugin's
+    ``skills/aesthetic -> ../../../.claude/skills/aesthetic``): the walker does not follow
+    symlinks, the loader does. Only a readlink, and only for paths that found nothing."""
+    try:
+        if not os.path.islink(folder):
+            return None
+        real = Path(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return None
+    return tree.by_folder.get(real) if is_relative_to(real, tree.root) else None
 
 
 def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Resolution:
@@ -209,6 +238,11 @@ def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Res
         found = _best(found, lambda skill: _hint_score(tree, skill, name, hint))
     if len(found) > 1:
         found = _best(found, lambda skill: len(os.path.commonpath([str(skill.folder), str(near)])))
+    if not found and name in tree.collections_by_name:
+        # the name of a folder of skills (a plugin): it lists them, and is no stale entry
+        folders = sorted(tree.collections_by_name[name])
+        under = {s.path: s for folder in folders for s in tree.skills_under(folder)}
+        return Resolution(skills=sorted(under.values(), key=lambda s: s.display), collection=True, resolved="name")
     return Resolution(skills=found, resolved="name" if found else None, ambiguous=len(found) > 1)
 
 
@@ -286,6 +320,8 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     continuation: dict[int, list[str]] = {}
     item: int | None = None  # the row of the list item whose continuation lines follow
     last_table = -1  # the number of the last table line (row, header or separator)
+    in_command = False  # under a heading that names a slash command (not a skill)
+    command_blocks: set[int] = set()
     for number, line in enumerate(lines, start=1):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -294,6 +330,21 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if in_fence:
             continue
         kind, body, offset = None, "", 0
+        heading = _HEADING.match(line)
+        if heading:
+            # ``### 3. **name** - what it does``: a catalog that lists skills as headings names
+            # them there (read for listing only, see IndexEntry.heading)
+            start = heading.end()
+            text = line[start:].rstrip().rstrip("#").rstrip()
+            numbered = list_item(text)
+            if numbered and text[:1].isdecimal():
+                text, start = numbered.body, start + numbered.offset
+            rows.append(("heading", text, start, number, HEADING_BLOCK))
+            previous_kind, item = None, None
+            # ``## /discover``: the section of a command, whose lists name what it uses
+            command = _SLASH.match(text.strip())
+            in_command = command is not None and lead_name(_SLASH.sub(r"\1", text.strip(), count=1)) not in tree.by_name
+            continue
         m = list_item(line)
         if m:
             kind, body, offset = "list", m.body, m.offset
@@ -326,16 +377,21 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if kind != previous_kind:
             block += 1
             previous_kind = kind
+        if in_command:
+            command_blocks.add(block)
         if kind == "header":
             item = None
             continue
         item = len(rows) if kind == "list" else None
         rows.append((kind, body, offset, number, block))
     name_column = _name_columns(tree, rows)
+    mapping = _mapping_tables(tree, rows, name_column)
     for row, (kind, body, offset, number, block) in enumerate(rows):
         column = name_column.get(block, 0)
         hint = " ".join([body, *continuation.get(row, ())])
-        entries.extend(_line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders, column, hint))
+        for entry in _line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders, column, hint):
+            entry.mention = entry.mention or block in mapping or block in command_blocks
+            entries.append(entry)
     _settle_shared_names(entries)
     return IndexFile(path, display, "markdown", entries)
 
@@ -365,32 +421,61 @@ def _name_columns(tree: SkillTree, rows) -> dict[int, int]:
     return out
 
 
+def _mapping_tables(tree: SkillTree, rows, name_column: dict[int, int]) -> set[int]:
+    """Tables whose key column names fewer skills than a later column (``| express | vercel-functions |``:
+    packages mapped to skills): their keys are no index entries, and never stale ones."""
+    counts: dict[int, dict[int, int]] = {}
+    for kind, body, _offset, _number, block in rows:
+        if kind != "table":
+            continue
+        per = counts.setdefault(block, {})
+        for column, cell in enumerate(_cells(body)):
+            name = lead_name(_clean_lead(_SLASH.sub(r"\1", cell.strip(), count=1)))
+            if name is not None and name in tree.by_name:
+                per[column] = per.get(column, 0) + 1
+    out = set()
+    for block, per in counts.items():
+        key = per.get(name_column.get(block, 0), 0)
+        if any(count > key for column, count in per.items() if column > name_column.get(block, 0)):
+            out.add(block)
+    return out
+
+
 def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0, hint="") -> Iterator[IndexEntry]:
     near = base[0][1]  # the index file's folder
     lead = body
     if kind == "table":
         cells = _cells(body)
         lead = cells[column] if column < len(cells) else ""
+    heading = kind == "heading"
     found = list(links(body))
     local = [link for link in found if _is_local_link(link.target)]
+    if heading:
+        local = [link for link in local if resolve_path(tree, link.target, base[:1], base[1:]).skills]
     for link in local:
         target = link.target
         col = offset + link.start + 1
         res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
         if not res.skills and not _looks_like_skill_path(target, skill_folders) and not _missing_folder(res, target, base):
             continue  # a link to some other document, in the repository or not: not an entry
-        yield IndexEntry(number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=True, block=block)
+        yield IndexEntry(
+            number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=not heading, block=block, heading=heading
+        )
     if local:
         return
     external = bool(found) and lead.lstrip().startswith("[")
     cleaned = _clean_lead(lead)
-    name = lead_name(cleaned)
-    slash = False
-    if name is None:
-        # ``/standup`` in a Commands table: a slash command names the skill it runs
-        unslashed = _SLASH.sub(r"\1", cleaned, count=1)
-        if unslashed != cleaned:
-            name, slash = lead_name(unslashed), True
+    # ``/standup`` in a Commands table: a slash command names the skill it runs
+    unslashed = _SLASH.sub(r"\1", cleaned, count=1)
+    slash = unslashed != cleaned
+    name = lead_name(unslashed)
+    if name is None and not external:
+        yield from _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading)
+        # ``**skill-creator** ⭐ - …``, ``### `/brief` -- Legal Team Briefing``: an emphasised
+        # name that is a skill's, whatever follows
+        emphasized = _EMPHASIZED.match(unslashed)
+        if emphasized and emphasized.group(2) in tree.by_name:
+            name = emphasized.group(2)
     if name is None:
         return
     if external and name not in tree.by_name:
@@ -398,8 +483,26 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     col = offset + body.find(name) + 1 if name in body else offset + 1
     yield IndexEntry(
         number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, external=external,
-        slash=slash,
+        slash=slash, heading=heading,
     )
+
+
+def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading) -> Iterator[IndexEntry]:
+    """``- senior-architect, senior-frontend, senior-backend``: a line of names, one entry each,
+    when at least one of them is a skill's name."""
+    if "," not in cleaned:
+        return
+    names = [part.strip().strip("*_`").strip() for part in cleaned.split(",")]
+    if len(names) < 2 or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
+        return
+    cursor = 0
+    for name in names:
+        at = body.find(name, cursor)
+        cursor = at + len(name) if at != -1 else cursor
+        col = offset + (at if at != -1 else 0) + 1
+        yield IndexEntry(
+            number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, heading=heading
+        )
 
 
 _SLASH = re.compile(r"^([*_`]*)/(?=[A-Za-z0-9])")
@@ -545,13 +648,18 @@ def _rel(tree: SkillTree, path: Path) -> str:
     return path.relative_to(tree.root).as_posix() if is_relative_to(path, tree.root) else path.as_posix()
 
 
+def plugin_root(path: Path) -> Path:
+    """The folder of the plugin whose ``.claude-plugin/plugin.json`` is ``path``."""
+    return path.parent.parent if path.parent.name.endswith("-plugin") else path.parent
+
+
 def parse_plugin_manifest(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
     locate = _Locator(text)
-    plugin_root = path.parent.parent if path.parent.name.endswith("-plugin") else path.parent
+    root = plugin_root(path)
     entries = []
     for raw in _as_list(data.get("skills")) if isinstance(data, dict) else []:
         line, col, end = locate.find(raw)
-        res = resolve_path(tree, raw, [("the plugin root", plugin_root), ("the repository root", tree.root)])
+        res = resolve_path(tree, raw, [("the plugin root", root), ("the repository root", tree.root)])
         entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
     return IndexFile(path, display, "plugin", entries)
 
@@ -706,14 +814,16 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -
     it needs checking)."""
     if index.kind in ("marketplace", "plugin"):
         return bool(index.entries)
-    named = index.named_directly()
+    named = index.named_directly(headings=False)
     conventional = has_prompt_name(index.path)
-    linked = any(e.strict and e.skills and e.resolution is not None and not e.resolution.collection for e in index.entries)
+    linked = any(e.strict and e.skills and not e.mention and e.resolution is not None and not e.resolution.collection for e in index.entries)
     if len(named) < (1 if conventional or linked else 2):
         return False
     # An index lists each skill once; a page of worked examples or a change log names the same
     # skills again and again ("Skills used: …" under every example).
-    mentions = sum(1 for e in index.entries if e.skills and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous)))
+    mentions = sum(
+        1 for e in index.entries if e.skills and not e.heading and not e.mention and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous))
+    )
     if mentions > REPEAT_LIMIT * len(named):
         return False
     parents = {s.folder.parent for s in named}
@@ -738,7 +848,7 @@ def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
     out = []
     for entry in index.entries:
         res = entry.resolution
-        if entry.skills or entry.external or (res is not None and (res.present or res.outside)):
+        if entry.skills or entry.external or entry.heading or entry.mention or (res is not None and (res.present or res.outside)):
             continue
         if entry.strict or (entry.name is not None and _SLUG.match(entry.name) and hits.get(entry.block, 0) >= needed):
             out.append(entry)

@@ -17,8 +17,17 @@ import os
 from pathlib import Path
 
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits
+from cachelint.discovery import is_relative_to
+from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits, marketplace_root, plugin_root
 from cachelint.skills.tree import Skill, SkillTree
+
+
+TEMPLATE_NAMES = frozenset({"template", "template-skill", "skill-template", "_template"})
+
+
+def is_template(skill: Skill) -> bool:
+    """A skill to copy, not to load (Anthropic's ``template/SKILL.md``): no index lists it."""
+    return skill.folder_name.lower() in TEMPLATE_NAMES or (skill.name or "").lower() in TEMPLATE_NAMES
 
 
 def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
@@ -30,7 +39,13 @@ def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
         if folder.name.startswith(".") and folder.name.endswith("-plugin"):
             folder = folder.parent
         return tree.skills_under(folder) or list(tree.skills)
-    return [s for s in tree.skills if s.folder.parent in parents]
+    scope = [s for s in tree.skills if s.folder.parent in parents]
+    if index.kind in ("marketplace", "plugin"):
+        # a manifest is the index of its own plugin's skills, not of the folder a symlinked
+        # entry leads to
+        root = marketplace_root(index.path) if index.kind == "marketplace" else plugin_root(index.path)
+        scope = [s for s in scope if is_relative_to(s.folder, root)]
+    return scope
 
 
 def _relevant(tree: SkillTree, index: IndexFile, scope: list[Skill]) -> bool:
@@ -45,8 +60,8 @@ def check_not_indexed(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnos
     for index in indexes:
         listed = {s.path for s in index.listed()}
         for skill in index_scope(tree, index):
-            if skill.front.data is None or not skill.description or skill.nested:
-                continue  # no metadata to list (CL201 says so), or a sub-document of another skill
+            if skill.front.data is None or not skill.description or skill.nested or is_template(skill):
+                continue  # no metadata to list (CL201 says so), a sub-document of another skill, a template
             if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
                 missing.setdefault(skill.path, []).append(index)
     out = []
@@ -93,8 +108,21 @@ def _command_beside(index: IndexFile, name: str) -> bool:
     return any(os.path.lexists(base / "commands" / f"{name}.md") for base in bases)
 
 
-def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) -> str | None:
+def _folder_beside_collections(tree: SkillTree, index: IndexFile, name: str) -> bool:
+    """A folder called ``name`` beside the plugins (folders of skills) of the tree, or beside
+    the index: ``plugins/debugging-toolkit/`` holds commands and agents but no skill, and an
+    index of plugins names it. Only stats, for entries that found no skill."""
+    parents = tree.__dict__.get("_collection_parents")
+    if parents is None:
+        parents = sorted({folder.parent for folders in tree.collections_by_name.values() for folder in folders})
+        tree.__dict__["_collection_parents"] = parents
+    return any(os.path.isdir(parent / name) for parent in [index.path.parent, *parents])
+
+
+def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int], tree: SkillTree) -> str | None:
     res = entry.resolution
+    if entry.heading or entry.mention:
+        return None  # a section title, a mapping's key or a command's part: no stale entry
     if entry.strict:
         if res is not None and res.present:
             return None  # a plugin folder without skills (commands, agents): a valid entry
@@ -114,6 +142,8 @@ def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) ->
         return None  # a list that names no skills is some other list
     if _unreadable_skill_beside(index, entry.name):
         return None  # its SKILL.md exists but cannot be read: CL001 says so already
+    if _folder_beside_collections(tree, index, entry.name):
+        return None  # a plugin of commands or agents, a folder that exists: not a stale skill
     if entry.slash:
         if _command_beside(index, entry.name):
             return None
@@ -130,7 +160,7 @@ def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> li
         hits = block_hits(index)
         catalog = index.role == "catalog"
         for entry in index.entries:
-            message = _entry_problem(entry, index, hits)
+            message = _entry_problem(entry, index, hits, tree)
             if message is None:
                 continue
             if catalog:
