@@ -86,6 +86,9 @@ class IndexFile:
     kind: str  # markdown | marketplace | plugin | data
     entries: list[IndexEntry]
     configured: bool = False
+    # a list of some skills (a bundle, a "selected skills" table) that is no index of them all:
+    # its entries must lead to skills (CL204), but the skills it leaves out are not missing
+    selection: bool = False
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
@@ -779,6 +782,9 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
         parsed.configured = configured
         if configured or _is_detected_index(tree, parsed, rules.min_coverage):
             indexes.append(parsed)
+        elif _is_selection(tree, parsed):
+            parsed.selection = True
+            indexes.append(parsed)
     return indexes, problems
 
 
@@ -829,6 +835,30 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -
     parents = {s.folder.parent for s in named}
     pool = [s for s in tree.skills if s.folder.parent in parents and not s.nested]
     return len(named) + len(stale_entries(index)) >= min_coverage * len(pool)
+
+
+def _is_selection(tree: SkillTree, index: IndexFile) -> bool:
+    """A Markdown file whose lists name skills one by one, too few of their folders' to be their
+    index (docs/BUNDLES.md: packs of five skills each), yet each list mostly of skills."""
+    if index.kind != "markdown" or len(index.named_directly(headings=False)) < 2:
+        return False
+    mentions = sum(1 for e in index.entries if e.skills and not e.heading and not e.mention)
+    if mentions > REPEAT_LIMIT * len(index.named_directly(headings=False)):
+        return False
+    return bool(selection_blocks(index))
+
+
+def selection_blocks(index: IndexFile) -> set[int]:
+    """The lists and tables of which two or more entries, and most, name skills."""
+    hits: dict[int, int] = {}
+    sizes: dict[int, int] = {}
+    for entry in index.entries:
+        if entry.heading or entry.mention or entry.external:
+            continue
+        sizes[entry.block] = sizes.get(entry.block, 0) + 1
+        if entry.skills:
+            hits[entry.block] = hits.get(entry.block, 0) + 1
+    return {block for block, count in hits.items() if count >= 2 and 2 * count > sizes[block]}
 
 
 def block_hits(index: IndexFile) -> dict[int, int]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.discovery import is_relative_to
-from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits, marketplace_root, plugin_root
+from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits, marketplace_root, plugin_root, selection_blocks
 from cachelint.skills.tree import Skill, SkillTree
 
 
@@ -58,6 +58,8 @@ def check_not_indexed(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnos
     warning that says so."""
     missing: dict[Path, list[IndexFile]] = {}
     for index in indexes:
+        if index.selection:
+            continue
         listed = {s.path for s in index.listed()}
         for skill in index_scope(tree, index):
             if skill.front.data is None or not skill.description or skill.nested or is_template(skill):
@@ -142,6 +144,8 @@ def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int], tr
         return None  # a list that names no skills is some other list
     if _unreadable_skill_beside(index, entry.name):
         return None  # its SKILL.md exists but cannot be read: CL001 says so already
+    if entry.name in tree.by_name or entry.name in tree.collections_by_name:
+        return None  # a skill of that name exists elsewhere (the index's folder holds copies)
     if _folder_beside_collections(tree, index, entry.name):
         return None  # a plugin of commands or agents, a folder that exists: not a stale skill
     if entry.slash:
@@ -158,8 +162,11 @@ def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> li
         if not _relevant(tree, index, scope):
             continue
         hits = block_hits(index)
+        chosen = selection_blocks(index) if index.selection else None
         catalog = index.role == "catalog"
         for entry in index.entries:
+            if chosen is not None and entry.block not in chosen:
+                continue
             message = _entry_problem(entry, index, hits, tree)
             if message is None:
                 continue
