@@ -769,7 +769,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
             if configured and tree.is_given(f.path):
                 problems.append(source)
             continue
-        if not configured and not _may_list_skills(tree, source.text):
+        if not configured and f.path.name not in ("marketplace.json", "plugin.json") and not _may_list_skills(tree, f.path, source.text):
             continue
         try:
             parsed = parse_index_file(tree, f.path, f.display, source.text, rules)
@@ -888,7 +888,9 @@ def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
 _WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
 
 
-def _may_list_skills(tree: SkillTree, text: str) -> bool:
+def _may_list_skills(tree: SkillTree, path: Path, text: str) -> bool:
     """Prefilter, linear in the text: a detected index names two skills one by one, by name or
-    by folder (a path ends in the folder name), so a file mentioning fewer cannot be one."""
-    return len(set(_WORD.findall(text)) & tree.by_name.keys()) >= 2
+    by folder (a path ends in the folder name), or one when it has an index's name or links to
+    it, so a file mentioning fewer cannot be one."""
+    named = len(set(_WORD.findall(text)) & tree.by_name.keys())
+    return named >= 2 or (named == 1 and (has_prompt_name(path) or "](" in text))
