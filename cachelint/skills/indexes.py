@@ -209,24 +209,43 @@ def resolve_path(
         if under:
             res.skills, res.collection, res.resolved, res.outside = under, True, label, False
             return res
-        linked = _symlinked_skill(tree, folder)
-        if linked is not None:
-            res.skills, res.resolved, res.outside = [linked], label, False
+        linked = _symlinked_skills(tree, folder)
+        if linked:
+            res.skills, res.collection, res.resolved, res.outside = linked, linked[0].folder != _real(folder), label, False
             return res
     return res
 
 
-def _symlinked_skill(tree: SkillTree, folder: Path) -> Skill | None:
-    """The skill a symlinked folder points to, when it lies in the tree (a plugin's
-    ``skills/aesthetic -> ../../../.claude/skills/aesthetic``): the walker does not follow
-    symlinks, the loader does. Only a readlink, and only for paths that found nothing."""
+def _real(folder: Path) -> Path:
+    try:
+        return Path(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return folder
+
+
+def _symlinked_skills(tree: SkillTree, folder: Path) -> list[Skill]:
+    """The skill (or the skills below the folder) a symlinked folder points to, when it lies in
+    the tree (a plugin's ``skills/aesthetic -> ../../../.claude/skills/aesthetic``): the walker
+    does not follow symlinks, the loader does. Only a readlink, for paths that found nothing."""
     try:
         if not os.path.islink(folder):
-            return None
-        real = Path(os.path.realpath(folder))
+            return []
     except (OSError, ValueError):
-        return None
-    return tree.by_folder.get(real) if is_relative_to(real, tree.root) else None
+        return []
+    real = _real(folder)
+    if not is_relative_to(real, tree.root):
+        return []
+    if real in tree.by_folder:
+        return [tree.by_folder[real]]
+    return tree.skills_under(real)
+
+
+def _folder_of_skills(raw: str, res: Resolution) -> None:
+    """A manifest's ``skills`` folder path (``./skills/``) that holds nothing is the plugin's
+    default components folder, not an entry naming a skill: a plugin of agents and commands
+    declares it too, and loses nothing."""
+    if raw.strip().endswith("/") and not res.skills and not res.outside:
+        res.present = True
 
 
 def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Resolution:
@@ -643,6 +662,7 @@ def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data
         for raw in skills:
             line, col, end = locate.find(raw)
             res = resolve_path(tree, raw, bases)
+            _folder_of_skills(raw, res)
             entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
     return IndexFile(path, display, "marketplace", entries)
 
@@ -663,6 +683,7 @@ def parse_plugin_manifest(tree: SkillTree, path: Path, display: str, text: str, 
     for raw in _as_list(data.get("skills")) if isinstance(data, dict) else []:
         line, col, end = locate.find(raw)
         res = resolve_path(tree, raw, [("the plugin root", root), ("the repository root", tree.root)])
+        _folder_of_skills(raw, res)
         entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
     return IndexFile(path, display, "plugin", entries)
 
