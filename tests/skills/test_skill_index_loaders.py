@@ -312,3 +312,18 @@ def test_template_skill_is_not_required_in_the_index(tmp_path):
     }
     write_tree(tmp_path, tree)
     assert "CL203" not in codes(check_tree(tmp_path))
+
+
+def test_sub_document_front_matter_is_judged_as_a_sub_document(tmp_path):
+    tree = {
+        "skills/meeting-sdk/SKILL.md": skill("meeting-sdk", "Use when embedding Zoom meetings in an app."),
+        "skills/meeting-sdk/android/SKILL.md": skill("meeting-sdk/android", "Android specifics for the meeting SDK."),
+        "skills/meeting-sdk/ios/SKILL.md": skill("ios-guia", "Detalhes do SDK de reuniões no iOS."),
+    }
+    write_tree(tmp_path, tree)
+    found = [(d.path, d.code, d.severity.value if d.severity else None) for d in check_tree(tmp_path).diagnostics]
+    assert found == [
+        ("skills/meeting-sdk/android/SKILL.md", "CL201", "info"),
+        ("skills/meeting-sdk/ios/SKILL.md", "CL205", "info"),
+    ]
+    assert all("a sub-document inside another skill's folder" in d.message for d in check_tree(tmp_path).diagnostics)
