@@ -460,9 +460,10 @@ def audit(
 @click.argument("directory", type=click.Path(exists=True, file_okay=False), default=".")
 @click.option("--write", "write_file", type=click.Path(dir_okay=False), help="Write the index into FILE between markers.")
 @click.option("--check", "check_file", type=click.Path(dir_okay=False), help="Exit 1 when FILE's index block is stale.")
+@click.option("--diff", "show_diff", is_flag=True, help="With --write: print the change as a diff; write nothing.")
 @click.option("--config", "config", multiple=True)
 @click.option("--isolated", is_flag=True)
-def index(directory, write_file, check_file, config, isolated):
+def index(directory, write_file, check_file, show_diff, config, isolated):
     """Print the skill index rendered from the SKILL.md files under DIRECTORY (sorted by name)."""
     from cachelint.skills.indexer import IndexFileError, check_index, render_index, write_index
 
@@ -470,14 +471,19 @@ def index(directory, write_file, check_file, config, isolated):
     root = Path(directory)
     if write_file and check_file:
         _fail("--write and --check exclude each other")
+    if show_diff and not write_file:
+        _fail("--diff previews --write FILE")
     try:
         if check_file:
             ok, message = check_index(root, Path(check_file), settings)
             click.echo(message, err=True)
             sys.exit(EXIT_CLEAN if ok else EXIT_FINDINGS)
         if write_file:
-            changed, message = write_index(root, Path(write_file), settings)
-            click.echo(message, err=True)
+            changed, message = write_index(root, Path(write_file), settings, diff=show_diff)
+            if show_diff and changed:
+                click.echo(message, nl=False)
+            else:
+                click.echo(message, err=True)
             sys.exit(EXIT_CLEAN)
     except (IndexFileError, OSError) as exc:  # markers out of order, unreadable or unwritable file
         _fail(str(exc))

@@ -374,7 +374,9 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
     print()
     summary: dict[str, Any] = {"kinds": {}, "rules": {}}
     for kind, t in sorted(totals.items()):
-        precision = t["true"] / (t["true"] + t["false"]) if t["true"] + t["false"] else 1.0
+        # a finding that matches a miss is a true finding reported now
+        found_true = t["true"] + t["misses_found"]
+        precision = found_true / (found_true + t["false"]) if found_true + t["false"] else 1.0
         recall = t["misses_found"] / t["misses"] if t["misses"] else 1.0
         summary["kinds"][kind] = dict(t, precision=round(precision, 3), miss_recall=round(recall, 3))
         print(
@@ -386,7 +388,8 @@ def report(outcomes: list[Outcome], verbose: bool) -> dict[str, Any]:
     print()
     print(f"{'rule':6} {'true':>5} {'false':>5} {'deb':>4} {'misses':>8} {'precision':>9} {'recall':>7}")
     for code, r in sorted(rules.items()):
-        precision = r["true"] / (r["true"] + r["false"]) if r["true"] + r["false"] else 1.0
+        found_true = r["true"] + r["misses_found"]
+        precision = found_true / (found_true + r["false"]) if found_true + r["false"] else 1.0
         known = r["labelled_true"] + r["misses"]
         recall = (r["true"] + r["misses_found"]) / known if known else 1.0
         summary["rules"][code] = dict(r, precision=round(precision, 3), recall=round(recall, 3))

@@ -2,8 +2,10 @@
 
 The index is one line per skill, sorted by name: ``- name: description`` with the description's
 whitespace collapsed to single spaces, so it renders the same bytes on every machine (a stable
-prompt prefix). ``--write FILE`` puts it between two markers in a Markdown file (creating the
-block at the end when absent); ``--check FILE`` says whether the committed block is current.
+prompt prefix). ``--write FILE`` puts it between two markers in a Markdown file: it replaces the
+block, else the one hand-written list of the file that names skills (refusing when several do),
+else it adds the block at the end; ``--diff`` previews that change. ``--check FILE`` says whether
+the committed block is current.
 """
 from __future__ import annotations
 
@@ -85,13 +87,62 @@ def updated_text(text: str, rendered: str, newline: str, display: str) -> str:
     return text[:start] + block + text[end:]
 
 
-def write_index(root: Path, file: Path, settings: "Settings") -> tuple[bool, str]:
-    """Write the rendered index into ``file`` between the markers; (changed, message)."""
+def hand_written_list(root: Path, file: Path, text: str, settings: "Settings") -> tuple[int, int] | None:
+    """The lines (first, last; 1-based) of the list or table of ``text`` that names the skills
+    under ``root`` one by one, when it has no markers: the list ``--write`` replaces. None when
+    no list names a skill; IndexFileError when several do (which one is the index is the
+    author's call: the markers say it)."""
+    from cachelint.skills.indexes import parse_markdown
+    from cachelint.skills.tree import build_tree
+
+    root = root.resolve()
+    tree = build_tree(root, [], settings, root)
+    parsed = parse_markdown(tree, file.resolve(), str(file), text)
+    blocks: dict[int, list[int]] = {}
+    for entry in parsed.entries:
+        if not entry.heading and not entry.mention:
+            blocks.setdefault(entry.block, []).append(entry.line)
+    naming = sorted(
+        {e.block for e in parsed.entries if e.skills and not e.heading and not e.mention},
+        key=lambda b: min(blocks[b]),
+    )
+    if not naming:
+        return None
+    if len(naming) > 1:
+        where = ", ".join(f"lines {min(blocks[b])}-{max(blocks[b])}" for b in naming)
+        raise IndexFileError(f"{file}: {len(naming)} lists name skills ({where}); put {START} and {END} around the one the index replaces")
+    lines = text.splitlines()
+    first, last = min(blocks[naming[0]]), max(blocks[naming[0]])
+    while first > 1 and lines[first - 2].lstrip().startswith("|"):
+        first -= 1  # a table's header and separator go with its rows
+    while last < len(lines) and lines[last][:1] in (" ", "\t") and lines[last].strip():
+        last += 1  # the indented lines of the last item belong to it
+    return first, last
+
+
+def replaced_text(text: str, span: tuple[int, int], rendered: str, newline: str) -> str:
+    lines = text.splitlines(keepends=True)
+    first, last = span
+    tail = "".join(lines[last:])
+    return "".join(lines[: first - 1]) + _block(rendered, newline) + newline + tail
+
+
+def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False) -> tuple[bool, str]:
+    """Write the rendered index into ``file`` between the markers; (changed, message). A file
+    without markers whose one list names the skills has that list replaced by the block (a
+    second list beside a stale one would leave the stale lines in the prompt); ``diff`` returns
+    the change as a unified diff and writes nothing."""
     current = _read(file, settings)
     text, newline, had_bom = current if current is not None else ("", "\n", False)
-    new_text = updated_text(text, render_index(root, settings), newline, str(file))
+    rendered = render_index(root, settings)
+    span = hand_written_list(root, file, text, settings) if current is not None and _locate(text, str(file)) is None else None
+    new_text = replaced_text(text, span, rendered, newline) if span else updated_text(text, rendered, newline, str(file))
     if current is not None and new_text == text:
         return False, f"{file}: index block is up to date"
+    if diff:
+        import difflib
+
+        return True, "".join(difflib.unified_diff(text.splitlines(True), new_text.splitlines(True), f"a/{file}", f"b/{file}"))
     data = (("\ufeff" if had_bom else "") + new_text).encode("utf-8")
     mode = None
     if file.exists():
@@ -100,7 +151,8 @@ def write_index(root: Path, file: Path, settings: "Settings") -> tuple[bool, str
 
         mode = stat.S_IMODE(os.stat(file).st_mode)
     atomic_write(file, data, mode)
-    return True, f"{file}: index block written ({len(index_lines(root, settings))} skills)"
+    replaced = f", replacing the list at lines {span[0]}-{span[1]}" if span else ""
+    return True, f"{file}: index block written ({len(index_lines(root, settings))} skills{replaced})"
 
 
 def check_index(root: Path, file: Path, settings: "Settings") -> tuple[bool, str]:

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from cachelint.discovery import is_relative_to
-from cachelint.skills.mdlines import is_table_separator, lead_name, link_at_start, links, list_item, path_tokens, table_row
+from cachelint.skills.mdlines import TableRow, is_table_separator, lead_name, link_at_start, links, list_item, path_tokens, table_row
 from cachelint.skills.tree import Skill, SkillTree
 
 if TYPE_CHECKING:
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 _SLUG = re.compile(r"^(?=[a-z0-9-]*[a-z])[a-z0-9][a-z0-9-]*$")  # a skill-like name, not a number
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+")  # the marker; the title is the rest, trimmed
+_EMPHASIZED = re.compile(r"^(\*\*|__|`)([A-Za-z0-9][A-Za-z0-9_.-]*)\1")
+HEADING_BLOCK = -1  # the block of every heading entry
 
 
 @dataclass
@@ -46,6 +49,8 @@ class Resolution:
     outside: bool = False
     resolved: str | None = None  # "the marketplace's folder", "the repository root", ...
     tried: list[str] = field(default_factory=list)
+    # the path exists and is a valid entry although it leads to no skill (a plugin of commands)
+    present: bool = False
 
 
 @dataclass
@@ -60,6 +65,14 @@ class IndexEntry:
     strict: bool = False  # an entry that must name a skill (link, marketplace path)
     external: bool = False  # named by the text of a link to another site: never a CL204
     block: int = 0  # Markdown: entries of one list or table share a block
+    slash: bool = False  # written as a slash command (``/standup``)
+    # a Markdown heading: it lists the skill it names, but a heading that names no skill is a
+    # section title, never a stale entry, and headings alone never make a file an index
+    heading: bool = False
+    # a name in a mapping table's key column or in a command's section: it lists the skill it
+    # names, but is never a stale entry and never makes its file an index
+    mention: bool = False
+    source: bool = False  # a marketplace plugin's source folder
 
     @property
     def skills(self) -> list[Skill]:
@@ -73,6 +86,9 @@ class IndexFile:
     kind: str  # markdown | marketplace | plugin | data
     entries: list[IndexEntry]
     configured: bool = False
+    # a list of some skills (a bundle, a "selected skills" table) that is no index of them all:
+    # its entries must lead to skills (CL204), but the skills it leaves out are not missing
+    selection: bool = False
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
@@ -85,10 +101,13 @@ class IndexFile:
                 seen.setdefault(skill.path, skill)
         return sorted(seen.values(), key=lambda s: s.display)
 
-    def named_directly(self) -> list[Skill]:
-        """Skills named one by one (not through a folder of skills, nor by an ambiguous name)."""
+    def named_directly(self, headings: bool = True) -> list[Skill]:
+        """Skills named one by one (not through a folder of skills, nor by an ambiguous name);
+        ``headings=False`` leaves out those named by headings only."""
         seen: dict[Path, Skill] = {}
         for entry in self.entries:
+            if not headings and (entry.heading or entry.mention):
+                continue
             if entry.resolution and not entry.resolution.collection and not entry.resolution.ambiguous:
                 for skill in entry.skills:
                     seen.setdefault(skill.path, skill)
@@ -96,6 +115,28 @@ class IndexFile:
 
     def has_ambiguous_names(self) -> bool:
         return any(entry.resolution is not None and entry.resolution.ambiguous for entry in self.entries)
+
+    @property
+    def role(self) -> str:
+        """``manifest`` (a plugin marketplace or manifest: what a loader installs), ``prompt``
+        (a file the agent reads: AGENTS.md, CLAUDE.md, a system-prompt file, a configured index,
+        a data file listing skills) or ``catalog`` (a README or docs page: documentation for
+        people, which the model does not read)."""
+        if self.kind in ("marketplace", "plugin"):
+            return "manifest"
+        if self.configured or self.kind == "data" or has_prompt_name(self.path):
+            return "prompt"
+        return "catalog"
+
+
+# Files an agent reads into its prompt by convention (Claude Code reads CLAUDE.md, Codex and
+# others AGENTS.md, Gemini CLI GEMINI.md, GitHub Copilot .github/copilot-instructions.md).
+PROMPT_FILE_NAMES = frozenset({"agents.md", "claude.md", "gemini.md", "copilot-instructions.md"})
+_SYSTEM_PROMPT = re.compile(r"system[-_ .]?prompt", re.IGNORECASE)
+
+
+def has_prompt_name(path: Path) -> bool:
+    return path.name.lower() in PROMPT_FILE_NAMES or bool(_SYSTEM_PROMPT.search(path.name))
 
 
 @dataclass(frozen=True)
@@ -168,7 +209,43 @@ def resolve_path(
         if under:
             res.skills, res.collection, res.resolved, res.outside = under, True, label, False
             return res
+        linked = _symlinked_skills(tree, folder)
+        if linked:
+            res.skills, res.collection, res.resolved, res.outside = linked, linked[0].folder != _real(folder), label, False
+            return res
     return res
+
+
+def _real(folder: Path) -> Path:
+    try:
+        return Path(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return folder
+
+
+def _symlinked_skills(tree: SkillTree, folder: Path) -> list[Skill]:
+    """The skill (or the skills below the folder) a symlinked folder points to, when it lies in
+    the tree (a plugin's ``skills/aesthetic -> ../../../.claude/skills/aesthetic``): the walker
+    does not follow symlinks, the loader does. Only a readlink, for paths that found nothing."""
+    try:
+        if not os.path.islink(folder):
+            return []
+    except (OSError, ValueError):
+        return []
+    real = _real(folder)
+    if not is_relative_to(real, tree.root):
+        return []
+    if real in tree.by_folder:
+        return [tree.by_folder[real]]
+    return tree.skills_under(real)
+
+
+def _folder_of_skills(raw: str, res: Resolution) -> None:
+    """A manifest's ``skills`` folder path (``./skills/``) that holds nothing is the plugin's
+    default components folder, not an entry naming a skill: a plugin of agents and commands
+    declares it too, and loses nothing."""
+    if raw.strip().endswith("/") and not res.skills and not res.outside:
+        res.present = True
 
 
 def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Resolution:
@@ -183,6 +260,11 @@ def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Res
         found = _best(found, lambda skill: _hint_score(tree, skill, name, hint))
     if len(found) > 1:
         found = _best(found, lambda skill: len(os.path.commonpath([str(skill.folder), str(near)])))
+    if not found and name in tree.collections_by_name:
+        # the name of a folder of skills (a plugin): it lists them, and is no stale entry
+        folders = sorted(tree.collections_by_name[name])
+        under = {s.path: s for folder in folders for s in tree.skills_under(folder)}
+        return Resolution(skills=sorted(under.values(), key=lambda s: s.display), collection=True, resolved="name")
     return Resolution(skills=found, resolved="name" if found else None, ambiguous=len(found) > 1)
 
 
@@ -259,6 +341,9 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     # ("  -> Read `<built_in_skills_dir>/gamma/SKILL.md`"), which tells apart skills of one name
     continuation: dict[int, list[str]] = {}
     item: int | None = None  # the row of the list item whose continuation lines follow
+    last_table = -1  # the number of the last table line (row, header or separator)
+    in_command = False  # under a heading that names a slash command (not a skill)
+    command_blocks: set[int] = set()
     for number, line in enumerate(lines, start=1):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -267,11 +352,32 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if in_fence:
             continue
         kind, body, offset = None, "", 0
+        heading = _HEADING.match(line)
+        if heading:
+            # ``### 3. **name** - what it does``: a catalog that lists skills as headings names
+            # them there (read for listing only, see IndexEntry.heading)
+            start = heading.end()
+            text = line[start:].rstrip().rstrip("#").rstrip()
+            numbered = list_item(text)
+            if numbered and text[:1].isdecimal():
+                text, start = numbered.body, start + numbered.offset
+            rows.append(("heading", text, start, number, HEADING_BLOCK))
+            previous_kind, item = None, None
+            # ``## /discover``: the section of a command, whose lists name what it uses
+            command = _SLASH.match(text.strip())
+            in_command = command is not None and lead_name(_SLASH.sub(r"\1", text.strip(), count=1)) not in tree.by_name
+            continue
         m = list_item(line)
         if m:
             kind, body, offset = "list", m.body, m.offset
         else:
             t = table_row(line)
+            if t is None and line.lstrip().startswith("|") and (last_table == number - 1 or is_table_separator(lines[number] if number < len(lines) else "")):
+                # a row without its closing pipe is still a row (GitHub renders it)
+                start = len(line) - len(line.lstrip())
+                t = TableRow(line[start + 1 :].rstrip(), start + 1)
+            if t:
+                last_table = number
             if t and not is_table_separator(line):
                 nxt = lines[number] if number < len(lines) else ""
                 if is_table_separator(nxt):
@@ -293,16 +399,21 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if kind != previous_kind:
             block += 1
             previous_kind = kind
+        if in_command:
+            command_blocks.add(block)
         if kind == "header":
             item = None
             continue
         item = len(rows) if kind == "list" else None
         rows.append((kind, body, offset, number, block))
     name_column = _name_columns(tree, rows)
+    mapping = _mapping_tables(tree, rows, name_column)
     for row, (kind, body, offset, number, block) in enumerate(rows):
         column = name_column.get(block, 0)
         hint = " ".join([body, *continuation.get(row, ())])
-        entries.extend(_line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders, column, hint))
+        for entry in _line_entries(tree, kind, body, offset, number, block, base, rules.skill_folders, column, hint):
+            entry.mention = entry.mention or block in mapping or block in command_blocks
+            entries.append(entry)
     _settle_shared_names(entries)
     return IndexFile(path, display, "markdown", entries)
 
@@ -332,33 +443,105 @@ def _name_columns(tree: SkillTree, rows) -> dict[int, int]:
     return out
 
 
+def _mapping_tables(tree: SkillTree, rows, name_column: dict[int, int]) -> set[int]:
+    """Tables whose key column names fewer skills than a later column (``| express | vercel-functions |``:
+    packages mapped to skills): their keys are no index entries, and never stale ones."""
+    counts: dict[int, dict[int, int]] = {}
+    for kind, body, _offset, _number, block in rows:
+        if kind != "table":
+            continue
+        per = counts.setdefault(block, {})
+        for column, cell in enumerate(_cells(body)):
+            name = lead_name(_clean_lead(_SLASH.sub(r"\1", cell.strip(), count=1)))
+            if name is not None and name in tree.by_name:
+                per[column] = per.get(column, 0) + 1
+    out = set()
+    for block, per in counts.items():
+        key = per.get(name_column.get(block, 0), 0)
+        if any(count > key for column, count in per.items() if column > name_column.get(block, 0)):
+            out.add(block)
+    return out
+
+
 def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0, hint="") -> Iterator[IndexEntry]:
     near = base[0][1]  # the index file's folder
     lead = body
     if kind == "table":
         cells = _cells(body)
         lead = cells[column] if column < len(cells) else ""
+    heading = kind == "heading"
     found = list(links(body))
     local = [link for link in found if _is_local_link(link.target)]
+    if heading:
+        local = [link for link in local if resolve_path(tree, link.target, base[:1], base[1:]).skills]
     for link in local:
         target = link.target
         col = offset + link.start + 1
         res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
-        if not res.skills and not _looks_like_skill_path(target, skill_folders):
+        if not res.skills and not _looks_like_skill_path(target, skill_folders) and not _missing_folder(res, target, base):
             continue  # a link to some other document, in the repository or not: not an entry
-        yield IndexEntry(number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=True, block=block)
+        yield IndexEntry(
+            number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=not heading, block=block, heading=heading
+        )
     if local:
         return
     external = bool(found) and lead.lstrip().startswith("[")
-    name = lead_name(_clean_lead(lead))
+    cleaned = _clean_lead(lead)
+    # ``/standup`` in a Commands table: a slash command names the skill it runs
+    unslashed = _SLASH.sub(r"\1", cleaned, count=1)
+    slash = unslashed != cleaned
+    name = lead_name(unslashed)
+    if name is None and not external:
+        yield from _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading)
+        # ``**skill-creator** ⭐ - …``, ``### `/brief` -- Legal Team Briefing``: an emphasised
+        # name that is a skill's, whatever follows
+        emphasized = _EMPHASIZED.match(unslashed)
+        if emphasized and emphasized.group(2) in tree.by_name:
+            name = emphasized.group(2)
     if name is None:
         return
     if external and name not in tree.by_name:
         return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
     col = offset + body.find(name) + 1 if name in body else offset + 1
     yield IndexEntry(
-        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, external=external
+        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, external=external,
+        slash=slash, heading=heading,
     )
+
+
+def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading) -> Iterator[IndexEntry]:
+    """``- senior-architect, senior-frontend, senior-backend``: a line of names, one entry each,
+    when at least one of them is a skill's name."""
+    if "," not in cleaned:
+        return
+    names = [part.strip().strip("*_`").strip() for part in cleaned.split(",")]
+    if len(names) < 2 or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
+        return
+    cursor = 0
+    for name in names:
+        at = body.find(name, cursor)
+        cursor = at + len(name) if at != -1 else cursor
+        col = offset + (at if at != -1 else 0) + 1
+        yield IndexEntry(
+            number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, heading=heading
+        )
+
+
+_SLASH = re.compile(r"^([*_`]*)/(?=[A-Za-z0-9])")
+
+
+def _missing_folder(res: Resolution, target: str, base: list[tuple[str, Path]]) -> bool:
+    """A link to a folder with a skill-like name that exists neither from the file's folder nor
+    from the root (``[Close Automation](./close-automation/)`` after the skill was removed):
+    a stale entry when the file is an index. One stat per base, only for links that found no
+    skill; never outside the repository."""
+    if res.outside:
+        return False
+    clean = target.split("#", 1)[0].split("?", 1)[0].rstrip("/")
+    name = PurePosixPath(clean).name
+    if not name or not _SLUG.match(name) or "." in name:
+        return False
+    return not any(os.path.lexists(os.path.normpath(folder / PurePosixPath(clean))) for _, folder in base)
 
 
 def _clean_lead(lead: str) -> str:
@@ -410,43 +593,97 @@ def _as_list(value: Any) -> list[str]:
     return []
 
 
+MARKETPLACE_FOLDERS = (".claude-plugin", ".cursor-plugin")
+
+
+def marketplace_root(path: Path) -> Path:
+    """The folder relative plugin sources resolve from: the one holding ``.claude-plugin/``
+    (``.cursor-plugin/``; ``.agents/plugins/`` for that layout), else the file's own folder."""
+    parent = path.parent
+    if parent.name in MARKETPLACE_FOLDERS:
+        return parent.parent
+    if parent.name == "plugins" and parent.parent.name == ".agents":
+        return parent.parent.parent
+    return parent
+
+
+def _plugin_source(tree: SkillTree, source: str, root: Path, plugin_root: str | None) -> tuple[Path | None, bool]:
+    """(the folder a relative plugin source names, whether it leaves the repository). A source
+    without ``./`` is read under ``metadata.pluginRoot`` when the marketplace sets one."""
+    if _outside(source):
+        return None, True
+    base = root
+    if plugin_root and not source.startswith(("./", "../")) and source not in (".", ".."):
+        base = Path(os.path.normpath(root / PurePosixPath(plugin_root)))
+    candidate = Path(os.path.normpath(base / PurePosixPath(source)))
+    if not (candidate == tree.root or is_relative_to(candidate, tree.root)):
+        return None, True
+    return candidate, False
+
+
 def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
+    """Plugin entries: a relative ``source`` resolves from the marketplace root; a source-only
+    plugin loads every skill below its folder, so the entry lists them all (a folder of commands
+    or agents only is a plugin too, and lists none); a source that names no folder is an entry
+    without a skill. ``skills`` paths resolve from the plugin's folder (then the marketplace's
+    folder and the repository root, conventions seen in the wild)."""
     locate = _Locator(text)
     folder = path.parent
+    root = marketplace_root(path)
+    root_label = "the marketplace root" if root == tree.root else f"the marketplace root {_rel(tree, root)}/"
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) and isinstance(metadata.get("pluginRoot"), str) else None
     entries: list[IndexEntry] = []
     for plugin in data.get("plugins", []) if isinstance(data, dict) else []:
         if not isinstance(plugin, dict):
             continue
         source = plugin.get("source")
+        skills = _as_list(plugin.get("skills"))
         plugin_bases: list[tuple[str, Path]] = []
         if isinstance(source, str) and _is_local_link(source):
-            src = resolve_path(tree, source, [("the marketplace's folder", folder), ("the repository root", tree.root)])
-            for label, base in (("the marketplace's folder", folder), ("the repository root", tree.root)):
-                candidate = Path(os.path.normpath(base / PurePosixPath(source)))
-                if not _outside(source) and (candidate == tree.root or is_relative_to(candidate, tree.root)) and candidate.is_dir():
-                    plugin_bases.append((f"the plugin source {source} from {label}", candidate))
-            if src.outside and not plugin_bases:
-                line, col, end = locate.find(source)
-                entries.append(IndexEntry(line, col, end, source, path=source, resolution=src, strict=True))
-        skills = _as_list(plugin.get("skills"))
+            candidate, outside = _plugin_source(tree, source, root, plugin_root)
+            line, col, end = locate.find(source)
+            if outside:
+                entries.append(IndexEntry(line, col, end, source, path=source, resolution=Resolution(outside=True), strict=True))
+            elif candidate is not None and candidate.is_dir():
+                plugin_bases.append((f"the plugin source {source} from {root_label}", candidate))
+                if not skills:
+                    res = Resolution(skills=tree.skills_under(candidate), collection=True, resolved=root_label, present=True)
+                    entries.append(IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True))
+            else:
+                res = Resolution(tried=[root_label])
+                entries.append(IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True))
         bases: list[tuple[str, Path]] = []
         for label, base in plugin_bases + [("the marketplace's folder", folder), ("the repository root", tree.root)]:
             if all(base != b for _, b in bases):
                 bases.append((label, base))
+        if isinstance(source, dict) or (isinstance(source, str) and not _is_local_link(source)):
+            continue  # a plugin fetched from elsewhere: its skills paths are inside that copy
         for raw in skills:
             line, col, end = locate.find(raw)
             res = resolve_path(tree, raw, bases)
+            _folder_of_skills(raw, res)
             entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
     return IndexFile(path, display, "marketplace", entries)
 
 
+def _rel(tree: SkillTree, path: Path) -> str:
+    return path.relative_to(tree.root).as_posix() if is_relative_to(path, tree.root) else path.as_posix()
+
+
+def plugin_root(path: Path) -> Path:
+    """The folder of the plugin whose ``.claude-plugin/plugin.json`` is ``path``."""
+    return path.parent.parent if path.parent.name.endswith("-plugin") else path.parent
+
+
 def parse_plugin_manifest(tree: SkillTree, path: Path, display: str, text: str, data: Any) -> IndexFile:
     locate = _Locator(text)
-    plugin_root = path.parent.parent if path.parent.name.endswith("-plugin") else path.parent
+    root = plugin_root(path)
     entries = []
     for raw in _as_list(data.get("skills")) if isinstance(data, dict) else []:
         line, col, end = locate.find(raw)
-        res = resolve_path(tree, raw, [("the plugin root", plugin_root), ("the repository root", tree.root)])
+        res = resolve_path(tree, raw, [("the plugin root", root), ("the repository root", tree.root)])
+        _folder_of_skills(raw, res)
         entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
     return IndexFile(path, display, "plugin", entries)
 
@@ -553,7 +790,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
             if configured and tree.is_given(f.path):
                 problems.append(source)
             continue
-        if not configured and not _may_list_skills(tree, source.text):
+        if not configured and f.path.name not in ("marketplace.json", "plugin.json") and not _may_list_skills(tree, f.path, source.text):
             continue
         try:
             parsed = parse_index_file(tree, f.path, f.display, source.text, rules)
@@ -565,6 +802,9 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
             continue
         parsed.configured = configured
         if configured or _is_detected_index(tree, parsed, rules.min_coverage):
+            indexes.append(parsed)
+        elif _is_selection(tree, parsed):
+            parsed.selection = True
             indexes.append(parsed)
     return indexes, problems
 
@@ -593,25 +833,85 @@ REPEAT_LIMIT = 1.5
 
 
 def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -> bool:
-    named = index.named_directly()
-    if len(named) < 2:
-        return False
+    """A marketplace or plugin manifest with an entry is what a loader reads. A Markdown or data
+    file names two skills one by one, or one when it has a conventional index name (AGENTS.md,
+    CLAUDE.md) or links into a skill folder, and names each about once; it must also cover
+    ``min_coverage`` of the folders it draws from (a CLAUDE.md whose status notes name 4 of 47
+    skills is no index of them), counting its stale entries too (a table whose skills were deleted stays an index: the staler it gets, the more
+    it needs checking)."""
     if index.kind in ("marketplace", "plugin"):
-        return True
+        return bool(index.entries)
+    named = index.named_directly(headings=False)
+    conventional = has_prompt_name(index.path)
+    linked = any(e.strict and e.skills and not e.mention and e.resolution is not None and not e.resolution.collection for e in index.entries)
+    if len(named) < (1 if conventional or linked else 2):
+        return False
     # An index lists each skill once; a page of worked examples or a change log names the same
     # skills again and again ("Skills used: …" under every example).
-    mentions = sum(1 for e in index.entries if e.skills and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous)))
+    mentions = sum(
+        1 for e in index.entries if e.skills and not e.heading and not e.mention and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous))
+    )
     if mentions > REPEAT_LIMIT * len(named):
         return False
     parents = {s.folder.parent for s in named}
-    pool = [s for s in tree.skills if s.folder.parent in parents]
-    return len(named) >= min_coverage * len(pool)
+    pool = [s for s in tree.skills if s.folder.parent in parents and not s.nested]
+    return len(named) + len(stale_entries(index)) >= min_coverage * len(pool)
+
+
+def _is_selection(tree: SkillTree, index: IndexFile) -> bool:
+    """A Markdown file whose lists name skills one by one, too few of their folders' to be their
+    index (docs/BUNDLES.md: packs of five skills each), yet each list mostly of skills."""
+    if index.kind != "markdown" or len(index.named_directly(headings=False)) < 2:
+        return False
+    mentions = sum(1 for e in index.entries if e.skills and not e.heading and not e.mention)
+    if mentions > REPEAT_LIMIT * len(index.named_directly(headings=False)):
+        return False
+    return bool(selection_blocks(index))
+
+
+def selection_blocks(index: IndexFile) -> set[int]:
+    """The lists and tables of which two or more entries, and most, name skills."""
+    hits: dict[int, int] = {}
+    sizes: dict[int, int] = {}
+    for entry in index.entries:
+        if entry.heading or entry.mention or entry.external:
+            continue
+        sizes[entry.block] = sizes.get(entry.block, 0) + 1
+        if entry.skills:
+            hits[entry.block] = hits.get(entry.block, 0) + 1
+    return {block for block, count in hits.items() if count >= 2 and 2 * count > sizes[block]}
+
+
+def block_hits(index: IndexFile) -> dict[int, int]:
+    """Entries that lead to a skill, per Markdown block (list or table)."""
+    hits: dict[int, int] = {}
+    for entry in index.entries:
+        if entry.skills:
+            hits[entry.block] = hits.get(entry.block, 0) + 1
+    return hits
+
+
+def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
+    """Entries that lead to nothing: a path (link, marketplace path or source) to no skill
+    and no plugin, or a skill-like name in a list or table whose other entries (``needed`` of
+    them) name skills. Paths that leave the repository are not counted (nor read)."""
+    hits = block_hits(index)
+    out = []
+    for entry in index.entries:
+        res = entry.resolution
+        if entry.skills or entry.external or entry.heading or entry.mention or (res is not None and (res.present or res.outside)):
+            continue
+        if entry.strict or (entry.name is not None and _SLUG.match(entry.name) and hits.get(entry.block, 0) >= needed):
+            out.append(entry)
+    return out
 
 
 _WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
 
 
-def _may_list_skills(tree: SkillTree, text: str) -> bool:
+def _may_list_skills(tree: SkillTree, path: Path, text: str) -> bool:
     """Prefilter, linear in the text: a detected index names two skills one by one, by name or
-    by folder (a path ends in the folder name), so a file mentioning fewer cannot be one."""
-    return len(set(_WORD.findall(text)) & tree.by_name.keys()) >= 2
+    by folder (a path ends in the folder name), or one when it has an index's name or links to
+    it, so a file mentioning fewer cannot be one."""
+    named = len(set(_WORD.findall(text)) & tree.by_name.keys())
+    return named >= 2 or (named == 1 and (has_prompt_name(path) or "](" in text))

@@ -33,6 +33,9 @@ class Skill:
     def __post_init__(self) -> None:
         self.folder: Path = self.path.parent
         self.folder_name: str = self.folder.name
+        # inside another skill's folder: a sub-document that skill's body links to, not a skill
+        # the loader lists (loaders list the top-level SKILL.md of each skill folder)
+        self.nested: bool = False
 
     @property
     def name(self) -> str | None:
@@ -68,6 +71,7 @@ class SkillTree:
         self.by_folder: dict[Path, Skill] = {}
         self.by_name: dict[str, list[Skill]] = {}
         self._under: dict[Path, list[Skill]] = {}
+        self.collections_by_name: dict[str, list[Path]] = {}
 
     def finish(self) -> None:
         self.skills.sort(key=lambda s: s.display)
@@ -79,7 +83,14 @@ class SkillTree:
                 self._under.setdefault(folder, []).append(skill)
                 if folder == self.root:
                     break
+        # folders that hold skills below them, by name (a plugin ``plugins/nuxt-v4/`` that an
+        # index names as ``nuxt-v4``)
+        self.collections_by_name: dict[str, list[Path]] = {}
+        for folder in self._under:
+            if folder not in self.by_folder and folder != self.root:
+                self.collections_by_name.setdefault(folder.name, []).append(folder)
         for skill in self.skills:
+            skill.nested = any(folder in self.by_folder for folder in skill.folder.parents if is_relative_to(folder, self.root))
             for key in {skill.name, skill.folder_name} - {None}:
                 self.by_name.setdefault(key, []).append(skill)
 

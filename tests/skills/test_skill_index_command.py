@@ -114,3 +114,51 @@ def test_written_index_is_a_clean_index_for_check(repo):
 def test_empty_directory_renders_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert run(".").output == ""
+
+
+HAND_WRITTEN = (
+    "# Agente de back-office\n\nHabilidades:\n"
+    f"- conciliacao-cartao: {CONCILIACAO}\n- emissao-nf: {EMISSAO}\n- logistica: use para rastrear entregas\n"
+    "  (chamado na transportadora)\n\nRegras: nunca apague títulos.\n"
+)
+
+
+def test_write_replaces_the_hand_written_list_stale_entry_included(repo):
+    (repo / "AGENTS.md").write_text(HAND_WRITTEN, encoding="utf-8")
+    result = run(".", "--write", "AGENTS.md")
+    assert result.exit_code == 0
+    assert "replacing the list at lines 4-7" in result.output
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8") == (
+        f"# Agente de back-office\n\nHabilidades:\n{START}\n{EXPECTED}{END}\n\nRegras: nunca apague títulos.\n"
+    )
+    assert run(".", "--check", "AGENTS.md").exit_code == 0
+
+
+def test_write_diff_previews_the_replacement_and_writes_nothing(repo):
+    (repo / "AGENTS.md").write_text(HAND_WRITTEN, encoding="utf-8")
+    result = run(".", "--write", "AGENTS.md", "--diff")
+    assert result.exit_code == 0
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8") == HAND_WRITTEN
+    assert "-- logistica: use para rastrear entregas\n" in result.output
+    assert f"+{START}\n" in result.output and "+- comissao: " in result.output
+
+
+def test_write_replaces_a_table_with_its_header(repo):
+    table = f"Skills:\n\n| Skill | When |\n|---|---|\n| emissao-nf | {EMISSAO} |\n| old-skill | gone |\n\nEnd.\n"
+    (repo / "CLAUDE.md").write_text(table, encoding="utf-8")
+    assert run(".", "--write", "CLAUDE.md").exit_code == 0
+    assert (repo / "CLAUDE.md").read_text(encoding="utf-8") == f"Skills:\n\n{START}\n{EXPECTED}{END}\n\nEnd.\n"
+
+
+def test_write_refuses_when_two_lists_name_skills(repo):
+    text = f"Skills:\n- emissao-nf: {EMISSAO}\n\nMore:\n\n| Skill | When |\n|---|---|\n| comissao | {COMISSAO} |\n"
+    (repo / "AGENTS.md").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["index", ".", "--write", "AGENTS.md", "--isolated"])
+    assert result.exit_code == 2
+    assert "AGENTS.md: 2 lists name skills (lines 2-2, lines 8-8); put <!-- cachelint:index:start --> and" in result.output
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8") == text
+
+
+def test_diff_without_write_is_a_usage_error(repo):
+    result = CliRunner().invoke(main, ["index", ".", "--diff", "--isolated"])
+    assert result.exit_code == 2

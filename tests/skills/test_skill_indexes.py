@@ -158,7 +158,8 @@ def test_collection_link_covers_the_skills_below(tmp_path):
             "skills/conciliacao-cartao/SKILL.md",
             2,
             "CL203",
-            'skill "conciliacao-cartao" is not listed in README.md, which lists its sibling skills: the model never sees it',
+            'skill "conciliacao-cartao" is not listed in README.md, the catalog that lists its sibling skills: '
+            "the documentation has drifted from the skills (a catalog is for readers; it is not what the model loads)",
         )
     ]
 
@@ -199,7 +200,7 @@ def test_marketplace_missing_skill_and_unlisted_skill(tmp_path):
             10,
             "CL204",
             "index entry ./skills/pptx does not lead to a skill "
-            "(tried against: the plugin source ./ from the marketplace's folder; the plugin source ./ from the repository root)",
+            "(tried against: the plugin source ./ from the marketplace root; the marketplace's folder)",
         ),
         (
             "skills/xlsx/SKILL.md",

@@ -83,8 +83,8 @@ def check_generic_descriptions(tree: SkillTree, lexicon: Lexicon, min_content_wo
     out = []
     for skill in tree.skills:
         description = skill.description
-        if not tree.is_given(skill.path) or not description or not description.strip():
-            continue
+        if not tree.is_given(skill.path) or not description or not description.strip() or skill.nested:
+            continue  # (a sub-document inside another skill's folder is never in the index)
         if len(description) > 1024:
             continue  # CL201 already: the description is cut when loaded
         signals = description_signals(description, lexicon, min_content_words)

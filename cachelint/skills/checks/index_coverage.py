@@ -16,9 +16,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cachelint.diagnostics import Diagnostic
-from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile
+from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.discovery import is_relative_to
+from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits, marketplace_root, plugin_root, selection_blocks
 from cachelint.skills.tree import Skill, SkillTree
+
+
+TEMPLATE_NAMES = frozenset({"template", "template-skill", "skill-template", "_template"})
+
+
+def is_template(skill: Skill) -> bool:
+    """A skill to copy, not to load (Anthropic's ``template/SKILL.md``): no index lists it."""
+    return skill.folder_name.lower() in TEMPLATE_NAMES or (skill.name or "").lower() in TEMPLATE_NAMES
 
 
 def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
@@ -30,7 +39,13 @@ def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
         if folder.name.startswith(".") and folder.name.endswith("-plugin"):
             folder = folder.parent
         return tree.skills_under(folder) or list(tree.skills)
-    return [s for s in tree.skills if s.folder.parent in parents]
+    scope = [s for s in tree.skills if s.folder.parent in parents]
+    if index.kind in ("marketplace", "plugin"):
+        # a manifest is the index of its own plugin's skills, not of the folder a symlinked
+        # entry leads to
+        root = marketplace_root(index.path) if index.kind == "marketplace" else plugin_root(index.path)
+        scope = [s for s in scope if is_relative_to(s.folder, root)]
+    return scope
 
 
 def _relevant(tree: SkillTree, index: IndexFile, scope: list[Skill]) -> bool:
@@ -38,38 +53,47 @@ def _relevant(tree: SkillTree, index: IndexFile, scope: list[Skill]) -> bool:
 
 
 def check_not_indexed(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnostic]:
+    """A skill missing from a prompt index or a manifest is never seen by the model; one missing
+    only from a catalog (a README or docs page) is drift in the documentation, reported as a
+    warning that says so."""
     missing: dict[Path, list[IndexFile]] = {}
     for index in indexes:
+        if index.selection:
+            continue
         listed = {s.path for s in index.listed()}
         for skill in index_scope(tree, index):
-            if skill.front.data is None or not skill.description:
-                continue  # no metadata to list: CL201 says so, and `cachelint index` leaves it out too
+            if skill.front.data is None or not skill.description or skill.nested or is_template(skill):
+                continue  # no metadata to list (CL201 says so), a sub-document of another skill, a template
             if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
                 missing.setdefault(skill.path, []).append(index)
     out = []
     by_path = {s.path: s for s in tree.skills}
     for path in sorted(missing, key=lambda p: by_path[p].display):
         skill = by_path[path]
-        names = ", ".join(i.display for i in sorted(missing[path], key=lambda i: i.display))
+        found = sorted(missing[path], key=lambda i: i.display)
+        loaded = [i for i in found if i.role != "catalog"]
+        names = ", ".join(i.display for i in (loaded or found))
+        if loaded:
+            message = f'skill "{skill.label}" is not listed in {names}, which lists its sibling skills: the model never sees it'
+            severity = None
+        else:
+            message = (
+                f'skill "{skill.label}" is not listed in {names}, the catalog that lists its sibling skills: '
+                "the documentation has drifted from the skills (a catalog is for readers; it is not what the model loads)"
+            )
+            severity = Severity.WARNING
         out.append(
             Diagnostic(
                 "CL203",
-                f'skill "{skill.label}" is not listed in {names}, which lists its sibling skills: the model never sees it',
+                message,
                 skill.display,
                 skill.name_line,
                 1,
-                details={"indexes": [i.display for i in missing[path]]},
+                severity=severity,
+                details={"indexes": [i.display for i in found]},
             )
         )
     return out
-
-
-def _block_hits(index: IndexFile) -> dict[int, int]:
-    hits: dict[int, int] = {}
-    for entry in index.entries:
-        if entry.skills:
-            hits[entry.block] = hits.get(entry.block, 0) + 1
-    return hits
 
 
 def _unreadable_skill_beside(index: IndexFile, name: str) -> bool:
@@ -79,11 +103,36 @@ def _unreadable_skill_beside(index: IndexFile, name: str) -> bool:
     return any(os.path.lexists(base / name / "SKILL.md") for base in (folder, folder / "skills"))
 
 
-def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) -> str | None:
+def _command_beside(index: IndexFile, name: str) -> bool:
+    """``/name`` may name a command (``commands/name.md``) rather than a skill. Only a stat."""
+    folder = index.path.parent
+    bases = (folder, folder.parent) if folder.name.startswith(".") else (folder,)
+    return any(os.path.lexists(base / "commands" / f"{name}.md") for base in bases)
+
+
+def _folder_beside_collections(tree: SkillTree, index: IndexFile, name: str) -> bool:
+    """A folder called ``name`` beside the plugins (folders of skills) of the tree, or beside
+    the index: ``plugins/debugging-toolkit/`` holds commands and agents but no skill, and an
+    index of plugins names it. Only stats, for entries that found no skill."""
+    parents = tree.__dict__.get("_collection_parents")
+    if parents is None:
+        parents = sorted({folder.parent for folders in tree.collections_by_name.values() for folder in folders})
+        tree.__dict__["_collection_parents"] = parents
+    return any(os.path.isdir(parent / name) for parent in [index.path.parent, *parents])
+
+
+def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int], tree: SkillTree) -> str | None:
     res = entry.resolution
+    if entry.heading or entry.mention:
+        return None  # a section title, a mapping's key or a command's part: no stale entry
     if entry.strict:
+        if res is not None and res.present:
+            return None  # a plugin folder without skills (commands, agents): a valid entry
         if res is not None and res.outside and not res.skills:
             return f"index entry {entry.path} points outside the repository; not read"
+        if entry.source and not entry.skills:
+            tried = "; ".join(res.tried) if res and res.tried else "the marketplace root"
+            return f"plugin source {entry.path} names no folder (resolved from {tried}): the plugin cannot be installed"
         if not entry.skills:
             tried = "; ".join(res.tried) if res and res.tried else "the index's folder"
             return f"index entry {entry.path} does not lead to a skill (tried against: {tried})"
@@ -95,6 +144,14 @@ def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int]) ->
         return None  # a list that names no skills is some other list
     if _unreadable_skill_beside(index, entry.name):
         return None  # its SKILL.md exists but cannot be read: CL001 says so already
+    if entry.name in tree.by_name or entry.name in tree.collections_by_name:
+        return None  # a skill of that name exists elsewhere (the index's folder holds copies)
+    if _folder_beside_collections(tree, index, entry.name):
+        return None  # a plugin of commands or agents, a folder that exists: not a stale skill
+    if entry.slash:
+        if _command_beside(index, entry.name):
+            return None
+        return f'index lists command "/{entry.name}", but no skill or command has that name'
     return f'index lists skill "{entry.name}", but no skill has that name or folder'
 
 
@@ -104,13 +161,31 @@ def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> li
         scope = index_scope(tree, index)
         if not _relevant(tree, index, scope):
             continue
-        hits = _block_hits(index)
+        hits = block_hits(index)
+        chosen = selection_blocks(index) if index.selection else None
+        catalog = index.role == "catalog"
         for entry in index.entries:
-            message = _entry_problem(entry, index, hits)
+            if chosen is not None and entry.block not in chosen:
+                continue
+            message = _entry_problem(entry, index, hits, tree)
             if message is None:
                 continue
+            if catalog:
+                message += " (in a catalog for readers: the documentation has drifted)"
             details = {"entry": entry.text}
             if entry.resolution is not None and entry.resolution.tried:
                 details["tried"] = list(entry.resolution.tried)
-            out.append(Diagnostic("CL204", message, index.display, entry.line, entry.column, entry.line, entry.end_column, details=details))
+            out.append(
+                Diagnostic(
+                    "CL204",
+                    message,
+                    index.display,
+                    entry.line,
+                    entry.column,
+                    entry.line,
+                    entry.end_column,
+                    severity=Severity.WARNING if catalog else None,
+                    details=details,
+                )
+            )
     return out

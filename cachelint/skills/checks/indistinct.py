@@ -172,7 +172,8 @@ def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
     groups: list[list[Skill]] = [index.listed(ambiguous=False) for index in indexes]
     by_parent: dict = defaultdict(list)
     for skill in tree.skills:
-        by_parent[skill.folder.parent].append(skill)
+        if not skill.nested:  # a sub-document is chosen through its skill, not by the model
+            by_parent[skill.folder.parent].append(skill)
     groups.extend(by_parent[p] for p in sorted(by_parent))
     return [[s for s in g if s.description] for g in groups if len(g) >= 2]
 

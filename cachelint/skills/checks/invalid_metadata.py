@@ -5,8 +5,10 @@ the given files into Diagnostics. CL001 problems (alias bombs, nesting) pass thr
 """
 from __future__ import annotations
 
-from cachelint.diagnostics import Diagnostic
+from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.tree import SkillTree
+
+SUB_DOCUMENT = " (a sub-document inside another skill's folder: only loaders that scan folders recursively read its front matter)"
 
 
 def check_invalid_metadata(tree: SkillTree) -> list[Diagnostic]:
@@ -20,6 +22,10 @@ def check_invalid_metadata(tree: SkillTree) -> list[Diagnostic]:
             if key in seen:
                 continue
             seen.add(key)
+            if skill.nested and problem.code == "CL201":
+                # loaders list one SKILL.md per skill folder; a nested one is a page its skill links
+                out.append(Diagnostic("CL201", problem.message + SUB_DOCUMENT, skill.display, problem.line, problem.column, severity=Severity.INFO))
+                continue
             out.append(Diagnostic(problem.code, problem.message, skill.display, problem.line, problem.column))
         seen.clear()
     return out

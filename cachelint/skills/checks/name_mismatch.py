@@ -8,7 +8,8 @@ choice, not the author's. So is a SKILL.md placed directly in a hidden tool fold
 """
 from __future__ import annotations
 
-from cachelint.diagnostics import Diagnostic
+from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.skills.checks.invalid_metadata import SUB_DOCUMENT
 from cachelint.skills.checks.invalid_metadata import has_valid_name
 from cachelint.skills.tree import SkillTree
 
@@ -24,10 +25,11 @@ def check_name_mismatch(tree: SkillTree) -> list[Diagnostic]:
             out.append(
                 Diagnostic(
                     "CL205",
-                    f'name "{skill.name}" differs from the skill\'s folder "{skill.folder_name}"',
+                    f'name "{skill.name}" differs from the skill\'s folder "{skill.folder_name}"' + (SUB_DOCUMENT if skill.nested else ""),
                     skill.display,
                     skill.name_line,
                     1,
+                    severity=Severity.INFO if skill.nested else None,
                     details={"name": skill.name, "folder": skill.folder_name},
                 )
             )
