@@ -123,3 +123,21 @@ def test_longer_run_entry_point(capsys):
     assert main(["front-matter", "--iterations", "20", "--seed", "7"]) == 0
     out = capsys.readouterr().out
     assert "front-matter: 20 inputs, no contract violation" in out
+
+
+def test_the_cpu_deadline_counts_work_not_waiting_and_survives_a_wall_deadline_inside():
+    """The fuzz bound is CPU time: a block that sleeps (a loaded machine's wait) past it is no
+    violation, one that computes past it is; and the wall-clock bound the analysis sets and
+    clears inside it does not disarm it."""
+    import time
+
+    from cachelint.deadline import TimeLimitExceeded, deadline
+
+    with deadline(0.2, clock="cpu"):
+        time.sleep(0.4)  # waiting costs no CPU
+    with pytest.raises(TimeLimitExceeded):
+        with deadline(0.2, clock="cpu"):
+            with deadline(5.0):  # the analysis-timeout's wall-clock bound, set and cleared inside
+                pass
+            while True:
+                pass
