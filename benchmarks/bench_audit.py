@@ -54,8 +54,9 @@ fast_paths = len(sys.argv) < 4 or sys.argv[3] == "1"
 jobs = int(sys.argv[4]) if len(sys.argv) > 4 else 1  # worker processes (docs/scale.md); 1: one process
 options = AuditOptions(incremental=incremental, fast_paths=fast_paths, timeline=False, jobs=jobs)  # as the CLI's text outputs
 result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), options, Path.cwd())
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(result.diagnostics),
-      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(time.perf_counter() - t, me.ru_maxrss, len(result.diagnostics), workers.ru_maxrss,
+      me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime)
 """
 
 # Start-up alone: the audit of an empty log (imports, settings, packs, check modules).
@@ -89,14 +90,16 @@ ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "cachelint-bench-pycache")
 
 
-def measure(code: str, args: list[str]) -> tuple[float, float, int]:
-    """(wall s, peak RSS MB, the script's count). With worker processes, the RSS is the driver's
-    plus the largest worker's times their number: a bound on the sum over the processes."""
+def measure(code: str, args: list[str]) -> tuple[float, ...]:
+    """(wall s, peak RSS MB, the script's count[, CPU s of this process, CPU s of its workers]).
+    With worker processes, the RSS is the driver's plus the largest worker's times their number:
+    a bound on the sum over the processes."""
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=ENV).stdout.split()
     rss = int(out[1])
     if len(out) > 3 and len(args) > 3 and int(args[3]) > 1:
         rss += int(args[3]) * int(out[3])
-    return float(out[0]), rss / 1024.0, int(out[2])
+    cpu = (float(out[4]), float(out[5])) if len(out) > 5 else ()
+    return (float(out[0]), rss / 1024.0, int(out[2]), *cpu)
 
 
 def startup(runs: int) -> None:
@@ -292,13 +295,22 @@ def main() -> None:
                 "audit_s": round(pwall, 3), "ratio_to_floor": round(pwall / floor, 2), "speedup_vs_serial": round(wall / pwall, 2),
                 "median_round_speedup": round(statistics.median(a[0] / p[0] for a, p in zip(audits, runs_of)), 2),
                 "rss_mb_bound": round(max(r[1] for r in runs_of)), "runs": [round(r[0], 3) for r in runs_of],
+                # CPU seconds, which the other jobs of a shared machine do not inflate: one process's,
+                # and the driver's and the workers' here; the wall an idle machine with j cores
+                # would give is at least max(driver, all / j) (the driver waits for no one else)
+                "serial_cpu_s": round(statistics.median(a[3] for a in audits), 3),
+                "driver_cpu_s": round(statistics.median(p[3] for p in runs_of), 3),
+                "workers_cpu_s": round(statistics.median(p[4] for p in runs_of), 3),
+                "idle_speedup_bound": round(statistics.median(
+                    a[3] / max(p[3], (p[3] + p[4]) / j) for a, p in zip(audits, runs_of)), 2),
             }
         rows.append(row)
         for j in parallel:
             entry = row[f"jobs{j}"]
             print(f"  --jobs {j}: audit {entry['audit_s']:.2f} s, {entry['ratio_to_floor']:.2f}x the floor,"
                   f" {entry['speedup_vs_serial']:.2f}x faster than one process (median of rounds {entry['median_round_speedup']:.2f}x),"
-                  f" RSS <= {entry['rss_mb_bound']}M", flush=True)
+                  f" RSS <= {entry['rss_mb_bound']}M; CPU: one process {entry['serial_cpu_s']:.2f} s, driver {entry['driver_cpu_s']:.2f} s"
+                  f" + workers {entry['workers_cpu_s']:.2f} s: on {j} idle cores at most {entry['idle_speedup_bound']:.2f}x", flush=True)
         print(
             f"{log.name:<30} {size:>6.0f} {floor:>8.2f} {wall:>8.2f} {wall / floor:>6.2f} {rss:>8.0f}M"
             f" {full if full is not None else float('nan'):>7.2f} {peer if peer is not None else float('nan'):>7.2f}"
