@@ -14,6 +14,7 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --log /tmp/rich.jsonl --runs 15                          # (the floor of the speed target)
     python benchmarks/bench_audit.py --promptcachelint /tmp/peers-audit/bin/promptcachelint --peer-runs 1
     python benchmarks/bench_audit.py --startup --all-checks --full-decode   # start-up alone; fast paths / reuse off
+    python benchmarks/bench_audit.py --mb 250 --jobs 2 --runs 3            # worker processes against one process (docs/scale.md)
     python benchmarks/bench_audit.py --format helicone --format otel-genai   # the same log in other formats: seconds per MB vs JSONL
     python benchmarks/bench_audit.py --mb 250 --format all --runs 1          # every format (benchmarks/log_formats.py)
 """
@@ -50,9 +51,12 @@ from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import run_audit
 incremental = sys.argv[2] == "1"
 fast_paths = len(sys.argv) < 4 or sys.argv[3] == "1"
-options = AuditOptions(incremental=incremental, fast_paths=fast_paths, timeline=False)  # as the CLI's text outputs
+jobs = int(sys.argv[4]) if len(sys.argv) > 4 else 1  # worker processes (docs/scale.md); 1: one process
+options = AuditOptions(incremental=incremental, fast_paths=fast_paths, timeline=False, jobs=jobs)  # as the CLI's text outputs
 result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), options, Path.cwd())
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(result.diagnostics))
+me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(time.perf_counter() - t, me.ru_maxrss, len(result.diagnostics), workers.ru_maxrss,
+      me.ru_utime + me.ru_stime, workers.ru_utime + workers.ru_stime)
 """
 
 # Start-up alone: the audit of an empty log (imports, settings, packs, check modules).
@@ -64,7 +68,8 @@ from cachelint.config import load_settings
 from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import run_audit
 imported = time.perf_counter()
-result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), AuditOptions(), Path.cwd())
+jobs = int(sys.argv[2]) if len(sys.argv) > 2 else None  # None: the default (the CPUs)
+result = run_audit([sys.argv[1]], load_settings(Path.cwd(), isolated=True), AuditOptions(jobs=jobs), Path.cwd())
 print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, imported - t)
 """
 
@@ -85,13 +90,21 @@ ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "cachelint-bench-pycache")
 
 
-def measure(code: str, args: list[str]) -> tuple[float, float, int]:
+def measure(code: str, args: list[str]) -> tuple[float, ...]:
+    """(wall s, peak RSS MB, the script's count[, CPU s of this process, CPU s of its workers]).
+    With worker processes, the RSS is the driver's plus the largest worker's times their number:
+    a bound on the sum over the processes."""
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=ENV).stdout.split()
-    return float(out[0]), int(out[1]) / 1024.0, int(out[2])
+    rss = int(out[1])
+    if len(out) > 3 and len(args) > 3 and int(args[3]) > 1:
+        rss += int(args[3]) * int(out[3])
+    cpu = (float(out[4]), float(out[5])) if len(out) > 5 else ()
+    return (float(out[0]), rss / 1024.0, int(out[2]), *cpu)
 
 
 def startup(runs: int) -> None:
-    """Median wall time of auditing an empty log (start-up), and of the imports alone."""
+    """Median wall time of auditing an empty log (start-up), and of the imports alone; then a
+    10-request log with the default jobs (the CPUs) against one process, interleaved."""
     empty = Path(tempfile.gettempdir()) / "cachelint-bench-empty.jsonl"
     empty.write_bytes(b"")
     walls, imports = [], []
@@ -100,6 +113,16 @@ def startup(runs: int) -> None:
         walls.append(float(out[0]))
         imports.append(float(out[2]))
     print(f"start-up (empty log): median {statistics.median(walls):.3f} s, of which imports {statistics.median(imports):.3f} s")
+    small = Path(tempfile.gettempdir()) / "cachelint-bench-10.jsonl"
+    if not small.exists():
+        subprocess.run([sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", "10", "-o", str(small)], check=True)
+    default, serial = [], []
+    for _ in range(runs):
+        for walls_of, extra in ((default, []), (serial, ["1"])):
+            out = subprocess.run([sys.executable, "-c", STARTUP, str(small), *extra], capture_output=True, text=True, check=True, env=ENV)
+            walls_of.append(float(out.stdout.split()[0]))
+    d, s1 = statistics.median(default), statistics.median(serial)
+    print(f"10 requests: default jobs median {d:.3f} s, --jobs 1 median {s1:.3f} s, ratio {d / s1:.3f}")
 
 
 def to_peer_trace(log: Path, out: Path) -> None:
@@ -200,6 +223,7 @@ def main() -> None:
     parser.add_argument("--peer-runs", type=int, default=1)
     parser.add_argument("--peer-max-mb", type=float, default=100, help="skip the peer on larger logs (it takes minutes)")
     parser.add_argument("--format", action="append", default=[], help="also audit the log converted to this format (benchmarks/log_formats.py; 'all': every one)")
+    parser.add_argument("--jobs", type=int, nargs="*", default=[], help="also audit with this many worker processes (docs/scale.md), interleaved with the others")
     args = parser.parse_args()
     logs = [Path(p) for p in args.log]
     tmp = Path(tempfile.gettempdir())
@@ -231,9 +255,12 @@ def main() -> None:
             if not peer_trace.exists():
                 to_peer_trace(log, peer_trace)
         floors, audits, fulls, peers, alls = [], [], [], [], []
+        parallel: dict[int, list] = {j: [] for j in args.jobs if j > 1}
         for run in range(args.runs):  # interleaved: each run measures every tool once
             floors.append(measure(FLOOR, [str(log)]))
             audits.append(measure(AUDIT, [str(log), "1"]))
+            for j, runs_of in parallel.items():
+                runs_of.append(measure(AUDIT, [str(log), "1", "1", str(j)]))
             if args.full_decode:
                 fulls.append(measure(AUDIT, [str(log), "0"]))
             if args.all_checks:
@@ -243,7 +270,7 @@ def main() -> None:
         floor = statistics.median(r[0] for r in floors)
         wall = statistics.median(r[0] for r in audits)
         rss = max(r[1] for r in audits)
-        findings = sorted({r[2] for r in audits + fulls + alls})
+        findings = sorted({r[2] for r in audits + fulls + alls + [r for runs_of in parallel.values() for r in runs_of]})
         row = {
             "log": log.name, "size_mb": round(size, 1), "requests": floors[0][2], "runs": args.runs,
             "floor_s": round(floor, 3), "audit_s": round(wall, 3), "ratio_to_floor": round(wall / floor, 2),
@@ -261,7 +288,29 @@ def main() -> None:
             peer = statistics.median(r[0] for r in peers)
             peer_rss = max(r[1] for r in peers)
             row.update(peer_s=round(peer, 2), peer_rss_mb=round(peer_rss), ratio_to_peer=round(wall / peer, 3))
+        for j, runs_of in parallel.items():
+            pwall = statistics.median(r[0] for r in runs_of)
+            # ratios of the medians, and the median of the per-round ratios (the same round's load)
+            row[f"jobs{j}"] = {
+                "audit_s": round(pwall, 3), "ratio_to_floor": round(pwall / floor, 2), "speedup_vs_serial": round(wall / pwall, 2),
+                "median_round_speedup": round(statistics.median(a[0] / p[0] for a, p in zip(audits, runs_of)), 2),
+                "rss_mb_bound": round(max(r[1] for r in runs_of)), "runs": [round(r[0], 3) for r in runs_of],
+                # CPU seconds, which the other jobs of a shared machine do not inflate: one process's,
+                # and the driver's and the workers' here; the wall an idle machine with j cores
+                # would give is at least max(driver, all / j) (the driver waits for no one else)
+                "serial_cpu_s": round(statistics.median(a[3] for a in audits), 3),
+                "driver_cpu_s": round(statistics.median(p[3] for p in runs_of), 3),
+                "workers_cpu_s": round(statistics.median(p[4] for p in runs_of), 3),
+                "idle_speedup_bound": round(statistics.median(
+                    a[3] / max(p[3], (p[3] + p[4]) / j) for a, p in zip(audits, runs_of)), 2),
+            }
         rows.append(row)
+        for j in parallel:
+            entry = row[f"jobs{j}"]
+            print(f"  --jobs {j}: audit {entry['audit_s']:.2f} s, {entry['ratio_to_floor']:.2f}x the floor,"
+                  f" {entry['speedup_vs_serial']:.2f}x faster than one process (median of rounds {entry['median_round_speedup']:.2f}x),"
+                  f" RSS <= {entry['rss_mb_bound']}M; CPU: one process {entry['serial_cpu_s']:.2f} s, driver {entry['driver_cpu_s']:.2f} s"
+                  f" + workers {entry['workers_cpu_s']:.2f} s: on {j} idle cores at most {entry['idle_speedup_bound']:.2f}x", flush=True)
         print(
             f"{log.name:<30} {size:>6.0f} {floor:>8.2f} {wall:>8.2f} {wall / floor:>6.2f} {rss:>8.0f}M"
             f" {full if full is not None else float('nan'):>7.2f} {peer if peer is not None else float('nan'):>7.2f}"

@@ -384,6 +384,32 @@ def _exit_on_internal_errors(diagnostics) -> None:
     default=None,
     help="The record field that holds each request's time, when it is none of those read by default (a dotted path: meta.sent_at). Config: [audit] time-field.",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes that read and decode JSONL logs (default: the CPUs; 1: one process). Same findings whatever the number. Config: [audit] jobs. See docs/scale.md.",
+)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="BYTES",
+    help="Bytes of a JSONL log each worker reads at a time (default 32 MiB); less JSONL than this in all is audited in one process. Config: [audit] chunk-size.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default=None,
+    help="Where the workers run: local processes (default) or a Dask cluster (pip install 'cachelint[dask]'; a LocalCluster of --jobs workers without --scheduler).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="The Dask scheduler to run the workers on (tcp://host:8786); implies --engine dask. The workers must read the logs at the same paths.",
+)
 def audit(
     logs,
     select,
@@ -402,6 +428,10 @@ def audit(
     output_format,
     input_format,
     time_field,
+    jobs,
+    chunk_size,
+    engine,
+    scheduler,
 ):
     """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, .gz, folders) for cache breaks.
 
@@ -422,10 +452,18 @@ def audit(
         baseline=baseline,
         progress=sys.stderr.isatty() and not os.environ.get("CI") and not out.quiet,
         timeline=fmt == "html",  # only the HTML report draws one bar per request
+        jobs=jobs,
+        chunk_size=chunk_size,
+        engine=engine or ("dask" if scheduler else "local"),
+        scheduler=scheduler,
     )
+    if options.engine != "dask" and scheduler:
+        _fail("--scheduler needs --engine dask")
+    from cachelint.payloads.parallel import EngineError
+
     try:
         result = audit_logs(list(logs), None, options, Path.cwd().resolve(), resolver=resolver)
-    except BaselineError as exc:
+    except (BaselineError, EngineError) as exc:
         _fail(str(exc))
     for warning in result.warnings:
         out.warn(warning)

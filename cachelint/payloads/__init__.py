@@ -55,6 +55,14 @@ class AuditOptions:
     # draws). The CLI asks for it only for --output-format html: without it the memory of a run
     # does not grow with the number of requests beyond a few packed numbers each.
     timeline: bool = True
+    # Worker processes that read and decode JSONL logs (cachelint.payloads.parallel; docs/scale.md):
+    # None: [audit] jobs, else the CPUs; 1: one process. The findings are the same either way.
+    jobs: int | None = None
+    engine: str = "local"  # local | dask (a Dask cluster: the scheduler at ``scheduler``, or a LocalCluster)
+    scheduler: str | None = None
+    # bytes of a JSONL log per map task (None: [audit] chunk-size, else 32 MiB); a run with less
+    # JSONL than this is audited in one process
+    chunk_size: int | None = None
 
 
 @dataclass

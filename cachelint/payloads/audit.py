@@ -36,6 +36,7 @@ from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys, longest_lifetime
 from cachelint.payloads.shapes import unread_shape
+from cachelint.payloads.formats._run import unread_reason
 
 DEFAULT_SESSION_WINDOW = 1000
 MAX_BREAKS_SHOWN = 20
@@ -136,16 +137,25 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
     for path, display in logs:  # batch results first: their usage joins requests of other files
         if display in run.formats.side:
             run.diagnostics.extend(run.formats.read_side(path, display, run.redactor))
-    for item in items:
-        if isinstance(item, Diagnostic):
-            run.diagnostics.append(item)
-            continue
-        path, display = item
-        run.files += 1
-        if display not in run.formats.side:
-            _audit_file(run, path, display)
-        _close(run, run.grouper.close_scope(display))
-        run.progress.file_done(file_size(path))
+    from cachelint.payloads.parallel import start_feed
+
+    feed = start_feed(run, logs)  # None: one process (one job, or a small log)
+    try:
+        for item in items:
+            if isinstance(item, Diagnostic):
+                run.diagnostics.append(item)
+                continue
+            path, display = item
+            run.files += 1
+            if feed is not None and feed.takes(display):
+                feed.audit_file(run, display)
+            elif display not in run.formats.side:
+                _audit_file(run, path, display)
+            _close(run, run.grouper.close_scope(display))
+            run.progress.file_done(file_size(path))
+    finally:
+        if feed is not None:
+            feed.close()
     run.progress.close()
     _close(run, run.grouper.close_all())
     run.diagnostics.extend(run.formats.unjoined())
@@ -259,54 +269,75 @@ def _audit_records(run: _Run, items: Iterable[Any], position: list[Any] | None, 
         run.records += 1
         if progress is not None:
             progress.records_seen(run.records, _tell(position))
-        if run.time_field and item.envelope is not None:
-            item.time = envelope_time(item.envelope, run.time_field)
+        item, req = build_request(item, run.rules, run.block_cache, run.time_field)
+        if isinstance(req, Diagnostic):
+            run.diagnostics.append(req)
+        elif req is None:
+            _note_skipped(run, item.origin, *unread_facts(item, run.rules))
+        else:
+            _audit_built(run, req, item)
+
+
+def build_request(item: Any, rules: ProviderRules, cache: BlockCache, time_field: str | None) -> tuple[Any, Request | Diagnostic | None]:
+    """(the record, its Request): None when no provider adapter takes the record, a CL001 when
+    it cannot be interpreted. The record returned is the one the request was built from (decoded
+    in full when a reused part did not fit). What the map stage of a parallel audit runs too
+    (``cachelint.payloads.parallel``)."""
+    if time_field and item.envelope is not None:
+        item.time = envelope_time(item.envelope, time_field)
+    try:
         try:
-            try:
-                req = to_request(item, run.rules, run.block_cache)
-            except ReuseMismatch:
-                item = item.reread()  # a reused part did not fit: decode the record in full
-                if isinstance(item, Diagnostic):
-                    run.diagnostics.append(item)
-                    continue
-                req = to_request(item, run.rules, run.block_cache)
-        except RecursionError:
-            run.diagnostics.append(_record_problem(item, "request body nested too deeply to analyse"))
-            continue
-        except Exception as exc:  # a malformed body must not end the run
-            run.diagnostics.append(_record_problem(item, f"cannot interpret request: {type(exc).__name__}: {exc}"))
-            continue
-        if req is None:
-            # A record whose URL names an endpoint that is no LLM generation call (token
-            # counts, images, a tracing upload, a legacy completion API) is skipped for that
-            # reason: whatever its body carries, it is no unread log shape.
-            not_llm = run.rules.classify(item.url).known_not_llm
-            shape = None if not_llm else unread_shape(item.request, item.response)
-            if shape is None:
-                run.skipped += 1
-            else:
-                run.unread[shape] = run.unread.get(shape, 0) + 1
-            if not not_llm:
-                run.formats.skipped(item)
-            continue
-        run.formats.complete(req, item)
-        if item.status is not None and item.status >= 400:
-            # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
-            # provider neither read nor wrote the cache for it, so it takes no part in a session
-            # (a retry is compared with the last request that was served) and costs nothing. Its
-            # own markers are still checked: a 400 for five breakpoints is CL305's to explain.
-            run.failed += 1
-            _audit_failed(run, req, item)
-            continue
-        run.requests += 1
-        _note_time(run, req.origin.path, req)
-        try:
-            _audit_request(run, req, item)
-        except RecursionError:
-            run.diagnostics.append(_record_problem(item, "request nested too deeply to compare"))
-        expired = run.grouper.expired()
-        if expired:
-            _close(run, expired)
+            return item, to_request(item, rules, cache)
+        except ReuseMismatch:
+            item = item.reread()  # a reused part did not fit: decode the record in full
+            if isinstance(item, Diagnostic):
+                return item, item
+            return item, to_request(item, rules, cache)
+    except RecursionError:
+        return item, _record_problem(item, "request body nested too deeply to analyse")
+    except Exception as exc:  # a malformed body must not end the run
+        return item, _record_problem(item, f"cannot interpret request: {type(exc).__name__}: {exc}")
+
+
+def unread_facts(item: Any, rules: ProviderRules) -> tuple[str | None, str | None]:
+    """(the unread log shape, the reason for a CL001) of a record no provider adapter took; both
+    None for a record whose URL names an endpoint that is no LLM generation call (token counts,
+    images, a tracing upload, a legacy completion API): whatever its body carries, it is no unread
+    log shape. What the map stage of a parallel audit runs too."""
+    if rules.classify(item.url).known_not_llm:
+        return None, None
+    return unread_shape(item.request, item.response), unread_reason(item)
+
+
+def _note_skipped(run: _Run, origin: Any, shape: str | None, reason: str | None) -> None:
+    """A record no provider adapter took: an unread shape of LLM log, or not an LLM call."""
+    if shape is None:
+        run.skipped += 1
+    else:
+        run.unread[shape] = run.unread.get(shape, 0) + 1
+    run.formats.note_unread(origin, reason)
+
+
+def _audit_built(run: _Run, req: Request, item: Any) -> None:
+    """A request built from a record, through its session, the checks and the ledger."""
+    run.formats.complete(req, item)
+    if item.status is not None and item.status >= 400:
+        # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
+        # provider neither read nor wrote the cache for it, so it takes no part in a session
+        # (a retry is compared with the last request that was served) and costs nothing. Its
+        # own markers are still checked: a 400 for five breakpoints is CL305's to explain.
+        run.failed += 1
+        _audit_failed(run, req, item)
+        return
+    run.requests += 1
+    _note_time(run, req.origin.path, req)
+    try:
+        _audit_request(run, req, item)
+    except RecursionError:
+        run.diagnostics.append(_record_problem(item, "request nested too deeply to compare"))
+    expired = run.grouper.expired()
+    if expired:
+        _close(run, expired)
 
 
 def _audit_failed(run: _Run, req: Request, record: Any) -> None:

@@ -20,6 +20,14 @@ LIMITS_TEXT = {
 }
 
 
+def unread_reason(record: Record) -> str | None:
+    """Why a record the audit skipped (no provider told) looks like an LLM log in a shape no reader
+    took (``registry.resemblance``), or None."""
+    if record.fmt not in ("jsonl", "json", "har", "vcr") or record.request is None:
+        return None  # a log format's own records say why themselves; a record without body is not a call
+    return registry.resemblance(record)
+
+
 @dataclass
 class FormatRun:
     """The log-format side of one audit run."""
@@ -82,11 +90,12 @@ class FormatRun:
 
     def skipped(self, record: Record) -> None:
         """A record the audit skipped (no provider told): counted when it looks like an LLM log."""
-        if record.fmt not in ("jsonl", "json", "har", "vcr") or record.request is None:
-            return  # a log format's own records say why themselves; a record without body is not a call
-        reason = registry.resemblance(record)
+        self.note_unread(record.origin, unread_reason(record))
+
+    def note_unread(self, origin: Any, reason: str | None) -> None:
+        """A skipped record's ``unread_reason`` (None: nothing to say), at its origin."""
         if reason is not None:
-            self.unread.setdefault(record.origin.path, registry.Unread()).add(reason, record.origin)
+            self.unread.setdefault(origin.path, registry.Unread()).add(reason, origin)
 
     def file_done(self, display: str) -> list[Diagnostic]:
         unread = self.unread.pop(display, None)
