@@ -2,10 +2,13 @@
 attribute lists, and the content-level re-encoding of a prompt into a provider's request shape."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from cachelint.payloads.jsonio import dumps as _dumps
 from cachelint.payloads.model import Origin, Record
+
+if TYPE_CHECKING:
+    from cachelint.payloads.providers import BuildTrace
 
 
 def make_record(
@@ -339,7 +342,7 @@ class HistoryReplay:
 
     def __init__(self, sessions: int = 32) -> None:
         self.sessions = sessions
-        self.last: dict[Any, tuple[list[Any], Any]] = {}
+        self.last: dict[Any, tuple[list[Any], BuildTrace, Any]] = {}  # messages, their trace, tools
 
     def prepare(self, record: Record) -> None:
         from cachelint.payloads.providers import BuildTrace
