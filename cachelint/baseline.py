@@ -35,7 +35,8 @@ class Baseline:
         from cachelint.report.common import fingerprints
 
         prints = fingerprints(diagnostics) if self.fingerprints else [""] * len(diagnostics)
-        kept, hidden = [], []
+        kept: list[Diagnostic] = []
+        hidden: list[Diagnostic] = []
         for d, fp in zip(diagnostics, prints):
             accepted = d.code != INTERNAL_ERROR and (  # cachelint's own failure is never accepted
                 fp in self.fingerprints

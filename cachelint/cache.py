@@ -37,7 +37,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Any
+from typing import Iterable, Any, cast
 
 from cachelint.config import Settings
 
@@ -97,7 +97,7 @@ class ResultCache:
     def open(cls, settings: Settings, cwd: Path | None = None) -> "ResultCache":
         path = cache_folder(settings) / f"results-{settings.fingerprint()}.json"
         entries, data, warning = _read_json_table(path, "results", "files")
-        skills = data.get("skills") if isinstance(data.get("skills"), dict) else {}
+        skills = cast(dict, data.get("skills")) if isinstance(data.get("skills"), dict) else {}
         return cls(path=path, entries=entries, skills=skills, warning=warning, dirty=warning is not None)
 
     # --- reading -----------------------------------------------------------------------------
@@ -208,10 +208,10 @@ class ResultCache:
             if summary_digest is not None and summary is not None:
                 self._summary_table()[key] = [summary_digest, summary]
                 self._summaries_dirty = True
-        elif same and "summary_digest" in old:
+        elif same and isinstance(old, dict) and "summary_digest" in old:
             entry["summary_digest"] = old["summary_digest"]
             entry["summary_deps"] = old.get("summary_deps", "")
-        if same:
+        if same and isinstance(old, dict):  # same holds only for a dict; narrows the type
             for k in ("display", "deps", "diagnostics"):
                 if k in old:
                     entry[k] = old[k]

@@ -71,7 +71,7 @@ def _decoded(raw: bytes, encoding: str | None) -> bytes | None:
             except zlib.error:
                 return zlib.decompress(raw, -zlib.MAX_WBITS)
         if enc == "br":
-            import brotli  # type: ignore[import-not-found]
+            import brotli
 
             return brotli.decompress(raw)
     except Exception:  # noqa: BLE001 - an undecodable body is recorded as absent, never a crash

@@ -25,7 +25,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from cachelint.config import Settings
 from cachelint.deadline import TimeLimitExceeded, deadline
@@ -36,6 +36,8 @@ from cachelint.discovery import PYTHON_SUFFIXES, INDEX_SUFFIXES, InputFile, repo
 # here: the all-hit path needs none of it.
 
 if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
+
     from cachelint.cache import ResultCache
     from cachelint.config import ConfigResolver
 
@@ -287,7 +289,7 @@ def summary_digest(summary: dict | None) -> str | None:
 def informative(summary: dict | None) -> bool:
     """A summary whose every table is empty ({"functions": {}, "names": {}}) tells the check
     nothing: leaving it out changes no result and keeps the importer's cache key stable."""
-    return bool(summary) and any(bool(v) for v in summary.values())
+    return bool(summary) and any(bool(v) for v in cast(dict, summary).values())
 
 
 def dependency_digest(
@@ -318,7 +320,7 @@ def dependency_digest(
 
 
 
-def _summarizer() -> Callable[[str, str], dict] | None:
+def _summarizer() -> Callable[..., dict] | None:  # (display, text[, settings][, project_summaries=])
     """``cachelint.code.summarize_module`` where the code checks provide it."""
     import cachelint.code as code
 
@@ -379,7 +381,7 @@ def collect_facts(task: FactsTask) -> dict | None:
         return None
     from cachelint import fileutil
 
-    facts = {"sha256": fileutil.sha256(data), "mtime_ns": stamp[0], "size": stamp[1], "module": task.module}
+    facts: dict[str, Any] = {"sha256": fileutil.sha256(data), "mtime_ns": stamp[0], "size": stamp[1], "module": task.module}
     source = decode(data, task.display)
     if isinstance(source, Diagnostic):
         return {**facts, "imports": [], "summary": None, "summary_digest": None}  # nothing to import
@@ -434,7 +436,7 @@ def analyze_python_file(
         return [data.to_dict()], None, mtime, size
     from cachelint import fileutil
 
-    digest = fileutil.sha256(data)
+    digest: str | None = fileutil.sha256(data)
     source = decode(data, display)
     if isinstance(source, Diagnostic):
         return [source.to_dict()], digest, mtime, size
@@ -533,7 +535,7 @@ class Workers:
 
     def __init__(self, jobs: int | None) -> None:
         self.jobs = jobs or os.cpu_count() or 1
-        self._pool = None
+        self._pool: Pool | None = None
         self._pooled = False  # submit() sends tasks to the pool
         self._in_flight = 0
         self._finished: "collections.deque[tuple[Any, Any]]" = collections.deque()
@@ -982,7 +984,7 @@ def _record_facts(path: str, result: dict | None, facts: dict[str, dict], cache:
         return
     facts[path] = result
     if cache is not None:
-        cache.store_facts(path, **{k: result.get(k) for k in _FACT_KEYS}, summarized="summary_digest" in result)
+        cache.store_facts(path, **cast("dict[str, Any]", {k: result.get(k) for k in _FACT_KEYS}), summarized="summary_digest" in result)
 
 
 def _answer_from_cache(
@@ -1062,7 +1064,7 @@ class SummaryStore:
             found = made.get("summary") if made else None
             if made is not None and self.cache is not None:
                 made["summary_deps"] = entry.get("summary_deps", "")
-                self.cache.store_facts(path, **{k: made.get(k) for k in _FACT_KEYS}, summarized=True)
+                self.cache.store_facts(path, **cast("dict[str, Any]", {k: made.get(k) for k in _FACT_KEYS}), summarized=True)
         self._loaded[path] = found
         return found
 

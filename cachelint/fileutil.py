@@ -152,7 +152,7 @@ def _open_locked(path: Path) -> tuple[int, os.stat_result]:
 
 
 def _read_all(fd: int, max_size: int | None) -> bytes | None:
-    chunks = []
+    chunks: list[bytes] = []
     total = 0
     while True:
         chunk = os.read(fd, 1 << 20)

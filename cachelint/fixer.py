@@ -160,8 +160,8 @@ def apply_fixes(
         outcome = _commit(job, done, result)
         if outcome is True:
             applied = set(done.applied)
-            for d, f in plan.items:
-                if _fix_key(f) in applied:
+            for d, planned in plan.items:
+                if _fix_key(planned) in applied:
                     result.fixes_applied += 1
                     per_code = result.fixed.setdefault(d.path, {})
                     per_code[d.code] = per_code.get(d.code, 0) + 1

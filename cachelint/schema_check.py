@@ -11,7 +11,7 @@ test compares the two answers on generated values (tests/test_schema_check.py).
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Sized
 
 # Keywords that never change validity (annotations and this project's x- extensions).
 _ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
@@ -72,7 +72,7 @@ def _number(value: Any) -> bool:
 
 
 # Size keywords: the JSON type they apply to, and whether the size is a lower bound.
-_SIZES: dict[str, tuple[type, bool]] = {
+_SIZES: dict[str, tuple[type[Sized], bool]] = {
     "minLength": (str, True),
     "maxLength": (str, False),
     "minItems": (list, True),

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Literal, Mapping
 from urllib.parse import unquote, urlsplit
 
 # Upload endpoints carry file bytes, whatever content type a client declares (a Google resumable
@@ -148,7 +148,7 @@ class EndpointRules:
             )
         return Endpoint(host=self._foreign_host(url, None))
 
-    def _invoke_family(self, model: str | None) -> str | bool | None:
+    def _invoke_family(self, model: str | None) -> str | Literal[False] | None:
         """The provider whose body shape a Bedrock InvokeModel model takes: a provider name,
         False for a family that is read as no provider (skipped), None when none matches."""
         if not model:

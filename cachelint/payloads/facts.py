@@ -28,7 +28,7 @@ class RequestFacts(NamedTuple):
     record: int
     line: int
     session: str | None
-    index: int
+    index: int  # type: ignore[assignment]  # a field named like tuple.index: renaming it would change the API
     time: datetime | None
     provider: str
     model: str | None

@@ -9,14 +9,14 @@ from typing import Any
 try:  # orjson is 5-10x faster on the audit's hot path (docs/benchmarks.md); optional
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised only without the extra
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]
 
 JSONDecodeError: tuple[type[Exception], ...] = (ValueError,)
 # The JSONL reuse decoder (cachelint.payloads.reuse) needs orjson's error positions on memoryviews.
 FAST = _orjson is not None
 
 
-def loads(data: bytes | str) -> Any:
+def loads(data: bytes | bytearray | str) -> Any:
     """Parse JSON. Raises ValueError (orjson.JSONDecodeError is a ValueError) or RecursionError."""
     if _orjson is not None:
         return _orjson.loads(data)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from cachelint.payloads.endpoints import Endpoint, EndpointRules
 from cachelint.payloads.jsonio import dumps
@@ -67,13 +67,14 @@ class BlockCache:
 
     def __init__(self, budget: int = 8 * 1024 * 1024) -> None:
         self.budget = budget
-        self._entries: dict[tuple, tuple[Any, int, tuple, int]] = {}
+        # (built, length, marks, images, citations, size): what put() was given, and its size
+        self._entries: dict[tuple, tuple[Any, int, tuple, int, int, int]] = {}
         self._bytes = 0
 
-    def get(self, key: tuple) -> tuple[Any, int, tuple, int] | None:
+    def get(self, key: tuple) -> tuple[Any, int, tuple, int, int, int] | None:
         return self._entries.get(key)
 
-    def put(self, key: tuple, value: tuple[Any, int, tuple], data_size: int) -> None:
+    def put(self, key: tuple, value: tuple[Any, int, tuple, int, int], data_size: int) -> None:
         size = len(key[-1]) + data_size + 300  # bytes objects, the key tuple, the entry
         if size > self.budget // 4:
             return
@@ -250,10 +251,10 @@ class _Builder:
         98% of consecutive requests resend their tools byte for byte. ``source``: the body key the
         run came from, recorded in the trace for reuse by a later record."""
         if type(values) is KnownRun:
-            entry = self._replay_run(tier, values)
+            replayed = self._replay_run(tier, values)
             if self.trace is not None and source:
-                self.trace.runs[source] = values if entry is values.entry else KnownRun(
-                    entry, variant, values.anthropic_tools, values.openai_tools, values.tool_types
+                self.trace.runs[source] = values if replayed is values.entry else KnownRun(
+                    replayed, variant, values.anthropic_tools, values.openai_tools, values.tool_types
                 )
             return
         blocks = getattr(self, tier)
@@ -690,7 +691,7 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         system = [_text_block(system)]  # rendered as one text block
     if isinstance(system, (list, KnownRun)):
         b.cached_run("system", system, "", _anthropic_system_block, source="system")
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    messages = cast(list, body.get("messages")) if isinstance(body.get("messages"), list) else []
     _message_blocks(b, messages, "text", source="messages")
     if isinstance(body.get("cache_control"), dict):
         _automatic(b, body["cache_control"])
@@ -699,7 +700,7 @@ def _anthropic(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     if isinstance(tool_choice, dict) and "disable_parallel_tool_use" in tool_choice:
         disable_parallel = tool_choice.get("disable_parallel_tool_use")
         tool_choice = {k: v for k, v in tool_choice.items() if k != "disable_parallel_tool_use"}
-    output_config = body.get("output_config") if isinstance(body.get("output_config"), dict) else {}
+    output_config = cast(dict, body.get("output_config")) if isinstance(body.get("output_config"), dict) else {}
     tool_types = _tools_facts(tools)[2]
     return {
         "tool_choice": tool_choice,
@@ -849,9 +850,9 @@ def _build_message_block(b: _Builder, message: Any, text_kind: str) -> Block:
         kind = text_kind if text_kind != "input_text" or role != "assistant" else "output_text"
         message = {k: ([_text_block(v, kind)] if k == "content" else v) for k, v in message.items()}
     elif isinstance(message, dict) and isinstance(message.get("content"), list):
-        content = _text_parts_in_order(message["content"])
-        if content is not message["content"]:
-            message = {k: (content if k == "content" else v) for k, v in message.items()}
+        ordered = _text_parts_in_order(message["content"])
+        if ordered is not message["content"]:
+            message = {k: (ordered if k == "content" else v) for k, v in message.items()}
     role = str(message.get("role", message.get("type", ""))) if isinstance(message, dict) else ""
     block = b.add("messages", message, role)
     content = message.get("content") if isinstance(message, dict) else None
@@ -892,7 +893,7 @@ def _openai_chat(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     tools = body.get(source)
     if isinstance(tools, (list, KnownRun)):
         b.cached_run("tools", tools, "chat", _openai_chat_tool, source=source)
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    messages = cast(list, body.get("messages")) if isinstance(body.get("messages"), list) else []
     _history_after_system_messages(b, messages, "text", "messages")
     _openai_options(body, b)
     return {
@@ -987,8 +988,8 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
     else:
         _message_blocks(b, items, "input_text", source="input" if isinstance(inp, list) else "")
     _openai_options(body, b)
-    text = body.get("text") if isinstance(body.get("text"), dict) else {}
-    reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
+    text = cast(dict, body.get("text")) if isinstance(body.get("text"), dict) else {}
+    reasoning = cast(dict, body.get("reasoning")) if isinstance(body.get("reasoning"), dict) else {}
     return {
         "tool_choice": body.get("tool_choice"),
         "response_format": text.get("format"),
@@ -1003,8 +1004,8 @@ def _openai_responses(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
 
 
 def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
-    tool_config = body.get("toolConfig") if isinstance(body.get("toolConfig"), dict) else {}
-    tools = tool_config.get("tools") if isinstance(tool_config.get("tools"), list) else []
+    tool_config = cast(dict, body.get("toolConfig")) if isinstance(body.get("toolConfig"), dict) else {}
+    tools = cast(list, tool_config.get("tools")) if isinstance(tool_config.get("tools"), list) else []
     for tool in tools:
         if _is_cache_point(tool):
             if b.tools:
@@ -1013,7 +1014,7 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         spec = tool.get("toolSpec", {}) if isinstance(tool, dict) else {}
         b.add("tools", tool, str(spec.get("name", "")) if isinstance(spec, dict) else "")
         b.position += 1
-    system = body.get("system") if isinstance(body.get("system"), list) else []
+    system = cast(list, body.get("system")) if isinstance(body.get("system"), list) else []
     for item in system:
         if _is_cache_point(item):
             if b.system:
@@ -1021,9 +1022,9 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
             continue
         b.add("system", item, "system")
         b.position += 1
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    messages = cast(list, body.get("messages")) if isinstance(body.get("messages"), list) else []
     _message_blocks(b, messages, "text", source="messages")
-    extra = body.get("additionalModelRequestFields") if isinstance(body.get("additionalModelRequestFields"), dict) else {}
+    extra = cast(dict, body.get("additionalModelRequestFields")) if isinstance(body.get("additionalModelRequestFields"), dict) else {}
     return {
         "tool_choice": tool_config.get("toolChoice"),
         "thinking": extra.get("thinking"),
@@ -1035,7 +1036,7 @@ def _converse(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
 
 
 def _gemini(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
-    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+    tools = cast(list, body.get("tools")) if isinstance(body.get("tools"), list) else []
     for tool in tools:
         decls = tool.get("functionDeclarations", tool.get("function_declarations")) if isinstance(tool, dict) else None
         if isinstance(decls, list) and len(tool) == 1:
@@ -1053,13 +1054,13 @@ def _gemini(body: Mapping[str, Any], b: _Builder) -> dict[str, Any]:
         for part in parts if isinstance(parts, list) else [system]:
             b.add("system", part, "system")
             b.position += 1
-    contents = body.get("contents") if isinstance(body.get("contents"), list) else []
+    contents = cast(list, body.get("contents")) if isinstance(body.get("contents"), list) else []
     for content in contents:
         block = b.add("messages", content, str(content.get("role", "")) if isinstance(content, dict) else "")
         parts = content.get("parts") if isinstance(content, dict) else None
         b.position += len(parts) if isinstance(parts, list) and parts else 1
         del block
-    generation = body.get("generationConfig") if isinstance(body.get("generationConfig"), dict) else {}
+    generation = cast(dict, body.get("generationConfig")) if isinstance(body.get("generationConfig"), dict) else {}
     response_format = {
         k: generation[k] for k in ("responseMimeType", "responseSchema", "responseJsonSchema") if k in generation
     } or None

@@ -27,7 +27,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator, Mapping
+from typing import IO, Any, Callable, Iterator, Mapping, cast
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads import is_log_name, jsonio
@@ -94,7 +94,7 @@ class _ChunkedReads(io.RawIOBase):
         self.consumed += len(data)
         return data
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         data = self.read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
@@ -977,7 +977,7 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
         else:
             body = None
     body, hashed = redactor.body(body)
-    response = interaction.get("response") if isinstance(interaction.get("response"), dict) else {}
+    response = cast(dict, interaction.get("response")) if isinstance(interaction.get("response"), dict) else {}
     response_headers = redactor.header_dict(response.get("headers"))
     code = _status_code(response)
     return Record(
@@ -1011,7 +1011,7 @@ def _status_code(response: Mapping[str, Any]) -> int | None:
 
 def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits()) -> list[Item]:
     """Read an in-memory log (fuzzing, tests): the same code path as files."""
-    handle: IO[bytes] = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
+    handle: IO[bytes] = io.BufferedReader(io.BytesIO(data))
     if data[:2] == GZIP_MAGIC:
         handle = gzip.GzipFile(fileobj=_ChunkedReads(io.BytesIO(data)), mode="rb")  # type: ignore[assignment]
     out: list[Item] = []

@@ -198,8 +198,8 @@ class LineReuse:
             if body.get(key, False) is not None:
                 raise _NoReuse(f"{key} is not where it was cut")
             body[key] = known_runs[key]
-        key = candidate.history_key
-        rest = body.get(key)  # type: ignore[arg-type]
+        history_key = candidate.history_key
+        rest = body.get(history_key)
         if not isinstance(rest, list):
             raise _NoReuse("no history array")
         ascii_only = raw[after:].isascii()  # only the bytes from ``after`` on are scanned below
@@ -208,7 +208,7 @@ class LineReuse:
             elements.append((moved_from, unmarked[2]))
         end = _element_spans(raw, view, after, rest, ascii_only, elements)
         seen = set(candidate.keys_before)
-        seen.add(key)  # type: ignore[arg-type]
+        seen.add(history_key)  # type: ignore[arg-type]
         body_end = _members_after(raw, view, end, body, ascii_only, seen, runs)
         for name in path:  # a repeated envelope key would make the decoded record use the last one
             if raw.find(b'"' + name.encode() + b'"', body_end) >= 0:
@@ -216,8 +216,8 @@ class LineReuse:
         if unmarked is not None:
             rest.insert(0, unmarked[0])
         if k:
-            body[key] = candidate.trace.history[:k] + rest  # type: ignore[index]
-        index = LineIndex(raw, path, runs, key, elements, first, candidate.keys_before, body_start=candidate.body_start + delta)
+            body[history_key] = candidate.trace.history[:k] + rest
+        index = LineIndex(raw, path, runs, history_key, elements, first, candidate.keys_before, body_start=candidate.body_start + delta)
         if k:
             index.trace.reuse_from = (candidate.trace, k)
         reused = sum(e - s for s, e, _, _ in cuts) + after - first
@@ -238,7 +238,7 @@ class LineReuse:
         if scan.history_cut is not None:
             cuts.append((*scan.history_cut, b""))
         cuts.sort()
-        pieces = []
+        pieces: list[bytes | memoryview] = []
         at = 0
         for start, end, replacement in cuts:
             pieces.append(view[at:start])
@@ -255,10 +255,10 @@ class LineReuse:
                 raise _NoReuse(f"{key} is not where it was cut")
             body[key] = known
         if scan.reused_elements:
-            rest = body.get(scan.history_key)  # type: ignore[arg-type]
+            rest = body.get(scan.history_key)
             if not isinstance(rest, list) or len(rest) != len(scan.elements) - len(scan.reused_elements):
                 raise _NoReuse("the history array does not hold the elements scanned")
-            body[scan.history_key] = scan.reused_elements + rest  # type: ignore[index]
+            body[scan.history_key] = scan.reused_elements + rest
         index = LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before, body_start=body_start)
         if scan.history_source is not None:
             index.trace.reuse_from = (scan.history_source.trace, len(scan.reused_elements))

@@ -134,7 +134,7 @@ class UsageLedger:
         money = money_uncached = 0.0
         priced = unpriced = 0
         timeline = []
-        breaks = []
+        breaks: list[dict[str, Any]] = []
         verdicts = []
         prev: RequestFacts | None = None
         for f in reqs:

@@ -18,7 +18,7 @@ AUDIT_OUTPUT_VERSION = 1
 
 
 def diagnostic_record(d: Diagnostic, fingerprint: str | None = None) -> dict:
-    data = {
+    data: dict[str, Any] = {
         "code": d.code,
         "name": name_of(d),
         "severity": severity_of(d).value,

@@ -6,7 +6,7 @@ import json
 import os
 import re
 from urllib.parse import quote
-from typing import Sequence
+from typing import Any, Sequence
 
 from cachelint import __version__
 from cachelint.catalog import load_catalog
@@ -65,7 +65,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
         end_col = d.end_column or d.column
         if end_line > d.line or end_col > d.column:
             region["endColumn"] = max(end_col, 1)
-        result = {
+        result: dict[str, Any] = {
             "ruleId": d.code,
             "level": LEVEL[severity_of(d)],
             "message": {"text": d.message},
@@ -81,7 +81,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
-        props = {}
+        props: dict[str, Any] = {}
         if d.record is not None:
             props["record"] = d.record
         if d.session is not None:

@@ -9,7 +9,7 @@ Audits have their own layout (sessions, then their breaks): ``cachelint.report.a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.report.common import RenderOptions, SourceLines, applicable_fix, name_of, severity_of
@@ -99,7 +99,7 @@ def render_full(diagnostics: Sequence[Diagnostic], options: RenderOptions = Rend
             src = sources.line(d.path, d.line)
             if src is not None and len(src) <= 400:
                 lines.append(f"  {d.line:>5} | {src}")
-                width = max(1, (d.end_column - d.column) if d.end_line == d.line else len(src) - d.column + 1)
+                width = max(1, (cast(int, d.end_column) - d.column) if d.end_line == d.line else len(src) - d.column + 1)
                 caret = "^" * min(width, max(1, len(src) - d.column + 1))
                 lines.append("        | " + " " * (d.column - 1) + style(caret, "red"))
         else:

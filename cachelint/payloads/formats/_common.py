@@ -2,10 +2,13 @@
 attribute lists, and the content-level re-encoding of a prompt into a provider's request shape."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
 from cachelint.payloads.jsonio import dumps as _dumps
 from cachelint.payloads.model import Origin, Record
+
+if TYPE_CHECKING:
+    from cachelint.payloads.providers import BuildTrace
 
 
 def make_record(
@@ -233,7 +236,7 @@ def content_body(
     provider: str,
     model: Any,
     system: Iterable[str],
-    messages: Iterable[tuple[str, list[Part]]],
+    messages: Iterable[tuple[str, list[Part]] | Built],
     tools: Iterable[Mapping[str, Any]],
 ) -> dict[str, Any]:
     """A request body in ``provider``'s shape rebuilt from a prompt's content: the system texts,
@@ -249,7 +252,8 @@ def content_body(
         tools_done = False
     built: list[dict[str, Any]] = []
     for message in messages:
-        built.extend(message.messages if type(message) is Built else provider_messages(provider, *message))
+        # not a Built: a (role, parts) pair (``type() is`` leaves the other branch unnarrowed)
+        built.extend(message.messages if type(message) is Built else provider_messages(provider, *cast("tuple[str, list[Part]]", message)))
     if provider == "anthropic":
         body: dict[str, Any] = {"model": model}
         if tool_list:
@@ -339,7 +343,7 @@ class HistoryReplay:
 
     def __init__(self, sessions: int = 32) -> None:
         self.sessions = sessions
-        self.last: dict[Any, tuple[list[Any], Any]] = {}
+        self.last: dict[Any, tuple[list[Any], BuildTrace, Any]] = {}  # messages, their trace, tools
 
     def prepare(self, record: Record) -> None:
         from cachelint.payloads.providers import BuildTrace

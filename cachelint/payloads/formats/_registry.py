@@ -231,14 +231,14 @@ def _items(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, 
     if fmt.read is not None:
         yield from fmt.read(handle, ctx)
     elif container == "jsonl":
-        records = fmt.records
-        assert records is not None
+        jsonl_records = fmt.records
+        assert jsonl_records is not None
 
         def adapt(value: Any, origin: Origin, redactor: Any, _fmt: str) -> Iterator[Item]:
             if not isinstance(value, dict):
                 yield unreadable(origin.path, f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)", line=origin.line, record=origin.record)
             elif _claims(fmt, value):
-                yield from _guarded(fmt, records, value, origin, ctx, ())
+                yield from _guarded(fmt, jsonl_records, value, origin, ctx, ())
             else:  # a record of another shape in the file: read as the generic reader would
                 yield from _records_from_value(value, origin, redactor, "jsonl")
 

@@ -6,7 +6,7 @@ Source: https://docs.anthropic.com/en/api/retrieving-message-batch-results
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.model import Origin
@@ -21,7 +21,7 @@ def matches(value: Any) -> bool:
 
 
 def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tuple) -> Iterator[registry.Item]:
-    result = value.get("result") if isinstance(value.get("result"), dict) else {}
+    result = cast(dict, value.get("result")) if isinstance(value.get("result"), dict) else {}
     kind = result.get("type")
     if kind == "succeeded" and isinstance(result.get("message"), dict):
         ctx.joins.put(ctx.display, TITLE, value.get("custom_id"), result["message"], 200)

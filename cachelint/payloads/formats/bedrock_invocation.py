@@ -11,7 +11,7 @@ list of chunks for streams), the token counts (``input.inputTokenCount``,
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats._common import dig, json_value, make_record, number
@@ -54,8 +54,8 @@ def _usage(operation: str, inp: dict, out: dict, response: Any) -> dict | None:
 
 
 def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tuple) -> Iterator[registry.Item]:
-    inp = value.get("input") if isinstance(value.get("input"), dict) else {}
-    out = value.get("output") if isinstance(value.get("output"), dict) else {}
+    inp = cast(dict, value.get("input")) if isinstance(value.get("input"), dict) else {}
+    out = cast(dict, value.get("output")) if isinstance(value.get("output"), dict) else {}
     body = inp.get("inputBodyJson")
     if isinstance(body, str):
         body = json_value(body)
@@ -79,7 +79,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     response = json_value(response) if isinstance(response, str) else response
     if isinstance(response, list):  # a stream's chunks: the usage sits in one of them
         response = _stream_usage(response)
-    metadata = value.get("requestMetadata") if isinstance(value.get("requestMetadata"), dict) else {}
+    metadata = cast(dict, value.get("requestMetadata")) if isinstance(value.get("requestMetadata"), dict) else {}
     session = next((metadata[k] for k in _SESSION_KEYS if metadata.get(k)), None)
     error = value.get("errorCode") or dig(value, "output", "error")
     yield make_record(

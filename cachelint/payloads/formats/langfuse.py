@@ -12,7 +12,7 @@ https://langfuse.com/docs/model-usage-and-cost
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, text_parts, usage_response
@@ -31,7 +31,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         yield make_record(origin, None, ctx.redactor, fmt=NAME)  # a span, event, tool… not an LLM call
         return
     model = value.get("model") or value.get("providedModelName")
-    metadata = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+    metadata = cast(dict, value.get("metadata")) if isinstance(value.get("metadata"), dict) else {}
     provider = provider_of(metadata.get("ls_provider") or metadata.get("provider") or value.get("provider"), model)
     prompt = json_value(value.get("input")) if isinstance(value.get("input"), str) else value.get("input")
     tools: list[Any] = []
@@ -58,11 +58,11 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
             messages.append(converted)
     definitions = []
     for tool in tools:
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        fn = cast(dict, tool.get("function")) if isinstance(tool.get("function"), dict) else tool
         definitions.append({"name": fn.get("name"), "description": fn.get("description"), "parameters": fn.get("parameters", fn.get("input_schema"))})
     body = content_body(provider, model, system, messages, definitions)
-    details = value.get("usageDetails") if isinstance(value.get("usageDetails"), dict) else {}
-    usage = value.get("usage") if isinstance(value.get("usage"), dict) else {}
+    details = cast(dict, value.get("usageDetails")) if isinstance(value.get("usageDetails"), dict) else {}
+    usage = cast(dict, value.get("usage")) if isinstance(value.get("usage"), dict) else {}
     read = details.get("cache_read_input_tokens", details.get("input_cached_tokens", details.get("input_cache_read")))
     written = details.get("cache_creation_input_tokens", details.get("input_cache_creation"))
     fresh = details.get("input", usage.get("input", value.get("promptTokens")))

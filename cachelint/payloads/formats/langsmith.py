@@ -14,7 +14,7 @@ https://docs.smith.langchain.com/observability/how_to_guides/threads
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.jsonio import dumps
@@ -42,13 +42,13 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     if value.get("run_type") != "llm":
         yield make_record(origin, None, ctx.redactor, fmt=NAME)  # a chain, tool or retriever run
         return
-    extra = value.get("extra") if isinstance(value.get("extra"), dict) else {}
-    metadata = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    extra = cast(dict, value.get("extra")) if isinstance(value.get("extra"), dict) else {}
+    metadata = cast(dict, extra.get("metadata")) if isinstance(extra.get("metadata"), dict) else {}
     session = next((metadata[k] for k in _THREAD_KEYS if metadata.get(k)), None) or value.get("trace_id")
-    inputs = value.get("inputs") if isinstance(value.get("inputs"), dict) else {}
-    outputs = value.get("outputs") if isinstance(value.get("outputs"), dict) else {}
+    inputs = cast(dict, value.get("inputs")) if isinstance(value.get("inputs"), dict) else {}
+    outputs = cast(dict, value.get("outputs")) if isinstance(value.get("outputs"), dict) else {}
     status = 500 if value.get("error") else None
-    invocation = extra.get("invocation_params") if isinstance(extra.get("invocation_params"), dict) else {}
+    invocation = cast(dict, extra.get("invocation_params")) if isinstance(extra.get("invocation_params"), dict) else {}
     model = inputs.get("model") or metadata.get("ls_model_name") or invocation.get("model") or invocation.get("model_name")
     provider = provider_of(metadata.get("ls_provider"), model)
     messages = inputs.get("messages")
@@ -105,7 +105,7 @@ def _langchain_list(messages: Any) -> list | None:
 def _langchain_message(message: dict) -> tuple[str, list[Part]]:
     """A LangChain message (serialised ``{"lc", "id", "kwargs"}`` or plain ``{"type", "content"}``)."""
     if "lc" in message and isinstance(message.get("kwargs"), dict):
-        kind = message.get("id")[-1] if isinstance(message.get("id"), list) and message.get("id") else ""
+        kind = cast(list, message.get("id"))[-1] if isinstance(message.get("id"), list) and message.get("id") else ""
         fields = message["kwargs"]
     else:
         kind, fields = "", message
@@ -141,7 +141,7 @@ def _tools(raw: Any, state: dict) -> list[dict]:
 
 
 def _tool(tool: dict) -> dict:
-    fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+    fn = cast(dict, tool.get("function")) if isinstance(tool.get("function"), dict) else tool
     return {"name": fn.get("name"), "description": fn.get("description"), "parameters": fn.get("parameters", fn.get("input_schema"))}
 
 
@@ -157,7 +157,7 @@ def _usage(provider: str, outputs: dict, run: dict) -> dict | None:
         usage = dig(message, "kwargs", "usage_metadata") or dig(message, "usage_metadata")
     usage = usage or outputs.get("usage_metadata")
     if isinstance(usage, dict):
-        details = usage.get("input_token_details") if isinstance(usage.get("input_token_details"), dict) else {}
+        details = cast(dict, usage.get("input_token_details")) if isinstance(usage.get("input_token_details"), dict) else {}
         return usage_response(provider, total_input=usage.get("input_tokens"), read=details.get("cache_read"),
                               written=details.get("cache_creation"), output=usage.get("output_tokens"))
     if run.get("prompt_tokens") is not None:

@@ -14,7 +14,7 @@ https://docs.litellm.ai/docs/proxy/logging_spec, https://docs.litellm.ai/docs/ob
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats._common import dig, json_value, make_record, provider_of, usage_response
@@ -51,10 +51,10 @@ def _raw_request(value: dict) -> dict | None:
 def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tuple) -> Iterator[registry.Item]:
     outer = value  # a custom logger's kwargs: the raw request sits beside the payload
     value = _payload(value)
-    metadata = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+    metadata = cast(dict, value.get("metadata")) if isinstance(value.get("metadata"), dict) else {}
     session = next((metadata[k] for k in _SESSION_KEYS if metadata.get(k)), value.get("session_id"))
     status = 500 if value.get("status") == "failure" else None
-    response = value.get("response") if isinstance(value.get("response"), dict) else None
+    response = cast(dict, value.get("response")) if isinstance(value.get("response"), dict) else None
     raw = _raw_request(value) or _raw_request(outer)
     if raw is not None:
         body = json_value(raw["raw_request_body"])
@@ -71,7 +71,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
                        " turn off turn_off_message_logging to keep them)", origin)
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
-    parameters = value.get("model_parameters") if isinstance(value.get("model_parameters"), dict) else {}
+    parameters = cast(dict, value.get("model_parameters")) if isinstance(value.get("model_parameters"), dict) else {}
     model = value.get("model")
     provider = provider_of(value.get("custom_llm_provider"), model)
     if value.get("call_type") in ("anthropic_messages", "aanthropic_messages"):
@@ -97,7 +97,7 @@ def _usage(provider: str, response: dict | None) -> dict | None:
     read = usage.get("cache_read_input_tokens", dig(usage, "prompt_tokens_details", "cached_tokens"))
     counted = usage_response("anthropic", total_input=usage.get("prompt_tokens"), read=read,
                              written=usage.get("cache_creation_input_tokens"), output=usage.get("completion_tokens"))
-    return {**response, **(counted or {})}
+    return {**cast(dict, response), **(counted or {})}  # a dict: usage came from it
 
 
 def _as_anthropic(model: Any, messages: list, parameters: dict) -> dict:

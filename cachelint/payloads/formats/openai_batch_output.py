@@ -5,7 +5,7 @@ Source: https://platform.openai.com/docs/guides/batch
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.model import Origin
@@ -19,9 +19,9 @@ def matches(value: Any) -> bool:
 
 
 def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tuple) -> Iterator[registry.Item]:
-    response = value.get("response") if isinstance(value.get("response"), dict) else {}
+    response = cast(dict, value.get("response")) if isinstance(value.get("response"), dict) else {}
     status = response.get("status_code")
-    body = response.get("body") if isinstance(response.get("body"), dict) else None
+    body = cast(dict, response.get("body")) if isinstance(response.get("body"), dict) else None
     if value.get("error") and not isinstance(status, int):
         status = 400
     ctx.joins.put(ctx.display, TITLE, value.get("custom_id"), body, status if isinstance(status, int) else None)

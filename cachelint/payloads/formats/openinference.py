@@ -11,7 +11,7 @@ https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats import otlp
@@ -62,7 +62,7 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
     for key in sorted((k for k in attrs if _TOOL.fullmatch(k)), key=lambda k: int(_TOOL.fullmatch(k).group(1))):  # type: ignore[union-attr]
         schema = json_value(attrs[key])
         if isinstance(schema, dict):
-            fn = schema.get("function") if isinstance(schema.get("function"), dict) else schema
+            fn = cast(dict, schema.get("function")) if isinstance(schema.get("function"), dict) else schema
             tools.append({"name": fn.get("name"), "description": fn.get("description"), "parameters": fn.get("parameters", fn.get("input_schema"))})
     body = content_body(provider, model, system, rest, tools)
     return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=counted, time=span_time(span),

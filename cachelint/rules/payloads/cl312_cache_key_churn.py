@@ -10,7 +10,7 @@ cached. GPT-5.6+ matches reliably only with a key. The rate is dated data
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Iterable
+from typing import Iterable, cast
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.checks import CheckContext, at_request
@@ -65,7 +65,8 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     out = []
     for key in sorted(by_key):
         reqs = sorted(by_key[key], key=lambda r: (r.time, r.origin.record))
-        rate = limits.provider(reqs[0].provider).requests_per_minute_per_key  # type: ignore[union-attr]
+        # grouped above only when the provider and its rate are known
+        rate = cast(float, limits.provider(reqs[0].provider).requests_per_minute_per_key)  # type: ignore[union-attr]
         start = 0
         for end, req in enumerate(reqs):
             try:
