@@ -28,7 +28,7 @@ import zlib
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, Sequence, cast
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.model import Origin, Record
@@ -212,7 +212,8 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
             reader = None
         else:
             out.pad = line_base if line_base is not None else (1 if task.start > 0 else 0)
-            handle = raw = reader = _RangeReader(task.path, task.start, task.end, out.pad)
+            reader = _RangeReader(task.path, task.start, task.end, out.pad)
+            handle = raw = cast(IO[bytes], reader)  # reads like a binary file: read, readline, tell
     except PermissionError:
         out.events.append((_FILE_DIAG, unreadable(display, "cannot read file: permission denied")))
         return out
@@ -224,7 +225,7 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     events = out.events
     keys = state.keys
     try:
-        items = _read_jsonl(handle, display, state.redactor, limits, LineReuse() if state.reuse else None, _compressed_bytes(handle))  # type: ignore[arg-type]
+        items = _read_jsonl(handle, display, state.redactor, limits, LineReuse() if state.reuse else None, _compressed_bytes(handle))
         for item in items:
             if isinstance(item, Diagnostic):
                 events.append((_DIAG, item))
@@ -279,7 +280,7 @@ def _evidence(item: Record, keys: Any) -> Record:
 def default_jobs() -> int:
     """The CPUs this process may run on."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
 
