@@ -312,6 +312,34 @@ def _names_in(node: ast.AST) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
+def _read_paths(node: ast.AST) -> frozenset[str]:
+    """The places an expression reads: ``self.llm.model``, ``params['model']``, ``x``; a method
+    called reads its whole receiver (``self.render()`` reads ``self``)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            stack.append(sub.func.value)
+            stack.extend(sub.args)
+            stack.extend(kw.value for kw in sub.keywords)
+            continue
+        if isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript)):
+            path = path_of(sub)
+            if path is not None:
+                out.add(path)
+                continue
+        stack.extend(ast.iter_child_nodes(sub))
+    return frozenset(out)
+
+
+def _reads_any(paths: Iterable[str], varying: set[str]) -> set[str]:
+    """The paths of ``paths`` that read a varying place (or a part of one)."""
+    if not varying:
+        return set()
+    return {p for p in paths if any(_covers(v, p) for v in varying)}
+
+
 def _display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
     """``{"model": m, "messages": msgs}`` or ``dict(model=m, ...)``: the names each key's value
     depends on (None when a key is not a string constant or the dict unpacks another)."""
@@ -320,12 +348,12 @@ def _display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
         for key, value in zip(rhs.keys, rhs.values):
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None
-            out[key.value] = _names_in(value)
+            out[key.value] = _read_paths(value)
         return out
     if isinstance(rhs, ast.Call) and isinstance(rhs.func, ast.Name) and rhs.func.id == "dict" and not rhs.args:
         if any(kw.arg is None for kw in rhs.keywords):
             return None
-        return {kw.arg: _names_in(kw.value) for kw in rhs.keywords if kw.arg is not None}
+        return {kw.arg: _read_paths(kw.value) for kw in rhs.keywords if kw.arg is not None}
     return None
 
 
@@ -359,21 +387,23 @@ def _first_element(node: ast.AST) -> ast.AST | None:
     return None
 
 
-def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str]]:
-    """The names whose value may differ from one iteration of ``loop`` to the next, and the names
-    the loop first rebinds afresh each iteration (unconditionally, not from themselves).
+def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
+    """The places whose value may differ from one iteration of ``loop`` to the next; the places
+    the loop first rebinds afresh each iteration (unconditionally, not from themselves); and the
+    varying places built only from the loop's own item (``for doc in docs``).
 
-    A name varies when the loop binds it in a way the analysis does not follow (a ``for`` target,
-    tuple unpacking), changes it in place, or rebinds it from a name that varies (or from itself,
-    accumulating). A name rebuilt each iteration only from names that do not vary
-    (``text = render(BASE)``; ``system = text``) holds the same value at every call."""
+    A place varies when the loop binds it in a way the analysis does not follow (a ``for`` target,
+    tuple unpacking), changes it in place, or rebinds it from a place that varies (or from itself,
+    accumulating), or from a model call, a clock or input. A place rebuilt each iteration only
+    from places that do not vary (``text = render(BASE)``; ``system = text``) holds the same value
+    at every call."""
     rebinds: dict[str, list[Change]] = {}
     keyed: list[Change] = []
     varying: set[str] = set()
     for c in loop.changes:
         if c.rhs_names is None:
-            varying.add(_root(c.path))
-        elif c.action == "rebound" and c.path.isidentifier():
+            varying.add(c.path)
+        elif c.action == "rebound":
             rebinds.setdefault(c.path, []).append(c)
             if c.new_each_time:
                 varying.add(c.path)
@@ -383,28 +413,63 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str]]:
         if name not in rebinds or loop.binds.get(name, 0) > loop.tracked.get(name, 0):
             varying.add(name)
     fresh: set[str] = set()
-    for name, changes in rebinds.items():
+    for path, changes in rebinds.items():
         first = min(changes, key=lambda c: c.site)
-        if first.branch_depth <= loop.branch_depth and name not in first.rhs_names:  # type: ignore[operator]
-            fresh.add(name)
+        if first.branch_depth <= loop.branch_depth and path not in first.rhs_names:  # type: ignore[operator]
+            fresh.add(path)
+
+    def reads(c: Change, path: str) -> frozenset[str]:
+        names = c.rhs_names or frozenset()
+        return names - {path} if path in fresh else names
+
     grew = True
     while grew:
         grew = False
-        for name, changes in rebinds.items():
-            if name in varying:
+        for path, changes in rebinds.items():
+            if path in varying:
                 continue
-            for c in changes:
-                names = c.rhs_names - {name} if name in fresh else c.rhs_names  # type: ignore[operator]
-                if name in names or names & varying:
-                    varying.add(name)
-                    grew = True
-                    break
-        for c in keyed:
-            root = _root(c.path)
-            if root not in varying and (c.rhs_names & varying):  # type: ignore[operator]
-                varying.add(root)
+            if any(path in reads(c, path) or _reads_any(reads(c, path), varying) for c in changes):
+                varying.add(path)
                 grew = True
-    return varying, fresh
+        for c in keyed:
+            if c.path not in varying and _reads_any(c.rhs_names or (), varying):
+                varying.add(c.path)
+                grew = True
+    # varying only through the loop's item: ``title = doc.title``; ``system = f"{title}"``
+    per_item: set[str] = set(loop.items)
+    grew = True
+    while grew:
+        grew = False
+        for path, changes in rebinds.items():
+            if path in per_item or path not in varying or any(c.new_each_time for c in changes):
+                continue
+            ok = True
+            for c in changes:
+                names = reads(c, path)
+                if path in names or any(_root(p) not in per_item for p in _reads_any(names, varying)):
+                    ok = False
+                    break
+            if ok and loop.binds.get(path, 0) <= loop.tracked.get(path, 0):
+                per_item.add(path)
+                grew = True
+    return varying, fresh, per_item
+
+
+def _history_paths(node: ast.AST) -> list[str]:
+    """The lists a messages argument sends as they are (``messages``, ``*history``, ``history +
+    [...]``): a loop growing one carries a conversation. The single messages of a display built at
+    the call (``[SystemMessage(text)]``) are no history."""
+    path = path_of(node)
+    if path is not None:
+        return [path]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _history_paths(node.left) + _history_paths(node.right)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [p for e in node.elts if isinstance(e, ast.Starred) for p in _history_paths(e.value)]
+    if isinstance(node, ast.Call):  # list(history), history.copy()
+        inner = [node.func.value] if isinstance(node.func, ast.Attribute) else list(node.args)
+        return [p for a in inner for p in _history_paths(a)]
+    return []
 
 
 def _exit_kind(stmt: ast.stmt) -> str | None:
@@ -800,6 +865,7 @@ class ModuleAnalysis:
         rhs: ast.AST | None = None,
         counter: bool = False,
         keyed: bool = False,
+        strict: bool | None = None,
     ) -> None:
         """``rhs``: the value a rebinding (or a keyed write, ``keyed``) gives the place; changes
         without it (``x.append(...)``) always count as changes."""
@@ -808,10 +874,10 @@ class ModuleAnalysis:
         rhs_names = None
         entries = None
         if action == "rebound" or keyed:
-            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _names_in(rhs)
+            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _read_paths(rhs)
             if action == "rebound" and rhs is not None:
                 entries = _display_entry_names(rhs)
-        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed)
+        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
         if rhs_names is not None and rhs is not None:
             change.new_each_time = self._new_each_time(rhs)
         final = self._final_loops
@@ -843,7 +909,7 @@ class ModuleAnalysis:
                     first_node = _first_element(node.value)
                     if first_node is not None and self._may_be_system_message(first_node, frame):
                         # messages = [system, *history]: a rebuilt list whose first message is new
-                        self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True)
+                        self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
             self.bind(target, value, frame, node.value)
 
     def _new_each_time(self, rhs: ast.AST) -> bool:
@@ -1091,7 +1157,7 @@ class ModuleAnalysis:
             return
         # what the loop rebinds, or grows in place (``parts.append(x)``): a value rebuilt from it
         # differs between iterations
-        varying_names, fresh = _varying_names(loop)
+        varying_names, fresh, per_item = _varying_names(loop)
         batch = not _carries_history(loop)  # no conversation goes on from one item to the next
         for change in loop.changes:
             if loop.per_item(change):
@@ -1117,7 +1183,7 @@ class ModuleAnalysis:
                         names = change.entries.get(key, frozenset())
                     if change.path in fresh:
                         names = names - {change.path}  # x = f(x) after x = g(...) this iteration
-                    varying = (varying_names - {change.path}) & names
+                    varying = _reads_any(names, varying_names - {change.path})
                     # A fixed value set each iteration before the call is the same value at every
                     # call. A setting (or one key of the request) given a fixed value after the
                     # call (``tool_choice = "auto"`` after a forced first turn) or under a
@@ -1127,7 +1193,7 @@ class ModuleAnalysis:
                     steady = not varying and (
                         not strict or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
                     )
-                    if change.path not in names and (steady or (varying and varying <= loop.items and batch)):
+                    if change.path not in names and (steady or (varying and all(_root(p) in per_item or p in per_item for p in varying) and batch)):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:
                         # one request per item, as the same f-string written at the call is
@@ -2091,7 +2157,7 @@ class ModuleAnalysis:
                 for used in self._paths_in(arg_node):
                     self._use(used, sink, frame)
         elif tier == "messages":
-            for used in self._paths_in(arg_node):
+            for used in _history_paths(arg_node):
                 for loop in frame.loops:
                     loop.history[used] = None
             first = self._first_message(arg_node, frame)

@@ -80,6 +80,28 @@ def run(messages):
         reply = oai.chat.completions.create(**kwargs)
         messages.append(reply.choices[0].message)
 ''',
+    "one-request-per-item-through-two-names": '''
+from langchain_core.messages import SystemMessage
+
+def build_filters(state, llm):
+    for interface in state["web_interfaces"]:
+        info = interface.get_filters_info()
+        system_message = SystemMessage(info + "User needs: " + state["user_needs"])
+        result = llm.invoke([system_message])
+        interface.set_filters(result.content)
+''',
+    "attribute-changed-is-not-the-attribute-read": '''
+class Watcher:
+    def watch(self, source):
+        while True:
+            text = source.read()
+            self.outputs.append(text)
+            self.last = text
+            messages = [{"role": "system", "content": BASE}, {"role": "user", "content": text}]
+            params = {"messages": messages, "model": self.llm.model}
+            for chunk in litellm.completion(**params):
+                print(chunk)
+''',
 }
 
 
@@ -106,6 +128,22 @@ async def run(client, messages, tools, budget):
 def test_tools_dropped_from_the_request_are_one_tools_finding():
     found = [(d.code, d.line) for d in run(TOOLS_DROPPED) if d.code.startswith("CL10")]
     assert found == [("CL103", line) for line in marked_lines(TOOLS_DROPPED)], found
+
+
+ATTRIBUTE_MODEL = '''
+class Agent:
+    def run(self, messages):
+        while True:
+            reply = litellm.completion(model=self.model, messages=messages)
+            messages.append(reply.choices[0].message)
+            if reply.usage.total_tokens > 1000:
+                self.model = self.small_model  # here
+'''
+
+
+def test_the_attribute_read_is_still_found_when_it_changes():
+    found = [d.line for d in run(ATTRIBUTE_MODEL) if d.code == "CL106"]
+    assert found == marked_lines(ATTRIBUTE_MODEL)
 
 
 MODEL_KEY = '''
