@@ -272,19 +272,28 @@ class ModuleLocator:
         imports to the same files as a run of the whole repository, whose files these are."""
         known = set(self._roots)
         out: set[str] = set()
+        # never outside the folder the run is made from (the repository), nor through symlinks
+        top = os.path.abspath(os.getcwd())
+
+        def inside(path: str) -> bool:
+            path = os.path.abspath(path)
+            return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
         for root in self._roots:
             parent = os.path.dirname(root)
             bases = [parent]
             if os.path.basename(root) == "src":
                 bases.append(os.path.dirname(parent))
             for base in bases:
-                if base == root or not base:
+                if base == root or not base or not inside(base):
                     continue
                 out.add(base)
                 for entry in sorted(self._listing(base)):
                     if entry.startswith("."):
                         continue
                     child = os.path.join(base, entry)
+                    if os.path.islink(child):
+                        continue
                     inner = self._listing(child)  # empty for a file
                     if inner:
                         out.add(child)

@@ -48,8 +48,9 @@ def _findings(root: Path, *paths: str) -> list[tuple[str, str, int]]:
     return sorted((d.code, Path(d.path).as_posix(), d.line) for d in result.diagnostics)
 
 
-def test_one_file_reports_what_the_whole_repository_reports(tmp_path):
+def test_one_file_reports_what_the_whole_repository_reports(tmp_path, monkeypatch):
     _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)  # run from the repository's root, as pre-commit does
     whole = _findings(tmp_path, ".")
     assert ("CL105", "libs/app/bench/agent_bench.py", 7) in whole
     assert _findings(tmp_path, "libs/app/bench/agent_bench.py") == [d for d in whole if d[1].startswith("libs/app/")]
