@@ -172,6 +172,7 @@ class ModuleLocator:
         self._by_name: dict[str, str] = {}
         self._roots: set[str] = set()
         self._sorted_roots: list[str] | None = None
+        self._nearby_roots: list[str] | None = None
         self._listings: dict[str, frozenset[str]] = {}
         self._resolved: dict[str, str | None] = {}
         self._imports: dict[str, tuple[Sequence[str], list[tuple[str, str]]]] = {}
@@ -200,6 +201,7 @@ class ModuleLocator:
         if directory not in self._roots:
             self._roots.add(directory)
             self._sorted_roots = None
+            self._nearby_roots = None
         return ".".join(reversed(parts)), is_package
 
     def add(self, name: str, path: str) -> None:
@@ -259,8 +261,51 @@ class ModuleLocator:
         not stats."""
         if self._sorted_roots is None:
             self._sorted_roots = sorted(self._roots)
+        found = self._probe_in(name, self._sorted_roots)
+        if found is None:
+            if self._nearby_roots is None:
+                self._nearby_roots = self._roots_nearby()
+            found = self._probe_in(name, self._nearby_roots)
+        return found
+
+    def _roots_nearby(self) -> list[str]:
+        """Source roots of the projects beside the run's (a monorepo's ``libs/*``, ``src``
+        layouts, the folder above a scripts folder): a run of one file (pre-commit) resolves its
+        imports to the same files as a run of the whole repository, whose files these are."""
+        known = set(self._roots)
+        out: set[str] = set()
+        # never outside the folder the run is made from (the repository), nor through symlinks
+        top = os.path.abspath(os.getcwd())
+
+        def inside(path: str) -> bool:
+            path = os.path.abspath(path)
+            return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+        for root in self._roots:
+            parent = os.path.dirname(root)
+            bases = [parent]
+            if os.path.basename(root) == "src":
+                bases.append(os.path.dirname(parent))
+            for base in bases:
+                if base == root or not base or not inside(base):
+                    continue
+                out.add(base)
+                for entry in sorted(self._listing(base)):
+                    if entry.startswith("."):
+                        continue
+                    child = os.path.join(base, entry)
+                    if os.path.islink(child):
+                        continue
+                    inner = self._listing(child)  # empty for a file
+                    if inner:
+                        out.add(child)
+                        if "src" in inner:
+                            out.add(os.path.join(child, "src"))
+        return sorted(out - known)
+
+    def _probe_in(self, name: str, roots: list[str]) -> str | None:
         parts = name.split(".")
-        for root in self._sorted_roots:
+        for root in roots:
             directory = root
             for part in parts[:-1]:
                 if part not in self._listing(directory):

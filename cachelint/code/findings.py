@@ -254,8 +254,23 @@ def setting_changed_in_loop(reporter: _Reporter, changes: list[LoopChange]) -> l
     return _loop_changes(reporter, changes, "setting", "CL106", effect)
 
 
+_TIER_RANK = {"tools": 0, "system": 1, "setting": 2}
+
+
+def _one_tier_per_site(changes: list[LoopChange]) -> list[LoopChange]:
+    """One finding per changed place: ``request.update(tools=..., tool_choice=...)`` changes the
+    tools and a setting at one site; the tools, earliest in the prefix, are what it loses."""
+    best: dict[Span, int] = {}
+    for c in changes:
+        rank = _TIER_RANK.get(c.tier, 3)
+        if rank < best.get(c.site, 4):
+            best[c.site] = rank
+    return [c for c in changes if _TIER_RANK.get(c.tier, 3) == best[c.site]]
+
+
 def diagnostics_for(program: Program, reaches: list[Reach], changes: list[LoopChange]) -> list[Diagnostic]:
     reporter = _Reporter(program)
+    changes = _one_tier_per_site(changes)
     out: list[Diagnostic] = []
     out += unordered_tools(reporter, reaches)
     out += unordered_prompt(reporter, reaches)

@@ -155,6 +155,15 @@ class Change:
     rhs_names: frozenset[str] | None  # rebinding: names its value depends on; None otherwise
     counter: bool = False  # ``x += 1``: a number stepped, as a loop counts retries or steps
     branch_depth: int = 0  # if/match/try bodies around it (deeper than its loop's: conditional)
+    # a rebinding to a dict display (or dict(...)) with string keys: the names each key's value
+    # depends on, so that a use of one key (``**params`` read for model=) sees only that key
+    entries: dict[str, frozenset[str]] | None = None
+    # one key of a dict written (``params["api_key"] = ...``, ``request.update(tools=...)``): set
+    # under a condition or after the call, even a fixed value differs between the calls
+    keyed: bool = False
+    # the right-hand side calls a model, a clock or reads input: a new value every time, whatever
+    # its arguments are (``reply = client.messages.create(...)``)
+    new_each_time: bool = False
 
 
 @dataclass
@@ -171,6 +180,11 @@ class LoopFrame:
     # places sent as the messages of a call inside the loop: a loop that grows one of them carries
     # a conversation from one iteration to the next (a session, not a batch of items)
     history: dict[str, None] = field(default_factory=dict)
+    # how often each name is bound in the loop, and how many of those bindings are plain
+    # rebindings whose right-hand side is recorded (the others, a ``for`` target, tuple
+    # unpacking, ``with ... as``, take a value the analysis does not follow: they vary)
+    binds: dict[str, int] = field(default_factory=dict)
+    tracked: dict[str, int] = field(default_factory=dict)
 
     def per_item(self, change: "Change") -> bool:
         """A rebinding of this loop's own target (``path = f"{root}/{path}"``): still a value of
@@ -298,6 +312,207 @@ def _names_in(node: ast.AST) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
+def _read_paths(node: ast.AST) -> frozenset[str]:
+    """The places an expression reads: ``self.llm.model``, ``params['model']``, ``x``; a method
+    called reads its whole receiver (``self.render()`` reads ``self``)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            stack.append(sub.func.value)
+            stack.extend(sub.args)
+            stack.extend(kw.value for kw in sub.keywords)
+            continue
+        if isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript)):
+            path = path_of(sub)
+            if path is not None:
+                out.add(path)
+                continue
+        stack.extend(ast.iter_child_nodes(sub))
+    return frozenset(out)
+
+
+def _reads_any(paths: Iterable[str], varying: set[str]) -> set[str]:
+    """The paths of ``paths`` that read a varying place (or a part of one)."""
+    if not varying:
+        return set()
+    return {p for p in paths if any(_covers(v, p) for v in varying)}
+
+
+def _display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
+    """``{"model": m, "messages": msgs}`` or ``dict(model=m, ...)``: the names each key's value
+    depends on (None when a key is not a string constant or the dict unpacks another)."""
+    if isinstance(rhs, ast.Dict):
+        out: dict[str, frozenset[str]] = {}
+        for key, value in zip(rhs.keys, rhs.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            out[key.value] = _read_paths(value)
+        return out
+    if isinstance(rhs, ast.Call) and isinstance(rhs.func, ast.Name) and rhs.func.id == "dict" and not rhs.args:
+        if any(kw.arg is None for kw in rhs.keywords):
+            return None
+        return {kw.arg: _read_paths(kw.value) for kw in rhs.keywords if kw.arg is not None}
+    return None
+
+
+# The first message of a list sent as the messages: the place ``messages[0]`` (path_of never
+# makes a ``[0]``: it names string keys only). Only a change of that exact place counts for it:
+# appending to ``messages`` leaves its first message alone.
+FIRST = "[0]"
+
+
+def _is_first_index(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
+
+
+def first_item_place(node: ast.AST) -> str | None:
+    """``messages[0]`` for a write into ``messages[0]``, ``messages[0]["content"]`` or
+    ``messages[0].content``: the first message of the list at ``messages`` (not ``[-1]``, ``[1]``)."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and _is_first_index(node.slice):
+            base = path_of(node.value)
+            return base + FIRST if base is not None else None
+        node = node.value
+    return None
+
+
+def _first_element(node: ast.AST) -> ast.AST | None:
+    """The first element of a list display, of ``[first] + rest`` or ``[first, *rest]``."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        node = node.left
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and not isinstance(node.elts[0], ast.Starred):
+        return node.elts[0]
+    return None
+
+
+def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
+    """The places whose value may differ from one iteration of ``loop`` to the next; the places
+    the loop first rebinds afresh each iteration (unconditionally, not from themselves); and the
+    varying places built only from the loop's own item (``for doc in docs``).
+
+    A place varies when the loop binds it in a way the analysis does not follow (a ``for`` target,
+    tuple unpacking), changes it in place, or rebinds it from a place that varies (or from itself,
+    accumulating), or from a model call, a clock or input. A place rebuilt each iteration only
+    from places that do not vary (``text = render(BASE)``; ``system = text``) holds the same value
+    at every call."""
+    rebinds: dict[str, list[Change]] = {}
+    keyed: list[Change] = []
+    varying: set[str] = set()
+    for c in loop.changes:
+        if c.rhs_names is None:
+            varying.add(c.path)
+        elif c.action == "rebound":
+            rebinds.setdefault(c.path, []).append(c)
+            if c.new_each_time:
+                varying.add(c.path)
+        else:
+            keyed.append(c)
+    for name in loop.bound:
+        if name not in rebinds or loop.binds.get(name, 0) > loop.tracked.get(name, 0):
+            varying.add(name)
+    fresh: set[str] = set()
+    for path, changes in rebinds.items():
+        first = min(changes, key=lambda c: c.site)
+        if first.branch_depth <= loop.branch_depth and path not in first.rhs_names:  # type: ignore[operator]
+            fresh.add(path)
+
+    def reads(c: Change, path: str) -> frozenset[str]:
+        names = c.rhs_names or frozenset()
+        return names - {path} if path in fresh else names
+
+    grew = True
+    while grew:
+        grew = False
+        for path, changes in rebinds.items():
+            if path in varying:
+                continue
+            if any(path in reads(c, path) or _reads_any(reads(c, path), varying) for c in changes):
+                varying.add(path)
+                grew = True
+        for c in keyed:
+            if c.path not in varying and _reads_any(c.rhs_names or (), varying):
+                varying.add(c.path)
+                grew = True
+    # varying only through the loop's item: ``title = doc.title``; ``system = f"{title}"``
+    per_item: set[str] = set(loop.items)
+    grew = True
+    while grew:
+        grew = False
+        for path, changes in rebinds.items():
+            if path in per_item or path not in varying or any(c.new_each_time for c in changes):
+                continue
+            ok = True
+            for c in changes:
+                names = reads(c, path)
+                if path in names or any(_root(p) not in per_item for p in _reads_any(names, varying)):
+                    ok = False
+                    break
+            if ok and loop.binds.get(path, 0) <= loop.tracked.get(path, 0):
+                per_item.add(path)
+                grew = True
+    return varying, fresh, per_item
+
+
+def _history_paths(node: ast.AST) -> list[str]:
+    """The lists a messages argument sends as they are (``messages``, ``*history``, ``history +
+    [...]``): a loop growing one carries a conversation. The single messages of a display built at
+    the call (``[SystemMessage(text)]``) are no history."""
+    path = path_of(node)
+    if path is not None:
+        return [path]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _history_paths(node.left) + _history_paths(node.right)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [p for e in node.elts if isinstance(e, ast.Starred) for p in _history_paths(e.value)]
+    if isinstance(node, ast.Call):  # list(history), history.copy()
+        inner = [node.func.value] if isinstance(node.func, ast.Attribute) else list(node.args)
+        return [p for a in inner for p in _history_paths(a)]
+    return []
+
+
+def _exit_kind(stmt: ast.stmt) -> str | None:
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return "return"
+    if isinstance(stmt, ast.Break):
+        return "break"
+    return None
+
+
+def _may_continue(stmt: ast.stmt) -> bool:
+    """A ``continue`` of the enclosing loop may run in ``stmt`` (one in an ``except`` handler
+    retries a request that failed, and a failed request caches nothing)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Continue):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ExceptHandler)):
+            continue
+        if isinstance(node, (ast.expr,)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _exits_after(stmts: list[ast.stmt]) -> list[str | None]:
+    """For each statement of a block: how the block certainly ends once that statement has run
+    (``return`` or ``raise``: every loop is left; ``break``: the innermost), or None. A call
+    followed by one is made once, not once per iteration."""
+    out: list[str | None] = [None] * len(stmts)
+    kind: str | None = None
+    for i in range(len(stmts) - 1, -1, -1):
+        stmt = stmts[i]
+        exit_kind = _exit_kind(stmt)
+        if exit_kind is not None:
+            kind = exit_kind
+        elif _may_continue(stmt):
+            kind = None
+        out[i] = kind
+    return out
+
+
 # Positional arguments of the list/set/deque methods of those names: ``db.insert(rows)`` (one
 # argument) is a database call, not ``list.insert(index, item)``, and does not put ``rows`` in
 # ``db``.
@@ -409,6 +624,7 @@ class ModuleAnalysis:
         self.resolve_external = resolve_external
         self.resolve_external_name = resolve_external_name
         self.imports: dict[str, str] = {}
+        self.module_aliases: set[str] = set()  # names bound by ``import x`` / ``import x as y``
         self.module_funcs: dict[str, ast.AST] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.summaries: dict[int, Summary] = {}
@@ -434,6 +650,10 @@ class ModuleAnalysis:
         # .format()): only there does a name like request_id put a per-request value into text.
         self._text_depth = 0
         self._branch_depth = 0  # if/match/try bodies being analysed around the current statement
+        # id(LoopFrame) -> > 0 while analysing statements after which that loop certainly ends
+        # (the return or break that follows a call): a call made there is not repeated by it
+        self._final_loops: dict[int, int] = {}
+        self._retried_loops: dict[int, int] = {}  # id(LoopFrame) -> > 0 inside a try body it retries
     # --- driver ------------------------------------------------------------------------------
 
     def analyse(self) -> None:
@@ -447,10 +667,31 @@ class ModuleAnalysis:
 
     def block(self, stmts: Iterable[ast.stmt], frame: Frame) -> None:
         table = _STATEMENTS
-        for stmt in stmts:
+        if not frame.loops:
+            for stmt in stmts:
+                handler = table.get(type(stmt))
+                if handler is not None:
+                    handler(self, stmt, frame)
+            return
+        stmts = stmts if isinstance(stmts, list) else list(stmts)
+        exits = _exits_after(stmts)
+        final = self._final_loops
+        for stmt, exit_kind in zip(stmts, exits):
             handler = table.get(type(stmt))
-            if handler is not None:
+            if handler is None:
+                continue
+            if exit_kind is None or not frame.loops:
                 handler(self, stmt, frame)
+                continue
+            ended = [id(loop) for loop in frame.loops] if exit_kind == "return" else [id(frame.loops[-1])]
+            ended = [key for key in ended if not self._retried_loops.get(key)]
+            for key in ended:
+                final[key] = final.get(key, 0) + 1
+            try:
+                handler(self, stmt, frame)
+            finally:
+                for key in ended:
+                    final[key] -= 1
 
     def eval(self, node: ast.AST | None, frame: Frame) -> Value:
         if node is None:
@@ -498,6 +739,7 @@ class ModuleAnalysis:
                 frame.exprs.pop(name, None)
             for loop in frame.loops:
                 loop.bound.add(name)
+                loop.binds[name] = loop.binds.get(name, 0) + 1
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(target.elts):
@@ -615,16 +857,36 @@ class ModuleAnalysis:
         frame.names[path] = value
 
     def _record_change(
-        self, frame: Frame, path: str | None, node: ast.AST, action: str, rhs: ast.AST | None = None, counter: bool = False
+        self,
+        frame: Frame,
+        path: str | None,
+        node: ast.AST,
+        action: str,
+        rhs: ast.AST | None = None,
+        counter: bool = False,
+        keyed: bool = False,
+        strict: bool | None = None,
     ) -> None:
+        """``rhs``: the value a rebinding (or a keyed write, ``keyed``) gives the place; changes
+        without it (``x.append(...)``) always count as changes."""
         if path is None or not frame.loops:
             return
         rhs_names = None
-        if action == "rebound":
-            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _names_in(rhs)
-        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth)
+        entries = None
+        if action == "rebound" or keyed:
+            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _read_paths(rhs)
+            if action == "rebound" and rhs is not None:
+                entries = _display_entry_names(rhs)
+        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
+        if rhs_names is not None and rhs is not None:
+            change.new_each_time = self._new_each_time(rhs)
+        final = self._final_loops
         for loop in frame.loops:
+            if final.get(id(loop)):
+                continue  # the loop ends after this (return, break): no later call of it sees it
             loop.changes.append(change)
+            if action == "rebound" and path.isidentifier():
+                loop.tracked[path] = loop.tracked.get(path, 0) + 1
 
     # --- statements --------------------------------------------------------------------------
 
@@ -632,11 +894,50 @@ class ModuleAnalysis:
         value = self.eval(node.value, frame)
         for target in node.targets:
             path = path_of(target)
+            if frame.loops:
+                first = first_item_place(target)
+                if first is not None and self._may_be_system_message(node.value):
+                    self._record_change(frame, first, target, "given another first message", node.value, keyed=True)
             if isinstance(target, ast.Subscript):
-                self._record_change(frame, place_of(target.value), target, "changed by item assignment")
+                if path is not None:  # d["key"] = v: that key, set to that value
+                    self._record_change(frame, path, target, "changed by item assignment", node.value, keyed=True)
+                else:
+                    self._record_change(frame, place_of(target.value), target, "changed by item assignment")
             elif path is not None:
                 self._record_change(frame, path, target, "rebound", node.value)
+                if frame.loops:
+                    first_node = _first_element(node.value)
+                    if first_node is not None and self._may_be_system_message(first_node, frame):
+                        # messages = [system, *history]: a rebuilt list whose first message is new
+                        self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
             self.bind(target, value, frame, node.value)
+
+    def _new_each_time(self, rhs: ast.AST) -> bool:
+        for sub in ast.walk(rhs):
+            if isinstance(sub, ast.Call):
+                path = self.callee_path(sub.func)
+                if path in (("input",), ("next",)) or self.k.sinks.match(path) is not None or self.k.volatile.match(path) is not None:
+                    return True
+        return False
+
+    def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
+        """What is written as a first message may be the system prompt: not a message display or
+        class of another role (``{"role": "user", ...}``, ``HumanMessage(...)``)."""
+        if frame is not None and isinstance(node, (ast.Name, ast.Attribute)):
+            node = self._structure(node, frame) or node
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value == "role":
+                    return not isinstance(value, ast.Constant) or value.value in self.k.first_message_roles
+            return True
+        if isinstance(node, ast.Call):
+            if self.k.system_message_classes.match(self.callee_path(node.func)) is not None:
+                return True
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) else ""
+            return not (name.endswith("Message") and name not in ("SystemMessage", "DeveloperMessage", "ChatMessage"))
+        if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant):
+            return node.elts[0].value in self.k.first_message_roles
+        return True
 
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
         value = self.eval(node.value, frame) if node.value is not None else CLEAN
@@ -782,7 +1083,18 @@ class ModuleAnalysis:
         self._branches(frame, [case.body for case in node.cases] + [[]])
 
     def _try(self, node: ast.Try, frame: Frame) -> None:
-        self.block(node.body, frame)
+        # A handler that lets the loop go on retries what failed in the body: a call followed by
+        # return there is repeated when it raises (a fallback model on the next attempt).
+        retried = [id(loop) for loop in frame.loops] if any(
+            not h.body or _exits_after(h.body)[0] is None for h in node.handlers
+        ) else []
+        for key in retried:
+            self._retried_loops[key] = self._retried_loops.get(key, 0) + 1
+        try:
+            self.block(node.body, frame)
+        finally:
+            for key in retried:
+                self._retried_loops[key] -= 1
         bodies = [h.body for h in node.handlers] + [node.orelse]
         self._branches(frame, bodies)
         self.block(node.finalbody, frame)
@@ -833,22 +1145,28 @@ class ModuleAnalysis:
         # The enclosing loops see what this one contained.
         for outer in frame.loops:
             outer.bound |= loop.bound
+            for name, count in loop.binds.items():
+                outer.binds[name] = outer.binds.get(name, 0) + count
+            for name, count in loop.tracked.items():
+                outer.tracked[name] = outer.tracked.get(name, 0) + count
             outer.changes.extend(loop.changes)
-            outer.uses.update(loop.uses)
+            if not self._final_loops.get(id(outer)):  # a return or break ends ``outer`` after this loop
+                outer.uses.update(loop.uses)
             outer.history.update(loop.history)
         if not loop.uses or not loop.changes:
             return
         # what the loop rebinds, or grows in place (``parts.append(x)``): a value rebuilt from it
         # differs between iterations
-        loop_varying = loop.bound | {_root(c.path) for c in loop.changes if c.rhs_names is None}
+        varying_names, fresh, per_item = _varying_names(loop)
         batch = not _carries_history(loop)  # no conversation goes on from one item to the next
         for change in loop.changes:
             if loop.per_item(change):
                 continue
-            varying = (loop_varying - {change.path}) & change.rhs_names if change.rhs_names is not None else frozenset()
             for used, sink in loop.uses:
                 if not _covers(change.path, used):
                     continue
+                if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
+                    continue  # messages.append(...) leaves the first message as it was
                 if change.counter and change.path.startswith(used) and change.path != used:
                     # A counter of the object (retries, steps) changed, and the sink reads the
                     # object only as a whole, through calls the analysis cannot see into
@@ -858,14 +1176,24 @@ class ModuleAnalysis:
                 if change.rhs_names is not None and sink.configures:
                     continue  # one agent per iteration is a new agent, not a change within a session
                 if change.rhs_names is not None:
+                    names = change.rhs_names
+                    if change.entries is not None and used != change.path and used.startswith(change.path + "["):
+                        # params = {"model": m, ...} read as **params for model=: only m matters
+                        key = used[len(change.path) + 1 :].split("]", 1)[0].strip("'\"")
+                        names = change.entries.get(key, frozenset())
+                    if change.path in fresh:
+                        names = names - {change.path}  # x = f(x) after x = g(...) this iteration
+                    varying = _reads_any(names, varying_names - {change.path})
                     # A fixed value set each iteration before the call is the same value at every
-                    # call. A setting given a fixed value after the call (``tool_choice = "auto"``
-                    # after a forced first turn) or under a condition (``if spent: tool_choice =
-                    # "none"``) changes once, when the most is cached.
+                    # call. A setting (or one key of the request) given a fixed value after the
+                    # call (``tool_choice = "auto"`` after a forced first turn) or under a
+                    # condition (``if spent: tool_choice = "none"``) changes once, when the most
+                    # is cached.
+                    strict = sink.tier == "setting" or change.keyed
                     steady = not varying and (
-                        sink.tier != "setting" or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
+                        not strict or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
                     )
-                    if change.path not in change.rhs_names and (steady or (varying and varying <= loop.items and batch)):
+                    if change.path not in names and (steady or (varying and all(_root(p) in per_item or p in per_item for p in varying) and batch)):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:
                         # one request per item, as the same f-string written at the call is
@@ -879,9 +1207,11 @@ class ModuleAnalysis:
         for alias in node.names:
             if alias.asname:
                 self.imports[alias.asname] = alias.name
+                self.module_aliases.add(alias.asname)
             else:
                 root = alias.name.split(".")[0]
                 self.imports[root] = root
+                self.module_aliases.add(root)
 
     def _import_from(self, node: ast.ImportFrom, frame: Frame) -> None:
         module = ("." * node.level) + (node.module or "")
@@ -1609,11 +1939,24 @@ class ModuleAnalysis:
             if target_path is not None:
                 self._write_path(target_path, func.value, sanitized(receiver), frame)
             return CLEAN
-        if method in k.mutating_methods and _COLLECTION_ARITY.get(method, len(node.args)) == len(node.args):
+        if (
+            method in k.mutating_methods
+            and _COLLECTION_ARITY.get(method, len(node.args)) == len(node.args)
+            and not (isinstance(func.value, ast.Name) and func.value.id in self.module_aliases and frame.lookup(func.value.id) is None)
+        ):  # os.remove(path) is a call of a module, not a list shrunk
             if target_path is not None:
                 deferred = method in k.adding_methods and node.args and all(_has_deferred_tool(a, frame) for a in node.args)
-                if not deferred:
+                if method == "update" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords):
+                    # request.update(tools=..., tool_choice=...): those keys, set to those values
+                    for kw in node.keywords:
+                        key_path = f"{target_path}[{kw.arg!r}]"
+                        self._record_change(frame, key_path, node, f"updated (.update({kw.arg}=...))", kw.value, keyed=True)
+                        if kw.arg in k.stash_keys:
+                            frame.exprs[key_path] = kw.value
+                elif not deferred:
                     self._record_change(frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())"))
+                    if method == "insert" and node.args and _is_first_index(node.args[0]) and self._may_be_system_message(node.args[1], frame):
+                        self._record_change(frame, target_path + FIRST, node, "given another first message (.insert(0, ...))")
                 if method in k.adding_methods:
                     added = CLEAN
                     for v, a in zip(positional, node.args):
@@ -1765,10 +2108,15 @@ class ModuleAnalysis:
                     if entry is not None:
                         value, arg_node = entry
                         how = f"{argument.keyword}= (from **{ast.unparse(kwargs_node)})"
-                        if argument.tier == "setting":  # options["tool_choice"] = ... changes it
-                            kwargs_path = path_of(kwargs_node)
-                            if kwargs_path is not None and not sink.configures:
-                                self._use(kwargs_path, SinkRef("setting", f"{how} of {callee}", node.lineno), frame)
+                        kwargs_path = path_of(kwargs_node)
+                        if kwargs_path is not None and not sink.configures and argument.tier in ("setting", "tools", "system"):
+                            # options["tool_choice"] = ..., request.update(tools=...): that key of
+                            # the dict, not the others (a new temperature is no new model)
+                            self._use(
+                                f"{kwargs_path}[{argument.keyword!r}]",
+                                SinkRef(argument.tier, f"{how} of {callee}", node.lineno, tool_key=sink.tool_key),
+                                frame,
+                            )
                         break
             if arg_node is None:
                 continue
@@ -1809,7 +2157,7 @@ class ModuleAnalysis:
                 for used in self._paths_in(arg_node):
                     self._use(used, sink, frame)
         elif tier == "messages":
-            for used in self._paths_in(arg_node):
+            for used in _history_paths(arg_node):
                 for loop in frame.loops:
                     loop.history[used] = None
             first = self._first_message(arg_node, frame)
@@ -1817,6 +2165,8 @@ class ModuleAnalysis:
                 (content, role) = first
                 sink = SinkRef("system", f"the first {role} message in {label}", line)
                 self._reach(content, sink, None, frame)
+            if frame.loops or frame.summary is not None:
+                self._first_message_uses(arg_node, label, line, frame)
         elif tier == "body":
             for key, tier_of_key in sorted(self.k.body_keys.items()):
                 entry = self._dict_entry(arg_node, key, frame)
@@ -1824,6 +2174,23 @@ class ModuleAnalysis:
                     continue
                 entry_value, entry_node = entry
                 self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
+
+    def _first_message_uses(self, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
+        """The messages sent start with the system prompt (Chat-style APIs): a change of their
+        first message inside the loop that repeats the call is a change of the system prompt."""
+        role = "system"
+        first = self._first_message(arg_node, frame)
+        if first is not None:
+            role = first[1]
+        sink = SinkRef("system", f"the first message ({role}) of {label}", line)
+        path = path_of(arg_node)
+        if path is not None:
+            self._use(path + FIRST, sink, frame)  # messages[0] = ..., messages[0]["content"] = ...
+        first_node = _first_element(arg_node)
+        if first_node is not None and self._may_be_system_message(first_node, frame):
+            # [system, *rest] built at the call: what the first message is built from
+            for used in self._paths_in(first_node):
+                self._use(used, sink, frame)
 
     def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
         """What a function passed as a prefix argument returns (dynamic instructions)."""
@@ -1904,8 +2271,10 @@ class ModuleAnalysis:
         return out
 
     def _use(self, path: str, sink: SinkRef, frame: Frame) -> None:
+        final = self._final_loops
         for loop in frame.loops:
-            loop.uses[(path, sink)] = None
+            if not final.get(id(loop)):
+                loop.uses[(path, sink)] = None
         summary = frame.summary
         if summary is not None:
             root = _root(path)

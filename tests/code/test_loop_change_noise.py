@@ -1,0 +1,166 @@
+"""CL103/CL104/CL106 on what real agent loops do that is no change: values rebuilt each
+iteration from values that do not vary, calls the loop does not repeat, module functions that
+look like list methods; and one finding per change, naming what really changes."""
+from __future__ import annotations
+
+import pytest
+
+from codecheck_helpers import marked_lines, run
+from rule_cases import check_negative, params
+
+QUIET = {
+    "setting-rebuilt-through-two-names-from-invariant-inputs": '''
+def run(messages, cfg):
+    while True:
+        choice = pick(cfg)
+        tool_choice = {"type": choice}
+        reply = client.messages.create(model="m", max_tokens=10, tool_choice=tool_choice, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+''',
+    "tools-rebuilt-and-passed-through-a-hook-each-turn": '''
+def run(messages, tools):
+    while True:
+        formatted = format_tools(tools)
+        formatted = apply_hooks(formatted)
+        reply = oai.chat.completions.create(model="m", tools=formatted, messages=messages)
+        messages.append(reply.choices[0].message)
+''',
+    "fresh-request-dict-with-the-same-model-each-turn": '''
+def watch(source, llm):
+    while True:
+        text = source.read()
+        messages = [{"role": "system", "content": BASE}, {"role": "user", "content": text}]
+        params = {"messages": messages, "model": llm.model, "stream": True}
+        if llm.api_key:
+            params["api_key"] = llm.api_key
+        for chunk in litellm.completion(**params):
+            print(chunk)
+''',
+    "call-followed-by-return": '''
+def chat(tools, messages, tool_choice):
+    while True:
+        formatted = format_tools(tools)
+        if tools:
+            kwargs = dict(model="m", messages=messages, tools=formatted)
+            if tool_choice:
+                kwargs["tool_choice"] = tool_choice
+            response = oai.chat.completions.create(**kwargs)
+            return response
+        messages.append({"role": "user", "content": "go on"})
+''',
+    "call-followed-by-break": '''
+def chat(messages, choice):
+    while True:
+        choice = next_choice(choice)
+        response = client.messages.create(model="m", max_tokens=10, tool_choice=choice, messages=messages)
+        break
+''',
+    "retry-changes-keys-that-are-no-cache-settings": '''
+def complete(params):
+    for attempt in range(4):
+        try:
+            yield from litellm.completion(**params)
+            return
+        except Exception:
+            params["api_key"] = "x"
+            params["temperature"] = params.get("temperature", 0.0) + 0.1
+''',
+    "os-remove-is-no-list-shrunk": '''
+def run(messages, files):
+    while True:
+        reply = client.messages.create(model=os.environ["MODEL"], max_tokens=10, messages=messages)
+        os.remove(files.pop())
+        messages.append({"role": "assistant", "content": reply.content})
+''',
+    "fixed-key-set-each-turn-before-the-call": '''
+def run(messages):
+    while True:
+        kwargs = {"model": "m", "messages": messages}
+        kwargs["tool_choice"] = "auto"
+        reply = oai.chat.completions.create(**kwargs)
+        messages.append(reply.choices[0].message)
+''',
+    "one-request-per-item-through-two-names": '''
+from langchain_core.messages import SystemMessage
+
+def build_filters(state, llm):
+    for interface in state["web_interfaces"]:
+        info = interface.get_filters_info()
+        system_message = SystemMessage(info + "User needs: " + state["user_needs"])
+        result = llm.invoke([system_message])
+        interface.set_filters(result.content)
+''',
+    "attribute-changed-is-not-the-attribute-read": '''
+class Watcher:
+    def watch(self, source):
+        while True:
+            text = source.read()
+            self.outputs.append(text)
+            self.last = text
+            messages = [{"role": "system", "content": BASE}, {"role": "user", "content": text}]
+            params = {"messages": messages, "model": self.llm.model}
+            for chunk in litellm.completion(**params):
+                print(chunk)
+''',
+}
+
+
+@pytest.mark.parametrize("source", params(QUIET))
+def test_quiet(source):
+    check_negative("CL103", source, only_this_code=True)
+    check_negative("CL104", source, only_this_code=True)
+    check_negative("CL106", source, only_this_code=True)
+
+
+TOOLS_DROPPED = '''
+async def run(client, messages, tools, budget):
+    calls = 0
+    while True:
+        request = {"model": "m", "messages": messages}
+        if calls < budget:
+            request.update(tools=tools, tool_choice="auto", parallel_tool_calls=False)  # here
+        response = await client.chat.completions.create(**request)
+        messages.append(response.choices[0].message)
+        calls += 1
+'''
+
+
+def test_tools_dropped_from_the_request_are_one_tools_finding():
+    found = [(d.code, d.line) for d in run(TOOLS_DROPPED) if d.code.startswith("CL10")]
+    assert found == [("CL103", line) for line in marked_lines(TOOLS_DROPPED)], found
+
+
+ATTRIBUTE_MODEL = '''
+class Agent:
+    def run(self, messages):
+        while True:
+            reply = litellm.completion(model=self.model, messages=messages)
+            messages.append(reply.choices[0].message)
+            if reply.usage.total_tokens > 1000:
+                self.model = self.small_model  # here
+'''
+
+
+def test_the_attribute_read_is_still_found_when_it_changes():
+    found = [d.line for d in run(ATTRIBUTE_MODEL) if d.code == "CL106"]
+    assert found == marked_lines(ATTRIBUTE_MODEL)
+
+
+MODEL_KEY = '''
+def run(messages, fallback):
+    params = {"model": "m", "messages": messages, "temperature": 0}
+    while True:
+        params["temperature"] = 0.5
+        try:
+            reply = litellm.completion(**params)
+        except Exception:
+            params["model"] = fallback  # here
+            continue
+        messages.append(reply.choices[0].message)
+'''
+
+
+def test_the_key_that_changes_is_named():
+    found = [d for d in run(MODEL_KEY) if d.code == "CL106"]
+    assert [d.line for d in found] == marked_lines(MODEL_KEY), [d.message for d in found]
+    assert "model" in found[0].message and "temperature" not in found[0].message
