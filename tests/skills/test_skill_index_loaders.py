@@ -327,3 +327,18 @@ def test_sub_document_front_matter_is_judged_as_a_sub_document(tmp_path):
         ("skills/meeting-sdk/ios/SKILL.md", "CL205", "info"),
     ]
     assert all("a sub-document inside another skill's folder" in d.message for d in check_tree(tmp_path).diagnostics)
+
+
+def test_a_reference_of_an_apps_own_commands_has_no_stale_entries(tmp_path):
+    """``/help``, ``/clear``, ``/model``: an application's commands, implemented in its code.
+    Most of them name no skill and no command file, so none is a stale skill entry; a skill run
+    as a command there (``/inspect``) is still an entry."""
+    tree = {
+        "app/skills/inspect/SKILL.md": skill("inspect", "Use when inspecting a saved conversation thread and its tool calls."),
+        "app/skills/remember/SKILL.md": skill("remember", "Use when saving a fact the user asks to keep for later sessions."),
+        "app/COMMANDS.md": "# Commands\n\n| Command | What |\n|---|---|\n| `/help` | help |\n| `/clear` | clear |\n"
+        "| `/model` | switch model |\n| `/quit` | leave |\n| `/theme` | colours |\n| `/inspect` | inspect a thread |\n"
+        "| `/remember` | keep a fact |\n",
+    }
+    write_tree(tmp_path, tree)
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path)) if c == "CL204"] == []

@@ -121,7 +121,23 @@ def _folder_beside_collections(tree: SkillTree, index: IndexFile, name: str) -> 
     return any(os.path.isdir(parent / name) for parent in [index.path.parent, *parents])
 
 
-def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int], tree: SkillTree) -> str | None:
+def _builtin_command_blocks(index: IndexFile, tree: SkillTree) -> set[int]:
+    """The blocks whose slash commands mostly name no skill and no command file: a reference of
+    an application's own commands (``/help``, ``/clear``: implemented in its code), where an
+    unknown command is no stale skill. A Commands table of skills (``/standup`` runs the skill
+    standup) names mostly skills, and its one unknown row is a stale entry."""
+    named: dict[int, list[int]] = {}
+    for entry in index.entries:
+        if entry.slash and entry.name is not None and not entry.heading and not entry.mention:
+            known = bool(entry.skills) or entry.name in tree.by_name or _command_beside(index, entry.name)
+            counts = named.setdefault(entry.block, [0, 0])
+            counts[0 if known else 1] += 1
+    return {block for block, (known, unknown) in named.items() if unknown > known}
+
+
+def _entry_problem(
+    entry: IndexEntry, index: IndexFile, hits: dict[int, int], tree: SkillTree, builtin_commands: bool = False
+) -> str | None:
     res = entry.resolution
     if entry.heading or entry.mention:
         return None  # a section title, a mapping's key or a command's part: no stale entry
@@ -149,8 +165,8 @@ def _entry_problem(entry: IndexEntry, index: IndexFile, hits: dict[int, int], tr
     if _folder_beside_collections(tree, index, entry.name):
         return None  # a plugin of commands or agents, a folder that exists: not a stale skill
     if entry.slash:
-        if _command_beside(index, entry.name):
-            return None
+        if _command_beside(index, entry.name) or builtin_commands:
+            return None  # a command file, or a list of the app's own commands (implemented in code)
         return f'index lists command "/{entry.name}", but no skill or command has that name'
     return f'index lists skill "{entry.name}", but no skill has that name or folder'
 
@@ -164,10 +180,11 @@ def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> li
         hits = block_hits(index)
         chosen = selection_blocks(index) if index.selection else None
         catalog = index.role == "catalog"
+        builtin = _builtin_command_blocks(index, tree)
         for entry in index.entries:
             if chosen is not None and entry.block not in chosen:
                 continue
-            message = _entry_problem(entry, index, hits, tree)
+            message = _entry_problem(entry, index, hits, tree, entry.block in builtin)
             if message is None:
                 continue
             if catalog:
