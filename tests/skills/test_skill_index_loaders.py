@@ -337,7 +337,8 @@ def test_a_reference_of_an_apps_own_commands_has_no_stale_entries(tmp_path):
         "app/skills/inspect/SKILL.md": skill("inspect", "Use when inspecting a saved conversation thread and its tool calls."),
         "app/skills/remember/SKILL.md": skill("remember", "Use when saving a fact the user asks to keep for later sessions."),
         "app/COMMANDS.md": "# Commands\n\n| Command | What |\n|---|---|\n| `/help` | help |\n| `/clear` | clear |\n"
-        "| `/model` | switch model |\n| `/quit` | leave |\n| `/theme` | colours |\n| `/inspect` | inspect a thread |\n"
+        "| `/model` | switch model |\n| `/quit` | leave |\n| `/theme` | colours |\n| `/copy` | copy |\n| `/tokens` | count |\n"
+        "| `/version` | version |\n| `/inspect` | inspect a thread |\n"
         "| `/remember` | keep a fact |\n",
     }
     write_tree(tmp_path, tree)

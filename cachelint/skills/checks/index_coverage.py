@@ -122,17 +122,18 @@ def _folder_beside_collections(tree: SkillTree, index: IndexFile, name: str) -> 
 
 
 def _builtin_command_blocks(index: IndexFile, tree: SkillTree) -> set[int]:
-    """The blocks whose slash commands mostly name no skill and no command file: a reference of
-    an application's own commands (``/help``, ``/clear``: implemented in its code), where an
-    unknown command is no stale skill. A Commands table of skills (``/standup`` runs the skill
-    standup) names mostly skills, and its one unknown row is a stale entry."""
+    """The blocks whose slash commands overwhelmingly name no skill and no command file (three
+    unknown for every one known, at least three): a reference of an application's own commands
+    (``/help``, ``/clear``: implemented in its code), where an unknown command is no stale skill.
+    A Commands table of skills (``/standup`` runs the skill standup) names mostly skills; after
+    skills were renamed it may name as many stale ones as live ones, and those are reported."""
     named: dict[int, list[int]] = {}
     for entry in index.entries:
         if entry.slash and entry.name is not None and not entry.heading and not entry.mention:
             known = bool(entry.skills) or entry.name in tree.by_name or _command_beside(index, entry.name)
             counts = named.setdefault(entry.block, [0, 0])
             counts[0 if known else 1] += 1
-    return {block for block, (known, unknown) in named.items() if unknown > known}
+    return {block for block, (known, unknown) in named.items() if unknown >= 3 * max(known, 1)}
 
 
 def _entry_problem(
