@@ -166,7 +166,7 @@ def _entry_problem(
     if _folder_beside_collections(tree, index, entry.name):
         return None  # a plugin of commands or agents, a folder that exists: not a stale skill
     if entry.slash:
-        if _command_beside(index, entry.name) or builtin_commands:
+        if builtin_commands or _command_beside(index, entry.name):
             return None  # a command file, or a list of the app's own commands (implemented in code)
         return f'index lists command "/{entry.name}", but no skill or command has that name'
     return f'index lists skill "{entry.name}", but no skill has that name or folder'
