@@ -137,9 +137,12 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
     for path, display in logs:  # batch results first: their usage joins requests of other files
         if display in run.formats.side:
             run.diagnostics.extend(run.formats.read_side(path, display, run.redactor))
-    from cachelint.payloads.parallel import start_feed
+    feed = None  # None: one process (one job, or a small log)
+    if options.jobs != 1 or options.engine != "local":
+        # one process asked for: the worker machinery is not even imported (start-up counts)
+        from cachelint.payloads.parallel import start_feed
 
-    feed = start_feed(run, logs)  # None: one process (one job, or a small log)
+        feed = start_feed(run, logs)
     try:
         for item in items:
             if isinstance(item, Diagnostic):

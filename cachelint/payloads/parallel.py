@@ -20,9 +20,7 @@ one range is audited in one process: a pool's start-up would cost more than it s
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
-import pickle
 import sys
 import zlib
 from collections import deque
@@ -93,6 +91,9 @@ class MapConfig:
     @classmethod
     def of(cls, packs: dict[str, list[Any]], limits: Any, reuse: bool, time_field: str | None) -> "MapConfig":
         frozen = tuple((kind, tuple(packs[kind])) for kind in sorted(packs))
+        import hashlib
+        import pickle
+
         token = hashlib.sha256(pickle.dumps((frozen, limits, reuse, time_field), protocol=4)).hexdigest()
         return cls(frozen, limits, reuse, time_field, token)
 

@@ -599,6 +599,7 @@ TIME_FIELDS = (
 # (a team of agents in one trace): ``TRACE_FIELDS``, which group weakly (cachelint.payloads.sessions).
 SESSION_FIELDS = ("session", "session_id", "sessionId", "conversation_id", "conversationId", "thread_id", "threadId", "trace_id", "traceId")
 TRACE_FIELDS = frozenset(("trace_id", "traceId"))
+_SESSION_FIELD_SET = frozenset(SESSION_FIELDS)
 
 
 def envelope_time(value: Mapping[str, Any], field: str | None = None) -> datetime | None:
@@ -616,6 +617,8 @@ def envelope_time(value: Mapping[str, Any], field: str | None = None) -> datetim
 
 def envelope_session(value: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """(the envelope's session key, the field it came from), or (None, None)."""
+    if value.keys().isdisjoint(_SESSION_FIELD_SET):
+        return None, None  # most envelopes name none: one set operation rather than a look-up each
     for name in SESSION_FIELDS:
         found = value.get(name)
         if isinstance(found, (str, int)) and not isinstance(found, bool) and str(found):

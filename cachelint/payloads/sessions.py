@@ -42,7 +42,7 @@ Memory: only open sessions are held; a session untouched for ``window`` records 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from cachelint.payloads.diff import common_prefix_blocks
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
@@ -195,18 +195,13 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
     keys: list[Any] = []
     if req.messages:
         keys.append(("first", scope, req.provider, req.messages[0].data))
-    if len(req.messages) >= 2:
-        # its history but the last message: requests that share it and differ in their last
-        # message are siblings (independent predictions over one few-shot prompt)
-        keys.append(("head", scope, req.provider, len(req.messages), hash(tuple([b.data for b in req.messages[:-1]]))))
     for tier in (req.tools, req.system):
         if tier:
             keys.append(("agent", scope, req.provider, len(tier), hash(tuple([b.data for b in tier]))))
     return tuple(keys)
 
 
-@dataclass(frozen=True)
-class _Verdict:
+class _Verdict(NamedTuple):  # a tuple: one is made for every candidate of every request
     """How a request relates to an open session's last request: ``rank`` > 0 continues it (4: it
     replays its response, 3: its history grows, 2: it repeats the same messages, 1: the same
     agent's history rewritten); otherwise ``reason`` says why not."""
@@ -383,8 +378,7 @@ class SessionGrouper:
         sharing_first: dict[str, None] = {}
         same_agent: dict[str, None] = {}
         for key in keys:
-            if key[0] != "head":
-                (sharing_first if key[0] == "first" else same_agent).update(self._index.get(key, {}))
+            (sharing_first if key[0] == "first" else same_agent).update(self._index.get(key, {}))
         rejected: list[tuple[int, str, str]] = []
         best = self._best(req, sharing_first, weak_key, None, rejected=rejected)
         if best is not None and best[0][0] >= 2:
@@ -423,13 +417,18 @@ class SessionGrouper:
         """Whether another open session's last request shares ``req``'s history but its last
         message: ``req`` repeating ``candidate``'s last request is then one of a set of
         independent requests over one prompt (a few-shot evaluation), not a retry."""
-        if len(req.messages) < 2:
+        msgs = req.messages
+        if len(msgs) < 2:
             return False
-        key = ("head", candidate.scope, req.provider, len(req.messages), hash(tuple([b.data for b in req.messages[:-1]])))
-        last = req.messages[-1].data
-        for sid in self._index.get(key, {}):
+        # siblings share message 0, so they are in its bucket; the check is rare (a repeat), the
+        # bucket small: no index of every history's head is kept for it
+        last = msgs[-1].data
+        for sid in self._index.get(("first", candidate.scope, req.provider, msgs[0].data), {}):
             other = self._open.get(sid)
-            if other is not None and other is not candidate and other.last.messages[-1].data != last:
+            if other is None or other is candidate:
+                continue
+            theirs = other.last.messages
+            if len(theirs) == len(msgs) and theirs[-1].data != last and common_prefix_blocks(theirs, msgs) == len(msgs) - 1:
                 return True
         return False
 
@@ -545,8 +544,15 @@ def longest_lifetime(limits: Any) -> Any:
     retention of at most an hour, Gemini's hour), or longer when the request asks for it (OpenAI's
     ``prompt_cache_retention: "24h"``, a marker's TTL)."""
     memo: dict[tuple[Any, ...], int | None] = {}
+    own = f"longest_lifetime:{id(memo)}"  # this function's answer in the request's own memo
 
     def lifetime(req: Request) -> int | None:
+        if own in req.memo:
+            return req.memo[own]  # asked again for every request that follows it
+        req.memo[own] = found = _lifetime(req)
+        return found
+
+    def _lifetime(req: Request) -> int | None:
         retention = req.settings.get("prompt_cache_retention")
         ttls = tuple(sorted({bp.ttl for bp in req.breakpoints}))
         key = (req.provider, retention if isinstance(retention, str) else None, ttls)
