@@ -66,7 +66,7 @@ def main() -> None:
     for run in range(args.runs + 1):
         counter.clear()
         start = time.perf_counter()
-        result = pipeline.run_audit([str(log)], settings, AuditOptions(timeline=False), Path.cwd())
+        result = pipeline.run_audit([str(log)], settings, AuditOptions(timeline=False, jobs=1), Path.cwd())
         total = time.perf_counter() - start
         if run == 0:
             continue  # warm-up: first-time imports and caches
@@ -75,7 +75,7 @@ def main() -> None:
         rows.setdefault("read and decode (the rest)", []).append((total - sum(counter.values())) / requests * 1e6)
         for label in stages:
             rows.setdefault(label, []).append(counter[label] / requests * 1e6)
-    print(f"{log.name}: {result.summary['requests']} requests, median of {args.runs} runs in one process")
+    print(f"{log.name}: {result.summary.requests} requests, median of {args.runs} runs in one process")
     for label, values in rows.items():
         print(f"  {label:<34} {statistics.median(values):7.1f} µs/request")
 

@@ -42,12 +42,15 @@ Memory: only open sessions are held; a session untouched for ``window`` records 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from cachelint.payloads.diff import common_prefix_blocks
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
 from cachelint.payloads.providers import TEXT_MARK
 from cachelint.payloads.usage import usage_of
+
+_DATA = attrgetter("data")
 
 # Formats whose files are each one recording, never continued in another file.
 _RECORDINGS = ("vcr", "har")
@@ -87,24 +90,28 @@ class SessionKeys:
         return cls(tuple(headers), tuple(hashed), tuple(weak))
 
     def explicit(self, record: Record) -> tuple[str, str] | None:
-        for name in self.headers:
-            value = record.headers.get(name)
-            if value:
-                return f"header:{value}", f"header {name}"
+        # asked of every record, and most carry none of the keys: a set test before the look-ups
+        if record.headers and not record.headers.keys().isdisjoint(self.headers):
+            for name in self.headers:
+                value = record.headers.get(name)
+                if value:
+                    return f"header:{value}", f"header {name}"
         if record.session and record.session_field not in _WEAK_ENVELOPE_FIELDS:
             return f"envelope:{record.session}", f"envelope {record.session_field or 'session'}"
-        for path in self.hashed_fields:
-            value = record.hashed_ids.get(path)
-            if value:
-                return f"{path}:{value}", f"{path} (hashed)"
+        if record.hashed_ids:
+            for path in self.hashed_fields:
+                value = record.hashed_ids.get(path)
+                if value:
+                    return f"{path}:{value}", f"{path} (hashed)"
         return None
 
     def weak(self, record: Record) -> tuple[str, str] | None:
-        body = record.request if isinstance(record.request, dict) else {}
-        for path in self.weak_fields:
-            value = body.get(path)
-            if isinstance(value, str) and value:
-                return f"{path}:{value}", path
+        body = record.request
+        if isinstance(body, dict) and not body.keys().isdisjoint(self.weak_fields):
+            for path in self.weak_fields:
+                value = body.get(path)
+                if isinstance(value, str) and value:
+                    return f"{path}:{value}", path
         if record.session and record.session_field in _WEAK_ENVELOPE_FIELDS:
             return f"envelope:{record.session}", f"envelope {record.session_field}"
         return None
@@ -197,7 +204,7 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
         keys.append(("first", scope, req.provider, req.messages[0].data))
     for tier in (req.tools, req.system):
         if tier:
-            keys.append(("agent", scope, req.provider, len(tier), hash(tuple([b.data for b in tier]))))
+            keys.append(("agent", scope, req.provider, len(tier), hash(tuple(map(_DATA, tier)))))
     return tuple(keys)
 
 
