@@ -246,7 +246,7 @@ _SKILL_PEERS = {
 
 def fuzz_skills(data: bytes) -> list[Diagnostic]:
     """The input as ``skills/fuzz/SKILL.md`` beside two sound skills and an index listing all
-    three: every skill check (CL201-CL206) over the tree, then every reporter."""
+    three: every skill rule of the registry over the tree, then every reporter."""
     from cachelint.discovery import InputFile
     from cachelint.report import FORMATS, render
     from cachelint.skills import check_skills
