@@ -52,8 +52,6 @@ def test_skill_rules_have_the_check_the_skills_runner_calls():
 
 def test_the_skills_runner_runs_every_skill_rule(tmp_path, monkeypatch):
     """``check_skills`` calls each rule of the registry once per tree, with that tree's context."""
-    import importlib
-
     from cachelint.config import Settings
     from cachelint.discovery import InputFile
     from cachelint.skills import check_skills
@@ -68,7 +66,7 @@ def test_the_skills_runner_runs_every_skill_rule(tmp_path, monkeypatch):
             assert isinstance(ctx, SkillContext)
             seen.append((code, ctx.tree.skills[0].name))
             return ()
-        monkeypatch.setattr(importlib.import_module(module.__name__), "check", spy)
+        monkeypatch.setattr(module, "check", spy)
     check_skills([InputFile(tmp_path / "pdf" / "SKILL.md", "pdf/SKILL.md", explicit=True)], Settings(root=tmp_path), tmp_path)
     assert seen == [(code, "pdf") for code in codes("skills")]
 
