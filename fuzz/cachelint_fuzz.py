@@ -220,6 +220,8 @@ def fuzz_audit(data: bytes) -> list[Diagnostic]:
 def fuzz_front_matter(data: bytes) -> list[Diagnostic]:
     """SKILL.md bytes -> decode (textio) -> front matter parse and schema validation."""
     from cachelint.diagnostics import Diagnostic as D
+    from cachelint.diagnostics import unreadable
+    from cachelint.rules.skills.cl201_invalid_skill_metadata import CODE as INVALID_METADATA
     from cachelint.skills.frontmatter import parse_front_matter
     from cachelint.textio import decode
 
@@ -228,7 +230,10 @@ def fuzz_front_matter(data: bytes) -> list[Diagnostic]:
     if isinstance(source, D):
         return [source]
     fm = parse_front_matter(source.text)
-    return [D(p.code, p.message, display, p.line, p.column) for p in fm.problems]
+    return [
+        unreadable(display, p.message, p.line, p.column) if p.unreadable else D(INVALID_METADATA, p.message, display, p.line, p.column)
+        for p in fm.problems
+    ]
 
 
 _SKILLS_DIR: list[Path] = []
@@ -241,7 +246,7 @@ _SKILL_PEERS = {
 
 def fuzz_skills(data: bytes) -> list[Diagnostic]:
     """The input as ``skills/fuzz/SKILL.md`` beside two sound skills and an index listing all
-    three: every skill check (CL201-CL206) over the tree, then every reporter."""
+    three: every skill rule of the registry over the tree, then every reporter."""
     from cachelint.discovery import InputFile
     from cachelint.report import FORMATS, render
     from cachelint.skills import check_skills

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import cachelint.code
-from cachelint import engine
+from cachelint.engine import scheduler, workers
 from cachelint.diagnostics import Diagnostic
 from cachelint.engine import ModuleLocator, import_candidates
 from conftest import check_with_cache, write_tree
@@ -86,7 +86,7 @@ def cross_module(monkeypatch):
     checked: list[tuple[str, tuple[str, ...]]] = []
     # these fakes live in this process only: a pool must fork to have them (under pytest-xdist the
     # process has a second thread, for which the engine would otherwise choose a fork server)
-    monkeypatch.setattr(engine, "start_method", lambda: "fork")
+    monkeypatch.setattr(workers, "start_method", lambda: "fork")
 
     def summarize(path, text, settings=None):
         functions = {}
@@ -171,7 +171,7 @@ def test_pool_and_in_process_runs_agree(tmp_path, cross_module, monkeypatch):
         files[f"agent_{i:02d}.py"] = AGENT if i % 3 == 0 else f"x = {i}\n"
     write_tree(tmp_path, files)
     serial = run(tmp_path, no_cache=True, jobs=1)
-    monkeypatch.setattr(engine, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(scheduler, "POOL_MIN_BYTES", 0)
     pooled = run(tmp_path, no_cache=True, jobs=2)
     assert pooled.diagnostics == serial.diagnostics
     assert [d.path for d in pooled.diagnostics] == ["agent_00.py", "agent_03.py", "agent_06.py", "agent_09.py"]
@@ -284,15 +284,15 @@ def test_a_threaded_host_gets_a_forkserver_pool_with_the_same_results(tmp_path, 
     files = {f"agent_{i:02d}.py": REAL_CL101 if i % 2 == 0 else f"x = {i}\n" for i in range(8)}
     write_tree(tmp_path, files)
     serial = run(tmp_path, no_cache=True, jobs=1)
-    monkeypatch.setattr(engine, "POOL_MIN_BYTES", 0)
-    if sys.platform.startswith("linux") and engine._threads() == 1:  # not under pytest-xdist (2 threads)
-        assert engine.start_method() == "fork"
+    monkeypatch.setattr(scheduler, "POOL_MIN_BYTES", 0)
+    if sys.platform.startswith("linux") and workers._threads() == 1:  # not under pytest-xdist (2 threads)
+        assert workers.start_method() == "fork"
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
         if sys.platform.startswith("linux"):
-            assert engine.start_method() == "forkserver"
+            assert workers.start_method() == "forkserver"
         pooled = run(tmp_path, no_cache=True, jobs=2)
     finally:
         stop.set()

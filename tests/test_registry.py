@@ -11,9 +11,9 @@ import pytest
 from cachelint.catalog import load_catalog
 from cachelint.rules import SCOPES, codes, modules, specs
 
-# The scopes whose rules are one module each. The code and skill rules are still detected in
-# their analysis packages (cachelint.code.findings, cachelint.skills) and join when moved.
-MODULE_SCOPES = ("input", "payloads")
+# The scopes whose rules are one module each. The code rules are still detected in their
+# analysis package (cachelint.code.findings) and join when moved.
+MODULE_SCOPES = ("input", "skills", "payloads")
 
 
 @pytest.mark.parametrize("scope", MODULE_SCOPES)
@@ -39,6 +39,36 @@ def test_payload_rules_have_the_hooks_the_audit_calls():
     for module in modules("payloads"):
         assert any(hasattr(module, h) for h in hooks), module.__name__
     assert codes("payloads") == tuple(sorted(codes("payloads")))
+
+
+def test_skill_rules_have_the_check_the_skills_runner_calls():
+    import inspect
+
+    rules = modules("skills")
+    assert [m.CODE for m in rules] == sorted(m.CODE for m in rules)
+    for module in rules:
+        assert list(inspect.signature(module.check).parameters) == ["ctx"], module.__name__
+
+
+def test_the_skills_runner_runs_every_skill_rule(tmp_path, monkeypatch):
+    """``check_skills`` calls each rule of the registry once per tree, with that tree's context."""
+    from cachelint.config import Settings
+    from cachelint.discovery import InputFile
+    from cachelint.skills import check_skills
+    from cachelint.skills.context import SkillContext
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pdf").mkdir()
+    (tmp_path / "pdf" / "SKILL.md").write_text("---\nname: pdf\ndescription: Use when the task merges PDF files.\n---\n")
+    seen: list[tuple[str, str]] = []
+    for module in modules("skills"):
+        def spy(ctx, code=module.CODE):
+            assert isinstance(ctx, SkillContext)
+            seen.append((code, ctx.tree.skills[0].name))
+            return ()
+        monkeypatch.setattr(module, "check", spy)
+    check_skills([InputFile(tmp_path / "pdf" / "SKILL.md", "pdf/SKILL.md", explicit=True)], Settings(root=tmp_path), tmp_path)
+    assert seen == [(code, "pdf") for code in codes("skills")]
 
 
 def test_no_rule_imports_another_rule():

@@ -5,7 +5,8 @@
 unordered-tools). A rule module defines ``CODE = "CL101"`` and the hooks its scope's runner calls:
 
 - ``code``: ``check(facts) -> Iterable[Diagnostic]``, with the order-flow facts of one module;
-- ``skills``: ``check(ctx) -> Iterable[Diagnostic]``, with one skill tree and its indexes;
+- ``skills``: ``check(ctx) -> Iterable[Diagnostic]``, with one skill tree and its indexes
+  (``cachelint.skills.context.SkillContext``);
 - ``payloads``: any of ``check_request``, ``check_pair``, ``check_session``, ``check_run_end``
   (see ``cachelint.payloads.checks`` for their arguments and flags);
 - ``input``: none; these rules are raised where inputs are read (the module documents where).

@@ -1,11 +1,12 @@
-"""Skill-folder checks (CL201-CL206) and index rendering.
+"""Skill folders: the analyses the skill rules read, their runner, and index rendering.
 
 Entry point used by the engine: ``check_skills(files, settings, cwd) -> list[Diagnostic]`` where
 ``files`` are the discovered non-Python inputs (SKILL.md files and candidate index files).
 
 Flow: tree (discover the repository's skills and index candidates, parse front matter) ->
-indexes (detect and parse index files) -> checks (one module per rule) -> Diagnostics about the
-given files only.
+indexes (detect and parse index files) -> ``SkillContext`` -> the skill rules of the registry
+(``cachelint/rules/skills/cl2NN_*.py``, each ``check(ctx)``, in code order) -> Diagnostics about
+the given files only.
 """
 from __future__ import annotations
 
@@ -22,19 +23,17 @@ if TYPE_CHECKING:
 
 def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path, checked: "Sequence[Path]" = ()) -> "list[Diagnostic]":
     """``checked``: the folders named on the command line, resolved (see ``discovery.repository_root``)."""
-    from cachelint.skills.checks.generic_description import check_generic_descriptions
-    from cachelint.skills.checks.index_coverage import check_entries_without_skill, check_not_indexed
-    from cachelint.skills.checks.indistinct import check_indistinct
-    from cachelint.skills.checks.invalid_metadata import check_invalid_metadata
-    from cachelint.skills.checks.name_mismatch import check_name_mismatch
+    from cachelint.rules import modules
+    from cachelint.skills.context import SkillContext
     from cachelint.skills.indexes import IndexRules, detect_indexes
     from cachelint.skills.lexicon import load_lexicon
     from cachelint.skills.options import SkillOptions
-    from cachelint.skills.tree import tree_builders
+    from cachelint.skills.tree import tree_builders, unreadable_front_matter
 
     options = SkillOptions.from_settings(settings)
     lexicon = load_lexicon(settings.pack_paths(), options.lexicon)
     rules = IndexRules.load(settings.pack_paths(), options.index, options.not_index, options.index_min_coverage)
+    checks = [rule.check for rule in modules("skills")]
     out: list[Diagnostic] = []
     for tree_files, build in tree_builders(files, settings, cwd, checked):
         found: list[Diagnostic] = []
@@ -44,12 +43,10 @@ def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path, 
                 found.extend(tree.problems)
                 indexes, problems = detect_indexes(tree, rules, settings.max_file_size)
                 found.extend(problems)
-                found.extend(check_invalid_metadata(tree))
-                found.extend(check_name_mismatch(tree))
-                found.extend(check_generic_descriptions(tree, lexicon, options.min_content_words))
-                found.extend(check_not_indexed(tree, indexes))
-                found.extend(check_entries_without_skill(tree, indexes))
-                found.extend(check_indistinct(tree, indexes, lexicon, options.similarity_threshold, options.template_min_shared_words))
+                found.extend(unreadable_front_matter(tree))
+                ctx = SkillContext(tree, indexes, lexicon, options)
+                for check in checks:
+                    found.extend(check(ctx))
         except TimeLimitExceeded:
             # what was found before the bound depends on the machine's speed: none of it is kept
             found = [timed_out(tree_files[0].display, options.tree_timeout)]

@@ -29,12 +29,14 @@ FRONT_MATTER_SCHEMA = "skill-frontmatter.schema.json"
 
 @dataclass(frozen=True)
 class Problem:
-    """A finding about one SKILL.md before it is a Diagnostic (the caller adds the path)."""
+    """What is wrong with the front matter of one SKILL.md, as data: the skill rules make it a
+    finding (CL201 invalid-skill-metadata, with the path), or, when ``unreadable``, the skills
+    runner a CL001 (the front matter was refused as input: an alias bomb, nesting too deep)."""
 
-    code: str
     message: str
     line: int = 1
     column: int = 1
+    unreadable: bool = False
 
 
 @dataclass
@@ -80,11 +82,11 @@ def split_front_matter(text: str) -> tuple[list[str], int] | Problem:
     """The YAML lines and the 1-based line of the closing delimiter, or the problem."""
     lines = text.splitlines()
     if not lines or lines[0].rstrip() != "---":
-        return Problem("CL201", "SKILL.md has no front matter: the file must start with a line '---'")
+        return Problem("SKILL.md has no front matter: the file must start with a line '---'")
     for index in range(1, len(lines)):
         if lines[index].rstrip() in ("---", "..."):
             return lines[1:index], index + 1
-    return Problem("CL201", "front matter has no closing '---' line")
+    return Problem("front matter has no closing '---' line")
 
 
 def _expanded_size(node: yaml.Node, limit: int) -> int | None:
@@ -139,7 +141,7 @@ def parse_front_matter(text: str) -> FrontMatter:
     try:
         node = loader.get_single_node()
         if node is None:
-            return FrontMatter(None, problems=[Problem("CL201", "front matter is empty: it needs name and description")], end_line=end_line)
+            return FrontMatter(None, problems=[Problem("front matter is empty: it needs name and description")], end_line=end_line)
         size = _expanded_size(node, MAX_EXPANDED_NODES)
         if size is None:
             line = first - 1 + _first_alias_line(yaml_text)
@@ -147,10 +149,10 @@ def parse_front_matter(text: str) -> FrontMatter:
                 None,
                 problems=[
                     Problem(
-                        "CL001",
                         f"front matter YAML expands through aliases beyond {MAX_EXPANDED_NODES} nodes "
                         "(alias bomb or recursive alias); not read",
                         line,
+                        unreadable=True,
                     )
                 ],
                 end_line=end_line,
@@ -161,11 +163,11 @@ def parse_front_matter(text: str) -> FrontMatter:
         line = first + mark.line if mark is not None else 1
         column = mark.column + 1 if mark is not None else 1
         reason = exc.problem or exc.context or "syntax error"
-        return FrontMatter(None, problems=[Problem("CL201", f"front matter is not valid YAML: {reason}", line, column)], end_line=end_line)
+        return FrontMatter(None, problems=[Problem(f"front matter is not valid YAML: {reason}", line, column)], end_line=end_line)
     except yaml.YAMLError as exc:
-        return FrontMatter(None, problems=[Problem("CL201", f"front matter is not valid YAML: {exc}")], end_line=end_line)
+        return FrontMatter(None, problems=[Problem(f"front matter is not valid YAML: {exc}")], end_line=end_line)
     except RecursionError:
-        return FrontMatter(None, problems=[Problem("CL001", "front matter YAML is nested too deeply to read")], end_line=end_line)
+        return FrontMatter(None, problems=[Problem("front matter YAML is nested too deeply to read", unreadable=True)], end_line=end_line)
     finally:
         loader.dispose()
     key_lines: dict[str, int] = {}
@@ -178,7 +180,7 @@ def parse_front_matter(text: str) -> FrontMatter:
         return FrontMatter(
             None,
             key_lines,
-            [Problem("CL201", f"front matter must be a mapping of keys (name, description), got a {kind}", first)],
+            [Problem(f"front matter must be a mapping of keys (name, description), got a {kind}", first)],
             end_line,
         )
     fm = FrontMatter(data, key_lines, end_line=end_line)
@@ -219,5 +221,5 @@ def schema_problems(fm: FrontMatter) -> list[Problem]:
         line = fm.line_of(key) if key else fm.line_of("name", "description")
         if key is None and err.validator in ("required", "anyOf"):
             line = 1
-        problems.append(Problem("CL201", message, line))
+        problems.append(Problem(message, line))
     return problems

@@ -28,8 +28,7 @@ class IndexFileError(Exception):
 
 
 def index_lines(root: Path, settings: "Settings") -> list[str]:
-    from cachelint.skills.checks.invalid_metadata import has_valid_name
-    from cachelint.skills.tree import build_tree
+    from cachelint.skills.tree import build_tree, has_valid_name
 
     root = root.resolve()
     tree = build_tree(root, [], settings, root)

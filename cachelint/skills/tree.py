@@ -128,6 +128,35 @@ class SkillTree:
         return frozenset(str(folder) for folder in self.by_folder)
 
 
+# Said of a finding about a nested SKILL.md (CL201, CL205): loaders list one SKILL.md per skill
+# folder, and a nested one is a page its skill links to.
+SUB_DOCUMENT = " (a sub-document inside another skill's folder: only loaders that scan folders recursively read its front matter)"
+
+
+def has_valid_name(skill) -> bool:
+    """The name is a string that passed the schema (no CL201 on its line)."""
+    if skill.name is None:
+        return False
+    line = skill.name_line
+    return not any(not p.unreadable and p.line == line for p in skill.front.problems)
+
+
+def unreadable_front_matter(tree: SkillTree) -> list[Diagnostic]:
+    """CL001 of the given SKILL.md files whose front matter was refused as input (an alias bomb,
+    nesting too deep), once per message and line of a file."""
+    out = []
+    for skill in tree.skills:
+        if not tree.is_given(skill.path):
+            continue
+        seen = set()
+        for problem in skill.front.problems:
+            key = (problem.message, problem.line)
+            if problem.unreadable and key not in seen:
+                seen.add(key)
+                out.append(unreadable(skill.display, problem.message, problem.line, problem.column))
+    return out
+
+
 def _is_skill_input(path: Path, explicit: bool) -> bool:
     return path.name == SKILL_FILE or path.suffix.lower() in INDEX_SUFFIXES
 

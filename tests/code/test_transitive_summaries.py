@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cachelint import engine
+from cachelint.engine import facts, scheduler, tasks, workers
 from conftest import check_with_cache, write_tree
 
 pytestmark = pytest.mark.usefixtures("frozen_code_stamp")
@@ -71,7 +72,8 @@ def summarised(monkeypatch) -> list[str]:
             made.append(Path(task.path).name)
         return real(task)
 
-    monkeypatch.setattr(engine, "collect_facts", spy)
+    for module in (tasks, facts):  # the workers' tasks, and a summary the cache lost
+        monkeypatch.setattr(module, "collect_facts", spy)
     return made
 
 def test_a_third_module_that_sorts_clears_the_finding(tmp_path):
@@ -201,8 +203,8 @@ def test_pool_and_in_process_runs_agree_on_chains(tmp_path, monkeypatch):
         files[f"pkg/user_{i}.py"] = AGENT if i % 2 else f"X = {i}\n"
     write_tree(tmp_path, files)
     serial = check_with_cache(tmp_path, no_cache=True, jobs=1)
-    monkeypatch.setattr(engine, "POOL_MIN_BYTES", 0)
-    monkeypatch.setattr(engine, "start_method", lambda: "fork")
+    monkeypatch.setattr(scheduler, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(workers, "start_method", lambda: "fork")
     pooled = check_with_cache(tmp_path, no_cache=True, jobs=2)
     assert pooled.diagnostics == serial.diagnostics
     assert ("CL101", "app/agent.py", 7) in found(pooled)

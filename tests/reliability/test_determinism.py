@@ -38,7 +38,7 @@ def build_tree(root: Path) -> Path:
     # printed them in another order on warm runs
     (skills / "delta").mkdir()
     (skills / "delta" / "SKILL.md").write_text("---\nname: delta-skill\ndescription: Automate delta tasks via the API.\n---\n")
-    # enough source for the process pool (engine.POOL_MIN_BYTES), findings in many files
+    # enough source for the process pool (engine.scheduler.POOL_MIN_BYTES), findings in many files
     pool = root / "pool"
     pool.mkdir()
     agent = (CORPUS / "check" / "good_flagged.py").read_text()

@@ -115,12 +115,12 @@ def test_a_file_changed_during_the_run_is_not_overwritten(tmp_path, monkeypatch)
 def test_a_file_changed_between_check_and_fix_is_not_fixed(tmp_path, monkeypatch):
     """The edits were computed from the bytes the check read; a line inserted before the fix
     phase (an editor, a formatter, another tool) would move them: the file is left as it is now."""
-    from cachelint import engine
+    from cachelint.engine import run as engine_run
 
     agent = tmp_path / "agent.py"
     agent.write_text(GOOD_AGENT)
     inserted = "import os  # added by the user while cachelint ran\n" + GOOD_AGENT
-    real_check = engine.check_python
+    real_check = engine_run.check_python
     calls = []
 
     def user_edits_after_the_check(files, *args, **kwargs):
@@ -130,7 +130,7 @@ def test_a_file_changed_between_check_and_fix_is_not_fixed(tmp_path, monkeypatch
         calls.append(1)
         return run
 
-    monkeypatch.setattr(engine, "check_python", user_edits_after_the_check)
+    monkeypatch.setattr(engine_run, "check_python", user_edits_after_the_check)
     old = os.getcwd()
     os.chdir(tmp_path)
     try:

@@ -7,7 +7,8 @@ from cachelint.skills.frontmatter import MAX_EXPANDED_NODES, parse_front_matter
 
 
 def problems(text: str) -> list[tuple[str, int, str]]:
-    return [(p.code, p.line, p.message) for p in parse_front_matter(text).problems]
+    """(code, line, message): a problem that refuses the input is a CL001, any other a CL201."""
+    return [("CL001" if p.unreadable else "CL201", p.line, p.message) for p in parse_front_matter(text).problems]
 
 
 def test_valid_front_matter_has_no_problem_and_key_lines():

@@ -5,8 +5,8 @@ import pytest
 
 from cachelint.catalog import load_packs
 from cachelint.config import ConfigError, load_settings
-from cachelint.skills.checks.generic_description import description_signals
-from cachelint.skills.checks.indistinct import _jaccard_pairs
+from cachelint.rules.skills.cl202_generic_skill_description import description_signals
+from cachelint.rules.skills.cl206_indistinct_skill_descriptions import _jaccard_pairs
 from cachelint.skills.lexicon import build_lexicon, fold, load_lexicon
 
 

@@ -3,8 +3,9 @@ the user can change (file size, syntax nodes, nesting, analysis time).
 
 Raised where inputs are read, through ``cachelint.diagnostics.unreadable``: the text reader
 (``cachelint.textio``), the Python and notebook parsers (``cachelint.code.program``), the skill
-parser, the log readers and formats (``cachelint.payloads.readers``, ``cachelint.payloads.formats``)
-and the engine's deadlines."""
+tree (``cachelint.skills.tree``: SKILL.md files, front matter refused as input), the log readers
+and formats (``cachelint.payloads.readers``, ``cachelint.payloads.formats``) and the engine's
+deadlines."""
 from __future__ import annotations
 
 CODE = "CL001"

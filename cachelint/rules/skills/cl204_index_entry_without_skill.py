@@ -1,99 +1,25 @@
-"""CL203 skill-not-indexed and CL204 index-entry-without-skill.
+"""CL204 index-entry-without-skill: an index entry that leads to no skill.
 
-Scope of an index: the *collections* it draws from, i.e. every skill that sits in the same
-folder as a skill it names one by one; a configured index that names no skill yet covers the
-skills under its folder (the folder above ``.claude-plugin``), else every skill of the repository. So an AGENTS.md listing
-``skills/a`` and ``skills/b`` must list every ``skills/*``, and says nothing about ``template/``.
-A bare name shared by skills of several folders that the index does not tell apart
-(``Resolution.ambiguous``) draws no folder in.
-
-Reported on given files only: CL203 when the skill or the index was given; CL204 when the index
+The index's scope is ``cachelint.skills.scope``. Reported on given files only: when the index
 was given or a given skill lies in the index's scope (a renamed skill leaves a stale entry in an
 index nobody touched).
 """
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.discovery import is_relative_to
-from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits, marketplace_root, plugin_root, selection_blocks
+from cachelint.skills.context import SkillContext
+from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits, selection_blocks
+from cachelint.skills.scope import index_scope
 from cachelint.skills.tree import Skill, SkillTree
 
-
-TEMPLATE_NAMES = frozenset({"template", "template-skill", "skill-template", "_template"})
-
-
-def is_template(skill: Skill) -> bool:
-    """A skill to copy, not to load (Anthropic's ``template/SKILL.md``): no index lists it."""
-    return skill.folder_name.lower() in TEMPLATE_NAMES or (skill.name or "").lower() in TEMPLATE_NAMES
-
-
-def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
-    parents = {s.folder.parent for s in index.named_directly()}
-    if index.configured and not parents and not index.has_ambiguous_names():
-        # a configured index that names no skill yet: the skills beside and below it, else all
-        # (one whose names all belong to several skills names some: its scope is unknown, not all)
-        folder = index.path.parent
-        if folder.name.startswith(".") and folder.name.endswith("-plugin"):
-            folder = folder.parent
-        return tree.skills_under(folder) or list(tree.skills)
-    scope = [s for s in tree.skills if s.folder.parent in parents]
-    if index.kind in ("marketplace", "plugin"):
-        # a manifest is the index of its own plugin's skills, not of the folder a symlinked
-        # entry leads to
-        root = marketplace_root(index.path) if index.kind == "marketplace" else plugin_root(index.path)
-        scope = [s for s in scope if is_relative_to(s.folder, root)]
-    return scope
+CODE = "CL204"
 
 
 def _relevant(tree: SkillTree, index: IndexFile, scope: list[Skill]) -> bool:
     return tree.is_given(index.path) or any(tree.is_given(s.path) for s in scope)
-
-
-def check_not_indexed(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnostic]:
-    """A skill missing from a prompt index or a manifest is never seen by the model; one missing
-    only from a catalog (a README or docs page) is drift in the documentation, reported as a
-    warning that says so."""
-    missing: dict[Path, list[IndexFile]] = {}
-    for index in indexes:
-        if index.selection:
-            continue
-        listed = {s.path for s in index.listed()}
-        for skill in index_scope(tree, index):
-            if skill.front.data is None or not skill.description or skill.nested or is_template(skill):
-                continue  # no metadata to list (CL201 says so), a sub-document of another skill, a template
-            if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
-                missing.setdefault(skill.path, []).append(index)
-    out = []
-    by_path = {s.path: s for s in tree.skills}
-    for path in sorted(missing, key=lambda p: by_path[p].display):
-        skill = by_path[path]
-        found = sorted(missing[path], key=lambda i: i.display)
-        loaded = [i for i in found if i.role != "catalog"]
-        names = ", ".join(i.display for i in (loaded or found))
-        if loaded:
-            message = f'skill "{skill.label}" is not listed in {names}, which lists its sibling skills: the model never sees it'
-            severity = None
-        else:
-            message = (
-                f'skill "{skill.label}" is not listed in {names}, the catalog that lists its sibling skills: '
-                "the documentation has drifted from the skills (a catalog is for readers; it is not what the model loads)"
-            )
-            severity = Severity.WARNING
-        out.append(
-            Diagnostic(
-                "CL203",
-                message,
-                skill.display,
-                skill.name_line,
-                1,
-                severity=severity,
-                details={"indexes": [i.display for i in found]},
-            )
-        )
-    return out
 
 
 def _unreadable_skill_beside(index: IndexFile, name: str) -> bool:
@@ -172,7 +98,8 @@ def _entry_problem(
     return f'index lists skill "{entry.name}", but no skill has that name or folder'
 
 
-def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> list[Diagnostic]:
+def check(ctx: SkillContext) -> Iterable[Diagnostic]:
+    tree, indexes = ctx.tree, ctx.indexes
     out = []
     for index in indexes:
         scope = index_scope(tree, index)
@@ -195,7 +122,7 @@ def check_entries_without_skill(tree: SkillTree, indexes: list[IndexFile]) -> li
                 details["tried"] = list(entry.resolution.tried)
             out.append(
                 Diagnostic(
-                    "CL204",
+                    CODE,
                     message,
                     index.display,
                     entry.line,

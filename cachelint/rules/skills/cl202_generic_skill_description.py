@@ -9,10 +9,13 @@ phrase ("use when", "use para"). The words come from rules/packs/skills-lexicon-
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.skills.context import SkillContext
 from cachelint.skills.lexicon import Lexicon, NormalText, find_phrases, normal_text
-from cachelint.skills.tree import SkillTree
+
+CODE = "CL202"
 
 
 # A template's slot left unfilled: "<describe what the skill does>", "{{ description }}". An angle
@@ -79,7 +82,8 @@ def description_signals(description: str, lexicon: Lexicon, min_content_words: i
     return signals
 
 
-def check_generic_descriptions(tree: SkillTree, lexicon: Lexicon, min_content_words: int) -> list[Diagnostic]:
+def check(ctx: SkillContext) -> Iterable[Diagnostic]:
+    tree, lexicon, min_content_words = ctx.tree, ctx.lexicon, ctx.options.min_content_words
     out = []
     for skill in tree.skills:
         description = skill.description
@@ -91,7 +95,7 @@ def check_generic_descriptions(tree: SkillTree, lexicon: Lexicon, min_content_wo
         if signals:
             out.append(
                 Diagnostic(
-                    "CL202",
+                    CODE,
                     "description does not say, in task terms, when to use the skill: " + "; ".join(signals),
                     skill.display,
                     skill.description_line,

@@ -26,8 +26,11 @@ from collections import defaultdict
 from typing import Iterable, Sequence
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.skills.context import SkillContext
 from cachelint.skills.lexicon import Lexicon, normal_text, fold
 from cachelint.skills.tree import Skill, SkillTree
+
+CODE = "CL206"
 
 # Templated descriptions are short; a slot search over long texts would cost O(n^2) per text and
 # find nothing the Jaccard step does not.
@@ -178,7 +181,9 @@ def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
     return [[s for s in g if s.description] for g in groups if len(g) >= 2]
 
 
-def check_indistinct(tree: SkillTree, indexes, lexicon: Lexicon, threshold: float, min_shared: int) -> list[Diagnostic]:
+def check(ctx: SkillContext) -> Iterable[Diagnostic]:
+    tree, indexes, lexicon = ctx.tree, ctx.indexes, ctx.lexicon
+    threshold, min_shared = ctx.options.similarity_threshold, ctx.options.template_min_shared_words
     out = []
     for members, why in find_clusters(comparison_groups(tree, indexes), lexicon, threshold, min_shared):
         given = [s for s in members if tree.is_given(s.path)]
@@ -191,7 +196,7 @@ def check_indistinct(tree: SkillTree, indexes, lexicon: Lexicon, threshold: floa
             shown += f" and {len(names) - LISTED_MEMBERS} more"
         out.append(
             Diagnostic(
-                "CL206",
+                CODE,
                 f"{len(members)} skills have descriptions too alike to choose between ({why}): {shown}",
                 at.display,
                 at.description_line,

@@ -8,13 +8,17 @@ choice, not the author's. So is a SKILL.md placed directly in a hidden tool fold
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.skills.checks.invalid_metadata import SUB_DOCUMENT
-from cachelint.skills.checks.invalid_metadata import has_valid_name
-from cachelint.skills.tree import SkillTree
+from cachelint.skills.context import SkillContext
+from cachelint.skills.tree import SUB_DOCUMENT, has_valid_name
+
+CODE = "CL205"
 
 
-def check_name_mismatch(tree: SkillTree) -> list[Diagnostic]:
+def check(ctx: SkillContext) -> Iterable[Diagnostic]:
+    tree = ctx.tree
     out = []
     for skill in tree.skills:
         if not tree.is_given(skill.path) or not has_valid_name(skill) or skill.folder == tree.root:
@@ -24,7 +28,7 @@ def check_name_mismatch(tree: SkillTree) -> list[Diagnostic]:
         if skill.name != skill.folder_name:
             out.append(
                 Diagnostic(
-                    "CL205",
+                    CODE,
                     f'name "{skill.name}" differs from the skill\'s folder "{skill.folder_name}"' + (SUB_DOCUMENT if skill.nested else ""),
                     skill.display,
                     skill.name_line,

@@ -1,0 +1,61 @@
+"""Fixes in a run: the fixes' targets resolved, the fixes written (``--fix``) or shown
+(``--diff``) by ``cachelint.fixer``, and the files written, with those importing them, checked
+again."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from cachelint.config import Settings
+from cachelint.diagnostics import Diagnostic
+from cachelint.discovery import InputFile
+from cachelint.engine.facts import PythonRun
+from cachelint.engine.python_run import check_python
+
+if TYPE_CHECKING:
+    from cachelint.cache import ResultCache
+    from cachelint.engine.run import CheckOptions, CheckResult
+
+
+def fix_and_recheck(
+    python: PythonRun,
+    python_files: Sequence[InputFile],
+    group_settings: Settings,
+    cache: "ResultCache | None",
+    jobs: int | None,
+    options: "CheckOptions",
+    paths: Sequence[str],
+    cwd: Path,
+    result: "CheckResult",
+) -> dict[str, list[Diagnostic]]:
+    """The findings of the Python run per file, their fixes' targets resolved; with ``--fix`` or
+    ``--diff`` the fixes applied (``result`` counts them) and the files they touched checked again."""
+    per_file = python.per_file
+    if any(d.fix is not None for diags in per_file.values() for d in diags):
+        from cachelint.fixer import apply_fixes, resolve_fix_targets
+
+        per_file = resolve_fix_targets(per_file, python, cwd)
+        if options.fix or options.diff:
+            touched = apply_fixes(python_files, per_file, python, group_settings, options, paths, cwd, result)
+            if touched:
+                if cache is not None:
+                    cache.forget_validation(f.path for f in touched)
+                # What remains: the files written (or found changed) and those that import them
+                # (their summaries changed).
+                again = check_python(affected(python_files, touched, python), group_settings, cache, jobs)
+                per_file.update(resolve_fix_targets(again.per_file, again, cwd))
+    return per_file
+
+
+def affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:
+    """``touched`` and the files of the run that import one of them, directly or through other
+    modules (whose summaries, made from those files, change too)."""
+    changed = {str(f.path) for f in touched}
+    grew = True
+    while grew:
+        grew = False
+        for path, deps in run.summaries.deps_of_summary.items():
+            if path not in changed and any(d in changed for _, d in deps):
+                changed.add(path)
+                grew = True
+    return [f for f in files if str(f.path) in changed or any(path in changed for _, path in run.deps_of.get(f.display, ()))]

@@ -1,0 +1,41 @@
+"""The scope of a skill index: which skills it must list (CL203 skill-not-indexed) and whose
+stale entries it is held to (CL204 index-entry-without-skill).
+
+Scope of an index: the *collections* it draws from, i.e. every skill that sits in the same
+folder as a skill it names one by one; a configured index that names no skill yet covers the
+skills under its folder (the folder above ``.claude-plugin``), else every skill of the repository. So an AGENTS.md listing
+``skills/a`` and ``skills/b`` must list every ``skills/*``, and says nothing about ``template/``.
+A bare name shared by skills of several folders that the index does not tell apart
+(``Resolution.ambiguous``) draws no folder in.
+"""
+from __future__ import annotations
+
+from cachelint.discovery import is_relative_to
+from cachelint.skills.indexes import IndexFile, marketplace_root, plugin_root
+from cachelint.skills.tree import Skill, SkillTree
+
+
+TEMPLATE_NAMES = frozenset({"template", "template-skill", "skill-template", "_template"})
+
+
+def is_template(skill: Skill) -> bool:
+    """A skill to copy, not to load (Anthropic's ``template/SKILL.md``): no index lists it."""
+    return skill.folder_name.lower() in TEMPLATE_NAMES or (skill.name or "").lower() in TEMPLATE_NAMES
+
+
+def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
+    parents = {s.folder.parent for s in index.named_directly()}
+    if index.configured and not parents and not index.has_ambiguous_names():
+        # a configured index that names no skill yet: the skills beside and below it, else all
+        # (one whose names all belong to several skills names some: its scope is unknown, not all)
+        folder = index.path.parent
+        if folder.name.startswith(".") and folder.name.endswith("-plugin"):
+            folder = folder.parent
+        return tree.skills_under(folder) or list(tree.skills)
+    scope = [s for s in tree.skills if s.folder.parent in parents]
+    if index.kind in ("marketplace", "plugin"):
+        # a manifest is the index of its own plugin's skills, not of the folder a symlinked
+        # entry leads to
+        root = marketplace_root(index.path) if index.kind == "marketplace" else plugin_root(index.path)
+        scope = [s for s in scope if is_relative_to(s.folder, root)]
+    return scope
