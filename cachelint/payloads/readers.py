@@ -24,7 +24,7 @@ import os
 import re
 import stat
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Mapping, cast
@@ -334,6 +334,8 @@ def _read_log_format(
     ctx = formats.ReadContext(display, redactor, limits, joins if joins is not None else formats.Joins())
     # the history of content-level requests built once (needs the same consumer as reuse)
     ctx.state["replay"] = bool(reuse and jsonio.FAST) and fmt.fidelity != "wire" or bool(reuse and fmt.name == "langsmith")
+    if reuse and jsonio.FAST:
+        ctx.state["bodies"] = BodyTexts(redactor)  # bodies held as text or among other fields
     line_reuse = None
     if reuse and jsonio.FAST and container == "jsonl" and fmt.body_paths:
         line_reuse = LineReuse(body_paths=fmt.body_paths)
@@ -486,6 +488,68 @@ def _reread(
     if isinstance(item, Record):
         item.trace = index.trace
     return item
+
+
+class BodyTexts:
+    """Request bodies that a log format's records hold apart from the record's own bytes (JSON
+    text inside a field: OpenInference's ``input.value``, HAR's ``postData.text``; an object
+    among the record's other fields: Bedrock's ``input.inputBodyJson``), given the reuse of
+    repeated bytes as the JSONL reader gives its lines (``cachelint.payloads.reuse``).
+
+    A format's record is read and decoded in full, as without reuse, and its body's JSON text
+    noted (``note``); when the record goes to the consumer (``bind``: every record before it has
+    been turned into a request, so their traces are filled, whatever order a format puts its
+    records back in), the text is decoded again with the bytes it repeats from a recent body cut
+    out, and that body, which holds what the provider adapter built from those bytes, replaces the
+    record's. The body decoded in full stays the fallback (``Record.reread``). Only for a
+    consumer that turns each record into a request before asking for the next (the audit)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.reuse = LineReuse()
+        self.pending: dict[int, bytes] = {}  # id of a record not yet bound -> its body's JSON text
+
+    def note(self, record: Record, text: Any) -> None:
+        """``text``: the JSON text the record's body was decoded from (str or bytes)."""
+        if not isinstance(record.request, dict) or record.trace is not None:
+            return
+        if isinstance(text, str):
+            try:
+                text = text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (a JSON escape): no bytes to compare
+                return
+        if isinstance(text, bytes):
+            self.pending[id(record)] = text
+
+    def bind(self, item: Any) -> None:
+        if not self.pending or not isinstance(item, Record):
+            return
+        text = self.pending.pop(id(item), None)
+        full = item.request
+        if text is None or item.trace is not None or not isinstance(full, dict):
+            return
+        decoded = self.reuse.decode(text)
+        if decoded is not None and isinstance(decoded.value, dict):
+            body, hashed = self.redactor.body(decoded.value)
+            if hashed == item.hashed_ids:
+                index = decoded.index
+                restored = replace(item, request=full)
+                item.request = body
+                item.trace = index.trace
+                item.reread = functools.partial(_rebuilt, restored, index)
+                self.reuse.remember(index)
+                return
+        index = self.reuse.index(text, full, full)
+        if index is not None:
+            item.trace = index.trace
+            self.reuse.remember(index)
+
+
+def _rebuilt(record: Record, index: LineIndex) -> Record:
+    """A record whose body was decoded with reuse, with its body decoded in full (a reused part
+    did not fit)."""
+    index.trace = BuildTrace()
+    return replace(record, trace=index.trace)
 
 
 def _skip_rest_of_line(handle: IO[bytes]) -> None:
@@ -816,12 +880,15 @@ def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[It
         yield item
 
 
-def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
+def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts | None = None) -> Item:
+    """One HAR entry's record. ``bodies``: where to note the request body's JSON text, for the
+    reuse of its repeated bytes (a reader whose consumer builds each record in turn)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
         return _bad(origin, f"HAR entry {origin.entry} has no request object")
     request = entry["request"]
     post = request.get("postData")
     body: Any = None
+    request_text: Any = None
     if isinstance(post, dict) and isinstance(post.get("text"), str):
         text = post["text"]
         if post.get("encoding") == "base64":
@@ -834,6 +901,7 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
             body = _json_or_upload(parsed, text, str(post.get("mimeType", "")), _text_or_none(request.get("url")))
             if isinstance(body, Diagnostic):
                 return body
+            request_text = text
     body, hashed = redactor.body(body)
     response = entry.get("response")
     response_body: Any = None
@@ -851,7 +919,7 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
                 except ValueError:
                     text = ""
             response_body = parse_response(text)
-    return Record(
+    record = Record(
         origin=origin,
         request=body,
         response=response_body,
@@ -864,6 +932,9 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
         fmt="har",
         hashed_ids=hashed,
     )
+    if bodies is not None:
+        bodies.note(record, request_text)
+    return record
 
 
 def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:

@@ -47,6 +47,27 @@ def make_record(
     )
 
 
+def note_body_text(state: dict[str, Any], record: Record, text: Any) -> Record:
+    """The record, its body's JSON text noted for the reuse of repeated bytes when the read has
+    it on (``readers.BodyTexts``): for a body decoded from a field's text."""
+    bodies = state.get("bodies")
+    if bodies is not None:
+        bodies.note(record, text)
+    return record
+
+
+def body_json(state: dict[str, Any], body: Any) -> bytes | None:
+    """The compact JSON of a body a record holds as an object, to note with ``note_body_text``
+    (equal bytes decode to equal values, whatever the log's own spacing); taken before the
+    redactor drops fields. None when the read does not reuse bytes (or the body is no object)."""
+    if state.get("bodies") is None or not isinstance(body, dict):
+        return None
+    try:
+        return _dumps(body)
+    except (TypeError, ValueError):
+        return None
+
+
 def session_text(value: Any) -> str | None:
     if isinstance(value, bool) or value is None:
         return None

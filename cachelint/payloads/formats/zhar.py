@@ -74,7 +74,7 @@ def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item
         for entry, line, _context in stream.items(("log", "entries", "*")):
             origin = Origin(ctx.display, line, index, index)
             index += 1
-            item = _har_entry(entry, origin, ctx.redactor)
+            item = _har_entry(entry, origin, ctx.redactor, ctx.state.get("bodies"))
             if not isinstance(item, Record) or item.time is None:
                 yield item
                 continue
