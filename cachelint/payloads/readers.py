@@ -373,6 +373,12 @@ def _compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
     return None
 
 
+# Lines the reuse tries to index before it gives up on a file none of whose lines it could: a
+# log format whose body it cannot locate (a Bedrock log's ``input`` is also a tool call's key)
+# would pay a scan of every line for nothing; its bodies may still be reused (``BodyTexts``).
+_INDEX_TRIES = 64
+
+
 def _read_jsonl(
     handle: IO[bytes],
     display: str,
@@ -388,6 +394,7 @@ def _read_jsonl(
     line_no = 0
     record = 0
     expanded = 0  # decompressed bytes read
+    indexed, unindexed = False, 0  # whether a line was indexed for reuse; lines that could not be
     while True:
         try:
             raw = handle.readline(limits.max_record_size + 1)
@@ -445,11 +452,14 @@ def _read_jsonl(
             yield value
             continue
         for item in records(value, origin, redactor, "jsonl"):
-            if reuse is not None and isinstance(item, Record):
+            if reuse is not None and isinstance(item, Record) and (indexed or unindexed < _INDEX_TRIES):
                 index = reuse.index(text, value, item.request)
                 if index is not None:
                     item.trace = index.trace
                     reuse.remember(index)
+                    indexed = True
+                else:
+                    unindexed += 1
             yield item
 
 
@@ -532,12 +542,11 @@ class BodyTexts:
         if decoded is not None and isinstance(decoded.value, dict):
             body, hashed = self.redactor.body(decoded.value)
             if hashed == item.hashed_ids:
-                index = decoded.index
                 restored = replace(item, request=full)
                 item.request = body
-                item.trace = index.trace
-                item.reread = functools.partial(_rebuilt, restored, index)
-                self.reuse.remember(index)
+                item.trace = decoded.index.trace
+                item.reread = functools.partial(_rebuilt, restored, decoded.index)
+                self.reuse.remember(decoded.index)
                 return
         index = self.reuse.index(text, full, full)
         if index is not None:
