@@ -184,8 +184,8 @@ def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
     against = None
     if args.against:  # that checkout's cachelint first on the path
         against = dict(ENV, PYTHONPATH=os.pathsep.join(p for p in (str(Path(args.against).resolve()), ENV.get("PYTHONPATH", "")) if p))
-    extra = f" {'then':>7} {'RSS':>6}" if against is not None else ""
-    print(f"{'log':<28} {'format':<24} {'MB':>6} {'audit s':>8} {'s/MB':>7} {'jsonl s/MB':>10} {'ratio':>6} {'RSS':>6} {'findings':>8}{extra}")
+    extra = f" {'then':>7} {'cpu':>7} {'RSS':>6}" if against is not None else ""
+    print(f"{'log':<28} {'format':<24} {'MB':>6} {'audit s':>8} {'s/MB':>7} {'jsonl s/MB':>10} {'ratio':>6} {'cpu':>6} {'RSS':>6} {'findings':>8}{extra}")
     rows = []
     for log in logs:
         jsonl_mb = os.path.getsize(log) / 1e6
@@ -211,16 +211,19 @@ def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
                    "s_per_mb": round(wall / mb, 4), "jsonl_s_per_mb": round(base_s / jsonl_mb, 4), "ratio_per_mb": round(ratio, 2),
                    "rss_mb": round(rss), "jsonl_rss_mb": round(max(r[1] for r in base)), "findings": sorted({r[2] for r in runs}),
                    "runs": [round(r[0], 3) for r in runs], "jsonl_runs": [round(r[0], 3) for r in base]}
+            # CPU time of the audit process: steadier than wall time on a shared machine
+            row["cpu_ratio_per_mb"] = round((statistics.median(r[3] for r in runs) / mb) / (statistics.median(r[3] for r in base) / jsonl_mb), 2)
             then = ""
             if against is not None:
                 base_then_s = statistics.median(r[0] for r in base_then)
                 wall_then = statistics.median(r[0] for r in runs_then)
                 row["against"] = {"audit_s": round(wall_then, 3), "jsonl_s": round(base_then_s, 3),
                                   "ratio_per_mb": round((wall_then / mb) / (base_then_s / jsonl_mb), 2),
+                                  "cpu_ratio_per_mb": round((statistics.median(r[3] for r in runs_then) / mb) / (statistics.median(r[3] for r in base_then) / jsonl_mb), 2),
                                   "rss_mb": round(max(r[1] for r in runs_then)), "findings": sorted({r[2] for r in runs_then})}
-                then = f" {row['against']['ratio_per_mb']:>7.2f} {row['against']['rss_mb']:>5}M"
+                then = f" {row['against']['ratio_per_mb']:>7.2f} {row['against']['cpu_ratio_per_mb']:>7.2f} {row['against']['rss_mb']:>5}M"
             rows.append(row)
-            print(f"{log.name:<28} {name:<24} {mb:>6.0f} {wall:>8.2f} {wall / mb:>7.4f} {base_s / jsonl_mb:>10.4f} {ratio:>6.2f} {rss:>5.0f}M {row['findings'][0]:>8}{then}", flush=True)
+            print(f"{log.name:<28} {name:<24} {mb:>6.0f} {wall:>8.2f} {wall / mb:>7.4f} {base_s / jsonl_mb:>10.4f} {ratio:>6.2f} {row['cpu_ratio_per_mb']:>6.2f} {rss:>5.0f}M {row['findings'][0]:>8}{then}", flush=True)
     print(json.dumps(rows))
 
 
