@@ -393,7 +393,7 @@ def test_reused_bodies_of_spans_out_of_order_and_their_full_decoding(tmp_path: P
     spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
     out = []
     for copy in range(3):  # three conversations, their spans written newest first
-        for n, span in enumerate(reversed(spans)):
+        for span in reversed(spans):
             span = json.loads(json.dumps(span))
             span["startTimeUnixNano"] = str(int(span["startTimeUnixNano"]) + copy * 10**9)
             for a in span["attributes"]:
