@@ -518,6 +518,7 @@ class BodyTexts:
         self.redactor = redactor
         self.reuse = LineReuse()
         self.pending: dict[int, bytes] = {}  # id of a record not yet bound -> its body's JSON text
+        self.touches_reused: bool | None = None  # whether the redactor drops a field in a reusable part
 
     def note(self, record: Record, text: Any) -> None:
         """``text``: the JSON text the record's body was decoded from (str or bytes)."""
@@ -530,6 +531,25 @@ class BodyTexts:
                 return
         if isinstance(text, bytes):
             self.pending[id(record)] = text
+
+    def decoded(self, text: str) -> Any:
+        """The body of ``text`` decoded with the bytes it repeats from a recent body cut out, now:
+        for a reader that makes each record only once every record before it was built (its own
+        reordering done first); a ``reuse.Decoded``, or None (then decode in full). Not where the
+        redactor drops a field inside a reused part (the full body would differ there)."""
+        if self.touches_reused is None:
+            from cachelint.payloads.reuse import HISTORY_KEYS, RUN_KEYS
+
+            fields = tuple(self.redactor.body_fields) + tuple(self.redactor.hashed_body_fields)
+            self.touches_reused = any(f and f[0] in RUN_KEYS + HISTORY_KEYS for f in fields)
+        if self.touches_reused:
+            return None
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        decoded = self.reuse.decode(raw)
+        return decoded if decoded is not None and isinstance(decoded.value, dict) else None
 
     def bind(self, item: Any) -> None:
         if not self.pending or not isinstance(item, Record):
@@ -552,6 +572,17 @@ class BodyTexts:
         if index is not None:
             item.trace = index.trace
             self.reuse.remember(index)
+
+
+def _reparsed(record: Record, text: str, index: LineIndex, redactor: Redactor) -> Record | Diagnostic:
+    """A record whose body was decoded with reuse as it was made, with its body decoded in full
+    from its text (a reused part did not fit)."""
+    index.trace = BuildTrace()
+    body = _parse_json(text, record.origin, f"HAR entry {record.origin.entry} postData.text")
+    if isinstance(body, Diagnostic):
+        return body
+    body, hashed = redactor.body(body)
+    return replace(record, request=body, hashed_ids=hashed, trace=index.trace)
 
 
 def _rebuilt(record: Record, index: LineIndex) -> Record:
@@ -898,6 +929,7 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts
     post = request.get("postData")
     body: Any = None
     request_text: Any = None
+    reused: Any = None
     if isinstance(post, dict) and isinstance(post.get("text"), str):
         text = post["text"]
         if post.get("encoding") == "base64":
@@ -905,7 +937,11 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts
                 text = base64.b64decode(text, validate=False).decode("utf-8")
             except (ValueError, UnicodeDecodeError):
                 return _bad(origin, f"HAR entry {origin.entry}: postData.text is not valid base64 UTF-8")
-        if text.strip():
+        reused = bodies.decoded(text) if bodies is not None else None
+        if reused is not None:
+            body = reused.value  # a JSON object: what the full parse would give, reused parts built
+            request_text = text
+        elif text.strip():
             parsed = _parse_json(text, origin, f"HAR entry {origin.entry} postData.text")
             body = _json_or_upload(parsed, text, str(post.get("mimeType", "")), _text_or_none(request.get("url")))
             if isinstance(body, Diagnostic):
@@ -941,7 +977,12 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts
         fmt="har",
         hashed_ids=hashed,
     )
-    if bodies is not None:
+    if reused is not None:
+        assert bodies is not None
+        record.trace = reused.index.trace
+        record.reread = functools.partial(_reparsed, replace(record), request_text, reused.index, redactor)
+        bodies.reuse.remember(reused.index)
+    elif bodies is not None:
         bodies.note(record, request_text)
     return record
 

@@ -429,3 +429,26 @@ def test_reused_bodies_of_spans_out_of_order_and_their_full_decoding(tmp_path: P
             assert [b.data for b in again.tools] == [b.data for b in fast_request.tools]
             rebuilt += 1
     assert rebuilt >= 4
+
+
+def test_a_zhar_body_reused_as_its_entry_leaves_the_window_falls_back_to_its_text() -> None:
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.model import Record
+    from cachelint.payloads.providers import ProviderRules, to_request
+    from cachelint.payloads.readers import read_log
+    from cachelint.payloads.secrets import Redactor
+
+    rules = ProviderRules.from_packs(load_packs("payloads-providers"))
+    path = SAMPLES / "zhar" / "tools" / "flows.zhar"
+    rebuilt = 0
+    for item in read_log(path, "flows.zhar", "auto", Redactor.from_packs(load_packs("payloads-secrets")), reuse=True):
+        assert isinstance(item, Record)
+        fast = to_request(item, rules)
+        if item.reread is not None:
+            full = item.reread()
+            assert isinstance(full, Record) and full.reread is None and isinstance(full.request["messages"][0], dict)
+            again = to_request(full, rules)
+            for tier in ("tools", "system", "messages"):
+                assert [b.data for b in getattr(again, tier)] == [b.data for b in getattr(fast, tier)]
+            rebuilt += 1
+    assert rebuilt >= 1
