@@ -373,9 +373,10 @@ def _compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
     return None
 
 
-# Lines the reuse tries to index before it gives up on a file none of whose lines it could: a
-# log format whose body it cannot locate (a Bedrock log's ``input`` is also a tool call's key)
-# would pay a scan of every line for nothing; its bodies may still be reused (``BodyTexts``).
+# Lines the reuse tries before it gives up on a file where it fails on four lines of five: a log
+# format whose body it can seldom locate (a Bedrock log's ``input`` is also a tool call's key, so
+# only the lines before the first tool call are taken) would pay scans of every line for nothing;
+# its bodies may still be reused (``BodyTexts``). Reuse never changes what is read, only how fast.
 _INDEX_TRIES = 64
 
 
@@ -394,7 +395,7 @@ def _read_jsonl(
     line_no = 0
     record = 0
     expanded = 0  # decompressed bytes read
-    indexed, unindexed = False, 0  # whether a line was indexed for reuse; lines that could not be
+    indexed, unindexed = 0, 0  # lines decoded with reuse or indexed for it; lines that were not
     while True:
         try:
             raw = handle.readline(limits.max_record_size + 1)
@@ -442,9 +443,12 @@ def _read_jsonl(
             continue
         origin = Origin(display, line_no, record)
         record += 1
+        if reuse is not None and unindexed >= _INDEX_TRIES and unindexed > 4 * indexed:
+            reuse = None  # see _INDEX_TRIES
         if reuse is not None:
             reused = _reused_record(text, origin, redactor, reuse, records)
             if reused is not None:
+                indexed += 1
                 yield reused
                 continue
         value = _parse_json(text, origin, "line")
@@ -452,12 +456,12 @@ def _read_jsonl(
             yield value
             continue
         for item in records(value, origin, redactor, "jsonl"):
-            if reuse is not None and isinstance(item, Record) and (indexed or unindexed < _INDEX_TRIES):
+            if reuse is not None and isinstance(item, Record):
                 index = reuse.index(text, value, item.request)
                 if index is not None:
                     item.trace = index.trace
                     reuse.remember(index)
-                    indexed = True
+                    indexed += 1
                 else:
                     unindexed += 1
             yield item
