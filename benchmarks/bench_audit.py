@@ -17,6 +17,7 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --mb 250 --jobs 2 --runs 3            # worker processes against one process (docs/scale.md)
     python benchmarks/bench_audit.py --format helicone --format otel-genai   # the same log in other formats: seconds per MB vs JSONL
     python benchmarks/bench_audit.py --mb 250 --format all --runs 1          # every format (benchmarks/log_formats.py)
+    python benchmarks/bench_audit.py --format zhar --against /tmp/before --runs 5   # ratios of a checkout before a change, same rounds
 """
 from __future__ import annotations
 
@@ -90,11 +91,11 @@ ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "cachelint-bench-pycache")
 
 
-def measure(code: str, args: list[str]) -> tuple[float, ...]:
+def measure(code: str, args: list[str], env: dict[str, str] | None = None) -> tuple[float, ...]:
     """(wall s, peak RSS MB, the script's count[, CPU s of this process, CPU s of its workers]).
     With worker processes, the RSS is the driver's plus the largest worker's times their number:
     a bound on the sum over the processes."""
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=ENV).stdout.split()
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env or ENV).stdout.split()
     rss = int(out[1])
     if len(out) > 3 and len(args) > 3 and int(args[3]) > 1:
         rss += int(args[3]) * int(out[3])
@@ -180,7 +181,11 @@ def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
 
     names = sorted(WRITERS) if "all" in args.format else args.format
     tmp = Path(tempfile.gettempdir())
-    print(f"{'log':<28} {'format':<24} {'MB':>6} {'audit s':>8} {'s/MB':>7} {'jsonl s/MB':>10} {'ratio':>6} {'RSS':>6} {'findings':>8}")
+    against = None
+    if args.against:  # that checkout's cachelint first on the path
+        against = dict(ENV, PYTHONPATH=os.pathsep.join(p for p in (str(Path(args.against).resolve()), ENV.get("PYTHONPATH", "")) if p))
+    extra = f" {'then':>7} {'cpu':>7} {'RSS':>6}" if against is not None else ""
+    print(f"{'log':<28} {'format':<24} {'MB':>6} {'audit s':>8} {'s/MB':>7} {'jsonl s/MB':>10} {'ratio':>6} {'cpu':>6} {'RSS':>6} {'findings':>8}{extra}")
     rows = []
     for log in logs:
         jsonl_mb = os.path.getsize(log) / 1e6
@@ -191,10 +196,13 @@ def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
                            "--per-session", str(args.per_session)]
                 subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             mb = folder_size(folder)
-            base, runs = [], []
+            base, runs, base_then, runs_then = [], [], [], []
             for _ in range(args.runs):  # interleaved: the JSONL audit and the format's, side by side
                 base.append(measure(AUDIT, [str(log), "1"]))
                 runs.append(measure(AUDIT, [str(folder), "1"]))
+                if against is not None:  # the other checkout, in the same rounds
+                    base_then.append(measure(AUDIT, [str(log), "1"], against))
+                    runs_then.append(measure(AUDIT, [str(folder), "1"], against))
             base_s = statistics.median(r[0] for r in base)
             wall = statistics.median(r[0] for r in runs)
             rss = max(r[1] for r in runs)
@@ -203,8 +211,19 @@ def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
                    "s_per_mb": round(wall / mb, 4), "jsonl_s_per_mb": round(base_s / jsonl_mb, 4), "ratio_per_mb": round(ratio, 2),
                    "rss_mb": round(rss), "jsonl_rss_mb": round(max(r[1] for r in base)), "findings": sorted({r[2] for r in runs}),
                    "runs": [round(r[0], 3) for r in runs], "jsonl_runs": [round(r[0], 3) for r in base]}
+            # CPU time of the audit process: steadier than wall time on a shared machine
+            row["cpu_ratio_per_mb"] = round((statistics.median(r[3] for r in runs) / mb) / (statistics.median(r[3] for r in base) / jsonl_mb), 2)
+            then = ""
+            if against is not None:
+                base_then_s = statistics.median(r[0] for r in base_then)
+                wall_then = statistics.median(r[0] for r in runs_then)
+                row["against"] = {"audit_s": round(wall_then, 3), "jsonl_s": round(base_then_s, 3),
+                                  "ratio_per_mb": round((wall_then / mb) / (base_then_s / jsonl_mb), 2),
+                                  "cpu_ratio_per_mb": round((statistics.median(r[3] for r in runs_then) / mb) / (statistics.median(r[3] for r in base_then) / jsonl_mb), 2),
+                                  "rss_mb": round(max(r[1] for r in runs_then)), "findings": sorted({r[2] for r in runs_then})}
+                then = f" {row['against']['ratio_per_mb']:>7.2f} {row['against']['cpu_ratio_per_mb']:>7.2f} {row['against']['rss_mb']:>5}M"
             rows.append(row)
-            print(f"{log.name:<28} {name:<24} {mb:>6.0f} {wall:>8.2f} {wall / mb:>7.4f} {base_s / jsonl_mb:>10.4f} {ratio:>6.2f} {rss:>5.0f}M {row['findings'][0]:>8}", flush=True)
+            print(f"{log.name:<28} {name:<24} {mb:>6.0f} {wall:>8.2f} {wall / mb:>7.4f} {base_s / jsonl_mb:>10.4f} {ratio:>6.2f} {row['cpu_ratio_per_mb']:>6.2f} {rss:>5.0f}M {row['findings'][0]:>8}{then}", flush=True)
     print(json.dumps(rows))
 
 
@@ -223,6 +242,7 @@ def main() -> None:
     parser.add_argument("--peer-runs", type=int, default=1)
     parser.add_argument("--peer-max-mb", type=float, default=100, help="skip the peer on larger logs (it takes minutes)")
     parser.add_argument("--format", action="append", default=[], help="also audit the log converted to this format (benchmarks/log_formats.py; 'all': every one)")
+    parser.add_argument("--against", metavar="CHECKOUT", help="with --format: also audit with the cachelint of this checkout (first on PYTHONPATH), in the same rounds: its ratio per MB ('then') beside this one's")
     parser.add_argument("--jobs", type=int, nargs="*", default=[], help="also audit with this many worker processes (docs/scale.md), interleaved with the others")
     args = parser.parse_args()
     logs = [Path(p) for p in args.log]

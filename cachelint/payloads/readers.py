@@ -24,7 +24,7 @@ import os
 import re
 import stat
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Mapping, cast
@@ -334,6 +334,8 @@ def _read_log_format(
     ctx = formats.ReadContext(display, redactor, limits, joins if joins is not None else formats.Joins())
     # the history of content-level requests built once (needs the same consumer as reuse)
     ctx.state["replay"] = bool(reuse and jsonio.FAST) and fmt.fidelity != "wire" or bool(reuse and fmt.name == "langsmith")
+    if reuse and jsonio.FAST:
+        ctx.state["bodies"] = BodyTexts(redactor)  # bodies held as text or among other fields
     line_reuse = None
     if reuse and jsonio.FAST and container == "jsonl" and fmt.body_paths:
         line_reuse = LineReuse(body_paths=fmt.body_paths)
@@ -371,6 +373,13 @@ def _compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
     return None
 
 
+# Lines the reuse tries before it gives up on a file where it fails on four lines of five: a log
+# format whose body it can seldom locate (a Bedrock log's ``input`` is also a tool call's key, so
+# only the lines before the first tool call are taken) would pay scans of every line for nothing;
+# its bodies may still be reused (``BodyTexts``). Reuse never changes what is read, only how fast.
+_INDEX_TRIES = 64
+
+
 def _read_jsonl(
     handle: IO[bytes],
     display: str,
@@ -386,6 +395,7 @@ def _read_jsonl(
     line_no = 0
     record = 0
     expanded = 0  # decompressed bytes read
+    indexed, unindexed = 0, 0  # lines decoded with reuse or indexed for it; lines that were not
     while True:
         try:
             raw = handle.readline(limits.max_record_size + 1)
@@ -433,9 +443,12 @@ def _read_jsonl(
             continue
         origin = Origin(display, line_no, record)
         record += 1
+        if reuse is not None and unindexed >= _INDEX_TRIES and unindexed > 4 * indexed:
+            reuse = None  # see _INDEX_TRIES
         if reuse is not None:
             reused = _reused_record(text, origin, redactor, reuse, records)
             if reused is not None:
+                indexed += 1
                 yield reused
                 continue
         value = _parse_json(text, origin, "line")
@@ -448,6 +461,9 @@ def _read_jsonl(
                 if index is not None:
                     item.trace = index.trace
                     reuse.remember(index)
+                    indexed += 1
+                else:
+                    unindexed += 1
             yield item
 
 
@@ -486,6 +502,98 @@ def _reread(
     if isinstance(item, Record):
         item.trace = index.trace
     return item
+
+
+class BodyTexts:
+    """Request bodies that a log format's records hold apart from the record's own bytes (JSON
+    text inside a field: OpenInference's ``input.value``, HAR's ``postData.text``; an object
+    among the record's other fields: Bedrock's ``input.inputBodyJson``), given the reuse of
+    repeated bytes as the JSONL reader gives its lines (``cachelint.payloads.reuse``).
+
+    A format's record is read and decoded in full, as without reuse, and its body's JSON text
+    noted (``note``); when the record goes to the consumer (``bind``: every record before it has
+    been turned into a request, so their traces are filled, whatever order a format puts its
+    records back in), the text is decoded again with the bytes it repeats from a recent body cut
+    out, and that body, which holds what the provider adapter built from those bytes, replaces the
+    record's. The body decoded in full stays the fallback (``Record.reread``). Only for a
+    consumer that turns each record into a request before asking for the next (the audit)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.reuse = LineReuse()
+        self.pending: dict[int, bytes] = {}  # id of a record not yet bound -> its body's JSON text
+        self.touches_reused: bool | None = None  # whether the redactor drops a field in a reusable part
+
+    def note(self, record: Record, text: Any) -> None:
+        """``text``: the JSON text the record's body was decoded from (str or bytes)."""
+        if not isinstance(record.request, dict) or record.trace is not None:
+            return
+        if isinstance(text, str):
+            try:
+                text = text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (a JSON escape): no bytes to compare
+                return
+        if isinstance(text, bytes):
+            self.pending[id(record)] = text
+
+    def decoded(self, text: str) -> Any:
+        """The body of ``text`` decoded with the bytes it repeats from a recent body cut out, now:
+        for a reader that makes each record only once every record before it was built (its own
+        reordering done first); a ``reuse.Decoded``, or None (then decode in full). Not where the
+        redactor drops a field inside a reused part (the full body would differ there)."""
+        if self.touches_reused is None:
+            from cachelint.payloads.reuse import HISTORY_KEYS, RUN_KEYS
+
+            fields = tuple(self.redactor.body_fields) + tuple(self.redactor.hashed_body_fields)
+            self.touches_reused = any(f and f[0] in RUN_KEYS + HISTORY_KEYS for f in fields)
+        if self.touches_reused:
+            return None
+        try:
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        decoded = self.reuse.decode(raw)
+        return decoded if decoded is not None and isinstance(decoded.value, dict) else None
+
+    def bind(self, item: Any) -> None:
+        if not self.pending or not isinstance(item, Record):
+            return
+        text = self.pending.pop(id(item), None)
+        full = item.request
+        if text is None or item.trace is not None or not isinstance(full, dict):
+            return
+        decoded = self.reuse.decode(text)
+        if decoded is not None and isinstance(decoded.value, dict):
+            body, hashed = self.redactor.body(decoded.value)
+            if hashed == item.hashed_ids:
+                restored = replace(item, request=full)
+                item.request = body
+                item.trace = decoded.index.trace
+                item.reread = functools.partial(_rebuilt, restored, decoded.index)
+                self.reuse.remember(decoded.index)
+                return
+        index = self.reuse.index(text, full, full)
+        if index is not None:
+            item.trace = index.trace
+            self.reuse.remember(index)
+
+
+def _reparsed(record: Record, text: str, index: LineIndex, redactor: Redactor) -> Record | Diagnostic:
+    """A record whose body was decoded with reuse as it was made, with its body decoded in full
+    from its text (a reused part did not fit)."""
+    index.trace = BuildTrace()
+    body = _parse_json(text, record.origin, f"HAR entry {record.origin.entry} postData.text")
+    if isinstance(body, Diagnostic):
+        return body
+    body, hashed = redactor.body(body)
+    return replace(record, request=body, hashed_ids=hashed, trace=index.trace)
+
+
+def _rebuilt(record: Record, index: LineIndex) -> Record:
+    """A record whose body was decoded with reuse, with its body decoded in full (a reused part
+    did not fit)."""
+    index.trace = BuildTrace()
+    return replace(record, trace=index.trace)
 
 
 def _skip_rest_of_line(handle: IO[bytes]) -> None:
@@ -819,12 +927,16 @@ def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[It
         yield item
 
 
-def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
+def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts | None = None) -> Item:
+    """One HAR entry's record. ``bodies``: where to note the request body's JSON text, for the
+    reuse of its repeated bytes (a reader whose consumer builds each record in turn)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
         return _bad(origin, f"HAR entry {origin.entry} has no request object")
     request = entry["request"]
     post = request.get("postData")
     body: Any = None
+    request_text: Any = None
+    reused: Any = None
     if isinstance(post, dict) and isinstance(post.get("text"), str):
         text = post["text"]
         if post.get("encoding") == "base64":
@@ -832,11 +944,16 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
                 text = base64.b64decode(text, validate=False).decode("utf-8")
             except (ValueError, UnicodeDecodeError):
                 return _bad(origin, f"HAR entry {origin.entry}: postData.text is not valid base64 UTF-8")
-        if text.strip():
+        reused = bodies.decoded(text) if bodies is not None else None
+        if reused is not None:
+            body = reused.value  # a JSON object: what the full parse would give, reused parts built
+            request_text = text
+        elif text.strip():
             parsed = _parse_json(text, origin, f"HAR entry {origin.entry} postData.text")
             body = _json_or_upload(parsed, text, str(post.get("mimeType", "")), _text_or_none(request.get("url")))
             if isinstance(body, Diagnostic):
                 return body
+            request_text = text
     body, hashed = redactor.body(body)
     response = entry.get("response")
     response_body: Any = None
@@ -854,7 +971,7 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
                 except ValueError:
                     text = ""
             response_body = parse_response(text)
-    return Record(
+    record = Record(
         origin=origin,
         request=body,
         response=response_body,
@@ -867,6 +984,14 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor) -> Item:
         fmt="har",
         hashed_ids=hashed,
     )
+    if reused is not None:
+        assert bodies is not None
+        record.trace = reused.index.trace
+        record.reread = functools.partial(_reparsed, replace(record), request_text, reused.index, redactor)
+        bodies.reuse.remember(reused.index)
+    elif bodies is not None:
+        bodies.note(record, request_text)
+    return record
 
 
 def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:

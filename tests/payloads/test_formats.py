@@ -350,3 +350,105 @@ def test_json_stream_reads_the_same_without_orjson(monkeypatch: pytest.MonkeyPat
     assert [v for v, _, _ in stream(data).items(("data", "*"))] == with_orjson == [{"a": "\u00e9"}, {"b": [1, {"c": 2}]}, {"d": 3}]
     with pytest.raises(StreamError):
         list(stream(b'[{"a": 1}, {"a": tru}]').items(("*",)))
+
+
+WIRE_TEXT_BODIES = ("openinference", "zhar", "bedrock-invocation", "bedrock-invocation-s3")
+
+
+def reread_count(path: Path) -> int:
+    """Records of a file read with reuse whose body came with reused parts (each built in turn,
+    as the audit does)."""
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.model import Record
+    from cachelint.payloads.providers import ProviderRules, to_request
+    from cachelint.payloads.readers import read_log
+    from cachelint.payloads.secrets import Redactor
+
+    rules = ProviderRules.from_packs(load_packs("payloads-providers"))
+    count = 0
+    for item in read_log(path, path.name, "auto", Redactor.from_packs(load_packs("payloads-secrets")), reuse=True):
+        if isinstance(item, Record):
+            count += item.reread is not None
+            to_request(item, rules)
+    return count
+
+
+@pytest.mark.parametrize("sample", WIRE_TEXT_BODIES)
+@pytest.mark.parametrize("twist", ["timestamp", "tools"])
+def test_a_body_held_as_text_is_reused_and_gives_the_findings_of_full_decoding(sample: str, twist: str) -> None:
+    from helpers import audit_outcome
+
+    folder = (SAMPLES / sample / twist).resolve()
+    files = sorted(folder.iterdir())
+    fast = audit_outcome(files, folder, AuditOptions(incremental=True, timeline=False))
+    slow = audit_outcome(files, folder, AuditOptions(incremental=False, timeline=False))
+    assert fast == slow
+    assert reread_count(files[0]) >= 1
+
+
+def test_reused_bodies_of_spans_out_of_order_and_their_full_decoding(tmp_path: Path) -> None:
+    from helpers import audit_outcome
+
+    doc = json.loads((SAMPLES / "openinference" / "tools" / "openinference.otlp.json").read_text())
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    out = []
+    for copy in range(3):  # three conversations, their spans written newest first
+        for span in reversed(spans):
+            span = json.loads(json.dumps(span))
+            span["startTimeUnixNano"] = str(int(span["startTimeUnixNano"]) + copy * 10**9)
+            for a in span["attributes"]:
+                if a["key"] == "session.id":
+                    a["value"]["stringValue"] = f"s{copy}"
+            out.append(span)
+    spans[:] = out
+    (tmp_path / "spans.json").write_text(json.dumps(doc))
+    fast = audit_outcome([tmp_path / "spans.json"], tmp_path, AuditOptions(incremental=True, timeline=False))
+    slow = audit_outcome([tmp_path / "spans.json"], tmp_path, AuditOptions(incremental=False, timeline=False))
+    assert fast == slow
+    assert reread_count(tmp_path / "spans.json") >= 4
+    # the fallback of a reused body (a replayed part that does not fit): the body decoded in full,
+    # which builds the same request
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.model import Record
+    from cachelint.payloads.providers import ProviderRules, to_request
+    from cachelint.payloads.readers import read_log
+    from cachelint.payloads.secrets import Redactor
+
+    rules = ProviderRules.from_packs(load_packs("payloads-providers"))
+    texts = {json.loads(next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "input.value"))["messages"][-1]["content"][0]["text"]
+             for s in out}
+    rebuilt = 0
+    for item in read_log(tmp_path / "spans.json", "spans.json", "auto", Redactor.from_packs(load_packs("payloads-secrets")), reuse=True):
+        assert isinstance(item, Record)
+        fast_request = to_request(item, rules)
+        if item.reread is not None:
+            full = item.reread()
+            assert full.reread is None and full.request["messages"][-1]["content"][0]["text"] in texts
+            again = to_request(full, rules)
+            assert [b.data for b in again.messages] == [b.data for b in fast_request.messages]
+            assert [b.data for b in again.tools] == [b.data for b in fast_request.tools]
+            rebuilt += 1
+    assert rebuilt >= 4
+
+
+def test_a_zhar_body_reused_as_its_entry_leaves_the_window_falls_back_to_its_text() -> None:
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.model import Record
+    from cachelint.payloads.providers import ProviderRules, to_request
+    from cachelint.payloads.readers import read_log
+    from cachelint.payloads.secrets import Redactor
+
+    rules = ProviderRules.from_packs(load_packs("payloads-providers"))
+    path = SAMPLES / "zhar" / "tools" / "flows.zhar"
+    rebuilt = 0
+    for item in read_log(path, "flows.zhar", "auto", Redactor.from_packs(load_packs("payloads-secrets")), reuse=True):
+        assert isinstance(item, Record)
+        fast = to_request(item, rules)
+        if item.reread is not None:
+            full = item.reread()
+            assert isinstance(full, Record) and full.reread is None and isinstance(full.request["messages"][0], dict)
+            again = to_request(full, rules)
+            for tier in ("tools", "system", "messages"):
+                assert [b.data for b in getattr(again, tier)] == [b.data for b in getattr(fast, tier)]
+            rebuilt += 1
+    assert rebuilt >= 1

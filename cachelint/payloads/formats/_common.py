@@ -47,6 +47,27 @@ def make_record(
     )
 
 
+def note_body_text(state: dict[str, Any], record: Record, text: Any) -> Record:
+    """The record, its body's JSON text noted for the reuse of repeated bytes when the read has
+    it on (``readers.BodyTexts``): for a body decoded from a field's text."""
+    bodies = state.get("bodies")
+    if bodies is not None:
+        bodies.note(record, text)
+    return record
+
+
+def body_json(state: dict[str, Any], body: Any) -> bytes | None:
+    """The compact JSON of a body a record holds as an object, to note with ``note_body_text``
+    (equal bytes decode to equal values, whatever the log's own spacing); taken before the
+    redactor drops fields. None when the read does not reuse bytes (or the body is no object)."""
+    if state.get("bodies") is None or not isinstance(body, dict):
+        return None
+    try:
+        return _dumps(body)
+    except (TypeError, ValueError):
+        return None
+
+
 def session_text(value: Any) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -128,16 +149,24 @@ def attributes(value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(value, list):
         for item in value:
-            if type(item) is not dict:
+            # a span has hundreds of attributes, most of them one string: indexed directly (only a
+            # JSON object takes a string index), the odd shapes on the way out
+            try:
+                key = item["key"]
+                any_value = item["value"]
+            except (TypeError, KeyError):
+                if type(item) is dict and type(item.get("key")) is str:
+                    out[item["key"]] = otlp_value(item.get("value"))
                 continue
-            key = item.get("key")
             if type(key) is not str:
                 continue
-            any_value = item.get("value")
-            if type(any_value) is dict and len(any_value) == 1 and "stringValue" in any_value:
-                out[key] = any_value["stringValue"]  # most attributes: one string (a span has hundreds)
-            else:
-                out[key] = otlp_value(any_value)
+            if type(any_value) is dict and len(any_value) == 1:
+                try:
+                    out[key] = any_value["stringValue"]
+                    continue
+                except KeyError:
+                    pass
+            out[key] = otlp_value(any_value)
     return out
 
 
@@ -406,6 +435,9 @@ def memo_of(state: dict[str, Any]) -> MessageMemo:
 
 
 _TOOLS_MEMO: dict[bytes, list[dict[str, Any]]] = {}
+# the definitions (the objects) of the last list looked up, and its result: the same objects
+# again need no bytes to be told the same (they are held here, so their ids stay theirs)
+_LAST_TOOLS: list[tuple[tuple[Mapping[str, Any], ...], list[dict[str, Any]]] | None] = [None]
 # id of a remembered tool list -> (that list, provider, the list in the provider's shape): one
 # shaped list object for the requests that send the same tools (HistoryReplay reuses its blocks)
 _SHAPED: dict[int, tuple[list, str, list]] = {}
@@ -421,12 +453,16 @@ def _shape(provider: str, tool_list: list, shaped: list) -> list:
 def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
     """The tool definitions with their schemas' keys sorted; an agent sends the same tools with
     every request, so the last few lists are remembered (by their bytes, compared at C speed)."""
+    last = _LAST_TOOLS[0]
+    if last is not None and len(last[0]) == len(tools) and all(a is b for a, b in zip(last[0], tools)):
+        return last[1]  # the very definitions of the last call (a format that remembers them)
     try:
         key = _dumps(list(tools))
     except (TypeError, ValueError):
         key = b""
     found = _TOOLS_MEMO.get(key) if key else None
     if found is not None:
+        _LAST_TOOLS[0] = (tools, found)
         return found
     out = [
         {"name": str(t.get("name", "")), "description": str(t.get("description") or ""), "parameters": sorted_keys(t.get("parameters") or {})}
@@ -436,6 +472,7 @@ def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
         if len(_TOOLS_MEMO) >= 16:
             _TOOLS_MEMO.pop(next(iter(_TOOLS_MEMO)))
         _TOOLS_MEMO[key] = out
+        _LAST_TOOLS[0] = (tools, out)
     return out
 
 

@@ -207,10 +207,21 @@ def body_paths() -> tuple[tuple[str, ...], ...]:
 
 def read_records(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, reuse: Any = None) -> Iterator[Item]:
     """Every item of one file of format ``fmt`` held in ``container`` (``jsonl`` or ``json``)."""
+    items = _items(fmt, handle, container, ctx, reuse)
+    bodies = ctx.state.get("bodies")
+    if bodies is not None:
+        items = _bound(items, bodies)
     if ctx.state.get("replay"):
-        yield from _replayed(_items(fmt, handle, container, ctx, reuse), ctx)
-    else:
-        yield from _items(fmt, handle, container, ctx, reuse)
+        items = _replayed(items, ctx)
+    yield from items
+
+
+def _bound(items: Iterator[Item], bodies: Any) -> Iterator[Item]:
+    """Records whose body a format noted as JSON text, given the reuse of its repeated bytes as
+    they go to the consumer (``readers.BodyTexts``)."""
+    for item in items:
+        bodies.bind(item)
+        yield item
 
 
 def _replayed(items: Iterator[Item], ctx: ReadContext) -> Iterator[Item]:

@@ -160,13 +160,15 @@ class JsonStream:
             # line, less a trailing comma, is one whole value, that value is the record (a value
             # that parses whole cannot go on past its end), parsed once instead of twice
             candidate = self.buf[self.pos : line_end].rstrip(b" \t\r")
-            if candidate.endswith(b","):
+            if candidate in (b"{", b"["):
+                candidate = self._indented(candidate, window)
+            elif candidate.endswith(b","):
                 candidate = candidate[:-1]
             try:
-                value = _loads(candidate)
+                value = _loads(candidate) if candidate else None
             except (ValueError, RecursionError):
-                pass
-            else:
+                candidate = b""
+            if candidate:
                 if len(candidate) > self.max_value:
                     raise StreamError(f"a record is over {self.max_value} bytes (max-record-size)", self.line)
                 self.hint = max(MIN_WINDOW, min(2 * len(candidate) + 1024, self.max_value + 1))
@@ -188,6 +190,22 @@ class JsonStream:
             self.hint = max(MIN_WINDOW, min(2 * end + 1024, self.max_value + 1))
             self._advance(self.pos + end)
             return value
+
+    def _indented(self, opening: bytes, window: int) -> bytes:
+        """The value at ``pos`` of an indented document (``json.dumps(indent=…)``, as mitmproxy
+        and most exporters write it): its bracket alone on its line, its closing bracket at the
+        start of a later line at the same column; those bytes, parsed once, or empty when the
+        window shows no such close (a candidate that parses whole is the value: a JSON value
+        cannot go on past its end)."""
+        line_start = self.buf.rfind(b"\n", 0, self.pos) + 1
+        if not line_start and self.pos:
+            return b""  # the window starts inside a line: the column is not known
+        indent = self.buf[line_start : self.pos]
+        if indent.strip(b" \t"):
+            return b""
+        close = b"\n" + indent + (b"}" if opening == b"{" else b"]")
+        end = self.buf.find(close, self.pos, self.pos + window)
+        return self.buf[self.pos : end + len(close)] if end > 0 else b""
 
     # -- walking to the records -----------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import dig, json_value, make_record, number
+from cachelint.payloads.formats._common import body_json, dig, json_value, make_record, note_body_text, number
 from cachelint.payloads.model import Origin
 
 NAME = "bedrock-invocation"
@@ -57,6 +57,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     inp = cast(dict, value.get("input")) if isinstance(value.get("input"), dict) else {}
     out = cast(dict, value.get("output")) if isinstance(value.get("output"), dict) else {}
     body = inp.get("inputBodyJson")
+    text = body
     if isinstance(body, str):
         body = json_value(body)
     if not isinstance(body, dict):
@@ -82,7 +83,9 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     metadata = cast(dict, value.get("requestMetadata")) if isinstance(value.get("requestMetadata"), dict) else {}
     session = next((metadata[k] for k in _SESSION_KEYS if metadata.get(k)), None)
     error = value.get("errorCode") or dig(value, "output", "error")
-    yield make_record(
+    if not isinstance(text, str):
+        text = body_json(ctx.state, body)  # before make_record's redactor drops fields
+    made = make_record(
         origin,
         body,
         ctx.redactor,
@@ -94,6 +97,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         method="POST",
         status=400 if error else None,
     )
+    yield note_body_text(ctx.state, made, text)
 
 
 def _stream_usage(chunks: list) -> dict | None:

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, provider_of, span_time, usage_response
+from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, note_body_text, provider_of, span_time, usage_response
 from cachelint.payloads.model import Origin
 
 NAME = "openinference"
@@ -36,7 +36,8 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
     model = attrs.get("llm.model_name")
     provider = provider_of(attrs.get("llm.provider") or attrs.get("llm.system"), model)
     session = otlp.session_of(attrs, span, "session.id")
-    body = json_value(attrs.get("input.value")) if attrs.get("input.mime_type", "application/json") == "application/json" else None
+    text = attrs.get("input.value")
+    body = json_value(text) if attrs.get("input.mime_type", "application/json") == "application/json" else None
     output = json_value(attrs.get("output.value"))
     counted = usage_response(
         provider,
@@ -49,8 +50,9 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
         if "input" in body and "messages" not in body:
             provider = "openai-responses"
         response = output if isinstance(output, dict) and isinstance(output.get("usage"), dict) else counted
-        return make_record(origin, body, ctx.redactor, fmt=NAME, response=response, time=span_time(span), session=session,
+        made = make_record(origin, body, ctx.redactor, fmt=NAME, response=response, time=span_time(span), session=session,
                            url=_URLS.get(provider), status=otlp.span_status(span))
+        return note_body_text(ctx.state, made, text)
     messages = _indexed_messages(attrs)
     if not messages:
         ctx.unread.add("are OpenInference LLM spans without the call's arguments (input.value) or input messages:"

@@ -40,11 +40,37 @@ def _prompt(fields: dict) -> tuple[str, list[Part]]:
     return role, parts
 
 
+def _functions(raw: list[tuple[str, Any]], state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tools of ``llm.request.functions.N.*`` (the attributes in span order). An agent sends
+    the same tools with every call, so the lists of the last few spans are remembered by their
+    attributes: the same list object again, with no schema decoded again (and the tools built
+    once downstream: ``_common.content_body``)."""
+    memo: dict[tuple, list[dict[str, Any]]] = state.setdefault("functions", {})
+    key: tuple | None = tuple(raw)
+    try:
+        found = memo.get(key)  # type: ignore[arg-type]
+    except TypeError:  # an attribute holding a list or a map: nothing to remember it by
+        found, key = None, None
+    if found is not None:
+        return found
+    functions: dict[int, dict[str, Any]] = {}
+    for name_key, value in raw:
+        index, _, name = name_key[22:].partition(".")
+        if index.isdigit() and name in ("name", "description", "parameters"):
+            functions.setdefault(int(index), {})[name] = json_value(value) if name == "parameters" else value
+    tools = [functions[i] for i in sorted(functions)]
+    if key is not None:
+        if len(memo) >= 8:
+            memo.pop(next(iter(memo)))
+        memo[key] = tools
+    return tools
+
+
 def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
     provider = provider_of(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
     prompts: dict[int, dict[str, Any]] = {}
-    functions: dict[int, dict[str, Any]] = {}
+    raw_functions: list[tuple[str, Any]] = []
     for key, value in attrs.items():
         # one pass over the span's attributes (hundreds: a field a message), prefixes first
         if key.startswith("gen_ai.prompt."):
@@ -52,9 +78,7 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
             if index.isdigit() and name:
                 prompts.setdefault(int(index), {})[name] = value
         elif key.startswith("llm.request.functions."):
-            index, _, name = key[22:].partition(".")
-            if index.isdigit() and name in ("name", "description", "parameters"):
-                functions.setdefault(int(index), {})[name] = json_value(value) if name == "parameters" else value
+            raw_functions.append((key, value))
     system: list[str] = []
     messages: list[Any] = []
     memo = memo_of(ctx.state)
@@ -64,7 +88,7 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
             system.extend(converted)
         elif kind == "message":
             messages.append(converted)
-    tools = [functions[i] for i in sorted(functions)]
+    tools = _functions(raw_functions, ctx.state)
     response = usage_response(
         provider,
         total_input=attrs.get("gen_ai.usage.prompt_tokens", attrs.get("gen_ai.usage.input_tokens")),

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import heapq
 import zlib
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 from cachelint.diagnostics import unreadable
 from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.model import Origin, Record
+from cachelint.payloads.model import Origin
 
 NAME = "zhar"
 REORDER = 64
@@ -70,17 +70,21 @@ def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item
     stream = JsonStream(inflated, ctx.limits.max_record_size)  # type: ignore[arg-type]
     heap: list = []
     index = 0
+    bodies = ctx.state.get("bodies")
     try:
         for entry, line, _context in stream.items(("log", "entries", "*")):
             origin = Origin(ctx.display, line, index, index)
             index += 1
-            item = _har_entry(entry, origin, ctx.redactor)
-            if not isinstance(item, Record) or item.time is None:
-                yield item
+            # entries wait in the window as read (their bodies decoded once they leave it, when
+            # every entry before them was built: the reuse of their repeated bytes needs that)
+            when = _started(entry)
+            if when is None:
+                yield _har_entry(entry, origin, ctx.redactor, bodies)
                 continue
-            heapq.heappush(heap, (item.time.timestamp(), origin.record, item))
+            heapq.heappush(heap, (when, origin.record, entry, origin))
             if len(heap) > REORDER:
-                yield heapq.heappop(heap)[2]
+                _, _, entry, origin = heapq.heappop(heap)
+                yield _har_entry(entry, origin, ctx.redactor, bodies)
     except StreamError as exc:
         what = "inflated HAR is over max-document-size" if inflated.over else str(exc)
         yield unreadable(ctx.display, f"mitmproxy .zhar: {what}; entries after it not read", line=exc.line, record=index)
@@ -89,7 +93,19 @@ def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item
     except RecursionError:
         yield unreadable(ctx.display, "mitmproxy .zhar: JSON nested too deeply to read", line=stream.line, record=index)
     while heap:
-        yield heapq.heappop(heap)[2]
+        _, _, entry, origin = heapq.heappop(heap)
+        yield _har_entry(entry, origin, ctx.redactor, bodies)
+
+
+def _started(entry: Any) -> float | None:
+    """The start of an entry that makes a record with a time (``readers._har_entry``), in epoch
+    seconds; None for any other entry (it does not wait in the window)."""
+    from cachelint.payloads.readers import parse_time
+
+    if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
+        return None
+    started = parse_time(entry.get("startedDateTime"))
+    return started.timestamp() if started is not None else None
 
 
 FORMAT = registry.LogFormat(
