@@ -8,7 +8,7 @@ from cachelint.payloads.jsonio import dumps as _dumps
 from cachelint.payloads.model import Origin, Record
 
 if TYPE_CHECKING:
-    from cachelint.payloads.providers import BuildTrace
+    from cachelint.payloads.trace import BuildTrace
 
 
 def make_record(
@@ -346,7 +346,7 @@ class HistoryReplay:
         self.last: dict[Any, tuple[list[Any], BuildTrace, Any]] = {}  # messages, their trace, tools
 
     def prepare(self, record: Record) -> None:
-        from cachelint.payloads.providers import BuildTrace
+        from cachelint.payloads.trace import BuildTrace
 
         body = record.request
         if not isinstance(body, dict) or "contents" in body or not isinstance(body.get("messages"), list):
