@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import _quiet
-from cachelint.payloads.checks import change_only_pair_checks, check_modules, first_only_request_checks
+from cachelint.payloads.hooks import change_only_pair_checks, check_modules, first_only_request_checks
 
 from helpers import audit_outcome
 from test_reuse import generate_log

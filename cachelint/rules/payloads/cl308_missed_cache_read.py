@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.thinking import stripped_from, thinking_on
 from cachelint.payloads.cache_state import never_read, ttl_in_force
 from cachelint.payloads.limits import Limits, limits_for
