@@ -185,6 +185,7 @@ def history_after_system_messages(b: Builder, messages: list, text_kind: str, so
 
 
 def openai_implicit_breakpoint(body: Mapping[str, Any], b: Builder) -> None:
+    """OpenAI Chat and Responses: the breakpoint ``prompt_cache_options`` in implicit mode puts."""
     options = body.get("prompt_cache_options")
     if isinstance(options, dict) and options.get("mode", "implicit") == "implicit" and b.messages:
         # GPT-5.6+ implicit mode puts a breakpoint on the latest message (docs/background/prefix-and-invalidation.md#openai)
