@@ -48,7 +48,7 @@ class AuditOptions:
     # (cachelint.payloads.reuse). Same findings either way; off only to compare the two paths.
     incremental: bool = True
     # Checks that cannot find anything on a pair whose prefix held (or after the first request of
-    # a session) are not called there (cachelint.payloads.checks: PAIR_NEEDS_CHANGE,
+    # a session) are not called there (cachelint.payloads.hooks: PAIR_NEEDS_CHANGE,
     # REQUEST_FIRST_ONLY). Same findings either way; off only to compare the two paths.
     fast_paths: bool = True
     # The usage summary's per-request timeline (one entry per request: what the HTML report

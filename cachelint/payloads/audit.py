@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic, internal_error, unreadable
 from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDetail, SessionReport
-from cachelint.payloads.checks import (
-    CheckContext,
+from cachelint.payloads.context import CheckContext
+from cachelint.payloads.hooks import (
     checks_for,
     change_only_pair_checks,
     first_only_request_checks,
@@ -56,6 +56,7 @@ class _SessionReport:
     first: str = ""
     # (path, record) of every break, the first MAX_BREAKS_SHOWN of them detailed in ``breaks``
     break_records: list[tuple[str, int]] = field(default_factory=list)
+    ctx: CheckContext | None = None  # the checks' context for this session, made at its first request
 
 
 @dataclass
@@ -78,7 +79,7 @@ class _Run:
     changed_pair_checks: tuple[Any, ...] = ()
     quiet_pair_checks: tuple[Any, ...] = ()
     # the same four for requests read from logs that keep less than the wire request (content,
-    # usage): only the checks their fidelity supports (cachelint.payloads.checks.FIDELITY)
+    # usage): only the checks their fidelity supports (cachelint.payloads.hooks: FIDELITY)
     fidelity_checks: dict[str, tuple[tuple[Any, ...], ...]] = field(default_factory=dict)
     formats: Any = None  # cachelint.payloads.formats._run.FormatRun: joins, fidelity, unread records
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -162,8 +163,6 @@ def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, 
     run.progress.close()
     _close(run, run.grouper.close_all())
     run.diagnostics.extend(run.formats.unjoined())
-    run.ctx.session = None
-    run.ctx.diff = None
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
     kept = select(run.diagnostics) if select is not None else list(run.diagnostics)
     from cachelint.masking import masker
@@ -210,7 +209,7 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
 
 def _checks(run: _Run, fast_paths: bool) -> None:
     """Which checks each request and pair calls. A module flagged ``REQUEST_FIRST_ONLY`` or
-    ``PAIR_NEEDS_CHANGE`` (cachelint.payloads.checks) returns nothing on a later request or a quiet
+    ``PAIR_NEEDS_CHANGE`` (cachelint.payloads.hooks) returns nothing on a later request or a quiet
     pair, so it is not called there; ``fast_paths=False`` calls every check everywhere (the
     equivalence tests compare both)."""
     run.first_request_checks = request_checks()
@@ -350,10 +349,7 @@ def _audit_failed(run: _Run, req: Request, record: Any) -> None:
     req.failed = failure_of(record.status, record.response)
     req.session = None
     req.index_in_session = 0
-    ctx = run.ctx
-    ctx.session = None
-    ctx.diff = None
-    _run_checks(run.diagnostics, rejected_request_checks(), req.origin, (req, ctx))
+    _run_checks(run.diagnostics, rejected_request_checks(), req.origin, (req, run.ctx))
 
 
 def _note_time(run: _Run, display: str, req: Request) -> None:
@@ -383,9 +379,9 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     report = run.reports.get(session.id)
     if report is None:
         report = run.reports[session.id] = _SessionReport(session, first=req.origin.describe())
-    ctx = run.ctx
-    ctx.session = session
-    ctx.diff = None
+    ctx = report.ctx
+    if ctx is None or ctx.session is not session:
+        ctx = report.ctx = run.ctx.for_session(session)
     sets = run.fidelity_checks.get(req.fidelity) if req.fidelity != "wire" else None
     if sets is None:
         sets = (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
@@ -395,9 +391,8 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     if prev is not None:
         diff = prefix_diff(prev, req, run.table, run.volatile)
         share_blocks(prev, req)
-        ctx.diff = diff
         checks = sets[3] if _quiet(prev, req, diff) else sets[2]
-        _run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx))
+        _run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx.with_diff(diff)))
         if diff.broken:
             session.breaks += 1
             report.break_records.append((req.origin.path, req.origin.record))
@@ -407,7 +402,6 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
         # their (shared) tuples, which cost a pointer per block
     if run.ledger is not None:
         run.ledger.add(req, prev, diff)
-    ctx.diff = None
 
 
 def _quiet(prev: Request, cur: Request, diff: PrefixDiff) -> bool:
@@ -491,12 +485,14 @@ def _show(value: Any) -> str:
 def _close(run: _Run, sessions: Iterable[Session]) -> None:
     checks = session_checks()
     for session in sessions:
-        run.ctx.session = session
-        run.ctx.diff = None
+        ctx = run.ctx.for_session(session)
         origin = session.requests[-1].origin if session.requests else None
         fidelity = session.requests[-1].fidelity if session.requests else "wire"
-        _run_checks(run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, run.ctx))
+        _run_checks(run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, ctx))
         session.requests = []  # closed: the summary keeps counts and breaks only
+        report = run.reports.get(session.id)
+        if report is not None:
+            report.ctx = None  # the session's context is done with, like its requests
 
 
 # --- summary ------------------------------------------------------------------------------

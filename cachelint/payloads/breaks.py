@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.payloads.checks import at_request
+from cachelint.payloads.context import at_request
 from cachelint.payloads.jsonio import dumps
 from cachelint.payloads.limits import limits_for, tokens_up_to
 from cachelint.payloads.model import PrefixDiff, Request, TierDiff, duration_text, seconds_between

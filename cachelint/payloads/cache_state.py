@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.context import CheckContext
 from cachelint.payloads.limits import ProviderLimits, limits_for
 from cachelint.payloads.model import Request, Session
 from cachelint.payloads.usage import CacheUsage, usage_of

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from cachelint.payloads.usage import provider_family
+
+if TYPE_CHECKING:
+    from cachelint.payloads.context import CheckContext
 
 
 @dataclass(frozen=True)
@@ -135,19 +138,10 @@ class Limits:
         return int(round(byte_count / self.chars_per_token))
 
 
-def limits_for(ctx: Any) -> Limits:
-    """The run's Limits from a CheckContext (or anything with ``packs(kind)``), built once per
-    context: every check asks for it on every request."""
-    packs = ctx.packs("payloads-limits")
-    cached = getattr(ctx, "_payloads_limits", None)
-    if cached is not None and cached[0] is packs:
-        return cached[1]
-    limits = Limits.from_packs(packs)
-    try:
-        setattr(ctx, "_payloads_limits", (packs, limits))
-    except AttributeError:  # a context with __slots__: build it each time
-        pass
-    return limits
+def limits_for(ctx: CheckContext) -> Limits:
+    """The run's Limits from a CheckContext, built once per run: every check asks for it on
+    every request."""
+    return ctx.built("payloads-limits", Limits.from_packs)
 
 
 def tokens_up_to(req: Any, end_byte: int, limits: Limits) -> tuple[int, bool]:

@@ -34,7 +34,7 @@ from cachelint.payloads import is_log_name, jsonio
 from cachelint.payloads.endpoints import is_upload
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
-from cachelint.payloads.providers import BuildTrace
+from cachelint.payloads.trace import BuildTrace
 from cachelint.payloads.reuse import LineIndex, LineReuse, follow_path
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_cassette, not_a_log

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cachelint.payloads.jsonio import dumps, loads
-from cachelint.payloads.providers import BuildTrace, KnownBlock, KnownRun
+from cachelint.payloads.trace import BuildTrace, KnownBlock, KnownRun
 
 # Body keys whose whole value is reused (tools lists, the system value) and keys of history arrays
 # whose elements are reused one by one; what the adapters record in a BuildTrace.

@@ -156,7 +156,7 @@ _CLOSE_SHARE = 0.5
 def _close_tiers(x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
     """Whether two tiers share, as a common head and tail, at least half of the longer one's
     bytes, or the whole of the shorter one (text inserted: a list of artifacts appended)."""
-    from cachelint.payloads.diff import _common_prefix_len
+    from cachelint.payloads.diff import common_prefix_len as _common_prefix_len
 
     a, b = b"".join(blk.data for blk in x), b"".join(blk.data for blk in y)
     head = _common_prefix_len(a, b)

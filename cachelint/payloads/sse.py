@@ -76,7 +76,7 @@ def _merge_event(out: dict[str, Any], event: dict[str, Any]) -> None:
         return
     if etype == "response.output_item.done" and isinstance(event.get("item"), dict):
         # each finished item, in case the stream ends without a complete response: which items
-        # the server executed tells whether the usage adds up internal calls (providers.py)
+        # the server executed tells whether the usage adds up internal calls (providers/response.py)
         out.setdefault("output", []).append(event["item"])
         return
     # OpenAI Chat chunks and Gemini chunks

@@ -8,7 +8,8 @@ unordered-tools). A rule module defines ``CODE = "CL101"`` and the hooks its sco
 - ``skills``: ``check(ctx) -> Iterable[Diagnostic]``, with one skill tree and its indexes
   (``cachelint.skills.context.SkillContext``);
 - ``payloads``: any of ``check_request``, ``check_pair``, ``check_session``, ``check_run_end``
-  (see ``cachelint.payloads.checks`` for their arguments and flags);
+  (see ``cachelint.payloads.hooks`` for their arguments and flags, ``cachelint.payloads.context``
+  for their context);
 - ``input``: none; these rules are raised where inputs are read (the module documents where).
 
 The shared analyses the rules read (order-flow facts, skill trees and indexes, the prefix diff)

@@ -11,7 +11,7 @@ import pytest
 
 from cachelint.catalog import load_packs
 from cachelint.config import load_settings
-from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.context import CheckContext
 from cachelint.payloads.model import Origin, Record, Request, Session
 from cachelint.payloads.providers import ProviderRules, to_request
 from cachelint.payloads.readers import parse_time
@@ -47,9 +47,8 @@ def run_check(module, records: Sequence[dict[str, Any]], options: dict[str, Any]
     """Every diagnostic ``module`` emits for ``records`` taken as one session, in pipeline order."""
     settings = load_settings(tmp_path or Path.cwd(), isolated=True)
     reqs = make_requests(records)
-    ctx = CheckContext(settings=settings, options=options or {})
     session = Session(id="s1", grouping="explicit", requests=list(reqs), count=len(reqs))
-    ctx.session = session
+    ctx = CheckContext(settings=settings, options=options or {}, session=session)
     out = []
     for i, req in enumerate(reqs):
         if hasattr(module, "check_request"):

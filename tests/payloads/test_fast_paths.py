@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from cachelint.payloads import AuditOptions
 from cachelint.payloads.audit import _quiet
-from cachelint.payloads.checks import change_only_pair_checks, check_modules, first_only_request_checks
+from cachelint.payloads.hooks import change_only_pair_checks, check_modules, first_only_request_checks
 
 from helpers import audit_outcome
 from test_reuse import generate_log
@@ -89,9 +89,9 @@ def test_a_pair_is_quiet_only_when_nothing_but_the_tail_changed(tmp_path: Path) 
 
 def test_canonical_bytes_strips_every_marker_spelling() -> None:
     """canonical_bytes spells the marker names out for speed: it must still know all of them."""
-    from cachelint.payloads.providers import _MARKER_BYTES, canonical_bytes
+    from cachelint.payloads.providers.canonical import MARKER_BYTES, canonical_bytes
 
-    for marker in _MARKER_BYTES:
+    for marker in MARKER_BYTES:
         name = json.loads(marker)
         value = {"role": "user", "content": [{"type": "text", "text": "x", name: {"type": "ephemeral"}}]}
         if name == "cachePoint":

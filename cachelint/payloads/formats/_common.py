@@ -8,7 +8,7 @@ from cachelint.payloads.jsonio import dumps as _dumps
 from cachelint.payloads.model import Origin, Record
 
 if TYPE_CHECKING:
-    from cachelint.payloads.providers import BuildTrace
+    from cachelint.payloads.trace import BuildTrace
 
 
 def make_record(
@@ -365,7 +365,7 @@ class HistoryReplay:
     resend its history, and ``MessageMemo`` gives the very message objects built before; so the
     messages a request shares with the previous request of its session, up to the first that
     differs, are replaced by what the provider adapter built from them then (the KnownBlocks of
-    that request's BuildTrace, replayed by slicing: ``providers._replay_history_prefix``), as the
+    that request's BuildTrace, replayed by slicing: ``providers.messages._replay_history_prefix``), as the
     JSONL reader does for repeated bytes (``cachelint.payloads.reuse``). Only for a consumer that
     turns each record into a request before asking for the next (the audit); a record whose
     replay does not fit is rebuilt from its own messages (``Record.reread``)."""
@@ -375,7 +375,7 @@ class HistoryReplay:
         self.last: dict[Any, tuple[list[Any], BuildTrace, Any]] = {}  # messages, their trace, tools
 
     def prepare(self, record: Record) -> None:
-        from cachelint.payloads.providers import BuildTrace
+        from cachelint.payloads.trace import BuildTrace
 
         body = record.request
         if not isinstance(body, dict) or "contents" in body or not isinstance(body.get("messages"), list):

@@ -132,7 +132,7 @@ class FormatRun:
     def summary(self) -> dict[str, Any]:
         """Per fidelity below ``wire``: requests, formats, the checks that did not run, what else
         could not be judged."""
-        from cachelint.payloads.checks import skipped_at
+        from cachelint.payloads.hooks import skipped_at
 
         out = {}
         for fidelity in sorted(self.fidelity):

@@ -87,7 +87,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
 def _sdk_messages(messages: Any) -> bool:
     """Messages of an SDK call (``{"role", "content"}``); a message whose bytes the reader reused
     from the previous run comes as the KnownBlock built from it then (cachelint.payloads.reuse)."""
-    from cachelint.payloads.providers import KnownBlock
+    from cachelint.payloads.trace import KnownBlock
 
     return isinstance(messages, list) and bool(messages) and all(
         type(m) is KnownBlock or (isinstance(m, dict) and "role" in m and "lc" not in m) for m in messages

@@ -7,15 +7,15 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.context import CheckContext
 from cachelint.payloads.breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
 
 CODE = "CL302"
 
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
 
-PAIR_NEEDS_CHANGE = True  # reads a system tier diff only: skipped on quiet pairs (checks/__init__.py)
+PAIR_NEEDS_CHANGE = True  # reads a system tier diff only: skipped on quiet pairs (payloads/hooks.py)
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:

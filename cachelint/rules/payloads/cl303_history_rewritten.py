@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext
+from cachelint.payloads.context import CheckContext
 from cachelint.payloads.breaks import break_finding, cached_end_before, first_lost_byte, tier_details
 from cachelint.payloads.thinking import stripped_from, thinking_on
 from cachelint.payloads.limits import limits_for
@@ -21,11 +21,11 @@ from cachelint.payloads.model import Request, Session
 
 CODE = "CL303"
 
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
 
 MAX_RECORDS_LISTED = 20
 
-PAIR_NEEDS_CHANGE = True  # reads a messages diff that breaks only: skipped on quiet pairs (checks/__init__.py)
+PAIR_NEEDS_CHANGE = True  # reads a messages diff that breaks only: skipped on quiet pairs (payloads/hooks.py)
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:

@@ -26,13 +26,13 @@ import re
 from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Breakpoint, Request, Session
 from cachelint.payloads.usage import usage_of
 
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
-REJECTED_REQUESTS = True  # and at a request the provider rejected: it says why (checks/__init__.py)
+REJECTED_REQUESTS = True  # and at a request the provider rejected: it says why (payloads/hooks.py)
 
 CODE = "CL305"
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.cache_state import ttl_in_force
 from cachelint.payloads.limits import Limits, ProviderLimits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request, duration_text, seconds_between
 from cachelint.payloads.spend import marked_end
 from cachelint.payloads.usage import usage_of
 
-FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (checks/__init__.py)
+FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
 
 CODE = "CL306"
 

@@ -19,11 +19,11 @@ import hashlib
 from typing import Any, Iterable, Iterator
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Block, Request, Session
 
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
 
 REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
 
@@ -111,11 +111,13 @@ def _min_tokens(ctx: CheckContext) -> int:
 
 
 def _pending(ctx: CheckContext) -> dict[str, list[tuple[Request, list[dict[str, Any]]]]]:
-    state = getattr(ctx, "_cl307_pending", None)
-    if state is None:
-        state = {}
-        setattr(ctx, "_cl307_pending", state)
-    return state
+    """Session id -> the copies of its requests held until it closes (the run's state)."""
+    return ctx.state("CL307 pending", dict)
+
+
+def _seen(ctx: CheckContext) -> dict[str, tuple[Request, dict[str, Block]]]:
+    """Session id -> (its latest request, the digests of its history) (the run's state)."""
+    return ctx.state("CL307 seen", dict)
 
 
 def _hold(req: Request, repeats: list[dict[str, Any]], ctx: CheckContext) -> list[Diagnostic]:
@@ -165,8 +167,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     if len(cur.messages) <= kept:
         return []
     min_chars = _min_chars(ctx)
-    state: dict[str, tuple[Request, dict[str, Block]]] = getattr(ctx, "_cl307_seen", None) or {}
-    setattr(ctx, "_cl307_seen", state)
+    state = _seen(ctx)
     key = cur.session or ""
     held = state.get(key)
     if (
@@ -187,9 +188,7 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     """The session's copies, with what each cost: its tokens in every request from the one that
     carries it to the session's last. Then forget the session's digests."""
-    state = getattr(ctx, "_cl307_seen", None)
-    if state:
-        state.pop(session.id, None)
+    _seen(ctx).pop(session.id, None)
     out = []
     for req, repeats in _pending(ctx).pop(session.id, ()):
         out.append(_diagnostic(req, repeats, ctx, session.count - req.index_in_session))

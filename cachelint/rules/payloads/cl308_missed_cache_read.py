@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.thinking import stripped_from, thinking_on
 from cachelint.payloads.cache_state import never_read, ttl_in_force
 from cachelint.payloads.limits import Limits, limits_for
@@ -25,7 +25,7 @@ from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
 from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, reads_reported, usage_of
 
-FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (checks/__init__.py)
+FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
 
 CODE = "CL308"
 # OpenAI reports hits in 128-token steps (older copies of OpenAI's docs) and Anthropic counts are exact: a shortfall below

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request, Session
 from cachelint.payloads.spend import common_prefix_bytes
@@ -99,11 +99,7 @@ class _State:
 
 
 def _state(ctx: CheckContext) -> _State:
-    state = getattr(ctx, "_cl310", None)
-    if state is None:
-        state = _State()
-        setattr(ctx, "_cl310", state)
-    return state
+    return ctx.state("CL310", _State)
 
 
 def _shared_prefix(req: Request, limits: Limits, minimum: int) -> tuple[tuple[Any, ...] | None, int]:

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.cache_state import never_read
 from cachelint.payloads.model import Request, Session
 
-FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (checks/__init__.py)
+FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
 
 CODE = "CL311"
 

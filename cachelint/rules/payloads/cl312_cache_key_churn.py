@@ -13,13 +13,13 @@ from datetime import timedelta
 from typing import Iterable, cast
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.checks import CheckContext, at_request
+from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
 
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (checks/__init__.py)
+FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
 
-PAIR_NEEDS_CHANGE = True  # reads a prompt_cache_key that differs between the two settings only: skipped on quiet pairs (checks/__init__.py)
+PAIR_NEEDS_CHANGE = True  # reads a prompt_cache_key that differs between the two settings only: skipped on quiet pairs (payloads/hooks.py)
 
 CODE = "CL312"
 WINDOW = timedelta(minutes=1)  # the unit of OpenAI's "requests per minute"

@@ -1,6 +1,7 @@
-"""The registry of payload checks (CL3xx).
+"""The hooks of the payload rules (CL3xx): which rule modules there are, and which of their checks
+the pipeline calls where.
 
-A check is a module in this package named ``cl<code>_<name>.py`` (e.g. ``cl301_tools_changed.py``)
+A rule is a module ``cachelint/rules/payloads/cl<code>_<name>.py`` (e.g. ``cl301_tools_changed.py``)
 that defines any of::
 
     def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]        # every request
@@ -10,8 +11,10 @@ that defines any of::
     def check_run_end(ctx: CheckContext) -> Iterable[Diagnostic]    # once, after every session closed
 
 Adding a check = creating the file: modules are discovered and run in name order (= code order).
-Checks are pure functions of their arguments: no module state, no I/O beyond ``ctx.packs``.
-Use ``at_request(...)`` to build a Diagnostic located at a request.
+Checks are pure functions of their arguments: no module state, no I/O beyond ``ctx.packs``; the
+few that judge across calls keep what they need in the run's state (``ctx.state(key, make)``).
+Their context (``CheckContext``, immutable) and ``at_request(...)``, which builds a Diagnostic
+located at a request, are in ``cachelint.payloads.context``.
 
 Two optional module flags let the pipeline skip a check where it cannot find anything (most pairs
 of a long log only append to the history; calling a dozen checks that return nothing is most of a
@@ -36,77 +39,14 @@ Code transcripts keep it). A request read from a log of lower fidelity is not gi
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable
 
-from cachelint.config import Settings
-from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.payloads.model import PrefixDiff, Request, Session
+from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.context import CheckContext
+from cachelint.payloads.model import Request
 
-CheckPair = Callable[[Request, Request, "CheckContext"], Iterable[Diagnostic]]
-
-
-@dataclass
-class CheckContext:
-    """What every check may read.
-
-    ``settings``: the run's Settings; ``options``: ``[tool.cachelint.audit]`` (validated, kebab-case).
-    ``diff``: the PrefixDiff of the pair being checked (``check_pair`` only; computed once by the
-    pipeline so that checks do not recompute it). ``session``: the session of the request or pair.
-    ``packs(kind)``: the merged built-in + user packs of a kind (cached per run).
-    """
-
-    settings: Settings
-    options: Mapping[str, Any] = field(default_factory=dict)
-    diff: PrefixDiff | None = None
-    session: Session | None = None
-    _pack_cache: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
-
-    def packs(self, kind: str) -> list[dict[str, Any]]:
-        if kind not in self._pack_cache:
-            from cachelint.catalog import load_packs
-
-            self._pack_cache[kind] = load_packs(kind, self.settings.pack_paths())
-        return self._pack_cache[kind]
-
-    def option(self, name: str, default: Any = None) -> Any:
-        return self.options.get(name, default)
-
-    def setting_rows(self, provider: str) -> dict[str, Mapping[str, Any]]:
-        """The invalidation table's rows of one provider (setting -> row), packs merged in order."""
-        rows: dict[str, Mapping[str, Any]] = {}
-        for pack in self.packs("payloads-invalidation"):
-            rows.update(pack.get("providers", {}).get(provider, {}))
-        return rows
-
-    def unconfirmed_settings(self, provider: str) -> frozenset[str]:
-        """Settings of a provider whose effect on the cache is undocumented (``confirmed: false``)."""
-        return frozenset(name for name, row in self.setting_rows(provider).items() if row.get("confirmed") is False)
-
-
-def at_request(
-    code: str,
-    message: str,
-    req: Request,
-    *,
-    kind: str | None = None,
-    details: Mapping[str, Any] | None = None,
-    severity: Severity | None = None,
-) -> Diagnostic:
-    """A Diagnostic located at a request: its file, line, record index and session."""
-    return Diagnostic(
-        code=code,
-        message=message,
-        path=req.origin.path,
-        line=req.origin.line,
-        column=1,
-        record=req.origin.record,
-        session=req.session,
-        kind=kind,
-        severity=severity,
-        details=dict(details or {}),
-    )
+CheckPair = Callable[[Request, Request, CheckContext], Iterable[Diagnostic]]
 
 
 @functools.lru_cache(maxsize=1)

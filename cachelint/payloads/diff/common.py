@@ -1,0 +1,36 @@
+"""Common prefixes: of two strings or byte strings, and of two tiers of blocks."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from cachelint.payloads.model import Block
+
+
+def common_prefix_len(a, b) -> int:
+    """Length of the common prefix of two strings or two byte strings: one comparison when one
+    is a prefix of the other, else a binary search on slice equality (memcmp), never a Python
+    loop over characters."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def common_prefix_blocks(a: Sequence[Block], b: Sequence[Block]) -> int:
+    """How many leading blocks two tiers share (consecutive requests share Block objects, so the
+    whole-tuple comparison usually answers at C speed)."""
+    if len(a) <= len(b) and tuple(a) == tuple(b[: len(a)]):
+        return len(a)
+    n = 0
+    for x, y in zip(a, b):
+        if x.data is not y.data and x.data != y.data:
+            break
+        n += 1
+    return n

@@ -1,0 +1,112 @@
+"""Volatile spans (CL309): the changed spans of a block whose every span is a value that ticks (a
+date, an id, a counter), by the patterns of the ``payloads-volatile`` packs."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from cachelint.payloads.diff.common import common_prefix_len
+
+
+@dataclass(frozen=True)
+class VolatilePatterns:
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+
+    @classmethod
+    def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "VolatilePatterns":
+        out: list[tuple[str, re.Pattern[str]]] = []
+        for pack in packs:
+            out += [(p["name"], re.compile(f"(?:{p['regex']})")) for p in pack.get("patterns", ())]
+        return cls(tuple(out))
+
+    def classify(self, fragment: str) -> str | None:
+        for name, pattern in self.patterns:
+            if pattern.fullmatch(fragment):
+                return name
+        return None
+
+
+_WORD = re.compile(r"[A-Za-z0-9_.:+\-/]")
+
+
+def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> tuple[Mapping[str, Any], ...]:
+    """Each changed span of the two blocks, widened to whole tokens and merged where they touch;
+    returned only when every span looks volatile on both sides (so "Today is 2026-11-28" ->
+    "2026-11-29" is volatile, a rewritten paragraph is not)."""
+    a = before.decode("utf-8", "replace")
+    b = after.decode("utf-8", "replace")
+    # trim the common head and tail first: the matcher is quadratic, the changed middle is short
+    head = common_prefix_len(a, b)
+    tail = min(common_prefix_len(a[::-1], b[::-1]), min(len(a), len(b)) - head)
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if len(mid_a) > 2000 or len(mid_b) > 2000:
+        return ()  # a large rewrite is content, not a value that ticks
+    import difflib  # only where tools moved or a block changed: kept off the start-up path
+
+    matcher = difflib.SequenceMatcher(a=mid_a, b=mid_b, autojunk=False)
+    merged: list[list[int]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+        i1, i2 = _widen(a, i1, i2)
+        j1, j2 = _widen(b, j1, j2)
+        if merged and (i1 <= merged[-1][1] or j1 <= merged[-1][3]):
+            last = merged[-1]
+            last[0], last[1] = min(last[0], i1), max(last[1], i2)
+            last[2], last[3] = min(last[2], j1), max(last[3], j2)
+        else:
+            merged.append([i1, i2, j1, j2])
+        if len(merged) > 8:
+            return ()
+    spans = []
+    for i1, i2, j1, j2 in merged:
+        old, new = a[i1:i2], b[j1:j2]
+        name = _classify_pair(old, new, patterns)
+        if name is None:
+            return ()
+        spans.append({"pattern": name, "before": _masked_head(old, 80), "after": _masked_head(new, 80)})
+    return _dedupe(spans)
+
+
+def _masked_head(text: str, limit: int) -> str:
+    from cachelint.masking import masker
+
+    return masker().mask(text)[:limit]
+
+
+def _dedupe(spans: list[dict[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    out: list[dict[str, Any]] = []
+    for s in spans:
+        if s not in out:
+            out.append(s)
+    return tuple(out)
+
+
+# A value that ticks (a date, an id, a counter) is short; the patterns (packs' and users' regular
+# expressions) never see a longer token, whatever they would make of it.
+MAX_VOLATILE_TOKEN = 256
+
+
+def _classify_pair(old: str, new: str, patterns: VolatilePatterns) -> str | None:
+    old_s, new_s = old.strip("\"' ,.;()[]{}"), new.strip("\"' ,.;()[]{}")
+    if not old_s or not new_s or len(old_s) > MAX_VOLATILE_TOKEN or len(new_s) > MAX_VOLATILE_TOKEN:
+        return None
+    a, b = patterns.classify(old_s), patterns.classify(new_s)
+    if a is not None and a == b:
+        return a
+    return None
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    while start > 0 and _WORD.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _WORD.match(text[end]):
+        end += 1
+    # JSON escapes and trailing punctuation are not part of a value
+    while end > start and text[end - 1] in ".:-/+":
+        end -= 1
+    while start < end and text[start] in ".:-/+":
+        start += 1
+    return start, end
