@@ -52,6 +52,10 @@ from cachelint.payloads.usage import usage_of
 
 _DATA = attrgetter("data")
 
+
+def _session_number(sid: str) -> int:
+    return int(sid[1:])  # "s12": sessions in the order they started
+
 # Formats whose files are each one recording, never continued in another file.
 _RECORDINGS = ("vcr", "har")
 
@@ -403,7 +407,7 @@ class SessionGrouper:
         self, req: Request, sids: dict[str, None], weak_key: str | None, best: tuple[tuple[int, ...], _Open] | None,
         timed: bool = True, rejected: list[tuple[int, str, str]] | None = None,
     ) -> tuple[tuple[int, ...], _Open] | None:
-        for sid in sorted(sids, key=lambda s: int(s[1:])):
+        for sid in (sorted(sids, key=_session_number) if len(sids) > 1 else sids):
             candidate = self._open[sid]
             same_key = weak_key is not None and candidate.weak_key == weak_key
             verdict = self._judge(candidate.last, req, timed and not same_key)
@@ -449,6 +453,11 @@ class SessionGrouper:
             pause = self._too_long(last, cur, k == len(prev) and len(msgs) > len(prev))
             if pause is not None:
                 return _Verdict(-1, k, pause)
+        if k == 0 and (len(prev) < 2 or len(msgs) < len(prev)):
+            # nothing shared, and not message 0 rewritten in a history that goes on: whatever the
+            # agents, another conversation (the verdict the branches below give); most candidates
+            # of a session's first request end here, so the agent evidence is not asked for
+            return _Verdict(-1, k, _RESTART)
         evidence = agent_evidence(last, cur)
         if k == len(prev) and prev and len(msgs) >= len(prev):
             grows = len(msgs) > len(prev)
