@@ -350,7 +350,11 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     command_blocks: set[int] = set()
     headers: dict[int, str] = {}  # a table's block -> its header row
     header: str | None = None  # the header row of the table that follows
+    # YAML front matter (a docs page's title, tags, related files) is metadata, not a list
+    skip = _front_matter_end(lines)
     for number, line in enumerate(lines, start=1):
+        if number <= skip:
+            continue
         if _FENCE.match(line):
             in_fence = not in_fence
             item = None
@@ -439,6 +443,17 @@ def _cell(cells: list[str], column: int) -> str:
     return cells[column] if column < len(cells) else ""
 
 
+def _front_matter_end(lines: list[str]) -> int:
+    """The number of the line that closes a YAML front matter opened by a first line ``---``
+    (0 when there is none, or it is never closed)."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for number, line in enumerate(lines[1:], start=2):
+        if line.rstrip() in ("---", "..."):
+            return number
+    return 0
+
+
 def _cells(body: str) -> list[str]:
     return re.split(r"(?<!\\)\|", body)
 
@@ -502,7 +517,7 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         if not res.skills and not _looks_like_skill_path(target, skill_folders) and not _missing_folder(res, target, base):
             continue  # a link to some other document, in the repository or not: not an entry
         if res.collection:
-            _narrow_to_label(res, link.label)
+            _narrow_to_label(res, link.label, target)
         yield IndexEntry(
             number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=not heading, block=block, heading=heading
         )
@@ -513,11 +528,20 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     # ``/standup`` in a Commands table: a slash command names the skill it runs
     unslashed = _SLASH.sub(r"\1", cleaned, count=1)
     slash = unslashed != cleaned
-    # ``**senior-pm/** - …``: a skill named by its folder
-    unslashed = _FOLDER_NAME.sub(r"\1\2\1", unslashed, count=1)
+    # ``**senior-pm/** - …``: a skill named by its folder; other folders (``skills/``,
+    # ``agents/`` in a plugin's layout) are no entries, live or stale
+    folder = _FOLDER_NAME.match(unslashed)
+    if folder:
+        if folder.group(2) not in tree.by_name:
+            return
+        unslashed = _FOLDER_NAME.sub(r"\1\2\1", unslashed, count=1)
+    if not external and "," in cleaned:
+        listed = list(_comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading))
+        if listed:
+            yield from listed
+            return
     name = lead_name(unslashed)
     if name is None and not external:
-        yield from _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading)
         # ``**skill-creator** ⭐ - …``, ``### `/brief` -- Legal Team Briefing``: an emphasised
         # name that is a skill's, whatever follows
         emphasized = _EMPHASIZED.match(unslashed)
@@ -534,12 +558,13 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     )
 
 
-def _narrow_to_label(res: Resolution, label: str) -> None:
+def _narrow_to_label(res: Resolution, label: str, target: str) -> None:
     """``[ML Paper Writing](20-ml-paper-writing/)``: a link to a folder of several skills whose
     text is the name of one of them (letters alike, case and separators aside) lists that one,
-    not the folder's other skills."""
+    not the folder's other skills. A text that is the folder's own name (``[trailmark](plugins/trailmark/)``,
+    a plugin with a skill of its name) names the folder."""
     wanted = _loose(_clean(label))
-    if not wanted:
+    if not wanted or wanted == _loose(PurePosixPath(target.split("#", 1)[0].rstrip("/")).name):
         return
     named = [s for s in res.skills if wanted in (_loose(s.name or ""), _loose(s.folder_name))]
     if len(named) == 1:
@@ -548,10 +573,14 @@ def _narrow_to_label(res: Resolution, label: str) -> None:
 
 def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading) -> Iterator[IndexEntry]:
     """``- senior-architect, senior-frontend, senior-backend``: a line of names, one entry each,
-    when at least one of them is a skill's name."""
+    when at least one of them is a skill's name; after a label (``**Animation**: auto-animate,
+    motion``), each perhaps with a note (``cloudflare-workers (10 skills), cloudflare-d1``)."""
     if "," not in cleaned:
         return
-    names = [part.strip().strip("*_`").strip() for part in cleaned.split(",")]
+    label = _LIST_LABEL.match(cleaned)
+    if label and label.group(1).strip() not in tree.by_name:
+        cleaned = cleaned[label.end() :]
+    names = [_NOTE.sub("", part.strip()).strip().strip("*_`").strip() for part in cleaned.split(",")]
     if len(names) < 2 or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
         return
     cursor = 0
@@ -565,6 +594,8 @@ def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, headi
 
 
 _SLASH = re.compile(r"^([*_`]*)/(?=[A-Za-z0-9])")
+_LIST_LABEL = re.compile(r"^(?:\*\*|__)?([A-Za-z][\w &/.+-]{0,40}?)(?:\*\*|__)?:\s+")  # ``**Animation**: ``
+_NOTE = re.compile(r"\s*\([^()]*\)$")  # ``(10 skills)`` after a name
 _FOLDER_NAME = re.compile(r"^(\*\*|__|`|)([A-Za-z0-9][A-Za-z0-9_.-]*)/\1(?=\s|:|$)")
 
 
@@ -922,7 +953,7 @@ def selection_blocks(index: IndexFile) -> set[int]:
 
 def listing_blocks(index: IndexFile) -> set[int]:
     """Lists and tables of skills although most of their names lead nowhere: a table whose key
-    column is headed "Skill", and, in a file whose lists are lists of skills (two or more, and
+    column is headed "Skill", and, in a file whose lists are lists of skills (three or more, and
     two thirds of the lists that name a skill, are mostly skills: a page of bundles), every list
     that names a skill (a bundle written against skills that were renamed or never added). Each
     must name one skill at least."""
@@ -930,7 +961,7 @@ def listing_blocks(index: IndexFile) -> set[int]:
     chosen = {block for block in index.skill_tables if hits.get(block, 0)}
     lists = selection_blocks(index)
     named = {e.block for e in index.entries if e.skills and not (e.heading or e.mention or e.external)}
-    if len(lists) >= 2 and 3 * len(lists) >= 2 * len(named):
+    if len(lists) >= 3 and 3 * len(lists) >= 2 * len(named):
         chosen |= named
     return chosen
 
@@ -949,22 +980,20 @@ def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
     and no plugin, or a skill-like name in a list or table whose other entries (``needed`` of
     them) name skills. Paths that leave the repository are not counted (nor read)."""
     hits = block_hits(index)
-    listing = listing_blocks(index)
     out = []
     for entry in index.entries:
         res = entry.resolution
         if entry.skills or entry.external or entry.heading or entry.mention or (res is not None and (res.present or res.outside)):
             continue
-        if entry.strict or (
-            entry.name is not None and _SLUG.match(entry.name) and (hits.get(entry.block, 0) >= needed or entry.block in listing)
-        ):
+        if entry.strict or (entry.name is not None and _SLUG.match(entry.name) and hits.get(entry.block, 0) >= needed):
             out.append(entry)
     return out
 
 
 # An index that lists skills of this many sibling folders of one layout (``plugins/<p>/skills``),
-# and of half of them at least, is the index of the layout.
-LAYOUT_MIN_FOLDERS = 3
+# and of two thirds of them at least, is the index of the layout (a guide that names the skills
+# of 3 of 5 sub-plugins is not).
+LAYOUT_MIN_FOLDERS = 5
 
 
 def layout_folders(tree: SkillTree, parents: set[Path]) -> set[Path]:
@@ -973,8 +1002,10 @@ def layout_folders(tree: SkillTree, parents: set[Path]) -> set[Path]:
     the plugins it leaves out entirely ("181 skills across 50 plugins" naming 44 of them)."""
     by_layout: dict[tuple[Path, str], set[Path]] = {}
     for parent in parents:
+        # a folder of plugins below the root (``plugins/``): at the root, ``<x>/skills`` is as
+        # often an agent's own folder (``.gemini/skills``) or an example's as a plugin's
         top = parent.parent.parent
-        if parent.parent != tree.root and (top == tree.root or is_relative_to(top, tree.root)):
+        if top != tree.root and is_relative_to(top, tree.root):
             by_layout.setdefault((top, parent.name), set()).add(parent)
     out: set[Path] = set()
     for (top, name), drawn in by_layout.items():
@@ -983,7 +1014,7 @@ def layout_folders(tree: SkillTree, parents: set[Path]) -> set[Path]:
         alike = {
             s.folder.parent for s in tree.skills_under(top) if s.folder.parent.name == name and s.folder.parent.parent.parent == top and not s.nested
         }
-        if 2 * len(drawn) >= len(alike):
+        if 3 * len(drawn) >= 2 * len(alike):
             out |= alike
     return out
 
