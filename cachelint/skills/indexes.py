@@ -535,7 +535,7 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         if folder.group(2) not in tree.by_name:
             return
         unslashed = _FOLDER_NAME.sub(r"\1\2\1", unslashed, count=1)
-    if not external and "," in cleaned:
+    if not external and ("," in cleaned or _LIST_LABEL.match(cleaned)):
         listed = list(_comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading))
         if listed:
             yield from listed
@@ -574,14 +574,15 @@ def _narrow_to_label(res: Resolution, label: str, target: str) -> None:
 def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading) -> Iterator[IndexEntry]:
     """``- senior-architect, senior-frontend, senior-backend``: a line of names, one entry each,
     when at least one of them is a skill's name; after a label (``**Animation**: auto-animate,
-    motion``), each perhaps with a note (``cloudflare-workers (10 skills), cloudflare-d1``)."""
-    if "," not in cleaned:
-        return
+    motion``, ``**3D**: threejs``), with notes in parentheses (``cloudflare-workers (10 skills)``)."""
     label = _LIST_LABEL.match(cleaned)
-    if label and label.group(1).strip() not in tree.by_name:
+    labelled = label is not None and label.group(1).strip() not in tree.by_name
+    if labelled:
         cleaned = cleaned[label.end() :]
-    names = [_NOTE.sub("", part.strip()).strip().strip("*_`").strip() for part in cleaned.split(",")]
-    if len(names) < 2 or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
+    elif "," not in cleaned:
+        return
+    names = [part.strip().strip("*_`").strip() for part in _NOTE.sub("", cleaned).split(",")]
+    if len(names) < (1 if labelled else 2) or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
         return
     cursor = 0
     for name in names:
@@ -594,8 +595,8 @@ def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, headi
 
 
 _SLASH = re.compile(r"^([*_`]*)/(?=[A-Za-z0-9])")
-_LIST_LABEL = re.compile(r"^(?:\*\*|__)?([A-Za-z][\w &/.+-]{0,40}?)(?:\*\*|__)?:\s+")  # ``**Animation**: ``
-_NOTE = re.compile(r"\s*\([^()]*\)$")  # ``(10 skills)`` after a name
+_LIST_LABEL = re.compile(r"^(?:\*\*|__)?([A-Za-z0-9][\w &/.+-]{0,40}?)(?:\*\*|__)?:\s+")  # ``**Animation**: ``
+_NOTE = re.compile(r"\s*\([^()]*\)")  # ``(10 skills)`` after a name
 _FOLDER_NAME = re.compile(r"^(\*\*|__|`|)([A-Za-z0-9][A-Za-z0-9_.-]*)/\1(?=\s|:|$)")
 
 
