@@ -577,7 +577,7 @@ def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, headi
     motion``, ``**3D**: threejs``), with notes in parentheses (``cloudflare-workers (10 skills)``)."""
     label = _LIST_LABEL.match(cleaned)
     labelled = label is not None and label.group(1).strip() not in tree.by_name
-    if labelled:
+    if label is not None and labelled:
         cleaned = cleaned[label.end() :]
     elif "," not in cleaned:
         return
