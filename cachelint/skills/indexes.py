@@ -89,6 +89,8 @@ class IndexFile:
     # a list of some skills (a bundle, a "selected skills" table) that is no index of them all:
     # its entries must lead to skills (CL204), but the skills it leaves out are not missing
     selection: bool = False
+    # Markdown tables whose key column is headed "Skill": their names are skills, live or stale
+    skill_tables: frozenset[int] = frozenset()
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
@@ -261,10 +263,12 @@ def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Res
     if len(found) > 1:
         found = _best(found, lambda skill: len(os.path.commonpath([str(skill.folder), str(near)])))
     if not found and name in tree.collections_by_name:
-        # the name of a folder of skills (a plugin): it lists them, and is no stale entry
-        folders = sorted(tree.collections_by_name[name])
+        # the name of a folder of skills (a plugin): it lists them, and is no stale entry; an
+        # index whose folder holds skills names a folder among them (not another plugin)
+        folders = sorted(f for f in tree.collections_by_name[name] if home is None or tree.skills_under(f)[0].path in home)
         under = {s.path: s for folder in folders for s in tree.skills_under(folder)}
-        return Resolution(skills=sorted(under.values(), key=lambda s: s.display), collection=True, resolved="name")
+        if under:
+            return Resolution(skills=sorted(under.values(), key=lambda s: s.display), collection=True, resolved="name")
     return Resolution(skills=found, resolved="name" if found else None, ambiguous=len(found) > 1)
 
 
@@ -344,7 +348,13 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     last_table = -1  # the number of the last table line (row, header or separator)
     in_command = False  # under a heading that names a slash command (not a skill)
     command_blocks: set[int] = set()
+    headers: dict[int, str] = {}  # a table's block -> its header row
+    header: str | None = None  # the header row of the table that follows
+    # YAML front matter (a docs page's title, tags, related files) is metadata, not a list
+    skip = _front_matter_end(lines)
     for number, line in enumerate(lines, start=1):
+        if number <= skip:
+            continue
         if _FENCE.match(line):
             in_fence = not in_fence
             item = None
@@ -381,7 +391,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             if t and not is_table_separator(line):
                 nxt = lines[number] if number < len(lines) else ""
                 if is_table_separator(nxt):
-                    kind = "header"  # a header row is not an entry
+                    kind, header = "header", t.body  # a header row is not an entry
                 else:
                     kind, body, offset = "table", t.body, t.offset
             elif line.lstrip().startswith("[") and link_at_start(line.lstrip()):
@@ -399,6 +409,10 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if kind != previous_kind:
             block += 1
             previous_kind = kind
+            if kind == "table" and header is not None:
+                headers[block] = header
+        if kind != "header":
+            header = None
         if in_command:
             command_blocks.add(block)
         if kind == "header":
@@ -415,7 +429,29 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             entry.mention = entry.mention or block in mapping or block in command_blocks
             entries.append(entry)
     _settle_shared_names(entries)
-    return IndexFile(path, display, "markdown", entries)
+    skill_tables = frozenset(
+        block for block, row in headers.items() if _SKILL_HEADER.match(_clean(_cell(_cells(row), name_column.get(block, 0))))
+    )
+    return IndexFile(path, display, "markdown", entries, skill_tables=skill_tables)
+
+
+# the key column's header of a table of skills ("Skill", "Skills", "Skill name")
+_SKILL_HEADER = re.compile(r"^skills?(?: name)?$", re.IGNORECASE)
+
+
+def _cell(cells: list[str], column: int) -> str:
+    return cells[column] if column < len(cells) else ""
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """The number of the line that closes a YAML front matter opened by a first line ``---``
+    (0 when there is none, or it is never closed)."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for number, line in enumerate(lines[1:], start=2):
+        if line.rstrip() in ("---", "..."):
+            return number
+    return 0
 
 
 def _cells(body: str) -> list[str]:
@@ -480,6 +516,8 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
         if not res.skills and not _looks_like_skill_path(target, skill_folders) and not _missing_folder(res, target, base):
             continue  # a link to some other document, in the repository or not: not an entry
+        if res.collection:
+            _narrow_to_label(res, link.label, target)
         yield IndexEntry(
             number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=not heading, block=block, heading=heading
         )
@@ -490,9 +528,20 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     # ``/standup`` in a Commands table: a slash command names the skill it runs
     unslashed = _SLASH.sub(r"\1", cleaned, count=1)
     slash = unslashed != cleaned
+    # ``**senior-pm/** - …``: a skill named by its folder; other folders (``skills/``,
+    # ``agents/`` in a plugin's layout) are no entries, live or stale
+    folder = _FOLDER_NAME.match(unslashed)
+    if folder:
+        if folder.group(2) not in tree.by_name:
+            return
+        unslashed = _FOLDER_NAME.sub(r"\1\2\1", unslashed, count=1)
+    if not external and ("," in cleaned or _LIST_LABEL.match(cleaned)):
+        listed = list(_comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading))
+        if listed:
+            yield from listed
+            return
     name = lead_name(unslashed)
     if name is None and not external:
-        yield from _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading)
         # ``**skill-creator** ⭐ - …``, ``### `/brief` -- Legal Team Briefing``: an emphasised
         # name that is a skill's, whatever follows
         emphasized = _EMPHASIZED.match(unslashed)
@@ -509,13 +558,31 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
     )
 
 
+def _narrow_to_label(res: Resolution, label: str, target: str) -> None:
+    """``[ML Paper Writing](20-ml-paper-writing/)``: a link to a folder of several skills whose
+    text is the name of one of them (letters alike, case and separators aside) lists that one,
+    not the folder's other skills. A text that is the folder's own name (``[trailmark](plugins/trailmark/)``,
+    a plugin with a skill of its name) names the folder."""
+    wanted = _loose(_clean(label))
+    if not wanted or wanted == _loose(PurePosixPath(target.split("#", 1)[0].rstrip("/")).name):
+        return
+    named = [s for s in res.skills if wanted in (_loose(s.name or ""), _loose(s.folder_name))]
+    if len(named) == 1:
+        res.skills, res.collection = named, False
+
+
 def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, heading) -> Iterator[IndexEntry]:
     """``- senior-architect, senior-frontend, senior-backend``: a line of names, one entry each,
-    when at least one of them is a skill's name."""
-    if "," not in cleaned:
+    when at least one of them is a skill's name; after a label (``**Animation**: auto-animate,
+    motion``, ``**3D**: threejs``), with notes in parentheses (``cloudflare-workers (10 skills)``)."""
+    label = _LIST_LABEL.match(cleaned)
+    labelled = label is not None and label.group(1).strip() not in tree.by_name
+    if label is not None and labelled:
+        cleaned = cleaned[label.end() :]
+    elif "," not in cleaned:
         return
-    names = [part.strip().strip("*_`").strip() for part in cleaned.split(",")]
-    if len(names) < 2 or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
+    names = [part.strip().strip("*_`").strip() for part in _NOTE.sub("", cleaned).split(",")]
+    if len(names) < (1 if labelled else 2) or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
         return
     cursor = 0
     for name in names:
@@ -528,6 +595,9 @@ def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, headi
 
 
 _SLASH = re.compile(r"^([*_`]*)/(?=[A-Za-z0-9])")
+_LIST_LABEL = re.compile(r"^(?:\*\*|__)?([A-Za-z0-9][\w &/.+-]{0,40}?)(?:\*\*|__)?:\s+")  # ``**Animation**: ``
+_NOTE = re.compile(r"\s*\([^()]*\)")  # ``(10 skills)`` after a name
+_FOLDER_NAME = re.compile(r"^(\*\*|__|`|)([A-Za-z0-9][A-Za-z0-9_.-]*)/\1(?=\s|:|$)")
 
 
 def _missing_folder(res: Resolution, target: str, base: list[tuple[str, Path]]) -> bool:
@@ -882,6 +952,21 @@ def selection_blocks(index: IndexFile) -> set[int]:
     return {block for block, count in hits.items() if count >= 2 and 2 * count > sizes[block]}
 
 
+def listing_blocks(index: IndexFile) -> set[int]:
+    """Lists and tables of skills although most of their names lead nowhere: a table whose key
+    column is headed "Skill", and, in a file whose lists are lists of skills (three or more, and
+    two thirds of the lists that name a skill, are mostly skills: a page of bundles), every list
+    that names a skill (a bundle written against skills that were renamed or never added). Each
+    must name one skill at least."""
+    hits = block_hits(index)
+    chosen = {block for block in index.skill_tables if hits.get(block, 0)}
+    lists = selection_blocks(index)
+    named = {e.block for e in index.entries if e.skills and not (e.heading or e.mention or e.external)}
+    if len(lists) >= 3 and 3 * len(lists) >= 2 * len(named):
+        chosen |= named
+    return chosen
+
+
 def block_hits(index: IndexFile) -> dict[int, int]:
     """Entries that lead to a skill, per Markdown block (list or table)."""
     hits: dict[int, int] = {}
@@ -904,6 +989,72 @@ def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
         if entry.strict or (entry.name is not None and _SLUG.match(entry.name) and hits.get(entry.block, 0) >= needed):
             out.append(entry)
     return out
+
+
+# An index that lists skills of this many sibling folders of one layout (``plugins/<p>/skills``),
+# and of two thirds of them at least, is the index of the layout (a guide that names the skills
+# of 3 of 5 sub-plugins is not).
+LAYOUT_MIN_FOLDERS = 5
+
+
+def layout_folders(tree: SkillTree, parents: set[Path]) -> set[Path]:
+    """The folders of skills laid out like those an index draws from: an index that lists the
+    skills of most plugins of ``plugins/`` (``plugins/<p>/skills/<skill>``), by plugin, also lists
+    the plugins it leaves out entirely ("181 skills across 50 plugins" naming 44 of them)."""
+    by_layout: dict[tuple[Path, str], set[Path]] = {}
+    for parent in parents:
+        # a folder of plugins below the root (``plugins/``): at the root, ``<x>/skills`` is as
+        # often an agent's own folder (``.gemini/skills``) or an example's as a plugin's
+        top = parent.parent.parent
+        if top != tree.root and is_relative_to(top, tree.root):
+            by_layout.setdefault((top, parent.name), set()).add(parent)
+    out: set[Path] = set()
+    for (top, name), drawn in by_layout.items():
+        if len(drawn) < LAYOUT_MIN_FOLDERS:
+            continue
+        alike = {
+            s.folder.parent for s in tree.skills_under(top) if s.folder.parent.name == name and s.folder.parent.parent.parent == top and not s.nested
+        }
+        if 3 * len(drawn) >= 2 * len(alike):
+            out |= alike
+    return out
+
+
+# Where a folder is a plugin: its manifest (Claude Code, Cursor, Codex layouts).
+PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", ".cursor-plugin/plugin.json", ".codex-plugin/plugin.json")
+
+
+def enclosing_plugin(tree: SkillTree, path: Path) -> Path | None:
+    """The plugin folder (one holding ``.claude-plugin/plugin.json``) that holds the file
+    ``path``, below the repository root. Stats, cached per folder."""
+    cache: dict[Path, Path | None] = tree.__dict__.setdefault("_plugin_of_folder", {})
+    chain: list[Path] = []
+    folder = path.parent
+    found: Path | None = None
+    while folder != tree.root and is_relative_to(folder, tree.root):
+        if folder in cache:
+            found = cache[folder]
+            break
+        chain.append(folder)
+        if any(os.path.isfile(folder / manifest) for manifest in PLUGIN_MANIFESTS):
+            found = folder
+            break
+        folder = folder.parent
+    for visited in chain:
+        cache[visited] = found
+    return found
+
+
+def only_in_other_plugins(tree: SkillTree, index: IndexFile, name: str) -> bool:
+    """Whether the skills (or folders of skills) called ``name`` all lie outside the plugin that
+    holds the index: an installed plugin is copied on its own, so a plugin's README or CLAUDE.md
+    that names a skill of another plugin names one its plugin does not have (Claude Code
+    plugins reference, "Plugin caching and file resolution")."""
+    plugin = enclosing_plugin(tree, index.path)
+    if plugin is None:
+        return False
+    folders = [s.folder for s in tree.by_name.get(name, ())] + list(tree.collections_by_name.get(name, ()))
+    return bool(folders) and not any(is_relative_to(folder, plugin) for folder in folders)
 
 
 _WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")

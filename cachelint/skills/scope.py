@@ -11,7 +11,7 @@ A bare name shared by skills of several folders that the index does not tell apa
 from __future__ import annotations
 
 from cachelint.discovery import is_relative_to
-from cachelint.skills.indexes import IndexFile, marketplace_root, plugin_root
+from cachelint.skills.indexes import IndexFile, layout_folders, marketplace_root, plugin_root
 from cachelint.skills.tree import Skill, SkillTree
 
 
@@ -32,6 +32,8 @@ def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
         if folder.name.startswith(".") and folder.name.endswith("-plugin"):
             folder = folder.parent
         return tree.skills_under(folder) or list(tree.skills)
+    if index.kind not in ("marketplace", "plugin"):
+        parents |= layout_folders(tree, parents)
     scope = [s for s in tree.skills if s.folder.parent in parents]
     if index.kind in ("marketplace", "plugin"):
         # a manifest is the index of its own plugin's skills, not of the folder a symlinked

@@ -16,10 +16,56 @@ def lexicon():
 
 
 def test_packs_cover_three_languages():
-    languages = sorted(p["language"] for p in load_packs("skills-lexicon"))
-    assert languages == ["en", "es", "pt"]
-    for pack in load_packs("skills-lexicon"):
+    packs = load_packs("skills-lexicon")
+    # the languages whose descriptions the lexicon judges (stop words, task verbs); Japanese has
+    # placeholders only
+    assert sorted(p["language"] for p in packs if p.get("task_verbs")) == ["en", "es", "pt"]
+    assert sorted(p["language"] for p in packs if not p.get("task_verbs")) == ["ja"]
+    for pack in packs:
         assert pack["as_of"] and pack["sources"]
+
+
+@pytest.mark.parametrize(
+    "description,known",
+    [
+        ("Use when extracting tables from PDF files", True),
+        ("Fetch data for any Bilibili (B站) video: title, uploader, comments and danmaku", True),  # a name in Han
+        ("Integrates with the Zürich and Malmö transit APIs to plan routes", True),
+        ("use para emitir, cancelar ou consultar NF-e e conciliação de cartões", True),
+        ("úsalo cuando necesites conciliar pagos con el extracto bancario", True),
+        ("—", True),
+        ("TypeScript、JavaScript、React、Node.js開発のための汎用コーディング標準、ベストプラクティス、パターン。", False),
+        ("使用单元经济、客户质量与可扩展性评估获客渠道。适用于决定某个增长渠道该扩大投入。", False),
+        ("TypeScript, JavaScript, React, Node.js 개발을 위한 범용 코딩 표준, 모범 사례 및 패턴.", False),
+        ("REST API tasarım kalıpları; kaynak isimlendirme, durum kodları, sayfalama", False),  # Turkish ı, ş
+        ("Создание и проверка манифестов Kubernetes", False),
+    ],
+)
+def test_language_of_a_description(lexicon, description, known):
+    assert lexicon.knows_language_of(description) is known
+
+
+@pytest.mark.parametrize(
+    "description,expected",
+    [
+        # a language the lexicon does not know is not judged generic for lacking its task verbs
+        ("TypeScript、JavaScript、React、Node.js開発のための汎用コーディング標準、ベストプラクティス、パターン。", []),
+        ("生成一份公司研究简报，包含高管观点、产品战略和组织背景。", []),
+        ("Claude Code 会话的全面验证系统。", []),
+        ("TypeScript, JavaScript, React ve Node.js geliştirme için evrensel kodlama standartları", []),
+        ("管理 TODO 列表和提醒事项", []),  # an uppercase word it names, not a template left
+        # ... but a template left in it still is one
+        ("日本語翻訳：このファイルは perl-testing 用の日本語翻訳が必要です", ['placeholder "翻訳が必要です"']),
+        ("{{ description }} 技能说明", ['placeholder "{{ description }}"']),
+        # English and Portuguese keep every signal
+        ("Helps with various tasks", ['generic phrase "Helps with various tasks"', "no task verb or trigger"]),
+        ("Ferramenta útil no back-office", ['generic phrase "útil no back-office"', "only 2 content words", "no task verb or trigger"]),
+        ("Coisas diversas do financeiro", ['generic phrase "Coisas diversas"', "no task verb or trigger"]),
+        ("use para conciliar recebimentos de cartão com o extrato", []),
+    ],
+)
+def test_descriptions_in_other_languages(lexicon, description, expected):
+    assert description_signals(description, lexicon, 3) == expected
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,9 @@ the skill.
 Signals (each named in the message): a placeholder left from a template (unless the words beside
 it make a description, with a trigger and a task word: then it is the skill's subject); a generic phrase with
 nothing specific beside it; too few content words; no task verb / task noun and no trigger
-phrase ("use when", "use para"). The words come from rules/packs/skills-lexicon-*.yaml.
+phrase ("use when", "use para"). The words come from rules/packs/skills-lexicon-*.yaml; a
+description in a language none of them covers (another script or alphabet) is judged by its
+placeholders alone.
 """
 from __future__ import annotations
 
@@ -29,14 +31,19 @@ def _slots(description: str) -> list[re.Match[str]]:
     return [m for m in _SLOT.finditer(description) if m.group(0).startswith("{") or any(c.isspace() or c == "_" for c in m.group(0))]
 
 
-def _placeholders(description: str, text: NormalText, lexicon: Lexicon) -> tuple[list[str], set[int]]:
-    """The placeholders in ``description`` as written (in order, once each) and the tokens they cover."""
+def _placeholders(description: str, text: NormalText, lexicon: Lexicon, exact_case: bool = True) -> tuple[list[str], set[int]]:
+    """The placeholders in ``description`` as written (in order, once each) and the tokens they
+    cover; ``exact_case=False`` leaves out the uppercase ones ("TODO"), which a text in another
+    language may name as its subject without the words around it to tell."""
     found: list[str] = []
     covered: set[int] = set()
     for a, b in find_phrases(text, lexicon.placeholders):
         found.append(text.quote(a, b))
         covered.update(range(a, b + 1))
-    matches = [re.search(r"(?<![\w-])" + re.escape(exact) + r"(?![\w-])", description) for exact in lexicon.placeholders_exact_case]
+    exact = lexicon.placeholders_exact_case if exact_case else ()
+    matches = [re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", description) for word in exact]
+    # placeholders of scripts without spaces between words: substrings of the (NFC) text
+    matches.extend(re.search(re.escape(run), description) for run in lexicon.placeholder_runs)
     for m in [m for m in matches if m] + _slots(description):
         found.append(m.group(0))
         covered.update(i for i, token in enumerate(text.tokens) if m.start() <= token.start and token.end <= m.end())
@@ -79,6 +86,9 @@ def description_signals(description: str, lexicon: Lexicon, min_content_words: i
         signals.append(f"only {len(content)} content word{'s' if len(content) != 1 else ''}")
     if not task_any and not triggers:
         signals.append("no task verb or trigger")
+    if signals and not lexicon.knows_language_of(description):
+        # its words are not the lexicon's: only a template left in it says it is generic
+        return [f'placeholder "{quoted}"' for quoted in _placeholders(description, text, lexicon, exact_case=False)[0]]
     return signals
 
 

@@ -11,7 +11,15 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.context import SkillContext
-from cachelint.skills.indexes import _SLUG, IndexEntry, IndexFile, block_hits, selection_blocks
+from cachelint.skills.indexes import (
+    _SLUG,
+    IndexEntry,
+    IndexFile,
+    block_hits,
+    listing_blocks,
+    only_in_other_plugins,
+    selection_blocks,
+)
 from cachelint.skills.scope import index_scope
 from cachelint.skills.tree import Skill, SkillTree
 
@@ -63,7 +71,7 @@ def _builtin_command_blocks(index: IndexFile, tree: SkillTree) -> set[int]:
 
 
 def _entry_problem(
-    entry: IndexEntry, index: IndexFile, hits: dict[int, int], tree: SkillTree, builtin_commands: bool = False
+    entry: IndexEntry, index: IndexFile, hits: dict[int, int], tree: SkillTree, builtin_commands: bool = False, listing: frozenset[int] = frozenset()
 ) -> str | None:
     res = entry.resolution
     if entry.heading or entry.mention:
@@ -83,13 +91,14 @@ def _entry_problem(
     if entry.name is None or entry.skills or entry.external or not _SLUG.match(entry.name):
         return None  # (external: the text of a link to another site names a skill kept there)
     needed = 1 if index.configured else 2
-    if hits.get(entry.block, 0) < needed:
+    if hits.get(entry.block, 0) < needed and entry.block not in listing:
         return None  # a list that names no skills is some other list
     if _unreadable_skill_beside(index, entry.name):
         return None  # its SKILL.md exists but cannot be read: CL001 says so already
-    if entry.name in tree.by_name or entry.name in tree.collections_by_name:
+    elsewhere = only_in_other_plugins(tree, index, entry.name)  # a plugin's index naming another plugin's skill
+    if not elsewhere and (entry.name in tree.by_name or entry.name in tree.collections_by_name):
         return None  # a skill of that name exists elsewhere (the index's folder holds copies)
-    if _folder_beside_collections(tree, index, entry.name):
+    if not elsewhere and _folder_beside_collections(tree, index, entry.name):
         return None  # a plugin of commands or agents, a folder that exists: not a stale skill
     if entry.slash:
         if builtin_commands or _command_beside(index, entry.name):
@@ -106,13 +115,14 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
         if not _relevant(tree, index, scope):
             continue
         hits = block_hits(index)
-        chosen = selection_blocks(index) if index.selection else None
+        listing = frozenset(listing_blocks(index))
+        chosen = selection_blocks(index) | listing if index.selection else None
         catalog = index.role == "catalog"
         builtin = _builtin_command_blocks(index, tree)
         for entry in index.entries:
             if chosen is not None and entry.block not in chosen:
                 continue
-            message = _entry_problem(entry, index, hits, tree, entry.block in builtin)
+            message = _entry_problem(entry, index, hits, tree, entry.block in builtin, listing)
             if message is None:
                 continue
             if catalog:
