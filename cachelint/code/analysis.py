@@ -8,7 +8,9 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 from cachelint.code.findings import diagnostics_for
-from cachelint.code.flow import ModuleAnalysis, Positions, value_to_data
+from cachelint.code.flow.analysis import ModuleAnalysis
+from cachelint.code.flow.facts import Positions
+from cachelint.code.flow.summary_data import value_to_data
 from cachelint.code.knowledge import Knowledge, knowledge_for
 from cachelint.code.program import KnownToParse, Program, parse_notebook, parse_python, syntax_problems
 from cachelint.code.values import PARAM, Value

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from cachelint.code.flow import LoopChange, Reach
+from cachelint.code.flow.facts import LoopChange, Reach
 from cachelint.code.program import Program
 from cachelint.code.values import SORTABLE_KINDS, UNORDERED, VOLATILE, Span
 from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
