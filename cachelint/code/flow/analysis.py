@@ -1,5 +1,5 @@
-"""``ModuleAnalysis``, the analysis of one module, and the tables that dispatch statements and
-expressions to their handlers (the layers of the analysis are in the package docstring)."""
+"""``ModuleAnalysis``, the analysis of one module: its driver, and the tables that dispatch
+statements and expressions to the handlers of its layers (see the package docstring)."""
 from __future__ import annotations
 
 import ast
@@ -12,6 +12,14 @@ class ModuleAnalysis(Statements):
     """One module (or notebook program): run ``analyse()`` once, then read ``reaches``, ``changes``,
     ``module_frame`` and ``summaries``."""
 
+    def analyse(self) -> None:
+        body = self.tree.body
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.module_funcs[stmt.name] = stmt
+        self.block(body, self.module_frame)
+        for node in self.pending:
+            self.summary_of(node)
 
 # Handlers by node type, as plain functions of (analysis, node, frame). Class-level tables rather
 # than per-instance dicts of bound methods: those made every ModuleAnalysis a reference cycle, so it

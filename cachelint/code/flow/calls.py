@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from cachelint.code.flow.expressions import Expressions, _common_kind, _str_expr
 from cachelint.code.flow.facts import External, SinkRef, Summary, span_of
 from cachelint.code.flow.scopes import FIRST, Frame, _is_first_index, _looks_like_class, _root, path_of
-from cachelint.code.flow.sinks import Sinks
 from cachelint.code.flow.summary_data import _value_from_summary
 from cachelint.code.values import (
     CLEAN,
@@ -22,7 +22,6 @@ from cachelint.code.values import (
     UNORDERED,
     VOLATILE,
     Value,
-    agree,
     as_element,
     element_of,
     filled,
@@ -96,20 +95,6 @@ def _is_empty_set_call(node: ast.Call) -> bool:
     return (isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and not arg.elts) or (isinstance(arg, ast.Dict) and not arg.keys)
 
 
-def _str_expr(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, ast.JoinedStr)
-
-
-def _common_kind(kinds: list[str | None]) -> str | None:
-    """The kind every element has (one listing's file names count as one kind, two do not)."""
-    if not kinds:
-        return None
-    kind = kinds[0]
-    for other in kinds[1:]:
-        kind = agree(kind, other)
-    return kind
-
-
 def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
     """The caller's value for ``param`` or for one of its keys/attributes (``data.['system']``),
     falling back to the whole argument when that part is not known."""
@@ -126,8 +111,32 @@ def _through_unknown(v: Value) -> Value:
     return untyped(filled(v))
 
 
-class Calls(Sinks):
+class Calls(Expressions):
     """Calls: what they return and do, and the summaries of the functions they call."""
+
+    def _annotation_origin(self, annotation: ast.AST | None, at: ast.AST) -> Origin | None:
+        """``names: set[str]``: the annotation says the value is unordered, wherever it came from."""
+        if annotation is None:
+            return None
+        node = annotation
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # set[str] | None
+            return self._annotation_origin(node.left, at) or self._annotation_origin(node.right, at)
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            if isinstance(base, (ast.Name, ast.Attribute)) and (base.id if isinstance(base, ast.Name) else base.attr) == "Optional":
+                return self._annotation_origin(node.slice, at)
+            node = base
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if name is None or name not in self.k.unordered_annotations:
+            return None
+        # set[str] says nothing certain about the elements (annotations are not checked when the
+        # program runs): a sorted(...) fix of such a value is unsafe
+        return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else str(annotation.value)}", span_of(at))
 
     def summary_of(self, node: Any) -> Summary:
         key = id(node)
@@ -180,7 +189,7 @@ class Calls(Sinks):
             receiver = self.eval(func.value, frame)
         elif not isinstance(func, ast.Name):
             self.eval(func, frame)
-        text = method == "format" and _str_expr(func.value)  # type: ignore[union-attr]
+        text = method == "format" and isinstance(func, ast.Attribute) and _str_expr(func.value)
         if text:
             self._text_depth += 1
         try:
@@ -198,7 +207,7 @@ class Calls(Sinks):
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
         if self.k.system_message_classes.match(path) is not None:
-            content = keywords.get("content") if "content" in keywords else (positional[0] if positional else CLEAN)
+            content = keywords["content"] if "content" in keywords else (positional[0] if positional else CLEAN)
             self.role_contents[id(node)] = (content, "system")
         elif path == ("dict",) and "content" in keywords and frame.lookup("dict") is None:
             # dict(role="system", content=...): the same message as the {"role": ...} display
@@ -214,9 +223,10 @@ class Calls(Sinks):
             if ref is not None:
                 kind, name = ref
                 if kind == "local":
-                    method = self.classes[name].methods.get(func.attr) if name in self.classes else None
-                    if method is not None:
-                        return self._apply_summary(node, self.summary_of(method), positional, keywords, frame, receiver_is_self=False)
+                    defined = self.classes[name].methods.get(func.attr) if name in self.classes else None
+                    if defined is not None:
+                        return self._apply_summary(node, self.summary_of(defined), positional, keywords, frame, receiver_is_self=False)
+                    method = None  # a method the class does not define: no list or set method either
                 elif self.resolve_method is not None:
                     found = self.resolve_method(name, func.attr)
                     if found is not None:
@@ -266,7 +276,7 @@ class Calls(Sinks):
             what = volatile.what if granularity == volatile.granularity else volatile.what.replace("(the clock)", "(reduced to the date)")
             return union(Value(frozenset([Origin(VOLATILE, what, span_of(node), granularity=granularity)]), EMPTY), args_value)
 
-        if method is not None:
+        if method is not None and isinstance(func, ast.Attribute):
             handled = self._method_call(node, func, method, receiver, positional, keywords, frame)
             if handled is not None:
                 return handled
@@ -293,8 +303,8 @@ class Calls(Sinks):
         self._passed_sets_may_fill(node, positional, keywords, frame)
         passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
         result = _through_unknown(union(receiver, *positional, *passed))
-        kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
-        return typed(result, kind) if kind is not None else result
+        result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
+        return typed(result, result_kind) if result_kind is not None else result
 
     def _result_kind(self, path: tuple[str, ...], method: str | None, receiver: Value) -> str | None:
         """What a call returns when that is certain (for the fixes): str(x) a str, Path(x) a path,
@@ -508,20 +518,6 @@ class Calls(Sinks):
             self.call_keywords[id(node)] = {k: substitute(v, values) for k, v in summary.field_returns.items()}
         return substitute(summary.returns, values)
 
-    def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
-        """What a function passed as a prefix argument returns (dynamic instructions)."""
-        if isinstance(node, ast.Lambda):
-            inner = Frame(frame, frame.summary, frame.cls)
-            inner.self_name = frame.self_name
-            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
-                inner.names[a.arg] = CLEAN
-            return self.eval(node.body, inner)
-        if isinstance(node, ast.Name) and frame.lookup(node.id) is None:
-            summary = self._local_function(node, frame)
-            if summary is not None and summary.done:
-                return substitute(summary.returns, {})
-        return None
-
     def _external_call(self, node: ast.Call, path: tuple[str, ...], positional: list[Value], keywords: dict, frame: Frame) -> Value | None:
         assert self.resolve_external is not None
         found = self.resolve_external(path)
@@ -564,11 +560,3 @@ class Calls(Sinks):
                 name: substitute(_value_from_summary(item, site, via, module), values) for name, item in data["field_returns"].items()
             }
         return substitute(_value_from_summary(returns, site, via, module), values)
-
-    def _external_name(self, node: ast.AST, dotted: tuple[str, ...]) -> Value | None:
-        assert self.resolve_external_name is not None
-        found = self.resolve_external_name(dotted)
-        if found is None:
-            return None
-        qualified, data, module = found
-        return _value_from_summary(data, span_of(node), qualified, module)

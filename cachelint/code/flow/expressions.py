@@ -7,9 +7,10 @@ import ast
 from dataclasses import replace
 from typing import Any
 
-from cachelint.code.flow.calls import Calls, _common_kind, _str_expr
 from cachelint.code.flow.facts import SinkRef, span_of
 from cachelint.code.flow.scopes import Frame, _MAX_REMEMBERED_KEYS, _has_unordered, _root, path_of
+from cachelint.code.flow.sinks import Sinks
+from cachelint.code.flow.summary_data import _value_from_summary
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
@@ -46,7 +47,21 @@ def _is_constant(node: ast.AST, value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
 
-class Expressions(Calls):
+def _str_expr(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, ast.JoinedStr)
+
+
+def _common_kind(kinds: list[str | None]) -> str | None:
+    """The kind every element has (one listing's file names count as one kind, two do not)."""
+    if not kinds:
+        return None
+    kind = kinds[0]
+    for other in kinds[1:]:
+        kind = agree(kind, other)
+    return kind
+
+
+class Expressions(Sinks):
     """The value of each kind of expression."""
 
     def _bool_op(self, node: ast.BoolOp, frame: Frame) -> Value:
@@ -376,7 +391,7 @@ class Expressions(Calls):
         finally:
             self._text_depth -= 1
         spec = node.format_spec
-        if spec is not None and value.own:
+        if isinstance(spec, ast.JoinedStr) and value.own:
             text = "".join(v.value for v in spec.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
             if "%" in text and not any(d in text for d in self.k.time_directives):
                 return self._as_date(value, node)
@@ -396,3 +411,11 @@ class Expressions(Calls):
             else:
                 own.add(o)
         return Value(frozenset(own), value.inner)
+
+    def _external_name(self, node: ast.AST, dotted: tuple[str, ...]) -> Value | None:
+        assert self.resolve_external_name is not None
+        found = self.resolve_external_name(dotted)
+        if found is None:
+            return None
+        qualified, data, module = found
+        return _value_from_summary(data, span_of(node), qualified, module)

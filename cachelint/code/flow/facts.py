@@ -73,7 +73,7 @@ class Summary:
 @dataclass
 class ClassInfo:
     name: str
-    methods: dict[str, ast.AST] = field(default_factory=dict)
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
     attr_types: dict[str, "ClassRef"] = field(default_factory=dict)
     # The positional parameters of the __init__ that @dataclass or NamedTuple writes, in order

@@ -1,14 +1,23 @@
 """Loops: ``for`` and ``while`` are analysed once with their assignments merged into what was there
-before; when a loop closes, the places that change from one iteration to the next and reach a sink
-of a call the loop repeats become ``LoopChange`` facts (CL103, CL104, CL106). Also the helpers that
-tell how a block ends (a call followed by ``return`` or ``break`` is not repeated)."""
+before. Statements inside a loop record the places they change (``_record_change``); when the
+loop closes, the places that differ from one iteration to the next and reach a sink of a call the
+loop repeats become ``LoopChange`` facts (CL103, CL104, CL106)."""
 from __future__ import annotations
 
 import ast
 
-from cachelint.code.flow.expressions import Expressions
 from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, span_of
-from cachelint.code.flow.scopes import FIRST, Frame, _covers, _names_in, _reads_any, _root
+from cachelint.code.flow.scopes import (
+    FIRST,
+    Frame,
+    Scopes,
+    _covers,
+    _display_entry_names,
+    _names_in,
+    _read_paths,
+    _reads_any,
+    _root,
+)
 from cachelint.code.values import UNORDERED, element_of, materialized
 
 
@@ -119,8 +128,48 @@ def _counts(iterable: ast.AST) -> bool:
     return name in ("range", "count")
 
 
-class Loops(Expressions):
-    """``for`` and ``while``, and the changes a loop makes to what its calls send."""
+class Loops(Scopes):
+    """``for`` and ``while``, and the changes statements make inside loops."""
+
+    def _record_change(
+        self,
+        frame: Frame,
+        path: str | None,
+        node: ast.AST,
+        action: str,
+        rhs: ast.AST | None = None,
+        counter: bool = False,
+        keyed: bool = False,
+        strict: bool | None = None,
+    ) -> None:
+        """``rhs``: the value a rebinding (or a keyed write, ``keyed``) gives the place; changes
+        without it (``x.append(...)``) always count as changes."""
+        if path is None or not frame.loops:
+            return
+        rhs_names = None
+        entries = None
+        if action == "rebound" or keyed:
+            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _read_paths(rhs)
+            if action == "rebound" and rhs is not None:
+                entries = _display_entry_names(rhs)
+        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
+        if rhs_names is not None and rhs is not None:
+            change.new_each_time = self._new_each_time(rhs)
+        final = self._final_loops
+        for loop in frame.loops:
+            if final.get(id(loop)):
+                continue  # the loop ends after this (return, break): no later call of it sees it
+            loop.changes.append(change)
+            if action == "rebound" and path.isidentifier():
+                loop.tracked[path] = loop.tracked.get(path, 0) + 1
+
+    def _new_each_time(self, rhs: ast.AST) -> bool:
+        for sub in ast.walk(rhs):
+            if isinstance(sub, ast.Call):
+                path = self.callee_path(sub.func)
+                if path in (("input",), ("next",)) or self.k.sinks.match(path) is not None or self.k.volatile.match(path) is not None:
+                    return True
+        return False
 
     def _for(self, node: ast.For, frame: Frame) -> None:
         iterable = self.eval(node.iter, frame)

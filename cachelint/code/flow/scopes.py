@@ -308,15 +308,6 @@ class Scopes:
         self._final_loops: dict[int, int] = {}
         self._retried_loops: dict[int, int] = {}  # id(LoopFrame) -> > 0 inside a try body it retries
 
-    def analyse(self) -> None:
-        body = self.tree.body
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.module_funcs[stmt.name] = stmt
-        self.block(body, self.module_frame)
-        for node in self.pending:
-            self.summary_of(node)
-
     def block(self, stmts: Iterable[ast.stmt], frame: Frame) -> None:
         table = _STATEMENTS
         if not frame.loops:

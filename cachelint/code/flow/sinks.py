@@ -1,14 +1,16 @@
 """Sinks: the prefix arguments of LLM calls. A sink call's arguments are followed to the values
 and places they read, yielding ``Reach`` facts (an origin reaching a sink) and the uses the loops
-around the call watch (``LoopChange`` facts come from those in loops.py)."""
+around the call watch; and what may be the first (system) message of a list sent as messages."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
-from cachelint.code.flow.facts import Reach, SinkRef, span_of
-from cachelint.code.flow.scopes import FIRST, Frame, Scopes, _first_element, _root, path_of
+from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
+from cachelint.code.flow.loops import Loops
+from cachelint.code.flow.scopes import FIRST, Frame, _first_element, _root, path_of
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, PARAM, Value, union
+from cachelint.code.values import CLEAN, PARAM, Value, substitute, union
 
 
 def _history_paths(node: ast.AST) -> list[str]:
@@ -28,8 +30,31 @@ def _history_paths(node: ast.AST) -> list[str]:
     return []
 
 
-class Sinks(Scopes):
+class Sinks(Loops):
     """The sink calls of a module and the facts their arguments give."""
+
+    if TYPE_CHECKING:
+        # Calls, the layer above, summarises a function passed as a prompt (dynamic instructions).
+        def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None: ...
+
+    def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
+        """What is written as a first message may be the system prompt: not a message display or
+        class of another role (``{"role": "user", ...}``, ``HumanMessage(...)``)."""
+        if frame is not None and isinstance(node, (ast.Name, ast.Attribute)):
+            node = self._structure(node, frame) or node
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value == "role":
+                    return not isinstance(value, ast.Constant) or value.value in self.k.first_message_roles
+            return True
+        if isinstance(node, ast.Call):
+            if self.k.system_message_classes.match(self.callee_path(node.func)) is not None:
+                return True
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) else ""
+            return not (name.endswith("Message") and name not in ("SystemMessage", "DeveloperMessage", "ChatMessage"))
+        if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant):
+            return node.elts[0].value in self.k.first_message_roles
+        return True
 
     def _sink_call(self, node: ast.Call, sink: Sink, positional: list[Value], keywords: dict, frame: Frame) -> None:
         callee = ast.unparse(node.func)
@@ -138,6 +163,20 @@ class Sinks(Scopes):
             for used in self._paths_in(first_node):
                 self._use(used, sink, frame)
 
+    def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
+        """What a function passed as a prefix argument returns (dynamic instructions)."""
+        if isinstance(node, ast.Lambda):
+            inner = Frame(frame, frame.summary, frame.cls)
+            inner.self_name = frame.self_name
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+                inner.names[a.arg] = CLEAN
+            return self.eval(node.body, inner)
+        if isinstance(node, ast.Name) and frame.lookup(node.id) is None:
+            summary = self._local_function(node, frame)
+            if summary is not None and summary.done:
+                return substitute(summary.returns, {})
+        return None
+
     def _structure(self, node: ast.AST | None, frame: Frame, depth: int = 0) -> ast.AST | None:
         """Follow names to the display that built them: ``body = {...}; post(json=body)``."""
         while node is not None and depth < 4:
@@ -172,7 +211,7 @@ class Sinks(Scopes):
             target = self._structure(target.left, frame) if not isinstance(target.left, (ast.List, ast.Tuple)) else target.left
         if not isinstance(target, (ast.List, ast.Tuple)) or not target.elts:
             return None
-        first = target.elts[0]
+        first: ast.AST | None = target.elts[0]
         if isinstance(first, (ast.Name, ast.Attribute)):
             first = self._structure(first, frame)
         if first is not None:

@@ -6,59 +6,24 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from cachelint.code.flow.calls import _has_deferred_tool
+from cachelint.code.flow.calls import Calls, _has_deferred_tool
 from cachelint.code.flow.expressions import _is_constant
-from cachelint.code.flow.facts import Change, ClassInfo, SinkRef, span_of
-from cachelint.code.flow.loops import Loops, _takes_next_item
+from cachelint.code.flow.facts import ClassInfo, SinkRef
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
-    _display_entry_names,
     _exits_after,
     _first_element,
     _has_unordered,
-    _read_paths,
     first_item_place,
     path_of,
     place_of,
 )
-from cachelint.code.values import CLEAN, EMPTY, Origin, UNORDERED, Value, as_element, filled, merge, union
+from cachelint.code.values import CLEAN, EMPTY, Value, as_element, filled, merge, union
 
 
-class Statements(Loops):
+class Statements(Calls):
     """The handlers of the statements other than loops."""
-
-    def _record_change(
-        self,
-        frame: Frame,
-        path: str | None,
-        node: ast.AST,
-        action: str,
-        rhs: ast.AST | None = None,
-        counter: bool = False,
-        keyed: bool = False,
-        strict: bool | None = None,
-    ) -> None:
-        """``rhs``: the value a rebinding (or a keyed write, ``keyed``) gives the place; changes
-        without it (``x.append(...)``) always count as changes."""
-        if path is None or not frame.loops:
-            return
-        rhs_names = None
-        entries = None
-        if action == "rebound" or keyed:
-            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _read_paths(rhs)
-            if action == "rebound" and rhs is not None:
-                entries = _display_entry_names(rhs)
-        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
-        if rhs_names is not None and rhs is not None:
-            change.new_each_time = self._new_each_time(rhs)
-        final = self._final_loops
-        for loop in frame.loops:
-            if final.get(id(loop)):
-                continue  # the loop ends after this (return, break): no later call of it sees it
-            loop.changes.append(change)
-            if action == "rebound" and path.isidentifier():
-                loop.tracked[path] = loop.tracked.get(path, 0) + 1
 
     def _assign(self, node: ast.Assign, frame: Frame) -> None:
         value = self.eval(node.value, frame)
@@ -82,33 +47,6 @@ class Statements(Loops):
                         self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
             self.bind(target, value, frame, node.value)
 
-    def _new_each_time(self, rhs: ast.AST) -> bool:
-        for sub in ast.walk(rhs):
-            if isinstance(sub, ast.Call):
-                path = self.callee_path(sub.func)
-                if path in (("input",), ("next",)) or self.k.sinks.match(path) is not None or self.k.volatile.match(path) is not None:
-                    return True
-        return False
-
-    def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
-        """What is written as a first message may be the system prompt: not a message display or
-        class of another role (``{"role": "user", ...}``, ``HumanMessage(...)``)."""
-        if frame is not None and isinstance(node, (ast.Name, ast.Attribute)):
-            node = self._structure(node, frame) or node
-        if isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values):
-                if isinstance(key, ast.Constant) and key.value == "role":
-                    return not isinstance(value, ast.Constant) or value.value in self.k.first_message_roles
-            return True
-        if isinstance(node, ast.Call):
-            if self.k.system_message_classes.match(self.callee_path(node.func)) is not None:
-                return True
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) else ""
-            return not (name.endswith("Message") and name not in ("SystemMessage", "DeveloperMessage", "ChatMessage"))
-        if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant):
-            return node.elts[0].value in self.k.first_message_roles
-        return True
-
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
         value = self.eval(node.value, frame) if node.value is not None else CLEAN
         declared = self._annotation_origin(node.annotation, node.target)
@@ -120,30 +58,6 @@ class Statements(Loops):
         if path is not None and node.value is not None:
             self._record_change(frame, path, node.target, "rebound", node.value)
         self.bind(node.target, value, frame, node.value)
-
-    def _annotation_origin(self, annotation: ast.AST | None, at: ast.AST) -> Origin | None:
-        """``names: set[str]``: the annotation says the value is unordered, wherever it came from."""
-        if annotation is None:
-            return None
-        node = annotation
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # set[str] | None
-            return self._annotation_origin(node.left, at) or self._annotation_origin(node.right, at)
-        if isinstance(node, ast.Subscript):
-            base = node.value
-            if isinstance(base, (ast.Name, ast.Attribute)) and (base.id if isinstance(base, ast.Name) else base.attr) == "Optional":
-                return self._annotation_origin(node.slice, at)
-            node = base
-        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        if name is None or name not in self.k.unordered_annotations:
-            return None
-        # set[str] says nothing certain about the elements (annotations are not checked when the
-        # program runs): a sorted(...) fix of such a value is unsafe
-        return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else annotation.value}", span_of(at))
 
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
         if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):
