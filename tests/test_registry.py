@@ -11,9 +11,9 @@ import pytest
 from cachelint.catalog import load_catalog
 from cachelint.rules import SCOPES, codes, modules, specs
 
-# The scopes whose rules are one module each. The code and skill rules are still detected in
-# their analysis packages (cachelint.code.findings, cachelint.skills) and join when moved.
-MODULE_SCOPES = ("input", "payloads")
+# The scopes whose rules are one module each. The skill rules are still detected in their
+# analysis package (cachelint.skills) and join when moved.
+MODULE_SCOPES = ("input", "code", "payloads")
 
 
 @pytest.mark.parametrize("scope", MODULE_SCOPES)
@@ -39,6 +39,12 @@ def test_payload_rules_have_the_hooks_the_audit_calls():
     for module in modules("payloads"):
         assert any(hasattr(module, h) for h in hooks), module.__name__
     assert codes("payloads") == tuple(sorted(codes("payloads")))
+
+
+def test_code_rules_have_the_check_the_runner_calls():
+    for module in modules("code"):
+        assert callable(getattr(module, "check", None)), module.__name__
+    assert codes("code") == tuple(sorted(codes("code")))
 
 
 def test_no_rule_imports_another_rule():
