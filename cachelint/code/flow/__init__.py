@@ -13,8 +13,8 @@ How it works (see docs/code-checks.md):
   Module-level functions are analysed after the module body (so they see every global), or earlier
   on their first call. Summaries of other modules of the same run come in as plain data.
 - A sink argument's value yields ``Reach`` facts (an origin reaching a sink); a loop that contains a
-  sink and changes the variable passed to it yields ``LoopChange`` facts. findings.py turns both into
-  diagnostics.
+  sink and changes the variable passed to it yields ``LoopChange`` facts. The code rules
+  (``cachelint/rules/code/``) read both, as ``cachelint.code.facts.CodeFacts``.
 
 The package, by responsibility, each layer of ``ModuleAnalysis`` a subclass of the one before it
 (a layer calls the layers below it directly, and those above it only through the dispatch tables,

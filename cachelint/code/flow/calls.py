@@ -7,20 +7,27 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from cachelint.code.flow.expressions import Expressions, _common_kind, _str_expr
+from cachelint.code.flow.expressions import Expressions, common_kind, is_str_expr
 from cachelint.code.flow.facts import External, SinkRef, Summary, span_of
-from cachelint.code.flow.scopes import FIRST, Frame, _is_first_index, _looks_like_class, _root, path_of
-from cachelint.code.flow.summary_data import _value_from_summary
+from cachelint.code.flow.scopes import (
+    FIRST,
+    Frame,
+    is_first_index,
+    looks_like_class,
+    path_of,
+    path_root,
+)
+from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
     NAME,
-    Origin,
     PARAM,
     PATH,
     STR,
     UNORDERED,
     VOLATILE,
+    Origin,
     Value,
     as_element,
     element_of,
@@ -33,7 +40,6 @@ from cachelint.code.values import (
     union,
     untyped,
 )
-
 
 _MUTATION_WORDS = {
     "append": "appended to",
@@ -53,7 +59,7 @@ _MUTATION_WORDS = {
 }
 
 
-def _has_deferred_tool(node: ast.AST, frame: Frame) -> bool:
+def has_deferred_tool(node: ast.AST, frame: Frame) -> bool:
     """``{"defer_loading": True, ...}``: a deferred tool stays out of the rendered prefix (tool search
     appends it to the messages when found; docs/background/prefix-and-invalidation.md#tool-search)."""
     for sub in ast.walk(node):
@@ -189,7 +195,7 @@ class Calls(Expressions):
             receiver = self.eval(func.value, frame)
         elif not isinstance(func, ast.Name):
             self.eval(func, frame)
-        text = method == "format" and isinstance(func, ast.Attribute) and _str_expr(func.value)
+        text = method == "format" and isinstance(func, ast.Attribute) and is_str_expr(func.value)
         if text:
             self._text_depth += 1
         try:
@@ -202,7 +208,7 @@ class Calls(Expressions):
         fields = self._constructor_fields(node, func, positional, keywords)
         if fields is not None:
             self.call_keywords[id(node)] = fields
-        elif _looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
+        elif looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
             # A class instantiated with keywords: its attributes of those names hold those values.
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
@@ -335,7 +341,7 @@ class Calls(Expressions):
         if declared == PATH:
             return PATH if is_method and receiver.kind == PATH else None
         if is_method and positional and not node.keywords and receiver.elements is not None:
-            return _common_kind([receiver.elements, *(v.elements for v in positional)])
+            return common_kind([receiver.elements, *(v.elements for v in positional)])
         return None
 
     def _passed_sets_may_fill(self, node: ast.Call, positional: list[Value], keywords: dict, frame: Frame) -> None:
@@ -380,7 +386,7 @@ class Calls(Expressions):
             and not (isinstance(func.value, ast.Name) and func.value.id in self.module_aliases and frame.lookup(func.value.id) is None)
         ):  # os.remove(path) is a call of a module, not a list shrunk
             if target_path is not None:
-                deferred = method in k.adding_methods and node.args and all(_has_deferred_tool(a, frame) for a in node.args)
+                deferred = method in k.adding_methods and node.args and all(has_deferred_tool(a, frame) for a in node.args)
                 if method == "update" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords):
                     # request.update(tools=..., tool_choice=...): those keys, set to those values
                     for kw in node.keywords:
@@ -390,7 +396,7 @@ class Calls(Expressions):
                             frame.exprs[key_path] = kw.value
                 elif not deferred:
                     self._record_change(frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())"))
-                    if method == "insert" and node.args and _is_first_index(node.args[0]) and self._may_be_system_message(node.args[1], frame):
+                    if method == "insert" and node.args and is_first_index(node.args[0]) and self._may_be_system_message(node.args[1], frame):
                         self._record_change(frame, target_path + FIRST, node, "given another first message (.insert(0, ...))")
                 if method in k.adding_methods:
                     added = CLEAN
@@ -499,7 +505,7 @@ class Calls(Expressions):
                     arg = sanitized(arg)
                 self._reach(arg, sink, nodes.get(param), frame, arg.elements)
         for used, sink in summary.uses:
-            root = _root(used)
+            root = path_root(used)
             if root in summary.params:
                 arg_node = nodes.get(root)
                 arg_path = path_of(arg_node) if arg_node is not None else None
@@ -554,9 +560,9 @@ class Calls(Expressions):
             return CLEAN
         site, via = span_of(node), f"{qualified}()"
         if "tuple_returns" in data:
-            self.tuple_results[id(node)] = [substitute(_value_from_summary(item, site, via, module), values) for item in data["tuple_returns"]]
+            self.tuple_results[id(node)] = [substitute(value_from_summary(item, site, via, module), values) for item in data["tuple_returns"]]
         if "field_returns" in data:
             self.call_keywords[id(node)] = {
-                name: substitute(_value_from_summary(item, site, via, module), values) for name, item in data["field_returns"].items()
+                name: substitute(value_from_summary(item, site, via, module), values) for name, item in data["field_returns"].items()
             }
-        return substitute(_value_from_summary(returns, site, via, module), values)
+        return substitute(value_from_summary(returns, site, via, module), values)

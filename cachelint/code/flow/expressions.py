@@ -8,19 +8,25 @@ from dataclasses import replace
 from typing import Any
 
 from cachelint.code.flow.facts import SinkRef, span_of
-from cachelint.code.flow.scopes import Frame, _MAX_REMEMBERED_KEYS, _has_unordered, _root, path_of
+from cachelint.code.flow.scopes import (
+    MAX_REMEMBERED_KEYS,
+    Frame,
+    has_unordered,
+    path_of,
+    path_root,
+)
 from cachelint.code.flow.sinks import Sinks
-from cachelint.code.flow.summary_data import _value_from_summary
+from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
-    Origin,
     PARAM,
     PATH,
     STR,
     STR_VALUE,
     UNORDERED,
     VOLATILE,
+    Origin,
     Value,
     agree,
     as_element,
@@ -43,15 +49,15 @@ def _empty_list(node: ast.AST) -> bool:
     return isinstance(node, (ast.List, ast.Tuple)) and not node.elts
 
 
-def _is_constant(node: ast.AST, value: object) -> bool:
+def is_constant(node: ast.AST, value: object) -> bool:
     return isinstance(node, ast.Constant) and node.value is value
 
 
-def _str_expr(node: ast.AST) -> bool:
+def is_str_expr(node: ast.AST) -> bool:
     return (isinstance(node, ast.Constant) and isinstance(node.value, str)) or isinstance(node, ast.JoinedStr)
 
 
-def _common_kind(kinds: list[str | None]) -> str | None:
+def common_kind(kinds: list[str | None]) -> str | None:
     """The kind every element has (one listing's file names count as one kind, two do not)."""
     if not kinds:
         return None
@@ -203,7 +209,7 @@ class Expressions(Sinks):
     def _binop(self, node: ast.BinOp, frame: Frame) -> Value:
         if isinstance(node.op, ast.Add) and isinstance(node.right, ast.List) and not _empty_list(node.left):
             self.appended_lists.add(id(node.right))
-        text = isinstance(node.op, (ast.Add, ast.Mod)) and (_str_expr(node.left) or _str_expr(node.right))
+        text = isinstance(node.op, (ast.Add, ast.Mod)) and (is_str_expr(node.left) or is_str_expr(node.right))
         if text:
             self._text_depth += 1
         try:
@@ -228,15 +234,15 @@ class Expressions(Sinks):
             isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor))
             and _direct_set(node.left)
             and _direct_set(node.right)
-            and _has_unordered(left)
-            and _has_unordered(right)
+            and has_unordered(left)
+            and has_unordered(right)
         ):
             # set(a) | set(b): one construction site for the whole expression.
             merged = Origin(UNORDERED, "set algebra on sets", span_of(node))
             own = frozenset(o for o in value.own if o.kind != UNORDERED) | {merged}
             return Value(own, value.inner, None, value.elements)
         if isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor)):
-            has_origin = _has_unordered(left) or _has_unordered(right)
+            has_origin = has_unordered(left) or has_unordered(right)
             if not has_origin and (self._is_set_like(node.left, left) or self._is_set_like(node.right, right)):
                 op = {ast.BitOr: "|", ast.BitAnd: "&", ast.Sub: "-", ast.BitXor: "^"}[type(node.op)]
                 origin = Origin(UNORDERED, f"set algebra ({op} on a set view)", span_of(node))
@@ -262,7 +268,7 @@ class Expressions(Sinks):
                     role = val.value
                 elif name == "content":
                     content = (vv, val)
-                if len(node.keys) <= _MAX_REMEMBERED_KEYS:
+                if len(node.keys) <= MAX_REMEMBERED_KEYS:
                     if stash is None:
                         stash = {}
                     stash[name] = (vv, val)
@@ -293,7 +299,7 @@ class Expressions(Sinks):
         if isinstance(node, ast.Dict):
             return node if id(node) in self.keyed_displays else None
         path = path_of(node)
-        if path is None or (isinstance(node, ast.Attribute) and frame.cls is not None and _root(path) == frame.self_name):
+        if path is None or (isinstance(node, ast.Attribute) and frame.cls is not None and path_root(path) == frame.self_name):
             return None
         if isinstance(node, ast.Subscript):  # config["configurable"]: the display under that key
             if frame.lookup(path) is not None:
@@ -338,13 +344,13 @@ class Expressions(Sinks):
         ):
             # langchain's ("system", text) message
             self.role_contents[id(node)] = (parts[1], node.elts[0].value)
-        return typed(union(*parts), None, _common_kind(kinds)) if parts else CLEAN
+        return typed(union(*parts), None, common_kind(kinds)) if parts else CLEAN
 
     def _set(self, node: ast.Set, frame: Frame) -> Value:
         values = [self.eval(e, frame) for e in node.elts]
         kinds = [v.elements if isinstance(e, ast.Starred) else v.kind for e, v in zip(node.elts, values)]
         origin = Origin(UNORDERED, "a set", span_of(node))
-        return typed(union(Value(frozenset([origin]), EMPTY), *(as_element(v) for v in values)), None, _common_kind(kinds))
+        return typed(union(Value(frozenset([origin]), EMPTY), *(as_element(v) for v in values)), None, common_kind(kinds))
 
     def _generators(self, node: Any, frame: Frame) -> tuple[Frame, frozenset[Origin]]:
         inner = Frame(frame, frame.summary, frame.cls)
@@ -418,4 +424,4 @@ class Expressions(Sinks):
         if found is None:
             return None
         qualified, data, module = found
-        return _value_from_summary(data, span_of(node), qualified, module)
+        return value_from_summary(data, span_of(node), qualified, module)

@@ -11,12 +11,12 @@ from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
     Scopes,
-    _covers,
-    _display_entry_names,
-    _names_in,
-    _read_paths,
-    _reads_any,
-    _root,
+    covers,
+    display_entry_names,
+    names_in,
+    path_root,
+    read_paths,
+    reads_any,
 )
 from cachelint.code.values import UNORDERED, element_of, materialized
 
@@ -62,11 +62,11 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
         for path, changes in rebinds.items():
             if path in varying:
                 continue
-            if any(path in reads(c, path) or _reads_any(reads(c, path), varying) for c in changes):
+            if any(path in reads(c, path) or reads_any(reads(c, path), varying) for c in changes):
                 varying.add(path)
                 grew = True
         for c in keyed:
-            if c.path not in varying and _reads_any(c.rhs_names or (), varying):
+            if c.path not in varying and reads_any(c.rhs_names or (), varying):
                 varying.add(c.path)
                 grew = True
     # varying only through the loop's item: ``title = doc.title``; ``system = f"{title}"``
@@ -80,7 +80,7 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
             ok = True
             for c in changes:
                 names = reads(c, path)
-                if path in names or any(_root(p) not in per_item for p in _reads_any(names, varying)):
+                if path in names or any(path_root(p) not in per_item for p in reads_any(names, varying)):
                     ok = False
                     break
             if ok and loop.binds.get(path, 0) <= loop.tracked.get(path, 0):
@@ -113,7 +113,7 @@ def _takes_next_item(rhs: ast.AST) -> bool:
 
 def _carries_history(loop: LoopFrame) -> bool:
     """The loop changes (appends to, extends, rebinds) what a call in it sends as its messages."""
-    return any(_covers(change.path, used) for change in loop.changes for used in loop.history)
+    return any(covers(change.path, used) for change in loop.changes for used in loop.history)
 
 
 def _counts(iterable: ast.AST) -> bool:
@@ -149,9 +149,9 @@ class Loops(Scopes):
         rhs_names = None
         entries = None
         if action == "rebound" or keyed:
-            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else _read_paths(rhs)
+            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else read_paths(rhs)
             if action == "rebound" and rhs is not None:
-                entries = _display_entry_names(rhs)
+                entries = display_entry_names(rhs)
         change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
         if rhs_names is not None and rhs is not None:
             change.new_each_time = self._new_each_time(rhs)
@@ -175,7 +175,7 @@ class Loops(Scopes):
         iterable = self.eval(node.iter, frame)
         iterable = materialized(iterable, span_of(node.iter), iterated=True)
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
-        targets = _names_in(node.target)
+        targets = names_in(node.target)
         loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth)
         frame.loops.append(loop)
         frame.iter_orders.append(order)
@@ -223,7 +223,7 @@ class Loops(Scopes):
             if loop.per_item(change):
                 continue
             for used, sink in loop.uses:
-                if not _covers(change.path, used):
+                if not covers(change.path, used):
                     continue
                 if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
                     continue  # messages.append(...) leaves the first message as it was
@@ -243,7 +243,7 @@ class Loops(Scopes):
                         names = change.entries.get(key, frozenset())
                     if change.path in fresh:
                         names = names - {change.path}  # x = f(x) after x = g(...) this iteration
-                    varying = _reads_any(names, varying_names - {change.path})
+                    varying = reads_any(names, varying_names - {change.path})
                     # A fixed value set each iteration before the call is the same value at every
                     # call. A setting (or one key of the request) given a fixed value after the
                     # call (``tool_choice = "auto"`` after a forced first turn) or under a
@@ -253,7 +253,7 @@ class Loops(Scopes):
                     steady = not varying and (
                         not strict or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
                     )
-                    if change.path not in names and (steady or (varying and all(_root(p) in per_item or p in per_item for p in varying) and batch)):
+                    if change.path not in names and (steady or (varying and all(path_root(p) in per_item or p in per_item for p in varying) and batch)):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:
                         # one request per item, as the same f-string written at the call is

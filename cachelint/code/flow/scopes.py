@@ -7,14 +7,22 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Iterable
 
-from cachelint.code.flow.facts import ClassInfo, ClassRef, External, LoopChange, LoopFrame, Reach, Summary
+from cachelint.code.flow.facts import (
+    ClassInfo,
+    ClassRef,
+    External,
+    LoopChange,
+    LoopFrame,
+    Reach,
+    Summary,
+)
 from cachelint.code.knowledge import Knowledge
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
-    Origin,
     PARAM,
     UNORDERED,
+    Origin,
     Value,
     as_element,
     element_of,
@@ -23,14 +31,13 @@ from cachelint.code.values import (
     union,
 )
 
-
 # The handlers of each statement and expression node type, filled by analysis.py once every layer
 # of ModuleAnalysis is defined (the dispatch here reaches handlers of the layers above it).
 _STATEMENTS: dict[type, Callable[[Any, Any, Frame], None]] = {}
 _EXPRESSIONS: dict[type, Callable[[Any, Any, Frame], Value]] = {}
 
 # Dict displays up to this size keep their entries apart (body["tools"], data["system"]).
-_MAX_REMEMBERED_KEYS = 64
+MAX_REMEMBERED_KEYS = 64
 
 
 class Frame:
@@ -107,14 +114,14 @@ def place_of(node: ast.AST) -> str | None:
     return None
 
 
-def _root(path: str) -> str:
+def path_root(path: str) -> str:
     for i, ch in enumerate(path):
         if ch in ".[":
             return path[:i]
     return path
 
 
-def _covers(changed: str, used: str) -> bool:
+def covers(changed: str, used: str) -> bool:
     """A change of ``changed`` changes what ``used`` reads."""
     if changed == used:
         return True
@@ -123,11 +130,11 @@ def _covers(changed: str, used: str) -> bool:
     return used.startswith(changed) and used[len(changed)] in ".["
 
 
-def _names_in(node: ast.AST) -> frozenset[str]:
+def names_in(node: ast.AST) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
-def _read_paths(node: ast.AST) -> frozenset[str]:
+def read_paths(node: ast.AST) -> frozenset[str]:
     """The places an expression reads: ``self.llm.model``, ``params['model']``, ``x``; a method
     called reads its whole receiver (``self.render()`` reads ``self``)."""
     out: set[str] = set()
@@ -148,14 +155,14 @@ def _read_paths(node: ast.AST) -> frozenset[str]:
     return frozenset(out)
 
 
-def _reads_any(paths: Iterable[str], varying: set[str]) -> set[str]:
+def reads_any(paths: Iterable[str], varying: set[str]) -> set[str]:
     """The paths of ``paths`` that read a varying place (or a part of one)."""
     if not varying:
         return set()
-    return {p for p in paths if any(_covers(v, p) for v in varying)}
+    return {p for p in paths if any(covers(v, p) for v in varying)}
 
 
-def _display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
+def display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
     """``{"model": m, "messages": msgs}`` or ``dict(model=m, ...)``: the names each key's value
     depends on (None when a key is not a string constant or the dict unpacks another)."""
     if isinstance(rhs, ast.Dict):
@@ -163,12 +170,12 @@ def _display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
         for key, value in zip(rhs.keys, rhs.values):
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None
-            out[key.value] = _read_paths(value)
+            out[key.value] = read_paths(value)
         return out
     if isinstance(rhs, ast.Call) and isinstance(rhs.func, ast.Name) and rhs.func.id == "dict" and not rhs.args:
         if any(kw.arg is None for kw in rhs.keywords):
             return None
-        return {kw.arg: _read_paths(kw.value) for kw in rhs.keywords if kw.arg is not None}
+        return {kw.arg: read_paths(kw.value) for kw in rhs.keywords if kw.arg is not None}
     return None
 
 
@@ -178,7 +185,7 @@ def _display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
 FIRST = "[0]"
 
 
-def _is_first_index(node: ast.AST) -> bool:
+def is_first_index(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
 
 
@@ -186,14 +193,14 @@ def first_item_place(node: ast.AST) -> str | None:
     """``messages[0]`` for a write into ``messages[0]``, ``messages[0]["content"]`` or
     ``messages[0].content``: the first message of the list at ``messages`` (not ``[-1]``, ``[1]``)."""
     while isinstance(node, (ast.Subscript, ast.Attribute)):
-        if isinstance(node, ast.Subscript) and _is_first_index(node.slice):
+        if isinstance(node, ast.Subscript) and is_first_index(node.slice):
             base = path_of(node.value)
             return base + FIRST if base is not None else None
         node = node.value
     return None
 
 
-def _first_element(node: ast.AST) -> ast.AST | None:
+def first_element(node: ast.AST) -> ast.AST | None:
     """The first element of a list display, of ``[first] + rest`` or ``[first, *rest]``."""
     while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         node = node.left
@@ -226,7 +233,7 @@ def _may_continue(stmt: ast.stmt) -> bool:
     return False
 
 
-def _exits_after(stmts: list[ast.stmt]) -> list[str | None]:
+def exits_after(stmts: list[ast.stmt]) -> list[str | None]:
     """For each statement of a block: how the block certainly ends once that statement has run
     (``return`` or ``raise``: every loop is left; ``break``: the innermost), or None. A call
     followed by one is made once, not once per iteration."""
@@ -243,12 +250,12 @@ def _exits_after(stmts: list[ast.stmt]) -> list[str | None]:
     return out
 
 
-def _looks_like_class(name: str) -> bool:
+def looks_like_class(name: str) -> bool:
     """PEP 8 class names (``Agent``, ``_RequestParams``)."""
     return name.lstrip("_")[:1].isupper()
 
 
-def _has_unordered(v: Value) -> bool:
+def has_unordered(v: Value) -> bool:
     """``v`` is in an unordered order (an empty set has none yet)."""
     return any(o.kind == UNORDERED and not o.empty for o in v.own)
 
@@ -317,7 +324,7 @@ class Scopes:
                     handler(self, stmt, frame)
             return
         stmts = stmts if isinstance(stmts, list) else list(stmts)
-        exits = _exits_after(stmts)
+        exits = exits_after(stmts)
         final = self._final_loops
         for stmt, exit_kind in zip(stmts, exits):
             handler = table.get(type(stmt))
@@ -419,7 +426,7 @@ class Scopes:
         if isinstance(node, (ast.Name, ast.Attribute)):
             last = node.id if isinstance(node, ast.Name) else node.attr
             raw = self.raw_dotted(node)
-            if raw is not None and _looks_like_class(last):
+            if raw is not None and looks_like_class(last):
                 return ("ext", ".".join(raw))
         return None
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
 from cachelint.code.flow.loops import Loops
-from cachelint.code.flow.scopes import FIRST, Frame, _first_element, _root, path_of
+from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
 from cachelint.code.values import CLEAN, PARAM, Value, substitute, union
 
@@ -157,7 +157,7 @@ class Sinks(Loops):
         path = path_of(arg_node)
         if path is not None:
             self._use(path + FIRST, sink, frame)  # messages[0] = ..., messages[0]["content"] = ...
-        first_node = _first_element(arg_node)
+        first_node = first_element(arg_node)
         if first_node is not None and self._may_be_system_message(first_node, frame):
             # [system, *rest] built at the call: what the first message is built from
             for used in self._paths_in(first_node):
@@ -248,7 +248,7 @@ class Sinks(Loops):
                 loop.uses[(path, sink)] = None
         summary = frame.summary
         if summary is not None:
-            root = _root(path)
+            root = path_root(path)
             if root in frame.params or root == frame.self_name or frame.lookup(root) is None or root in self.module_frame.names:
                 if root == frame.self_name and root is not None:
                     path = "self" + path[len(root):]

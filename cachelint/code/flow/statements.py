@@ -6,16 +6,16 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from cachelint.code.flow.calls import Calls, _has_deferred_tool
-from cachelint.code.flow.expressions import _is_constant
+from cachelint.code.flow.calls import Calls, has_deferred_tool
+from cachelint.code.flow.expressions import is_constant
 from cachelint.code.flow.facts import ClassInfo, SinkRef
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
-    _exits_after,
-    _first_element,
-    _has_unordered,
+    exits_after,
+    first_element,
     first_item_place,
+    has_unordered,
     path_of,
     place_of,
 )
@@ -41,7 +41,7 @@ class Statements(Calls):
             elif path is not None:
                 self._record_change(frame, path, target, "rebound", node.value)
                 if frame.loops:
-                    first_node = _first_element(node.value)
+                    first_node = first_element(node.value)
                     if first_node is not None and self._may_be_system_message(first_node, frame):
                         # messages = [system, *history]: a rebuilt list whose first message is new
                         self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
@@ -50,7 +50,7 @@ class Statements(Calls):
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
         value = self.eval(node.value, frame) if node.value is not None else CLEAN
         declared = self._annotation_origin(node.annotation, node.target)
-        if declared is not None and not _has_unordered(value):
+        if declared is not None and not has_unordered(value):
             value = union(value, Value(frozenset([declared]), EMPTY))
         if node.value is None and declared is None:
             return
@@ -68,7 +68,7 @@ class Statements(Calls):
         numeric = isinstance(node.value, ast.Constant) and type(node.value.value) in (int, float)
         stepped = numeric and isinstance(node.op, (ast.Add, ast.Sub))
         action = "incremented" if stepped else "extended" if isinstance(node.op, ast.Add) else "changed"
-        if path is not None and not (action == "extended" and _has_deferred_tool(node.value, frame)):
+        if path is not None and not (action == "extended" and has_deferred_tool(node.value, frame)):
             self._record_change(frame, path, target, action, counter=numeric)
         if isinstance(target, ast.Subscript):
             self.bind(target, value, frame)
@@ -170,7 +170,7 @@ class Statements(Calls):
         # A handler that lets the loop go on retries what failed in the body: a call followed by
         # return there is repeated when it raises (a fallback model on the next attempt).
         retried = [id(loop) for loop in frame.loops] if any(
-            not h.body or _exits_after(h.body)[0] is None for h in node.handlers
+            not h.body or exits_after(h.body)[0] is None for h in node.handlers
         ) else []
         for key in retried:
             self._retried_loops[key] = self._retried_loops.get(key, 0) + 1
@@ -251,7 +251,7 @@ class Statements(Calls):
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 value = self.eval(stmt.value, class_frame) if stmt.value is not None else CLEAN
                 declared = self._annotation_origin(stmt.annotation, stmt.target)
-                if declared is not None and not _has_unordered(value):
+                if declared is not None and not has_unordered(value):
                     value = union(value, Value(frozenset([declared]), EMPTY))
                 if value:
                     info.attrs[stmt.target.id] = value
@@ -285,7 +285,7 @@ class Statements(Calls):
         if not (is_dataclass or (named_tuple and decorator is None)):
             return is_dataclass, None
         if isinstance(decorator, ast.Call) and any(
-            kw.arg is None or (kw.arg == "init" and not _is_constant(kw.value, True)) or (kw.arg == "kw_only" and not _is_constant(kw.value, False))
+            kw.arg is None or (kw.arg == "init" and not is_constant(kw.value, True)) or (kw.arg == "kw_only" and not is_constant(kw.value, False))
             for kw in decorator.keywords
         ):
             return is_dataclass, None
@@ -322,7 +322,7 @@ class Statements(Calls):
                 break  # the fields after it are keyword-only
             value = stmt.value
             if isinstance(value, ast.Call) and self.callee_path(value.func)[-1] == "field" and any(
-                (kw.arg == "init" and not _is_constant(kw.value, True)) or (kw.arg == "kw_only" and not _is_constant(kw.value, False))
+                (kw.arg == "init" and not is_constant(kw.value, True)) or (kw.arg == "kw_only" and not is_constant(kw.value, False))
                 for kw in value.keywords
             ):
                 continue  # not a positional parameter of __init__

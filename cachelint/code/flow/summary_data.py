@@ -1,13 +1,22 @@
 """Summaries as plain data, both ways: ``value_to_data`` writes a ``Value`` as the deterministic,
 JSON-serialisable form other modules of the run read (``cachelint.code.analysis.summarize``), and
-``_value_from_summary`` reads one back at a call site of this module."""
+``value_from_summary`` reads one back at a call site of this module."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 from cachelint.code.flow.facts import Positions
-from cachelint.code.values import NAME, Origin, PARAM, PATH, STR, Span, UNORDERED, VOLATILE, Value
-
+from cachelint.code.values import (
+    NAME,
+    PARAM,
+    PATH,
+    STR,
+    UNORDERED,
+    VOLATILE,
+    Origin,
+    Span,
+    Value,
+)
 
 _KINDS = frozenset({STR, PATH, NAME})
 
@@ -34,7 +43,7 @@ def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str, module:
     )
 
 
-def _value_from_summary(data: Mapping[str, Any], site: Span, via: str, module: str) -> Value:
+def value_from_summary(data: Mapping[str, Any], site: Span, via: str, module: str) -> Value:
     own = frozenset(_origin_from_summary(e, site, via, module) for e in data.get("own", ()))
     inner = frozenset(_origin_from_summary(e, site, via, module) for e in data.get("inner", ()))
     kind = data.get("kind")
