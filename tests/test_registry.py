@@ -11,9 +11,8 @@ import pytest
 from cachelint.catalog import load_catalog
 from cachelint.rules import SCOPES, codes, modules, specs
 
-# The scopes whose rules are one module each. The code rules are still detected in their
-# analysis package (cachelint.code.findings) and join when moved.
-MODULE_SCOPES = ("input", "skills", "payloads")
+# Every scope's rules are one module each.
+MODULE_SCOPES = SCOPES
 
 
 @pytest.mark.parametrize("scope", MODULE_SCOPES)
@@ -69,6 +68,12 @@ def test_the_skills_runner_runs_every_skill_rule(tmp_path, monkeypatch):
         monkeypatch.setattr(module, "check", spy)
     check_skills([InputFile(tmp_path / "pdf" / "SKILL.md", "pdf/SKILL.md", explicit=True)], Settings(root=tmp_path), tmp_path)
     assert seen == [(code, "pdf") for code in codes("skills")]
+
+
+def test_code_rules_have_the_check_the_runner_calls():
+    for module in modules("code"):
+        assert callable(getattr(module, "check", None)), module.__name__
+    assert codes("code") == tuple(sorted(codes("code")))
 
 
 def test_no_rule_imports_another_rule():

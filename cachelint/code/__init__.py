@@ -12,7 +12,8 @@ Entry points:
 
 How: a text prefilter built from the packs (prefilter.py: a sink called with a prefix argument, a
 system message...); a file it skips is only checked for syntax (a SyntaxError is CL001); the others
-get one ``ast.parse`` and one walk (flow.py) whose facts become diagnostics (findings.py). Measured on the SDK
+get one ``ast.parse`` and one walk (flow/) whose facts (facts.py) the rule modules of
+``cachelint/rules/code/`` turn into diagnostics (findings.py runs them). Measured on the SDK
 corpus of docs/benchmarks.md: libcst parsing costs about 8.5x ``ast.parse``, so the analysis runs on ``ast``; the fixes name
 expressions by ast positions and are applied on LibCST's tree (rewrite.py), which only the files with
 a fix to apply are parsed into.

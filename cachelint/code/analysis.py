@@ -8,7 +8,9 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 from cachelint.code.findings import diagnostics_for
-from cachelint.code.flow import ModuleAnalysis, Positions, value_to_data
+from cachelint.code.flow.analysis import ModuleAnalysis
+from cachelint.code.flow.facts import Positions
+from cachelint.code.flow.summary_data import value_to_data
 from cachelint.code.knowledge import Knowledge, knowledge_for
 from cachelint.code.program import KnownToParse, Program, parse_notebook, parse_python, syntax_problems
 from cachelint.code.values import PARAM, Value
@@ -83,7 +85,7 @@ class _ProjectIndex:
 def _wrapper_names(summaries: Summaries) -> frozenset[str]:
     """Functions and methods of other modules that pass a parameter to a sink: a call of one is a
     sink call of this file."""
-    names = set()
+    names: set[str] = set()
     for summary in summaries.values():
         names.update(name for name, data in summary.get("functions", {}).items() if data.get("param_sinks"))
         for info in summary.get("classes", {}).values():
@@ -131,13 +133,13 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
         def raw(parts: tuple[str, ...]) -> str:
             return ".".join(parts)
 
-        def resolve(parts: tuple[str, ...]):  # type: ignore[no-redef]
+        def resolve(parts: tuple[str, ...]):
             return index.lookup(raw(parts), "functions")
 
-        def resolve_name(parts: tuple[str, ...]):  # type: ignore[no-redef]
+        def resolve_name(parts: tuple[str, ...]):
             return index.lookup(raw(parts), "names")
 
-        def resolve_method(class_dotted: str, method: str):  # type: ignore[no-redef]
+        def resolve_method(class_dotted: str, method: str):
             return index.lookup_method(class_dotted, method)
     analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method)
     analysis.analyse()

@@ -150,3 +150,28 @@ def run(messages):
     found = check_module("agent.py", source, None)
     assert sorted(d.code for d in found) == ["CL103", "CL105"]
     assert all(d.fix is None for d in found)
+
+
+ONE_SOURCE_TWO_TIERS = '''\
+import os
+
+import anthropic
+
+client = anthropic.Anthropic()
+
+
+def ask(messages):
+    names = [n for n in os.listdir("tools")]
+    tools = [{"name": n} for n in names]
+    system = ", ".join(names)
+    return client.messages.create(model="m", max_tokens=10, tools=tools, system=system, messages=messages)
+'''
+
+
+def test_one_unordered_value_in_two_tiers_is_wrapped_once():
+    """CL101 and CL102 start at the same listing: the first (in code order) offers the sorted(...),
+    the other none, so applying every fix does not wrap it twice."""
+    found = check_module("agent.py", ONE_SOURCE_TWO_TIERS, None)
+    assert [(d.code, d.line) for d in found] == [("CL101", 9), ("CL102", 9)]
+    assert found[0].fix is not None and found[1].fix is None
+    assert [e.content for e in found[0].fix.edits] == ["sorted(", ")"]

@@ -1,0 +1,102 @@
+"""``CodeFacts``: what a code rule (``cachelint/rules/code/``) reads about one module, and the views
+of those facts the rules share: where a line is (a notebook's cell), a diagnostic at an ast span,
+the reaches of one kind into some tiers (one per construction site), the loop changes of a tier
+(one per changed place).
+
+Made by the runner (findings.py) from the order-flow analysis (flow/) of the module."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cachelint.code.flow.facts import LoopChange, Reach
+from cachelint.code.program import Program
+from cachelint.code.values import Span
+from cachelint.diagnostics import Diagnostic, Fix, Severity
+
+
+@dataclass(frozen=True)
+class CodeFacts:
+    program: Program
+    # an origin (unordered or volatile) reaching a prefix argument of an LLM call
+    reaches: tuple[Reach, ...]
+    # a place a loop changes that reaches a call it repeats, one tier per changed place: the one
+    # earliest in the prefix (``request.update(tools=..., tool_choice=...)`` is a tools change)
+    changes: tuple[LoopChange, ...]
+
+    def where(self, line: int) -> str:
+        """``line 12``, or ``cell 3, line 4`` in a notebook."""
+        cell, cell_line = self.program.locate(line)
+        if cell is None:
+            return f"line {line}"
+        return f"cell {cell}, line {cell_line}"
+
+    def location(self, span: Span) -> dict[str, int]:
+        """An ast span as 1-based lines and character columns of the program."""
+        p = self.program
+        line, col, end_line, end_col = span
+        return {
+            "line": line,
+            "column": p.char_column(line, col),
+            "end_line": end_line,
+            "end_column": p.char_column(end_line, end_col),
+        }
+
+    def diagnostic(self, code: str, message: str, span: Span, fix: Fix | None = None, severity: Severity | None = None) -> Diagnostic:
+        loc = self.location(span)
+        details: dict[str, Any] = {}
+        line, end_line = loc["line"], loc["end_line"]
+        if self.program.is_notebook:
+            cell, line = self.program.locate(loc["line"])
+            _, end_line = self.program.locate(loc["end_line"])
+            details["cell"] = cell
+            message = f"cell {cell}: {message}"
+        return Diagnostic(
+            code=code,
+            message=message,
+            path=self.program.path,
+            line=line,
+            column=loc["column"],
+            end_line=end_line,
+            end_column=loc["end_column"],
+            severity=severity,
+            fix=fix,
+            details=details,
+        )
+
+    def first_reach_per_origin(self, kind: str, tiers: tuple[str, ...]) -> list[Reach]:
+        """One reach per construction site of an origin of ``kind`` into one of ``tiers``: the sink
+        with the lowest line (then label) is named. (A call into another module can carry several
+        origins: still one finding at the call.)"""
+        best: dict[Span, tuple[tuple, Reach]] = {}
+        for r in self.reaches:
+            if r.origin.kind != kind or r.sink.tier not in tiers:
+                continue
+            rank = (r.sink.line, r.sink.label, r.arg_span is None, r.origin.what, r.origin.fix_at or (0, 0, 0, 0))
+            current = best.get(r.origin.site)
+            if current is None or rank < current[0]:
+                best[r.origin.site] = (rank, r)
+        return [best[site][1] for site in sorted(best)]
+
+    def first_change_per_place(self, tier: str) -> list[LoopChange]:
+        """One change per changed place of ``tier``, at the first call it reaches (lowest line, then
+        label), in the order of the places."""
+        best: dict[Span, LoopChange] = {}
+        for c in self.changes:
+            if c.tier != tier:
+                continue
+            current = best.get(c.site)
+            if current is None or (c.sink.line, c.sink.label) < (current.sink.line, current.sink.label):
+                best[c.site] = c
+        return [best[site] for site in sorted(best)]
+
+    def loop_change_message(self, c: LoopChange, effect: str) -> str:
+        """How CL103, CL104 and CL106 word a change: "<place> is <changed> inside the loop that
+        repeats the call: it reaches <sink>, <effect>"."""
+        return (
+            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {c.sink.label} "
+            f"at {self.where(c.sink.line)}, {effect}"
+        )
+
+
+__all__ = ["CodeFacts"]

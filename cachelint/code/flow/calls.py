@@ -1,0 +1,568 @@
+"""Calls and summaries: what a call returns (knowledge tables, a local function's ``Summary``,
+another module's summary data, a method of a known class), what it does to its receiver
+(``list.append``), and ``summary_of``, which analyses a function once with its parameters as
+symbolic origins."""
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from cachelint.code.flow.expressions import Expressions, common_kind, is_str_expr
+from cachelint.code.flow.facts import External, SinkRef, Summary, span_of
+from cachelint.code.flow.scopes import (
+    FIRST,
+    Frame,
+    is_first_index,
+    looks_like_class,
+    path_of,
+    path_root,
+)
+from cachelint.code.flow.summary_data import value_from_summary
+from cachelint.code.values import (
+    CLEAN,
+    EMPTY,
+    NAME,
+    PARAM,
+    PATH,
+    STR,
+    UNORDERED,
+    VOLATILE,
+    Origin,
+    Value,
+    as_element,
+    element_of,
+    filled,
+    holds_empty_set,
+    materialized,
+    sanitized,
+    substitute,
+    typed,
+    union,
+    untyped,
+)
+
+_MUTATION_WORDS = {
+    "append": "appended to",
+    "appendleft": "appended to",
+    "extend": "extended",
+    "extendleft": "extended",
+    "insert": "inserted into",
+    "add": "added to",
+    "update": "updated",
+    "setdefault": "updated",
+    "remove": "shrunk (.remove())",
+    "pop": "shrunk (.pop())",
+    "popitem": "shrunk (.popitem())",
+    "discard": "shrunk (.discard())",
+    "clear": "cleared",
+    "reverse": "reversed",
+}
+
+
+def has_deferred_tool(node: ast.AST, frame: Frame) -> bool:
+    """``{"defer_loading": True, ...}``: a deferred tool stays out of the rendered prefix (tool search
+    appends it to the messages when found; docs/background/prefix-and-invalidation.md#tool-search)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            target = frame.lookup_expr(sub.id)
+            if target is not None and target is not node and _has_deferred_literal(target):
+                return True
+        elif isinstance(sub, ast.Dict) and _has_deferred_literal(sub):
+            return True
+        elif isinstance(sub, ast.Call) and any(
+            kw.arg == "defer_loading" and isinstance(kw.value, ast.Constant) and kw.value.value is True for kw in sub.keywords
+        ):
+            return True
+    return False
+
+
+def _has_deferred_literal(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Dict):
+            for k, v in zip(sub.keys, sub.values):
+                if isinstance(k, ast.Constant) and k.value == "defer_loading" and isinstance(v, ast.Constant) and v.value is True:
+                    return True
+    return False
+
+
+# Positional arguments of the list/set/deque methods of those names: ``db.insert(rows)`` (one
+# argument) is a database call, not ``list.insert(index, item)``, and does not put ``rows`` in
+# ``db``.
+_COLLECTION_ARITY = {"insert": 2, "append": 1, "appendleft": 1, "extend": 1, "extendleft": 1, "remove": 1, "discard": 1}
+
+
+def _is_empty_set_call(node: ast.Call) -> bool:
+    """``set()``, ``frozenset()``, ``set([])``: a set with nothing in it."""
+    if node.keywords or len(node.args) > 1:
+        return False
+    if not node.args:
+        return True
+    arg = node.args[0]
+    return (isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and not arg.elts) or (isinstance(arg, ast.Dict) and not arg.keys)
+
+
+def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
+    """The caller's value for ``param`` or for one of its keys/attributes (``data.['system']``),
+    falling back to the whole argument when that part is not known."""
+    value = values.get(param)
+    if value is None and "." in param:
+        value = values.get(param.split(".", 1)[0])
+    return value
+
+
+def _through_unknown(v: Value) -> Value:
+    """A value passed through a call we know nothing about: still tainted, but what it is is no
+    longer known (a sorted(...) fix of the result would be unsafe), and an empty set may come back
+    filled."""
+    return untyped(filled(v))
+
+
+class Calls(Expressions):
+    """Calls: what they return and do, and the summaries of the functions they call."""
+
+    def _annotation_origin(self, annotation: ast.AST | None, at: ast.AST) -> Origin | None:
+        """``names: set[str]``: the annotation says the value is unordered, wherever it came from."""
+        if annotation is None:
+            return None
+        node = annotation
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # set[str] | None
+            return self._annotation_origin(node.left, at) or self._annotation_origin(node.right, at)
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            if isinstance(base, (ast.Name, ast.Attribute)) and (base.id if isinstance(base, ast.Name) else base.attr) == "Optional":
+                return self._annotation_origin(node.slice, at)
+            node = base
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if name is None or name not in self.k.unordered_annotations:
+            return None
+        # set[str] says nothing certain about the elements (annotations are not checked when the
+        # program runs): a sorted(...) fix of such a value is unsafe
+        return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else str(annotation.value)}", span_of(at))
+
+    def summary_of(self, node: Any) -> Summary:
+        key = id(node)
+        summary = self.summaries.get(key)
+        if summary is not None:
+            return summary
+        args = node.args
+        params = [a.arg for a in args.posonlyargs + args.args]
+        cls = self.func_class.get(key)
+        is_method = cls is not None and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
+        )
+        summary = Summary(node.name, params[1:] if is_method and params else params)
+        self.summaries[key] = summary
+        parent = self.func_parent.get(key, self.module_frame)
+        frame = Frame(parent, summary, cls if is_method else None)
+        all_args = args.posonlyargs + args.args + args.kwonlyargs
+        for i, a in enumerate(all_args):
+            if is_method and i == 0 and args.posonlyargs + args.args:
+                frame.self_name = a.arg
+                frame.names[a.arg] = CLEAN
+                continue
+            value = Value(
+                frozenset([Origin(PARAM, a.arg, span_of(a))]),
+                frozenset([Origin(PARAM, a.arg, span_of(a), mode="elem")]),
+            )
+            declared = self._annotation_origin(a.annotation, a)
+            if declared is not None:
+                value = union(value, Value(frozenset([declared]), EMPTY))
+            frame.names[a.arg] = value
+            frame.params.add(a.arg)
+            ref = self.class_ref(a.annotation)
+            if ref is not None:
+                frame.types[a.arg] = ref
+        for a in (args.vararg, args.kwarg):
+            if a is not None:
+                frame.names[a.arg] = CLEAN
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            self.eval(default, parent)
+        self.block(node.body, frame)
+        summary.done = True
+        return summary
+
+    def _call(self, node: ast.Call, frame: Frame) -> Value:
+        func = node.func
+        receiver = CLEAN
+        method = None
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            receiver = self.eval(func.value, frame)
+        elif not isinstance(func, ast.Name):
+            self.eval(func, frame)
+        text = method == "format" and isinstance(func, ast.Attribute) and is_str_expr(func.value)
+        if text:
+            self._text_depth += 1
+        try:
+            positional = [self.eval(a, frame) for a in node.args]
+            keywords = {kw.arg: self.eval(kw.value, frame) for kw in node.keywords}
+        finally:
+            if text:
+                self._text_depth -= 1
+        path = self.callee_path(func)
+        fields = self._constructor_fields(node, func, positional, keywords)
+        if fields is not None:
+            self.call_keywords[id(node)] = fields
+        elif looks_like_class(path[-1]) and node.keywords and any(keywords.values()):
+            # A class instantiated with keywords: its attributes of those names hold those values.
+            self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
+
+        if self.k.system_message_classes.match(path) is not None:
+            content = keywords["content"] if "content" in keywords else (positional[0] if positional else CLEAN)
+            self.role_contents[id(node)] = (content, "system")
+        elif path == ("dict",) and "content" in keywords and frame.lookup("dict") is None:
+            # dict(role="system", content=...): the same message as the {"role": ...} display
+            role = next((kw.value.value for kw in node.keywords if kw.arg == "role" and isinstance(kw.value, ast.Constant)), None)
+            if role in self.k.first_message_roles:
+                self.role_contents[id(node)] = (keywords["content"], role)
+
+        local = self._local_function(func, frame)
+        if local is not None:
+            return self._apply_summary(node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute))
+        if isinstance(func, ast.Attribute):
+            ref = self._type_of(func.value, frame)
+            if ref is not None:
+                kind, name = ref
+                if kind == "local":
+                    defined = self.classes[name].methods.get(func.attr) if name in self.classes else None
+                    if defined is not None:
+                        return self._apply_summary(node, self.summary_of(defined), positional, keywords, frame, receiver_is_self=False)
+                    method = None  # a method the class does not define: no list or set method either
+                elif self.resolve_method is not None:
+                    found = self.resolve_method(name, func.attr)
+                    if found is not None:
+                        return self._apply_external(node, found, positional, keywords, frame)
+
+        sink = self.k.sinks.match(path)
+        if sink is not None:
+            self._sink_call(node, sink, positional, keywords, frame)
+            return CLEAN
+
+        if self.k.sanitizers.match(path) is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            if not positional:
+                return CLEAN
+            result = sanitized(union(*positional))
+            if self.k.keeps_elements.match(path) is not None and len(positional) == 1:
+                result = typed(result, None, positional[0].elements)  # sorted(x): x's elements
+            return result
+
+        unordered = self.k.unordered.match(path)
+        if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            if path in (("set",), ("frozenset",)) and _is_empty_set_call(node):
+                if path == ("frozenset",):
+                    return CLEAN  # empty and immutable: there will never be an order to lose
+                # empty for now: unordered once something is put in it (values.filled)
+                return Value(frozenset([Origin(UNORDERED, unordered.what, span_of(node), empty=True)]), EMPTY)
+            origin = Origin(UNORDERED, unordered.what, span_of(node), sortable=unordered.sortable)
+            elements = self._source_elements(unordered.elements, node, receiver, positional, isinstance(func, ast.Attribute))
+            carried = union(receiver, *positional, *keywords.values())
+            own = frozenset([origin])
+            inner = frozenset([origin]) if unordered.nested else EMPTY
+            if path in (("set",), ("frozenset",)) and positional:
+                inner = inner | positional[0].inner
+                own = own | frozenset(o for o in positional[0].own if o.kind != UNORDERED)
+                return Value(own, inner, None, positional[0].elements if len(positional) == 1 and not node.keywords else None)
+            return typed(union(Value(own, inner), element_of(carried)), None, elements)
+
+        volatile = self.k.volatile.match(path)
+        if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+            args_value = union(*positional, *keywords.values())
+            if volatile.needs_volatile_argument:
+                return args_value
+            granularity = volatile.granularity
+            if volatile.format_argument is not None and len(node.args) > volatile.format_argument:
+                fmt = node.args[volatile.format_argument]
+                if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and not any(d in fmt.value for d in self.k.time_directives):
+                    granularity = "date"
+            what = volatile.what if granularity == volatile.granularity else volatile.what.replace("(the clock)", "(reduced to the date)")
+            return union(Value(frozenset([Origin(VOLATILE, what, span_of(node), granularity=granularity)]), EMPTY), args_value)
+
+        if method is not None and isinstance(func, ast.Attribute):
+            handled = self._method_call(node, func, method, receiver, positional, keywords, frame)
+            if handled is not None:
+                return handled
+
+        if self.k.materializers.match(path) is not None:
+            iterated = self.k.sorting_changes_result.match(path) is None
+            values = [materialized(v, span_of(a), iterated) for v, a in zip(positional, node.args)]
+            result = union(receiver, *values, *keywords.values())
+            if path[-1] in ("dumps", "dump") and any(
+                kw.arg in self.k.key_sorting_keywords and isinstance(kw.value, ast.Constant) and kw.value.value is True
+                for kw in node.keywords
+            ):
+                return sanitized(result)
+            if self.k.keeps_elements.match(path) is not None and len(positional) == 1 and not node.keywords:
+                return typed(result, None, positional[0].elements)  # list(x), tuple(x)
+            return typed(result, self._result_kind(path, method, receiver))
+
+        raw = self.raw_dotted(func) if self.resolve_external is not None else None
+        if raw is not None and not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None):
+            external = self._external_call(node, raw, positional, keywords, frame)
+            if external is not None:
+                return external
+
+        self._passed_sets_may_fill(node, positional, keywords, frame)
+        passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
+        result = _through_unknown(union(receiver, *positional, *passed))
+        result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
+        return typed(result, result_kind) if result_kind is not None else result
+
+    def _result_kind(self, path: tuple[str, ...], method: str | None, receiver: Value) -> str | None:
+        """What a call returns when that is certain (for the fixes): str(x) a str, Path(x) a path,
+        a str method of a str a str, a path method of a path a path."""
+        if method is not None:
+            if receiver.kind == STR and method in self.k.str_methods:
+                return STR
+            if receiver.kind == PATH:
+                return self.k.path_methods.get(method)
+        if self.k.str_calls.match(path) is not None:
+            return STR
+        if self.k.path_calls.match(path) is not None:
+            return PATH
+        return None
+
+    def _source_elements(
+        self, declared: str | None, node: ast.Call, receiver: Value, positional: list[Value], is_method: bool
+    ) -> str | None:
+        """What the elements of an unordered source's result are, for certain. ``name`` (os.listdir,
+        glob.glob) gives str for a str path (or none), else file names of one type (bytes for a
+        bytes path); ``path`` (Path.glob, iterdir) only on a receiver known to be a pathlib path
+        (zipfile.Path or a resources Traversable has the same methods, and no order); a set
+        method (a.union(b)) the elements its operands agree on."""
+        if declared == NAME:
+            return STR if not positional or positional[0].kind == STR else NAME
+        if declared == STR:
+            return STR
+        if declared == PATH:
+            return PATH if is_method and receiver.kind == PATH else None
+        if is_method and positional and not node.keywords and receiver.elements is not None:
+            return common_kind([receiver.elements, *(v.elements for v in positional)])
+        return None
+
+    def _passed_sets_may_fill(self, node: ast.Call, positional: list[Value], keywords: dict, frame: Frame) -> None:
+        """A function the analysis does not follow into may put elements into an empty set passed to
+        it (``collect(found)``): the caller's set counts as filled afterwards."""
+        if not any(holds_empty_set(v) for v in positional) and not any(holds_empty_set(v) for v in keywords.values()):
+            return
+        for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+            path = path_of(arg.value if isinstance(arg, ast.Starred) else arg)
+            if path is None:
+                continue
+            current = self._read_path(path, arg, frame)
+            if holds_empty_set(current):
+                self._write_path(path, arg, filled(current), frame)
+
+    def _constructor_fields(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict) -> dict[str, Value] | None:
+        """``Setup(tool, names)`` of a dataclass or NamedTuple of the module: each field holds the
+        argument given for it, by position (the field order) or by keyword. Even when every
+        argument is clean, so that a function returning it in several ways keeps its fields apart."""
+        ref = self.class_ref(func)
+        if ref is None or ref[0] != "local":
+            return None
+        order = self.classes[ref[1]].init_fields
+        if order is None or len(node.args) > len(order) or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        fields = dict(zip(order, positional))
+        fields.update((k, v) for k, v in keywords.items() if k is not None)
+        return fields
+
+    def _method_call(
+        self, node: ast.Call, func: ast.Attribute, method: str, receiver: Value, positional: list[Value], keywords: dict, frame: Frame
+    ) -> Value | None:
+        k = self.k
+        target_path = path_of(func.value)
+        if method in k.sort_methods:
+            if target_path is not None:
+                self._write_path(target_path, func.value, sanitized(receiver), frame)
+            return CLEAN
+        if (
+            method in k.mutating_methods
+            and _COLLECTION_ARITY.get(method, len(node.args)) == len(node.args)
+            and not (isinstance(func.value, ast.Name) and func.value.id in self.module_aliases and frame.lookup(func.value.id) is None)
+        ):  # os.remove(path) is a call of a module, not a list shrunk
+            if target_path is not None:
+                deferred = method in k.adding_methods and node.args and all(has_deferred_tool(a, frame) for a in node.args)
+                if method == "update" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords):
+                    # request.update(tools=..., tool_choice=...): those keys, set to those values
+                    for kw in node.keywords:
+                        key_path = f"{target_path}[{kw.arg!r}]"
+                        self._record_change(frame, key_path, node, f"updated (.update({kw.arg}=...))", kw.value, keyed=True)
+                        if kw.arg in k.stash_keys:
+                            frame.exprs[key_path] = kw.value
+                elif not deferred:
+                    self._record_change(frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())"))
+                    if method == "insert" and node.args and is_first_index(node.args[0]) and self._may_be_system_message(node.args[1], frame):
+                        self._record_change(frame, target_path + FIRST, node, "given another first message (.insert(0, ...))")
+                if method in k.adding_methods:
+                    added = CLEAN
+                    for v, a in zip(positional, node.args):
+                        if method in ("extend", "update", "extendleft"):
+                            added = union(added, materialized(v, span_of(a), iterated=True))
+                        else:
+                            added = union(added, as_element(v))
+                    added = union(added, *(as_element(v) for v in keywords.values()))
+                    self._add_to(target_path, func.value, added, frame)
+            if method in k.element_methods:
+                return element_of(receiver)
+            return CLEAN
+        if method in k.stable_members:
+            return CLEAN
+        if method == "get" and node.args:
+            keyed = self._param_item(func.value, node.args[0], frame)
+            if keyed is None and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                keyed = self._display_entry(func.value, node.args[0].value, frame)
+            if keyed is not None:
+                return union(keyed, *positional[1:])
+        if method in k.element_methods:
+            return element_of(receiver)
+        if method in k.sanitizer_methods:
+            return sanitized(receiver)
+        if method in k.format_methods:
+            if any(o.kind == VOLATILE for o in receiver.own) and node.args:
+                fmt = node.args[0]
+                if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and not any(d in fmt.value for d in k.time_directives):
+                    return typed(self._as_date(receiver, node), STR)
+            return typed(union(receiver, *positional), STR)
+        if method in k.date_methods and not node.args:
+            return self._as_date(receiver, node)
+        return None
+
+    def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None:
+        if isinstance(func, ast.Name):
+            f: Frame | None = frame
+            while f is not None:
+                if func.id in f.local_funcs:
+                    return self.summary_of(f.local_funcs[func.id])
+                if func.id in f.names and f is not self.module_frame:
+                    return None
+                f = f.parent
+            node = self.module_funcs.get(func.id)
+            if node is not None:
+                return self.summary_of(node)
+            return None
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and frame.cls is not None
+            and func.value.id == frame.self_name
+        ):
+            method = frame.cls.methods.get(func.attr)
+            if method is not None:
+                return self.summary_of(method)
+        return None
+
+    def _bindings(
+        self, params: list[str], node: ast.Call, positional: list[Value], keywords: dict, frame: Frame | None = None
+    ) -> tuple[dict[str, Value], dict[str, ast.AST]]:
+        values: dict[str, Value] = {}
+        nodes: dict[str, ast.AST] = {}
+        for i, (v, a) in enumerate(zip(positional, node.args)):
+            if isinstance(a, ast.Starred):
+                break
+            if i < len(params):
+                values[params[i]] = v
+                nodes[params[i]] = a
+        for kw in node.keywords:
+            if kw.arg is not None:
+                values[kw.arg] = keywords.get(kw.arg, CLEAN)
+                nodes[kw.arg] = kw.value
+        if frame is not None:
+            for param, arg_node in list(nodes.items()):
+                display = arg_node if isinstance(arg_node, ast.Dict) else self._structure(arg_node, frame) if isinstance(arg_node, ast.Name) else None
+                entries = self.dict_entries.get(id(display)) if display is not None else None
+                if entries:
+                    for key, (entry_value, _entry_node) in entries.items():
+                        values[f"{param}.[{key!r}]"] = entry_value
+                arg_path = path_of(arg_node)
+                if arg_path is None or not isinstance(arg_node, ast.Name):
+                    continue
+                prefix = arg_path + "."
+                f: Frame | None = frame
+                while f is not None:
+                    for key, v in f.names.items():
+                        if key.startswith(prefix) and "." not in key[len(prefix):]:
+                            values.setdefault(f"{param}.{key[len(prefix):]}", v)
+                    f = f.parent
+        return values, nodes
+
+    def _apply_summary(self, node: ast.Call, summary: Summary, positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool) -> Value:
+        self._passed_sets_may_fill(node, positional, keywords, frame)
+        values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
+        for param, sinks in summary.param_sinks.items():
+            bound = _bound_value(param, values)
+            if bound is None:
+                continue
+            for sink, mode in sinks:
+                arg = bound
+                if mode == "elem":
+                    arg = element_of(arg)
+                elif mode == "sorted":
+                    arg = sanitized(arg)
+                self._reach(arg, sink, nodes.get(param), frame, arg.elements)
+        for used, sink in summary.uses:
+            root = path_root(used)
+            if root in summary.params:
+                arg_node = nodes.get(root)
+                arg_path = path_of(arg_node) if arg_node is not None else None
+                if arg_path is not None:
+                    self._use(arg_path + used[len(root):], sink, frame)
+            elif root == "self":
+                if receiver_is_self and frame.self_name:
+                    self._use(frame.self_name + used[len(root):], sink, frame)
+            else:
+                self._use(used, sink, frame)
+        if not summary.done:  # a recursive call: what it returns is still being worked out
+            return CLEAN
+        if summary.tuple_ok and summary.tuple_returns is not None:
+            self.tuple_results[id(node)] = [substitute(v, values) for v in summary.tuple_returns]
+        if summary.fields_ok and summary.field_returns:
+            self.call_keywords[id(node)] = {k: substitute(v, values) for k, v in summary.field_returns.items()}
+        return substitute(summary.returns, values)
+
+    def _external_call(self, node: ast.Call, path: tuple[str, ...], positional: list[Value], keywords: dict, frame: Frame) -> Value | None:
+        assert self.resolve_external is not None
+        found = self.resolve_external(path)
+        if found is None:
+            return None
+        return self._apply_external(node, found, positional, keywords, frame)
+
+    def _apply_external(self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame) -> Value:
+        qualified, data, module = found
+        self._passed_sets_may_fill(node, positional, keywords, frame)
+        if data.get("passes_arguments"):
+            return _through_unknown(union(*positional, *keywords.values()))
+        params = list(data.get("params", ()))
+        values, nodes = self._bindings(params, node, positional, keywords, frame)
+        for param, sinks in sorted(data.get("param_sinks", {}).items()):
+            bound = _bound_value(param, values)
+            if bound is None:
+                continue
+            for entry in sinks:
+                arg = bound
+                mode = entry.get("mode", "whole")
+                if mode == "elem":
+                    arg = element_of(arg)
+                elif mode == "sorted":
+                    arg = sanitized(arg)
+                sink = SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", node.lineno, external=qualified)
+                self._reach(arg, sink, nodes.get(param), frame, arg.elements)
+                arg_node = nodes.get(param)
+                arg_path = path_of(arg_node) if arg_node is not None else None
+                if arg_path is not None:
+                    self._use(arg_path, sink, frame)
+        returns = data.get("returns")
+        if not returns:
+            return CLEAN
+        site, via = span_of(node), f"{qualified}()"
+        if "tuple_returns" in data:
+            self.tuple_results[id(node)] = [substitute(value_from_summary(item, site, via, module), values) for item in data["tuple_returns"]]
+        if "field_returns" in data:
+            self.call_keywords[id(node)] = {
+                name: substitute(value_from_summary(item, site, via, module), values) for name, item in data["field_returns"].items()
+            }
+        return substitute(value_from_summary(returns, site, via, module), values)

@@ -1,0 +1,142 @@
+"""The data the order-flow analysis produces and works on: sink references, the facts the rules
+read (``Reach``, ``LoopChange``), function summaries, class information, recorded changes and the
+loops they happen in. Plain dataclasses, no behaviour beyond small predicates."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from cachelint.code.values import CLEAN, Origin, Span, Value
+
+
+def span_of(node: ast.AST) -> Span:
+    return (
+        node.lineno,  # type: ignore[attr-defined]
+        node.col_offset,  # type: ignore[attr-defined]
+        node.end_lineno or node.lineno,  # type: ignore[attr-defined]
+        node.end_col_offset if node.end_col_offset is not None else node.col_offset,  # type: ignore[attr-defined]
+    )
+
+
+@dataclass(frozen=True)
+class SinkRef:
+    """A prefix argument of an LLM call: ``tools= of client.messages.create`` at a line."""
+
+    tier: str  # tools | system | setting (a cache-key setting: only changes in loops count)
+    label: str
+    line: int
+    external: str | None = None  # "pkg.mod" when the call is inside another module's function
+    configures: bool = False  # an agent / bound model is built: only in-place changes count in loops
+    tool_key: str | None = None  # sort key of this SDK's tools (fixes)
+
+
+@dataclass(frozen=True)
+class Reach:
+    origin: Origin
+    sink: SinkRef
+    arg_span: Span | None  # the sink argument, when the origin is in the argument's own order
+    arg_elements: str | None = None  # what the argument's elements are, when known (values.py)
+
+
+@dataclass(frozen=True)
+class LoopChange:
+    tier: str
+    sink: SinkRef
+    site: Span
+    path: str
+    action: str
+
+
+@dataclass
+class Summary:
+    name: str
+    params: list[str]
+    returns: Value = CLEAN
+    returned: bool = False  # a return or yield was seen: ``returns`` holds what it gives
+    # parameter -> [(sink, mode)]: the parameter's value (transformed by mode) reaches the sink
+    param_sinks: dict[str, list[tuple[SinkRef, str]]] = field(default_factory=dict)
+    # paths read by a sink argument, rooted at a parameter, ``self`` or a global name; an ordered
+    # set (a dict): each call of the function replays them into its caller, and a list that kept
+    # every repeat grew without bound through nested calls in loops (a 2,242-line crewAI module
+    # took over 250 s)
+    uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)
+    # every return is a tuple display of this many items: what each item carries (else None)
+    tuple_returns: list[Value] | None = None
+    tuple_ok: bool = True
+    # every return builds a class with keywords: what each keyword (attribute) carries
+    field_returns: dict[str, Value] | None = None
+    fields_ok: bool = True
+    done: bool = False
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    attrs: dict[str, Value] = field(default_factory=dict)
+    attr_types: dict[str, "ClassRef"] = field(default_factory=dict)
+    # The positional parameters of the __init__ that @dataclass or NamedTuple writes, in order
+    # (the fields a call's positional arguments go to); None when they cannot be known.
+    init_fields: tuple[str, ...] | None = None
+    dataclass: bool = False
+
+
+# What class a value is an instance of: ("local", "Name") for a class of this module, or
+# ("ext", raw dotted import) for one imported from another module of the run.
+ClassRef = tuple[str, str]
+
+
+@dataclass
+class Change:
+    path: str
+    site: Span
+    action: str
+    rhs_names: frozenset[str] | None  # rebinding: names its value depends on; None otherwise
+    counter: bool = False  # ``x += 1``: a number stepped, as a loop counts retries or steps
+    branch_depth: int = 0  # if/match/try bodies around it (deeper than its loop's: conditional)
+    # a rebinding to a dict display (or dict(...)) with string keys: the names each key's value
+    # depends on, so that a use of one key (``**params`` read for model=) sees only that key
+    entries: dict[str, frozenset[str]] | None = None
+    # one key of a dict written (``params["api_key"] = ...``, ``request.update(tools=...)``): set
+    # under a condition or after the call, even a fixed value differs between the calls
+    keyed: bool = False
+    # the right-hand side calls a model, a clock or reads input: a new value every time, whatever
+    # its arguments are (``reply = client.messages.create(...)``)
+    new_each_time: bool = False
+
+
+@dataclass
+class LoopFrame:
+    node: ast.AST
+    bound: set[str] = field(default_factory=set)
+    changes: list[Change] = field(default_factory=list)
+    uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)  # an ordered set, as Summary.uses
+    targets: frozenset[str] = frozenset()  # ``for`` targets: a new value each iteration
+    branch_depth: int = 0  # if/match/try bodies around the loop itself
+    # ``for`` targets that are items of a collection (documents, files, questions), not counts of
+    # turns or steps (``range``, ``itertools.count``): a value built only from them is per item
+    items: frozenset[str] = frozenset()
+    # places sent as the messages of a call inside the loop: a loop that grows one of them carries
+    # a conversation from one iteration to the next (a session, not a batch of items)
+    history: dict[str, None] = field(default_factory=dict)
+    # how often each name is bound in the loop, and how many of those bindings are plain
+    # rebindings whose right-hand side is recorded (the others, a ``for`` target, tuple
+    # unpacking, ``with ... as``, take a value the analysis does not follow: they vary)
+    binds: dict[str, int] = field(default_factory=dict)
+    tracked: dict[str, int] = field(default_factory=dict)
+
+    def per_item(self, change: "Change") -> bool:
+        """A rebinding of this loop's own target (``path = f"{root}/{path}"``): still a value of
+        the current item, new each iteration — one request per item, not a change."""
+        return change.rhs_names is not None and change.path in self.targets
+
+
+# What another module's summary says through the resolvers: (qualified name of the function, its
+# summary data, the dotted name of the module it is in).
+External = tuple[str, Mapping[str, Any], str]
+
+
+# (ast span) -> [line, column, end line, end column] in 1-based characters: how a summary gives
+# its fix spots to other modules, which do not have its text.
+Positions = Callable[[Span], list[int]]

@@ -1,0 +1,262 @@
+"""Loops: ``for`` and ``while`` are analysed once with their assignments merged into what was there
+before. Statements inside a loop record the places they change (``_record_change``); when the
+loop closes, the places that differ from one iteration to the next and reach a sink of a call the
+loop repeats become ``LoopChange`` facts (CL103, CL104, CL106)."""
+from __future__ import annotations
+
+import ast
+
+from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, span_of
+from cachelint.code.flow.scopes import (
+    FIRST,
+    Frame,
+    Scopes,
+    covers,
+    display_entry_names,
+    names_in,
+    path_root,
+    read_paths,
+    reads_any,
+)
+from cachelint.code.values import UNORDERED, element_of, materialized
+
+
+def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
+    """The places whose value may differ from one iteration of ``loop`` to the next; the places
+    the loop first rebinds afresh each iteration (unconditionally, not from themselves); and the
+    varying places built only from the loop's own item (``for doc in docs``).
+
+    A place varies when the loop binds it in a way the analysis does not follow (a ``for`` target,
+    tuple unpacking), changes it in place, or rebinds it from a place that varies (or from itself,
+    accumulating), or from a model call, a clock or input. A place rebuilt each iteration only
+    from places that do not vary (``text = render(BASE)``; ``system = text``) holds the same value
+    at every call."""
+    rebinds: dict[str, list[Change]] = {}
+    keyed: list[Change] = []
+    varying: set[str] = set()
+    for c in loop.changes:
+        if c.rhs_names is None:
+            varying.add(c.path)
+        elif c.action == "rebound":
+            rebinds.setdefault(c.path, []).append(c)
+            if c.new_each_time:
+                varying.add(c.path)
+        else:
+            keyed.append(c)
+    for name in loop.bound:
+        if name not in rebinds or loop.binds.get(name, 0) > loop.tracked.get(name, 0):
+            varying.add(name)
+    fresh: set[str] = set()
+    for path, changes in rebinds.items():
+        first = min(changes, key=lambda c: c.site)
+        if first.branch_depth <= loop.branch_depth and path not in first.rhs_names:  # type: ignore[operator]
+            fresh.add(path)
+
+    def reads(c: Change, path: str) -> frozenset[str]:
+        names = c.rhs_names or frozenset()
+        return names - {path} if path in fresh else names
+
+    grew = True
+    while grew:
+        grew = False
+        for path, changes in rebinds.items():
+            if path in varying:
+                continue
+            if any(path in reads(c, path) or reads_any(reads(c, path), varying) for c in changes):
+                varying.add(path)
+                grew = True
+        for c in keyed:
+            if c.path not in varying and reads_any(c.rhs_names or (), varying):
+                varying.add(c.path)
+                grew = True
+    # varying only through the loop's item: ``title = doc.title``; ``system = f"{title}"``
+    per_item: set[str] = set(loop.items)
+    grew = True
+    while grew:
+        grew = False
+        for path, changes in rebinds.items():
+            if path in per_item or path not in varying or any(c.new_each_time for c in changes):
+                continue
+            ok = True
+            for c in changes:
+                names = reads(c, path)
+                if path in names or any(path_root(p) not in per_item for p in reads_any(names, varying)):
+                    ok = False
+                    break
+            if ok and loop.binds.get(path, 0) <= loop.tracked.get(path, 0):
+                per_item.add(path)
+                grew = True
+    return varying, fresh, per_item
+
+
+# Taking the next item of a work queue: ``queue.pop()``, ``queue.pop(0)``, ``queue.popleft()``,
+# ``queue.get_nowait()``, ``next(iterator)`` (not ``d.pop(key)``, ``d.get(key)``: one lookup).
+_NEXT_ITEM_METHODS = frozenset({"pop", "popleft", "get_nowait"})
+
+
+def _takes_next_item(rhs: ast.AST) -> bool:
+    """The value is the next item of a queue: like the target of ``for item in items``, a new
+    item each iteration (one request per item), whatever else the loop does to the queue
+    (``queue = parts + queue`` to process a split item first)."""
+    if not isinstance(rhs, ast.Call) or rhs.keywords:
+        return False
+    func = rhs.func
+    if isinstance(func, ast.Attribute) and func.attr in _NEXT_ITEM_METHODS:
+        if not rhs.args:
+            return True
+        index = rhs.args[0]
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+            index = index.operand
+        return func.attr == "pop" and len(rhs.args) == 1 and isinstance(index, ast.Constant) and type(index.value) is int
+    return isinstance(func, ast.Name) and func.id == "next" and 1 <= len(rhs.args) <= 2
+
+
+def _carries_history(loop: LoopFrame) -> bool:
+    """The loop changes (appends to, extends, rebinds) what a call in it sends as its messages."""
+    return any(covers(change.path, used) for change in loop.changes for used in loop.history)
+
+
+def _counts(iterable: ast.AST) -> bool:
+    """``range(n)``, ``itertools.count()``, ``enumerate(range(n))``: the loop counts turns or steps
+    of one task rather than going over items."""
+    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
+        iterable = iterable.args[0]
+    if not isinstance(iterable, ast.Call):
+        return False
+    func = iterable.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name in ("range", "count")
+
+
+class Loops(Scopes):
+    """``for`` and ``while``, and the changes statements make inside loops."""
+
+    def _record_change(
+        self,
+        frame: Frame,
+        path: str | None,
+        node: ast.AST,
+        action: str,
+        rhs: ast.AST | None = None,
+        counter: bool = False,
+        keyed: bool = False,
+        strict: bool | None = None,
+    ) -> None:
+        """``rhs``: the value a rebinding (or a keyed write, ``keyed``) gives the place; changes
+        without it (``x.append(...)``) always count as changes."""
+        if path is None or not frame.loops:
+            return
+        rhs_names = None
+        entries = None
+        if action == "rebound" or keyed:
+            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else read_paths(rhs)
+            if action == "rebound" and rhs is not None:
+                entries = display_entry_names(rhs)
+        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
+        if rhs_names is not None and rhs is not None:
+            change.new_each_time = self._new_each_time(rhs)
+        final = self._final_loops
+        for loop in frame.loops:
+            if final.get(id(loop)):
+                continue  # the loop ends after this (return, break): no later call of it sees it
+            loop.changes.append(change)
+            if action == "rebound" and path.isidentifier():
+                loop.tracked[path] = loop.tracked.get(path, 0) + 1
+
+    def _new_each_time(self, rhs: ast.AST) -> bool:
+        for sub in ast.walk(rhs):
+            if isinstance(sub, ast.Call):
+                path = self.callee_path(sub.func)
+                if path in (("input",), ("next",)) or self.k.sinks.match(path) is not None or self.k.volatile.match(path) is not None:
+                    return True
+        return False
+
+    def _for(self, node: ast.For, frame: Frame) -> None:
+        iterable = self.eval(node.iter, frame)
+        iterable = materialized(iterable, span_of(node.iter), iterated=True)
+        order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
+        targets = names_in(node.target)
+        loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth)
+        frame.loops.append(loop)
+        frame.iter_orders.append(order)
+        try:
+            self.bind(node.target, element_of(iterable), frame)
+            self.block(node.body, frame)
+        finally:
+            frame.iter_orders.pop()
+            frame.loops.pop()
+        self._close_loop(loop, frame)
+        self.block(node.orelse, frame)
+
+    def _while(self, node: ast.While, frame: Frame) -> None:
+        self.eval(node.test, frame)
+        loop = LoopFrame(node, branch_depth=self._branch_depth)
+        frame.loops.append(loop)
+        try:
+            self.block(node.body, frame)
+        finally:
+            frame.loops.pop()
+        self._close_loop(loop, frame)
+        self.block(node.orelse, frame)
+
+    def _close_loop(self, loop: LoopFrame, frame: Frame) -> None:
+        """A sink inside the loop reads a place that the loop changes: the prefix differs between
+        the loop's iterations (CL103 for tools, CL104 for system, CL106 for a cache-key setting)."""
+        # The enclosing loops see what this one contained.
+        for outer in frame.loops:
+            outer.bound |= loop.bound
+            for name, count in loop.binds.items():
+                outer.binds[name] = outer.binds.get(name, 0) + count
+            for name, count in loop.tracked.items():
+                outer.tracked[name] = outer.tracked.get(name, 0) + count
+            outer.changes.extend(loop.changes)
+            if not self._final_loops.get(id(outer)):  # a return or break ends ``outer`` after this loop
+                outer.uses.update(loop.uses)
+            outer.history.update(loop.history)
+        if not loop.uses or not loop.changes:
+            return
+        # what the loop rebinds, or grows in place (``parts.append(x)``): a value rebuilt from it
+        # differs between iterations
+        varying_names, fresh, per_item = _varying_names(loop)
+        batch = not _carries_history(loop)  # no conversation goes on from one item to the next
+        for change in loop.changes:
+            if loop.per_item(change):
+                continue
+            for used, sink in loop.uses:
+                if not covers(change.path, used):
+                    continue
+                if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
+                    continue  # messages.append(...) leaves the first message as it was
+                if change.counter and change.path.startswith(used) and change.path != used:
+                    # A counter of the object (retries, steps) changed, and the sink reads the
+                    # object only as a whole, through calls the analysis cannot see into
+                    # (``repo.commit(coder=self)``): no evidence the count is in the prompt. A
+                    # prompt that reads the counter itself is still reported.
+                    continue
+                if change.rhs_names is not None and sink.configures:
+                    continue  # one agent per iteration is a new agent, not a change within a session
+                if change.rhs_names is not None:
+                    names = change.rhs_names
+                    if change.entries is not None and used != change.path and used.startswith(change.path + "["):
+                        # params = {"model": m, ...} read as **params for model=: only m matters
+                        key = used[len(change.path) + 1 :].split("]", 1)[0].strip("'\"")
+                        names = change.entries.get(key, frozenset())
+                    if change.path in fresh:
+                        names = names - {change.path}  # x = f(x) after x = g(...) this iteration
+                    varying = reads_any(names, varying_names - {change.path})
+                    # A fixed value set each iteration before the call is the same value at every
+                    # call. A setting (or one key of the request) given a fixed value after the
+                    # call (``tool_choice = "auto"`` after a forced first turn) or under a
+                    # condition (``if spent: tool_choice = "none"``) changes once, when the most
+                    # is cached.
+                    strict = sink.tier == "setting" or change.keyed
+                    steady = not varying and (
+                        not strict or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
+                    )
+                    if change.path not in names and (steady or (varying and all(path_root(p) in per_item or p in per_item for p in varying) and batch)):
+                        # built from nothing that varies, or only from the loop's own item
+                        # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:
+                        # one request per item, as the same f-string written at the call is
+                        continue
+                self.changes.append(LoopChange(sink.tier, sink, change.site, change.path, change.action))
+                break

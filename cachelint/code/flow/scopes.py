@@ -1,0 +1,519 @@
+"""Scopes and places: ``Frame`` (a function activation, or the module) and the names it binds, the
+stable names of places (``path_of``: ``self.tools``, ``cfg["system"]``), and ``Scopes``, the base
+of the analysis: its state, the dispatch of statements and expressions to their handlers, binding
+values to targets, and resolving a callee's dotted name through the module's imports."""
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, Iterable
+
+from cachelint.code.flow.facts import (
+    ClassInfo,
+    ClassRef,
+    External,
+    LoopChange,
+    LoopFrame,
+    Reach,
+    Summary,
+)
+from cachelint.code.knowledge import Knowledge
+from cachelint.code.values import (
+    CLEAN,
+    EMPTY,
+    PARAM,
+    UNORDERED,
+    Origin,
+    Value,
+    as_element,
+    element_of,
+    filled,
+    merge,
+    union,
+)
+
+# The handlers of each statement and expression node type, filled by analysis.py once every layer
+# of ModuleAnalysis is defined (the dispatch here reaches handlers of the layers above it).
+_STATEMENTS: dict[type, Callable[[Any, Any, Frame], None]] = {}
+_EXPRESSIONS: dict[type, Callable[[Any, Any, Frame], Value]] = {}
+
+# Dict displays up to this size keep their entries apart (body["tools"], data["system"]).
+MAX_REMEMBERED_KEYS = 64
+
+
+class Frame:
+    __slots__ = ("names", "exprs", "parent", "summary", "self_name", "cls", "loops", "iter_orders", "local_funcs", "params", "types")
+
+    def __init__(self, parent: "Frame | None", summary: Summary | None = None, cls: ClassInfo | None = None) -> None:
+        self.names: dict[str, Value] = {}
+        self.exprs: dict[str, ast.AST] = {}
+        self.parent = parent
+        self.summary = summary
+        self.self_name: str | None = None
+        self.cls = cls
+        self.loops: list[LoopFrame] = []
+        self.iter_orders: list[frozenset[Origin]] = []
+        self.local_funcs: dict[str, ast.AST] = {}
+        self.params: set[str] = set()
+        self.types: dict[str, ClassRef] = {}
+
+    def type_of(self, name: str) -> "ClassRef | None":
+        frame: Frame | None = self
+        while frame is not None:
+            ref = frame.types.get(name)
+            if ref is not None:
+                return ref
+            if name in frame.names:
+                return None
+            frame = frame.parent
+        return None
+
+    def lookup(self, name: str) -> Value | None:
+        frame: Frame | None = self
+        while frame is not None:
+            v = frame.names.get(name)
+            if v is not None:
+                return v
+            frame = frame.parent
+        return None
+
+    def lookup_expr(self, name: str) -> ast.AST | None:
+        frame: Frame | None = self
+        while frame is not None:
+            e = frame.exprs.get(name)
+            if e is not None:
+                return e
+            if name in frame.names:
+                return None
+            frame = frame.parent
+        return None
+
+
+def path_of(node: ast.AST) -> str | None:
+    """``tools``, ``self.tools``, ``state.system``, ``cfg["system"]``: a stable name for a place."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = path_of(node.value)
+        return f"{base}.{node.attr}" if base else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        base = path_of(node.value)
+        return f"{base}[{node.slice.value!r}]" if base else None
+    return None
+
+
+def place_of(node: ast.AST) -> str | None:
+    """The nearest named place an assignment target writes into: ``tools`` for ``tools[0]["x"]``."""
+    while node is not None:
+        path = path_of(node)
+        if path is not None:
+            return path
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+            continue
+        return None
+    return None
+
+
+def path_root(path: str) -> str:
+    for i, ch in enumerate(path):
+        if ch in ".[":
+            return path[:i]
+    return path
+
+
+def covers(changed: str, used: str) -> bool:
+    """A change of ``changed`` changes what ``used`` reads."""
+    if changed == used:
+        return True
+    if changed.startswith(used) and changed[len(used)] in ".[":
+        return True
+    return used.startswith(changed) and used[len(changed)] in ".["
+
+
+def names_in(node: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def read_paths(node: ast.AST) -> frozenset[str]:
+    """The places an expression reads: ``self.llm.model``, ``params['model']``, ``x``; a method
+    called reads its whole receiver (``self.render()`` reads ``self``)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            stack.append(sub.func.value)
+            stack.extend(sub.args)
+            stack.extend(kw.value for kw in sub.keywords)
+            continue
+        if isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript)):
+            path = path_of(sub)
+            if path is not None:
+                out.add(path)
+                continue
+        stack.extend(ast.iter_child_nodes(sub))
+    return frozenset(out)
+
+
+def reads_any(paths: Iterable[str], varying: set[str]) -> set[str]:
+    """The paths of ``paths`` that read a varying place (or a part of one)."""
+    if not varying:
+        return set()
+    return {p for p in paths if any(covers(v, p) for v in varying)}
+
+
+def display_entry_names(rhs: ast.AST) -> dict[str, frozenset[str]] | None:
+    """``{"model": m, "messages": msgs}`` or ``dict(model=m, ...)``: the names each key's value
+    depends on (None when a key is not a string constant or the dict unpacks another)."""
+    if isinstance(rhs, ast.Dict):
+        out: dict[str, frozenset[str]] = {}
+        for key, value in zip(rhs.keys, rhs.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            out[key.value] = read_paths(value)
+        return out
+    if isinstance(rhs, ast.Call) and isinstance(rhs.func, ast.Name) and rhs.func.id == "dict" and not rhs.args:
+        if any(kw.arg is None for kw in rhs.keywords):
+            return None
+        return {kw.arg: read_paths(kw.value) for kw in rhs.keywords if kw.arg is not None}
+    return None
+
+
+# The first message of a list sent as the messages: the place ``messages[0]`` (path_of never
+# makes a ``[0]``: it names string keys only). Only a change of that exact place counts for it:
+# appending to ``messages`` leaves its first message alone.
+FIRST = "[0]"
+
+
+def is_first_index(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
+
+
+def first_item_place(node: ast.AST) -> str | None:
+    """``messages[0]`` for a write into ``messages[0]``, ``messages[0]["content"]`` or
+    ``messages[0].content``: the first message of the list at ``messages`` (not ``[-1]``, ``[1]``)."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and is_first_index(node.slice):
+            base = path_of(node.value)
+            return base + FIRST if base is not None else None
+        node = node.value
+    return None
+
+
+def first_element(node: ast.AST) -> ast.AST | None:
+    """The first element of a list display, of ``[first] + rest`` or ``[first, *rest]``."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        node = node.left
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and not isinstance(node.elts[0], ast.Starred):
+        return node.elts[0]
+    return None
+
+
+def _exit_kind(stmt: ast.stmt) -> str | None:
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return "return"
+    if isinstance(stmt, ast.Break):
+        return "break"
+    return None
+
+
+def _may_continue(stmt: ast.stmt) -> bool:
+    """A ``continue`` of the enclosing loop may run in ``stmt`` (one in an ``except`` handler
+    retries a request that failed, and a failed request caches nothing)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Continue):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ExceptHandler)):
+            continue
+        if isinstance(node, (ast.expr,)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def exits_after(stmts: list[ast.stmt]) -> list[str | None]:
+    """For each statement of a block: how the block certainly ends once that statement has run
+    (``return`` or ``raise``: every loop is left; ``break``: the innermost), or None. A call
+    followed by one is made once, not once per iteration."""
+    out: list[str | None] = [None] * len(stmts)
+    kind: str | None = None
+    for i in range(len(stmts) - 1, -1, -1):
+        stmt = stmts[i]
+        exit_kind = _exit_kind(stmt)
+        if exit_kind is not None:
+            kind = exit_kind
+        elif _may_continue(stmt):
+            kind = None
+        out[i] = kind
+    return out
+
+
+def looks_like_class(name: str) -> bool:
+    """PEP 8 class names (``Agent``, ``_RequestParams``)."""
+    return name.lstrip("_")[:1].isupper()
+
+
+def has_unordered(v: Value) -> bool:
+    """``v`` is in an unordered order (an empty set has none yet)."""
+    return any(o.kind == UNORDERED and not o.empty for o in v.own)
+
+
+def _without_params(v: Value) -> Value:
+    if not any(o.kind == PARAM for o in v.own) and not any(o.kind == PARAM for o in v.inner):
+        return v
+    return Value(frozenset(o for o in v.own if o.kind != PARAM), frozenset(o for o in v.inner if o.kind != PARAM))
+
+
+class Scopes:
+    """The base of ``ModuleAnalysis``: its state, the dispatch of statements and expressions, binding
+    and name resolution (the layers above add the handlers)."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        knowledge: Knowledge,
+        resolve_external: "Callable[[tuple[str, ...]], External | None] | None" = None,
+        resolve_external_name: "Callable[[tuple[str, ...]], External | None] | None" = None,
+        resolve_method: "Callable[[str, str], External | None] | None" = None,
+    ) -> None:
+        self.resolve_method = resolve_method
+        self.tree = tree
+        self.k = knowledge
+        self.resolve_external = resolve_external
+        self.resolve_external_name = resolve_external_name
+        self.imports: dict[str, str] = {}
+        self.module_aliases: set[str] = set()  # names bound by ``import x`` / ``import x as y``
+        self.module_funcs: dict[str, ast.AST] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.summaries: dict[int, Summary] = {}
+        self.func_class: dict[int, ClassInfo] = {}
+        self.func_parent: dict[int, Frame] = {}
+        self.pending: list[ast.AST] = []
+        self.reaches: list[Reach] = []
+        self.changes: list[LoopChange] = []
+        self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
+        # id(list display) added after other messages (``history + [SystemMessage(...)]``,
+        # ``messages += [...]``): its first element is not the first message of what is sent
+        self.appended_lists: set[int] = set()
+        self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
+        # id(dict display whose keys are all string constants) -> the value it was built with: a
+        # name still holding exactly that value has not been changed in a way that matters since
+        self.keyed_displays: dict[int, Value] = {}
+        # id(call) -> per-item values when the callee returns a tuple display: a, b = f()
+        self.tuple_results: dict[int, list[Value]] = {}
+        # id(call of a class) -> its keyword values: x = Args(tools=...); x.tools
+        self.call_keywords: dict[int, dict[str, Value]] = {}
+        self.module_frame = Frame(None)
+        # > 0 while evaluating text being formatted (f-string fields, "..." + x, "%s" % x,
+        # .format()): only there does a name like request_id put a per-request value into text.
+        self._text_depth = 0
+        self._branch_depth = 0  # if/match/try bodies being analysed around the current statement
+        # id(LoopFrame) -> > 0 while analysing statements after which that loop certainly ends
+        # (the return or break that follows a call): a call made there is not repeated by it
+        self._final_loops: dict[int, int] = {}
+        self._retried_loops: dict[int, int] = {}  # id(LoopFrame) -> > 0 inside a try body it retries
+
+    def block(self, stmts: Iterable[ast.stmt], frame: Frame) -> None:
+        table = _STATEMENTS
+        if not frame.loops:
+            for stmt in stmts:
+                handler = table.get(type(stmt))
+                if handler is not None:
+                    handler(self, stmt, frame)
+            return
+        stmts = stmts if isinstance(stmts, list) else list(stmts)
+        exits = exits_after(stmts)
+        final = self._final_loops
+        for stmt, exit_kind in zip(stmts, exits):
+            handler = table.get(type(stmt))
+            if handler is None:
+                continue
+            if exit_kind is None or not frame.loops:
+                handler(self, stmt, frame)
+                continue
+            ended = [id(loop) for loop in frame.loops] if exit_kind == "return" else [id(frame.loops[-1])]
+            ended = [key for key in ended if not self._retried_loops.get(key)]
+            for key in ended:
+                final[key] = final.get(key, 0) + 1
+            try:
+                handler(self, stmt, frame)
+            finally:
+                for key in ended:
+                    final[key] -= 1
+
+    def eval(self, node: ast.AST | None, frame: Frame) -> Value:
+        if node is None:
+            return CLEAN
+        handler = _EXPRESSIONS.get(type(node))
+        if handler is None:
+            return CLEAN
+        return handler(self, node, frame)
+
+    def bind(self, target: ast.AST, value: Value, frame: Frame, source: ast.AST | None = None, weak: bool = False) -> None:
+        if isinstance(target, (ast.Name, ast.Attribute)) and source is not None:
+            self._record_type(target, source, frame)
+        if isinstance(target, ast.Name):
+            name = target.id
+            call = source.value if isinstance(source, ast.Await) else source
+            fields = self.call_keywords.get(id(call)) if call is not None else None
+            if fields:
+                for attr, attr_value in fields.items():
+                    frame.names[f"{name}.{attr}"] = attr_value
+            if frame.loops or weak:
+                old = frame.names.get(name)
+                value = merge(old, value) if old is not None else value
+            frame.names[name] = value
+            if source is not None:
+                frame.exprs[name] = source
+            else:
+                frame.exprs.pop(name, None)
+            for loop in frame.loops:
+                loop.bound.add(name)
+                loop.binds[name] = loop.binds.get(name, 0) + 1
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(source, (ast.Tuple, ast.List)) and len(source.elts) == len(target.elts):
+                for t, s in zip(target.elts, source.elts):
+                    self.bind(t, self.eval(s, frame), frame, s, weak)
+                return
+            call = source.value if isinstance(source, ast.Await) else source
+            items = self.tuple_results.get(id(call)) if call is not None else None
+            if items is not None and len(items) == len(target.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
+                for t, item in zip(target.elts, items):
+                    self.bind(t, item, frame, None, weak)
+                return
+            part = element_of(value)
+            for t in target.elts:
+                self.bind(t.value if isinstance(t, ast.Starred) else t, part, frame, None, weak)
+            return
+        if isinstance(target, ast.Starred):
+            self.bind(target.value, value, frame, None, weak)
+            return
+        if isinstance(target, ast.Attribute):
+            path = path_of(target)
+            if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
+                value = _without_params(value)  # a method's parameters mean nothing to the other methods
+                old = frame.cls.attrs.get(target.attr)
+                frame.cls.attrs[target.attr] = merge(old, value) if old is not None else value
+            elif path is not None:
+                if frame.loops:
+                    old = frame.names.get(path)
+                    value = merge(old, value) if old is not None else value
+                frame.names[path] = value
+                if source is not None:
+                    frame.exprs[path] = source
+            else:
+                self.eval(target.value, frame)
+            return
+        if isinstance(target, ast.Subscript):
+            self.eval(target.slice, frame)
+            base = target.value
+            path = path_of(base)
+            if path is not None:
+                self._add_to(path, base, as_element(value), frame)
+                if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str) and target.slice.value in self.k.stash_keys:
+                    key_path = path_of(target)
+                    if key_path is not None:
+                        frame.exprs[key_path] = source if source is not None else target
+            return
+
+    def class_ref(self, node: ast.AST | None) -> ClassRef | None:
+        """The class a call of ``node`` instantiates, or an annotation names."""
+        if isinstance(node, ast.Name) and node.id in self.classes:
+            return ("local", node.id)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            last = node.id if isinstance(node, ast.Name) else node.attr
+            raw = self.raw_dotted(node)
+            if raw is not None and looks_like_class(last):
+                return ("ext", ".".join(raw))
+        return None
+
+    def _record_type(self, target: ast.AST, source: ast.AST, frame: Frame) -> None:
+        call = source.value if isinstance(source, ast.Await) else source
+        ref = self.class_ref(call.func) if isinstance(call, ast.Call) else None
+        if isinstance(target, ast.Attribute):
+            if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
+                if ref is not None:
+                    frame.cls.attr_types[target.attr] = ref
+            return
+        if ref is not None:
+            frame.types[target.id] = ref  # type: ignore[attr-defined]
+        else:
+            frame.types.pop(target.id, None)  # type: ignore[attr-defined]
+
+    def _type_of(self, node: ast.AST, frame: Frame) -> ClassRef | None:
+        if isinstance(node, ast.Name):
+            return frame.type_of(node.id)
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and frame.cls is not None
+            and node.value.id == frame.self_name
+        ):
+            return frame.cls.attr_types.get(node.attr)
+        return None
+
+    def _iter_order(self, frame: Frame) -> frozenset[Origin]:
+        if not frame.iter_orders:
+            return EMPTY
+        out: frozenset[Origin] = EMPTY
+        for o in frame.iter_orders:
+            if o:
+                out = out | o
+        return out
+
+    def _add_to(self, path: str, node: ast.AST, added: Value, frame: Frame) -> None:
+        """Something is put into the collection at ``path``: inside a loop over an unordered source,
+        the collection takes that order."""
+        order = self._iter_order(frame)
+        current = filled(self._read_path(path, node, frame))
+        new = union(current, added, Value(order, EMPTY)) if order else union(current, added)
+        self._write_path(path, node, new, frame)
+
+    def _read_path(self, path: str, node: ast.AST, frame: Frame) -> Value:
+        if frame.cls is not None and frame.self_name and path.startswith(frame.self_name + "."):
+            attr = path[len(frame.self_name) + 1 :]
+            return frame.cls.attrs.get(attr, CLEAN)
+        v = frame.lookup(path)
+        if v is None and isinstance(node, ast.Subscript):
+            # cfg["names"].add(x): what the dict held under that key, then x
+            return self.eval(node, frame)
+        return v if v is not None else CLEAN
+
+    def _write_path(self, path: str, node: ast.AST, value: Value, frame: Frame) -> None:
+        if frame.cls is not None and frame.self_name and path.startswith(frame.self_name + "."):
+            frame.cls.attrs[path[len(frame.self_name) + 1 :]] = _without_params(value)
+            return
+        frame.names[path] = value
+
+    def callee_path(self, func: ast.AST) -> tuple[str, ...]:
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            resolved = self.imports.get(node.id)
+            if resolved is not None:
+                parts.extend(reversed(resolved.lstrip(".").split(".")))
+            else:
+                parts.append(node.id)
+        else:
+            parts.append("?")
+        parts.reverse()
+        return tuple(parts)
+
+    def raw_dotted(self, func: ast.AST) -> tuple[str, ...] | None:
+        """The callee as imported, relative dots kept (``.llm.ask``), for other modules' summaries."""
+        parts: list[str] = []
+        node = func
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.imports:
+            return None
+        parts.append(self.imports[node.id])
+        parts.reverse()
+        return tuple(parts)

@@ -1,0 +1,277 @@
+"""Sinks: the prefix arguments of LLM calls. A sink call's arguments are followed to the values
+and places they read, yielding ``Reach`` facts (an origin reaching a sink) and the uses the loops
+around the call watch; and what may be the first (system) message of a list sent as messages."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
+from cachelint.code.flow.loops import Loops
+from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
+from cachelint.code.knowledge import PREFIX_TIERS, Sink
+from cachelint.code.values import CLEAN, PARAM, Value, substitute, union
+
+
+def _history_paths(node: ast.AST) -> list[str]:
+    """The lists a messages argument sends as they are (``messages``, ``*history``, ``history +
+    [...]``): a loop growing one carries a conversation. The single messages of a display built at
+    the call (``[SystemMessage(text)]``) are no history."""
+    path = path_of(node)
+    if path is not None:
+        return [path]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _history_paths(node.left) + _history_paths(node.right)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [p for e in node.elts if isinstance(e, ast.Starred) for p in _history_paths(e.value)]
+    if isinstance(node, ast.Call):  # list(history), history.copy()
+        inner = [node.func.value] if isinstance(node.func, ast.Attribute) else list(node.args)
+        return [p for a in inner for p in _history_paths(a)]
+    return []
+
+
+class Sinks(Loops):
+    """The sink calls of a module and the facts their arguments give."""
+
+    if TYPE_CHECKING:
+        # Calls, the layer above, summarises a function passed as a prompt (dynamic instructions).
+        def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None: ...
+
+    def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
+        """What is written as a first message may be the system prompt: not a message display or
+        class of another role (``{"role": "user", ...}``, ``HumanMessage(...)``)."""
+        if frame is not None and isinstance(node, (ast.Name, ast.Attribute)):
+            node = self._structure(node, frame) or node
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value == "role":
+                    return not isinstance(value, ast.Constant) or value.value in self.k.first_message_roles
+            return True
+        if isinstance(node, ast.Call):
+            if self.k.system_message_classes.match(self.callee_path(node.func)) is not None:
+                return True
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) else ""
+            return not (name.endswith("Message") and name not in ("SystemMessage", "DeveloperMessage", "ChatMessage"))
+        if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant):
+            return node.elts[0].value in self.k.first_message_roles
+        return True
+
+    def _sink_call(self, node: ast.Call, sink: Sink, positional: list[Value], keywords: dict, frame: Frame) -> None:
+        callee = ast.unparse(node.func)
+        starred_kwargs = [kw.value for kw in node.keywords if kw.arg is None]
+        for argument in sink.arguments:
+            arg_node: ast.AST | None = None
+            value = CLEAN
+            how = ""
+            if argument.keyword is not None:
+                for kw in node.keywords:
+                    if kw.arg == argument.keyword:
+                        arg_node, value, how = kw.value, keywords[kw.arg], f"{kw.arg}="
+                        break
+            if arg_node is None and argument.position is not None and argument.position < len(node.args):
+                if not any(isinstance(a, ast.Starred) for a in node.args[: argument.position + 1]):
+                    arg_node = node.args[argument.position]
+                    value = positional[argument.position]
+                    how = f"{argument.keyword}= (argument {argument.position + 1})" if argument.keyword else f"argument {argument.position + 1}"
+            if arg_node is None and argument.keyword is not None and starred_kwargs:
+                for kwargs_node in starred_kwargs:
+                    entry = self._dict_entry(kwargs_node, argument.keyword, frame)
+                    if entry is not None:
+                        value, arg_node = entry
+                        how = f"{argument.keyword}= (from **{ast.unparse(kwargs_node)})"
+                        kwargs_path = path_of(kwargs_node)
+                        if kwargs_path is not None and not sink.configures and argument.tier in ("setting", "tools", "system"):
+                            # options["tool_choice"] = ..., request.update(tools=...): that key of
+                            # the dict, not the others (a new temperature is no new model)
+                            self._use(
+                                f"{kwargs_path}[{argument.keyword!r}]",
+                                SinkRef(argument.tier, f"{how} of {callee}", node.lineno, tool_key=sink.tool_key),
+                                frame,
+                            )
+                        break
+            if arg_node is None:
+                continue
+            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key)
+
+    def _sink_argument(
+        self,
+        tier: str,
+        value: Value,
+        arg_node: ast.AST,
+        label: str,
+        line: int,
+        frame: Frame,
+        configures: bool = False,
+        tool_key: str | None = None,
+    ) -> None:
+        if tier in PREFIX_TIERS:
+            elements = value.elements  # what the argument holds (what it is, re-read below, may be less certain)
+            sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key)
+            # instructions=fn / lambda ctx: ...: the SDK calls it for every request. A function
+            # given as the tools (tools=get_weather) is a tool: what it returns is a tool result,
+            # in the messages, not part of the tool definitions.
+            produced = self._callable_result(arg_node, frame) if tier == "system" else None
+            if produced is not None:
+                value = union(value, produced)
+            if isinstance(arg_node, (ast.Name, ast.Attribute)):
+                self._text_depth += 1
+                try:
+                    value = union(value, self.eval(arg_node, frame))
+                finally:
+                    self._text_depth -= 1
+            self._reach(value, sink, arg_node, frame, elements)
+            for used in self._paths_in(arg_node):
+                self._use(used, sink, frame)
+        elif tier == "setting":
+            if not configures:  # an agent built with other settings per iteration is a new agent
+                sink = SinkRef("setting", label, line)
+                for used in self._paths_in(arg_node):
+                    self._use(used, sink, frame)
+        elif tier == "messages":
+            for used in _history_paths(arg_node):
+                for loop in frame.loops:
+                    loop.history[used] = None
+            first = self._first_message(arg_node, frame)
+            if first is not None:
+                (content, role) = first
+                sink = SinkRef("system", f"the first {role} message in {label}", line)
+                self._reach(content, sink, None, frame)
+            if frame.loops or frame.summary is not None:
+                self._first_message_uses(arg_node, label, line, frame)
+        elif tier == "body":
+            for key, tier_of_key in sorted(self.k.body_keys.items()):
+                entry = self._dict_entry(arg_node, key, frame)
+                if entry is None:
+                    continue
+                entry_value, entry_node = entry
+                self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
+
+    def _first_message_uses(self, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
+        """The messages sent start with the system prompt (Chat-style APIs): a change of their
+        first message inside the loop that repeats the call is a change of the system prompt."""
+        role = "system"
+        first = self._first_message(arg_node, frame)
+        if first is not None:
+            role = first[1]
+        sink = SinkRef("system", f"the first message ({role}) of {label}", line)
+        path = path_of(arg_node)
+        if path is not None:
+            self._use(path + FIRST, sink, frame)  # messages[0] = ..., messages[0]["content"] = ...
+        first_node = first_element(arg_node)
+        if first_node is not None and self._may_be_system_message(first_node, frame):
+            # [system, *rest] built at the call: what the first message is built from
+            for used in self._paths_in(first_node):
+                self._use(used, sink, frame)
+
+    def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
+        """What a function passed as a prefix argument returns (dynamic instructions)."""
+        if isinstance(node, ast.Lambda):
+            inner = Frame(frame, frame.summary, frame.cls)
+            inner.self_name = frame.self_name
+            for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs:
+                inner.names[a.arg] = CLEAN
+            return self.eval(node.body, inner)
+        if isinstance(node, ast.Name) and frame.lookup(node.id) is None:
+            summary = self._local_function(node, frame)
+            if summary is not None and summary.done:
+                return substitute(summary.returns, {})
+        return None
+
+    def _structure(self, node: ast.AST | None, frame: Frame, depth: int = 0) -> ast.AST | None:
+        """Follow names to the display that built them: ``body = {...}; post(json=body)``."""
+        while node is not None and depth < 4:
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                path = path_of(node)
+                node = frame.lookup_expr(path) if path is not None else None
+                depth += 1
+                continue
+            return node
+        return None
+
+    def _dict_entry(self, node: ast.AST, key: str, frame: Frame) -> tuple[Value, ast.AST] | None:
+        path = path_of(node)
+        if path is not None:  # body["tools"] = tools, assigned after the display
+            keyed = frame.lookup_expr(f"{path}[{key!r}]")
+            if keyed is not None:
+                return self.eval(keyed, frame), keyed
+        target = self._structure(node, frame)
+        if isinstance(target, ast.Dict):
+            entries = self.dict_entries.get(id(target))
+            if entries and key in entries:
+                return entries[key]
+        if isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id == "dict":
+            for kw in target.keywords:
+                if kw.arg == key:
+                    return self.eval(kw.value, frame), kw.value
+        return None
+
+    def _first_message(self, node: ast.AST, frame: Frame) -> tuple[Value, str] | None:
+        target = self._structure(node, frame)
+        while isinstance(target, ast.BinOp) and isinstance(target.op, ast.Add):
+            target = self._structure(target.left, frame) if not isinstance(target.left, (ast.List, ast.Tuple)) else target.left
+        if not isinstance(target, (ast.List, ast.Tuple)) or not target.elts:
+            return None
+        first: ast.AST | None = target.elts[0]
+        if isinstance(first, (ast.Name, ast.Attribute)):
+            first = self._structure(first, frame)
+        if first is not None:
+            return self.role_contents.get(id(first))
+        return None
+
+    def _paths_in(self, node: ast.AST) -> list[str]:
+        """The places a sink argument reads (``tools``, ``self.tools``, ``state.system``)."""
+        out: list[str] = []
+        stack = [node]
+        while stack:
+            sub = stack.pop()
+            path = path_of(sub)
+            if path is not None:
+                out.append(path)
+                continue
+            if isinstance(sub, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                if not isinstance(sub, ast.Lambda):
+                    stack.extend(g.iter for g in sub.generators)
+                continue
+            if isinstance(sub, ast.Call):
+                stack.extend(sub.args)
+                stack.extend(kw.value for kw in sub.keywords)
+                if isinstance(sub.func, ast.Attribute):
+                    stack.append(sub.func.value)
+                continue
+            stack.extend(ast.iter_child_nodes(sub))
+        return out
+
+    def _use(self, path: str, sink: SinkRef, frame: Frame) -> None:
+        final = self._final_loops
+        for loop in frame.loops:
+            if not final.get(id(loop)):
+                loop.uses[(path, sink)] = None
+        summary = frame.summary
+        if summary is not None:
+            root = path_root(path)
+            if root in frame.params or root == frame.self_name or frame.lookup(root) is None or root in self.module_frame.names:
+                if root == frame.self_name and root is not None:
+                    path = "self" + path[len(root):]
+                summary.uses[(path, sink)] = None
+
+    def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None) -> None:
+        """The origins of ``value`` reach ``sink``; ``elements``: what the elements of the argument
+        ``arg_node`` are (a sorted(...) around it is safe for str or paths)."""
+        if not value:
+            return
+        arg_span = span_of(arg_node) if arg_node is not None else None
+        for o in value.own | value.inner:
+            if o.empty:
+                continue  # an empty set: nothing in it to put out of order
+            if o.kind == PARAM:
+                summary = frame.summary
+                if summary is not None and o.what in summary.params:
+                    key = o.what if o.attr is None else f"{o.what}.{o.attr}"
+                    entries = summary.param_sinks.setdefault(key, [])
+                    if (sink, o.mode) not in entries:
+                        entries.append((sink, o.mode))
+                continue
+            if o in value.own:
+                self.reaches.append(Reach(o, sink, arg_span, elements if arg_span is not None else None))
+            else:
+                self.reaches.append(Reach(o, sink, None))

@@ -1,0 +1,331 @@
+"""Statements: assignments (and the changes they record inside loops), returns and yields into the
+function's ``Summary``, branches analysed on copies and merged, ``try``/``with``/``match``,
+imports, and function and class definitions."""
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from cachelint.code.flow.calls import Calls, has_deferred_tool
+from cachelint.code.flow.expressions import is_constant
+from cachelint.code.flow.facts import ClassInfo, SinkRef
+from cachelint.code.flow.scopes import (
+    FIRST,
+    Frame,
+    exits_after,
+    first_element,
+    first_item_place,
+    has_unordered,
+    path_of,
+    place_of,
+)
+from cachelint.code.values import CLEAN, EMPTY, Value, as_element, filled, merge, union
+
+
+class Statements(Calls):
+    """The handlers of the statements other than loops."""
+
+    def _assign(self, node: ast.Assign, frame: Frame) -> None:
+        value = self.eval(node.value, frame)
+        for target in node.targets:
+            path = path_of(target)
+            if frame.loops:
+                first = first_item_place(target)
+                if first is not None and self._may_be_system_message(node.value):
+                    self._record_change(frame, first, target, "given another first message", node.value, keyed=True)
+            if isinstance(target, ast.Subscript):
+                if path is not None:  # d["key"] = v: that key, set to that value
+                    self._record_change(frame, path, target, "changed by item assignment", node.value, keyed=True)
+                else:
+                    self._record_change(frame, place_of(target.value), target, "changed by item assignment")
+            elif path is not None:
+                self._record_change(frame, path, target, "rebound", node.value)
+                if frame.loops:
+                    first_node = first_element(node.value)
+                    if first_node is not None and self._may_be_system_message(first_node, frame):
+                        # messages = [system, *history]: a rebuilt list whose first message is new
+                        self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
+            self.bind(target, value, frame, node.value)
+
+    def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
+        value = self.eval(node.value, frame) if node.value is not None else CLEAN
+        declared = self._annotation_origin(node.annotation, node.target)
+        if declared is not None and not has_unordered(value):
+            value = union(value, Value(frozenset([declared]), EMPTY))
+        if node.value is None and declared is None:
+            return
+        path = path_of(node.target)
+        if path is not None and node.value is not None:
+            self._record_change(frame, path, node.target, "rebound", node.value)
+        self.bind(node.target, value, frame, node.value)
+
+    def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
+        if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):
+            self.appended_lists.add(id(node.value))
+        value = self.eval(node.value, frame)
+        target = node.target
+        path = path_of(target)
+        numeric = isinstance(node.value, ast.Constant) and type(node.value.value) in (int, float)
+        stepped = numeric and isinstance(node.op, (ast.Add, ast.Sub))
+        action = "incremented" if stepped else "extended" if isinstance(node.op, ast.Add) else "changed"
+        if path is not None and not (action == "extended" and has_deferred_tool(node.value, frame)):
+            self._record_change(frame, path, target, action, counter=numeric)
+        if isinstance(target, ast.Subscript):
+            self.bind(target, value, frame)
+            return
+        if path is None:
+            return
+        current = self._read_path(path, target, frame)
+        if isinstance(node.op, (ast.BitOr, ast.BitXor)):  # s |= other: an empty set gets filled
+            current = filled(current)
+        order = EMPTY if numeric else self._iter_order(frame)
+        new = union(current, value, Value(order, EMPTY)) if order else union(current, value)
+        self._write_path(path, target, new, frame)
+        for loop in frame.loops:
+            if isinstance(target, ast.Name):
+                loop.bound.add(target.id)
+
+    def _expr_stmt(self, node: ast.Expr, frame: Frame) -> None:
+        self.eval(node.value, frame)
+
+    def _return(self, node: ast.Return, frame: Frame) -> None:
+        summary = frame.summary
+        if summary is not None and isinstance(node.value, ast.Tuple) and summary.tuple_ok and not any(
+            isinstance(e, ast.Starred) for e in node.value.elts
+        ):
+            items = [self.eval(e, frame) for e in node.value.elts]
+            if summary.tuple_returns is None:
+                summary.tuple_returns = items
+            elif len(summary.tuple_returns) == len(items):
+                summary.tuple_returns = [union(a, b) for a, b in zip(summary.tuple_returns, items)]
+            else:
+                summary.tuple_ok = False
+            value = union(*(as_element(v) for v in items)) if items else CLEAN
+        else:
+            value = self.eval(node.value, frame)
+            if summary is not None and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None
+            ):
+                summary.tuple_ok = False
+                call = node.value.value if isinstance(node.value, ast.Await) else node.value
+                fields = self.call_keywords.get(id(call))
+                if fields is None:
+                    summary.fields_ok = False
+                elif summary.fields_ok:
+                    if summary.field_returns is None:
+                        summary.field_returns = dict(fields)
+                    else:
+                        for name, v in fields.items():
+                            old = summary.field_returns.get(name)
+                            summary.field_returns[name] = union(old, v) if old is not None else v
+        if summary is not None:
+            summary.returns = merge(summary.returns, value) if summary.returned else value
+            summary.returned = True
+
+    def _yield(self, node: ast.Yield | ast.YieldFrom, frame: Frame) -> Value:
+        value = self.eval(node.value, frame)
+        summary = frame.summary
+        if summary is not None:
+            if isinstance(node, ast.YieldFrom):
+                produced = value
+            else:
+                order = self._iter_order(frame)
+                produced = union(as_element(value), Value(order, EMPTY))
+            summary.returns = union(summary.returns, produced)
+            summary.returned = True
+        return CLEAN
+
+    def _branches(self, frame: Frame, bodies: list[list[ast.stmt]]) -> None:
+        """Run each body on a copy of the names and merge: a may-analysis over branches."""
+        before_names = frame.names
+        before_exprs = frame.exprs
+        merged: dict[str, Value] = {}
+        merged_exprs: dict[str, ast.AST] = dict(before_exprs)
+        for body in bodies:
+            frame.names = dict(before_names)
+            frame.exprs = dict(before_exprs)
+            self._branch_depth += 1
+            try:
+                self.block(body, frame)
+            finally:
+                self._branch_depth -= 1
+            for name, value in frame.names.items():
+                old = merged.get(name)
+                merged[name] = merge(old, value) if old is not None else value
+            for name, expr in frame.exprs.items():
+                if before_exprs.get(name) is not expr:
+                    merged_exprs[name] = expr
+        frame.names = merged
+        frame.exprs = merged_exprs
+
+    def _if(self, node: ast.If, frame: Frame) -> None:
+        self.eval(node.test, frame)
+        self._branches(frame, [node.body, node.orelse])
+
+    def _match(self, node: Any, frame: Frame) -> None:
+        self.eval(node.subject, frame)
+        self._branches(frame, [case.body for case in node.cases] + [[]])
+
+    def _try(self, node: ast.Try, frame: Frame) -> None:
+        # A handler that lets the loop go on retries what failed in the body: a call followed by
+        # return there is repeated when it raises (a fallback model on the next attempt).
+        retried = [id(loop) for loop in frame.loops] if any(
+            not h.body or exits_after(h.body)[0] is None for h in node.handlers
+        ) else []
+        for key in retried:
+            self._retried_loops[key] = self._retried_loops.get(key, 0) + 1
+        try:
+            self.block(node.body, frame)
+        finally:
+            for key in retried:
+                self._retried_loops[key] -= 1
+        bodies = [h.body for h in node.handlers] + [node.orelse]
+        self._branches(frame, bodies)
+        self.block(node.finalbody, frame)
+
+    def _with(self, node: ast.With, frame: Frame) -> None:
+        for item in node.items:
+            value = self.eval(item.context_expr, frame)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, value, frame, item.context_expr)
+        self.block(node.body, frame)
+
+    def _delete(self, node: ast.Delete, frame: Frame) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript):
+                self._record_change(frame, place_of(target.value), target, "shrunk (del)")
+
+    def _import(self, node: ast.Import, frame: Frame) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.imports[alias.asname] = alias.name
+                self.module_aliases.add(alias.asname)
+            else:
+                root = alias.name.split(".")[0]
+                self.imports[root] = root
+                self.module_aliases.add(root)
+
+    def _import_from(self, node: ast.ImportFrom, frame: Frame) -> None:
+        module = ("." * node.level) + (node.module or "")
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            local = alias.asname or alias.name
+            self.imports[local] = f"{module}.{alias.name}" if node.module else f"{module}{alias.name}"
+
+    def _def(self, node: ast.FunctionDef, frame: Frame) -> None:
+        self.func_parent[id(node)] = frame
+        if frame is self.module_frame:
+            self.module_funcs[node.name] = node
+            self.pending.append(node)
+        else:
+            frame.local_funcs[node.name] = node
+            frame.names.pop(node.name, None)
+            self.summary_of(node)
+        for decorator in node.decorator_list:
+            self.eval(decorator, frame)
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            hit = self.k.decorators.match(self.callee_path(target))
+            if hit is not None:
+                tier, _library = hit
+                if frame is self.module_frame:
+                    self.pending.remove(node)
+                summary = self.summary_of(node)
+                sink = SinkRef(tier, f"the return value of {node.name}() (@{ast.unparse(target)})", node.lineno)
+                self._reach(summary.returns, sink, None, frame)
+
+    def _class(self, node: ast.ClassDef, frame: Frame) -> None:
+        info = ClassInfo(node.name)
+        known = self.classes.setdefault(node.name, info)
+        info.dataclass, info.init_fields = self._init_fields(node)
+        if known is not info:
+            known.init_fields = None  # two classes of that name: which one a call builds is not known
+        for base in node.bases:
+            self.eval(base, frame)
+        class_frame = Frame(frame, cls=None)
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                info.methods[stmt.name] = stmt
+                self.func_class[id(stmt)] = info
+                self.func_parent[id(stmt)] = frame
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                value = self.eval(stmt.value, class_frame) if stmt.value is not None else CLEAN
+                declared = self._annotation_origin(stmt.annotation, stmt.target)
+                if declared is not None and not has_unordered(value):
+                    value = union(value, Value(frozenset([declared]), EMPTY))
+                if value:
+                    info.attrs[stmt.target.id] = value
+            elif isinstance(stmt, ast.Assign):
+                value = self.eval(stmt.value, class_frame)
+                for t in stmt.targets:
+                    if isinstance(t, ast.Name) and value:
+                        info.attrs[t.id] = value
+            elif isinstance(stmt, ast.ClassDef):
+                self._class(stmt, class_frame)
+        methods = sorted(info.methods.values(), key=lambda m: (m.name not in ("__init__", "__post_init__"), m.lineno))
+        for method in methods:
+            for decorator in method.decorator_list:
+                self.eval(decorator, frame)
+            if frame is self.module_frame:
+                self.pending.append(method)
+            else:
+                self.summary_of(method)
+
+    def _init_fields(self, node: ast.ClassDef) -> tuple[bool, tuple[str, ...] | None]:
+        """(is a dataclass, the positional parameters of its generated __init__): the annotated
+        names of the class body in order, after those of a base dataclass of the module, as
+        @dataclass and typing.NamedTuple write them. None when that is not certain: a custom
+        __init__/__new__, a base the analysis cannot see, init=False, a field declared inside an
+        ``if``."""
+        named_tuple = any(self.callee_path(b)[-1] == "NamedTuple" for b in node.bases)
+        decorator = next(
+            (d for d in node.decorator_list if self.callee_path(d.func if isinstance(d, ast.Call) else d)[-1] == "dataclass"), None
+        )
+        is_dataclass = decorator is not None and not named_tuple
+        if not (is_dataclass or (named_tuple and decorator is None)):
+            return is_dataclass, None
+        if isinstance(decorator, ast.Call) and any(
+            kw.arg is None or (kw.arg == "init" and not is_constant(kw.value, True)) or (kw.arg == "kw_only" and not is_constant(kw.value, False))
+            for kw in decorator.keywords
+        ):
+            return is_dataclass, None
+        fields: list[str] = []
+        for base in node.bases:
+            base_class = base.value if isinstance(base, ast.Subscript) else base  # Generic[T]
+            name = self.callee_path(base_class)[-1]
+            inherited = self.classes.get(base_class.id) if isinstance(base_class, ast.Name) else None
+            if inherited is not None and inherited.dataclass and inherited.init_fields is not None and is_dataclass:
+                fields.extend(f for f in inherited.init_fields if f not in fields)
+            elif name not in ("NamedTuple", "Generic", "object", "ABC", "Protocol"):
+                return is_dataclass, None
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in ("__init__", "__new__"):
+                return is_dataclass, None
+            if not isinstance(stmt, ast.AnnAssign):
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                    isinstance(sub, ast.AnnAssign) for sub in ast.walk(stmt)
+                ):
+                    return is_dataclass, None
+                continue
+            if not isinstance(stmt.target, ast.Name):
+                continue
+            annotation = stmt.annotation
+            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                try:
+                    annotation = ast.parse(annotation.value, mode="eval").body
+                except SyntaxError:
+                    return is_dataclass, None
+            kind = self.callee_path(annotation.value if isinstance(annotation, ast.Subscript) else annotation)[-1]
+            if kind == "ClassVar":
+                continue
+            if kind == "KW_ONLY":
+                break  # the fields after it are keyword-only
+            value = stmt.value
+            if isinstance(value, ast.Call) and self.callee_path(value.func)[-1] == "field" and any(
+                (kw.arg == "init" and not is_constant(kw.value, True)) or (kw.arg == "kw_only" and not is_constant(kw.value, False))
+                for kw in value.keywords
+            ):
+                continue  # not a positional parameter of __init__
+            if stmt.target.id not in fields:
+                fields.append(stmt.target.id)
+        return is_dataclass, tuple(fields)

@@ -1,0 +1,71 @@
+"""CL105 volatile-prefix: a clock, random value, uuid, pid or per-request id reaches the tools or
+the system prompt.
+
+A date changes once a day: reported as a warning. A value computed once when the module loads (at
+module level, outside any function or loop) is the same for every request of a process: the
+prefix differs from one process to the next, which costs a write per run, not per request:
+reported as information, saying so. A per-user or per-session value is information too: one
+cached prefix per user."""
+from __future__ import annotations
+
+import ast
+from typing import Iterable
+
+from cachelint.code.facts import CodeFacts
+from cachelint.code.program import Program
+from cachelint.code.values import VOLATILE
+from cachelint.diagnostics import Diagnostic, Severity
+
+CODE = "CL105"
+
+
+class _OnceLines:
+    """Which lines of a module run once per process: those outside every function, lambda and
+    loop (a class body runs once too, its methods do not)."""
+
+    def __init__(self, program: Program) -> None:
+        self.repeated: list[tuple[int, int]] = []
+        stack: list[ast.AST] = [program.tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.For, ast.AsyncFor, ast.While)):
+                self.repeated.append((node.lineno, node.end_lineno or node.lineno))
+                continue  # everything inside repeats
+            stack.extend(ast.iter_child_nodes(node))
+
+    def evaluated_once(self, line: int) -> bool:
+        return not any(start <= line <= end for start, end in self.repeated)
+
+
+def check(facts: CodeFacts) -> Iterable[Diagnostic]:
+    once_lines: _OnceLines | None = None
+    severity: Severity | None
+    for r in facts.first_reach_per_origin(VOLATILE, ("tools", "system")):
+        daily = r.origin.granularity == "date"
+        if once_lines is None:
+            once_lines = _OnceLines(facts.program)
+        if r.origin.granularity == "session":
+            if r.origin.external is not None:
+                # a user id formatted in another module (a file name, a log line) and carried
+                # out coarsely through its function's result is no evidence of a per-user prompt
+                continue
+            effect = (
+                "one cached prefix per user or session, never shared between them: every new session writes"
+                " the prompt again; put per-user data after the cached part (a user message)"
+            )
+            severity = Severity.INFO
+        elif r.origin.external is None and once_lines.evaluated_once(r.origin.site[0]):
+            effect = (
+                "computed once when the module loads, so the cached prefix differs between processes started on"
+                " different days: a run on another day writes it again instead of reading the previous run's"
+                if daily
+                else "computed once when the module loads, so the cached prefix differs in every process:"
+                " each run writes it again instead of reading the previous run's"
+            )
+            severity = Severity.INFO
+        elif daily:
+            effect, severity = "the cached prefix changes every day", Severity.WARNING
+        else:
+            effect, severity = "the cached prefix changes on every request", None
+        msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
+        yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity)
