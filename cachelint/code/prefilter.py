@@ -174,5 +174,5 @@ def build_sink_prefilter(
     roles = tuple(f"{q}{role}{q}" for role in sorted(set(message_roles)) for q in ('"', "'"))
     # A sink without any prefix word (messages only) passes only through a system message.
     shapes = [(occurrence(name, called), words) for (name, called), (words, positional) in sorted(merged.items()) if words and not positional]
-    words = sorted({w for _, ws in shapes for w in ws})
-    return SinkPrefilter(roles, tuple(always), tuple(_word(w) for w in words), tuple(shapes))
+    shape_words = sorted({w for _, ws in shapes for w in ws})
+    return SinkPrefilter(roles, tuple(always), tuple(_word(w) for w in shape_words), tuple(shapes))

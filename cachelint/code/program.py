@@ -293,7 +293,7 @@ def _shift_columns(tree: ast.AST, width: int, lines: set[int]) -> None:
         if getattr(node, "lineno", None) in lines and hasattr(node, "col_offset"):
             node.col_offset += width
         if getattr(node, "end_lineno", None) in lines and getattr(node, "end_col_offset", None) is not None:
-            node.end_col_offset += width
+            node.end_col_offset += width  # type: ignore[attr-defined]  # not every AST node declares it; this one has it
 
 
 def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | Diagnostic:

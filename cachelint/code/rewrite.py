@@ -362,7 +362,7 @@ def _wrapped(node: Any, before: str, after: str) -> Any:
         def leave_Name(self, original_node: Any, updated_node: Any) -> Any:
             return inner if updated_node.value == _HOLE else updated_node
 
-    filled = template.visit(Fill())
+    filled: Any = template.visit(Fill())  # an expression: the template is one
     if getattr(node, "lpar", None):
         filled = filled.with_changes(lpar=node.lpar, rpar=node.rpar)
     return filled
@@ -526,7 +526,7 @@ _DECODER = json.JSONDecoder()
 
 def _object_members(text: str, i: int):
     """(key, start of value, end of value) of the object starting at ``text[i] == "{"``."""
-    from json.decoder import scanstring
+    from json.decoder import scanstring  # type: ignore[attr-defined]  # public, but not in typeshed
 
     if text[i] != "{":
         raise ValueError("not an object")
@@ -554,7 +554,7 @@ def _object_members(text: str, i: int):
 def _array_items(text: str, i: int) -> list[tuple[int, int]]:
     if text[i] != "[":
         raise ValueError("not an array")
-    out = []
+    out: list[tuple[int, int]] = []
     i = _skip(text, i + 1)
     if text[i] == "]":
         return out

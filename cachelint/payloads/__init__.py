@@ -105,9 +105,9 @@ class SessionReport:
     id: str
     grouping: str
     grouping_text: str
-    path: str
+    path: str | None  # None for a session of requests that came from no file
     first: str  # path:line of its first request
-    provider: str
+    provider: str | None
     model: str | None
     requests: int
     breaks: int

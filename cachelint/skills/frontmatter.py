@@ -73,7 +73,8 @@ class FrontMatter:
 
     @property
     def description_line(self) -> int:
-        if self.string("description") and self.string("description").strip():
+        description = self.string("description")
+        if description and description.strip():
             return self.line_of("description")
         return self.line_of("when_to_use", "description", "name")
 

@@ -85,13 +85,13 @@ class SkillTree:
                     break
         # folders that hold skills below them, by name (a plugin ``plugins/nuxt-v4/`` that an
         # index names as ``nuxt-v4``)
-        self.collections_by_name: dict[str, list[Path]] = {}
+        self.collections_by_name = {}
         for folder in self._under:
             if folder not in self.by_folder and folder != self.root:
                 self.collections_by_name.setdefault(folder.name, []).append(folder)
         for skill in self.skills:
             skill.nested = any(folder in self.by_folder for folder in skill.folder.parents if is_relative_to(folder, self.root))
-            for key in {skill.name, skill.folder_name} - {None}:
+            for key in {k for k in (skill.name, skill.folder_name) if k is not None}:
                 self.by_name.setdefault(key, []).append(skill)
 
     def is_given(self, path: Path) -> bool:

@@ -7,7 +7,7 @@ index nobody touched).
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.context import SkillContext
@@ -127,7 +127,7 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 continue
             if catalog:
                 message += " (in a catalog for readers: the documentation has drifted)"
-            details = {"entry": entry.text}
+            details: dict[str, Any] = {"entry": entry.text}
             if entry.resolution is not None and entry.resolution.tried:
                 details["tried"] = list(entry.resolution.tried)
             out.append(
