@@ -380,7 +380,7 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     if report is None:
         report = run.reports[session.id] = _SessionReport(session, first=req.origin.describe())
     ctx = report.ctx
-    if ctx is None or ctx.session is not session:
+    if ctx is None:  # the session's first request (a report is one session's)
         ctx = report.ctx = run.ctx.for_session(session)
     sets = run.fidelity_checks.get(req.fidelity) if req.fidelity != "wire" else None
     if sets is None:

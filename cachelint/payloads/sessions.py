@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from cachelint.payloads.diff import common_prefix_blocks
+from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
 from cachelint.payloads.providers import TEXT_MARK
 from cachelint.payloads.usage import usage_of
@@ -160,11 +160,9 @@ _CLOSE_SHARE = 0.5
 def _close_tiers(x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
     """Whether two tiers share, as a common head and tail, at least half of the longer one's
     bytes, or the whole of the shorter one (text inserted: a list of artifacts appended)."""
-    from cachelint.payloads.diff import common_prefix_len as _common_prefix_len
-
     a, b = b"".join(blk.data for blk in x), b"".join(blk.data for blk in y)
-    head = _common_prefix_len(a, b)
-    tail = _common_prefix_len(a[head:][::-1], b[head:][::-1])
+    head = common_prefix_len(a, b)
+    tail = common_prefix_len(a[head:][::-1], b[head:][::-1])
     shared = head + tail
     return shared >= _CLOSE_SHARE * max(len(a), len(b)) or shared >= min(len(a), len(b)) - 2
 
