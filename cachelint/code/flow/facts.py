@@ -104,6 +104,8 @@ class Change:
     # the right-hand side calls a model, a clock or reads input: a new value every time, whatever
     # its arguments are (``reply = client.messages.create(...)``)
     new_each_time: bool = False
+    # the if/match/try bodies around it (numbered, outermost first; as LoopFrame.uses)
+    branches: tuple[int, ...] = ()
 
 
 @dataclass
@@ -111,7 +113,10 @@ class LoopFrame:
     node: ast.AST
     bound: set[str] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
-    uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)  # an ordered set, as Summary.uses
+    # an ordered set, as Summary.uses; each use with the if/match/try bodies (numbered, outermost
+    # first) that every call making it is in: a change made in those same bodies before the call
+    # is made on every pass that reaches the call
+    uses: dict[tuple[str, SinkRef], tuple[int, ...]] = field(default_factory=dict)
     targets: frozenset[str] = frozenset()  # ``for`` targets: a new value each iteration
     branch_depth: int = 0  # if/match/try bodies around the loop itself
     # ``for`` targets that are items of a collection (documents, files, questions), not counts of

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, span_of
+from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, SinkRef, span_of
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
@@ -89,6 +89,26 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
     return varying, fresh, per_item
 
 
+def add_use(uses: dict[tuple[str, SinkRef], tuple[int, ...]], key: tuple[str, SinkRef], branches: tuple[int, ...]) -> None:
+    """Record a use made inside ``branches``; a use made again elsewhere (the same helper called
+    from two places) keeps only the bodies both are in."""
+    known = uses.get(key)
+    if known is None:
+        uses[key] = branches
+        return
+    common = 0
+    while common < min(len(known), len(branches)) and known[common] == branches[common]:
+        common += 1
+    uses[key] = known[:common]
+
+
+def _made_before_every_call(change: Change, branches: tuple[int, ...], sink: SinkRef) -> bool:
+    """The change is made in the bodies the call is made in (or around them), before it: every
+    pass that makes the call made the change first (``params = {...}`` then the call, both
+    under the same ``if``)."""
+    return branches[: len(change.branches)] == change.branches and change.site[0] < sink.line
+
+
 # Taking the next item of a work queue: ``queue.pop()``, ``queue.pop(0)``, ``queue.popleft()``,
 # ``queue.get_nowait()``, ``next(iterator)`` (not ``d.pop(key)``, ``d.get(key)``: one lookup).
 _NEXT_ITEM_METHODS = frozenset({"pop", "popleft", "get_nowait"})
@@ -153,6 +173,7 @@ class Loops(Scopes):
             if action == "rebound" and rhs is not None:
                 entries = display_entry_names(rhs)
         change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
+        change.branches = self._branch_path
         if rhs_names is not None and rhs is not None:
             change.new_each_time = self._new_each_time(rhs)
         final = self._final_loops
@@ -211,7 +232,8 @@ class Loops(Scopes):
                 outer.tracked[name] = outer.tracked.get(name, 0) + count
             outer.changes.extend(loop.changes)
             if not self._final_loops.get(id(outer)):  # a return or break ends ``outer`` after this loop
-                outer.uses.update(loop.uses)
+                for key, branches in loop.uses.items():
+                    add_use(outer.uses, key, branches)
             outer.history.update(loop.history)
         if not loop.uses or not loop.changes:
             return
@@ -222,7 +244,7 @@ class Loops(Scopes):
         for change in loop.changes:
             if loop.per_item(change):
                 continue
-            for used, sink in loop.uses:
+            for (used, sink), branches in loop.uses.items():
                 if not covers(change.path, used):
                     continue
                 if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
@@ -244,15 +266,14 @@ class Loops(Scopes):
                     if change.path in fresh:
                         names = names - {change.path}  # x = f(x) after x = g(...) this iteration
                     varying = reads_any(names, varying_names - {change.path})
-                    # A fixed value set each iteration before the call is the same value at every
+                    # A fixed value set before the call on every pass that makes it (at the loop's
+                    # level, or under the ``if`` the call is under too) is the same value at every
                     # call. A setting (or one key of the request) given a fixed value after the
                     # call (``tool_choice = "auto"`` after a forced first turn) or under a
-                    # condition (``if spent: tool_choice = "none"``) changes once, when the most
-                    # is cached.
+                    # condition the call is not under (``if spent: tool_choice = "none"``) changes
+                    # once, when the most is cached.
                     strict = sink.tier == "setting" or change.keyed
-                    steady = not varying and (
-                        not strict or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
-                    )
+                    steady = not varying and (not strict or _made_before_every_call(change, branches, sink))
                     if change.path not in names and (steady or (varying and all(path_root(p) in per_item or p in per_item for p in varying) and batch)):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:

@@ -310,6 +310,10 @@ class Scopes:
         # .format()): only there does a name like request_id put a per-request value into text.
         self._text_depth = 0
         self._branch_depth = 0  # if/match/try bodies being analysed around the current statement
+        # those bodies, each numbered once: a statement whose bodies are a prefix of another's
+        # runs whenever the other does, earlier in the same pass through them
+        self._branch_path: tuple[int, ...] = ()
+        self._branch_count = 0
         # id(LoopFrame) -> > 0 while analysing statements after which that loop certainly ends
         # (the return or break that follows a call): a call made there is not repeated by it
         self._final_loops: dict[int, int] = {}

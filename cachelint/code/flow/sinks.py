@@ -7,7 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
-from cachelint.code.flow.loops import Loops
+from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
 from cachelint.code.values import CLEAN, PARAM, Value, substitute, union
@@ -245,7 +245,7 @@ class Sinks(Loops):
         final = self._final_loops
         for loop in frame.loops:
             if not final.get(id(loop)):
-                loop.uses[(path, sink)] = None
+                add_use(loop.uses, (path, sink), self._branch_path)
         summary = frame.summary
         if summary is not None:
             root = path_root(path)

@@ -145,10 +145,14 @@ class Statements(Calls):
             frame.names = dict(before_names)
             frame.exprs = dict(before_exprs)
             self._branch_depth += 1
+            self._branch_count += 1
+            outside = self._branch_path
+            self._branch_path = outside + (self._branch_count,)
             try:
                 self.block(body, frame)
             finally:
                 self._branch_depth -= 1
+                self._branch_path = outside
             for name, value in frame.names.items():
                 old = merged.get(name)
                 merged[name] = merge(old, value) if old is not None else value
