@@ -232,8 +232,8 @@ class Loops(Scopes):
                 outer.tracked[name] = outer.tracked.get(name, 0) + count
             outer.changes.extend(loop.changes)
             if not self._final_loops.get(id(outer)):  # a return or break ends ``outer`` after this loop
-                for key, branches in loop.uses.items():
-                    add_use(outer.uses, key, branches)
+                for use, branches in loop.uses.items():
+                    add_use(outer.uses, use, branches)
             outer.history.update(loop.history)
         if not loop.uses or not loop.changes:
             return
