@@ -109,6 +109,15 @@ def run(messages, tools, urgent):
             messages.append({"role": "assistant", "content": reply.content})
         messages.append({"role": "user", "content": "next"})
 ''',
+    "setting-rebuilt-each-turn-before-the-helper-that-sends-it": '''
+def ask(messages, choice):
+    return oai.chat.completions.create(model="m", tool_choice=choice, messages=messages)
+
+def run(messages, cfg):
+    while True:
+        choice = {"type": cfg.kind}
+        messages.append(ask(messages, choice).choices[0].message)
+''',
     "attribute-changed-is-not-the-attribute-read": '''
 class Watcher:
     def watch(self, source):

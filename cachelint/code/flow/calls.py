@@ -510,12 +510,12 @@ class Calls(Expressions):
                 arg_node = nodes.get(root)
                 arg_path = path_of(arg_node) if arg_node is not None else None
                 if arg_path is not None:
-                    self._use(arg_path + used[len(root):], sink, frame)
+                    self._use(arg_path + used[len(root):], sink, frame, node.lineno)
             elif root == "self":
                 if receiver_is_self and frame.self_name:
-                    self._use(frame.self_name + used[len(root):], sink, frame)
+                    self._use(frame.self_name + used[len(root):], sink, frame, node.lineno)
             else:
-                self._use(used, sink, frame)
+                self._use(used, sink, frame, node.lineno)
         if not summary.done:  # a recursive call: what it returns is still being worked out
             return CLEAN
         if summary.tuple_ok and summary.tuple_returns is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, SinkRef, span_of
+from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, SinkRef, UseSite, span_of
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
@@ -89,24 +89,26 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
     return varying, fresh, per_item
 
 
-def add_use(uses: dict[tuple[str, SinkRef], tuple[int, ...]], key: tuple[str, SinkRef], branches: tuple[int, ...]) -> None:
-    """Record a use made inside ``branches``; a use made again elsewhere (the same helper called
-    from two places) keeps only the bodies both are in."""
+def add_use(uses: dict[tuple[str, SinkRef], UseSite], key: tuple[str, SinkRef], site: UseSite) -> None:
+    """Record a use made at ``site``; a use made again elsewhere (the same helper called from two
+    places) keeps only the bodies both calls are in, and the earlier line."""
     known = uses.get(key)
     if known is None:
-        uses[key] = branches
+        uses[key] = site
         return
+    (old, old_line), (branches, line) = known, site
     common = 0
-    while common < min(len(known), len(branches)) and known[common] == branches[common]:
+    while common < min(len(old), len(branches)) and old[common] == branches[common]:
         common += 1
-    uses[key] = known[:common]
+    uses[key] = (old[:common], min(old_line, line))
 
 
-def _made_before_every_call(change: Change, branches: tuple[int, ...], sink: SinkRef) -> bool:
-    """The change is made in the bodies the call is made in (or around them), before it: every
-    pass that makes the call made the change first (``params = {...}`` then the call, both
+def _made_before_every_call(change: Change, site: UseSite) -> bool:
+    """The change is made in the bodies the calls are made in (or around them), before them:
+    every pass that makes a call made the change first (``params = {...}`` then the call, both
     under the same ``if``)."""
-    return branches[: len(change.branches)] == change.branches and change.site[0] < sink.line
+    branches, line = site
+    return branches[: len(change.branches)] == change.branches and change.site[0] < line
 
 
 # Taking the next item of a work queue: ``queue.pop()``, ``queue.pop(0)``, ``queue.popleft()``,
@@ -232,8 +234,8 @@ class Loops(Scopes):
                 outer.tracked[name] = outer.tracked.get(name, 0) + count
             outer.changes.extend(loop.changes)
             if not self._final_loops.get(id(outer)):  # a return or break ends ``outer`` after this loop
-                for use, branches in loop.uses.items():
-                    add_use(outer.uses, use, branches)
+                for use, site in loop.uses.items():
+                    add_use(outer.uses, use, site)
             outer.history.update(loop.history)
         if not loop.uses or not loop.changes:
             return
@@ -244,7 +246,7 @@ class Loops(Scopes):
         for change in loop.changes:
             if loop.per_item(change):
                 continue
-            for (used, sink), branches in loop.uses.items():
+            for (used, sink), site in loop.uses.items():
                 if not covers(change.path, used):
                     continue
                 if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
@@ -273,7 +275,7 @@ class Loops(Scopes):
                     # condition the call is not under (``if spent: tool_choice = "none"``) changes
                     # once, when the most is cached.
                     strict = sink.tier == "setting" or change.keyed
-                    steady = not varying and (not strict or _made_before_every_call(change, branches, sink))
+                    steady = not varying and (not strict or _made_before_every_call(change, site))
                     if change.path not in names and (steady or (varying and all(path_root(p) in per_item or p in per_item for p in varying) and batch)):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:

@@ -241,11 +241,13 @@ class Sinks(Loops):
             stack.extend(ast.iter_child_nodes(sub))
         return out
 
-    def _use(self, path: str, sink: SinkRef, frame: Frame) -> None:
+    def _use(self, path: str, sink: SinkRef, frame: Frame, line: int | None = None) -> None:
+        """``line``: the call made here that makes the use, when the sink is in a function it
+        calls (else the sink's own line)."""
         final = self._final_loops
         for loop in frame.loops:
             if not final.get(id(loop)):
-                add_use(loop.uses, (path, sink), self._branch_path)
+                add_use(loop.uses, (path, sink), (self._branch_path, sink.line if line is None else line))
         summary = frame.summary
         if summary is not None:
             root = path_root(path)
