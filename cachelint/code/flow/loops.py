@@ -1,7 +1,9 @@
 """Loops: ``for`` and ``while`` are analysed once with their assignments merged into what was there
 before. Statements inside a loop record the places they change (``_record_change``); when the
 loop closes, the places that differ from one iteration to the next and reach a sink of a call the
-loop repeats become ``LoopChange`` facts (CL103, CL104, CL106)."""
+loop repeats become ``LoopChange`` facts (CL103, CL104, CL106). Changes and uses carry the
+if/match/try bodies around them: a setting given a fixed value under the ``if`` its call is under
+is set on every pass that makes the call; under another condition it changes between calls."""
 from __future__ import annotations
 
 import ast
