@@ -15,7 +15,9 @@ from cachelint.code.flow.scopes import (
     is_first_index,
     looks_like_class,
     path_of,
+    local_names,
     path_root,
+    result_reads,
 )
 from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.values import (
@@ -157,6 +159,7 @@ class Calls(Expressions):
         )
         summary = Summary(node.name, params[1:] if is_method and params else params)
         self.summaries[key] = summary
+        self.summary_nodes[id(summary)] = node
         parent = self.func_parent.get(key, self.module_frame)
         frame = Frame(parent, summary, cls if is_method else None)
         all_args = args.posonlyargs + args.args + args.kwonlyargs
@@ -433,28 +436,97 @@ class Calls(Expressions):
         return None
 
     def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None:
+        node = self._local_function_def(func, frame)
+        return self.summary_of(node) if node is not None else None
+
+    def _local_function_def(self, func: ast.AST, frame: Frame) -> ast.AST | None:
+        """The definition a call of ``func`` runs: a function of this module or of the enclosing
+        function, or a method of the class of ``self``."""
         if isinstance(func, ast.Name):
             f: Frame | None = frame
             while f is not None:
                 if func.id in f.local_funcs:
-                    return self.summary_of(f.local_funcs[func.id])
+                    return f.local_funcs[func.id]
                 if func.id in f.names and f is not self.module_frame:
                     return None
                 f = f.parent
-            node = self.module_funcs.get(func.id)
-            if node is not None:
-                return self.summary_of(node)
-            return None
+            return self.module_funcs.get(func.id)
         if (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
             and frame.cls is not None
             and func.value.id == frame.self_name
         ):
-            method = frame.cls.methods.get(func.attr)
-            if method is not None:
-                return self.summary_of(method)
+            return frame.cls.methods.get(func.attr)
         return None
+
+    def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]:
+        """The module globals and attributes of ``self`` that the functions of this module called in
+        ``node`` build their results from (``system=render()`` with ``render`` joining a global
+        the loop fills), through the functions and methods of ``self`` they call in turn: places
+        the value of ``node`` reads besides those written in it."""
+        out: set[str] = set()
+        seen: set[int] = set()
+        # (call, made in the caller's frame, the class of self where it is made, self's name there,
+        # what self is to the caller)
+        todo: list[tuple[ast.Call, bool, Any, str | None, str | None]] = [
+            (c, True, frame.cls, frame.self_name, frame.self_name) for c in ast.walk(node) if isinstance(c, ast.Call)
+        ]
+        while todo and len(seen) < 16:
+            call, here, cls, self_there, self_here = todo.pop()
+            func = call.func
+            if here:
+                definition = self._local_function_def(func, frame)
+            elif isinstance(func, ast.Name):
+                definition = self.module_funcs.get(func.id)
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and cls is not None and func.value.id == self_there:
+                definition = cls.methods.get(func.attr)
+            else:
+                definition = None
+            if definition is None or id(definition) in seen:
+                continue
+            seen.add(id(definition))
+            on_self = isinstance(func, ast.Attribute)  # self.method(): the same object
+            owner = self.func_class.get(id(definition))
+            is_method = owner is not None and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in definition.decorator_list  # type: ignore[attr-defined]
+            )
+            reads = self.result_reads_cache.get(id(definition))
+            if reads is None:
+                reads = result_reads(definition, self.k.adding_methods, is_method)
+                self.result_reads_cache[id(definition)] = reads
+            paths, calls = reads
+            args = definition.args  # type: ignore[attr-defined]
+            positional = args.posonlyargs + args.args
+            self_param = positional[0].arg if is_method and positional else None
+            mapped = self_here if on_self else None
+            for path in paths:
+                root = path_root(path)
+                if self_param is not None and root == self_param:
+                    if mapped is not None:
+                        out.add(mapped + path[len(root):])
+                elif root in self.module_frame.names and root not in self.module_aliases and self._global_at(root, frame):
+                    out.add(path)
+            todo.extend((c, False, owner if is_method else None, self_param, mapped) for c in calls)
+        return out
+
+    def _global_at(self, name: str, frame: Frame) -> bool:
+        """``name`` read in ``frame`` is the module's global of that name: no function around it
+        binds it (``tools[k] = v`` writes into the global, ``tools = {}`` makes a local)."""
+        f: Frame | None = frame
+        while f is not None and f is not self.module_frame:
+            if name in f.params or name in f.local_funcs:
+                return False
+            if f.summary is not None:
+                node = self.summary_nodes.get(id(f.summary))
+                if node is not None:
+                    names = self.local_names_cache.get(id(node))
+                    if names is None:
+                        names = self.local_names_cache[id(node)] = local_names(node)
+                    if name in names:
+                        return False
+            f = f.parent
+        return True
 
     def _bindings(
         self, params: list[str], node: ast.Call, positional: list[Value], keywords: dict, frame: Frame | None = None
@@ -511,6 +583,11 @@ class Calls(Expressions):
                 arg_path = path_of(arg_node) if arg_node is not None else None
                 if arg_path is not None:
                     self._use(arg_path + used[len(root):], sink, frame)
+                elif arg_node is not None and used == root:
+                    # f(step + 1): the parameter as a whole is built from the places the
+                    # argument reads
+                    for read in self._paths_in(arg_node):
+                        self._use(read, sink, frame)
             elif root == "self":
                 if receiver_is_self and frame.self_name:
                     self._use(frame.self_name + used[len(root):], sink, frame)

@@ -36,6 +36,7 @@ class Sinks(Loops):
     if TYPE_CHECKING:
         # Calls, the layer above, summarises a function passed as a prompt (dynamic instructions).
         def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None: ...
+        def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
 
     def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
         """What is written as a first message may be the system prompt: not a message display or
@@ -122,6 +123,8 @@ class Sinks(Loops):
             self._reach(value, sink, arg_node, frame, elements)
             for used in self._paths_in(arg_node):
                 self._use(used, sink, frame)
+            for used in sorted(self._called_reads(arg_node, frame)):
+                self._use(used, sink, frame)  # system=render(), render() joining a global
         elif tier == "setting":
             if not configures:  # an agent built with other settings per iteration is a new agent
                 sink = SinkRef("setting", label, line)
@@ -161,6 +164,8 @@ class Sinks(Loops):
         if first_node is not None and self._may_be_system_message(first_node, frame):
             # [system, *rest] built at the call: what the first message is built from
             for used in self._paths_in(first_node):
+                self._use(used, sink, frame)
+            for used in sorted(self._called_reads(first_node, frame)):
                 self._use(used, sink, frame)
 
     def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
