@@ -262,6 +262,8 @@ def result_reads(func: ast.AST, adding_methods: frozenset[str], is_method: bool)
     for names, value in assigned:
         if any(n in seen and n in local for n in names):
             calls.extend(c for c in ast.walk(value) if isinstance(c, ast.Call))
+    if self_name is not None and any(isinstance(c.func, ast.Name) and c.func.id == "super" for c in calls):
+        out.add(self_name)  # super().prompt(): what the base class reads of self is not known here
     return frozenset(out), calls
 
 
