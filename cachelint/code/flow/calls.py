@@ -20,6 +20,7 @@ from cachelint.code.flow.scopes import (
     result_reads,
 )
 from cachelint.code.flow.summary_data import value_from_summary
+from cachelint.code.knowledge import PREFIX_TIERS
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
@@ -207,6 +208,8 @@ class Calls(Expressions):
         finally:
             if text:
                 self._text_depth -= 1
+        if frame.loops:
+            self._configured_object_uses(node, frame)
         path = self.callee_path(func)
         fields = self._constructor_fields(node, func, positional, keywords)
         if fields is not None:
@@ -314,6 +317,38 @@ class Calls(Expressions):
         result = _through_unknown(union(receiver, *positional, *passed))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _configured_object_uses(self, node: ast.Call, frame: Frame) -> None:
+        """A call in a loop on, or given, an object that a configuring call built (``agent =
+        Agent(instructions=...)``, ``config = GenerateContentConfig(...)``): every request it makes
+        sends the object's fields of that call's prefix arguments, so a write of one in the loop
+        (``agent.instructions = ...``) changes the prefix of the next request."""
+        places = [node.func.value] if isinstance(node.func, ast.Attribute) else []
+        places += [a for a in node.args if not isinstance(a, ast.Starred)] + [kw.value for kw in node.keywords if kw.arg is not None]
+        for place in places:
+            if not isinstance(place, ast.Name):
+                continue
+            built = frame.lookup_expr(place.id)
+            if isinstance(built, ast.Await):
+                built = built.value
+            if not isinstance(built, ast.Call):
+                continue
+            sink = self.k.sinks.match(self.callee_path(built.func))
+            if sink is None or not sink.configures:
+                continue
+            # a loop that builds the object anew each iteration makes a new agent, not a change
+            loops = [
+                loop for loop in frame.loops
+                if not self._final_loops.get(id(loop)) and not (loop.node.lineno <= built.lineno <= (loop.node.end_lineno or loop.node.lineno))  # type: ignore[attr-defined]
+            ]
+            if not loops:
+                continue
+            for argument in sink.arguments:
+                if argument.tier in PREFIX_TIERS and argument.keyword is not None:
+                    label = f"{argument.keyword}= of {ast.unparse(built.func)} (the {place.id} built at line {built.lineno})"
+                    ref = SinkRef(argument.tier, label, node.lineno, tool_key=sink.tool_key)
+                    for loop in loops:
+                        loop.uses[(f"{place.id}.{argument.keyword}", ref)] = None
 
     def _result_kind(self, path: tuple[str, ...], method: str | None, receiver: Value) -> str | None:
         """What a call returns when that is certain (for the fixes): str(x) a str, Path(x) a path,

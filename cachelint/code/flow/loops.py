@@ -5,6 +5,7 @@ loop repeats become ``LoopChange`` facts (CL103, CL104, CL106)."""
 from __future__ import annotations
 
 import ast
+from typing import Callable
 
 from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, span_of
 from cachelint.code.flow.scopes import (
@@ -56,6 +57,7 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
         names = c.rhs_names or frozenset()
         return names - {path} if path in fresh else names
 
+    varying |= _carried_cycles(rebinds, reads)
     grew = True
     while grew:
         grew = False
@@ -87,6 +89,42 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
                 per_item.add(path)
                 grew = True
     return varying, fresh, per_item
+
+
+def _carried_cycles(rebinds: dict[str, list[Change]], reads: Callable[[Change, str], frozenset[str]]) -> set[str]:
+    """The places rebuilt, through other places, from their own value of the iteration before:
+    ``result = agent.run(history)`` then ``history = result.messages()`` accumulates as
+    ``history = f(history)`` does. A read comes from the iteration before when it is made before
+    the place's first rebinding in the loop; ``a = BASE; b = a + x; a = b`` reads only values of
+    the same iteration."""
+    first = {path: min(c.site for c in changes) for path, changes in rebinds.items()}
+
+    def rebound(read: str) -> str | None:
+        if read in rebinds:
+            return read
+        root = path_root(read)
+        return root if root in rebinds else None
+
+    out: set[str] = set()
+    for start in rebinds:
+        seen: set[tuple[str, bool]] = set()
+        stack = [(start, False)]
+        while stack and start not in out:
+            path, carried = stack.pop()
+            for c in rebinds[path]:
+                for read in reads(c, path):
+                    target = rebound(read)
+                    if target is None or target == path:
+                        continue  # x = f(x) is varying already
+                    now = carried or c.site < first[target]
+                    if target == start:
+                        if now:
+                            out.add(start)
+                        continue
+                    if (target, now) not in seen:
+                        seen.add((target, now))
+                        stack.append((target, now))
+    return out
 
 
 # Taking the next item of a work queue: ``queue.pop()``, ``queue.pop(0)``, ``queue.popleft()``,
