@@ -67,6 +67,24 @@ def run(history):
         MEMORY.append(reply.choices[0].message.content)  # here
         history.append({"role": "assistant", "content": reply.choices[0].message.content})
 ''',
+    "attribute-of-self-read-by-the-base-class-method-through-super": '''
+class Base:
+    def __init__(self):
+        self.facts = []
+
+    def system_prompt(self):
+        return "\\n".join(self.facts)
+
+class Agent(Base):
+    def system_prompt(self):
+        return BASE + super().system_prompt()
+
+    def run(self, messages):
+        while True:
+            reply = client.messages.create(model="m", max_tokens=10, system=self.system_prompt(), messages=messages)
+            self.facts.append(reply.content[0].text)  # here
+            messages.append({"role": "assistant", "content": reply.content})
+''',
     "counter-passed-as-an-expression-to-a-function-that-sends-it": '''
 def ask(messages, turn):
     return client.messages.create(model="m", max_tokens=10, system=f"{BASE} This is turn {turn}.", messages=messages)
