@@ -55,6 +55,19 @@ class Agent:
             self.facts.append(reply.content[0].text)  # here
             messages.append({"role": "assistant", "content": reply.content})
 ''',
+    "system-named-before-the-request-from-a-function-of-a-global": '''
+SKILLS = []
+
+def render_system():
+    return BASE + "\\n".join(SKILLS)
+
+def run(messages, catalog):
+    while True:
+        system = render_system()  # here
+        reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        SKILLS.append(catalog[reply.content[-1].input["name"]])
+        messages.append({"role": "assistant", "content": reply.content})
+''',
     "first-message-built-by-a-function-of-a-global": '''
 MEMORY = []
 
@@ -149,6 +162,20 @@ def run(messages):
         reply = client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages)
         NOTES.append(reply.content[0].text)
         print(summary())
+        messages.append({"role": "assistant", "content": reply.content})
+''',
+    "system-named-before-the-request-from-a-function-of-an-unchanged-global": '''
+SKILLS = ["Be brief."]
+SEEN = []
+
+def render_system():
+    return BASE + "\\n".join(SKILLS)
+
+def run(messages):
+    while True:
+        system = render_system()
+        reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        SEEN.append(reply.id)
         messages.append({"role": "assistant", "content": reply.content})
 ''',
     "the-global-is-filled-before-the-loop-only": '''

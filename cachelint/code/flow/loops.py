@@ -5,7 +5,7 @@ loop repeats become ``LoopChange`` facts (CL103, CL104, CL106)."""
 from __future__ import annotations
 
 import ast
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, span_of
 from cachelint.code.flow.scopes import (
@@ -169,6 +169,10 @@ def _counts(iterable: ast.AST) -> bool:
 class Loops(Scopes):
     """``for`` and ``while``, and the changes statements make inside loops."""
 
+    if TYPE_CHECKING:
+        # Calls, a layer above: what the module's functions called in a value build it from.
+        def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
+
     def _record_change(
         self,
         frame: Frame,
@@ -187,7 +191,11 @@ class Loops(Scopes):
         rhs_names = None
         entries = None
         if action == "rebound" or keyed:
-            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else read_paths(rhs)
+            if rhs is None or _takes_next_item(rhs):
+                rhs_names = frozenset()
+            else:
+                # system = render() with render() joining a global: the global is read too
+                rhs_names = read_paths(rhs) | self._called_reads(rhs, frame)
             if action == "rebound" and rhs is not None:
                 entries = display_entry_names(rhs)
         change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
