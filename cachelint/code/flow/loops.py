@@ -188,7 +188,7 @@ class Loops(Scopes):
         without it (``x.append(...)``) always count as changes."""
         if path is None or not frame.loops:
             return
-        rhs_names = None
+        rhs_names: frozenset[str] | None = None
         entries = None
         if action == "rebound" or keyed:
             if rhs is None or _takes_next_item(rhs):
