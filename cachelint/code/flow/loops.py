@@ -7,6 +7,7 @@ is set on every pass that makes the call; under another condition it changes bet
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Callable
 
 from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, SinkRef, UseSite, span_of
 from cachelint.code.flow.scopes import (
@@ -58,6 +59,7 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
         names = c.rhs_names or frozenset()
         return names - {path} if path in fresh else names
 
+    varying |= _carried_cycles(rebinds, reads)
     grew = True
     while grew:
         grew = False
@@ -113,6 +115,42 @@ def _made_before_every_call(change: Change, site: UseSite) -> bool:
     return branches[: len(change.branches)] == change.branches and change.site[0] < line
 
 
+def _carried_cycles(rebinds: dict[str, list[Change]], reads: Callable[[Change, str], frozenset[str]]) -> set[str]:
+    """The places rebuilt, through other places, from their own value of the iteration before:
+    ``result = agent.run(history)`` then ``history = result.messages()`` accumulates as
+    ``history = f(history)`` does. A read comes from the iteration before when it is made before
+    the place's first rebinding in the loop; ``a = BASE; b = a + x; a = b`` reads only values of
+    the same iteration."""
+    first = {path: min(c.site for c in changes) for path, changes in rebinds.items()}
+
+    def rebound(read: str) -> str | None:
+        if read in rebinds:
+            return read
+        root = path_root(read)
+        return root if root in rebinds else None
+
+    out: set[str] = set()
+    for start in rebinds:
+        seen: set[tuple[str, bool]] = set()
+        stack = [(start, False)]
+        while stack and start not in out:
+            path, carried = stack.pop()
+            for c in rebinds[path]:
+                for read in reads(c, path):
+                    target = rebound(read)
+                    if target is None or target == path:
+                        continue  # x = f(x) is varying already
+                    now = carried or c.site < first[target]
+                    if target == start:
+                        if now:
+                            out.add(start)
+                        continue
+                    if (target, now) not in seen:
+                        seen.add((target, now))
+                        stack.append((target, now))
+    return out
+
+
 # Taking the next item of a work queue: ``queue.pop()``, ``queue.pop(0)``, ``queue.popleft()``,
 # ``queue.get_nowait()``, ``next(iterator)`` (not ``d.pop(key)``, ``d.get(key)``: one lookup).
 _NEXT_ITEM_METHODS = frozenset({"pop", "popleft", "get_nowait"})
@@ -155,6 +193,10 @@ def _counts(iterable: ast.AST) -> bool:
 class Loops(Scopes):
     """``for`` and ``while``, and the changes statements make inside loops."""
 
+    if TYPE_CHECKING:
+        # Calls, a layer above: what the module's functions called in a value build it from.
+        def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
+
     def _record_change(
         self,
         frame: Frame,
@@ -170,10 +212,14 @@ class Loops(Scopes):
         without it (``x.append(...)``) always count as changes."""
         if path is None or not frame.loops:
             return
-        rhs_names = None
+        rhs_names: frozenset[str] | None = None
         entries = None
         if action == "rebound" or keyed:
-            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else read_paths(rhs)
+            if rhs is None or _takes_next_item(rhs):
+                rhs_names = frozenset()
+            else:
+                # system = render() with render() joining a global: the global is read too
+                rhs_names = read_paths(rhs) | self._called_reads(rhs, frame)
             if action == "rebound" and rhs is not None:
                 entries = display_entry_names(rhs)
         change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)

@@ -36,6 +36,7 @@ class Sinks(Loops):
     if TYPE_CHECKING:
         # Calls, the layer above, summarises a function passed as a prompt (dynamic instructions).
         def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None: ...
+        def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
 
     def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
         """What is written as a first message may be the system prompt: not a message display or
@@ -120,8 +121,10 @@ class Sinks(Loops):
                 finally:
                     self._text_depth -= 1
             self._reach(value, sink, arg_node, frame, elements)
-            for used in self._paths_in(arg_node):
+            for used in self._paths_in(arg_node, frame):
                 self._use(used, sink, frame)
+            for used in sorted(self._called_reads(arg_node, frame)):
+                self._use(used, sink, frame)  # system=render(), render() joining a global
         elif tier == "setting":
             if not configures:  # an agent built with other settings per iteration is a new agent
                 sink = SinkRef("setting", label, line)
@@ -160,7 +163,9 @@ class Sinks(Loops):
         first_node = first_element(arg_node)
         if first_node is not None and self._may_be_system_message(first_node, frame):
             # [system, *rest] built at the call: what the first message is built from
-            for used in self._paths_in(first_node):
+            for used in self._paths_in(first_node, frame):
+                self._use(used, sink, frame)
+            for used in sorted(self._called_reads(first_node, frame)):
                 self._use(used, sink, frame)
 
     def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
@@ -218,8 +223,10 @@ class Sinks(Loops):
             return self.role_contents.get(id(first))
         return None
 
-    def _paths_in(self, node: ast.AST) -> list[str]:
-        """The places a sink argument reads (``tools``, ``self.tools``, ``state.system``)."""
+    def _paths_in(self, node: ast.AST, frame: Frame | None = None) -> list[str]:
+        """The places a sink argument reads (``tools``, ``self.tools``, ``state.system``). With
+        ``frame``, a method of the class of ``self`` called in it (``self.render()``) does not read
+        all of ``self``: what it reads is what its result is built from (``_called_reads``)."""
         out: list[str] = []
         stack = [node]
         while stack:
@@ -235,11 +242,21 @@ class Sinks(Loops):
             if isinstance(sub, ast.Call):
                 stack.extend(sub.args)
                 stack.extend(kw.value for kw in sub.keywords)
-                if isinstance(sub.func, ast.Attribute):
+                if isinstance(sub.func, ast.Attribute) and not (frame is not None and self._own_method(sub.func, frame)):
                     stack.append(sub.func.value)
                 continue
             stack.extend(ast.iter_child_nodes(sub))
         return out
+
+    @staticmethod
+    def _own_method(func: ast.Attribute, frame: Frame) -> bool:
+        """``self.name`` is a method the class of ``self`` defines."""
+        return (
+            frame.cls is not None
+            and isinstance(func.value, ast.Name)
+            and func.value.id == frame.self_name
+            and func.attr in frame.cls.methods
+        )
 
     def _use(self, path: str, sink: SinkRef, frame: Frame, line: int | None = None) -> None:
         """``line``: the call made here that makes the use, when the sink is in a function it
