@@ -137,6 +137,9 @@ class Knowledge:
     str_calls: CallTable[bool] = field(default_factory=CallTable)
     path_calls: CallTable[bool] = field(default_factory=CallTable)
     str_methods: frozenset[str] = frozenset()
+    # methods whose result is made from their receiver even when the analysis does not know what
+    # the receiver is (the str methods, a mapping's views and copies, a template rendered)
+    receiver_methods: frozenset[str] = frozenset()
     path_methods: dict[str, str] = field(default_factory=dict)  # method of a path -> kind of its result
     path_attributes: dict[str, str] = field(default_factory=dict)  # attribute of a path -> its kind
     key_sorting_keywords: frozenset[str] = frozenset()
@@ -270,6 +273,7 @@ def build_knowledge(
     k.mutating_methods = names(order_packs, "mutating_methods")
     k.adding_methods = names(order_packs, "adding_methods")
     k.str_methods = frozenset(n for p in order_packs for n in p.get("value_kinds", {}).get("str_methods", ()))
+    k.receiver_methods = names(order_packs, "receiver_methods") | k.str_methods | k.set_view_methods
     membership = [p for pack in order_packs for p in pack.get("membership_keywords", ())]
     if membership:
         k.membership_keyword_re = re.compile("|".join(f"(?:{p})" for p in membership), re.IGNORECASE)

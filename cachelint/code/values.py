@@ -65,6 +65,9 @@ class Origin:
 STR = "str"
 PATH = "path"  # a pathlib path of the platform's flavour (Path, PurePath): paths of one flavour compare
 NAME = "name"  # a file name of one listing: str, or bytes when the path given was bytes
+# What a call the analysis does not know returns (an object of a third-party class, a toolkit, an
+# ORM row): its own unknown methods answer from the object's state, not with what it was made from.
+OBJECT = "object"
 SORTABLE_KINDS = frozenset({STR, PATH, NAME})
 
 

@@ -22,6 +22,7 @@ from cachelint.code.values import (
     CLEAN,
     EMPTY,
     NAME,
+    OBJECT,
     PARAM,
     PATH,
     STR,
@@ -38,7 +39,6 @@ from cachelint.code.values import (
     substitute,
     typed,
     union,
-    untyped,
 )
 
 _MUTATION_WORDS = {
@@ -112,9 +112,9 @@ def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
 
 def _through_unknown(v: Value) -> Value:
     """A value passed through a call we know nothing about: still tainted, but what it is is no
-    longer known (a sorted(...) fix of the result would be unsafe), and an empty set may come back
-    filled."""
-    return untyped(filled(v))
+    longer known (a sorted(...) fix of the result would be unsafe: it is an ``OBJECT``), and an
+    empty set may come back filled."""
+    return typed(filled(v), OBJECT) if v else CLEAN
 
 
 class Calls(Expressions):
@@ -308,7 +308,13 @@ class Calls(Expressions):
 
         self._passed_sets_may_fill(node, positional, keywords, frame)
         passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
-        result = _through_unknown(union(receiver, *positional, *passed))
+        carried = receiver
+        if isinstance(func, ast.Attribute) and receiver.kind == OBJECT and func.attr not in self.k.receiver_methods:
+            # fs = FileSystem(root=run_dir); fs.tools(): a method the analysis does not know, of an
+            # object an unknown call made, answers from the object's class and state; what the
+            # object was made from (a root folder, a session id) is no evidence of its result
+            carried = CLEAN
+        result = _through_unknown(union(carried, *positional, *passed))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
 
