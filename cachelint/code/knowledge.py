@@ -115,6 +115,9 @@ class VolatileCall:
     granularity: str  # "time" | "date"
     format_argument: int | None = None
     needs_volatile_argument: bool = False
+    # the call that seeds this generator's global state (random.seed): once the module seeds it,
+    # its values are the same, in the same order, in every process
+    seeded_by: str | None = None
 
 
 @dataclass
@@ -147,6 +150,7 @@ class Knowledge:
     mutating_methods: frozenset[str] = frozenset()
     adding_methods: frozenset[str] = frozenset()
     volatile: CallTable[VolatileCall] = field(default_factory=CallTable)
+    seeding_calls: set[tuple[str, ...]] = field(default_factory=set)  # random.seed: see VolatileCall.seeded_by
     format_methods: frozenset[str] = frozenset()
     date_methods: frozenset[str] = frozenset()
     date_attributes: frozenset[str] = frozenset()
@@ -287,8 +291,11 @@ def build_knowledge(
                     granularity=entry["granularity"],
                     format_argument=entry.get("format_argument"),
                     needs_volatile_argument=bool(entry.get("needs_volatile_argument", False)),
+                    seeded_by=entry.get("seeded_by"),
                 ),
             )
+            if entry.get("seeded_by"):
+                k.seeding_calls.add(tuple(entry["seeded_by"].split(".")))
     k.format_methods = names(volatile_packs, "format_methods")
     k.date_methods = names(volatile_packs, "date_methods")
     k.date_attributes = names(volatile_packs, "date_attributes")

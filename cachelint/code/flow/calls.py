@@ -272,7 +272,7 @@ class Calls(Expressions):
         volatile = self.k.volatile.match(path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
-            if volatile.needs_volatile_argument:
+            if volatile.needs_volatile_argument or (volatile.seeded_by is not None and volatile.seeded_by in self.seeded):
                 return args_value
             granularity = volatile.granularity
             if volatile.format_argument is not None and len(node.args) > volatile.format_argument:

@@ -291,6 +291,7 @@ class Scopes:
         self.func_class: dict[int, ClassInfo] = {}
         self.func_parent: dict[int, Frame] = {}
         self.pending: list[ast.AST] = []
+        self.seeded: set[str] = set()  # the seeding calls (random.seed) this module has made with a seed
         self.reaches: list[Reach] = []
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
