@@ -159,6 +159,7 @@ class Knowledge:
     volatile_name_re: re.Pattern[str] | None = None  # names of per-request values (request_id)
     session_name_re: re.Pattern[str] | None = None  # names of per-user / per-session values (user_id)
     membership_keyword_re: re.Pattern[str] | None = None
+    lookup_keyword_re: re.Pattern[str] | None = None  # keywords that pass an id to look something up
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
     stash_keys: frozenset[str] = frozenset()
@@ -169,6 +170,14 @@ class Knowledge:
             and len(name) <= MAX_MATCHED_NAME
             and self.membership_keyword_re is not None
             and self.membership_keyword_re.fullmatch(name) is not None
+        )
+
+    def is_lookup_keyword(self, name: str | None) -> bool:
+        return (
+            name is not None
+            and len(name) <= MAX_MATCHED_NAME
+            and self.lookup_keyword_re is not None
+            and self.lookup_keyword_re.fullmatch(name) is not None
         )
 
     @property
@@ -305,6 +314,9 @@ def build_knowledge(
     patterns += list(options.get("volatile-names", ()))
     if patterns:
         k.volatile_name_re = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    lookup = [p for pack in volatile_packs for p in pack.get("lookup_keywords", ())]
+    if lookup:
+        k.lookup_keyword_re = re.compile("|".join(f"(?:{p})" for p in lookup), re.IGNORECASE)
     session_patterns = [p for pack in volatile_packs for p in pack.get("per_session_names", ())]
     if session_patterns:
         k.session_name_re = re.compile("|".join(f"(?:{p})" for p in session_patterns), re.IGNORECASE)

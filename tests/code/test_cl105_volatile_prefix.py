@@ -510,3 +510,29 @@ def test_random_seeded_with_nothing_is_still_random(seed):
 def test_a_system_random_ignores_the_seed():
     source = SEEDED.replace("SEED", "42").replace("random.choice(STYLES)", "random.SystemRandom().choice(STYLES)  # here")
     check_positive("CL105", source)
+
+
+LOOKUP = '''
+from memorystore import Memory
+
+memory = Memory()
+
+
+def ask(question):
+    uid = str(uuid.uuid4())  # here
+    found = CALL
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} Known: {found}", messages=[{"role": "user", "content": question}])
+'''
+
+
+@pytest.mark.parametrize("call", ["memory.search(question, user_id=uid)", "memory.lookup(run_id=uid, limit=3)"])
+def test_an_id_given_to_look_something_up_is_not_the_result(call):
+    """memory.search(query, user_id=uid) returns memories, not the id: the id does not reach the
+    prompt through the result of a call the analysis does not know."""
+    check_negative("CL105", LOOKUP.replace("CALL", call), only_this_code=True)
+
+
+@pytest.mark.parametrize("call", ["TEMPLATE.format(user_id=uid)", "memory.search(question, uid)", "memory.search(f'{question} {uid}')"])
+def test_an_id_filled_into_text_still_reaches(call):
+    source = LOOKUP.replace("CALL", call).replace("memory = Memory()", "memory = Memory()\nTEMPLATE = 'You help {user_id}.'")
+    check_positive("CL105", source)

@@ -307,7 +307,12 @@ class Calls(Expressions):
                 return external
 
         self._passed_sets_may_fill(node, positional, keywords, frame)
-        passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
+        fills_text = path[-1] in self.k.receiver_methods  # template.format(user_id=...): into the text
+        passed = [
+            sanitized(v) if self.k.is_membership_keyword(name) else v
+            for name, v in keywords.items()
+            if fills_text or not self.k.is_lookup_keyword(name)
+        ]
         carried = receiver
         if isinstance(func, ast.Attribute) and receiver.kind == OBJECT and func.attr not in self.k.receiver_methods:
             # fs = FileSystem(root=run_dir); fs.tools(): a method the analysis does not know, of an
