@@ -160,6 +160,7 @@ class Knowledge:
     session_name_re: re.Pattern[str] | None = None  # names of per-user / per-session values (user_id)
     membership_keyword_re: re.Pattern[str] | None = None
     lookup_keyword_re: re.Pattern[str] | None = None  # keywords that pass an id to look something up
+    tool_definition_keywords: frozenset[str] = frozenset()  # of a tool object's constructor: name=, description=...
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
     stash_keys: frozenset[str] = frozenset()
@@ -171,6 +172,9 @@ class Knowledge:
             and self.membership_keyword_re is not None
             and self.membership_keyword_re.fullmatch(name) is not None
         )
+
+    def is_tool_definition_keyword(self, name: str | None) -> bool:
+        return name is None or name in self.tool_definition_keywords
 
     def is_lookup_keyword(self, name: str | None) -> bool:
         return (
@@ -314,6 +318,7 @@ def build_knowledge(
     patterns += list(options.get("volatile-names", ()))
     if patterns:
         k.volatile_name_re = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    k.tool_definition_keywords = names(volatile_packs, "tool_definition_keywords")
     lookup = [p for pack in volatile_packs for p in pack.get("lookup_keywords", ())]
     if lookup:
         k.lookup_keyword_re = re.compile("|".join(f"(?:{p})" for p in lookup), re.IGNORECASE)

@@ -536,3 +536,30 @@ def test_an_id_given_to_look_something_up_is_not_the_result(call):
 def test_an_id_filled_into_text_still_reaches(call):
     source = LOOKUP.replace("CALL", call).replace("memory = Memory()", "memory = Memory()\nTEMPLATE = 'You help {user_id}.'")
     check_positive("CL105", source)
+
+
+TOOL_OBJECT = '''
+from searchkit import SearchTools, Tool
+
+TODAY = date.today().isoformat()  # here
+
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, tools=TOOLS_GIVEN, system=BASE, messages=messages)
+'''
+
+
+@pytest.mark.parametrize("tools", ["[SearchTools(since=TODAY, mode='news')]", "[SearchTools(session_key=uuid.uuid4().hex), *EXTRA]"])
+def test_a_date_given_to_configure_a_tool_object_is_not_in_its_schema(tools):
+    """tools=[SearchTools(since=today)]: the toolkit's definitions come from its class; the date
+    filters its searches."""
+    source = TOOL_OBJECT.replace("TOOLS_GIVEN", tools).replace("  # here", "").replace("from searchkit", "EXTRA = []\nfrom searchkit")
+    check_negative("CL105", source, only_this_code=True)
+
+
+@pytest.mark.parametrize(
+    "tools",
+    ["[Tool(name='news', description=f'News since {TODAY}')]", "[SearchTools(TODAY)]", "[SearchTools(since=TODAY), make_tool(TODAY)]"],
+)
+def test_a_date_in_a_tool_definition_still_reaches(tools):
+    check_positive("CL105", TOOL_OBJECT.replace("TOOLS_GIVEN", tools))

@@ -117,6 +117,12 @@ def _through_unknown(v: Value) -> Value:
     return typed(filled(v), OBJECT) if v else CLEAN
 
 
+def _without_volatile(v: Value) -> Value:
+    if not any(o.kind == VOLATILE for o in v.own) and not any(o.kind == VOLATILE for o in v.inner):
+        return v
+    return Value(frozenset(o for o in v.own if o.kind != VOLATILE), frozenset(o for o in v.inner if o.kind != VOLATILE))
+
+
 class Calls(Expressions):
     """Calls: what they return and do, and the summaries of the functions they call."""
 
@@ -320,6 +326,11 @@ class Calls(Expressions):
             # object was made from (a root folder, a session id) is no evidence of its result
             carried = CLEAN
         result = _through_unknown(union(carried, *positional, *passed))
+        if looks_like_class(path[-1]) and node.keywords and any(o.kind == VOLATILE for v in keywords.values() for o in v.own):
+            # ExaTools(start_date=today): a toolkit's definitions come from its class; a date or an
+            # id given to configure its calls is not in them (name=, description=... may be)
+            defining = [v if self.k.is_tool_definition_keyword(name) else _without_volatile(v) for name, v in keywords.items()]
+            self.tool_objects[id(node)] = _through_unknown(union(carried, *positional, *defining))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
 
