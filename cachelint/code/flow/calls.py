@@ -26,6 +26,7 @@ from cachelint.code.values import (
     CLEAN,
     EMPTY,
     NAME,
+    OBJECT,
     PARAM,
     PATH,
     STR,
@@ -42,7 +43,6 @@ from cachelint.code.values import (
     substitute,
     typed,
     union,
-    untyped,
 )
 
 _MUTATION_WORDS = {
@@ -116,9 +116,15 @@ def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
 
 def _through_unknown(v: Value) -> Value:
     """A value passed through a call we know nothing about: still tainted, but what it is is no
-    longer known (a sorted(...) fix of the result would be unsafe), and an empty set may come back
-    filled."""
-    return untyped(filled(v))
+    longer known (a sorted(...) fix of the result would be unsafe: it is an ``OBJECT``), and an
+    empty set may come back filled."""
+    return typed(filled(v), OBJECT) if v else CLEAN
+
+
+def _without_volatile(v: Value) -> Value:
+    if not any(o.kind == VOLATILE for o in v.own) and not any(o.kind == VOLATILE for o in v.inner):
+        return v
+    return Value(frozenset(o for o in v.own if o.kind != VOLATILE), frozenset(o for o in v.inner if o.kind != VOLATILE))
 
 
 class Calls(Expressions):
@@ -279,7 +285,7 @@ class Calls(Expressions):
         volatile = self.k.volatile.match(path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
-            if volatile.needs_volatile_argument:
+            if volatile.needs_volatile_argument or (volatile.seeded_by is not None and volatile.seeded_by in self.seeded):
                 return args_value
             granularity = volatile.granularity
             if volatile.format_argument is not None and len(node.args) > volatile.format_argument:
@@ -314,8 +320,24 @@ class Calls(Expressions):
                 return external
 
         self._passed_sets_may_fill(node, positional, keywords, frame)
-        passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
-        result = _through_unknown(union(receiver, *positional, *passed))
+        fills_text = path[-1] in self.k.receiver_methods  # template.format(user_id=...): into the text
+        passed = [
+            sanitized(v) if self.k.is_membership_keyword(name) else v
+            for name, v in keywords.items()
+            if fills_text or not self.k.is_lookup_keyword(name)
+        ]
+        carried = receiver
+        if isinstance(func, ast.Attribute) and receiver.kind == OBJECT and func.attr not in self.k.receiver_methods:
+            # fs = FileSystem(root=run_dir); fs.tools(): a method the analysis does not know, of an
+            # object an unknown call made, answers from the object's class and state; what the
+            # object was made from (a root folder, a session id) is no evidence of its result
+            carried = CLEAN
+        result = _through_unknown(union(carried, *positional, *passed))
+        if looks_like_class(path[-1]) and node.keywords and any(o.kind == VOLATILE for v in keywords.values() for o in v.own):
+            # ExaTools(start_date=today): a toolkit's definitions come from its class; a date or an
+            # id given to configure its calls is not in them (name=, description=... may be)
+            defining = [v if self.k.is_tool_definition_keyword(name) else _without_volatile(v) for name, v in keywords.items()]
+            self.tool_objects[id(node)] = _through_unknown(union(carried, *positional, *defining))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
 

@@ -21,7 +21,7 @@ from cachelint.code.flow.scopes import (
     read_paths,
     reads_any,
 )
-from cachelint.code.values import UNORDERED, element_of, materialized
+from cachelint.code.values import UNORDERED, Value, element_of, materialized
 
 
 def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
@@ -190,6 +190,10 @@ def _counts(iterable: ast.AST) -> bool:
     return name in ("range", "count")
 
 
+
+def _without_site(v: Value, site: tuple[int, int, int, int]) -> Value:
+    return Value(frozenset(o for o in v.own if o.site != site), frozenset(o for o in v.inner if o.site != site))
+
 class Loops(Scopes):
     """``for`` and ``while``, and the changes statements make inside loops."""
 
@@ -242,8 +246,38 @@ class Loops(Scopes):
                     return True
         return False
 
+    def _walk_sorted_in_place(self, node: ast.For) -> bool:
+        """``for root, dirs, files in os.walk(p): dirs.sort()``: the walk descends into the
+        directories in the order it finds them in ``dirs`` after the body has run, so sorting that
+        list in place (``dirs.sort()``, ``dirs[:] = sorted(dirs)``) fixes the order of the walk. The
+        file lists are still in listing order."""
+        call, target = node.iter, node.target
+        if not (isinstance(call, ast.Call) and isinstance(target, ast.Tuple) and len(target.elts) >= 3):
+            return False
+        dirs = target.elts[1]
+        source = self.k.unordered.match(self.callee_path(call.func))
+        if not (isinstance(dirs, ast.Name) and source is not None and source.nested):
+            return False
+        for stmt in node.body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and func.attr in self.k.sort_methods and isinstance(func.value, ast.Name) and func.value.id == dirs.id:
+                    return True
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                t, v = stmt.targets[0], stmt.value
+                if (
+                    isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == dirs.id and isinstance(t.slice, ast.Slice)
+                    and isinstance(v, ast.Call) and self.k.sanitizers.match(self.callee_path(v.func)) is not None
+                ):
+                    return True
+        return False
+
     def _for(self, node: ast.For, frame: Frame) -> None:
         iterable = self.eval(node.iter, frame)
+        walk_sorted = self._walk_sorted_in_place(node)
+        if walk_sorted:  # the walk's own order is fixed; what it yields (file lists) is not
+            site = span_of(node.iter)
+            iterable = Value(frozenset(o for o in iterable.own if o.site != site), iterable.inner, iterable.kind, iterable.elements)
         iterable = materialized(iterable, span_of(node.iter), iterated=True)
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
         targets = names_in(node.target)
@@ -251,7 +285,17 @@ class Loops(Scopes):
         frame.loops.append(loop)
         frame.iter_orders.append(order)
         try:
-            self.bind(node.target, element_of(iterable), frame)
+            item = element_of(iterable)
+            if walk_sorted and isinstance(node.target, ast.Tuple):
+                site = span_of(node.iter)
+                part = element_of(item)
+                names = Value(part.own, frozenset(o for o in part.inner if o.site != site))
+                for i, t in enumerate(node.target.elts):
+                    # the directory path: in the walk's (now fixed) order; the lists of names: in
+                    # their listing's order, names (str) with no order inside them
+                    self.bind(t, _without_site(part, site) if i == 0 else names, frame)
+            else:
+                self.bind(node.target, item, frame)
             self.block(node.body, frame)
         finally:
             frame.iter_orders.pop()

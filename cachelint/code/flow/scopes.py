@@ -407,6 +407,7 @@ class Scopes:
         self.func_class: dict[int, ClassInfo] = {}
         self.func_parent: dict[int, Frame] = {}
         self.pending: list[ast.AST] = []
+        self.seeded: set[str] = set()  # the seeding calls (random.seed) this module has made with a seed
         self.reaches: list[Reach] = []
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
@@ -414,6 +415,9 @@ class Scopes:
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
+        # id(call of a class the analysis does not know) -> what the object carries as a tool:
+        # its arguments, without the clocks and ids given to keywords that only configure it
+        self.tool_objects: dict[int, Value] = {}
         # id(dict display whose keys are all string constants) -> the value it was built with: a
         # name still holding exactly that value has not been changed in a way that matters since
         self.keyed_displays: dict[int, Value] = {}

@@ -120,6 +120,8 @@ class Sinks(Loops):
                     value = union(value, self.eval(arg_node, frame))
                 finally:
                     self._text_depth -= 1
+            elif tier == "tools" and isinstance(arg_node, (ast.List, ast.Tuple)):
+                value = self._tool_objects_value(arg_node, frame, value)
             self._reach(value, sink, arg_node, frame, elements)
             for used in self._paths_in(arg_node, frame):
                 self._use(used, sink, frame)
@@ -148,6 +150,24 @@ class Sinks(Loops):
                     continue
                 entry_value, entry_node = entry
                 self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
+
+    def _tool_objects_value(self, node: ast.List | ast.Tuple, frame: Frame, value: Value) -> Value:
+        """``tools=[SearchTools(since=today), helper]``: what a display of tools carries as tool
+        definitions, where it holds objects of classes the analysis does not know (see
+        ``tool_objects``); ``value`` (all the display carries) unless every element is one of those
+        or a name."""
+        if not any(id(e) in self.tool_objects for e in node.elts):
+            return value
+        parts = []
+        for e in node.elts:
+            inner = e.value if isinstance(e, ast.Starred) else e
+            if id(inner) in self.tool_objects:
+                parts.append(self.tool_objects[id(inner)])
+            elif isinstance(inner, (ast.Name, ast.Attribute)):
+                parts.append(self.eval(inner, frame))
+            else:
+                return value
+        return union(*parts)
 
     def _first_message_uses(self, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
         """The messages sent start with the system prompt (Chat-style APIs): a change of their
