@@ -18,6 +18,7 @@ from cachelint.code.flow.scopes import (
     path_root,
 )
 from cachelint.code.flow.summary_data import value_from_summary
+from cachelint.code.knowledge import Sink
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
@@ -239,6 +240,8 @@ class Calls(Expressions):
                         return self._apply_external(node, found, positional, keywords, frame)
 
         sink = self.k.sinks.match(path)
+        if sink is None:
+            sink = self._aliased_sink(func, frame)
         if sink is not None:
             self._sink_call(node, sink, positional, keywords, frame)
             return CLEAN
@@ -311,6 +314,23 @@ class Calls(Expressions):
         result = _through_unknown(union(receiver, *positional, *passed))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _aliased_sink(self, func: ast.AST, frame: Frame) -> Sink | None:
+        """``create = client.chat.completions.create`` (or ``self.create = ...``), then
+        ``create(tools=...)``: the name holds the sink itself, not what it returns."""
+        source: ast.AST | None = None
+        if isinstance(func, ast.Name):
+            source = frame.lookup_expr(func.id)
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and frame.cls is not None
+            and func.value.id == frame.self_name
+        ):
+            source = frame.cls.attr_exprs.get(func.attr)
+        if not isinstance(source, (ast.Name, ast.Attribute)):
+            return None
+        return self.k.sinks.match(self.callee_path(source))
 
     def _result_kind(self, path: tuple[str, ...], method: str | None, receiver: Value) -> str | None:
         """What a call returns when that is certain (for the fixes): str(x) a str, Path(x) a path,

@@ -76,6 +76,9 @@ class ClassInfo:
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
     attr_types: dict[str, "ClassRef"] = field(default_factory=dict)
+    # attributes bound to a callee (``self.create = client.messages.create``): a call of one is a
+    # call of that callee
+    attr_exprs: dict[str, ast.AST] = field(default_factory=dict)
     # The positional parameters of the __init__ that @dataclass or NamedTuple writes, in order
     # (the fields a call's positional arguments go to); None when they cannot be known.
     init_fields: tuple[str, ...] | None = None

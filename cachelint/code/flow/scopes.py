@@ -395,6 +395,10 @@ class Scopes:
             path = path_of(target)
             if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
                 value = _without_params(value)  # a method's parameters mean nothing to the other methods
+                if isinstance(source, (ast.Name, ast.Attribute)):
+                    frame.cls.attr_exprs[target.attr] = source
+                else:
+                    frame.cls.attr_exprs.pop(target.attr, None)
                 old = frame.cls.attrs.get(target.attr)
                 frame.cls.attrs[target.attr] = merge(old, value) if old is not None else value
             elif path is not None:
