@@ -70,6 +70,16 @@ class _ProjectIndex:
             return f"{module}.{name}.{method}", entry if entry is not None else {"passes_arguments": True}, module
         return None
 
+    def class_methods(self, class_dotted: str) -> list[tuple[str, str, Mapping[str, Any]]]:
+        """(qualified name, module, method entries) of the class ``class_dotted`` names in the run."""
+        for module, name in self._candidates(class_dotted):
+            summary = self.summaries.get(module)
+            if summary is None:
+                continue
+            known = summary.get("classes", {}).get(name, {})
+            return [(f"{module}.{name}", module, known.get("methods", {}))]
+        return []
+
     def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any], str] | None:
         """(qualified name, summary entry, dotted name of the module) of ``dotted``."""
         for module, name in self._candidates(dotted):
@@ -223,13 +233,18 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
         entry = _function_entry(analysis, node, positions)
         if entry is not None:
             functions[name] = entry
-    classes: dict[str, Any] = {}
+    own_methods: dict[str, dict[str, Any]] = {}
     for class_name, info in sorted(analysis.classes.items()):
         methods = {}
         for method_name, node in sorted(info.methods.items()):
             entry = _function_entry(analysis, node, positions)
             if entry is not None:
                 methods[method_name] = entry
+        own_methods[class_name] = methods
+    index = _ProjectIndex(path, project_summaries) if project_summaries else None
+    classes: dict[str, Any] = {}
+    for class_name, info in sorted(analysis.classes.items()):
+        methods = _with_inherited(analysis, info, own_methods, index)
         if methods:
             classes[class_name] = {"methods": methods}
     names: dict[str, Any] = {}
@@ -243,6 +258,42 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
             value.elements,
         ), positions)
     return {"functions": functions, "classes": classes, "names": names}
+
+
+def _with_inherited(analysis: ModuleAnalysis, info: Any, own_methods: Mapping[str, dict[str, Any]], index: _ProjectIndex | None) -> dict[str, Any]:
+    """The class's method entries and those it inherits without overriding them, from a base of
+    this module or of another module of the run (depth-first, first base first, as the analysis
+    looks them up): a call of ``Sub(...).handle()`` in another module runs the base's ``handle``.
+    An entry inherited from another module says where it is defined (its sink lines and fix spots
+    are that module's)."""
+    methods: dict[str, Any] = {}
+    defined: set[str] = set()
+
+    def visit(current: Any, depth: int) -> None:
+        if depth > 8:
+            return
+        for name, entry in own_methods.get(current.name, {}).items():
+            if name not in defined:
+                methods[name] = entry
+        defined.update(current.methods)
+        for kind, base in current.bases:
+            if kind == "local":
+                base_info = analysis.classes.get(base)
+                if base_info is not None and base_info is not current:
+                    visit(base_info, depth + 1)
+            elif index is not None:
+                for qualified_class, module, entries in index.class_methods(base):
+                    for name, entry in sorted(entries.items()):
+                        if name not in defined:
+                            methods[name] = {
+                                **entry,
+                                "defined_in": entry.get("defined_in", f"{qualified_class}.{name}"),
+                                "defined_module": entry.get("defined_module", module),
+                            }
+                            defined.add(name)
+
+    visit(info, 0)
+    return {name: methods[name] for name in sorted(methods)}
 
 
 def _function_entry(analysis: ModuleAnalysis, node: Any, positions: Positions) -> dict[str, Any] | None:

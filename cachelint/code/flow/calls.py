@@ -8,7 +8,7 @@ import ast
 from typing import Any
 
 from cachelint.code.flow.expressions import Expressions, common_kind, is_str_expr
-from cachelint.code.flow.facts import External, SinkRef, Summary, span_of
+from cachelint.code.flow.facts import ClassInfo, External, SinkRef, Summary, span_of
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
@@ -226,18 +226,29 @@ class Calls(Expressions):
         if local is not None:
             return self._apply_summary(node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute))
         if isinstance(func, ast.Attribute):
-            ref = self._type_of(func.value, frame)
+            inherited = None
+            if isinstance(func.value, ast.Name) and frame.cls is not None and func.value.id == frame.self_name:
+                inherited = self._inherited_method(frame.cls, func.attr)  # self.method() of a base class
+            ref = self._type_of(func.value, frame) if inherited is None else None
+            if inherited is not None:
+                found = inherited[1]
+                if isinstance(found, tuple):
+                    return self._apply_external(node, found, positional, keywords, frame)
+                return self._apply_summary(node, self.summary_of(found), positional, keywords, frame, receiver_is_self=True)
             if ref is not None:
                 kind, name = ref
                 if kind == "local":
-                    defined = self.classes[name].methods.get(func.attr) if name in self.classes else None
+                    info = self.classes.get(name)
+                    defined = self._class_method(info, func.attr) if info is not None else None
                     if defined is not None:
+                        if isinstance(defined, tuple):
+                            return self._apply_external(node, defined, positional, keywords, frame)
                         return self._apply_summary(node, self.summary_of(defined), positional, keywords, frame, receiver_is_self=False)
                     method = None  # a method the class does not define: no list or set method either
                 elif self.resolve_method is not None:
-                    found = self.resolve_method(name, func.attr)
-                    if found is not None:
-                        return self._apply_external(node, found, positional, keywords, frame)
+                    found_ext = self.resolve_method(name, func.attr)
+                    if found_ext is not None:
+                        return self._apply_external(node, found_ext, positional, keywords, frame)
 
         sink = self.k.sinks.match(path)
         if sink is None:
@@ -314,6 +325,37 @@ class Calls(Expressions):
         result = _through_unknown(union(receiver, *positional, *passed))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _class_method(self, info: ClassInfo, method: str, depth: int = 0) -> "ast.AST | External | None":
+        """The method a call on an instance of the class runs: its own, else the first base's
+        that has one (a base of this module: its definition; an imported one: its summary)."""
+        defined = info.methods.get(method)
+        if defined is not None:
+            return defined
+        inherited = self._inherited_method(info, method, depth)
+        return inherited[1] if inherited is not None else None
+
+    def _inherited_method(self, info: ClassInfo, method: str, depth: int = 0) -> "tuple[str, ast.AST | External] | None":
+        """A method the class does not define but a base does (depth-first, as the bases are
+        listed; a cycle or a deep chain stops the search)."""
+        if depth > 8 or method in info.methods:
+            return None
+        for kind, name in info.bases:
+            if kind == "local":
+                base = self.classes.get(name)
+                if base is None or base is info:
+                    continue
+                found = base.methods.get(method)
+                if found is not None:
+                    return ("local", found)
+                deeper = self._inherited_method(base, method, depth + 1)
+                if deeper is not None:
+                    return deeper
+            elif self.resolve_method is not None:
+                external = self.resolve_method(name, method)
+                if external is not None and not external[1].get("passes_arguments"):
+                    return ("ext", external)
+        return None
 
     def _aliased_sink(self, func: ast.AST, frame: Frame) -> Sink | None:
         """``create = client.chat.completions.create`` (or ``self.create = ...``), then
@@ -553,6 +595,8 @@ class Calls(Expressions):
 
     def _apply_external(self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame) -> Value:
         qualified, data, module = found
+        # an inherited method: its sink lines and fix spots are its base's module's
+        qualified, module = data.get("defined_in", qualified), data.get("defined_module", module)
         self._passed_sets_may_fill(node, positional, keywords, frame)
         if data.get("passes_arguments"):
             return _through_unknown(union(*positional, *keywords.values()))

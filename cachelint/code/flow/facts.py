@@ -83,6 +83,8 @@ class ClassInfo:
     # (the fields a call's positional arguments go to); None when they cannot be known.
     init_fields: tuple[str, ...] | None = None
     dataclass: bool = False
+    # the classes it derives from that the analysis can name (of this module or imported), in order
+    bases: list["ClassRef"] = field(default_factory=list)
 
 
 # What class a value is an instance of: ("local", "Name") for a class of this module, or

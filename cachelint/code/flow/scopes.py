@@ -457,6 +457,8 @@ class Scopes:
             and node.value.id == frame.self_name
         ):
             return frame.cls.attr_types.get(node.attr)
+        if isinstance(node, ast.Call):  # Handler(role).handle(...)
+            return self.class_ref(node.func)
         return None
 
     def _iter_order(self, frame: Frame) -> frozenset[Origin]:
