@@ -98,8 +98,10 @@ def _wrapper_names(summaries: Summaries) -> frozenset[str]:
     names: set[str] = set()
     for summary in summaries.values():
         names.update(name for name, data in summary.get("functions", {}).items() if data.get("param_sinks"))
-        for info in summary.get("classes", {}).values():
+        for class_name, info in summary.get("classes", {}).items():
             names.update(name for name, data in info.get("methods", {}).items() if data.get("param_sinks"))
+            if info.get("methods", {}).get("__init__", {}).get("param_sinks"):
+                names.add(class_name)  # a call of the class is a call of its constructor
     return frozenset(names)
 
 
@@ -136,7 +138,7 @@ def _parse_python(path: str, text: str, explain: bool = True) -> tuple[Program |
 
 
 def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None) -> ModuleAnalysis:
-    resolve = resolve_name = resolve_method = None
+    resolve = resolve_name = resolve_method = resolve_class = None
     if summaries:
         index = _ProjectIndex(path, summaries)
 
@@ -151,7 +153,10 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
 
         def resolve_method(class_dotted: str, method: str):
             return index.lookup_method(class_dotted, method)
-    analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method)
+
+        def resolve_class(class_dotted: str):
+            return index.lookup(class_dotted, "classes")
+    analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method, resolve_class)
     analysis.analyse()
     return analysis
 
@@ -245,6 +250,14 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
     classes: dict[str, Any] = {}
     for class_name, info in sorted(analysis.classes.items()):
         methods = _with_inherited(analysis, info, own_methods, index)
+        constructor = analysis._constructor_sinks(info)
+        if constructor is not None:
+            # the constructor with what it sends through the instance's attributes (a call of the
+            # class in another module is a sink call)
+            params, sinks = constructor
+            init = dict(methods.get("__init__") or {"params": params})
+            init["param_sinks"] = _sinks_data(sinks)
+            methods["__init__"] = init
         if methods:
             classes[class_name] = {"methods": methods}
     names: dict[str, Any] = {}
@@ -313,11 +326,18 @@ def _function_entry(analysis: ModuleAnalysis, node: Any, positions: Positions) -
         elif summary.fields_ok and summary.field_returns:
             entry["field_returns"] = {name: value_to_data(v, positions) for name, v in sorted(summary.field_returns.items())}
     if summary.param_sinks:
-        entry["param_sinks"] = {
-            param: sorted(
-                ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
-                key=lambda d: (d["line"], d["label"], d["mode"]),
-            )
-            for param, sinks in sorted(summary.param_sinks.items())
-        }
+        entry["param_sinks"] = _sinks_data(summary.param_sinks)
+    if summary.param_attrs and getattr(node, "name", None) == "__init__":
+        # the parameters the constructor stores on the instance: a subclass's methods may send them
+        entry["param_attrs"] = {attr: sorted([list(pair) for pair in pairs]) for attr, pairs in sorted(summary.param_attrs.items())}
     return entry if len(entry) > 1 else None
+
+
+def _sinks_data(param_sinks: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        param: sorted(
+            ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
+            key=lambda d: (d["line"], d["label"], d["mode"]),
+        )
+        for param, sinks in sorted(param_sinks.items())
+    }

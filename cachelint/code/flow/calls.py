@@ -5,7 +5,7 @@ symbolic origins."""
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, Mapping
 
 from cachelint.code.flow.expressions import Expressions, common_kind, is_str_expr
 from cachelint.code.flow.facts import ClassInfo, External, SinkRef, Summary, span_of
@@ -22,6 +22,7 @@ from cachelint.code.knowledge import Sink
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
+    INSTANCE,
     NAME,
     PARAM,
     PATH,
@@ -116,6 +117,32 @@ def _through_unknown(v: Value) -> Value:
     longer known (a sorted(...) fix of the result would be unsafe), and an empty set may come back
     filled."""
     return untyped(filled(v))
+
+
+def _in_mode(v: Value, mode: str) -> Value:
+    """What of an argument reaches a sink that receives it in ``mode`` (see Summary.param_sinks)."""
+    if mode == "elem":
+        return element_of(v)
+    if mode == "sorted":
+        return sanitized(v)
+    return v
+
+
+def _composed_mode(stored: str, sent: str) -> str | None:
+    """A parameter stored in an attribute in ``stored`` mode, the attribute sent in ``sent`` mode:
+    how the parameter reaches the sink (None: an element of an element, not followed)."""
+    if stored == "sorted" or sent == "sorted":
+        return "sorted"
+    if stored == "whole":
+        return sent
+    if sent == "whole":
+        return stored
+    return None
+
+
+def _external_sink(entry: Mapping[str, Any], qualified: str, line: int) -> SinkRef:
+    """A sink of another module's summary, as called at ``line`` of this one."""
+    return SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", line, external=qualified)
 
 
 class Calls(Expressions):
@@ -233,7 +260,7 @@ class Calls(Expressions):
             if inherited is not None:
                 found = inherited[1]
                 if isinstance(found, tuple):
-                    return self._apply_external(node, found, positional, keywords, frame)
+                    return self._apply_external(node, found, positional, keywords, frame, receiver_is_self=True)
                 return self._apply_summary(node, self.summary_of(found), positional, keywords, frame, receiver_is_self=True)
             if ref is not None:
                 kind, name = ref
@@ -256,6 +283,7 @@ class Calls(Expressions):
         if sink is not None:
             self._sink_call(node, sink, positional, keywords, frame)
             return CLEAN
+        self._constructor_call(node, func, positional, keywords, frame)
 
         if self.k.sanitizers.match(path) is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             if not positional:
@@ -325,6 +353,115 @@ class Calls(Expressions):
         result = _through_unknown(union(receiver, *positional, *passed))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _constructor_call(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict, frame: Frame) -> None:
+        """``Agent(tools=tools)`` of a class whose constructor stores ``tools`` on the instance, and
+        one of whose methods sends it to a sink: the call is a sink for that argument."""
+        if isinstance(func, ast.Name) and frame.lookup(func.id) is not None:
+            return
+        ref = self.class_ref(func)
+        if ref is None:
+            return
+        kind, name = ref
+        if kind == "local":
+            info = self.classes.get(name)
+            found = self._constructor_sinks(info) if info is not None else None
+            if found is None:
+                return
+            params, sinks = found
+            values, nodes = self._bindings(params, node, positional, keywords, frame)
+            for param, entries in sinks.items():
+                bound = _bound_value(param, values)
+                if bound is None:
+                    continue
+                for sink, mode in entries:
+                    arg = _in_mode(bound, mode)
+                    self._reach(arg, sink, nodes.get(param), frame, arg.elements)
+            return
+        if self.resolve_method is not None:
+            external = self.resolve_method(name, "__init__")
+            if external is not None and not external[1].get("passes_arguments") and external[1].get("param_sinks"):
+                self._apply_external(node, external, positional, keywords, frame)
+
+    def _constructor_sinks(self, info: ClassInfo) -> tuple[list[str], dict[str, list[tuple[SinkRef, str]]]] | None:
+        """(the constructor's parameters, parameter -> the sinks it reaches): its own, and through
+        the attributes it stores them in (``self.tools = tools``), those other methods send those
+        attributes to (this class's, its bases', of this module or another of the run)."""
+        key = id(info)
+        if key in self.constructor_sinks:
+            return self.constructor_sinks[key]
+        self.constructor_sinks[key] = None  # a constructor call inside the class's own methods
+        init = self._class_method(info, "__init__")
+        if init is None:
+            return None
+        out: dict[str, list[tuple[SinkRef, str]]] = {}
+        if isinstance(init, tuple):
+            qualified, data, _module = init
+            qualified = data.get("defined_in", qualified)
+            params = list(data.get("params", ()))
+            for param, entries in sorted(data.get("param_sinks", {}).items()):
+                if not param.startswith(INSTANCE + "."):
+                    out[param] = [(_external_sink(e, qualified, e["line"]), e.get("mode", "whole")) for e in entries]
+            attrs = {a: [(p, m) for p, m in pairs] for a, pairs in data.get("param_attrs", {}).items()}
+        else:
+            summary = self.summary_of(init)
+            params = list(summary.params)
+            for param, sinks in summary.param_sinks.items():
+                if not param.startswith(INSTANCE + "."):
+                    out[param] = list(sinks)
+            attrs = {a: list(pairs) for a, pairs in summary.param_attrs.items()}
+        if attrs:
+            instance = self._instance_sinks(info)
+            for attr, pairs in sorted(attrs.items()):
+                for sink, sink_mode in instance.get(attr, ()):
+                    for param, stored_mode in pairs:
+                        mode = _composed_mode(stored_mode, sink_mode)
+                        entries = out.setdefault(param, [])
+                        if mode is not None and (sink, mode) not in entries:
+                            entries.append((sink, mode))
+        result = (params, {p: e for p, e in out.items() if e}) if any(out.values()) else None
+        done = isinstance(init, tuple) or self.summary_of(init).done
+        if done:
+            self.constructor_sinks[key] = result
+        else:
+            del self.constructor_sinks[key]
+        return result
+
+    def _instance_sinks(self, info: ClassInfo, depth: int = 0) -> dict[str, list[tuple[SinkRef, str]]]:
+        """Attribute -> the sinks a method of the class (its own or a base's) sends it to."""
+        out: dict[str, list[tuple[SinkRef, str]]] = {}
+        if depth > 8:
+            return out
+
+        def add(attr: str, sink: SinkRef, mode: str) -> None:
+            entries = out.setdefault(attr, [])
+            if (sink, mode) not in entries:
+                entries.append((sink, mode))
+
+        for method in info.methods.values():
+            for param, sinks in self.summary_of(method).param_sinks.items():
+                if param.startswith(INSTANCE + "."):
+                    for sink, mode in sinks:
+                        add(param[len(INSTANCE) + 1 :], sink, mode)
+        for kind, name in info.bases:
+            if kind == "local":
+                base = self.classes.get(name)
+                if base is not None and base is not info:
+                    for attr, entries in self._instance_sinks(base, depth + 1).items():
+                        for sink, mode in entries:
+                            add(attr, sink, mode)
+            elif self.resolve_class is not None:
+                found = self.resolve_class(name)
+                if found is None:
+                    continue
+                qualified_class, data, _module = found
+                for method_name, entry in sorted(data.get("methods", {}).items()):
+                    qualified = entry.get("defined_in", f"{qualified_class}.{method_name}")
+                    for param, sinks_data in sorted(entry.get("param_sinks", {}).items()):
+                        if param.startswith(INSTANCE + "."):
+                            for e in sinks_data:
+                                add(param[len(INSTANCE) + 1 :], _external_sink(e, qualified, e["line"]), e.get("mode", "whole"))
+        return out
 
     def _class_method(self, info: ClassInfo, method: str, depth: int = 0) -> "ast.AST | External | None":
         """The method a call on an instance of the class runs: its own, else the first base's
@@ -557,6 +694,8 @@ class Calls(Expressions):
         values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
         for param, sinks in summary.param_sinks.items():
             bound = _bound_value(param, values)
+            if bound is None and receiver_is_self:
+                bound = self._own_attribute(param, node, frame)
             if bound is None:
                 continue
             for sink, mode in sinks:
@@ -593,7 +732,22 @@ class Calls(Expressions):
             return None
         return self._apply_external(node, found, positional, keywords, frame)
 
-    def _apply_external(self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame) -> Value:
+    def _own_attribute(self, param: str, node: ast.AST, frame: Frame) -> Value | None:
+        """``self.method()`` whose summary sends ``self.tools`` to a sink: the caller, a method of
+        the same instance, sends its own ``self.tools`` there (what is in it already reached the
+        sink inside the callee; what another method stores there is the caller's to tell)."""
+        if not param.startswith(INSTANCE + ".") or frame.self_name is None or frame.summary is None:
+            return None
+        attr = param[len(INSTANCE) + 1 :]
+        site = span_of(node)
+        return Value(
+            frozenset([Origin(PARAM, INSTANCE, site, attr=attr)]),
+            frozenset([Origin(PARAM, INSTANCE, site, mode="elem", attr=attr)]),
+        )
+
+    def _apply_external(
+        self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool = False
+    ) -> Value:
         qualified, data, module = found
         # an inherited method: its sink lines and fix spots are its base's module's
         qualified, module = data.get("defined_in", qualified), data.get("defined_module", module)
@@ -604,6 +758,8 @@ class Calls(Expressions):
         values, nodes = self._bindings(params, node, positional, keywords, frame)
         for param, sinks in sorted(data.get("param_sinks", {}).items()):
             bound = _bound_value(param, values)
+            if bound is None and receiver_is_self:
+                bound = self._own_attribute(param, node, frame)
             if bound is None:
                 continue
             for entry in sinks:
@@ -613,7 +769,7 @@ class Calls(Expressions):
                     arg = element_of(arg)
                 elif mode == "sorted":
                     arg = sanitized(arg)
-                sink = SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", node.lineno, external=qualified)
+                sink = _external_sink(entry, qualified, node.lineno)
                 self._reach(arg, sink, nodes.get(param), frame, arg.elements)
                 arg_node = nodes.get(param)
                 arg_path = path_of(arg_node) if arg_node is not None else None

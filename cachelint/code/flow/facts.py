@@ -56,6 +56,10 @@ class Summary:
     returned: bool = False  # a return or yield was seen: ``returns`` holds what it gives
     # parameter -> [(sink, mode)]: the parameter's value (transformed by mode) reaches the sink
     param_sinks: dict[str, list[tuple[SinkRef, str]]] = field(default_factory=dict)
+    # attribute of the instance -> (parameter, mode) stored in it (``self.tools = tools``): with
+    # the sinks other methods send ``self.tools`` to (``param_sinks["self.tools"]``), a call of
+    # this method (the constructor) sends the parameter there
+    param_attrs: dict[str, dict[tuple[str, str], None]] = field(default_factory=dict)
     # paths read by a sink argument, rooted at a parameter, ``self`` or a global name; an ordered
     # set (a dict): each call of the function replays them into its caller, and a list that kept
     # every repeat grew without bound through nested calls in loops (a 2,242-line crewAI module
