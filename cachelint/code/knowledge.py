@@ -107,6 +107,8 @@ class UnorderedCall:
     elements: str | None = None  # "str" | "name" | "path" | None (unknown): see the code-order pack
     nested: bool = False
     sortable: bool = True
+    ordered_by_sorting_item: int | None = None  # see the code-order pack
+    listing_items: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -244,6 +246,8 @@ def build_knowledge(
                     elements=entry.get("elements"),
                     nested=bool(entry.get("nested", False)),
                     sortable=bool(entry.get("sortable", True)),
+                    ordered_by_sorting_item=entry.get("ordered_by_sorting_item"),
+                    listing_items=tuple(entry.get("listing_items", ())),
                 ),
             )
         for pattern in pack.get("sanitizers", ()):

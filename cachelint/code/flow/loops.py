@@ -14,11 +14,12 @@ from cachelint.code.flow.scopes import (
     covers,
     display_entry_names,
     names_in,
+    path_of,
     path_root,
     read_paths,
     reads_any,
 )
-from cachelint.code.values import UNORDERED, element_of, materialized
+from cachelint.code.values import EMPTY, PARAM, UNORDERED, Origin, Value, element_of, materialized, union
 
 
 def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
@@ -171,16 +172,67 @@ class Loops(Scopes):
                     return True
         return False
 
+    def _walk_sorted_in_place(self, node: ast.For) -> tuple[int, ...] | None:
+        """``for root, dirs, files in os.walk(top): dirs.sort()``: a walk whose loop body sorts in
+        place (unconditionally) the item of each step that decides where it goes next (the pack's
+        ``ordered_by_sorting_item``) visits the folders in a fixed order. Returns the items of a
+        step that are still listings in file-system order (the pack's ``listing_items``)."""
+        call = node.iter
+        if not isinstance(call, ast.Call) or not isinstance(node.target, ast.Tuple):
+            return None
+        source = self.k.unordered.match(self.callee_path(call.func))
+        index = source.ordered_by_sorting_item if source is not None else None
+        if source is None or index is None or index >= len(node.target.elts):
+            return None
+        item = node.target.elts[index]
+        if not isinstance(item, ast.Name):
+            return None
+        for stmt in node.body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and func.attr in self.k.sort_methods and path_of(func.value) == item.id:
+                    return source.listing_items
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:  # dirs[:] = sorted(dirs)
+                target, value = stmt.targets[0], stmt.value
+                if (
+                    isinstance(target, ast.Subscript)
+                    and path_of(target.value) == item.id
+                    and isinstance(target.slice, ast.Slice)
+                    and isinstance(value, ast.Call)
+                    and self.callee_path(value.func) == ("sorted",)
+                    and len(value.args) == 1
+                    and path_of(value.args[0]) == item.id
+                ):
+                    return source.listing_items
+        return None
+
     def _for(self, node: ast.For, frame: Frame) -> None:
         iterable = self.eval(node.iter, frame)
         iterable = materialized(iterable, span_of(node.iter), iterated=True)
-        order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
+        # what decides the order of the iterations: an unordered source, or a parameter (what is
+        # put in a collection in the loop comes in the order the caller's argument has)
+        order = frozenset(o for o in iterable.own if o.kind == UNORDERED or (o.kind == PARAM and o.mode == "whole"))
+        listings = self._walk_sorted_in_place(node) if order else None
+        step = element_of(iterable)
+        walk_site = span_of(node.iter)
+
+        def of_walk(origins: frozenset[Origin]) -> frozenset[Origin]:
+            return frozenset(o for o in origins if o.kind == UNORDERED and o.site == walk_site)
+
+        walk = of_walk(order) if listings is not None else EMPTY
+        order = order - walk
         targets = names_in(node.target)
         loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth)
         frame.loops.append(loop)
         frame.iter_orders.append(order)
         try:
-            self.bind(node.target, element_of(iterable), frame)
+            if listings is not None and isinstance(node.target, ast.Tuple):
+                # the walk's order is fixed: only the listings of each step are in file-system order
+                fixed = Value(step.own - of_walk(step.own), step.inner - of_walk(step.inner))
+                for i, item in enumerate(node.target.elts):
+                    self.bind(item, union(fixed, Value(walk, EMPTY)) if i in listings else fixed, frame)
+            else:
+                self.bind(node.target, step, frame)
             self.block(node.body, frame)
         finally:
             frame.iter_orders.pop()
