@@ -356,7 +356,10 @@ class Calls(Expressions):
 
     def _constructor_call(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict, frame: Frame) -> None:
         """``Agent(tools=tools)`` of a class whose constructor stores ``tools`` on the instance, and
-        one of whose methods sends it to a sink: the call is a sink for that argument."""
+        one of whose methods sends it to a sink: the call is a sink for that argument. Not for an
+        element of the argument (``Middleware(specs=[{"tools": ..., "middleware": ...}])``): the
+        keys of dicts in a list are not kept apart, and what one key holds would seem to reach
+        the sink that reads another."""
         if isinstance(func, ast.Name) and frame.lookup(func.id) is not None:
             return
         ref = self.class_ref(func)
@@ -375,13 +378,20 @@ class Calls(Expressions):
                 if bound is None:
                     continue
                 for sink, mode in entries:
-                    arg = _in_mode(bound, mode)
-                    self._reach(arg, sink, nodes.get(param), frame, arg.elements)
+                    if mode != "elem":
+                        arg = _in_mode(bound, mode)
+                        self._reach(arg, sink, nodes.get(param), frame, arg.elements)
             return
         if self.resolve_method is not None:
             external = self.resolve_method(name, "__init__")
-            if external is not None and not external[1].get("passes_arguments") and external[1].get("param_sinks"):
-                self._apply_external(node, external, positional, keywords, frame)
+            if external is None or external[1].get("passes_arguments"):
+                return
+            qualified, data, module = external
+            sinks_data = {
+                param: [e for e in entries if e.get("mode", "whole") != "elem"] for param, entries in data.get("param_sinks", {}).items()
+            }
+            if any(sinks_data.values()):
+                self._apply_external(node, (qualified, {**data, "param_sinks": sinks_data, "returns": None}, module), positional, keywords, frame)
 
     def _constructor_sinks(self, info: ClassInfo) -> tuple[list[str], dict[str, list[tuple[SinkRef, str]]]] | None:
         """(the constructor's parameters, parameter -> the sinks it reaches): its own, and through
