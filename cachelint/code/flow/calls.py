@@ -360,6 +360,9 @@ class Calls(Expressions):
         element of the argument (``Middleware(specs=[{"tools": ..., "middleware": ...}])``): the
         keys of dicts in a list are not kept apart, and what one key holds would seem to reach
         the sink that reads another."""
+        last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if last is None or not (last in self.classes or looks_like_class(last)):
+            return  # most calls: not of a class
         if isinstance(func, ast.Name) and frame.lookup(func.id) is not None:
             return
         ref = self.class_ref(func)
