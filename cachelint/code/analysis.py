@@ -70,6 +70,16 @@ class _ProjectIndex:
             return f"{module}.{name}.{method}", entry if entry is not None else {"passes_arguments": True}, module
         return None
 
+    def class_methods(self, class_dotted: str) -> list[tuple[str, str, Mapping[str, Any]]]:
+        """(qualified name, module, method entries) of the class ``class_dotted`` names in the run."""
+        for module, name in self._candidates(class_dotted):
+            summary = self.summaries.get(module)
+            if summary is None:
+                continue
+            known = summary.get("classes", {}).get(name, {})
+            return [(f"{module}.{name}", module, known.get("methods", {}))]
+        return []
+
     def lookup(self, dotted: str, table: str) -> tuple[str, Mapping[str, Any], str] | None:
         """(qualified name, summary entry, dotted name of the module) of ``dotted``."""
         for module, name in self._candidates(dotted):
@@ -88,8 +98,10 @@ def _wrapper_names(summaries: Summaries) -> frozenset[str]:
     names: set[str] = set()
     for summary in summaries.values():
         names.update(name for name, data in summary.get("functions", {}).items() if data.get("param_sinks"))
-        for info in summary.get("classes", {}).values():
+        for class_name, info in summary.get("classes", {}).items():
             names.update(name for name, data in info.get("methods", {}).items() if data.get("param_sinks"))
+            if info.get("methods", {}).get("__init__", {}).get("param_sinks"):
+                names.add(class_name)  # a call of the class is a call of its constructor
     return frozenset(names)
 
 
@@ -126,7 +138,7 @@ def _parse_python(path: str, text: str, explain: bool = True) -> tuple[Program |
 
 
 def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None) -> ModuleAnalysis:
-    resolve = resolve_name = resolve_method = None
+    resolve = resolve_name = resolve_method = resolve_class = None
     if summaries:
         index = _ProjectIndex(path, summaries)
 
@@ -141,7 +153,10 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
 
         def resolve_method(class_dotted: str, method: str):
             return index.lookup_method(class_dotted, method)
-    analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method)
+
+        def resolve_class(class_dotted: str):
+            return index.lookup(class_dotted, "classes")
+    analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method, resolve_class)
     analysis.analyse()
     return analysis
 
@@ -223,13 +238,26 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
         entry = _function_entry(analysis, node, positions)
         if entry is not None:
             functions[name] = entry
-    classes: dict[str, Any] = {}
+    own_methods: dict[str, dict[str, Any]] = {}
     for class_name, info in sorted(analysis.classes.items()):
         methods = {}
         for method_name, node in sorted(info.methods.items()):
             entry = _function_entry(analysis, node, positions)
             if entry is not None:
                 methods[method_name] = entry
+        own_methods[class_name] = methods
+    index = _ProjectIndex(path, project_summaries) if project_summaries else None
+    classes: dict[str, Any] = {}
+    for class_name, info in sorted(analysis.classes.items()):
+        methods = _with_inherited(analysis, info, own_methods, index)
+        constructor = analysis._constructor_sinks(info)
+        if constructor is not None:
+            # the constructor with what it sends through the instance's attributes (a call of the
+            # class in another module is a sink call)
+            params, sinks = constructor
+            init = dict(methods.get("__init__") or {"params": params})
+            init["param_sinks"] = _sinks_data(sinks)
+            methods["__init__"] = init
         if methods:
             classes[class_name] = {"methods": methods}
     names: dict[str, Any] = {}
@@ -243,6 +271,42 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
             value.elements,
         ), positions)
     return {"functions": functions, "classes": classes, "names": names}
+
+
+def _with_inherited(analysis: ModuleAnalysis, info: Any, own_methods: Mapping[str, dict[str, Any]], index: _ProjectIndex | None) -> dict[str, Any]:
+    """The class's method entries and those it inherits without overriding them, from a base of
+    this module or of another module of the run (depth-first, first base first, as the analysis
+    looks them up): a call of ``Sub(...).handle()`` in another module runs the base's ``handle``.
+    An entry inherited from another module says where it is defined (its sink lines and fix spots
+    are that module's)."""
+    methods: dict[str, Any] = {}
+    defined: set[str] = set()
+
+    def visit(current: Any, depth: int) -> None:
+        if depth > 8:
+            return
+        for name, entry in own_methods.get(current.name, {}).items():
+            if name not in defined:
+                methods[name] = entry
+        defined.update(current.methods)
+        for kind, base in current.bases:
+            if kind == "local":
+                base_info = analysis.classes.get(base)
+                if base_info is not None and base_info is not current:
+                    visit(base_info, depth + 1)
+            elif index is not None:
+                for qualified_class, module, entries in index.class_methods(base):
+                    for name, entry in sorted(entries.items()):
+                        if name not in defined:
+                            methods[name] = {
+                                **entry,
+                                "defined_in": entry.get("defined_in", f"{qualified_class}.{name}"),
+                                "defined_module": entry.get("defined_module", module),
+                            }
+                            defined.add(name)
+
+    visit(info, 0)
+    return {name: methods[name] for name in sorted(methods)}
 
 
 def _function_entry(analysis: ModuleAnalysis, node: Any, positions: Positions) -> dict[str, Any] | None:
@@ -262,11 +326,18 @@ def _function_entry(analysis: ModuleAnalysis, node: Any, positions: Positions) -
         elif summary.fields_ok and summary.field_returns:
             entry["field_returns"] = {name: value_to_data(v, positions) for name, v in sorted(summary.field_returns.items())}
     if summary.param_sinks:
-        entry["param_sinks"] = {
-            param: sorted(
-                ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
-                key=lambda d: (d["line"], d["label"], d["mode"]),
-            )
-            for param, sinks in sorted(summary.param_sinks.items())
-        }
+        entry["param_sinks"] = _sinks_data(summary.param_sinks)
+    if summary.param_attrs and getattr(node, "name", None) == "__init__":
+        # the parameters the constructor stores on the instance: a subclass's methods may send them
+        entry["param_attrs"] = {attr: sorted([list(pair) for pair in pairs]) for attr, pairs in sorted(summary.param_attrs.items())}
     return entry if len(entry) > 1 else None
+
+
+def _sinks_data(param_sinks: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        param: sorted(
+            ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
+            key=lambda d: (d["line"], d["label"], d["mode"]),
+        )
+        for param, sinks in sorted(param_sinks.items())
+    }

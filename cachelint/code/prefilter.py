@@ -5,8 +5,9 @@ analysis binds one is visible in the text of the file itself, so a few regular e
 before any parse, whether the flow analysis can report anything:
 
 - a sink *called* (``.create(``, ``completion(``, ``Agent(``, or imported under another name:
-  ``completion as ask``) together with a word naming one of its prefix arguments (``tools``,
-  ``system``, ``instructions``... from the packs and the configured sinks): a keyword argument is
+  ``completion as ask``, or assigned to a name: ``ask = litellm.completion``) together with a
+  word naming one of its prefix arguments (``tools``, ``system``, ``instructions``... from the
+  packs and the configured sinks): a keyword argument is
   written ``tools=``, and a ``**kwargs`` dict, a ``json=`` body or ``body["tools"]`` are only
   read by the analysis from displays and keys of this same file;
 - a sink called whose prefix argument can be positional (``bind_tools(tools)``,
@@ -56,8 +57,31 @@ def _starts_a_word(text: str, match: re.Match[str]) -> bool:
 
 
 def _call_or_alias(text: str, match: re.Match[str]) -> bool:
-    """Group 1 is the call's parenthesis; without it the match is an import alias."""
-    return _starts_a_call(text, match.start()) if match.group(1) is not None else _starts_a_word(text, match)
+    """Group 1 is the call's parenthesis; group 2 the end of the line after a name assigned
+    (``create = client.messages.create``: a call of the name is a call of the sink); without
+    either the match is an import alias."""
+    if match.group(1) is not None:
+        return _starts_a_call(text, match.start())
+    if match.group(2) is not None:
+        return _assigned(text, match.start())
+    return _starts_a_word(text, match)
+
+
+# How far back from a name an assignment's ``=`` is looked for on its line (past this the file is
+# let through: a prefilter may let too much through, never too little).
+_ASSIGNMENT_REACH = 256
+
+
+def _assigned(text: str, start: int) -> bool:
+    """The name (at ``start``) is the value of an assignment: ``= ...name`` on its line."""
+    if start > 0 and _is_word_char(text[start - 1]):
+        return False
+    reach = max(0, start - _ASSIGNMENT_REACH)
+    line_start = text.rfind("\n", reach, start) + 1
+    if line_start == 0 and reach > 0:
+        return True
+    before = text[line_start:start]
+    return "=" in before.replace("==", "")
 
 
 @dataclass(frozen=True)
@@ -89,10 +113,11 @@ _ALIAS = r"\s+as\s+[A-Za-z_]\w*\s*(?:[,)\n;#\\]|\Z)"
 
 def _called(name: str) -> _Occurrence:
     """A call of ``name``: ``name(``, ``name (``, ``(obj.name)(``, ``name \\<newline> (``; or the
-    name imported under an alias, the other way a call resolves to it. What may stand between the
+    name imported under an alias or assigned to another name (``create = client.messages.create``),
+    the other ways a call resolves to it. What may stand between the
     name and its parenthesis is one character class (``\\s*\\)*[\\s\\\\]*``, three quantifiers over
     the same spaces, took quadratic time after a name followed by a long run of spaces)."""
-    return _Occurrence(name, re.compile(re.escape(name) + r"(?:([\s\\)]*\()|" + _ALIAS + ")"), _call_or_alias)
+    return _Occurrence(name, re.compile(re.escape(name) + r"(?:([\s\\)]*\()|([ \t]*(?:#[^\n]*)?(?:\n|\Z))|" + _ALIAS + ")"), _call_or_alias)
 
 
 def _word(name: str) -> _Occurrence:

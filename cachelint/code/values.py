@@ -31,6 +31,10 @@ from typing import Iterable, NamedTuple
 UNORDERED = "unordered"
 VOLATILE = "volatile"
 PARAM = "param"
+# The parameter name under which a method sees the attributes of its own instance (``self.tools``
+# is ``Origin(PARAM, INSTANCE, attr="tools")``, whatever the first parameter is called): the sinks
+# they reach make the methods that store a parameter there sinks for it (the constructor).
+INSTANCE = "self"
 
 # A source position in ast terms: (line, col_offset in UTF-8 bytes, end_line, end_col_offset).
 Span = tuple[int, int, int, int]

@@ -5,10 +5,10 @@ symbolic origins."""
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, Mapping
 
 from cachelint.code.flow.expressions import Expressions, common_kind, is_str_expr
-from cachelint.code.flow.facts import External, SinkRef, Summary, span_of
+from cachelint.code.flow.facts import ClassInfo, External, SinkRef, Summary, span_of
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
@@ -21,10 +21,11 @@ from cachelint.code.flow.scopes import (
 )
 from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.flow.loops import add_use
-from cachelint.code.knowledge import PREFIX_TIERS
+from cachelint.code.knowledge import PREFIX_TIERS, Sink
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
+    INSTANCE,
     NAME,
     OBJECT,
     PARAM,
@@ -125,6 +126,32 @@ def _without_volatile(v: Value) -> Value:
     if not any(o.kind == VOLATILE for o in v.own) and not any(o.kind == VOLATILE for o in v.inner):
         return v
     return Value(frozenset(o for o in v.own if o.kind != VOLATILE), frozenset(o for o in v.inner if o.kind != VOLATILE))
+
+
+def _in_mode(v: Value, mode: str) -> Value:
+    """What of an argument reaches a sink that receives it in ``mode`` (see Summary.param_sinks)."""
+    if mode == "elem":
+        return element_of(v)
+    if mode == "sorted":
+        return sanitized(v)
+    return v
+
+
+def _composed_mode(stored: str, sent: str) -> str | None:
+    """A parameter stored in an attribute in ``stored`` mode, the attribute sent in ``sent`` mode:
+    how the parameter reaches the sink (None: an element of an element, not followed)."""
+    if stored == "sorted" or sent == "sorted":
+        return "sorted"
+    if stored == "whole":
+        return sent
+    if sent == "whole":
+        return stored
+    return None
+
+
+def _external_sink(entry: Mapping[str, Any], qualified: str, line: int) -> SinkRef:
+    """A sink of another module's summary, as called at ``line`` of this one."""
+    return SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", line, external=qualified)
 
 
 class Calls(Expressions):
@@ -238,23 +265,37 @@ class Calls(Expressions):
         if local is not None:
             return self._apply_summary(node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute))
         if isinstance(func, ast.Attribute):
-            ref = self._type_of(func.value, frame)
+            inherited = None
+            if isinstance(func.value, ast.Name) and frame.cls is not None and func.value.id == frame.self_name:
+                inherited = self._inherited_method(frame.cls, func.attr)  # self.method() of a base class
+            ref = self._type_of(func.value, frame) if inherited is None else None
+            if inherited is not None:
+                found = inherited[1]
+                if isinstance(found, tuple):
+                    return self._apply_external(node, found, positional, keywords, frame, receiver_is_self=True)
+                return self._apply_summary(node, self.summary_of(found), positional, keywords, frame, receiver_is_self=True)
             if ref is not None:
                 kind, name = ref
                 if kind == "local":
-                    defined = self.classes[name].methods.get(func.attr) if name in self.classes else None
+                    info = self.classes.get(name)
+                    defined = self._class_method(info, func.attr) if info is not None else None
                     if defined is not None:
+                        if isinstance(defined, tuple):
+                            return self._apply_external(node, defined, positional, keywords, frame)
                         return self._apply_summary(node, self.summary_of(defined), positional, keywords, frame, receiver_is_self=False)
                     method = None  # a method the class does not define: no list or set method either
                 elif self.resolve_method is not None:
-                    found = self.resolve_method(name, func.attr)
-                    if found is not None:
-                        return self._apply_external(node, found, positional, keywords, frame)
+                    found_ext = self.resolve_method(name, func.attr)
+                    if found_ext is not None:
+                        return self._apply_external(node, found_ext, positional, keywords, frame)
 
         sink = self.k.sinks.match(path)
+        if sink is None:
+            sink = self._aliased_sink(func, frame)
         if sink is not None:
             self._sink_call(node, sink, positional, keywords, frame)
             return CLEAN
+        self._constructor_call(node, func, positional, keywords, frame)
 
         if self.k.sanitizers.match(path) is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             if not positional:
@@ -340,6 +381,176 @@ class Calls(Expressions):
             self.tool_objects[id(node)] = _through_unknown(union(carried, *positional, *defining))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _constructor_call(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict, frame: Frame) -> None:
+        """``Agent(tools=tools)`` of a class whose constructor stores ``tools`` on the instance, and
+        one of whose methods sends it to a sink: the call is a sink for that argument. Not for an
+        element of the argument (``Middleware(specs=[{"tools": ..., "middleware": ...}])``): the
+        keys of dicts in a list are not kept apart, and what one key holds would seem to reach
+        the sink that reads another."""
+        last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if last is None or not (last in self.classes or looks_like_class(last)):
+            return  # most calls: not of a class
+        if isinstance(func, ast.Name) and frame.lookup(func.id) is not None:
+            return
+        ref = self.class_ref(func)
+        if ref is None:
+            return
+        kind, name = ref
+        if kind == "local":
+            info = self.classes.get(name)
+            found = self._constructor_sinks(info) if info is not None else None
+            if found is None:
+                return
+            params, sinks = found
+            values, nodes = self._bindings(params, node, positional, keywords, frame)
+            for param, entries in sinks.items():
+                bound = _bound_value(param, values)
+                if bound is None:
+                    continue
+                for sink, mode in entries:
+                    if mode != "elem":
+                        arg = _in_mode(bound, mode)
+                        self._reach(arg, sink, nodes.get(param), frame, arg.elements)
+            return
+        if self.resolve_method is not None:
+            external = self.resolve_method(name, "__init__")
+            if external is None or external[1].get("passes_arguments"):
+                return
+            qualified, data, module = external
+            sinks_data = {
+                param: [e for e in entries if e.get("mode", "whole") != "elem"] for param, entries in data.get("param_sinks", {}).items()
+            }
+            if any(sinks_data.values()):
+                self._apply_external(node, (qualified, {**data, "param_sinks": sinks_data, "returns": None}, module), positional, keywords, frame)
+
+    def _constructor_sinks(self, info: ClassInfo) -> tuple[list[str], dict[str, list[tuple[SinkRef, str]]]] | None:
+        """(the constructor's parameters, parameter -> the sinks it reaches): its own, and through
+        the attributes it stores them in (``self.tools = tools``), those other methods send those
+        attributes to (this class's, its bases', of this module or another of the run)."""
+        key = id(info)
+        if key in self.constructor_sinks:
+            return self.constructor_sinks[key]
+        self.constructor_sinks[key] = None  # a constructor call inside the class's own methods
+        init = self._class_method(info, "__init__")
+        if init is None:
+            return None
+        out: dict[str, list[tuple[SinkRef, str]]] = {}
+        if isinstance(init, tuple):
+            qualified, data, _module = init
+            qualified = data.get("defined_in", qualified)
+            params = list(data.get("params", ()))
+            for param, entries in sorted(data.get("param_sinks", {}).items()):
+                if not param.startswith(INSTANCE + "."):
+                    out[param] = [(_external_sink(e, qualified, e["line"]), e.get("mode", "whole")) for e in entries]
+            attrs = {a: [(p, m) for p, m in pairs] for a, pairs in data.get("param_attrs", {}).items()}
+        else:
+            summary = self.summary_of(init)
+            params = list(summary.params)
+            for param, sinks in summary.param_sinks.items():
+                if not param.startswith(INSTANCE + "."):
+                    out[param] = list(sinks)
+            attrs = {a: list(pairs) for a, pairs in summary.param_attrs.items()}
+        if attrs:
+            instance = self._instance_sinks(info)
+            for attr, pairs in sorted(attrs.items()):
+                for sink, sink_mode in instance.get(attr, ()):
+                    for param, stored_mode in pairs:
+                        mode = _composed_mode(stored_mode, sink_mode)
+                        entries = out.setdefault(param, [])
+                        if mode is not None and (sink, mode) not in entries:
+                            entries.append((sink, mode))
+        result = (params, {p: e for p, e in out.items() if e}) if any(out.values()) else None
+        done = isinstance(init, tuple) or self.summary_of(init).done
+        if done:
+            self.constructor_sinks[key] = result
+        else:
+            del self.constructor_sinks[key]
+        return result
+
+    def _instance_sinks(self, info: ClassInfo, depth: int = 0) -> dict[str, list[tuple[SinkRef, str]]]:
+        """Attribute -> the sinks a method of the class (its own or a base's) sends it to."""
+        out: dict[str, list[tuple[SinkRef, str]]] = {}
+        if depth > 8:
+            return out
+
+        def add(attr: str, sink: SinkRef, mode: str) -> None:
+            entries = out.setdefault(attr, [])
+            if (sink, mode) not in entries:
+                entries.append((sink, mode))
+
+        for method in info.methods.values():
+            for param, sinks in self.summary_of(method).param_sinks.items():
+                if param.startswith(INSTANCE + "."):
+                    for sink, mode in sinks:
+                        add(param[len(INSTANCE) + 1 :], sink, mode)
+        for kind, name in info.bases:
+            if kind == "local":
+                base = self.classes.get(name)
+                if base is not None and base is not info:
+                    for attr, entries in self._instance_sinks(base, depth + 1).items():
+                        for sink, mode in entries:
+                            add(attr, sink, mode)
+            elif self.resolve_class is not None:
+                found = self.resolve_class(name)
+                if found is None:
+                    continue
+                qualified_class, data, _module = found
+                for method_name, entry in sorted(data.get("methods", {}).items()):
+                    qualified = entry.get("defined_in", f"{qualified_class}.{method_name}")
+                    for param, sinks_data in sorted(entry.get("param_sinks", {}).items()):
+                        if param.startswith(INSTANCE + "."):
+                            for e in sinks_data:
+                                add(param[len(INSTANCE) + 1 :], _external_sink(e, qualified, e["line"]), e.get("mode", "whole"))
+        return out
+
+    def _class_method(self, info: ClassInfo, method: str, depth: int = 0) -> "ast.AST | External | None":
+        """The method a call on an instance of the class runs: its own, else the first base's
+        that has one (a base of this module: its definition; an imported one: its summary)."""
+        defined = info.methods.get(method)
+        if defined is not None:
+            return defined
+        inherited = self._inherited_method(info, method, depth)
+        return inherited[1] if inherited is not None else None
+
+    def _inherited_method(self, info: ClassInfo, method: str, depth: int = 0) -> "tuple[str, ast.AST | External] | None":
+        """A method the class does not define but a base does (depth-first, as the bases are
+        listed; a cycle or a deep chain stops the search)."""
+        if depth > 8 or method in info.methods:
+            return None
+        for kind, name in info.bases:
+            if kind == "local":
+                base = self.classes.get(name)
+                if base is None or base is info:
+                    continue
+                found = base.methods.get(method)
+                if found is not None:
+                    return ("local", found)
+                deeper = self._inherited_method(base, method, depth + 1)
+                if deeper is not None:
+                    return deeper
+            elif self.resolve_method is not None:
+                external = self.resolve_method(name, method)
+                if external is not None and not external[1].get("passes_arguments"):
+                    return ("ext", external)
+        return None
+
+    def _aliased_sink(self, func: ast.AST, frame: Frame) -> Sink | None:
+        """``create = client.chat.completions.create`` (or ``self.create = ...``), then
+        ``create(tools=...)``: the name holds the sink itself, not what it returns."""
+        source: ast.AST | None = None
+        if isinstance(func, ast.Name):
+            source = frame.lookup_expr(func.id)
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and frame.cls is not None
+            and func.value.id == frame.self_name
+        ):
+            source = frame.cls.attr_exprs.get(func.attr)
+        if not isinstance(source, (ast.Name, ast.Attribute)):
+            return None
+        return self.k.sinks.match(self.callee_path(source))
 
     def _configured_object_uses(self, node: ast.Call, frame: Frame) -> None:
         """A call in a loop on, or given, an object that a configuring call built (``agent =
@@ -625,6 +836,8 @@ class Calls(Expressions):
         values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
         for param, sinks in summary.param_sinks.items():
             bound = _bound_value(param, values)
+            if bound is None and receiver_is_self:
+                bound = self._own_attribute(param, node, frame)
             if bound is None:
                 continue
             for sink, mode in sinks:
@@ -666,8 +879,25 @@ class Calls(Expressions):
             return None
         return self._apply_external(node, found, positional, keywords, frame)
 
-    def _apply_external(self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame) -> Value:
+    def _own_attribute(self, param: str, node: ast.AST, frame: Frame) -> Value | None:
+        """``self.method()`` whose summary sends ``self.tools`` to a sink: the caller, a method of
+        the same instance, sends its own ``self.tools`` there (what is in it already reached the
+        sink inside the callee; what another method stores there is the caller's to tell)."""
+        if not param.startswith(INSTANCE + ".") or frame.self_name is None or frame.summary is None:
+            return None
+        attr = param[len(INSTANCE) + 1 :]
+        site = span_of(node)
+        return Value(
+            frozenset([Origin(PARAM, INSTANCE, site, attr=attr)]),
+            frozenset([Origin(PARAM, INSTANCE, site, mode="elem", attr=attr)]),
+        )
+
+    def _apply_external(
+        self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool = False
+    ) -> Value:
         qualified, data, module = found
+        # an inherited method: its sink lines and fix spots are its base's module's
+        qualified, module = data.get("defined_in", qualified), data.get("defined_module", module)
         self._passed_sets_may_fill(node, positional, keywords, frame)
         if data.get("passes_arguments"):
             return _through_unknown(union(*positional, *keywords.values()))
@@ -675,6 +905,8 @@ class Calls(Expressions):
         values, nodes = self._bindings(params, node, positional, keywords, frame)
         for param, sinks in sorted(data.get("param_sinks", {}).items()):
             bound = _bound_value(param, values)
+            if bound is None and receiver_is_self:
+                bound = self._own_attribute(param, node, frame)
             if bound is None:
                 continue
             for entry in sinks:
@@ -684,7 +916,7 @@ class Calls(Expressions):
                     arg = element_of(arg)
                 elif mode == "sorted":
                     arg = sanitized(arg)
-                sink = SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", node.lineno, external=qualified)
+                sink = _external_sink(entry, qualified, node.lineno)
                 self._reach(arg, sink, nodes.get(param), frame, arg.elements)
                 arg_node = nodes.get(param)
                 arg_path = path_of(arg_node) if arg_node is not None else None

@@ -20,6 +20,7 @@ from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
+    INSTANCE,
     PARAM,
     PATH,
     STR,
@@ -122,6 +123,13 @@ class Expressions(Sinks):
         base = node.value
         if isinstance(base, ast.Name) and frame.cls is not None and base.id == frame.self_name:
             v = frame.cls.attrs.get(node.attr, CLEAN)
+            if frame.summary is not None:
+                # the attribute as the other methods may have set it (see INSTANCE); what it is stays
+                site = span_of(base)
+                v = typed(union(v, Value(
+                    frozenset([Origin(PARAM, INSTANCE, site, attr=node.attr)]),
+                    frozenset([Origin(PARAM, INSTANCE, site, mode="elem", attr=node.attr)]),
+                )), v.kind, v.elements)
         else:
             path = path_of(node)
             stored = frame.lookup(path) if path is not None else None

@@ -56,6 +56,10 @@ class Summary:
     returned: bool = False  # a return or yield was seen: ``returns`` holds what it gives
     # parameter -> [(sink, mode)]: the parameter's value (transformed by mode) reaches the sink
     param_sinks: dict[str, list[tuple[SinkRef, str]]] = field(default_factory=dict)
+    # attribute of the instance -> (parameter, mode) stored in it (``self.tools = tools``): with
+    # the sinks other methods send ``self.tools`` to (``param_sinks["self.tools"]``), a call of
+    # this method (the constructor) sends the parameter there
+    param_attrs: dict[str, dict[tuple[str, str], None]] = field(default_factory=dict)
     # paths read by a sink argument, rooted at a parameter, ``self`` or a global name; an ordered
     # set (a dict): each call of the function replays them into its caller, and a list that kept
     # every repeat grew without bound through nested calls in loops (a 2,242-line crewAI module
@@ -76,10 +80,15 @@ class ClassInfo:
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
     attr_types: dict[str, "ClassRef"] = field(default_factory=dict)
+    # attributes bound to a callee (``self.create = client.messages.create``): a call of one is a
+    # call of that callee
+    attr_exprs: dict[str, ast.AST] = field(default_factory=dict)
     # The positional parameters of the __init__ that @dataclass or NamedTuple writes, in order
     # (the fields a call's positional arguments go to); None when they cannot be known.
     init_fields: tuple[str, ...] | None = None
     dataclass: bool = False
+    # the classes it derives from that the analysis can name (of this module or imported), in order
+    bases: list["ClassRef"] = field(default_factory=list)
 
 
 # What class a value is an instance of: ("local", "Name") for a class of this module, or

@@ -21,7 +21,7 @@ from cachelint.code.flow.scopes import (
     read_paths,
     reads_any,
 )
-from cachelint.code.values import UNORDERED, Value, element_of, materialized
+from cachelint.code.values import PARAM, UNORDERED, Value, element_of, materialized
 
 
 def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
@@ -279,7 +279,9 @@ class Loops(Scopes):
             site = span_of(node.iter)
             iterable = Value(frozenset(o for o in iterable.own if o.site != site), iterable.inner, iterable.kind, iterable.elements)
         iterable = materialized(iterable, span_of(node.iter), iterated=True)
-        order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
+        # what decides the order of the iterations: an unordered source, or a parameter (what is
+        # put in a collection in the loop comes in the order the caller's argument has)
+        order = frozenset(o for o in iterable.own if o.kind == UNORDERED or (o.kind == PARAM and o.mode == "whole"))
         targets = names_in(node.target)
         loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth)
         frame.loops.append(loop)

@@ -14,6 +14,7 @@ from cachelint.code.flow.facts import (
     LoopChange,
     LoopFrame,
     Reach,
+    SinkRef,
     Summary,
 )
 from cachelint.code.knowledge import Knowledge
@@ -389,8 +390,10 @@ class Scopes:
         resolve_external: "Callable[[tuple[str, ...]], External | None] | None" = None,
         resolve_external_name: "Callable[[tuple[str, ...]], External | None] | None" = None,
         resolve_method: "Callable[[str, str], External | None] | None" = None,
+        resolve_class: "Callable[[str], External | None] | None" = None,
     ) -> None:
         self.resolve_method = resolve_method
+        self.resolve_class = resolve_class  # an imported class's summary entry (its methods)
         self.tree = tree
         self.k = knowledge
         self.resolve_external = resolve_external
@@ -425,6 +428,8 @@ class Scopes:
         self.tuple_results: dict[int, list[Value]] = {}
         # id(call of a class) -> its keyword values: x = Args(tools=...); x.tools
         self.call_keywords: dict[int, dict[str, Value]] = {}
+        # id(ClassInfo) -> what its constructor sends to sinks (Calls._constructor_sinks)
+        self.constructor_sinks: dict[int, "tuple[list[str], dict[str, list[tuple[SinkRef, str]]]] | None"] = {}
         self.module_frame = Frame(None)
         # > 0 while evaluating text being formatted (f-string fields, "..." + x, "%s" % x,
         # .format()): only there does a name like request_id put a per-request value into text.
@@ -518,7 +523,12 @@ class Scopes:
         if isinstance(target, ast.Attribute):
             path = path_of(target)
             if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
+                self._stored_params(target.attr, value, frame)
                 value = _without_params(value)  # a method's parameters mean nothing to the other methods
+                if isinstance(source, (ast.Name, ast.Attribute)):
+                    frame.cls.attr_exprs[target.attr] = source
+                else:
+                    frame.cls.attr_exprs.pop(target.attr, None)
                 old = frame.cls.attrs.get(target.attr)
                 frame.cls.attrs[target.attr] = merge(old, value) if old is not None else value
             elif path is not None:
@@ -577,6 +587,8 @@ class Scopes:
             and node.value.id == frame.self_name
         ):
             return frame.cls.attr_types.get(node.attr)
+        if isinstance(node, ast.Call):  # Handler(role).handle(...)
+            return self.class_ref(node.func)
         return None
 
     def _iter_order(self, frame: Frame) -> frozenset[Origin]:
@@ -608,9 +620,21 @@ class Scopes:
 
     def _write_path(self, path: str, node: ast.AST, value: Value, frame: Frame) -> None:
         if frame.cls is not None and frame.self_name and path.startswith(frame.self_name + "."):
-            frame.cls.attrs[path[len(frame.self_name) + 1 :]] = _without_params(value)
+            attr = path[len(frame.self_name) + 1 :]
+            self._stored_params(attr, value, frame)
+            frame.cls.attrs[attr] = _without_params(value)
             return
         frame.names[path] = value
+
+    def _stored_params(self, attr: str, value: Value, frame: Frame) -> None:
+        """``self.tools = tools`` in a method: the parameter's value (as it is, its elements, or
+        sorted) is the instance's attribute from then on."""
+        summary = frame.summary
+        if summary is None or not attr.isidentifier():
+            return
+        for o in value.own:
+            if o.kind == PARAM and o.attr is None and o.what in frame.params:
+                summary.param_attrs.setdefault(attr, {})[(o.what, o.mode)] = None
 
     def callee_path(self, func: ast.AST) -> tuple[str, ...]:
         parts: list[str] = []

@@ -10,7 +10,7 @@ from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, PARAM, Value, substitute, union
+from cachelint.code.values import CLEAN, INSTANCE, PARAM, Value, substitute, union
 
 
 def _history_paths(node: ast.AST) -> list[str]:
@@ -304,7 +304,7 @@ class Sinks(Loops):
                 continue  # an empty set: nothing in it to put out of order
             if o.kind == PARAM:
                 summary = frame.summary
-                if summary is not None and o.what in summary.params:
+                if summary is not None and (o.what in summary.params or (o.what == INSTANCE and o.attr is not None and frame.self_name is not None)):
                     key = o.what if o.attr is None else f"{o.what}.{o.attr}"
                     entries = summary.param_sinks.setdefault(key, [])
                     if (sink, o.mode) not in entries:

@@ -252,6 +252,9 @@ class Statements(Calls):
             known.init_fields = None  # two classes of that name: which one a call builds is not known
         for base in node.bases:
             self.eval(base, frame)
+            ref = self.class_ref(base.value if isinstance(base, ast.Subscript) else base)  # Generic[T]
+            if ref is not None and ref != ("local", node.name):
+                info.bases.append(ref)
         class_frame = Frame(frame, cls=None)
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
