@@ -260,13 +260,31 @@ def compare_sessions(expected: list[dict], sessions: list[dict] | None, found: l
     return out
 
 
-def _matches(finding: dict, label: dict) -> bool:
-    if finding.get("code") != label.get("code") or finding.get("path") != label.get("path"):
+def _at(path: Any, line: Any, label: dict) -> bool:
+    if path != label.get("path"):
         return False
     if "lines" in label:
         low, high = label["lines"]
-        return low <= int(finding.get("line", 0)) <= high
-    return int(finding.get("line", 0)) == int(label.get("line", -1))
+        return low <= int(line or 0) <= high
+    return int(line or 0) == int(label.get("line", -1))
+
+
+def _matches(finding: dict, label: dict) -> bool:
+    if finding.get("code") != label.get("code"):
+        return False
+    return _at(finding.get("path"), finding.get("line"), label)
+
+
+def _finds(finding: dict, miss: dict) -> bool:
+    """A finding finds a miss when it is reported in the miss's lines, or when its fix edits them:
+    a defect in one module is reported where its value reaches the call in the module analysed,
+    and its fix goes to the defect."""
+    if _matches(finding, miss):
+        return True
+    if finding.get("code") != miss.get("code"):
+        return False
+    edits = (finding.get("fix") or {}).get("edits") or ()
+    return any(_at(e.get("path", finding.get("path")), e.get("line"), miss) for e in edits)
 
 
 @dataclass
@@ -290,7 +308,7 @@ def compare(target: Target, found: list[dict], seconds: float, exit_code: int, e
     outcome = Outcome(target, found, seconds, exit_code, error, {name: [] for name in (*LABELS, "?")})
     for finding in found:
         label = next((lab for lab in target.findings if _matches(finding, lab)), None)
-        miss = next((m for m in target.misses if _matches(finding, m)), None) if label is None else None
+        miss = next((m for m in target.misses if _finds(finding, m)), None) if label is None else None
         judged = label if label is not None else miss
         if judged is not None and judged.get("severity") and judged["severity"] != finding.get("severity"):
             outcome.severity_wrong.append((finding, str(judged["severity"])))
@@ -304,7 +322,7 @@ def compare(target: Target, found: list[dict], seconds: float, exit_code: int, e
         if str(label.get("label")) == "true" and not any(_matches(f, label) for f in found):
             outcome.lost_true.append(label)
     for miss in target.misses:
-        (outcome.misses_found if any(_matches(f, miss) for f in found) else outcome.misses_open).append(miss)
+        (outcome.misses_found if any(_finds(f, miss) for f in found) else outcome.misses_open).append(miss)
     return outcome
 
 
