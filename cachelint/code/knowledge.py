@@ -88,9 +88,11 @@ MAX_MATCHED_NAME = 256
 
 @dataclass(frozen=True)
 class SinkArgument:
-    tier: str  # tools | system | messages | body
+    tier: str  # tools | system | messages | body | specs
     keyword: str | None
     position: int | None
+    # specs: a list of agent specs (dicts), each key of which renders in a tier of its own agent
+    keys: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,9 @@ class Knowledge:
 
 
 def _arguments(entries: Iterable[Mapping[str, Any]]) -> tuple[SinkArgument, ...]:
-    return tuple(SinkArgument(e["tier"], e.get("keyword"), e.get("position")) for e in entries)
+    return tuple(
+        SinkArgument(e["tier"], e.get("keyword"), e.get("position"), tuple(sorted(e.get("keys", {}).items()))) for e in entries
+    )
 
 
 def _config_sink_arguments(entry: Mapping[str, Any]) -> tuple[SinkArgument, ...]:
@@ -317,6 +321,8 @@ def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
                     words.add(argument.keyword)
             elif argument.tier == "body":
                 words.update(body_words)
+            elif argument.tier == "specs":
+                words.update(key for key, tier in argument.keys if tier in PREFIX_TIERS)
         tokens.append(SinkToken(name, called, frozenset(words), positional))
     return build_sink_prefilter(
         tokens,

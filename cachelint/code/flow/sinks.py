@@ -91,7 +91,9 @@ class Sinks(Loops):
                         break
             if arg_node is None:
                 continue
-            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key)
+            self._sink_argument(
+                argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key, argument.keys
+            )
 
     def _sink_argument(
         self,
@@ -103,6 +105,7 @@ class Sinks(Loops):
         frame: Frame,
         configures: bool = False,
         tool_key: str | None = None,
+        keys: tuple[tuple[str, str], ...] = (),
     ) -> None:
         if tier in PREFIX_TIERS:
             elements = value.elements  # what the argument holds (what it is, re-read below, may be less certain)
@@ -145,6 +148,22 @@ class Sinks(Loops):
                     continue
                 entry_value, entry_node = entry
                 self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
+        elif tier == "specs":
+            # subagents=[{"name": ..., "system_prompt": ..., "tools": [...]}]: each spec is an
+            # agent of its own, whose keys render its prefix
+            specs = self._structure(arg_node, frame) if isinstance(arg_node, (ast.Name, ast.Attribute)) else arg_node
+            if not isinstance(specs, (ast.List, ast.Tuple)):
+                return
+            for spec in specs.elts:
+                if isinstance(spec, ast.Starred):
+                    continue
+                for key, tier_of_key in keys:
+                    entry = self._dict_entry(spec, key, frame)
+                    if entry is not None:
+                        entry_value, entry_node = entry
+                        self._sink_argument(
+                            tier_of_key, entry_value, entry_node, f'"{key}" of an agent spec in {label}', line, frame, configures, tool_key
+                        )
 
     def _first_message_uses(self, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
         """The messages sent start with the system prompt (Chat-style APIs): a change of their
