@@ -153,6 +153,9 @@ class Knowledge:
     time_directives: tuple[str, ...] = ()
     volatile_name_re: re.Pattern[str] | None = None  # names of per-request values (request_id)
     session_name_re: re.Pattern[str] | None = None  # names of per-user / per-session values (user_id)
+    # names that hold the system prompt (code-volatile pack): stems and what may follow one
+    system_prompt_stems: tuple[str, ...] = ()
+    system_prompt_rest_re: re.Pattern[str] | None = None
     membership_keyword_re: re.Pattern[str] | None = None
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
@@ -169,6 +172,25 @@ class Knowledge:
     @property
     def knows_volatile_names(self) -> bool:
         return self.volatile_name_re is not None or self.session_name_re is not None
+
+    def names_system_prompt(self, name: str) -> bool:
+        """``SYSTEM_PROMPT``, ``system_message_content``, ``build_system_prompt``: the name says its
+        value is (or is returned as) a system prompt."""
+        if not self.system_prompt_stems or self.system_prompt_rest_re is None or len(name) > MAX_MATCHED_NAME:
+            return False
+        normal = name.lower().replace("_", "")
+        for stem in self.system_prompt_stems:
+            at = normal.rfind(stem)
+            if at >= 0 and self.system_prompt_rest_re.fullmatch(normal, at + len(stem)) is not None:
+                return True
+        return False
+
+    def may_name_system_prompt(self, text: str) -> bool:
+        """The prefilter's test for ``names_system_prompt``: the text contains a stem."""
+        if not self.system_prompt_stems:
+            return False
+        normal = text.lower().replace("_", "")
+        return any(stem in normal for stem in self.system_prompt_stems)
 
     def volatile_name_kind(self, name: str) -> str | None:
         """``request`` for a per-request id's name, ``session`` for a per-user or per-session id's."""
@@ -301,6 +323,10 @@ def build_knowledge(
     session_patterns = [p for pack in volatile_packs for p in pack.get("per_session_names", ())]
     if session_patterns:
         k.session_name_re = re.compile("|".join(f"(?:{p})" for p in session_patterns), re.IGNORECASE)
+    k.system_prompt_stems = tuple(sorted(names(volatile_packs, "system_prompt_stems")))
+    rests = [pack["system_prompt_rest"] for pack in volatile_packs if "system_prompt_rest" in pack]
+    if rests:
+        k.system_prompt_rest_re = re.compile("|".join(f"(?:{p})" for p in rests))
     k.stash_keys = frozenset(body_keys) | frozenset(
         a.keyword for pack in sink_packs for e in pack.get("sinks", ()) for a in _arguments(e["arguments"]) if a.keyword
     ) | frozenset(a.keyword for e in options.get("sinks", ()) for a in _config_sink_arguments(e) if a.keyword)

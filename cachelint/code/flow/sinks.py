@@ -10,7 +10,12 @@ from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
 from cachelint.code.flow.loops import Loops
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, PARAM, Value, substitute, union
+from cachelint.code.values import CLEAN, PARAM, VOLATILE, Value, substitute, union
+
+# The tier of a value bound to a name that says it is the system prompt (``SYSTEM_PROMPT = ...``,
+# ``return`` of ``build_system_prompt``) where no sink is in view: read by CL105 alone, for a clock
+# or uuid, and never followed into loops or summaries.
+NAMED_SYSTEM = "named system"
 
 
 def _history_paths(node: ast.AST) -> list[str]:
@@ -272,6 +277,20 @@ class Sinks(Loops):
                 if root == frame.self_name and root is not None:
                     path = "self" + path[len(root):]
                 summary.uses[(path, sink)] = None
+
+    def _named_system_prompt(self, name: str, value: Value, node: ast.AST, frame: Frame) -> None:
+        """``value`` is bound to ``name`` (a variable, attribute, keyword or the function that
+        returns it): if the name says it holds the system prompt, its clocks and uuids are in one.
+        Per-user names are left out (a name in a name: too weak), and so are parameters (what a
+        caller passes in is not followed through a name) and another module's constants (bound,
+        and named or not, where that module computes them)."""
+        if not value or not self.k.names_system_prompt(name):
+            return
+        line = node.lineno  # type: ignore[attr-defined]
+        sink = SinkRef(NAMED_SYSTEM, f"{name} (a system prompt, by its name)", line)
+        for o in value.own | value.inner:
+            if o.kind == VOLATILE and o.granularity != "session" and (o.external is None or o.external.endswith("()")):
+                self.reaches.append(Reach(o, sink, None))
 
     def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None) -> None:
         """The origins of ``value`` reach ``sink``; ``elements``: what the elements of the argument

@@ -45,7 +45,17 @@ class Statements(Calls):
                     if first_node is not None and self._may_be_system_message(first_node, frame):
                         # messages = [system, *history]: a rebuilt list whose first message is new
                         self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
+            self._named_target(target, value, frame)
             self.bind(target, value, frame, node.value)
+
+    def _named_target(self, target: ast.AST, value: Value, frame: Frame) -> None:
+        """``SYSTEM_PROMPT = ...``, ``self.system_message = ...``, ``config["system_prompt"] = ...``."""
+        if isinstance(target, ast.Name):
+            self._named_system_prompt(target.id, value, target, frame)
+        elif isinstance(target, ast.Attribute):
+            self._named_system_prompt(target.attr, value, target, frame)
+        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+            self._named_system_prompt(target.slice.value, value, target, frame)
 
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
         value = self.eval(node.value, frame) if node.value is not None else CLEAN
@@ -57,6 +67,7 @@ class Statements(Calls):
         path = path_of(node.target)
         if path is not None and node.value is not None:
             self._record_change(frame, path, node.target, "rebound", node.value)
+        self._named_target(node.target, value, frame)
         self.bind(node.target, value, frame, node.value)
 
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
@@ -70,6 +81,7 @@ class Statements(Calls):
         action = "incremented" if stepped else "extended" if isinstance(node.op, ast.Add) else "changed"
         if path is not None and not (action == "extended" and has_deferred_tool(node.value, frame)):
             self._record_change(frame, path, target, action, counter=numeric)
+        self._named_target(target, value, frame)
         if isinstance(target, ast.Subscript):
             self.bind(target, value, frame)
             return
@@ -119,6 +131,8 @@ class Statements(Calls):
                             old = summary.field_returns.get(name)
                             summary.field_returns[name] = union(old, v) if old is not None else v
         if summary is not None:
+            if node.value is not None:
+                self._named_system_prompt(summary.name, value, node, frame)  # return of build_system_prompt()
             summary.returns = merge(summary.returns, value) if summary.returned else value
             summary.returned = True
 
