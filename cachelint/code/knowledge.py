@@ -156,6 +156,7 @@ class Knowledge:
     # names that hold the system prompt (code-volatile pack): stems and what may follow one
     system_prompt_stems: tuple[str, ...] = ()
     system_prompt_rest_re: re.Pattern[str] | None = None
+    system_prompt_flags: frozenset[str] = frozenset()
     membership_keyword_re: re.Pattern[str] | None = None
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
@@ -178,7 +179,10 @@ class Knowledge:
         value is (or is returned as) a system prompt."""
         if not self.system_prompt_stems or self.system_prompt_rest_re is None or len(name) > MAX_MATCHED_NAME:
             return False
-        normal = name.lower().replace("_", "")
+        lowered = name.lower().lstrip("_")
+        if lowered.split("_", 1)[0] in self.system_prompt_flags and "_" in lowered:
+            return False
+        normal = lowered.replace("_", "")
         for stem in self.system_prompt_stems:
             at = normal.rfind(stem)
             if at >= 0 and self.system_prompt_rest_re.fullmatch(normal, at + len(stem)) is not None:
@@ -324,6 +328,7 @@ def build_knowledge(
     if session_patterns:
         k.session_name_re = re.compile("|".join(f"(?:{p})" for p in session_patterns), re.IGNORECASE)
     k.system_prompt_stems = tuple(sorted(names(volatile_packs, "system_prompt_stems")))
+    k.system_prompt_flags = names(volatile_packs, "system_prompt_flags")
     rests = [pack["system_prompt_rest"] for pack in volatile_packs if "system_prompt_rest" in pack]
     if rests:
         k.system_prompt_rest_re = re.compile("|".join(f"(?:{p})" for p in rests))

@@ -281,15 +281,17 @@ class Sinks(Loops):
     def _named_system_prompt(self, name: str, value: Value, node: ast.AST, frame: Frame) -> None:
         """``value`` is bound to ``name`` (a variable, attribute, keyword or the function that
         returns it): if the name says it holds the system prompt, its clocks and uuids are in one.
-        Per-user names are left out (a name in a name: too weak), and so are parameters (what a
-        caller passes in is not followed through a name) and another module's constants (bound,
-        and named or not, where that module computes them)."""
+        Only what this module computes: not a per-user name (a name in a name: too weak), not a
+        parameter (what a caller passes in is not followed through a name), not what another
+        module's function or constant gives (carried coarsely, a run id in a model call's result
+        reaches whatever is built from it; and where that module binds it to a system prompt's
+        name, it is reported there)."""
         if not value or not self.k.names_system_prompt(name):
             return
         line = node.lineno  # type: ignore[attr-defined]
         sink = SinkRef(NAMED_SYSTEM, f"{name} (a system prompt, by its name)", line)
         for o in value.own | value.inner:
-            if o.kind == VOLATILE and o.granularity != "session" and (o.external is None or o.external.endswith("()")):
+            if o.kind == VOLATILE and o.granularity != "session" and o.external is None:
                 self.reaches.append(Reach(o, sink, None))
 
     def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None) -> None:
