@@ -101,6 +101,11 @@ class Sink:
     arguments: tuple[SinkArgument, ...]
     configures: bool = False  # builds an agent / bound model rather than sending one request
     tool_key: str | None = None  # sort key for this SDK's tools, used by fixes
+    # {key} placeholders of these (str) arguments are filled from the session state, which the
+    # functions given as these callbacks write (``callback_context.state["key"] = ...``): each
+    # callback with how often it runs ("request": before each model call, "run": each agent run)
+    state_arguments: tuple[str, ...] = ()
+    state_callbacks: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -254,6 +259,8 @@ def build_knowledge(
                 _arguments(entry["arguments"]),
                 bool(entry.get("configures", False)),
                 entry.get("tool_key"),
+                tuple(entry.get("state_templates", {}).get("arguments", ())),
+                tuple(sorted(entry.get("state_templates", {}).get("callbacks", {}).items())),
             )
             for call in entry["calls"]:
                 k.sinks.add(call, sink)

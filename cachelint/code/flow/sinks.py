@@ -4,6 +4,7 @@ around the call watch; and what may be the first (system) message of a list sent
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
@@ -16,6 +17,9 @@ from cachelint.code.values import CLEAN, PARAM, VOLATILE, Value, substitute, uni
 # ``return`` of ``build_system_prompt``) where no sink is in view: read by CL105 alone, for a clock
 # or uuid, and never followed into loops or summaries.
 NAMED_SYSTEM = "named system"
+
+# {key} or {key?} in a template filled from the session state (an optional key may be absent)
+_STATE_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\??\}")
 
 
 def _history_paths(node: ast.AST) -> list[str]:
@@ -96,6 +100,8 @@ class Sinks(Loops):
                         break
             if arg_node is None:
                 continue
+            if argument.keyword in sink.state_arguments:
+                self._state_template(node, arg_node, f"{how} of {callee}", sink, frame)
             self._sink_argument(
                 argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key, argument.keys
             )
@@ -169,6 +175,32 @@ class Sinks(Loops):
                         self._sink_argument(
                             tier_of_key, entry_value, entry_node, f'"{key}" of an agent spec in {label}', line, frame, configures, tool_key
                         )
+
+    def _state_template(self, node: ast.Call, arg_node: ast.AST, label: str, sink: Sink, frame: Frame) -> None:
+        """``instruction="Time: {_time}"`` with ``before_agent_callback=stamp``, where ``stamp``
+        writes ``context.state["_time"]``: what it writes is in the instruction."""
+        template = self._structure(arg_node, frame) if isinstance(arg_node, (ast.Name, ast.Attribute)) else arg_node
+        if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+            return
+        keys = set(_STATE_PLACEHOLDER.findall(template.value))
+        if not keys:
+            return
+        callbacks = dict(sink.state_callbacks)
+        for kw in node.keywords:
+            if kw.arg not in callbacks or not isinstance(kw.value, ast.Name):
+                continue
+            summary = self._local_function(kw.value, frame)
+            if summary is None or not summary.done:
+                continue
+            for key in sorted(keys & summary.state_writes.keys()):
+                ref = SinkRef(
+                    "system",
+                    f"{label} through {{{key}}} (state[{key!r}], written by {kw.value.id}, {kw.arg}=)",
+                    node.lineno,
+                    configures=sink.configures,
+                    renewed=callbacks[kw.arg] if callbacks[kw.arg] != "request" else None,
+                )
+                self._reach(summary.state_writes[key], ref, None, frame)
 
     def _first_message_uses(self, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
         """The messages sent start with the system prompt (Chat-style APIs): a change of their
@@ -278,21 +310,42 @@ class Sinks(Loops):
                     path = "self" + path[len(root):]
                 summary.uses[(path, sink)] = None
 
-    def _named_system_prompt(self, name: str, value: Value, node: ast.AST, frame: Frame) -> None:
-        """``value`` is bound to ``name`` (a variable, attribute, keyword or the function that
-        returns it): if the name says it holds the system prompt, its clocks and uuids are in one.
-        Only what this module computes: not a per-user name (a name in a name: too weak), not a
-        parameter (what a caller passes in is not followed through a name), not what another
-        module's function or constant gives (carried coarsely, a run id in a model call's result
-        reaches whatever is built from it; and where that module binds it to a system prompt's
-        name, it is reported there)."""
+    def _named_system_prompt(self, name: str, value: Value, node: ast.AST, frame: Frame, expr: ast.AST | None = None) -> None:
+        """``value`` (of ``expr``, else of ``node``) is bound to ``name`` (a variable, attribute,
+        keyword or the function that returns it): if the name says it holds the system prompt, its clocks and uuids are in one.
+        Only what this module computes, or text another module's function returns, called in the
+        bound expression (``f"Time: {get_time()}"``): not a per-user name (a name in a name: too
+        weak), not a parameter (what a caller passes in is not followed through a name), not
+        anything else another module gives (carried coarsely, a run id in a model call's result
+        reaches whatever is built from it; a constant is bound, and reported, where that module
+        computes it)."""
         if not value or not self.k.names_system_prompt(name):
             return
         line = node.lineno  # type: ignore[attr-defined]
         sink = SinkRef(NAMED_SYSTEM, f"{name} (a system prompt, by its name)", line)
+        text_calls: set[tuple[int, int, int, int]] | None = None
         for o in value.own | value.inner:
-            if o.kind == VOLATILE and o.granularity != "session" and o.external is None:
-                self.reaches.append(Reach(o, sink, None))
+            if o.kind != VOLATILE or o.granularity == "session":
+                continue
+            if o.external is not None:
+                if text_calls is None:
+                    text_calls = self._text_calls(expr if expr is not None else node)
+                if o.site not in text_calls:
+                    continue
+            self.reaches.append(Reach(o, sink, None))
+
+    def _text_calls(self, node: ast.AST) -> set[tuple[int, int, int, int]]:
+        """The calls in ``node`` of other modules' functions that return text (a str)."""
+        out: set[tuple[int, int, int, int]] = set()
+        if self.resolve_external is None:
+            return out
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                raw = self.raw_dotted(sub.func)
+                found = self.resolve_external(raw) if raw is not None else None
+                if found is not None and (found[1].get("returns") or {}).get("kind") == "str":
+                    out.add(span_of(sub))
+        return out
 
     def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None) -> None:
         """The origins of ``value`` reach ``sink``; ``elements``: what the elements of the argument

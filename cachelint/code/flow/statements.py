@@ -45,17 +45,36 @@ class Statements(Calls):
                     if first_node is not None and self._may_be_system_message(first_node, frame):
                         # messages = [system, *history]: a rebuilt list whose first message is new
                         self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
-            self._named_target(target, value, frame)
+            self._named_target(target, value, frame, node.value)
+            self._state_write(target, value, frame)
             self.bind(target, value, frame, node.value)
 
-    def _named_target(self, target: ast.AST, value: Value, frame: Frame) -> None:
+    def _state_write(self, target: ast.AST, value: Value, frame: Frame) -> None:
+        """``context.state["key"] = value`` on a parameter: the function writes the state it is
+        given (a callback), which an instruction's {key} reads."""
+        summary = frame.summary
+        if (
+            summary is not None
+            and isinstance(target, ast.Subscript)
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, str)
+            and isinstance(target.value, ast.Attribute)
+            and target.value.attr == "state"
+            and isinstance(target.value.value, ast.Name)
+            and target.value.value.id in frame.params
+        ):
+            key = target.slice.value
+            old = summary.state_writes.get(key)
+            summary.state_writes[key] = union(old, value) if old is not None else value
+
+    def _named_target(self, target: ast.AST, value: Value, frame: Frame, expr: ast.AST | None) -> None:
         """``SYSTEM_PROMPT = ...``, ``self.system_message = ...``, ``config["system_prompt"] = ...``."""
         if isinstance(target, ast.Name):
-            self._named_system_prompt(target.id, value, target, frame)
+            self._named_system_prompt(target.id, value, target, frame, expr)
         elif isinstance(target, ast.Attribute):
-            self._named_system_prompt(target.attr, value, target, frame)
+            self._named_system_prompt(target.attr, value, target, frame, expr)
         elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
-            self._named_system_prompt(target.slice.value, value, target, frame)
+            self._named_system_prompt(target.slice.value, value, target, frame, expr)
 
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
         value = self.eval(node.value, frame) if node.value is not None else CLEAN
@@ -67,7 +86,7 @@ class Statements(Calls):
         path = path_of(node.target)
         if path is not None and node.value is not None:
             self._record_change(frame, path, node.target, "rebound", node.value)
-        self._named_target(node.target, value, frame)
+        self._named_target(node.target, value, frame, node.value)
         self.bind(node.target, value, frame, node.value)
 
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
@@ -81,7 +100,7 @@ class Statements(Calls):
         action = "incremented" if stepped else "extended" if isinstance(node.op, ast.Add) else "changed"
         if path is not None and not (action == "extended" and has_deferred_tool(node.value, frame)):
             self._record_change(frame, path, target, action, counter=numeric)
-        self._named_target(target, value, frame)
+        self._named_target(target, value, frame, node.value)
         if isinstance(target, ast.Subscript):
             self.bind(target, value, frame)
             return

@@ -82,6 +82,8 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             severity = Severity.INFO
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
+        elif r.sink.renewed == "run":
+            effect, severity = "the cached prefix changes on every run of the agent (each user turn)", None
         elif r.sink.tier == NAMED_SYSTEM:
             # how often the prompt is built (each request, each run) is out of view
             effect, severity = "the system prompt differs each time it is built, and no cached prefix is read after it", None
