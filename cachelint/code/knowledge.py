@@ -128,6 +128,8 @@ class VolatileCall:
 class Knowledge:
     sinks: CallTable[Sink] = field(default_factory=CallTable)
     decorators: CallTable[tuple[str, str]] = field(default_factory=CallTable)  # -> (tier, library)
+    # the class of a provider function's first parameter -> (tier, library)
+    providers: CallTable[tuple[str, str]] = field(default_factory=CallTable)
     body_keys: dict[str, str] = field(default_factory=dict)
     first_message_roles: frozenset[str] = frozenset()
     system_message_classes: CallTable[bool] = field(default_factory=CallTable)
@@ -266,6 +268,8 @@ def build_knowledge(
                 k.sinks.add(call, sink)
         for entry in pack.get("decorators", ()):
             k.decorators.add(entry["decorator"], (entry["tier"], entry.get("library", "?")))
+        for entry in pack.get("providers", ()):
+            k.providers.add(entry["annotation"], (entry["tier"], entry.get("library", "?")))
     k.body_keys = body_keys
     k.first_message_roles = frozenset(roles)
 
@@ -367,6 +371,7 @@ def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
         decorators=k.decorators.last_segments(),
         message_roles=k.first_message_roles,
         system_classes=[(name, called) for name, called, _ in k.system_message_classes.tokens()],
+        provider_types=k.providers.last_segments(),
     )
 
 

@@ -266,6 +266,15 @@ class Statements(Calls):
                 summary = self.summary_of(node)
                 sink = SinkRef(tier, f"the return value of {node.name}() (@{ast.unparse(target)})", node.lineno)
                 self._reach(summary.returns, sink, None, frame)
+        positional = node.args.posonlyargs + node.args.args
+        if frame is self.module_frame and positional and positional[0].annotation is not None:
+            provided = self.k.providers.match(self.callee_path(positional[0].annotation))
+            if provided is not None:  # instruction=provider: called for the text of every request
+                tier, _library = provided
+                summary = self.summary_of(node)
+                annotation = ast.unparse(positional[0].annotation)
+                sink = SinkRef(tier, f"the return value of {node.name}() (a provider, called with a {annotation} for each request)", node.lineno)
+                self._reach(summary.returns, sink, None, frame)
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> None:
         info = ClassInfo(node.name)
