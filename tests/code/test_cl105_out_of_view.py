@@ -151,15 +151,18 @@ PROJECT = {
     "app/prompts.py": (
         "from app.clock import now_line\nfrom app.runs import run_model\n\n"
         'PLANNER_SYSTEM_PROMPT = f"You plan.\\n{now_line()}"\n\n\n'
-        "def summary_system_prompt(notes):\n    return run_model(notes)\n"
+        "def summary_system_prompt(notes):\n    return run_model(notes)\n\n\n"
+        "def judge_system_prompt():\n    return f\"Judge.\\n{now_line()}\"\n"
     ),
 }
 
 
 def test_text_from_another_module_in_a_named_prompt(tmp_path):
     """A function of another module that returns text (the clock formatted in it) called in the
-    prompt's expression is followed; another module's function returning an object (a model run
-    with its id) is not: what it carries reaches the prompt only coarsely."""
+    prompt's expression is followed at module level (once per process); another module's
+    function returning an object (a model run with its id) is not: what it carries reaches the
+    prompt only coarsely; nor is text from another module in a function, which may be that
+    module's constant (once per process) or made on each call: how often is out of view."""
     write_tree(tmp_path, PROJECT)
     found = [(d.code, d.path.replace("\\", "/"), d.line, d.severity) for d in check_with_cache(tmp_path, no_cache=True).diagnostics]
     assert found == [("CL105", "app/prompts.py", 4, Severity.INFO)], found

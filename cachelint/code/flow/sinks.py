@@ -314,7 +314,8 @@ class Sinks(Loops):
         """``value`` (of ``expr``, else of ``node``) is bound to ``name`` (a variable, attribute,
         keyword or the function that returns it): if the name says it holds the system prompt, its clocks and uuids are in one.
         Only what this module computes, or text another module's function returns, called in the
-        bound expression (``f"Time: {get_time()}"``): not a per-user name (a name in a name: too
+        bound expression of a module-level binding (``PROMPT = f"Time: {get_time()}"``, made once
+        per process whatever that function does): not a per-user name (a name in a name: too
         weak), not a parameter (what a caller passes in is not followed through a name), not
         anything else another module gives (carried coarsely, a run id in a model call's result
         reaches whatever is built from it; a constant is bound, and reported, where that module
@@ -328,6 +329,8 @@ class Sinks(Loops):
             if o.kind != VOLATILE or o.granularity == "session":
                 continue
             if o.external is not None:
+                if frame is not self.module_frame:
+                    continue  # whether that function computes it on each call or returns a constant is out of view
                 if text_calls is None:
                     text_calls = self._text_calls(expr if expr is not None else node)
                 if o.site not in text_calls:
