@@ -86,7 +86,7 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             effect, severity = "the cached prefix changes on every run of the agent (each user turn)", None
         elif r.sink.tier == NAMED_SYSTEM:
             # how often the prompt is built (each request, each run) is out of view
-            effect, severity = "the system prompt differs each time it is built, and no cached prefix is read after it", None
+            effect, severity = "the system prompt differs each time it is built, and with it every cached prefix that includes it", None
         else:
             effect, severity = "the cached prefix changes on every request", None
         msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
