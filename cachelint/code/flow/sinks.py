@@ -11,7 +11,7 @@ from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
 from cachelint.code.flow.loops import Loops
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, PARAM, VOLATILE, Value, substitute, union
+from cachelint.code.values import CLEAN, PARAM, VOLATILE, Span, Value, substitute, union
 
 # The tier of a value bound to a name that says it is the system prompt (``SYSTEM_PROMPT = ...``,
 # ``return`` of ``build_system_prompt``) where no sink is in view: read by CL105 alone, for a clock
@@ -312,8 +312,8 @@ class Sinks(Loops):
 
     def _named_system_prompt(self, name: str, value: Value, node: ast.AST, frame: Frame, expr: ast.AST | None = None) -> None:
         """``value`` (of ``expr``, else of ``node``) is bound to ``name`` (a variable, attribute,
-        keyword or the function that returns it): if the name says it holds the system prompt, its clocks and uuids are in one.
-        Only what this module computes, or text another module's function returns, called in the
+        keyword or the function that returns it): if the name says it holds the system prompt,
+        its clocks and uuids are in one. Only what this module computes, or text another module's function returns, called in the
         bound expression of a module-level binding (``PROMPT = f"Time: {get_time()}"``, made once
         per process whatever that function does): not a per-user name (a name in a name: too
         weak), not a parameter (what a caller passes in is not followed through a name), not
@@ -324,7 +324,7 @@ class Sinks(Loops):
             return
         line = node.lineno  # type: ignore[attr-defined]
         sink = SinkRef(NAMED_SYSTEM, f"{name} (a system prompt, by its name)", line)
-        text_calls: set[tuple[int, int, int, int]] | None = None
+        text_calls: set[Span] | None = None
         for o in value.own | value.inner:
             if o.kind != VOLATILE or o.granularity == "session":
                 continue
@@ -337,9 +337,9 @@ class Sinks(Loops):
                     continue
             self.reaches.append(Reach(o, sink, None))
 
-    def _text_calls(self, node: ast.AST) -> set[tuple[int, int, int, int]]:
+    def _text_calls(self, node: ast.AST) -> set[Span]:
         """The calls in ``node`` of other modules' functions that return text (a str)."""
-        out: set[tuple[int, int, int, int]] = set()
+        out: set[Span] = set()
         if self.resolve_external is None:
             return out
         for sub in ast.walk(node):
