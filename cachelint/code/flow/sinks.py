@@ -39,6 +39,24 @@ def _history_paths(node: ast.AST) -> list[str]:
     return []
 
 
+_TEXT_METHODS = frozenset({"format", "format_map", "join"})
+
+
+def _builds_text(node: ast.AST) -> bool:
+    """An f-string, a concatenation or %-formatting, ``.format(...)``, ``sep.join(...)``."""
+    if isinstance(node, ast.Await):
+        node = node.value
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS
+
+
+def _within(site: Span, outer: Span) -> bool:
+    return (outer[0], outer[1]) <= (site[0], site[1]) and (site[2], site[3]) <= (outer[2], outer[3])
+
+
 class Sinks(Loops):
     """The sink calls of a module and the facts their arguments give."""
 
@@ -325,8 +343,16 @@ class Sinks(Loops):
         line = node.lineno  # type: ignore[attr-defined]
         sink = SinkRef(NAMED_SYSTEM, f"{name} (a system prompt, by its name)", line)
         text_calls: set[Span] | None = None
+        bound = expr if expr is not None else node
+        # Text built here (an f-string, +, %, .format, .join) holds what it formats; any other
+        # expression (a name, an object, a call) only what it makes itself: an id carried through
+        # objects and calls (a hook's input, a session's folder) is no evidence of prompt text.
+        builds_text = _builds_text(bound)
+        outer = span_of(bound)
         for o in value.own | value.inner:
             if o.kind != VOLATILE or o.granularity == "session":
+                continue
+            if not builds_text and not _within(o.site, outer):
                 continue
             if o.external is not None:
                 if frame is not self.module_frame:

@@ -151,7 +151,7 @@ class Statements(Calls):
                             summary.field_returns[name] = union(old, v) if old is not None else v
         if summary is not None:
             if node.value is not None:
-                self._named_system_prompt(summary.name, value, node, frame)  # return of build_system_prompt()
+                self._named_system_prompt(summary.name, value, node, frame, node.value)  # return of build_system_prompt()
             summary.returns = merge(summary.returns, value) if summary.returned else value
             summary.returned = True
 
