@@ -40,6 +40,11 @@ def make():
 def config():
     return {"name": "helper", "system_prompt": f"{BASE} {datetime.now():%H:%M}"}  # here
 ''',
+    "a-template-rendered-with-the-clock": '''
+def page_system_prompt(engine):
+    system_prompt = engine.render("page", now=datetime.now().isoformat())  # here
+    return system_prompt
+''',
     "a-local-helper-formats-the-clock": '''
 def clock_line():
     return f"Time: {datetime.now():%Y-%m-%d %H:%M}"  # here
@@ -97,6 +102,13 @@ def build_system_prompt(now):
     "the-clock-in-a-user-prompt": '''
 def build_user_prompt(question):
     return f"({datetime.now().isoformat()}) {question}"
+''',
+    "a-clock-carried-through-objects": '''
+def respond(hooks, prompt):
+    event = {"prompt": prompt, "stamp": time.time()}
+    result = hooks.fire(event)
+    system_prompt = result.prompt
+    return Worker(system_prompt=system_prompt, name="w")
 ''',
     "a-clock-beside-the-prompt-in-a-record": '''
 def log_entry(system_prompt):
