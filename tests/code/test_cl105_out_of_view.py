@@ -28,6 +28,16 @@ def compose(flags):
         system_message_content += f"\\nThe time is {datetime.now()}"  # here
     return system_message_content
 ''',
+    "extended-by-a-helper-call": '''
+def trailer(lines):
+    return "\\n".join(lines)
+
+def compose_system_prompt():
+    notes = [f"The time is {datetime.now()}"]  # here
+    system_prompt = BASE
+    system_prompt += trailer(notes)
+    return system_prompt
+''',
     "keyword-of-a-project-class": '''
 class Worker:
     def __init__(self, system_prompt):

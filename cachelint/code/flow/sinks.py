@@ -43,12 +43,13 @@ _TEXT_METHODS = frozenset({"format", "format_map", "join"})
 
 
 def _builds_text(node: ast.AST) -> bool:
-    """An f-string, a concatenation or %-formatting, ``.format(...)``, ``sep.join(...)``."""
+    """An f-string, a concatenation or %-formatting (``prompt += part`` too), ``.format(...)``,
+    ``sep.join(...)``."""
     if isinstance(node, ast.Await):
         node = node.value
     if isinstance(node, ast.JoinedStr):
         return True
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+    if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, (ast.Add, ast.Mod)):
         return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS
 

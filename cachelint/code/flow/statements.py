@@ -100,7 +100,7 @@ class Statements(Calls):
         action = "incremented" if stepped else "extended" if isinstance(node.op, ast.Add) else "changed"
         if path is not None and not (action == "extended" and has_deferred_tool(node.value, frame)):
             self._record_change(frame, path, target, action, counter=numeric)
-        self._named_target(target, value, frame, node.value)
+        self._named_target(target, value, frame, node)  # the statement: += adds text
         if isinstance(target, ast.Subscript):
             self.bind(target, value, frame)
             return
