@@ -45,8 +45,9 @@ class Statements(Calls):
                     if first_node is not None and self._may_be_system_message(first_node, frame):
                         # messages = [system, *history]: a rebuilt list whose first message is new
                         self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
-            self._named_target(target, value, frame, node.value)
-            self._state_write(target, value, frame)
+            if value:  # a clean value names no clock and writes no state worth reading
+                self._named_target(target, value, frame, node.value)
+                self._state_write(target, value, frame)
             self.bind(target, value, frame, node.value)
 
     def _state_write(self, target: ast.AST, value: Value, frame: Frame) -> None:
