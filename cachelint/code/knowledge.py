@@ -122,6 +122,9 @@ class VolatileCall:
     granularity: str  # "time" | "date"
     format_argument: int | None = None
     needs_volatile_argument: bool = False
+    # the call that seeds this generator's global state (random.seed): once the module seeds it,
+    # its values are the same, in the same order, in every process
+    seeded_by: str | None = None
 
 
 @dataclass
@@ -146,6 +149,9 @@ class Knowledge:
     str_calls: CallTable[bool] = field(default_factory=CallTable)
     path_calls: CallTable[bool] = field(default_factory=CallTable)
     str_methods: frozenset[str] = frozenset()
+    # methods whose result is made from their receiver even when the analysis does not know what
+    # the receiver is (the str methods, a mapping's views and copies, a template rendered)
+    receiver_methods: frozenset[str] = frozenset()
     path_methods: dict[str, str] = field(default_factory=dict)  # method of a path -> kind of its result
     path_attributes: dict[str, str] = field(default_factory=dict)  # attribute of a path -> its kind
     key_sorting_keywords: frozenset[str] = frozenset()
@@ -153,6 +159,7 @@ class Knowledge:
     mutating_methods: frozenset[str] = frozenset()
     adding_methods: frozenset[str] = frozenset()
     volatile: CallTable[VolatileCall] = field(default_factory=CallTable)
+    seeding_calls: set[tuple[str, ...]] = field(default_factory=set)  # random.seed: see VolatileCall.seeded_by
     format_methods: frozenset[str] = frozenset()
     date_methods: frozenset[str] = frozenset()
     date_attributes: frozenset[str] = frozenset()
@@ -165,6 +172,8 @@ class Knowledge:
     system_prompt_rest_re: re.Pattern[str] | None = None
     system_prompt_flags: frozenset[str] = frozenset()
     membership_keyword_re: re.Pattern[str] | None = None
+    lookup_keyword_re: re.Pattern[str] | None = None  # keywords that pass an id to look something up
+    tool_definition_keywords: frozenset[str] = frozenset()  # of a tool object's constructor: name=, description=...
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
     stash_keys: frozenset[str] = frozenset()
@@ -175,6 +184,17 @@ class Knowledge:
             and len(name) <= MAX_MATCHED_NAME
             and self.membership_keyword_re is not None
             and self.membership_keyword_re.fullmatch(name) is not None
+        )
+
+    def is_tool_definition_keyword(self, name: str | None) -> bool:
+        return name is None or name in self.tool_definition_keywords
+
+    def is_lookup_keyword(self, name: str | None) -> bool:
+        return (
+            name is not None
+            and len(name) <= MAX_MATCHED_NAME
+            and self.lookup_keyword_re is not None
+            and self.lookup_keyword_re.fullmatch(name) is not None
         )
 
     @property
@@ -311,6 +331,7 @@ def build_knowledge(
     k.mutating_methods = names(order_packs, "mutating_methods")
     k.adding_methods = names(order_packs, "adding_methods")
     k.str_methods = frozenset(n for p in order_packs for n in p.get("value_kinds", {}).get("str_methods", ()))
+    k.receiver_methods = names(order_packs, "receiver_methods") | k.str_methods | k.set_view_methods
     membership = [p for pack in order_packs for p in pack.get("membership_keywords", ())]
     if membership:
         k.membership_keyword_re = re.compile("|".join(f"(?:{p})" for p in membership), re.IGNORECASE)
@@ -324,8 +345,11 @@ def build_knowledge(
                     granularity=entry["granularity"],
                     format_argument=entry.get("format_argument"),
                     needs_volatile_argument=bool(entry.get("needs_volatile_argument", False)),
+                    seeded_by=entry.get("seeded_by"),
                 ),
             )
+            if entry.get("seeded_by"):
+                k.seeding_calls.add(tuple(entry["seeded_by"].split(".")))
     k.format_methods = names(volatile_packs, "format_methods")
     k.date_methods = names(volatile_packs, "date_methods")
     k.date_attributes = names(volatile_packs, "date_attributes")
@@ -335,6 +359,10 @@ def build_knowledge(
     patterns += list(options.get("volatile-names", ()))
     if patterns:
         k.volatile_name_re = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    k.tool_definition_keywords = names(volatile_packs, "tool_definition_keywords")
+    lookup = [p for pack in volatile_packs for p in pack.get("lookup_keywords", ())]
+    if lookup:
+        k.lookup_keyword_re = re.compile("|".join(f"(?:{p})" for p in lookup), re.IGNORECASE)
     session_patterns = [p for pack in volatile_packs for p in pack.get("per_session_names", ())]
     if session_patterns:
         k.session_name_re = re.compile("|".join(f"(?:{p})" for p in session_patterns), re.IGNORECASE)

@@ -17,8 +17,9 @@ What a value *is* matters for the fixes only: ``sorted(x)`` changes nothing but 
 element of ``x`` is a str, or every one a path of one flavour, and may raise TypeError otherwise (a
 list of dicts). So a ``Value`` also carries its ``kind`` ("str", "path", or "name": a file name from
 one directory listing, str or bytes as the path given) and the kind of its ``elements``, when they are
-known for certain; ``None`` is unknown. ``union`` (a value built from others: a dict display, a call
-whose result we do not know) forgets both; ``merge`` (a value that is one of several: branches, loop
+known for certain; ``None`` is unknown. What a call the analysis does not know returns is an
+``OBJECT``: its own unknown methods do not give back what it was made from (calls.py). ``union`` (a
+value built from others: a dict display) forgets both; ``merge`` (a value that is one of several: branches, loop
 iterations, ``a or b``) keeps what all of them agree on. An origin records, where it is first put in
 order (``fix_at``), whether a sorted(...) there is safe: the elements of the value at that spot.
 """
@@ -65,6 +66,9 @@ class Origin:
 STR = "str"
 PATH = "path"  # a pathlib path of the platform's flavour (Path, PurePath): paths of one flavour compare
 NAME = "name"  # a file name of one listing: str, or bytes when the path given was bytes
+# What a call the analysis does not know returns (an object of a third-party class, a toolkit, an
+# ORM row): its own unknown methods answer from the object's state, not with what it was made from.
+OBJECT = "object"
 SORTABLE_KINDS = frozenset({STR, PATH, NAME})
 
 

@@ -227,3 +227,33 @@ def test_quiet(source):
 
 def test_counts():
     assert len(POSITIVE) >= 15 and len(NEGATIVE) >= 15
+
+
+WALK = '''
+def tree(top):
+    lines = []
+    for base, subdirs, files in os.walk(top):  # here
+        SORT_DIRS
+        for name in FILES:
+            lines.append(os.path.join(base, name))
+    return "\\n".join(lines)
+
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, system=tree("skills"), messages=messages)
+'''
+
+
+@pytest.mark.parametrize("sort_dirs", ["subdirs.sort()", "subdirs[:] = sorted(subdirs)"])
+def test_a_walk_whose_directories_are_sorted_in_place_is_ordered(sort_dirs):
+    """os.walk descends in the order of the directory list after the body has run: sorted in place,
+    the walk is in a fixed order, and sorted(files) fixes the rest."""
+    check_negative("CL102", WALK.replace("SORT_DIRS", sort_dirs).replace("FILES", "sorted(files)"), only_this_code=True)
+
+
+@pytest.mark.parametrize(
+    "sort_dirs, files",
+    [("pass", "sorted(files)"), ("subdirs.sort()", "files"), ("ordered = sorted(subdirs)", "sorted(files)")],
+)
+def test_a_walk_left_in_listing_order_is_reported(sort_dirs, files):
+    check_positive("CL102", WALK.replace("SORT_DIRS", sort_dirs).replace("FILES", files))

@@ -457,3 +457,109 @@ def test_per_user_or_session_id_is_information(source):
 @pytest.mark.parametrize("source", params(NOT_PER_SESSION))
 def test_per_session_names_outside_the_prefix_are_quiet(source):
     check_negative("CL105", source)
+
+
+def test_a_uuid_held_as_a_user_id_is_one_per_user_finding():
+    """The uuid and the per-user name it is stored in are one defect: reported once, where the uuid
+    is made, worded by what the name says it is (one prefix per user, not a change per request)."""
+    source = '''
+def ask(messages):
+    user_id = f"user_{uuid.uuid4().hex[:8]}"  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} You help {user_id}.", messages=messages)
+'''
+    check_positive("CL105", source)
+    (found,) = [d for d in run(source) if d.code == "CL105"]
+    assert found.severity == Severity.INFO and "uuid4() as user_id (a per-user or per-session value)" in found.message
+
+
+def test_a_uuid_held_as_a_request_id_is_one_finding():
+    source = '''
+def ask(messages):
+    request_id = str(uuid.uuid4())  # here
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} Request {request_id}.", messages=messages)
+'''
+    check_positive("CL105", source)
+    (found,) = [d for d in run(source) if d.code == "CL105"]
+    assert found.severity is None and found.message.startswith("uuid4() reaches")
+
+
+SEEDED = '''
+random.seed(SEED)
+STYLES = ["terse", "chatty"]
+
+
+def ask(messages):
+    style = random.choice(STYLES)
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} Be {style}.", messages=messages)
+'''
+
+
+@pytest.mark.parametrize("seed", ["42", "seed=7", "SETTINGS.seed"])
+def test_a_seeded_random_module_is_reproducible(seed):
+    """random.seed(42): the module's random values are the same, in the same order, in every
+    process; the prefixes they make are the same from one run to the next."""
+    check_negative("CL105", SEEDED.replace("SEED", seed), only_this_code=True)
+
+
+@pytest.mark.parametrize("seed", ["", "None"])
+def test_random_seeded_with_nothing_is_still_random(seed):
+    source = SEEDED.replace("SEED", seed).replace("style = random.choice(STYLES)", "style = random.choice(STYLES)  # here")
+    check_positive("CL105", source)
+
+
+def test_a_system_random_ignores_the_seed():
+    source = SEEDED.replace("SEED", "42").replace("random.choice(STYLES)", "random.SystemRandom().choice(STYLES)  # here")
+    check_positive("CL105", source)
+
+
+LOOKUP = '''
+from memorystore import Memory
+
+memory = Memory()
+
+
+def ask(question):
+    uid = str(uuid.uuid4())  # here
+    found = CALL
+    return client.messages.create(model="m", max_tokens=10, system=f"{BASE} Known: {found}", messages=[{"role": "user", "content": question}])
+'''
+
+
+@pytest.mark.parametrize("call", ["memory.search(question, user_id=uid)", "memory.lookup(run_id=uid, limit=3)"])
+def test_an_id_given_to_look_something_up_is_not_the_result(call):
+    """memory.search(query, user_id=uid) returns memories, not the id: the id does not reach the
+    prompt through the result of a call the analysis does not know."""
+    check_negative("CL105", LOOKUP.replace("CALL", call), only_this_code=True)
+
+
+@pytest.mark.parametrize("call", ["TEMPLATE.format(user_id=uid)", "memory.search(question, uid)", "memory.search(f'{question} {uid}')"])
+def test_an_id_filled_into_text_still_reaches(call):
+    source = LOOKUP.replace("CALL", call).replace("memory = Memory()", "memory = Memory()\nTEMPLATE = 'You help {user_id}.'")
+    check_positive("CL105", source)
+
+
+TOOL_OBJECT = '''
+from searchkit import SearchTools, Tool
+
+TODAY = date.today().isoformat()  # here
+
+
+def ask(messages):
+    return client.messages.create(model="m", max_tokens=10, tools=TOOLS_GIVEN, system=BASE, messages=messages)
+'''
+
+
+@pytest.mark.parametrize("tools", ["[SearchTools(since=TODAY, mode='news')]", "[SearchTools(session_key=uuid.uuid4().hex), *EXTRA]"])
+def test_a_date_given_to_configure_a_tool_object_is_not_in_its_schema(tools):
+    """tools=[SearchTools(since=today)]: the toolkit's definitions come from its class; the date
+    filters its searches."""
+    source = TOOL_OBJECT.replace("TOOLS_GIVEN", tools).replace("  # here", "").replace("from searchkit", "EXTRA = []\nfrom searchkit")
+    check_negative("CL105", source, only_this_code=True)
+
+
+@pytest.mark.parametrize(
+    "tools",
+    ["[Tool(name='news', description=f'News since {TODAY}')]", "[SearchTools(TODAY)]", "[SearchTools(since=TODAY), make_tool(TODAY)]"],
+)
+def test_a_date_in_a_tool_definition_still_reaches(tools):
+    check_positive("CL105", TOOL_OBJECT.replace("TOOLS_GIVEN", tools))

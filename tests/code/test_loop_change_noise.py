@@ -90,6 +90,34 @@ def build_filters(state, llm):
         result = llm.invoke([system_message])
         interface.set_filters(result.content)
 ''',
+    "request-built-under-the-condition-its-call-is-under": '''
+def watch(source, llm):
+    while True:
+        text = source.read()
+        if text.endswith("?"):
+            params = {"model": llm.model, "messages": [{"role": "user", "content": text}], "tool_choice": "auto"}
+            if llm.key:
+                params["api_key"] = llm.key
+            print(litellm.completion(**params))
+''',
+    "setting-fixed-under-the-condition-its-call-is-under": '''
+def run(messages, tools, urgent):
+    while True:
+        if urgent(messages):
+            tool_choice = {"type": "any"}
+            reply = client.messages.create(model="m", max_tokens=10, tools=tools, tool_choice=tool_choice, messages=messages)
+            messages.append({"role": "assistant", "content": reply.content})
+        messages.append({"role": "user", "content": "next"})
+''',
+    "setting-rebuilt-each-turn-before-the-helper-that-sends-it": '''
+def ask(messages, choice):
+    return oai.chat.completions.create(model="m", tool_choice=choice, messages=messages)
+
+def run(messages, cfg):
+    while True:
+        choice = {"type": cfg.kind}
+        messages.append(ask(messages, choice).choices[0].message)
+''',
     "attribute-changed-is-not-the-attribute-read": '''
 class Watcher:
     def watch(self, source):
@@ -164,3 +192,47 @@ def test_the_key_that_changes_is_named():
     found = [d for d in run(MODEL_KEY) if d.code == "CL106"]
     assert [d.line for d in found] == marked_lines(MODEL_KEY), [d.message for d in found]
     assert "model" in found[0].message and "temperature" not in found[0].message
+
+
+# A setting changed under a condition still changes for a call the condition does not guard: the
+# call after the ``if``, the one in the ``else``, a helper also called outside the ``if``.
+CHANGED_FOR_ANOTHER_CALL = {
+    "call-after-the-if": '''
+def run(messages, tools, limit):
+    tool_choice = "auto"
+    while True:
+        if len(messages) > limit:
+            tool_choice = "none"  # here
+            oai.chat.completions.create(model="m", tools=tools, tool_choice=tool_choice, messages=messages[-2:])
+        reply = oai.chat.completions.create(model="m", tools=tools, tool_choice=tool_choice, messages=messages)
+        messages.append(reply.choices[0].message)
+''',
+    "call-in-the-else": '''
+def run(messages, tools, spent):
+    tool_choice = "auto"
+    while True:
+        if spent(messages):
+            tool_choice = "none"  # here
+        else:
+            reply = oai.chat.completions.create(model="m", tools=tools, tool_choice=tool_choice, messages=messages)
+            messages.append(reply.choices[0].message)
+''',
+    "helper-called-inside-and-after-the-if": '''
+def run(messages, hard):
+    choice = "auto"
+    while True:
+        if hard(messages):
+            choice = "required"  # here
+            ask(messages[-2:], choice)
+        messages.append(ask(messages, choice).choices[0].message)
+
+def ask(messages, choice):
+    return oai.chat.completions.create(model="m", tool_choice=choice, messages=messages)
+''',
+}
+
+
+@pytest.mark.parametrize("source", params(CHANGED_FOR_ANOTHER_CALL))
+def test_a_change_under_a_condition_is_found_for_the_calls_it_does_not_guard(source):
+    found = [d.line for d in run(source) if d.code == "CL106"]
+    assert found == marked_lines(source), found

@@ -15,13 +15,18 @@ from cachelint.code.flow.scopes import (
     is_first_index,
     looks_like_class,
     path_of,
+    local_names,
     path_root,
+    result_reads,
 )
 from cachelint.code.flow.summary_data import value_from_summary
+from cachelint.code.flow.loops import add_use
+from cachelint.code.knowledge import PREFIX_TIERS
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
     NAME,
+    OBJECT,
     PARAM,
     PATH,
     STR,
@@ -38,7 +43,6 @@ from cachelint.code.values import (
     substitute,
     typed,
     union,
-    untyped,
 )
 
 _MUTATION_WORDS = {
@@ -112,9 +116,15 @@ def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
 
 def _through_unknown(v: Value) -> Value:
     """A value passed through a call we know nothing about: still tainted, but what it is is no
-    longer known (a sorted(...) fix of the result would be unsafe), and an empty set may come back
-    filled."""
-    return untyped(filled(v))
+    longer known (a sorted(...) fix of the result would be unsafe: it is an ``OBJECT``), and an
+    empty set may come back filled."""
+    return typed(filled(v), OBJECT) if v else CLEAN
+
+
+def _without_volatile(v: Value) -> Value:
+    if not any(o.kind == VOLATILE for o in v.own) and not any(o.kind == VOLATILE for o in v.inner):
+        return v
+    return Value(frozenset(o for o in v.own if o.kind != VOLATILE), frozenset(o for o in v.inner if o.kind != VOLATILE))
 
 
 class Calls(Expressions):
@@ -157,6 +167,7 @@ class Calls(Expressions):
         )
         summary = Summary(node.name, params[1:] if is_method and params else params)
         self.summaries[key] = summary
+        self.summary_nodes[id(summary)] = node
         parent = self.func_parent.get(key, self.module_frame)
         frame = Frame(parent, summary, cls if is_method else None)
         all_args = args.posonlyargs + args.args + args.kwonlyargs
@@ -204,6 +215,8 @@ class Calls(Expressions):
         finally:
             if text:
                 self._text_depth -= 1
+        if frame.loops:
+            self._configured_object_uses(node, frame)
         for kw in node.keywords:
             if kw.arg is not None:
                 self._named_system_prompt(kw.arg, keywords[kw.arg], kw.value, frame, kw.value)  # Agent(system_prompt=...)
@@ -275,7 +288,7 @@ class Calls(Expressions):
         volatile = self.k.volatile.match(path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
-            if volatile.needs_volatile_argument:
+            if volatile.needs_volatile_argument or (volatile.seeded_by is not None and volatile.seeded_by in self.seeded):
                 return args_value
             granularity = volatile.granularity
             if volatile.format_argument is not None and len(node.args) > volatile.format_argument:
@@ -310,10 +323,58 @@ class Calls(Expressions):
                 return external
 
         self._passed_sets_may_fill(node, positional, keywords, frame)
-        passed = [sanitized(v) if self.k.is_membership_keyword(name) else v for name, v in keywords.items()]
-        result = _through_unknown(union(receiver, *positional, *passed))
+        fills_text = path[-1] in self.k.receiver_methods  # template.format(user_id=...): into the text
+        passed = [
+            sanitized(v) if self.k.is_membership_keyword(name) else v
+            for name, v in keywords.items()
+            if fills_text or not self.k.is_lookup_keyword(name)
+        ]
+        carried = receiver
+        if isinstance(func, ast.Attribute) and receiver.kind == OBJECT and func.attr not in self.k.receiver_methods:
+            # fs = FileSystem(root=run_dir); fs.tools(): a method the analysis does not know, of an
+            # object an unknown call made, answers from the object's class and state; what the
+            # object was made from (a root folder, a session id) is no evidence of its result
+            carried = CLEAN
+        result = _through_unknown(union(carried, *positional, *passed))
+        if looks_like_class(path[-1]) and node.keywords and any(o.kind == VOLATILE for v in keywords.values() for o in v.own):
+            # ExaTools(start_date=today): a toolkit's definitions come from its class; a date or an
+            # id given to configure its calls is not in them (name=, description=... may be)
+            defining = [v if self.k.is_tool_definition_keyword(name) else _without_volatile(v) for name, v in keywords.items()]
+            self.tool_objects[id(node)] = _through_unknown(union(carried, *positional, *defining))
         result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _configured_object_uses(self, node: ast.Call, frame: Frame) -> None:
+        """A call in a loop on, or given, an object that a configuring call built (``agent =
+        Agent(instructions=...)``, ``config = GenerateContentConfig(...)``): every request it makes
+        sends the object's fields of that call's prefix arguments, so a write of one in the loop
+        (``agent.instructions = ...``) changes the prefix of the next request."""
+        places = [node.func.value] if isinstance(node.func, ast.Attribute) else []
+        places += [a for a in node.args if not isinstance(a, ast.Starred)] + [kw.value for kw in node.keywords if kw.arg is not None]
+        for place in places:
+            if not isinstance(place, ast.Name):
+                continue
+            built = frame.lookup_expr(place.id)
+            if isinstance(built, ast.Await):
+                built = built.value
+            if not isinstance(built, ast.Call):
+                continue
+            sink = self.k.sinks.match(self.callee_path(built.func))
+            if sink is None or not sink.configures:
+                continue
+            # a loop that builds the object anew each iteration makes a new agent, not a change
+            loops = [
+                loop for loop in frame.loops
+                if not self._final_loops.get(id(loop)) and not (loop.node.lineno <= built.lineno <= (loop.node.end_lineno or loop.node.lineno))  # type: ignore[attr-defined]
+            ]
+            if not loops:
+                continue
+            for argument in sink.arguments:
+                if argument.tier in PREFIX_TIERS and argument.keyword is not None:
+                    label = f"{argument.keyword}= of {ast.unparse(built.func)} (the {place.id} built at line {built.lineno})"
+                    ref = SinkRef(argument.tier, label, node.lineno, tool_key=sink.tool_key)
+                    for loop in loops:
+                        add_use(loop.uses, (f"{place.id}.{argument.keyword}", ref), (self._branch_path, node.lineno))
 
     def _result_kind(self, path: tuple[str, ...], method: str | None, receiver: Value) -> str | None:
         """What a call returns when that is certain (for the fixes): str(x) a str, Path(x) a path,
@@ -436,28 +497,97 @@ class Calls(Expressions):
         return None
 
     def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None:
+        node = self._local_function_def(func, frame)
+        return self.summary_of(node) if node is not None else None
+
+    def _local_function_def(self, func: ast.AST, frame: Frame) -> ast.AST | None:
+        """The definition a call of ``func`` runs: a function of this module or of the enclosing
+        function, or a method of the class of ``self``."""
         if isinstance(func, ast.Name):
             f: Frame | None = frame
             while f is not None:
                 if func.id in f.local_funcs:
-                    return self.summary_of(f.local_funcs[func.id])
+                    return f.local_funcs[func.id]
                 if func.id in f.names and f is not self.module_frame:
                     return None
                 f = f.parent
-            node = self.module_funcs.get(func.id)
-            if node is not None:
-                return self.summary_of(node)
-            return None
+            return self.module_funcs.get(func.id)
         if (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
             and frame.cls is not None
             and func.value.id == frame.self_name
         ):
-            method = frame.cls.methods.get(func.attr)
-            if method is not None:
-                return self.summary_of(method)
+            return frame.cls.methods.get(func.attr)
         return None
+
+    def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]:
+        """The module globals and attributes of ``self`` that the functions of this module called in
+        ``node`` build their results from (``system=render()`` with ``render`` joining a global
+        the loop fills), through the functions and methods of ``self`` they call in turn: places
+        the value of ``node`` reads besides those written in it."""
+        out: set[str] = set()
+        seen: set[int] = set()
+        # (call, made in the caller's frame, the class of self where it is made, self's name there,
+        # what self is to the caller)
+        todo: list[tuple[ast.Call, bool, Any, str | None, str | None]] = [
+            (c, True, frame.cls, frame.self_name, frame.self_name) for c in ast.walk(node) if isinstance(c, ast.Call)
+        ]
+        while todo and len(seen) < 16:
+            call, here, cls, self_there, self_here = todo.pop()
+            func = call.func
+            if here:
+                definition = self._local_function_def(func, frame)
+            elif isinstance(func, ast.Name):
+                definition = self.module_funcs.get(func.id)
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and cls is not None and func.value.id == self_there:
+                definition = cls.methods.get(func.attr)
+            else:
+                definition = None
+            if definition is None or id(definition) in seen:
+                continue
+            seen.add(id(definition))
+            on_self = isinstance(func, ast.Attribute)  # self.method(): the same object
+            owner = self.func_class.get(id(definition))
+            is_method = owner is not None and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in definition.decorator_list  # type: ignore[attr-defined]
+            )
+            reads = self.result_reads_cache.get(id(definition))
+            if reads is None:
+                reads = result_reads(definition, self.k.adding_methods, is_method)
+                self.result_reads_cache[id(definition)] = reads
+            paths, calls = reads
+            args = definition.args  # type: ignore[attr-defined]
+            positional = args.posonlyargs + args.args
+            self_param = positional[0].arg if is_method and positional else None
+            mapped = self_here if on_self else None
+            for path in paths:
+                root = path_root(path)
+                if self_param is not None and root == self_param:
+                    if mapped is not None:
+                        out.add(mapped + path[len(root):])
+                elif root in self.module_frame.names and root not in self.module_aliases and self._global_at(root, frame):
+                    out.add(path)
+            todo.extend((c, False, owner if is_method else None, self_param, mapped) for c in calls)
+        return out
+
+    def _global_at(self, name: str, frame: Frame) -> bool:
+        """``name`` read in ``frame`` is the module's global of that name: no function around it
+        binds it (``tools[k] = v`` writes into the global, ``tools = {}`` makes a local)."""
+        f: Frame | None = frame
+        while f is not None and f is not self.module_frame:
+            if name in f.params or name in f.local_funcs:
+                return False
+            if f.summary is not None:
+                node = self.summary_nodes.get(id(f.summary))
+                if node is not None:
+                    names = self.local_names_cache.get(id(node))
+                    if names is None:
+                        names = self.local_names_cache[id(node)] = local_names(node)
+                    if name in names:
+                        return False
+            f = f.parent
+        return True
 
     def _bindings(
         self, params: list[str], node: ast.Call, positional: list[Value], keywords: dict, frame: Frame | None = None
@@ -513,12 +643,17 @@ class Calls(Expressions):
                 arg_node = nodes.get(root)
                 arg_path = path_of(arg_node) if arg_node is not None else None
                 if arg_path is not None:
-                    self._use(arg_path + used[len(root):], sink, frame)
+                    self._use(arg_path + used[len(root):], sink, frame, node.lineno)
+                elif arg_node is not None and used == root:
+                    # f(step + 1): the parameter as a whole is built from the places the
+                    # argument reads
+                    for read in self._paths_in(arg_node):
+                        self._use(read, sink, frame, node.lineno)
             elif root == "self":
                 if receiver_is_self and frame.self_name:
-                    self._use(frame.self_name + used[len(root):], sink, frame)
+                    self._use(frame.self_name + used[len(root):], sink, frame, node.lineno)
             else:
-                self._use(used, sink, frame)
+                self._use(used, sink, frame, node.lineno)
         if not summary.done:  # a recursive call: what it returns is still being worked out
             return CLEAN
         if summary.tuple_ok and summary.tuple_returns is not None:

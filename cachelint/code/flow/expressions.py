@@ -86,27 +86,37 @@ class Expressions(Sinks):
     def _clean(self, node: ast.AST, frame: Frame) -> Value:
         return CLEAN
 
-    def _volatile_name(self, name: str, node: ast.AST) -> Value | None:
-        """A name formatted into text that says what it holds: a per-request id (``request_id``),
-        or a per-user / per-session one (``user_id``: one prefix per user, never shared)."""
-        if not self._text_depth:
-            return None
+    def _volatile_name(self, name: str, node: ast.AST, v: Value) -> Value:
+        """``v``, read through a name formatted into text that says what it holds: a per-request id
+        (``request_id``), or a per-user / per-session one (``user_id``: one prefix per user, never
+        shared). When ``v`` already carries a clock or a uuid, that is the one defect, worded by what
+        the name says it is (``user_id = uuid4().hex``: a per-user value), not a second finding."""
+        if not self._text_depth or not self.k.knows_volatile_names:
+            return v
         kind = self.k.volatile_name_kind(name)
+        if kind is None:
+            return v
+        if any(o.kind == VOLATILE for o in v.own):
+            if kind != "session":
+                return v
+            own = frozenset(
+                replace(o, granularity="session", what=f"{o.what} as {name} (a per-user or per-session value)")
+                if o.kind == VOLATILE and o.granularity == "time" and o.external is None
+                else o
+                for o in v.own
+            )
+            return Value(own, v.inner, v.kind, v.elements)
         if kind == "request":
-            return Value(frozenset([Origin(VOLATILE, f"{name} (a per-request value)", span_of(node))]), EMPTY)
-        if kind == "session":
+            origin = Origin(VOLATILE, f"{name} (a per-request value)", span_of(node))
+        else:
             origin = Origin(VOLATILE, f"{name} (a per-user or per-session value)", span_of(node), granularity="session")
-            return Value(frozenset([origin]), EMPTY)
-        return None
+        return union(v, Value(frozenset([origin]), EMPTY))
 
     def _name(self, node: ast.Name, frame: Frame) -> Value:
         v = frame.lookup(node.id)
         if v is None and self.resolve_external_name is not None and node.id in self.imports:
             v = self._external_name(node, (self.imports[node.id],))
-        tagged = self._volatile_name(node.id, node) if self.k.knows_volatile_names else None
-        if tagged is not None:
-            return union(v or CLEAN, tagged)
-        return v if v is not None else CLEAN
+        return self._volatile_name(node.id, node, v if v is not None else CLEAN)
 
     def _attribute(self, node: ast.Attribute, frame: Frame) -> Value:
         base = node.value
@@ -138,11 +148,7 @@ class Expressions(Sinks):
             return CLEAN
         if node.attr in self.k.date_attributes and any(o.kind == VOLATILE for o in v.own):
             return self._as_date(v, node)
-        if self.k.knows_volatile_names:
-            tagged = self._volatile_name(node.attr, node)
-            if tagged is not None:
-                return union(v, tagged)
-        return v
+        return self._volatile_name(node.attr, node, v)
 
     def _subscript(self, node: ast.Subscript, frame: Frame) -> Value:
         keyed = self._param_item(node.value, node.slice, frame)
@@ -159,10 +165,8 @@ class Expressions(Sinks):
                 return stored
         entry = self._display_entry(node.value, node.slice.value, frame) if path is not None else None  # type: ignore[attr-defined]
         v = entry if entry is not None else element_of(base)
-        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and self.k.knows_volatile_names:
-            tagged = self._volatile_name(node.slice.value, node)
-            if tagged is not None:
-                return union(v, tagged)
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            return self._volatile_name(node.slice.value, node, v)
         return v
 
     def _param_item(self, base: ast.AST, key: ast.AST | None, frame: Frame) -> Value | None:
@@ -185,11 +189,7 @@ class Expressions(Sinks):
         declared = frozenset(o for o in frame.names[base.id].own if o.kind != PARAM)
         if declared:
             value = union(value, Value(declared, EMPTY))
-        if self.k.knows_volatile_names:
-            tagged = self._volatile_name(key.value, base)
-            if tagged is not None:
-                value = union(value, tagged)
-        return value
+        return self._volatile_name(key.value, base, value)
 
     def _compare(self, node: ast.Compare, frame: Frame) -> Value:
         self.eval(node.left, frame)

@@ -110,6 +110,15 @@ class Change:
     # the right-hand side calls a model, a clock or reads input: a new value every time, whatever
     # its arguments are (``reply = client.messages.create(...)``)
     new_each_time: bool = False
+    # the if/match/try bodies around it (numbered, outermost first; as LoopFrame.uses)
+    branches: tuple[int, ...] = ()
+
+
+# Where the calls making one use are: the if/match/try bodies (numbered, outermost first) that
+# every one of them is in, and the line of the first (the call itself, or the call of the function
+# that makes it). A change made in those bodies before that line is made on every pass that
+# reaches the calls.
+UseSite = tuple[tuple[int, ...], int]
 
 
 @dataclass
@@ -117,7 +126,8 @@ class LoopFrame:
     node: ast.AST
     bound: set[str] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
-    uses: dict[tuple[str, SinkRef], None] = field(default_factory=dict)  # an ordered set, as Summary.uses
+    # an ordered set, as Summary.uses; each use with where the calls making it are in this loop
+    uses: dict[tuple[str, SinkRef], "UseSite"] = field(default_factory=dict)
     targets: frozenset[str] = frozenset()  # ``for`` targets: a new value each iteration
     branch_depth: int = 0  # if/match/try bodies around the loop itself
     # ``for`` targets that are items of a collection (documents, files, questions), not counts of

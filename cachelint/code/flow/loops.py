@@ -1,12 +1,15 @@
 """Loops: ``for`` and ``while`` are analysed once with their assignments merged into what was there
 before. Statements inside a loop record the places they change (``_record_change``); when the
 loop closes, the places that differ from one iteration to the next and reach a sink of a call the
-loop repeats become ``LoopChange`` facts (CL103, CL104, CL106)."""
+loop repeats become ``LoopChange`` facts (CL103, CL104, CL106). Changes and uses carry the
+if/match/try bodies around them: a setting given a fixed value under the ``if`` its call is under
+is set on every pass that makes the call; under another condition it changes between calls."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING, Callable
 
-from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, span_of
+from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, SinkRef, UseSite, span_of
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
@@ -18,7 +21,7 @@ from cachelint.code.flow.scopes import (
     read_paths,
     reads_any,
 )
-from cachelint.code.values import UNORDERED, element_of, materialized
+from cachelint.code.values import UNORDERED, Value, element_of, materialized
 
 
 def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
@@ -56,6 +59,7 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
         names = c.rhs_names or frozenset()
         return names - {path} if path in fresh else names
 
+    varying |= _carried_cycles(rebinds, reads)
     grew = True
     while grew:
         grew = False
@@ -87,6 +91,64 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
                 per_item.add(path)
                 grew = True
     return varying, fresh, per_item
+
+
+def add_use(uses: dict[tuple[str, SinkRef], UseSite], key: tuple[str, SinkRef], site: UseSite) -> None:
+    """Record a use made at ``site``; a use made again elsewhere (the same helper called from two
+    places) keeps only the bodies both calls are in, and the earlier line."""
+    known = uses.get(key)
+    if known is None:
+        uses[key] = site
+        return
+    (old, old_line), (branches, line) = known, site
+    common = 0
+    while common < min(len(old), len(branches)) and old[common] == branches[common]:
+        common += 1
+    uses[key] = (old[:common], min(old_line, line))
+
+
+def _made_before_every_call(change: Change, site: UseSite) -> bool:
+    """The change is made in the bodies the calls are made in (or around them), before them:
+    every pass that makes a call made the change first (``params = {...}`` then the call, both
+    under the same ``if``)."""
+    branches, line = site
+    return branches[: len(change.branches)] == change.branches and change.site[0] < line
+
+
+def _carried_cycles(rebinds: dict[str, list[Change]], reads: Callable[[Change, str], frozenset[str]]) -> set[str]:
+    """The places rebuilt, through other places, from their own value of the iteration before:
+    ``result = agent.run(history)`` then ``history = result.messages()`` accumulates as
+    ``history = f(history)`` does. A read comes from the iteration before when it is made before
+    the place's first rebinding in the loop; ``a = BASE; b = a + x; a = b`` reads only values of
+    the same iteration."""
+    first = {path: min(c.site for c in changes) for path, changes in rebinds.items()}
+
+    def rebound(read: str) -> str | None:
+        if read in rebinds:
+            return read
+        root = path_root(read)
+        return root if root in rebinds else None
+
+    out: set[str] = set()
+    for start in rebinds:
+        seen: set[tuple[str, bool]] = set()
+        stack = [(start, False)]
+        while stack and start not in out:
+            path, carried = stack.pop()
+            for c in rebinds[path]:
+                for read in reads(c, path):
+                    target = rebound(read)
+                    if target is None or target == path:
+                        continue  # x = f(x) is varying already
+                    now = carried or c.site < first[target]
+                    if target == start:
+                        if now:
+                            out.add(start)
+                        continue
+                    if (target, now) not in seen:
+                        seen.add((target, now))
+                        stack.append((target, now))
+    return out
 
 
 # Taking the next item of a work queue: ``queue.pop()``, ``queue.pop(0)``, ``queue.popleft()``,
@@ -128,8 +190,16 @@ def _counts(iterable: ast.AST) -> bool:
     return name in ("range", "count")
 
 
+
+def _without_site(v: Value, site: tuple[int, int, int, int]) -> Value:
+    return Value(frozenset(o for o in v.own if o.site != site), frozenset(o for o in v.inner if o.site != site))
+
 class Loops(Scopes):
     """``for`` and ``while``, and the changes statements make inside loops."""
+
+    if TYPE_CHECKING:
+        # Calls, a layer above: what the module's functions called in a value build it from.
+        def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
 
     def _record_change(
         self,
@@ -146,13 +216,18 @@ class Loops(Scopes):
         without it (``x.append(...)``) always count as changes."""
         if path is None or not frame.loops:
             return
-        rhs_names = None
+        rhs_names: frozenset[str] | None = None
         entries = None
         if action == "rebound" or keyed:
-            rhs_names = frozenset() if rhs is None or _takes_next_item(rhs) else read_paths(rhs)
+            if rhs is None or _takes_next_item(rhs):
+                rhs_names = frozenset()
+            else:
+                # system = render() with render() joining a global: the global is read too
+                rhs_names = read_paths(rhs) | self._called_reads(rhs, frame)
             if action == "rebound" and rhs is not None:
                 entries = display_entry_names(rhs)
         change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
+        change.branches = self._branch_path
         if rhs_names is not None and rhs is not None:
             change.new_each_time = self._new_each_time(rhs)
         final = self._final_loops
@@ -171,8 +246,38 @@ class Loops(Scopes):
                     return True
         return False
 
+    def _walk_sorted_in_place(self, node: ast.For) -> bool:
+        """``for root, dirs, files in os.walk(p): dirs.sort()``: the walk descends into the
+        directories in the order it finds them in ``dirs`` after the body has run, so sorting that
+        list in place (``dirs.sort()``, ``dirs[:] = sorted(dirs)``) fixes the order of the walk. The
+        file lists are still in listing order."""
+        call, target = node.iter, node.target
+        if not (isinstance(call, ast.Call) and isinstance(target, ast.Tuple) and len(target.elts) >= 3):
+            return False
+        dirs = target.elts[1]
+        source = self.k.unordered.match(self.callee_path(call.func))
+        if not (isinstance(dirs, ast.Name) and source is not None and source.nested):
+            return False
+        for stmt in node.body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and func.attr in self.k.sort_methods and isinstance(func.value, ast.Name) and func.value.id == dirs.id:
+                    return True
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                t, v = stmt.targets[0], stmt.value
+                if (
+                    isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == dirs.id and isinstance(t.slice, ast.Slice)
+                    and isinstance(v, ast.Call) and self.k.sanitizers.match(self.callee_path(v.func)) is not None
+                ):
+                    return True
+        return False
+
     def _for(self, node: ast.For, frame: Frame) -> None:
         iterable = self.eval(node.iter, frame)
+        walk_sorted = self._walk_sorted_in_place(node)
+        if walk_sorted:  # the walk's own order is fixed; what it yields (file lists) is not
+            site = span_of(node.iter)
+            iterable = Value(frozenset(o for o in iterable.own if o.site != site), iterable.inner, iterable.kind, iterable.elements)
         iterable = materialized(iterable, span_of(node.iter), iterated=True)
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED)
         targets = names_in(node.target)
@@ -180,7 +285,17 @@ class Loops(Scopes):
         frame.loops.append(loop)
         frame.iter_orders.append(order)
         try:
-            self.bind(node.target, element_of(iterable), frame)
+            item = element_of(iterable)
+            if walk_sorted and isinstance(node.target, ast.Tuple):
+                site = span_of(node.iter)
+                part = element_of(item)
+                names = Value(part.own, frozenset(o for o in part.inner if o.site != site))
+                for i, t in enumerate(node.target.elts):
+                    # the directory path: in the walk's (now fixed) order; the lists of names: in
+                    # their listing's order, names (str) with no order inside them
+                    self.bind(t, _without_site(part, site) if i == 0 else names, frame)
+            else:
+                self.bind(node.target, item, frame)
             self.block(node.body, frame)
         finally:
             frame.iter_orders.pop()
@@ -211,7 +326,8 @@ class Loops(Scopes):
                 outer.tracked[name] = outer.tracked.get(name, 0) + count
             outer.changes.extend(loop.changes)
             if not self._final_loops.get(id(outer)):  # a return or break ends ``outer`` after this loop
-                outer.uses.update(loop.uses)
+                for use, site in loop.uses.items():
+                    add_use(outer.uses, use, site)
             outer.history.update(loop.history)
         if not loop.uses or not loop.changes:
             return
@@ -222,7 +338,7 @@ class Loops(Scopes):
         for change in loop.changes:
             if loop.per_item(change):
                 continue
-            for used, sink in loop.uses:
+            for (used, sink), site in loop.uses.items():
                 if not covers(change.path, used):
                     continue
                 if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
@@ -244,15 +360,14 @@ class Loops(Scopes):
                     if change.path in fresh:
                         names = names - {change.path}  # x = f(x) after x = g(...) this iteration
                     varying = reads_any(names, varying_names - {change.path})
-                    # A fixed value set each iteration before the call is the same value at every
+                    # A fixed value set before the call on every pass that makes it (at the loop's
+                    # level, or under the ``if`` the call is under too) is the same value at every
                     # call. A setting (or one key of the request) given a fixed value after the
                     # call (``tool_choice = "auto"`` after a forced first turn) or under a
-                    # condition (``if spent: tool_choice = "none"``) changes once, when the most
-                    # is cached.
+                    # condition the call is not under (``if spent: tool_choice = "none"``) changes
+                    # once, when the most is cached.
                     strict = sink.tier == "setting" or change.keyed
-                    steady = not varying and (
-                        not strict or (change.branch_depth <= loop.branch_depth and change.site[0] < sink.line)
-                    )
+                    steady = not varying and (not strict or _made_before_every_call(change, site))
                     if change.path not in names and (steady or (varying and all(path_root(p) in per_item or p in per_item for p in varying) and batch)):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:

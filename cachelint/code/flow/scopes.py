@@ -155,6 +155,118 @@ def read_paths(node: ast.AST) -> frozenset[str]:
     return frozenset(out)
 
 
+def _bound_names(target: ast.AST) -> list[str]:
+    """The local names an assignment target binds or writes into (``x``, ``a, b``, ``x[k]``)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _bound_names(e)]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, (ast.Subscript, ast.Attribute)):
+        root = target.value
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        return [root.id] if isinstance(root, ast.Name) else []
+    return []
+
+
+def local_names(func: ast.AST) -> frozenset[str]:
+    """The names a function binds itself (assigned, not declared ``global`` or ``nonlocal``)."""
+    stored: set[str] = set()
+    declared: set[str] = set()
+    stack: list[ast.AST] = list(func.body)  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stored.add(node.name)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stored.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(stored - declared)
+
+
+def result_reads(func: ast.AST, adding_methods: frozenset[str], is_method: bool) -> tuple[frozenset[str], list[ast.Call]]:
+    """What a function's return value is built from, outside the function: the places rooted at
+    names it does not bind (module globals, its ``self``) that its returns read, following its
+    local names through every assignment, ``for`` target, ``with`` target and ``x.append(...)``
+    (flow-insensitively); and the calls those values are built with (the caller follows the ones
+    it knows). Its other parameters are left out: a caller reads what it passes."""
+    deps: dict[str, set[str]] = {}
+    local: set[str] = set()
+    declared_global: set[str] = set()
+    returned: set[str] = set()
+    calls: list[ast.Call] = []
+    args = func.args  # type: ignore[attr-defined]
+    params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    self_name = params[0] if params and is_method else None
+    assigned: list[tuple[list[str], ast.AST]] = []
+    stack: list[ast.AST] = list(func.body)  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        pairs: list[tuple[list[str], ast.AST]] = []
+        if isinstance(node, ast.Assign):
+            pairs = [(_bound_names(t), node.value) for t in node.targets]
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            pairs = [(_bound_names(node.target), node.value)]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            pairs = [(_bound_names(node.target), node.iter)]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            pairs = [(_bound_names(node.optional_vars), node.context_expr)]
+        elif isinstance(node, ast.NamedExpr):
+            pairs = [(_bound_names(node.target), node.value)]
+        elif isinstance(node, ast.Global):
+            declared_global.update(node.names)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            returned |= read_paths(node.value)
+            calls.extend(c for c in ast.walk(node.value) if isinstance(c, ast.Call))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in adding_methods
+            and isinstance(node.func.value, ast.Name)
+        ):
+            pairs = [([node.func.value.id], node)]
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            local.add(node.id)
+        for names, value in pairs:
+            assigned.append((names, value))
+            read = read_paths(value)
+            for name in names:
+                deps.setdefault(name, set()).update(read)
+        stack.extend(ast.iter_child_nodes(node))
+    local -= declared_global
+    local.update(p for p in params if p != self_name)
+    out: set[str] = set()
+    seen: set[str] = set()
+    todo = sorted(returned)
+    while todo:
+        path = todo.pop()
+        root = path_root(path)
+        if root in local or root in declared_global:
+            if root not in seen:
+                seen.add(root)
+                todo.extend(sorted(deps.get(root, ())))
+            if root in local:
+                continue
+        out.add(path)
+    # the calls the returned value is built from, through its local names as well
+    for names, value in assigned:
+        if any(n in seen and n in local for n in names):
+            calls.extend(c for c in ast.walk(value) if isinstance(c, ast.Call))
+    if self_name is not None and any(isinstance(c.func, ast.Name) and c.func.id == "super" for c in calls):
+        out.add(self_name)  # super().prompt(): what the base class reads of self is not known here
+    return frozenset(out), calls
+
+
 def reads_any(paths: Iterable[str], varying: set[str]) -> set[str]:
     """The paths of ``paths`` that read a varying place (or a part of one)."""
     if not varying:
@@ -288,9 +400,14 @@ class Scopes:
         self.module_funcs: dict[str, ast.AST] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.summaries: dict[int, Summary] = {}
+        # id(function) -> what its result is built from outside it (result_reads)
+        self.result_reads_cache: dict[int, tuple[frozenset[str], list[ast.Call]]] = {}
+        self.summary_nodes: dict[int, ast.AST] = {}  # id(summary) -> the function it summarises
+        self.local_names_cache: dict[int, frozenset[str]] = {}  # id(function) -> local_names
         self.func_class: dict[int, ClassInfo] = {}
         self.func_parent: dict[int, Frame] = {}
         self.pending: list[ast.AST] = []
+        self.seeded: set[str] = set()  # the seeding calls (random.seed) this module has made with a seed
         self.reaches: list[Reach] = []
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
@@ -298,6 +415,9 @@ class Scopes:
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
+        # id(call of a class the analysis does not know) -> what the object carries as a tool:
+        # its arguments, without the clocks and ids given to keywords that only configure it
+        self.tool_objects: dict[int, Value] = {}
         # id(dict display whose keys are all string constants) -> the value it was built with: a
         # name still holding exactly that value has not been changed in a way that matters since
         self.keyed_displays: dict[int, Value] = {}
@@ -310,6 +430,10 @@ class Scopes:
         # .format()): only there does a name like request_id put a per-request value into text.
         self._text_depth = 0
         self._branch_depth = 0  # if/match/try bodies being analysed around the current statement
+        # those bodies, each numbered once: a statement whose bodies are a prefix of another's
+        # runs whenever the other does, earlier in the same pass through them
+        self._branch_path: tuple[int, ...] = ()
+        self._branch_count = 0
         # id(LoopFrame) -> > 0 while analysing statements after which that loop certainly ends
         # (the return or break that follows a call): a call made there is not repeated by it
         self._final_loops: dict[int, int] = {}

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
-from cachelint.code.flow.loops import Loops
+from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
 from cachelint.code.values import CLEAN, PARAM, VOLATILE, Span, Value, substitute, union
@@ -64,6 +64,7 @@ class Sinks(Loops):
     if TYPE_CHECKING:
         # Calls, the layer above, summarises a function passed as a prompt (dynamic instructions).
         def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None: ...
+        def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
 
     def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
         """What is written as a first message may be the system prompt: not a message display or
@@ -152,9 +153,13 @@ class Sinks(Loops):
                     value = union(value, self.eval(arg_node, frame))
                 finally:
                     self._text_depth -= 1
+            elif tier == "tools" and isinstance(arg_node, (ast.List, ast.Tuple)):
+                value = self._tool_objects_value(arg_node, frame, value)
             self._reach(value, sink, arg_node, frame, elements)
-            for used in self._paths_in(arg_node):
+            for used in self._paths_in(arg_node, frame):
                 self._use(used, sink, frame)
+            for used in sorted(self._called_reads(arg_node, frame)):
+                self._use(used, sink, frame)  # system=render(), render() joining a global
         elif tier == "setting":
             if not configures:  # an agent built with other settings per iteration is a new agent
                 sink = SinkRef("setting", label, line)
@@ -221,6 +226,24 @@ class Sinks(Loops):
                 )
                 self._reach(summary.state_writes[key], ref, None, frame)
 
+    def _tool_objects_value(self, node: ast.List | ast.Tuple, frame: Frame, value: Value) -> Value:
+        """``tools=[SearchTools(since=today), helper]``: what a display of tools carries as tool
+        definitions, where it holds objects of classes the analysis does not know (see
+        ``tool_objects``); ``value`` (all the display carries) unless every element is one of those
+        or a name."""
+        if not any(id(e) in self.tool_objects for e in node.elts):
+            return value
+        parts = []
+        for e in node.elts:
+            inner = e.value if isinstance(e, ast.Starred) else e
+            if id(inner) in self.tool_objects:
+                parts.append(self.tool_objects[id(inner)])
+            elif isinstance(inner, (ast.Name, ast.Attribute)):
+                parts.append(self.eval(inner, frame))
+            else:
+                return value
+        return union(*parts)
+
     def _first_message_uses(self, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
         """The messages sent start with the system prompt (Chat-style APIs): a change of their
         first message inside the loop that repeats the call is a change of the system prompt."""
@@ -235,7 +258,9 @@ class Sinks(Loops):
         first_node = first_element(arg_node)
         if first_node is not None and self._may_be_system_message(first_node, frame):
             # [system, *rest] built at the call: what the first message is built from
-            for used in self._paths_in(first_node):
+            for used in self._paths_in(first_node, frame):
+                self._use(used, sink, frame)
+            for used in sorted(self._called_reads(first_node, frame)):
                 self._use(used, sink, frame)
 
     def _callable_result(self, node: ast.AST, frame: Frame) -> Value | None:
@@ -293,8 +318,10 @@ class Sinks(Loops):
             return self.role_contents.get(id(first))
         return None
 
-    def _paths_in(self, node: ast.AST) -> list[str]:
-        """The places a sink argument reads (``tools``, ``self.tools``, ``state.system``)."""
+    def _paths_in(self, node: ast.AST, frame: Frame | None = None) -> list[str]:
+        """The places a sink argument reads (``tools``, ``self.tools``, ``state.system``). With
+        ``frame``, a method of the class of ``self`` called in it (``self.render()``) does not read
+        all of ``self``: what it reads is what its result is built from (``_called_reads``)."""
         out: list[str] = []
         stack = [node]
         while stack:
@@ -310,17 +337,29 @@ class Sinks(Loops):
             if isinstance(sub, ast.Call):
                 stack.extend(sub.args)
                 stack.extend(kw.value for kw in sub.keywords)
-                if isinstance(sub.func, ast.Attribute):
+                if isinstance(sub.func, ast.Attribute) and not (frame is not None and self._own_method(sub.func, frame)):
                     stack.append(sub.func.value)
                 continue
             stack.extend(ast.iter_child_nodes(sub))
         return out
 
-    def _use(self, path: str, sink: SinkRef, frame: Frame) -> None:
+    @staticmethod
+    def _own_method(func: ast.Attribute, frame: Frame) -> bool:
+        """``self.name`` is a method the class of ``self`` defines."""
+        return (
+            frame.cls is not None
+            and isinstance(func.value, ast.Name)
+            and func.value.id == frame.self_name
+            and func.attr in frame.cls.methods
+        )
+
+    def _use(self, path: str, sink: SinkRef, frame: Frame, line: int | None = None) -> None:
+        """``line``: the call made here that makes the use, when the sink is in a function it
+        calls (else the sink's own line)."""
         final = self._final_loops
         for loop in frame.loops:
             if not final.get(id(loop)):
-                loop.uses[(path, sink)] = None
+                add_use(loop.uses, (path, sink), (self._branch_path, sink.line if line is None else line))
         summary = frame.summary
         if summary is not None:
             root = path_root(path)

@@ -118,6 +118,12 @@ class Statements(Calls):
                 loop.bound.add(target.id)
 
     def _expr_stmt(self, node: ast.Expr, frame: Frame) -> None:
+        call = node.value
+        if isinstance(call, ast.Call) and self.k.seeding_calls:
+            path = self.callee_path(call.func)
+            seed = call.args[0] if call.args else call.keywords[0].value if len(call.keywords) == 1 else None
+            if path in self.k.seeding_calls and seed is not None and not (isinstance(seed, ast.Constant) and seed.value is None):
+                self.seeded.add(".".join(path))  # random.seed(42): the module's random values are reproducible
         self.eval(node.value, frame)
 
     def _return(self, node: ast.Return, frame: Frame) -> None:
@@ -179,10 +185,14 @@ class Statements(Calls):
             frame.names = dict(before_names)
             frame.exprs = dict(before_exprs)
             self._branch_depth += 1
+            self._branch_count += 1
+            outside = self._branch_path
+            self._branch_path = outside + (self._branch_count,)
             try:
                 self.block(body, frame)
             finally:
                 self._branch_depth -= 1
+                self._branch_path = outside
             for name, value in frame.names.items():
                 old = merged.get(name)
                 merged[name] = merge(old, value) if old is not None else value
