@@ -114,6 +114,8 @@ def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | No
     reach a prefix argument."""
     if knowledge.prefilter is None or knowledge.prefilter.passes(text):
         return True
+    if knowledge.may_name_system_prompt(text):  # a value bound to a system prompt's name (CL105)
+        return True
     if summaries:
         cached = _WRAPPERS_CACHE.get(id(summaries))
         if cached is None or cached[0] is not summaries:

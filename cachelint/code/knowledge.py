@@ -88,9 +88,11 @@ MAX_MATCHED_NAME = 256
 
 @dataclass(frozen=True)
 class SinkArgument:
-    tier: str  # tools | system | messages | body
+    tier: str  # tools | system | messages | body | specs
     keyword: str | None
     position: int | None
+    # specs: a list of agent specs (dicts), each key of which renders in a tier of its own agent
+    keys: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,11 @@ class Sink:
     arguments: tuple[SinkArgument, ...]
     configures: bool = False  # builds an agent / bound model rather than sending one request
     tool_key: str | None = None  # sort key for this SDK's tools, used by fixes
+    # {key} placeholders of these (str) arguments are filled from the session state, which the
+    # functions given as these callbacks write (``callback_context.state["key"] = ...``): each
+    # callback with how often it runs ("request": before each model call, "run": each agent run)
+    state_arguments: tuple[str, ...] = ()
+    state_callbacks: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,8 @@ class VolatileCall:
 class Knowledge:
     sinks: CallTable[Sink] = field(default_factory=CallTable)
     decorators: CallTable[tuple[str, str]] = field(default_factory=CallTable)  # -> (tier, library)
+    # the class of a provider function's first parameter -> (tier, library)
+    providers: CallTable[tuple[str, str]] = field(default_factory=CallTable)
     body_keys: dict[str, str] = field(default_factory=dict)
     first_message_roles: frozenset[str] = frozenset()
     system_message_classes: CallTable[bool] = field(default_factory=CallTable)
@@ -158,6 +167,10 @@ class Knowledge:
     time_directives: tuple[str, ...] = ()
     volatile_name_re: re.Pattern[str] | None = None  # names of per-request values (request_id)
     session_name_re: re.Pattern[str] | None = None  # names of per-user / per-session values (user_id)
+    # names that hold the system prompt (code-volatile pack): stems and what may follow one
+    system_prompt_stems: tuple[str, ...] = ()
+    system_prompt_rest_re: re.Pattern[str] | None = None
+    system_prompt_flags: frozenset[str] = frozenset()
     membership_keyword_re: re.Pattern[str] | None = None
     lookup_keyword_re: re.Pattern[str] | None = None  # keywords that pass an id to look something up
     tool_definition_keywords: frozenset[str] = frozenset()  # of a tool object's constructor: name=, description=...
@@ -188,6 +201,28 @@ class Knowledge:
     def knows_volatile_names(self) -> bool:
         return self.volatile_name_re is not None or self.session_name_re is not None
 
+    def names_system_prompt(self, name: str) -> bool:
+        """``SYSTEM_PROMPT``, ``system_message_content``, ``build_system_prompt``: the name says its
+        value is (or is returned as) a system prompt."""
+        if not self.system_prompt_stems or self.system_prompt_rest_re is None or len(name) > MAX_MATCHED_NAME:
+            return False
+        lowered = name.lower().lstrip("_")
+        if lowered.split("_", 1)[0] in self.system_prompt_flags and "_" in lowered:
+            return False
+        normal = lowered.replace("_", "")
+        for stem in self.system_prompt_stems:
+            at = normal.rfind(stem)
+            if at >= 0 and self.system_prompt_rest_re.fullmatch(normal, at + len(stem)) is not None:
+                return True
+        return False
+
+    def may_name_system_prompt(self, text: str) -> bool:
+        """The prefilter's test for ``names_system_prompt``: the text contains a stem."""
+        if not self.system_prompt_stems:
+            return False
+        normal = text.lower().replace("_", "")
+        return any(stem in normal for stem in self.system_prompt_stems)
+
     def volatile_name_kind(self, name: str) -> str | None:
         """``request`` for a per-request id's name, ``session`` for a per-user or per-session id's."""
         if len(name) > MAX_MATCHED_NAME:
@@ -200,7 +235,9 @@ class Knowledge:
 
 
 def _arguments(entries: Iterable[Mapping[str, Any]]) -> tuple[SinkArgument, ...]:
-    return tuple(SinkArgument(e["tier"], e.get("keyword"), e.get("position")) for e in entries)
+    return tuple(
+        SinkArgument(e["tier"], e.get("keyword"), e.get("position"), tuple(sorted(e.get("keys", {}).items()))) for e in entries
+    )
 
 
 def _config_sink_arguments(entry: Mapping[str, Any]) -> tuple[SinkArgument, ...]:
@@ -244,11 +281,15 @@ def build_knowledge(
                 _arguments(entry["arguments"]),
                 bool(entry.get("configures", False)),
                 entry.get("tool_key"),
+                tuple(entry.get("state_templates", {}).get("arguments", ())),
+                tuple(sorted(entry.get("state_templates", {}).get("callbacks", {}).items())),
             )
             for call in entry["calls"]:
                 k.sinks.add(call, sink)
         for entry in pack.get("decorators", ()):
             k.decorators.add(entry["decorator"], (entry["tier"], entry.get("library", "?")))
+        for entry in pack.get("providers", ()):
+            k.providers.add(entry["annotation"], (entry["tier"], entry.get("library", "?")))
     k.body_keys = body_keys
     k.first_message_roles = frozenset(roles)
 
@@ -325,6 +366,11 @@ def build_knowledge(
     session_patterns = [p for pack in volatile_packs for p in pack.get("per_session_names", ())]
     if session_patterns:
         k.session_name_re = re.compile("|".join(f"(?:{p})" for p in session_patterns), re.IGNORECASE)
+    k.system_prompt_stems = tuple(sorted(names(volatile_packs, "system_prompt_stems")))
+    k.system_prompt_flags = names(volatile_packs, "system_prompt_flags")
+    rests = [pack["system_prompt_rest"] for pack in volatile_packs if "system_prompt_rest" in pack]
+    if rests:
+        k.system_prompt_rest_re = re.compile("|".join(f"(?:{p})" for p in rests))
     k.stash_keys = frozenset(body_keys) | frozenset(
         a.keyword for pack in sink_packs for e in pack.get("sinks", ()) for a in _arguments(e["arguments"]) if a.keyword
     ) | frozenset(a.keyword for e in options.get("sinks", ()) for a in _config_sink_arguments(e) if a.keyword)
@@ -345,12 +391,15 @@ def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
                     words.add(argument.keyword)
             elif argument.tier == "body":
                 words.update(body_words)
+            elif argument.tier == "specs":
+                words.update(key for key, tier in argument.keys if tier in PREFIX_TIERS)
         tokens.append(SinkToken(name, called, frozenset(words), positional))
     return build_sink_prefilter(
         tokens,
         decorators=k.decorators.last_segments(),
         message_roles=k.first_message_roles,
         system_classes=[(name, called) for name, called, _ in k.system_message_classes.tokens()],
+        provider_types=k.providers.last_segments(),
     )
 
 

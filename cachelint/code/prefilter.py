@@ -12,7 +12,8 @@ before any parse, whether the flow analysis can report anything:
   read by the analysis from displays and keys of this same file;
 - a sink called whose prefix argument can be positional (``bind_tools(tools)``,
   ``CodeAgent(tools, ...)``): the call alone;
-- a decorator of the packs (``@agent.system_prompt``);
+- a decorator of the packs (``@agent.system_prompt``), or the class of a provider function's
+  parameter (``context: ReadonlyContext``);
 - a system message: a ``"system"``/``"developer"`` role string or a system message class called
   (a message list that starts with one is a sink by itself, and a ``messages=`` argument is read
   only through such a message of this file);
@@ -182,8 +183,10 @@ def build_sink_prefilter(
     decorators: Iterable[str],
     message_roles: Iterable[str],
     system_classes: Iterable[tuple[str, bool]],
+    provider_types: Iterable[str] = (),
 ) -> SinkPrefilter:
-    """``system_classes``: (last name, called) of the system message class patterns."""
+    """``system_classes``: (last name, called) of the system message class patterns;
+    ``provider_types``: last names of the classes that mark a provider function's parameter."""
     merged: dict[tuple[str, bool], tuple[frozenset[str], bool]] = {}
     for token in sinks:
         words, positional = merged.get((token.name, token.called), (frozenset(), False))
@@ -195,6 +198,7 @@ def build_sink_prefilter(
     always = [occurrence(name, called) for (name, called), (_, positional) in sorted(merged.items()) if positional]
     always += [occurrence(name, called) for name, called in sorted(set(system_classes))]
     always += [o for name in sorted(set(decorators)) for o in _decorator(name)]
+    always += [_word(name) for name in sorted(set(provider_types))]
     # A role value is a str constant (a notebook is filtered on its code, not its JSON).
     roles = tuple(f"{q}{role}{q}" for role in sorted(set(message_roles)) for q in ('"', "'"))
     # A sink without any prefix word (messages only) passes only through a system message.

@@ -244,6 +244,9 @@ class Calls(Expressions):
                 self._text_depth -= 1
         if frame.loops:
             self._configured_object_uses(node, frame)
+        for kw in node.keywords:
+            if kw.arg is not None:
+                self._named_system_prompt(kw.arg, keywords[kw.arg], kw.value, frame, kw.value)  # Agent(system_prompt=...)
         path = self.callee_path(func)
         fields = self._constructor_fields(node, func, positional, keywords)
         if fields is not None:

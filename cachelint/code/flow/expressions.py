@@ -272,6 +272,7 @@ class Expressions(Sinks):
             parts.append(as_element(vv))
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 name = key.value
+                self._named_system_prompt(name, vv, val, frame, val)
                 if name == "role" and isinstance(val, ast.Constant) and val.value in self.k.first_message_roles:
                     role = val.value
                 elif name == "content":

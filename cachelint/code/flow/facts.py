@@ -29,6 +29,9 @@ class SinkRef:
     external: str | None = None  # "pkg.mod" when the call is inside another module's function
     configures: bool = False  # an agent / bound model is built: only in-place changes count in loops
     tool_key: str | None = None  # sort key of this SDK's tools (fixes)
+    # how often what reaches it is made anew when that is not each request: "run" (a callback
+    # before each run of the agent, one user turn)
+    renewed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ class Summary:
     # every return builds a class with keywords: what each keyword (attribute) carries
     field_returns: dict[str, Value] | None = None
     fields_ok: bool = True
+    # parameter.state["key"] = value: what the function writes into a session state it is given
+    # (an ADK callback), by key
+    state_writes: dict[str, Value] = field(default_factory=dict)
     done: bool = False
 
 

@@ -4,13 +4,22 @@ around the call watch; and what may be the first (system) message of a list sent
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, INSTANCE, PARAM, Value, substitute, union
+from cachelint.code.values import CLEAN, INSTANCE, PARAM, VOLATILE, Span, Value, substitute, union
+
+# The tier of a value bound to a name that says it is the system prompt (``SYSTEM_PROMPT = ...``,
+# ``return`` of ``build_system_prompt``) where no sink is in view: read by CL105 alone, for a clock
+# or uuid, and never followed into loops or summaries.
+NAMED_SYSTEM = "named system"
+
+# {key} or {key?} in a template filled from the session state (an optional key may be absent)
+_STATE_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\??\}")
 
 
 def _history_paths(node: ast.AST) -> list[str]:
@@ -28,6 +37,25 @@ def _history_paths(node: ast.AST) -> list[str]:
         inner = [node.func.value] if isinstance(node.func, ast.Attribute) else list(node.args)
         return [p for a in inner for p in _history_paths(a)]
     return []
+
+
+_TEXT_METHODS = frozenset({"format", "format_map", "join"})
+
+
+def _builds_text(node: ast.AST) -> bool:
+    """An f-string, a concatenation or %-formatting (``prompt += part`` too), ``.format(...)``,
+    ``sep.join(...)``."""
+    if isinstance(node, ast.Await):
+        node = node.value
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS
+
+
+def _within(site: Span, outer: Span) -> bool:
+    return (outer[0], outer[1]) <= (site[0], site[1]) and (site[2], site[3]) <= (outer[2], outer[3])
 
 
 class Sinks(Loops):
@@ -92,7 +120,11 @@ class Sinks(Loops):
                         break
             if arg_node is None:
                 continue
-            self._sink_argument(argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key)
+            if argument.keyword in sink.state_arguments:
+                self._state_template(node, arg_node, f"{how} of {callee}", sink, frame)
+            self._sink_argument(
+                argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key, argument.keys
+            )
 
     def _sink_argument(
         self,
@@ -104,6 +136,7 @@ class Sinks(Loops):
         frame: Frame,
         configures: bool = False,
         tool_key: str | None = None,
+        keys: tuple[tuple[str, str], ...] = (),
     ) -> None:
         if tier in PREFIX_TIERS:
             elements = value.elements  # what the argument holds (what it is, re-read below, may be less certain)
@@ -150,6 +183,48 @@ class Sinks(Loops):
                     continue
                 entry_value, entry_node = entry
                 self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
+        elif tier == "specs":
+            # subagents=[{"name": ..., "system_prompt": ..., "tools": [...]}]: each spec is an
+            # agent of its own, whose keys render its prefix
+            specs = self._structure(arg_node, frame) if isinstance(arg_node, (ast.Name, ast.Attribute)) else arg_node
+            if not isinstance(specs, (ast.List, ast.Tuple)):
+                return
+            for spec in specs.elts:
+                if isinstance(spec, ast.Starred):
+                    continue
+                for key, tier_of_key in keys:
+                    entry = self._dict_entry(spec, key, frame)
+                    if entry is not None:
+                        entry_value, entry_node = entry
+                        self._sink_argument(
+                            tier_of_key, entry_value, entry_node, f'"{key}" of an agent spec in {label}', line, frame, configures, tool_key
+                        )
+
+    def _state_template(self, node: ast.Call, arg_node: ast.AST, label: str, sink: Sink, frame: Frame) -> None:
+        """``instruction="Time: {_time}"`` with ``before_agent_callback=stamp``, where ``stamp``
+        writes ``context.state["_time"]``: what it writes is in the instruction."""
+        template = self._structure(arg_node, frame) if isinstance(arg_node, (ast.Name, ast.Attribute)) else arg_node
+        if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+            return
+        keys = set(_STATE_PLACEHOLDER.findall(template.value))
+        if not keys:
+            return
+        callbacks = dict(sink.state_callbacks)
+        for kw in node.keywords:
+            if kw.arg not in callbacks or not isinstance(kw.value, ast.Name):
+                continue
+            summary = self._local_function(kw.value, frame)
+            if summary is None or not summary.done:
+                continue
+            for key in sorted(keys & summary.state_writes.keys()):
+                ref = SinkRef(
+                    "system",
+                    f"{label} through {{{key}}} (state[{key!r}], written by {kw.value.id}, {kw.arg}=)",
+                    node.lineno,
+                    configures=sink.configures,
+                    renewed=callbacks[kw.arg] if callbacks[kw.arg] != "request" else None,
+                )
+                self._reach(summary.state_writes[key], ref, None, frame)
 
     def _tool_objects_value(self, node: ast.List | ast.Tuple, frame: Frame, value: Value) -> Value:
         """``tools=[SearchTools(since=today), helper]``: what a display of tools carries as tool
@@ -292,6 +367,54 @@ class Sinks(Loops):
                 if root == frame.self_name and root is not None:
                     path = "self" + path[len(root):]
                 summary.uses[(path, sink)] = None
+
+    def _named_system_prompt(self, name: str, value: Value, node: ast.AST, frame: Frame, expr: ast.AST | None = None) -> None:
+        """``value`` (of ``expr``, else of ``node``) is bound to ``name`` (a variable, attribute,
+        keyword or the function that returns it): if the name says it holds the system prompt,
+        its clocks and uuids are in one. Only what this module computes, or text another module's function returns, called in the
+        bound expression of a module-level binding (``PROMPT = f"Time: {get_time()}"``, made once
+        per process whatever that function does): not a per-user name (a name in a name: too
+        weak), not a parameter (what a caller passes in is not followed through a name), not
+        anything else another module gives (carried coarsely, a run id in a model call's result
+        reaches whatever is built from it; a constant is bound, and reported, where that module
+        computes it)."""
+        if not value or not self.k.names_system_prompt(name):
+            return
+        line = node.lineno  # type: ignore[attr-defined]
+        sink = SinkRef(NAMED_SYSTEM, f"{name} (a system prompt, by its name)", line)
+        text_calls: set[Span] | None = None
+        bound = expr if expr is not None else node
+        # Text built here (an f-string, +, %, .format, .join) holds what it formats; any other
+        # expression (a name, an object, a call) only what it makes itself: an id carried through
+        # objects and calls (a hook's input, a session's folder) is no evidence of prompt text.
+        builds_text = _builds_text(bound)
+        outer = span_of(bound)
+        for o in value.own | value.inner:
+            if o.kind != VOLATILE or o.granularity == "session":
+                continue
+            if not builds_text and not _within(o.site, outer):
+                continue
+            if o.external is not None:
+                if frame is not self.module_frame:
+                    continue  # whether that function computes it on each call or returns a constant is out of view
+                if text_calls is None:
+                    text_calls = self._text_calls(expr if expr is not None else node)
+                if o.site not in text_calls:
+                    continue
+            self.reaches.append(Reach(o, sink, None))
+
+    def _text_calls(self, node: ast.AST) -> set[Span]:
+        """The calls in ``node`` of other modules' functions that return text (a str)."""
+        out: set[Span] = set()
+        if self.resolve_external is None:
+            return out
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                raw = self.raw_dotted(sub.func)
+                found = self.resolve_external(raw) if raw is not None else None
+                if found is not None and (found[1].get("returns") or {}).get("kind") == "str":
+                    out.add(span_of(sub))
+        return out
 
     def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None) -> None:
         """The origins of ``value`` reach ``sink``; ``elements``: what the elements of the argument

@@ -45,7 +45,37 @@ class Statements(Calls):
                     if first_node is not None and self._may_be_system_message(first_node, frame):
                         # messages = [system, *history]: a rebuilt list whose first message is new
                         self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
+            if value:  # a clean value names no clock and writes no state worth reading
+                self._named_target(target, value, frame, node.value)
+                self._state_write(target, value, frame)
             self.bind(target, value, frame, node.value)
+
+    def _state_write(self, target: ast.AST, value: Value, frame: Frame) -> None:
+        """``context.state["key"] = value`` on a parameter: the function writes the state it is
+        given (a callback), which an instruction's {key} reads."""
+        summary = frame.summary
+        if (
+            summary is not None
+            and isinstance(target, ast.Subscript)
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, str)
+            and isinstance(target.value, ast.Attribute)
+            and target.value.attr == "state"
+            and isinstance(target.value.value, ast.Name)
+            and target.value.value.id in frame.params
+        ):
+            key = target.slice.value
+            old = summary.state_writes.get(key)
+            summary.state_writes[key] = union(old, value) if old is not None else value
+
+    def _named_target(self, target: ast.AST, value: Value, frame: Frame, expr: ast.AST | None) -> None:
+        """``SYSTEM_PROMPT = ...``, ``self.system_message = ...``, ``config["system_prompt"] = ...``."""
+        if isinstance(target, ast.Name):
+            self._named_system_prompt(target.id, value, target, frame, expr)
+        elif isinstance(target, ast.Attribute):
+            self._named_system_prompt(target.attr, value, target, frame, expr)
+        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+            self._named_system_prompt(target.slice.value, value, target, frame, expr)
 
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
         value = self.eval(node.value, frame) if node.value is not None else CLEAN
@@ -57,6 +87,7 @@ class Statements(Calls):
         path = path_of(node.target)
         if path is not None and node.value is not None:
             self._record_change(frame, path, node.target, "rebound", node.value)
+        self._named_target(node.target, value, frame, node.value)
         self.bind(node.target, value, frame, node.value)
 
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
@@ -70,6 +101,7 @@ class Statements(Calls):
         action = "incremented" if stepped else "extended" if isinstance(node.op, ast.Add) else "changed"
         if path is not None and not (action == "extended" and has_deferred_tool(node.value, frame)):
             self._record_change(frame, path, target, action, counter=numeric)
+        self._named_target(target, value, frame, node)  # the statement: += adds text
         if isinstance(target, ast.Subscript):
             self.bind(target, value, frame)
             return
@@ -125,6 +157,8 @@ class Statements(Calls):
                             old = summary.field_returns.get(name)
                             summary.field_returns[name] = union(old, v) if old is not None else v
         if summary is not None:
+            if node.value is not None:
+                self._named_system_prompt(summary.name, value, node, frame, node.value)  # return of build_system_prompt()
             summary.returns = merge(summary.returns, value) if summary.returned else value
             summary.returned = True
 
@@ -242,6 +276,15 @@ class Statements(Calls):
                     self.pending.remove(node)
                 summary = self.summary_of(node)
                 sink = SinkRef(tier, f"the return value of {node.name}() (@{ast.unparse(target)})", node.lineno)
+                self._reach(summary.returns, sink, None, frame)
+        positional = node.args.posonlyargs + node.args.args
+        if frame is self.module_frame and positional and positional[0].annotation is not None:
+            provided = self.k.providers.match(self.callee_path(positional[0].annotation))
+            if provided is not None:  # instruction=provider: called for the text of every request
+                tier, _library = provided
+                summary = self.summary_of(node)
+                annotation = ast.unparse(positional[0].annotation)
+                sink = SinkRef(tier, f"the return value of {node.name}() (a provider, called with a {annotation} for each request)", node.lineno)
                 self._reach(summary.returns, sink, None, frame)
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> None:

@@ -5,13 +5,19 @@ A date changes once a day: reported as a warning. A value computed once when the
 module level, outside any function or loop) is the same for every request of a process: the
 prefix differs from one process to the next, which costs a write per run, not per request:
 reported as information, saying so. A per-user or per-session value is information too: one
-cached prefix per user."""
+cached prefix per user.
+
+Where no sink is in view, a value whose name says it is the system prompt (``SYSTEM_PROMPT``, the
+return of ``build_system_prompt``) stands for one: a clock in it is reported the same way, saying
+the prompt differs each time it is built (how often that is, the code out of view decides)."""
 from __future__ import annotations
 
 import ast
 from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
+from cachelint.code.flow.facts import Reach
+from cachelint.code.flow.sinks import NAMED_SYSTEM
 from cachelint.code.program import Program
 from cachelint.code.values import VOLATILE
 from cachelint.diagnostics import Diagnostic, Severity
@@ -37,10 +43,19 @@ class _OnceLines:
         return not any(start <= line <= end for start, end in self.repeated)
 
 
+def _reaches(facts: CodeFacts) -> list[Reach]:
+    """One reach per construction site: into a sink's tools or system prompt, else into a value
+    whose name says it is the system prompt (the call that sends it out of view)."""
+    sent = facts.first_reach_per_origin(VOLATILE, ("tools", "system"))
+    seen = {r.origin.site for r in sent}
+    named = [r for r in facts.first_reach_per_origin(VOLATILE, (NAMED_SYSTEM,)) if r.origin.site not in seen]
+    return sorted(sent + named, key=lambda r: r.origin.site)
+
+
 def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     once_lines: _OnceLines | None = None
     severity: Severity | None
-    for r in facts.first_reach_per_origin(VOLATILE, ("tools", "system")):
+    for r in _reaches(facts):
         daily = r.origin.granularity == "date"
         if once_lines is None:
             once_lines = _OnceLines(facts.program)
@@ -54,7 +69,9 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 " the prompt again; put per-user data after the cached part (a user message)"
             )
             severity = Severity.INFO
-        elif r.origin.external is None and once_lines.evaluated_once(r.origin.site[0]):
+        elif (r.origin.external is None and once_lines.evaluated_once(r.origin.site[0])) or (
+            r.sink.tier == NAMED_SYSTEM and once_lines.evaluated_once(r.sink.line)
+        ):  # made at module level, or (a named prompt) bound there: SYSTEM_PROMPT = build()
             effect = (
                 "computed once when the module loads, so the cached prefix differs between processes started on"
                 " different days: a run on another day writes it again instead of reading the previous run's"
@@ -65,6 +82,11 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             severity = Severity.INFO
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
+        elif r.sink.renewed == "run":
+            effect, severity = "the cached prefix changes on every run of the agent (each user turn)", None
+        elif r.sink.tier == NAMED_SYSTEM:
+            # how often the prompt is built (each request, each run) is out of view
+            effect, severity = "the system prompt differs each time it is built, and with it every cached prefix that includes it", None
         else:
             effect, severity = "the cached prefix changes on every request", None
         msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
