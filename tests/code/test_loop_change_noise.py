@@ -130,6 +130,17 @@ class Watcher:
             for chunk in litellm.completion(**params):
                 print(chunk)
 ''',
+    "marker-set-under-a-condition-the-loop-does-not-vary": '''
+def run(messages, provider, system):
+    while True:
+        caching = False
+        if provider == "anthropic":
+            caching = True
+        if caching:
+            system["cache_control"] = {"type": "ephemeral"}
+        reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+''',
 }
 
 
@@ -235,4 +246,40 @@ def ask(messages, choice):
 @pytest.mark.parametrize("source", params(CHANGED_FOR_ANOTHER_CALL))
 def test_a_change_under_a_condition_is_found_for_the_calls_it_does_not_guard(source):
     found = [d.line for d in run(source) if d.code == "CL106"]
+    assert found == marked_lines(source), found
+
+
+CONDITIONS_THAT_VARY = {
+    "a counter of the loop": '''
+def run(messages, system):
+    turn = 0
+    while True:
+        turn += 1
+        if turn > 3:
+            system["text"] = "answer now"  # here
+        reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+''',
+    "a call's answer": '''
+def run(messages, system):
+    while True:
+        if running_late():
+            system["text"] = "answer now"  # here
+        reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+''',
+    "an invariant condition, after the call": '''
+def run(messages, system, caching):
+    while True:
+        reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if caching:
+            system["text"] = "continue"  # here
+''',
+}
+
+
+@pytest.mark.parametrize("source", params(CONDITIONS_THAT_VARY))
+def test_a_write_under_a_condition_that_may_change_is_still_found(source):
+    found = [d.line for d in run(source) if d.code == "CL104"]
     assert found == marked_lines(source), found

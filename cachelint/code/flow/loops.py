@@ -316,6 +316,22 @@ class Loops(Scopes):
         self._close_loop(loop, frame)
         self.block(node.orelse, frame)
 
+    def _made_alike_every_pass(self, change: Change, site: UseSite, varying: set[str]) -> bool:
+        """The change is made before the call, under conditions that only test places the loop
+        does not vary (``if caching: system["cache_control"] = MARK``): every pass makes it, or
+        none does, so every call sees the same value."""
+        branches, line = site
+        if change.site[0] >= line:
+            return False
+        common = 0
+        while common < min(len(branches), len(change.branches)) and branches[common] == change.branches[common]:
+            common += 1
+        for body in change.branches[common:]:
+            test = self._branch_tests.get(body)
+            if test is None or reads_any(test, varying):
+                return False
+        return True
+
     def _close_loop(self, loop: LoopFrame, frame: Frame) -> None:
         """A sink inside the loop reads a place that the loop changes: the prefix differs between
         the loop's iterations (CL103 for tools, CL104 for system, CL106 for a cache-key setting)."""
@@ -369,7 +385,11 @@ class Loops(Scopes):
                     # condition the call is not under (``if spent: tool_choice = "none"``) changes
                     # once, when the most is cached.
                     strict = sink.tier == "setting" or change.keyed
-                    steady = not varying and (not strict or _made_before_every_call(change, site))
+                    steady = not varying and (
+                        not strict
+                        or _made_before_every_call(change, site)
+                        or self._made_alike_every_pass(change, site, varying_names)
+                    )
                     if change.path not in names and (steady or (varying and all(path_root(p) in per_item or p in per_item for p in varying) and batch)):
                         # built from nothing that varies, or only from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:

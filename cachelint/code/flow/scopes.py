@@ -268,6 +268,21 @@ def result_reads(func: ast.AST, adding_methods: frozenset[str], is_method: bool)
     return frozenset(out), calls
 
 
+_PLAIN_TEST = (
+    ast.Name, ast.Attribute, ast.Constant, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.expr_context,
+    ast.boolop, ast.cmpop, ast.unaryop,
+)
+
+
+def plain_test_reads(test: ast.AST) -> frozenset[str] | None:
+    """The places a condition reads when it only compares them (names, attributes, constants,
+    ``and``/``or``/``not``): its outcome changes only when one of them does. None when it calls,
+    awaits or indexes something."""
+    if not all(isinstance(sub, _PLAIN_TEST) for sub in ast.walk(test)):
+        return None
+    return read_paths(test)
+
+
 def reads_any(paths: Iterable[str], varying: set[str]) -> set[str]:
     """The paths of ``paths`` that read a varying place (or a part of one)."""
     if not varying:
@@ -439,6 +454,10 @@ class Scopes:
         # runs whenever the other does, earlier in the same pass through them
         self._branch_path: tuple[int, ...] = ()
         self._branch_count = 0
+        # body number -> the places the condition that enters it reads, when it is a plain test of
+        # them (``if caching:``, ``elif provider == "x":``); None for an except handler, a case or
+        # a test that calls something: whether that body runs may differ from pass to pass
+        self._branch_tests: dict[int, frozenset[str] | None] = {}
         # id(LoopFrame) -> > 0 while analysing statements after which that loop certainly ends
         # (the return or break that follows a call): a call made there is not repeated by it
         self._final_loops: dict[int, int] = {}

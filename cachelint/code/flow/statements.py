@@ -18,6 +18,7 @@ from cachelint.code.flow.scopes import (
     has_unordered,
     path_of,
     place_of,
+    plain_test_reads,
 )
 from cachelint.code.values import CLEAN, EMPTY, Value, as_element, filled, merge, union
 
@@ -175,8 +176,9 @@ class Statements(Calls):
             summary.returned = True
         return CLEAN
 
-    def _branches(self, frame: Frame, bodies: list[list[ast.stmt]]) -> None:
-        """Run each body on a copy of the names and merge: a may-analysis over branches."""
+    def _branches(self, frame: Frame, bodies: list[list[ast.stmt]], test: frozenset[str] | None = None) -> None:
+        """Run each body on a copy of the names and merge: a may-analysis over branches. ``test``:
+        the places a plain condition choosing between the bodies reads (see ``_branch_tests``)."""
         before_names = frame.names
         before_exprs = frame.exprs
         merged: dict[str, Value] = {}
@@ -188,6 +190,7 @@ class Statements(Calls):
             self._branch_count += 1
             outside = self._branch_path
             self._branch_path = outside + (self._branch_count,)
+            self._branch_tests[self._branch_count] = test
             try:
                 self.block(body, frame)
             finally:
@@ -204,7 +207,7 @@ class Statements(Calls):
 
     def _if(self, node: ast.If, frame: Frame) -> None:
         self.eval(node.test, frame)
-        self._branches(frame, [node.body, node.orelse])
+        self._branches(frame, [node.body, node.orelse], plain_test_reads(node.test))
 
     def _match(self, node: Any, frame: Frame) -> None:
         self.eval(node.subject, frame)
