@@ -141,6 +141,17 @@ def run(messages, provider, system):
         reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
 ''',
+    "history-replaced-by-what-the-step-that-sends-it-returns": '''
+class Agent:
+    async def step(self, messages):
+        reply = await client.messages.create(model="m", max_tokens=10, system=messages[0]["content"], messages=messages[1:])
+        return messages + [{"role": "assistant", "content": reply.content}]
+
+    async def run(self, task):
+        messages = [{"role": "system", "content": BASE}, {"role": "user", "content": task}]
+        for _ in range(10):
+            messages = await self.step(messages)
+''',
 }
 
 
@@ -283,3 +294,20 @@ def run(messages, system, caching):
 def test_a_write_under_a_condition_that_may_change_is_still_found(source):
     found = [d.line for d in run(source) if d.code == "CL104"]
     assert found == marked_lines(source), found
+
+
+REBUILT_BEFORE_THE_STEP = '''
+def step(messages):
+    return oai.chat.completions.create(model="m", messages=messages).choices[0].message
+
+def run(task):
+    messages = [{"role": "system", "content": BASE}, {"role": "user", "content": task}]
+    for turn in range(10):
+        messages[0] = {"role": "system", "content": f"{BASE} (turn {turn})"}  # here
+        messages.append(step(messages))
+'''
+
+
+def test_a_history_rebuilt_before_the_step_is_still_found():
+    found = [d.line for d in run(REBUILT_BEFORE_THE_STEP) if d.code == "CL104"]
+    assert found == marked_lines(REBUILT_BEFORE_THE_STEP), found

@@ -119,6 +119,8 @@ class Change:
     # the right-hand side calls a model, a clock or reads input: a new value every time, whatever
     # its arguments are (``reply = client.messages.create(...)``)
     new_each_time: bool = False
+    # a rebinding to what a call returns (``messages = step(messages)``): the line of that call
+    returned_by: int | None = None
     # the if/match/try bodies around it (numbered, outermost first; as LoopFrame.uses)
     branches: tuple[int, ...] = ()
 

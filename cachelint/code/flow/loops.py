@@ -230,6 +230,9 @@ class Loops(Scopes):
         change.branches = self._branch_path
         if rhs_names is not None and rhs is not None:
             change.new_each_time = self._new_each_time(rhs)
+            call = rhs.value if isinstance(rhs, ast.Await) else rhs
+            if action == "rebound" and isinstance(call, ast.Call):
+                change.returned_by = call.lineno
         final = self._final_loops
         for loop in frame.loops:
             if final.get(id(loop)):
@@ -369,6 +372,10 @@ class Loops(Scopes):
                     continue
                 if change.rhs_names is not None and sink.configures:
                     continue  # one agent per iteration is a new agent, not a change within a session
+                if change.returned_by is not None and change.returned_by == site[1]:
+                    # ``messages = step(messages)``, step making the request: the next request
+                    # sends what the last one returned, and nothing in view changes it between them
+                    continue
                 if change.rhs_names is not None:
                     names = change.rhs_names
                     if change.entries is not None and used != change.path and used.startswith(change.path + "["):
