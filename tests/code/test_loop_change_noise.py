@@ -311,3 +311,32 @@ def run(task):
 def test_a_history_rebuilt_before_the_step_is_still_found():
     found = [d.line for d in run(REBUILT_BEFORE_THE_STEP) if d.code == "CL104"]
     assert found == marked_lines(REBUILT_BEFORE_THE_STEP), found
+
+
+HANDOFF = '''
+class Runner:
+    def run(self, agent, messages):
+        while True:
+            reply = oai.chat.completions.create(model="m", messages=[{"role": "system", "content": agent.instructions}, *messages])
+            messages.append(reply.choices[0].message)
+            if reply.choices[0].message.tool_calls:
+                agent = route(agent, reply)  # here
+                continue
+            return Result(agent=agent, messages=messages)
+
+
+def repl(agent):
+    runner, messages = Runner(), []
+    while True:
+        messages.append({"role": "user", "content": input()})
+        result = runner.run(agent, messages)
+        agent = result.agent
+'''
+
+
+def test_the_agent_a_run_ends_with_goes_on_unchanged_and_the_handoff_inside_is_found():
+    found = [d.line for d in run(HANDOFF) if d.code == "CL104"]
+    assert found == marked_lines(HANDOFF), found
+    picked = HANDOFF.replace("agent = result.agent", "agent = pick(result)  # here")
+    found = [d.line for d in run(picked) if d.code == "CL104"]
+    assert found == marked_lines(picked), found

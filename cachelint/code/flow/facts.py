@@ -121,6 +121,8 @@ class Change:
     new_each_time: bool = False
     # a rebinding to what a call returns (``messages = step(messages)``): the line of that call
     returned_by: int | None = None
+    # a rebinding to an attribute of a name (``agent = response.agent``): that name
+    returned_via: str | None = None
     # the if/match/try bodies around it (numbered, outermost first; as LoopFrame.uses)
     branches: tuple[int, ...] = ()
 

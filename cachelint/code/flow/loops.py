@@ -115,6 +115,21 @@ def _made_before_every_call(change: Change, site: UseSite) -> bool:
     return branches[: len(change.branches)] == change.branches and change.site[0] < line
 
 
+def _returned_by_the_call(change: Change, site: UseSite, loop: LoopFrame) -> bool:
+    """The place is rebound to what the call making the use returned, or to an attribute of it
+    (``response = client.run(agent=agent)`` then ``agent = response.agent``): the state that
+    request ended in."""
+    line = site[1]
+    if change.returned_by is not None:
+        return change.returned_by == line
+    if change.returned_via is None:
+        return False
+    return any(
+        c.path == change.returned_via and c.action == "rebound" and c.returned_by == line
+        for c in loop.changes
+    )
+
+
 def _carried_cycles(rebinds: dict[str, list[Change]], reads: Callable[[Change, str], frozenset[str]]) -> set[str]:
     """The places rebuilt, through other places, from their own value of the iteration before:
     ``result = agent.run(history)`` then ``history = result.messages()`` accumulates as
@@ -233,6 +248,8 @@ class Loops(Scopes):
             call = rhs.value if isinstance(rhs, ast.Await) else rhs
             if action == "rebound" and isinstance(call, ast.Call):
                 change.returned_by = call.lineno
+            elif action == "rebound" and isinstance(rhs, ast.Attribute) and isinstance(rhs.value, ast.Name):
+                change.returned_via = rhs.value.id
         final = self._final_loops
         for loop in frame.loops:
             if final.get(id(loop)):
@@ -372,7 +389,7 @@ class Loops(Scopes):
                     continue
                 if change.rhs_names is not None and sink.configures:
                     continue  # one agent per iteration is a new agent, not a change within a session
-                if change.returned_by is not None and change.returned_by == site[1]:
+                if _returned_by_the_call(change, site, loop):
                     # ``messages = step(messages)``, step making the request: the next request
                     # sends what the last one returned, and nothing in view changes it between them
                     continue
