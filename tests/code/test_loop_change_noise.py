@@ -152,6 +152,14 @@ class Agent:
         for _ in range(10):
             messages = await self.step(messages)
 ''',
+    "one-request-per-item-whose-system-reads-the-item-and-notes-kept-per-item": '''
+def describe(graph, names):
+    for name in names:
+        previous = graph[name].get("description")
+        system = TEMPLATE.format(name=name, previous=previous)
+        reply = oai.chat.completions.create(model="m", messages=[{"role": "system", "content": system}])
+        graph[name]["description"] = reply.choices[0].message.content
+''',
 }
 
 
@@ -340,3 +348,31 @@ def test_the_agent_a_run_ends_with_goes_on_unchanged_and_the_handoff_inside_is_f
     picked = HANDOFF.replace("agent = result.agent", "agent = pick(result)  # here")
     found = [d.line for d in run(picked) if d.code == "CL104"]
     assert found == marked_lines(picked), found
+
+
+ITEM_LOOPS_THAT_CHANGE_A_SESSION = {
+    "a conversation carried from item to item": '''
+def describe(graph, names):
+    messages = [{"role": "system", "content": BASE}]
+    for name in names:
+        previous = graph[name].get("description")
+        messages[0] = {"role": "system", "content": TEMPLATE.format(name=name, previous=previous)}  # here
+        reply = oai.chat.completions.create(model="m", messages=messages)
+        messages.append(reply.choices[0].message)
+        graph[name]["description"] = reply.choices[0].message.content
+''',
+    "a system that does not read the item": '''
+def describe(names):
+    done = []
+    for name in names:
+        system = f"{BASE} ({len(done)} done)"  # here
+        reply = oai.chat.completions.create(model="m", messages=[{"role": "system", "content": system}, {"role": "user", "content": name}])
+        done.append(reply)
+''',
+}
+
+
+@pytest.mark.parametrize("source", params(ITEM_LOOPS_THAT_CHANGE_A_SESSION))
+def test_a_system_built_from_the_item_is_still_found_where_a_session_goes_on(source):
+    found = [d.line for d in run(source) if d.code == "CL104"]
+    assert found == marked_lines(source), found

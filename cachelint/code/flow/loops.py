@@ -7,7 +7,7 @@ is set on every pass that makes the call; under another condition it changes bet
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from cachelint.code.flow.facts import Change, LoopChange, LoopFrame, SinkRef, UseSite, span_of
 from cachelint.code.flow.scopes import (
@@ -24,10 +24,11 @@ from cachelint.code.flow.scopes import (
 from cachelint.code.values import PARAM, UNORDERED, Value, element_of, materialized
 
 
-def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
+def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str], set[str]]:
     """The places whose value may differ from one iteration of ``loop`` to the next; the places
-    the loop first rebinds afresh each iteration (unconditionally, not from themselves); and the
-    varying places built only from the loop's own item (``for doc in docs``).
+    the loop first rebinds afresh each iteration (unconditionally, not from themselves); the
+    varying places built only from the loop's own item (``for doc in docs``); and those built from
+    it among other things.
 
     A place varies when the loop binds it in a way the analysis does not follow (a ``for`` target,
     tuple unpacking), changes it in place, or rebinds it from a place that varies (or from itself,
@@ -90,7 +91,20 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str]]:
             if ok and loop.binds.get(path, 0) <= loop.tracked.get(path, 0):
                 per_item.add(path)
                 grew = True
-    return varying, fresh, per_item
+    # built from the item, whatever else they read: ``params = {"node": node, "notes": notes}``
+    item_fed: set[str] = set(loop.items)
+    grew = True
+    while grew:
+        grew = False
+        for path, changes in rebinds.items():
+            if path not in item_fed and any(_reads_item(reads(c, path), item_fed) for c in changes):
+                item_fed.add(path)
+                grew = True
+    return varying, fresh, per_item, item_fed
+
+
+def _reads_item(names: Iterable[str], items: set[str]) -> bool:
+    return any(p in items or path_root(p) in items for p in names)
 
 
 def add_use(uses: dict[tuple[str, SinkRef], UseSite], key: tuple[str, SinkRef], site: UseSite) -> None:
@@ -371,7 +385,7 @@ class Loops(Scopes):
             return
         # what the loop rebinds, or grows in place (``parts.append(x)``): a value rebuilt from it
         # differs between iterations
-        varying_names, fresh, per_item = _varying_names(loop)
+        varying_names, fresh, per_item, item_fed = _varying_names(loop)
         batch = not _carries_history(loop)  # no conversation goes on from one item to the next
         for change in loop.changes:
             if loop.per_item(change):
@@ -414,10 +428,12 @@ class Loops(Scopes):
                         or _made_before_every_call(change, site)
                         or self._made_alike_every_pass(change, site, varying_names)
                     )
-                    if change.path not in names and (steady or (varying and all(path_root(p) in per_item or p in per_item for p in varying) and batch)):
-                        # built from nothing that varies, or only from the loop's own item
+                    if change.path not in names and (steady or (varying and batch and _reads_item(varying, item_fed))):
+                        # built from nothing that varies, or from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:
-                        # one request per item, as the same f-string written at the call is
+                        # one request per item, as the same f-string written at the call is. What
+                        # else it reads loses nothing more: the system differs per item already,
+                        # and no conversation goes on from one item to the next
                         continue
                 self.changes.append(LoopChange(sink.tier, sink, change.site, change.path, change.action))
                 break
