@@ -269,8 +269,9 @@ class Calls(Expressions):
             return self._apply_summary(node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute))
         if isinstance(func, ast.Attribute):
             inherited = None
-            if isinstance(func.value, ast.Name) and frame.cls is not None and func.value.id == frame.self_name:
-                inherited = self._inherited_method(frame.cls, func.attr)  # self.method() of a base class
+            owner = frame.attribute_of_self(func)
+            if owner is not None:
+                inherited = self._inherited_method(*owner)  # self.method() of a base class
             ref = self._type_of(func.value, frame) if inherited is None else None
             if inherited is not None:
                 found = inherited[1]
@@ -544,13 +545,9 @@ class Calls(Expressions):
         source: ast.AST | None = None
         if isinstance(func, ast.Name):
             source = frame.lookup_expr(func.id)
-        elif (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and frame.cls is not None
-            and func.value.id == frame.self_name
-        ):
-            source = frame.cls.attr_exprs.get(func.attr)
+        elif (own := frame.attribute_of_self(func)) is not None:
+            cls, attr = own
+            source = cls.attr_exprs.get(attr)
         if not isinstance(source, (ast.Name, ast.Attribute)):
             return None
         return self.k.sinks.match(self.callee_path(source))
@@ -723,13 +720,10 @@ class Calls(Expressions):
                     return None
                 f = f.parent
             return self.module_funcs.get(func.id)
-        if (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and frame.cls is not None
-            and func.value.id == frame.self_name
-        ):
-            return frame.cls.methods.get(func.attr)
+        own = frame.attribute_of_self(func)
+        if own is not None:
+            cls, attr = own
+            return cls.methods.get(attr)
         return None
 
     def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]:
@@ -844,11 +838,7 @@ class Calls(Expressions):
             if bound is None:
                 continue
             for sink, mode in sinks:
-                arg = bound
-                if mode == "elem":
-                    arg = element_of(arg)
-                elif mode == "sorted":
-                    arg = sanitized(arg)
+                arg = _in_mode(bound, mode)
                 self._reach(arg, sink, nodes.get(param), frame, arg.elements)
         for used, sink in summary.uses:
             root = path_root(used)
@@ -913,12 +903,7 @@ class Calls(Expressions):
             if bound is None:
                 continue
             for entry in sinks:
-                arg = bound
-                mode = entry.get("mode", "whole")
-                if mode == "elem":
-                    arg = element_of(arg)
-                elif mode == "sorted":
-                    arg = sanitized(arg)
+                arg = _in_mode(bound, entry.get("mode", "whole"))
                 sink = _external_sink(entry, qualified, node.lineno)
                 self._reach(arg, sink, nodes.get(param), frame, arg.elements)
                 arg_node = nodes.get(param)

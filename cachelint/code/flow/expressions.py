@@ -121,8 +121,9 @@ class Expressions(Sinks):
 
     def _attribute(self, node: ast.Attribute, frame: Frame) -> Value:
         base = node.value
-        if isinstance(base, ast.Name) and frame.cls is not None and base.id == frame.self_name:
-            v = frame.cls.attrs.get(node.attr, CLEAN)
+        own = frame.attribute_of_self(node)
+        if own is not None:
+            v = own[0].attrs.get(node.attr, CLEAN)
             if frame.summary is not None:
                 # the attribute as the other methods may have set it (see INSTANCE); what it is stays
                 site = span_of(base)

@@ -115,18 +115,15 @@ def add_use(uses: dict[tuple[str, SinkRef], UseSite], key: tuple[str, SinkRef], 
         uses[key] = site
         return
     (old, old_line), (branches, line) = known, site
+    uses[key] = (old[: _shared_bodies(old, branches)], min(old_line, line))
+
+
+def _shared_bodies(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """How many of the outermost bodies two statements are both in."""
     common = 0
-    while common < min(len(old), len(branches)) and old[common] == branches[common]:
+    while common < min(len(a), len(b)) and a[common] == b[common]:
         common += 1
-    uses[key] = (old[:common], min(old_line, line))
-
-
-def _made_before_every_call(change: Change, site: UseSite) -> bool:
-    """The change is made in the bodies the calls are made in (or around them), before them:
-    every pass that makes a call made the change first (``params = {...}`` then the call, both
-    under the same ``if``)."""
-    branches, line = site
-    return branches[: len(change.branches)] == change.branches and change.site[0] < line
+    return common
 
 
 def _returned_by_the_call(change: Change, site: UseSite, loop: LoopFrame) -> bool:
@@ -351,16 +348,15 @@ class Loops(Scopes):
         self.block(node.orelse, frame)
 
     def _made_alike_every_pass(self, change: Change, site: UseSite, varying: set[str]) -> bool:
-        """The change is made before the call, under conditions that only test places the loop
-        does not vary (``if caching: system["cache_control"] = MARK``): every pass makes it, or
-        none does, so every call sees the same value."""
+        """The change is made before the call, in the bodies the call is made in (or around them:
+        ``params = {...}`` then the call, both under the same ``if``), or under conditions that
+        only test places the loop does not vary (``if caching: system["cache_control"] = MARK``):
+        every pass that makes a call makes the change first, or none does, so every call sees the
+        same value."""
         branches, line = site
         if change.site[0] >= line:
             return False
-        common = 0
-        while common < min(len(branches), len(change.branches)) and branches[common] == change.branches[common]:
-            common += 1
-        for body in change.branches[common:]:
+        for body in change.branches[_shared_bodies(branches, change.branches):]:
             test = self._branch_tests.get(body)
             if test is None or reads_any(test, varying):
                 return False
@@ -423,11 +419,7 @@ class Loops(Scopes):
                     # condition the call is not under (``if spent: tool_choice = "none"``) changes
                     # once, when the most is cached.
                     strict = sink.tier == "setting" or change.keyed
-                    steady = not varying and (
-                        not strict
-                        or _made_before_every_call(change, site)
-                        or self._made_alike_every_pass(change, site, varying_names)
-                    )
+                    steady = not varying and (not strict or self._made_alike_every_pass(change, site, varying_names))
                     if change.path not in names and (steady or (varying and batch and _reads_item(varying, item_fed))):
                         # built from nothing that varies, or from the loop's own item
                         # (``system = f"Summarize {doc.title}"`` in ``for doc in docs``) in a batch:

@@ -57,6 +57,17 @@ class Frame:
         self.params: set[str] = set()
         self.types: dict[str, ClassRef] = {}
 
+    def attribute_of_self(self, node: ast.AST) -> "tuple[ClassInfo, str] | None":
+        """``self.name`` in a method of a class of the module: that class and ``name``."""
+        if (
+            self.cls is not None
+            and isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == self.self_name
+        ):
+            return self.cls, node.attr
+        return None
+
     def type_of(self, name: str) -> "ClassRef | None":
         frame: Frame | None = self
         while frame is not None:
@@ -541,15 +552,17 @@ class Scopes:
             return
         if isinstance(target, ast.Attribute):
             path = path_of(target)
-            if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
-                self._stored_params(target.attr, value, frame)
+            own = frame.attribute_of_self(target)
+            if own is not None:
+                cls, attr = own
+                self._stored_params(attr, value, frame)
                 value = _without_params(value)  # a method's parameters mean nothing to the other methods
                 if isinstance(source, (ast.Name, ast.Attribute)):
-                    frame.cls.attr_exprs[target.attr] = source
+                    cls.attr_exprs[attr] = source
                 else:
-                    frame.cls.attr_exprs.pop(target.attr, None)
-                old = frame.cls.attrs.get(target.attr)
-                frame.cls.attrs[target.attr] = merge(old, value) if old is not None else value
+                    cls.attr_exprs.pop(attr, None)
+                old = cls.attrs.get(attr)
+                cls.attrs[attr] = merge(old, value) if old is not None else value
             elif path is not None:
                 if frame.loops:
                     old = frame.names.get(path)
@@ -587,9 +600,10 @@ class Scopes:
         call = source.value if isinstance(source, ast.Await) else source
         ref = self.class_ref(call.func) if isinstance(call, ast.Call) else None
         if isinstance(target, ast.Attribute):
-            if frame.cls is not None and isinstance(target.value, ast.Name) and target.value.id == frame.self_name:
-                if ref is not None:
-                    frame.cls.attr_types[target.attr] = ref
+            own = frame.attribute_of_self(target)
+            if own is not None and ref is not None:
+                cls, attr = own
+                cls.attr_types[attr] = ref
             return
         if ref is not None:
             frame.types[target.id] = ref  # type: ignore[attr-defined]
@@ -599,13 +613,10 @@ class Scopes:
     def _type_of(self, node: ast.AST, frame: Frame) -> ClassRef | None:
         if isinstance(node, ast.Name):
             return frame.type_of(node.id)
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and frame.cls is not None
-            and node.value.id == frame.self_name
-        ):
-            return frame.cls.attr_types.get(node.attr)
+        own = frame.attribute_of_self(node)
+        if own is not None:
+            cls, attr = own
+            return cls.attr_types.get(attr)
         if isinstance(node, ast.Call):  # Handler(role).handle(...)
             return self.class_ref(node.func)
         return None

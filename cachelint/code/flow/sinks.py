@@ -346,12 +346,8 @@ class Sinks(Loops):
     @staticmethod
     def _own_method(func: ast.Attribute, frame: Frame) -> bool:
         """``self.name`` is a method the class of ``self`` defines."""
-        return (
-            frame.cls is not None
-            and isinstance(func.value, ast.Name)
-            and func.value.id == frame.self_name
-            and func.attr in frame.cls.methods
-        )
+        own = frame.attribute_of_self(func)
+        return own is not None and own[1] in own[0].methods
 
     def _use(self, path: str, sink: SinkRef, frame: Frame, line: int | None = None) -> None:
         """``line``: the call made here that makes the use, when the sink is in a function it
