@@ -115,6 +115,15 @@ def value_of(own: Iterable[Origin] = (), inner: Iterable[Origin] = ()) -> Value:
     return Value(frozenset(own), frozenset(inner))
 
 
+def instance_attribute(site: Span, attr: str) -> Value:
+    """``self.<attr>`` as the instance's other methods may have set it: the attribute, whole and by
+    element, as a parameter of the method (see ``INSTANCE``)."""
+    return Value(
+        frozenset([Origin(PARAM, INSTANCE, site, attr=attr)]),
+        frozenset([Origin(PARAM, INSTANCE, site, mode="elem", attr=attr)]),
+    )
+
+
 def union(*values: Value) -> Value:
     """A value built from ``values``: their origins, no kind."""
     own: frozenset[Origin] = EMPTY

@@ -39,6 +39,7 @@ from cachelint.code.values import (
     element_of,
     filled,
     holds_empty_set,
+    instance_attribute,
     materialized,
     sanitized,
     substitute,
@@ -879,11 +880,7 @@ class Calls(Expressions):
         if not param.startswith(INSTANCE + ".") or frame.self_name is None or frame.summary is None:
             return None
         attr = param[len(INSTANCE) + 1 :]
-        site = span_of(node)
-        return Value(
-            frozenset([Origin(PARAM, INSTANCE, site, attr=attr)]),
-            frozenset([Origin(PARAM, INSTANCE, site, mode="elem", attr=attr)]),
-        )
+        return instance_attribute(span_of(node), attr)
 
     def _apply_external(
         self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool = False

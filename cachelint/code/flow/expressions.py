@@ -20,7 +20,6 @@ from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.values import (
     CLEAN,
     EMPTY,
-    INSTANCE,
     PARAM,
     PATH,
     STR,
@@ -32,6 +31,7 @@ from cachelint.code.values import (
     agree,
     as_element,
     element_of,
+    instance_attribute,
     materialized,
     merge,
     typed,
@@ -126,11 +126,7 @@ class Expressions(Sinks):
             v = own[0].attrs.get(node.attr, CLEAN)
             if frame.summary is not None:
                 # the attribute as the other methods may have set it (see INSTANCE); what it is stays
-                site = span_of(base)
-                v = typed(union(v, Value(
-                    frozenset([Origin(PARAM, INSTANCE, site, attr=node.attr)]),
-                    frozenset([Origin(PARAM, INSTANCE, site, mode="elem", attr=node.attr)]),
-                )), v.kind, v.elements)
+                v = typed(union(v, instance_attribute(span_of(base), node.attr)), v.kind, v.elements)
         else:
             path = path_of(node)
             stored = frame.lookup(path) if path is not None else None
