@@ -24,17 +24,17 @@ THIS_FILE = Path(__file__).resolve()
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # What must not be referred to: the folder of background material the project was written from,
-# its documents by name, its origin documents, tracker numbers of the project's own work items,
-# and absolute paths of a development machine. The folder's and the origin documents' names are
-# written in pieces here, so that this guard (which skips itself) is not itself a file that names them.
+# its documents by name, the documents the project began from, the numbers of the project's own
+# work items, and absolute paths of a development machine. Those names are written in pieces
+# here, so that this guard (which skips itself) is not itself a file that names them.
 _FOLDER = "sh" + "ared"
 _ORIGIN = "se" + "ed"
 _ITEM = "iss" + "ue"
 OUTSIDE = [
-    ("a path to the shared folder", re.compile(rf"\.\./{_FOLDER}\b|\b{_FOLDER}/(reference|{_ORIGIN}s|samples|hooks|DESIGN|STYLE)", re.I)),
+    ("a path to the background folder", re.compile(rf"\.\./{_FOLDER}\b|\b{_FOLDER}/(reference|{_ORIGIN}s|samples|hooks|DESIGN|STYLE)", re.I)),
     ("a background document by name", re.compile(r"\b(cache_facts|skills_conventions|linter_conventions)(\.md)?\b|\b(DESIGN|STYLE)\.md\b")),
-    ("an origin document (seed)", re.compile(rf"\b{_ORIGIN}s?/|\b{_ORIGIN} 0\d\d\b|\b{_ORIGIN} (document|text|file)s?\b|\bthe {_ORIGIN}s\b", re.I)),
-    ("an issue number of the project's tracker", re.compile(rf"\b{_ITEM}s? #?\d+\b", re.I)),
+    ("an origin document", re.compile(rf"\b{_ORIGIN}s?/|\b{_ORIGIN} 0\d\d\b|\b{_ORIGIN} (document|text|file)s?\b|\bthe {_ORIGIN}s\b", re.I)),
+    ("a work item's number", re.compile(rf"\b{_ITEM}s? #?\d+\b", re.I)),
     ("an absolute path of a development machine", re.compile(r"(?<![\w.])/(work|home|Users|root)/")),
     # the background notes' section signs and their labels of sources (P1 = a provider page...)
     ("a section or source label of the background notes", re.compile(
@@ -73,24 +73,24 @@ def test_nothing_refers_outside_the_repository():
 
 
 @pytest.mark.parametrize("sample, what", [
-    (f"see ../{_FOLDER}/notes", "a path to the shared folder"),
+    (f"see ../{_FOLDER}/notes", "a path to the background folder"),
     ("(see reference/cache_facts.md)", "a background document by name"),
-    (f"as {_ORIGIN}s/tool-router.txt says", "an origin document (seed)"),
-    (f"{_ORIGIN} 003: choose the TTL", "an origin document (seed)"),
-    (f"the SDK corpus of {_ITEM} 7", "an issue number of the project's tracker"),
+    (f"as {_ORIGIN}s/tool-router.txt says", "an origin document"),
+    (f"{_ORIGIN} 003: choose the TTL", "an origin document"),
+    (f"the SDK corpus of {_ITEM} 7", "a work item's number"),
     ("--peers-python /work/peers-audit/bin/python", "an absolute path of a development machine"),
     ("the default TTL (P1).", "a section or source label of the background notes"),
     ("keep each key near 15 requests/min (O1)", "a section or source label of the background notes"),
     ("as the 20-block lookback says (§1.3)", "a section or source label of the background notes"),
-    ("SK; claude-code issue", "a section or source label of the background notes"),
+    (f"SK; claude-code {_ITEM}", "a section or source label of the background notes"),
 ])
 def test_each_pattern_catches_what_it_names(sample, what):
     assert [name for name, pattern in OUTSIDE if pattern.search(sample)] == [what]
 
 
 @pytest.mark.parametrize("sample", [
-    "PYTHONHASHSEED=0", "--seed 7", "hypothesis seed", "a shared prefix", "openai/codex#2611", "SKILL.md", "P1DAY", "O1ab",
-    "tests/data/sarif-schema-2.1.0.json", "https://github.com/anthropics/claude-code/issues/96101",
+    f"PYTHONHASH{_ORIGIN.upper()}=0", f"--{_ORIGIN} 7", f"hypothesis {_ORIGIN}", f"a {_FOLDER} prefix", "openai/codex#2611",
+    "SKILL.md", "P1DAY", "O1ab", "tests/data/sarif-schema-2.1.0.json", f"https://github.com/anthropics/claude-code/{_ITEM}s/96101",
 ])
 def test_look_alikes_are_not_caught(sample):
     assert [name for name, pattern in OUTSIDE if pattern.search(sample)] == []
