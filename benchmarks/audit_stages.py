@@ -8,6 +8,7 @@ the other stages are taken out. The timers cost ~0.2 µs a call: compare stages,
     python benchmarks/audit_stages.py                      # the 2,000-request generated log
     python benchmarks/audit_stages.py --log /path/to/log.jsonl --runs 7
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,7 +42,9 @@ def main() -> None:
     args = parser.parse_args()
     log = Path(args.log) if args.log else Path(tempfile.gettempdir()) / "cachelint-bench-2000.jsonl"
     if not log.exists():
-        subprocess.run([sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", "2000", "-o", str(log)], check=True)
+        subprocess.run(
+            [sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", "2000", "-o", str(log)], check=True
+        )
 
     from cachelint.config import load_settings
     from cachelint.payloads import AuditOptions

@@ -19,6 +19,7 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --mb 250 --format all --runs 1          # every format (benchmarks/log_formats.py)
     python benchmarks/bench_audit.py --format zhar --against /tmp/before --runs 5   # ratios of a checkout before a change, same rounds
 """
+
 from __future__ import annotations
 
 import argparse
@@ -95,7 +96,9 @@ def measure(code: str, args: list[str], env: dict[str, str] | None = None) -> tu
     """(wall s, peak RSS MB, the script's count[, CPU s of this process, CPU s of its workers]).
     With worker processes, the RSS is the driver's plus the largest worker's times their number:
     a bound on the sum over the processes."""
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env or ENV).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env or ENV
+    ).stdout.split()
     rss = int(out[1])
     if len(out) > 3 and len(args) > 3 and int(args[3]) > 1:
         rss += int(args[3]) * int(out[3])
@@ -110,17 +113,25 @@ def startup(runs: int) -> None:
     empty.write_bytes(b"")
     walls, imports = [], []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", STARTUP, str(empty)], capture_output=True, text=True, check=True, env=ENV).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", STARTUP, str(empty)], capture_output=True, text=True, check=True, env=ENV
+        ).stdout.split()
         walls.append(float(out[0]))
         imports.append(float(out[2]))
-    print(f"start-up (empty log): median {statistics.median(walls):.3f} s, of which imports {statistics.median(imports):.3f} s")
+    print(
+        f"start-up (empty log): median {statistics.median(walls):.3f} s, of which imports {statistics.median(imports):.3f} s"
+    )
     small = Path(tempfile.gettempdir()) / "cachelint-bench-10.jsonl"
     if not small.exists():
-        subprocess.run([sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", "10", "-o", str(small)], check=True)
+        subprocess.run(
+            [sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", "10", "-o", str(small)], check=True
+        )
     default, serial = [], []
     for _ in range(runs):
         for walls_of, extra in ((default, []), (serial, ["1"])):
-            out = subprocess.run([sys.executable, "-c", STARTUP, str(small), *extra], capture_output=True, text=True, check=True, env=ENV)
+            out = subprocess.run(
+                [sys.executable, "-c", STARTUP, str(small), *extra], capture_output=True, text=True, check=True, env=ENV
+            )
             walls_of.append(float(out.stdout.split()[0]))
     d, s1 = statistics.median(default), statistics.median(serial)
     print(f"10 requests: default jobs median {d:.3f} s, --jobs 1 median {s1:.3f} s, ratio {d / s1:.3f}")
@@ -147,7 +158,12 @@ def to_peer_trace(log: Path, out: Path) -> None:
                     "cache_write": raw.get("cache_creation_input_tokens", 0),
                     "output_tokens": raw.get("output_tokens"),
                 }
-            dst.write(json.dumps({"provider": "anthropic", "body": body, "at": stamp, "model": body.get("model"), "usage": usage}) + "\n")
+            dst.write(
+                json.dumps(
+                    {"provider": "anthropic", "body": body, "at": stamp, "model": body.get("model"), "usage": usage}
+                )
+                + "\n"
+            )
 
 
 def folder_size(path: Path) -> float:
@@ -183,17 +199,32 @@ def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
     tmp = Path(tempfile.gettempdir())
     against = None
     if args.against:  # that checkout's cachelint first on the path
-        against = dict(ENV, PYTHONPATH=os.pathsep.join(p for p in (str(Path(args.against).resolve()), ENV.get("PYTHONPATH", "")) if p))
+        against = dict(
+            ENV,
+            PYTHONPATH=os.pathsep.join(p for p in (str(Path(args.against).resolve()), ENV.get("PYTHONPATH", "")) if p),
+        )
     extra = f" {'then':>7} {'cpu':>7} {'RSS':>6}" if against is not None else ""
-    print(f"{'log':<28} {'format':<24} {'MB':>6} {'audit s':>8} {'s/MB':>7} {'jsonl s/MB':>10} {'ratio':>6} {'cpu':>6} {'RSS':>6} {'findings':>8}{extra}")
+    print(
+        f"{'log':<28} {'format':<24} {'MB':>6} {'audit s':>8} {'s/MB':>7} {'jsonl s/MB':>10} {'ratio':>6} {'cpu':>6} {'RSS':>6} {'findings':>8}{extra}"
+    )
     rows = []
     for log in logs:
         jsonl_mb = os.path.getsize(log) / 1e6
         for name in names:
             folder = tmp / f"{log.stem}-{name}"
             if not folder.exists():
-                command = [sys.executable, str(HERE / "log_formats.py"), "--format", name, "--input", str(log), "-o", str(folder),
-                           "--per-session", str(args.per_session)]
+                command = [
+                    sys.executable,
+                    str(HERE / "log_formats.py"),
+                    "--format",
+                    name,
+                    "--input",
+                    str(log),
+                    "-o",
+                    str(folder),
+                    "--per-session",
+                    str(args.per_session),
+                ]
                 subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
             mb = folder_size(folder)
             base, runs, base_then, runs_then = [], [], [], []
@@ -207,23 +238,47 @@ def formats_table(logs: list[Path], args: argparse.Namespace) -> None:
             wall = statistics.median(r[0] for r in runs)
             rss = max(r[1] for r in runs)
             ratio = (wall / mb) / (base_s / jsonl_mb)
-            row = {"log": log.name, "format": name, "size_mb": round(mb, 1), "audit_s": round(wall, 3), "jsonl_s": round(base_s, 3),
-                   "s_per_mb": round(wall / mb, 4), "jsonl_s_per_mb": round(base_s / jsonl_mb, 4), "ratio_per_mb": round(ratio, 2),
-                   "rss_mb": round(rss), "jsonl_rss_mb": round(max(r[1] for r in base)), "findings": sorted({r[2] for r in runs}),
-                   "runs": [round(r[0], 3) for r in runs], "jsonl_runs": [round(r[0], 3) for r in base]}
+            row = {
+                "log": log.name,
+                "format": name,
+                "size_mb": round(mb, 1),
+                "audit_s": round(wall, 3),
+                "jsonl_s": round(base_s, 3),
+                "s_per_mb": round(wall / mb, 4),
+                "jsonl_s_per_mb": round(base_s / jsonl_mb, 4),
+                "ratio_per_mb": round(ratio, 2),
+                "rss_mb": round(rss),
+                "jsonl_rss_mb": round(max(r[1] for r in base)),
+                "findings": sorted({r[2] for r in runs}),
+                "runs": [round(r[0], 3) for r in runs],
+                "jsonl_runs": [round(r[0], 3) for r in base],
+            }
             # CPU time of the audit process: steadier than wall time on a shared machine
-            row["cpu_ratio_per_mb"] = round((statistics.median(r[3] for r in runs) / mb) / (statistics.median(r[3] for r in base) / jsonl_mb), 2)
+            row["cpu_ratio_per_mb"] = round(
+                (statistics.median(r[3] for r in runs) / mb) / (statistics.median(r[3] for r in base) / jsonl_mb), 2
+            )
             then = ""
             if against is not None:
                 base_then_s = statistics.median(r[0] for r in base_then)
                 wall_then = statistics.median(r[0] for r in runs_then)
-                row["against"] = {"audit_s": round(wall_then, 3), "jsonl_s": round(base_then_s, 3),
-                                  "ratio_per_mb": round((wall_then / mb) / (base_then_s / jsonl_mb), 2),
-                                  "cpu_ratio_per_mb": round((statistics.median(r[3] for r in runs_then) / mb) / (statistics.median(r[3] for r in base_then) / jsonl_mb), 2),
-                                  "rss_mb": round(max(r[1] for r in runs_then)), "findings": sorted({r[2] for r in runs_then})}
+                row["against"] = {
+                    "audit_s": round(wall_then, 3),
+                    "jsonl_s": round(base_then_s, 3),
+                    "ratio_per_mb": round((wall_then / mb) / (base_then_s / jsonl_mb), 2),
+                    "cpu_ratio_per_mb": round(
+                        (statistics.median(r[3] for r in runs_then) / mb)
+                        / (statistics.median(r[3] for r in base_then) / jsonl_mb),
+                        2,
+                    ),
+                    "rss_mb": round(max(r[1] for r in runs_then)),
+                    "findings": sorted({r[2] for r in runs_then}),
+                }
                 then = f" {row['against']['ratio_per_mb']:>7.2f} {row['against']['cpu_ratio_per_mb']:>7.2f} {row['against']['rss_mb']:>5}M"
             rows.append(row)
-            print(f"{log.name:<28} {name:<24} {mb:>6.0f} {wall:>8.2f} {wall / mb:>7.4f} {base_s / jsonl_mb:>10.4f} {ratio:>6.2f} {row['cpu_ratio_per_mb']:>6.2f} {rss:>5.0f}M {row['findings'][0]:>8}{then}", flush=True)
+            print(
+                f"{log.name:<28} {name:<24} {mb:>6.0f} {wall:>8.2f} {wall / mb:>7.4f} {base_s / jsonl_mb:>10.4f} {ratio:>6.2f} {row['cpu_ratio_per_mb']:>6.2f} {rss:>5.0f}M {row['findings'][0]:>8}{then}",
+                flush=True,
+            )
     print(json.dumps(rows))
 
 
@@ -232,18 +287,55 @@ def main() -> None:
     parser.add_argument("--requests", type=int, nargs="*", default=[])
     parser.add_argument("--mb", type=int, nargs="*", default=[], help="generate logs of about this many MB")
     parser.add_argument("--log", action="append", default=[], help="measure this log instead of generating one")
-    parser.add_argument("--per-session", type=int, default=40, help="requests per session in generated logs (longer sessions: longer lines)")
-    parser.add_argument("--result-bytes", type=int, default=0, help="generated logs: bytes of tool result per user turn (real agents' lines are longer)")
+    parser.add_argument(
+        "--per-session",
+        type=int,
+        default=40,
+        help="requests per session in generated logs (longer sessions: longer lines)",
+    )
+    parser.add_argument(
+        "--result-bytes",
+        type=int,
+        default=0,
+        help="generated logs: bytes of tool result per user turn (real agents' lines are longer)",
+    )
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--full-decode", action="store_true", help="also measure the audit with reuse off (AuditOptions.incremental=False)")
-    parser.add_argument("--all-checks", action="store_true", help="also measure the audit with fast paths off (AuditOptions.fast_paths=False)")
+    parser.add_argument(
+        "--full-decode",
+        action="store_true",
+        help="also measure the audit with reuse off (AuditOptions.incremental=False)",
+    )
+    parser.add_argument(
+        "--all-checks",
+        action="store_true",
+        help="also measure the audit with fast paths off (AuditOptions.fast_paths=False)",
+    )
     parser.add_argument("--startup", action="store_true", help="also measure start-up alone (an empty log)")
-    parser.add_argument("--promptcachelint", metavar="EXE", help="the promptcachelint command (log converted to its trace format)")
+    parser.add_argument(
+        "--promptcachelint", metavar="EXE", help="the promptcachelint command (log converted to its trace format)"
+    )
     parser.add_argument("--peer-runs", type=int, default=1)
-    parser.add_argument("--peer-max-mb", type=float, default=100, help="skip the peer on larger logs (it takes minutes)")
-    parser.add_argument("--format", action="append", default=[], help="also audit the log converted to this format (benchmarks/log_formats.py; 'all': every one)")
-    parser.add_argument("--against", metavar="CHECKOUT", help="with --format: also audit with the cachelint of this checkout (first on PYTHONPATH), in the same rounds: its ratio per MB ('then') beside this one's")
-    parser.add_argument("--jobs", type=int, nargs="*", default=[], help="also audit with this many worker processes (docs/scale.md), interleaved with the others")
+    parser.add_argument(
+        "--peer-max-mb", type=float, default=100, help="skip the peer on larger logs (it takes minutes)"
+    )
+    parser.add_argument(
+        "--format",
+        action="append",
+        default=[],
+        help="also audit the log converted to this format (benchmarks/log_formats.py; 'all': every one)",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="CHECKOUT",
+        help="with --format: also audit with the cachelint of this checkout (first on PYTHONPATH), in the same rounds: its ratio per MB ('then') beside this one's",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also audit with this many worker processes (docs/scale.md), interleaved with the others",
+    )
     args = parser.parse_args()
     logs = [Path(p) for p in args.log]
     tmp = Path(tempfile.gettempdir())
@@ -256,8 +348,18 @@ def main() -> None:
         suffix += f"-r{args.result_bytes}" if args.result_bytes else ""
         path = tmp / f"cachelint-bench-{n}{suffix}.jsonl"
         if not path.exists():
-            command = [sys.executable, str(HERE / "gen_anthropic_log.py"), "--requests", str(n), "--per-session", str(args.per_session),
-                       "--result-bytes", str(args.result_bytes), "-o", str(path)]
+            command = [
+                sys.executable,
+                str(HERE / "gen_anthropic_log.py"),
+                "--requests",
+                str(n),
+                "--per-session",
+                str(args.per_session),
+                "--result-bytes",
+                str(args.result_bytes),
+                "-o",
+                str(path),
+            ]
             subprocess.run(command, check=True)
         logs.append(path)
     if args.startup:
@@ -266,7 +368,9 @@ def main() -> None:
         formats_table(logs, args)
         return
     rows = []
-    print(f"{'log':<30} {'MB':>6} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'audit RSS':>9} {'full s':>7} {'peer s':>7} {'peer RSS':>8} {'x peer':>7}")
+    print(
+        f"{'log':<30} {'MB':>6} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'audit RSS':>9} {'full s':>7} {'peer s':>7} {'peer RSS':>8} {'x peer':>7}"
+    )
     for log in logs:
         size = os.path.getsize(log) / 1e6
         peer_trace = None
@@ -292,10 +396,18 @@ def main() -> None:
         rss = max(r[1] for r in audits)
         findings = sorted({r[2] for r in audits + fulls + alls + [r for runs_of in parallel.values() for r in runs_of]})
         row = {
-            "log": log.name, "size_mb": round(size, 1), "requests": floors[0][2], "runs": args.runs,
-            "floor_s": round(floor, 3), "audit_s": round(wall, 3), "ratio_to_floor": round(wall / floor, 2),
-            "floor_rss_mb": round(max(r[1] for r in floors)), "audit_rss_mb": round(rss), "findings": findings,
-            "floor_runs": [round(r[0], 3) for r in floors], "audit_runs": [round(r[0], 3) for r in audits],
+            "log": log.name,
+            "size_mb": round(size, 1),
+            "requests": floors[0][2],
+            "runs": args.runs,
+            "floor_s": round(floor, 3),
+            "audit_s": round(wall, 3),
+            "ratio_to_floor": round(wall / floor, 2),
+            "floor_rss_mb": round(max(r[1] for r in floors)),
+            "audit_rss_mb": round(rss),
+            "findings": findings,
+            "floor_runs": [round(r[0], 3) for r in floors],
+            "audit_runs": [round(r[0], 3) for r in audits],
         }
         full = peer = peer_rss = None
         if fulls:
@@ -312,25 +424,32 @@ def main() -> None:
             pwall = statistics.median(r[0] for r in runs_of)
             # ratios of the medians, and the median of the per-round ratios (the same round's load)
             row[f"jobs{j}"] = {
-                "audit_s": round(pwall, 3), "ratio_to_floor": round(pwall / floor, 2), "speedup_vs_serial": round(wall / pwall, 2),
+                "audit_s": round(pwall, 3),
+                "ratio_to_floor": round(pwall / floor, 2),
+                "speedup_vs_serial": round(wall / pwall, 2),
                 "median_round_speedup": round(statistics.median(a[0] / p[0] for a, p in zip(audits, runs_of)), 2),
-                "rss_mb_bound": round(max(r[1] for r in runs_of)), "runs": [round(r[0], 3) for r in runs_of],
+                "rss_mb_bound": round(max(r[1] for r in runs_of)),
+                "runs": [round(r[0], 3) for r in runs_of],
                 # CPU seconds, which the other jobs of a shared machine do not inflate: one process's,
                 # and the driver's and the workers' here; the wall an idle machine with j cores
                 # would give is at least max(driver, all / j) (the driver waits for no one else)
                 "serial_cpu_s": round(statistics.median(a[3] for a in audits), 3),
                 "driver_cpu_s": round(statistics.median(p[3] for p in runs_of), 3),
                 "workers_cpu_s": round(statistics.median(p[4] for p in runs_of), 3),
-                "idle_speedup_bound": round(statistics.median(
-                    a[3] / max(p[3], (p[3] + p[4]) / j) for a, p in zip(audits, runs_of)), 2),
+                "idle_speedup_bound": round(
+                    statistics.median(a[3] / max(p[3], (p[3] + p[4]) / j) for a, p in zip(audits, runs_of)), 2
+                ),
             }
         rows.append(row)
         for j in parallel:
             entry = row[f"jobs{j}"]
-            print(f"  --jobs {j}: audit {entry['audit_s']:.2f} s, {entry['ratio_to_floor']:.2f}x the floor,"
-                  f" {entry['speedup_vs_serial']:.2f}x faster than one process (median of rounds {entry['median_round_speedup']:.2f}x),"
-                  f" RSS <= {entry['rss_mb_bound']}M; CPU: one process {entry['serial_cpu_s']:.2f} s, driver {entry['driver_cpu_s']:.2f} s"
-                  f" + workers {entry['workers_cpu_s']:.2f} s: on {j} idle cores at most {entry['idle_speedup_bound']:.2f}x", flush=True)
+            print(
+                f"  --jobs {j}: audit {entry['audit_s']:.2f} s, {entry['ratio_to_floor']:.2f}x the floor,"
+                f" {entry['speedup_vs_serial']:.2f}x faster than one process (median of rounds {entry['median_round_speedup']:.2f}x),"
+                f" RSS <= {entry['rss_mb_bound']}M; CPU: one process {entry['serial_cpu_s']:.2f} s, driver {entry['driver_cpu_s']:.2f} s"
+                f" + workers {entry['workers_cpu_s']:.2f} s: on {j} idle cores at most {entry['idle_speedup_bound']:.2f}x",
+                flush=True,
+            )
         print(
             f"{log.name:<30} {size:>6.0f} {floor:>8.2f} {wall:>8.2f} {wall / floor:>6.2f} {rss:>8.0f}M"
             f" {full if full is not None else float('nan'):>7.2f} {peer if peer is not None else float('nan'):>7.2f}"

@@ -21,6 +21,7 @@ Measured:
 - ``cachelint check`` with a warm cache (nothing changed; start-up included);
 - ``cachelint check F1..F5`` after editing the 5 largest files (the pre-commit case).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,7 +87,7 @@ def system_prompt_{index}(user):
 
 '''
 
-_SYNTHETIC_FUNCTION = '''
+_SYNTHETIC_FUNCTION = """
 def step_{index}_{n}(client, messages, names):
     tools = build_tools_{other}(names)
     total = 0
@@ -104,7 +105,7 @@ def step_{index}_{n}(client, messages, names):
         max_tokens={limit},
     )
 
-'''
+"""
 
 
 def generate_corpus(root: Path, files: int = 600, functions: int = 25, seed: int = 7) -> Path:
@@ -284,7 +285,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs per command (median reported)")
     parser.add_argument("--floor-runs", type=int, default=None, help="runs of the floors and pcdlint (default: --runs)")
     parser.add_argument("--jobs", type=int, default=2, help="processes for the floors and cachelint")
-    parser.add_argument("--skip", action="append", default=[], choices=["ast", "libcst", "pcdlint", "cold", "warm", "precommit"])
+    parser.add_argument(
+        "--skip", action="append", default=[], choices=["ast", "libcst", "pcdlint", "cold", "warm", "precommit"]
+    )
     parser.add_argument("--synthetic-files", type=int, default=600)
     parser.add_argument("--json", dest="json_out", help="also write the measurements as JSON to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy of the corpus")
@@ -331,7 +334,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if kind in args.skip:
                 m.skipped = "--skip"
             else:
-                argv_floor = [sys.executable, str(Path(__file__).resolve()), "--jobs", str(args.jobs), "--floor", kind, str(list_file)]
+                argv_floor = [
+                    sys.executable,
+                    str(Path(__file__).resolve()),
+                    "--jobs",
+                    str(args.jobs),
+                    "--floor",
+                    kind,
+                    str(list_file),
+                ]
                 rounds.append((m, argv_floor, work, None, floor_runs))
                 floors[kind] = m
             results.append(m)
@@ -407,8 +418,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
         results += [warm, *pres.values()]
 
-        print(f"\ncorpus: {label} ({size}); {args.runs} runs each ({floor_runs} for floors and pcdlint); "
-              f"{os.cpu_count()} cores; Python {sys.version.split()[0]}\n")
+        print(
+            f"\ncorpus: {label} ({size}); {args.runs} runs each ({floor_runs} for floors and pcdlint); "
+            f"{os.cpu_count()} cores; Python {sys.version.split()[0]}\n"
+        )
         print(render_table(results, baseline_ref, floors))
         if args.json_out:
             data = {

@@ -10,6 +10,7 @@ plugin marketplace.json. It times, median of --runs:
 - ``api``: ``cachelint.api.check_paths`` in this process (discovery + skill checks, no cache),
 - ``cli``: ``cachelint check DIR --no-cache`` as a subprocess (start-up included).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,20 +25,73 @@ import tempfile
 import time
 from pathlib import Path
 
-VERBS = ["reconcile", "export", "import", "validate", "summarize", "translate", "schedule", "audit",
-         "forecast", "classify", "extract", "merge", "redact", "archive", "deploy", "profile", "migrate",
-         "index", "render", "monitor", "invoice", "refund", "triage", "benchmark", "transcribe"]
-OBJECTS = ["card receipts", "bank statements", "purchase orders", "payroll journals", "VAT returns",
-           "support tickets", "release notes", "database schemas", "pull requests", "meeting notes",
-           "shipping labels", "customer contracts", "expense claims", "sales quotes", "test reports",
-           "sensor logs", "product photos", "legal briefs", "survey answers", "cloud invoices"]
-CONTEXTS = ["before the monthly close", "for the finance team", "when a customer asks", "in the ERP",
-            "from the warehouse system", "after each deploy", "for the auditors", "in Portuguese and English",
-            "against last quarter", "with the CRM records"]
+VERBS = [
+    "reconcile",
+    "export",
+    "import",
+    "validate",
+    "summarize",
+    "translate",
+    "schedule",
+    "audit",
+    "forecast",
+    "classify",
+    "extract",
+    "merge",
+    "redact",
+    "archive",
+    "deploy",
+    "profile",
+    "migrate",
+    "index",
+    "render",
+    "monitor",
+    "invoice",
+    "refund",
+    "triage",
+    "benchmark",
+    "transcribe",
+]
+OBJECTS = [
+    "card receipts",
+    "bank statements",
+    "purchase orders",
+    "payroll journals",
+    "VAT returns",
+    "support tickets",
+    "release notes",
+    "database schemas",
+    "pull requests",
+    "meeting notes",
+    "shipping labels",
+    "customer contracts",
+    "expense claims",
+    "sales quotes",
+    "test reports",
+    "sensor logs",
+    "product photos",
+    "legal briefs",
+    "survey answers",
+    "cloud invoices",
+]
+CONTEXTS = [
+    "before the monthly close",
+    "for the finance team",
+    "when a customer asks",
+    "in the ERP",
+    "from the warehouse system",
+    "after each deploy",
+    "for the auditors",
+    "in Portuguese and English",
+    "against last quarter",
+    "with the CRM records",
+]
 
 
 def skill_text(name: str, description: str) -> str:
-    return f"---\nname: {name}\ndescription: {description}\nlicense: MIT\n---\n# {name}\n\n## Steps\n\n1. Read.\n2. Act.\n"
+    return (
+        f"---\nname: {name}\ndescription: {description}\nlicense: MIT\n---\n# {name}\n\n## Steps\n\n1. Read.\n2. Act.\n"
+    )
 
 
 def generate(root: Path, count: int, seed: int = 7) -> None:
@@ -47,7 +101,9 @@ def generate(root: Path, count: int, seed: int = 7) -> None:
     for i in range(count):
         if i < templated:
             name = f"app{i}-automation"
-            description = f"Automate App{i} tasks via Rube MCP (Composio). Always search tools first for current schemas."
+            description = (
+                f"Automate App{i} tasks via Rube MCP (Composio). Always search tools first for current schemas."
+            )
         elif i % 97 == 0:
             name = f"helper-{i}"
             description = "Helps with various things."
@@ -57,7 +113,9 @@ def generate(root: Path, count: int, seed: int = 7) -> None:
         else:
             verb, obj, ctx = rng.choice(VERBS), rng.choice(OBJECTS), rng.choice(CONTEXTS)
             name = f"{verb}-{obj.replace(' ', '-').lower()}-{i}"
-            description = f"Use when you need to {verb} {obj} {ctx}; covers batch {i} of the {rng.choice(OBJECTS)} pipeline."
+            description = (
+                f"Use when you need to {verb} {obj} {ctx}; covers batch {i} of the {rng.choice(OBJECTS)} pipeline."
+            )
         folder = root / "skills" / (name if not name.startswith("Broken") else name.lower())
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "SKILL.md").write_text(skill_text(name, description), encoding="utf-8")
@@ -67,7 +125,16 @@ def generate(root: Path, count: int, seed: int = 7) -> None:
     (root / "AGENTS.md").write_text("# Agent\n\nSkills:\n" + "\n".join(lines) + "\n", encoding="utf-8")
     plugin = root / ".claude-plugin"
     plugin.mkdir(exist_ok=True)
-    market = {"name": "bench", "plugins": [{"name": "all", "source": "./", "skills": [f"./skills/{n if not n.startswith('Broken') else n.lower()}" for n, _ in names]}]}
+    market = {
+        "name": "bench",
+        "plugins": [
+            {
+                "name": "all",
+                "source": "./",
+                "skills": [f"./skills/{n if not n.startswith('Broken') else n.lower()}" for n, _ in names],
+            }
+        ],
+    }
     (plugin / "marketplace.json").write_text(json.dumps(market, indent=2), encoding="utf-8")
 
 
@@ -91,8 +158,13 @@ def time_cli(root: Path, runs: int) -> float:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "cachelint", "check", ".", "--isolated", "--no-cache", "--exit-zero"],
-                       cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "cachelint", "check", ".", "--isolated", "--no-cache", "--exit-zero"],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        )
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -112,9 +184,15 @@ def main() -> None:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print("| input | median wall | median CPU (this process) | findings |")
         print("|---|---|---|---|")
-        print(f"| {args.skills} skills, check via API (in process) | {api * 1000:.0f} ms | {api_cpu * 1000:.0f} ms | {found} |")
-        print(f"| {args.skills} skills, `cachelint check` CLI (start-up included) | {cli * 1000:.0f} ms | - | {found} |")
-        print(f"\nload average during the run: {load:.2f} on {os.cpu_count()} cores (wall times are noisy when it exceeds the cores)")
+        print(
+            f"| {args.skills} skills, check via API (in process) | {api * 1000:.0f} ms | {api_cpu * 1000:.0f} ms | {found} |"
+        )
+        print(
+            f"| {args.skills} skills, `cachelint check` CLI (start-up included) | {cli * 1000:.0f} ms | - | {found} |"
+        )
+        print(
+            f"\nload average during the run: {load:.2f} on {os.cpu_count()} cores (wall times are noisy when it exceeds the cores)"
+        )
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

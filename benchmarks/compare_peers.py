@@ -10,6 +10,7 @@ Peers (install in a throw-away venv: ``python3 -m venv /tmp/peers-audit &&
 
     python benchmarks/compare_peers.py --peers-python /tmp/peers-audit/bin/python
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,7 +20,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-TOOL = lambda name: {"name": name, "description": f"Use {name}.", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}  # noqa: E731
+TOOL = lambda name: {
+    "name": name,
+    "description": f"Use {name}.",
+    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+}  # noqa: E731
 TOOLS = [TOOL("search"), TOOL("fetch"), TOOL("summarize")]
 SYSTEM = "You are a research assistant. " * 30
 
@@ -32,7 +37,14 @@ def body(n: int, tools=TOOLS, system=SYSTEM, mark: bool = True, **extra) -> dict
     msgs = copy.deepcopy(turns(n))
     if mark:
         msgs[-1]["content"] = [{"type": "text", "text": msgs[-1]["content"], "cache_control": {"type": "ephemeral"}}]
-    return {"model": "claude-sonnet-4-5", "max_tokens": 512, "tools": copy.deepcopy(tools), "system": system, "messages": msgs, **extra}
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 512,
+        "tools": copy.deepcopy(tools),
+        "system": system,
+        "messages": msgs,
+        **extra,
+    }
 
 
 def key_order(tools):
@@ -44,13 +56,29 @@ def key_order(tools):
 SCENARIOS = {
     "clean append-only": [body(1), body(3), body(5)],
     "moved marker only": [body(1), body(3)],
-    "string vs text block": [body(1, mark=False), {**body(3, mark=False), "system": [{"type": "text", "text": SYSTEM}]}],
+    "string vs text block": [
+        body(1, mark=False),
+        {**body(3, mark=False), "system": [{"type": "text", "text": SYSTEM}]},
+    ],
     "tool reorder": [body(1), body(3, tools=list(reversed(TOOLS)))],
     "tool added": [body(1), body(3, tools=[*TOOLS, TOOL("zip")])],
     "key order only": [body(1), body(3, tools=key_order(TOOLS))],
     "system rewritten": [body(1), body(3, system=SYSTEM + " Be brief.")],
-    "timestamp in system": [body(1, system="Now: 2026-11-29T10:00:00Z. " + SYSTEM), body(3, system="Now: 2026-11-29T10:00:41Z. " + SYSTEM)],
-    "history rewritten": [body(3), {**body(5), "messages": [*body(5)["messages"][:1], {"role": "assistant", "content": "trimmed"}, *body(5)["messages"][2:]]}],
+    "timestamp in system": [
+        body(1, system="Now: 2026-11-29T10:00:00Z. " + SYSTEM),
+        body(3, system="Now: 2026-11-29T10:00:41Z. " + SYSTEM),
+    ],
+    "history rewritten": [
+        body(3),
+        {
+            **body(5),
+            "messages": [
+                *body(5)["messages"][:1],
+                {"role": "assistant", "content": "trimmed"},
+                *body(5)["messages"][2:],
+            ],
+        },
+    ],
     "tool_choice changed": [body(1, tool_choice={"type": "auto"}), body(3, tool_choice={"type": "any"})],
 }
 
@@ -102,12 +130,16 @@ def main() -> None:
     args = parser.parse_args()
     spec = Path(tempfile.mkdtemp()) / "scenarios.json"
     spec.write_text(json.dumps(SCENARIOS))
-    peers = json.loads(subprocess.run([args.peers_python, "-c", PEERS, str(spec)], capture_output=True, text=True, check=True).stdout)
+    peers = json.loads(
+        subprocess.run([args.peers_python, "-c", PEERS, str(spec)], capture_output=True, text=True, check=True).stdout
+    )
     print("| scenario | cachelint | promptcachelint 0.1.0 | prefixguard 0.2.1 |\n|---|---|---|---|")
     for name, bodies in SCENARIOS.items():
         mine = run_cachelint(bodies)
         p = peers[name]
-        print(f"| {name} | {', '.join(mine) or '—'} | {', '.join(p['promptcachelint']) or '—'} | {', '.join(p['prefixguard']) or '—'} |")
+        print(
+            f"| {name} | {', '.join(mine) or '—'} | {', '.join(p['promptcachelint']) or '—'} | {', '.join(p['prefixguard']) or '—'} |"
+        )
 
 
 if __name__ == "__main__":

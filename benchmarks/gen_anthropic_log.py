@@ -6,6 +6,7 @@ prompt, a tool_choice change). About 64 MB for 2,000 requests with the defaults.
 
     python benchmarks/gen_anthropic_log.py --requests 2000 -o /tmp/bench.jsonl
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,13 +47,23 @@ def rich_tools(n: int) -> list[dict]:
             properties[f"opt_{j}"] = {
                 "type": ["string", "integer", "boolean"][j % 3],
                 "description": f"Option {j}.",
-                **({"enum": ["a", "b", "c", "d"]} if j % 3 == 0 else {"default": j} if j % 3 == 1 else {"default": False}),
+                **(
+                    {"enum": ["a", "b", "c", "d"]}
+                    if j % 3 == 0
+                    else {"default": j}
+                    if j % 3 == 1
+                    else {"default": False}
+                ),
             }
         properties["edits"] = {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {"line": {"type": "integer", "minimum": 1}, "old": {"type": "string"}, "new": {"type": "string"}},
+                "properties": {
+                    "line": {"type": "integer", "minimum": 1},
+                    "old": {"type": "string"},
+                    "new": {"type": "string"},
+                },
                 "required": ["line", "old", "new"],
                 "additionalProperties": False,
             },
@@ -61,7 +72,12 @@ def rich_tools(n: int) -> list[dict]:
             {
                 "name": f"tool_{i:02d}",
                 "description": f"Tool number {i}: reads, searches or edits project files.",
-                "input_schema": {"type": "object", "properties": properties, "required": ["opt_0"], "additionalProperties": False},
+                "input_schema": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": ["opt_0"],
+                    "additionalProperties": False,
+                },
             }
         )
     return out
@@ -73,7 +89,9 @@ def tool_result(session: int, step: int, size: int) -> str:
     return (line * (size // len(line) + 1))[:size]
 
 
-def generate(requests: int, per_session: int, tool_count: int, seed: int, out, result_bytes: int = 0, schema: str = "plain") -> int:
+def generate(
+    requests: int, per_session: int, tool_count: int, seed: int, out, result_bytes: int = 0, schema: str = "plain"
+) -> int:
     """``result_bytes``: when > 0, every user turn after the first also carries the result of the
     previous turn's tool call, that many bytes long (real coding agents send file contents back:
     their lines are hundreds of KB, the default lines ~35 KB). ``schema``: "plain" (short
@@ -89,15 +107,30 @@ def generate(requests: int, per_session: int, tool_count: int, seed: int, out, r
         for t in range(turn + 1):
             content = [{"type": "text", "text": f"s{session} step {t}: " + "please continue the refactor. " * 12}]
             if result_bytes and t:
-                content.insert(0, {"type": "tool_result", "tool_use_id": f"toolu_{session}_{t - 1}", "content": tool_result(session, t, result_bytes)})
+                content.insert(
+                    0,
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"toolu_{session}_{t - 1}",
+                        "content": tool_result(session, t, result_bytes),
+                    },
+                )
             history.append({"role": "user", "content": content})
             if t < turn:
                 history.append(
                     {
                         "role": "assistant",
                         "content": [
-                            {"type": "text", "text": f"Working on step {t}. " + "I read the file and changed it. " * 10},
-                            {"type": "tool_use", "id": f"toolu_{session}_{t}", "name": f"tool_{t % tool_count:02d}", "input": {"path": f"src/m{t}.py", "query": "def "}},
+                            {
+                                "type": "text",
+                                "text": f"Working on step {t}. " + "I read the file and changed it. " * 10,
+                            },
+                            {
+                                "type": "tool_use",
+                                "id": f"toolu_{session}_{t}",
+                                "name": f"tool_{t % tool_count:02d}",
+                                "input": {"path": f"src/m{t}.py", "query": "def "},
+                            },
                         ],
                     }
                 )
@@ -111,10 +144,25 @@ def generate(requests: int, per_session: int, tool_count: int, seed: int, out, r
             body_system = system + f" Now: 2026-11-29T10:{turn % 60:02d}:00Z"
         if turn and rng.random() < 0.005:
             tool_choice = {"type": "any"}
-        body = {"model": "claude-sonnet-4-5", "max_tokens": 4096, "tools": body_tools, "system": body_system, "tool_choice": tool_choice, "messages": history}
+        body = {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 4096,
+            "tools": body_tools,
+            "system": body_system,
+            "tool_choice": tool_choice,
+            "messages": history,
+        }
         envelope = {
             "request": body,
-            "response": {"id": f"msg_{index}", "usage": {"input_tokens": 50, "cache_creation_input_tokens": 400, "cache_read_input_tokens": 9000 + 800 * turn, "output_tokens": 120}},
+            "response": {
+                "id": f"msg_{index}",
+                "usage": {
+                    "input_tokens": 50,
+                    "cache_creation_input_tokens": 400,
+                    "cache_read_input_tokens": 9000 + 800 * turn,
+                    "output_tokens": 120,
+                },
+            },
             "time": f"2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z",
         }
         line = json.dumps(envelope, separators=(",", ":")) + "\n"
@@ -129,8 +177,15 @@ def main() -> None:
     parser.add_argument("--per-session", type=int, default=40)
     parser.add_argument("--tools", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--result-bytes", type=int, default=0, help="bytes of tool result each user turn sends back (0: none)")
-    parser.add_argument("--schema", choices=("plain", "rich"), default="plain", help="tool schemas: short (plain) or many typed properties (rich)")
+    parser.add_argument(
+        "--result-bytes", type=int, default=0, help="bytes of tool result each user turn sends back (0: none)"
+    )
+    parser.add_argument(
+        "--schema",
+        choices=("plain", "rich"),
+        default="plain",
+        help="tool schemas: short (plain) or many typed properties (rich)",
+    )
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     with open(args.output, "w") as out:

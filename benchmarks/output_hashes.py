@@ -16,6 +16,7 @@ Every run uses ``--no-cache`` where the command has it (a cache must not decide 
 ``PYTHONHASHSEED=0`` and the folder's own parent as working directory, so paths print the same.
 ``--keep DIR`` also writes every output, to see what differs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,9 @@ def _sha(data: bytes) -> str:
 def run(root: Path, cwd: Path, args: list[str], keep: Path | None, label: str) -> str:
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(root), NO_COLOR="1", COLUMNS="120")
     env.pop("FORCE_COLOR", None)
-    proc = subprocess.run([sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, env=env, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, env=env, timeout=1800
+    )
     if keep is not None:
         name = label.replace("/", "_").replace(" ", "_")
         (keep / f"{name}.out").write_bytes(proc.stdout)
@@ -64,17 +67,57 @@ def main(argv: list[str] | None = None) -> int:
     checks += [(root, str(p.relative_to(root)), str(p.relative_to(root))) for p in fixtures]
     checks += [(p.resolve().parent, p.name, p.name) for p in args.code]
     audits: list[tuple[Path, str, str]] = [(root, "examples/logs", "examples/logs")]
-    audits += [(root, str(p.relative_to(root)), str(p.relative_to(root))) for p in fixtures if any(p.rglob("*.jsonl")) or any(p.rglob("*.yaml")) or any(p.rglob("*.har"))]
+    audits += [
+        (root, str(p.relative_to(root)), str(p.relative_to(root)))
+        for p in fixtures
+        if any(p.rglob("*.jsonl")) or any(p.rglob("*.yaml")) or any(p.rglob("*.har"))
+    ]
     audits += [(p.resolve().parent, p.name, p.name) for p in args.logs]
 
     for cwd, target, label in checks:
         for fmt in check_formats:
-            print(run(root, cwd, ["check", target, "--isolated", "--no-cache", "--output-format", fmt], args.keep, f"check {label} {fmt}"), flush=True)
-        print(run(root, cwd, ["check", target, "--isolated", "--no-cache", "--statistics"], args.keep, f"check {label} statistics"), flush=True)
-        print(run(root, cwd, ["check", target, "--isolated", "--no-cache", "--diff", "--unsafe-fixes"], args.keep, f"check {label} diff"), flush=True)
+            print(
+                run(
+                    root,
+                    cwd,
+                    ["check", target, "--isolated", "--no-cache", "--output-format", fmt],
+                    args.keep,
+                    f"check {label} {fmt}",
+                ),
+                flush=True,
+            )
+        print(
+            run(
+                root,
+                cwd,
+                ["check", target, "--isolated", "--no-cache", "--statistics"],
+                args.keep,
+                f"check {label} statistics",
+            ),
+            flush=True,
+        )
+        print(
+            run(
+                root,
+                cwd,
+                ["check", target, "--isolated", "--no-cache", "--diff", "--unsafe-fixes"],
+                args.keep,
+                f"check {label} diff",
+            ),
+            flush=True,
+        )
     for cwd, target, label in audits:
         for fmt in audit_formats:
-            print(run(root, cwd, ["audit", target, "--isolated", "--output-format", fmt], args.keep, f"audit {label} {fmt}"), flush=True)
+            print(
+                run(
+                    root,
+                    cwd,
+                    ["audit", target, "--isolated", "--output-format", fmt],
+                    args.keep,
+                    f"audit {label} {fmt}",
+                ),
+                flush=True,
+            )
     return 0
 
 

@@ -1,5 +1,6 @@
 """Public functions. The CLI is a thin layer over these; so are the tests and
 ``cachelint.testing``."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,7 +28,9 @@ __all__ = [
 ]
 
 
-def _resolve(settings: Settings | None, resolver: ConfigResolver | None, cwd: Path) -> tuple[Settings, ConfigResolver | None]:
+def _resolve(
+    settings: Settings | None, resolver: ConfigResolver | None, cwd: Path
+) -> tuple[Settings, ConfigResolver | None]:
     """Given ``settings``: those, for every input. Else each input's closest configuration."""
     if settings is not None:
         return settings, None

@@ -11,6 +11,7 @@ its ``code`` in its ``path`` (and, when it names them, its ``record``, ``session
 Baselined findings are left out of everything the run reports: the list, the counts, the exit
 code, and for audits the session reports and the money.
 """
+
 from __future__ import annotations
 
 import json

@@ -29,6 +29,7 @@ The folder ignores itself for git and carries a CACHEDIR.TAG; a corrupt cache fi
 with a warning. Loading must stay cheap: this module imports only the standard library and the
 light parts of cachelint (the all-hit path never imports libcst, yaml, jsonschema or the checks).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -200,7 +201,13 @@ class ResultCache:
         with). A result or summary of other content is dropped."""
         key = str(path)
         old = self.entries.get(key)
-        entry: dict[str, Any] = {"mtime_ns": mtime_ns, "size": size, "sha256": sha256, "module": module, "imports": imports}
+        entry: dict[str, Any] = {
+            "mtime_ns": mtime_ns,
+            "size": size,
+            "sha256": sha256,
+            "module": module,
+            "imports": imports,
+        }
         same = isinstance(old, dict) and old.get("sha256") == sha256 and old.get("module") == module
         if summarized:
             entry["summary_digest"] = summary_digest
@@ -221,7 +228,16 @@ class ResultCache:
         return entry
 
     def store_result(
-        self, path: str | Path, *, sha256: str, mtime_ns: int, size: int, display: str, module: str, deps: str, diagnostics: list[dict]
+        self,
+        path: str | Path,
+        *,
+        sha256: str,
+        mtime_ns: int,
+        size: int,
+        display: str,
+        module: str,
+        deps: str,
+        diagnostics: list[dict],
     ) -> None:
         key = str(path)
         entry = self.entries.get(key)
@@ -259,7 +275,11 @@ class ResultCache:
                 # Summaries first: a run killed between the two writes leaves summaries that the
                 # results file does not expect yet, which the digest check ignores.
                 wanted = {k: e.get("summary_digest") for k, e in self.entries.items() if isinstance(e, dict)}
-                kept = {k: v for k, v in sorted(self._summaries.items()) if isinstance(v, list) and v and wanted.get(k) == v[0]}
+                kept = {
+                    k: v
+                    for k, v in sorted(self._summaries.items())
+                    if isinstance(v, list) and v and wanted.get(k) == v[0]
+                }
                 data = json.dumps({"summaries": kept}, sort_keys=True, separators=(",", ":"))
                 cachefile.write(self.summaries_path, "summaries", FORMAT, data.encode())
             # Not sort_keys: a finding's details keep the order the check wrote them in, so a warm

@@ -14,6 +14,7 @@ the caller rebuilds it. Without the checksum, a damaged file that was still JSON
 ``rules-*.json`` holding ``[]`` made every later run select no rule and print "Found 0 findings"
 forever. The body's shape is then the caller's to check (``shape`` below).
 """
+
 from __future__ import annotations
 
 import hashlib

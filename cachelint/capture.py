@@ -19,6 +19,7 @@ client has read them to the end (or closed them).
 
 httpx is imported only when a transport is built: it is not a dependency of cachelint itself.
 """
+
 from __future__ import annotations
 
 import functools
@@ -136,7 +137,9 @@ class CaptureWriter:
         encoding = response_headers.get("content-encoding") if response_headers is not None else None
         envelope: dict[str, Any] = {
             "request": _request_body(request_content),
-            "response": _body(_decoded(response_content, encoding) if response_content is not None else None, content_type),
+            "response": _body(
+                _decoded(response_content, encoding) if response_content is not None else None, content_type
+            ),
             "time": started.isoformat(),
             "url": _redactor().url(url),
             "method": method,
@@ -205,8 +208,14 @@ def _classes() -> tuple[type, type]:
     def _record_failure(writer: CaptureWriter, started: datetime, request: httpx.Request, content: bytes) -> None:
         """A request that got no response is recorded too (status None): the session shows the gap."""
         writer.write(
-            started=started, method=request.method, url=str(request.url), request_headers=request.headers,
-            request_content=content, status=None, response_headers=None, response_content=None,
+            started=started,
+            method=request.method,
+            url=str(request.url),
+            request_headers=request.headers,
+            request_content=content,
+            status=None,
+            response_headers=None,
+            response_content=None,
         )
 
     def _teed_response(response: httpx.Response, request: httpx.Request, stream) -> httpx.Response:

@@ -3,6 +3,7 @@
 In a checkout the data lives in ``<repo>/rules``; an installed wheel carries it as
 ``cachelint/_rules`` (hatch force-include), so the tool works without the checkout.
 """
+
 from __future__ import annotations
 
 import functools
@@ -275,6 +276,7 @@ def code_of(selector: str) -> str | None:
 
 # --- packs -----------------------------------------------------------------------------------
 
+
 def _pack_files(extra: Sequence[str | Path]) -> list[Path]:
     builtin = sorted((rules_dir() / "packs").glob("*.yaml"))
     return builtin + [Path(p) for p in extra]
@@ -360,7 +362,10 @@ def pack_bundle_text() -> str:
     packs = {}
     for path in sorted((rules_dir() / "packs").glob("*.yaml")):
         packs[path.name] = {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "data": _load_yaml(path)}
-    return json.dumps({"format": BUNDLE_FORMAT, "packs": packs}, default=_encode_pack_value, ensure_ascii=False, indent=1) + "\n"
+    return (
+        json.dumps({"format": BUNDLE_FORMAT, "packs": packs}, default=_encode_pack_value, ensure_ascii=False, indent=1)
+        + "\n"
+    )
 
 
 # YAML gives dates and datetimes (``as_of: 2025-06-01``); JSON has neither, so the copy tags them

@@ -2,6 +2,7 @@
 
 Exit codes: 0 clean, 1 findings, 2 usage / configuration / internal error.
 """
+
 from __future__ import annotations
 
 import json
@@ -179,17 +180,33 @@ def _common_report_options(func):
         default="auto",
         help="Colour the text output: auto (a terminal only; FORCE_COLOR / NO_COLOR respected), always, never.",
     )(func)
-    func = click.option("-v", "--verbose", is_flag=True, help="Also say what was read, with which configuration (stderr).")(func)
-    func = click.option("-s", "--silent", is_flag=True, help="Print nothing; the exit code still says whether there are findings.")(func)
-    func = click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no totals, hints or warnings.")(func)
+    func = click.option(
+        "-v", "--verbose", is_flag=True, help="Also say what was read, with which configuration (stderr)."
+    )(func)
+    func = click.option(
+        "-s", "--silent", is_flag=True, help="Print nothing; the exit code still says whether there are findings."
+    )(func)
+    func = click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no totals, hints or warnings.")(
+        func
+    )
     func = click.option(
         "--baseline",
         type=click.Path(dir_okay=False),
         help="A JSON output of an earlier run: its findings are accepted and left out of the report.",
     )(func)
     func = click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")(func)
-    func = click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them (JSON with --output-format json).")(func)
-    func = click.option("-o", "--output-file", type=click.Path(dir_okay=False), envvar="CACHELINT_OUTPUT_FILE", help="Write the report to FILE.")(func)
+    func = click.option(
+        "--statistics",
+        is_flag=True,
+        help="Count findings per rule instead of listing them (JSON with --output-format json).",
+    )(func)
+    func = click.option(
+        "-o",
+        "--output-file",
+        type=click.Path(dir_okay=False),
+        envvar="CACHELINT_OUTPUT_FILE",
+        help="Write the report to FILE.",
+    )(func)
     func = click.option(
         "--config",
         "config",
@@ -197,9 +214,17 @@ def _common_report_options(func):
         help="A config file for every input, or inline TOML such as 'select = [\"CL1\"]' over each input's own (repeatable).",
     )(func)
     func = click.option("--isolated", is_flag=True, help="Ignore configuration files.")(func)
-    func = click.option("--extend-select", multiple=True, help="Codes, prefixes or rule names to add to the selection.")(func)
-    func = click.option("--ignore", multiple=True, help="Codes, prefixes or rule names to ignore (comma-separated).")(func)
-    func = click.option("--select", multiple=True, help="Codes, prefixes or rule names to enable (comma-separated), e.g. CL1,unordered-tools.")(func)
+    func = click.option(
+        "--extend-select", multiple=True, help="Codes, prefixes or rule names to add to the selection."
+    )(func)
+    func = click.option("--ignore", multiple=True, help="Codes, prefixes or rule names to ignore (comma-separated).")(
+        func
+    )
+    func = click.option(
+        "--select",
+        multiple=True,
+        help="Codes, prefixes or rule names to enable (comma-separated), e.g. CL1,unordered-tools.",
+    )(func)
     return func
 
 
@@ -212,7 +237,9 @@ def _selection_overrides(select, ignore, extend_select) -> dict:
         if codes:
             bad = unknown_selectors(codes)
             if bad:
-                _fail(f"--{key}: unknown rule selector {bad[0]!r} (a code such as CL101, a prefix such as CL1, or a rule name; see 'cachelint rules')")
+                _fail(
+                    f"--{key}: unknown rule selector {bad[0]!r} (a code such as CL101, a prefix such as CL1, or a rule name; see 'cachelint rules')"
+                )
             overrides[key] = codes
     return overrides
 
@@ -244,12 +271,23 @@ def _read_stdin(stdin_filename: str | None, cwd: Path):
     help="Output format (default concise; 'full' adds the source line, details and help). See docs/outputs.md.",
 )
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
-@click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix or --diff), and mark them fixable.")
+@click.option(
+    "--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix or --diff), and mark them fixable."
+)
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a diff; write nothing.")
 @click.option("--show-fixes", is_flag=True, help="With --fix: list what was fixed, per file and rule.")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix changed a file, even if nothing is left to report.")
-@click.option("--extend-exclude", multiple=True, help="Patterns (gitignore syntax) to exclude as well as the configured ones (comma-separated).")
-@click.option("--stdin-filename", help="The name of the file read from stdin ('-'): its kind, configuration and the name findings carry.")
+@click.option(
+    "--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix changed a file, even if nothing is left to report."
+)
+@click.option(
+    "--extend-exclude",
+    multiple=True,
+    help="Patterns (gitignore syntax) to exclude as well as the configured ones (comma-separated).",
+)
+@click.option(
+    "--stdin-filename",
+    help="The name of the file read from stdin ('-'): its kind, configuration and the name findings carry.",
+)
 @click.option("--no-cache", is_flag=True, envvar="CACHELINT_NO_CACHE", help="Do not read or write .cachelint_cache.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line too.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Worker processes (default: all cores).")
@@ -318,8 +356,12 @@ def check(
     for warning in result.warnings:
         out.warn(warning)
     for where, count in sorted(result.configurations.items(), key=lambda kv: (kv[0] is not None, kv[0] or "")):
-        out.info(f"{count} file{'s' if count != 1 else ''} checked with {where or 'the default settings (no configuration file)'}")
-    out.info(f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked in {time.monotonic() - started:.2f} s")
+        out.info(
+            f"{count} file{'s' if count != 1 else ''} checked with {where or 'the default settings (no configuration file)'}"
+        )
+    out.info(
+        f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked in {time.monotonic() - started:.2f} s"
+    )
     if show_diff:
         out.report("".join(result.diffs))
         out.flush()
@@ -342,7 +384,10 @@ def check(
         if fmt in TEXT_FORMATS:
             if fix and show_fixes:
                 out.totals(("\n" if result.diagnostics else "") + render_fixes(totals))
-            out.totals(("\n" if result.diagnostics and fmt == "full" else "") + render_totals(totals, report_options, rule_help=fmt == "concise"))
+            out.totals(
+                ("\n" if result.diagnostics and fmt == "full" else "")
+                + render_totals(totals, report_options, rule_help=fmt == "concise")
+            )
     out.flush()
     _exit_on_internal_errors(result.diagnostics)
     if exit_non_zero_on_fix and fix and result.fixed:
@@ -481,7 +526,9 @@ def audit(
     else:
         out.report(render(fmt, result.diagnostics, summary=summary, options=report_options))
         if fmt in TEXT_FORMATS:
-            totals = totals_of(result.diagnostics, summary.files, report_options, verb="read", baselined=summary.baselined)
+            totals = totals_of(
+                result.diagnostics, summary.files, report_options, verb="read", baselined=summary.baselined
+            )
             out.totals(render_totals(totals, report_options, rule_help=fmt == "concise"))
     out.flush()
     if nothing_read:
@@ -496,7 +543,9 @@ def audit(
 
 @main.command()
 @click.argument("directory", type=click.Path(exists=True, file_okay=False), default=".")
-@click.option("--write", "write_file", type=click.Path(dir_okay=False), help="Write the index into FILE between markers.")
+@click.option(
+    "--write", "write_file", type=click.Path(dir_okay=False), help="Write the index into FILE between markers."
+)
 @click.option("--check", "check_file", type=click.Path(dir_okay=False), help="Exit 1 when FILE's index block is stale.")
 @click.option("--diff", "show_diff", is_flag=True, help="With --write: print the change as a diff; write nothing.")
 @click.option("--config", "config", multiple=True)
@@ -552,7 +601,9 @@ def rules_cmd(output_format):
         _emit(json.dumps(data, indent=2, ensure_ascii=False) + "\n", None)
         return
     width = max(len(r.name) for r in catalog.values())
-    lines = [f"{r.code}  {r.name:<{width}}  {r.status:<7}  {r.severity.value:<7}  {r.summary}" for r in catalog.values()]
+    lines = [
+        f"{r.code}  {r.name:<{width}}  {r.status:<7}  {r.severity.value:<7}  {r.summary}" for r in catalog.values()
+    ]
     _emit("\n".join(lines) + "\n", None)
 
 

@@ -7,6 +7,7 @@ As in Ruff, the closest configuration file to each checked file wins (no merging
 ``rules/schema``: the top level by ``config.schema.json`` and each section (``code``, ``skills``,
 ``audit``) by ``config-<section>.schema.json``, so each part of the tool owns its options.
 """
+
 from __future__ import annotations
 
 import hashlib

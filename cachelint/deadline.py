@@ -4,6 +4,7 @@ Used for the analysis of one Python file (``analysis-timeout``, in the worker pr
 the skill checks of one tree (``[skills] tree-timeout``, in the main process). Only the main thread
 can receive the signal: elsewhere (an embedding application's thread) the block runs unbounded.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -3,6 +3,7 @@
 Checks produce ``Diagnostic`` objects; reporters consume nothing else. Keep this module free of
 imports from the rest of the package so that any part (and the cache) can use it cheaply.
 """
+
 from __future__ import annotations
 
 import enum
@@ -218,7 +219,9 @@ BUG = "this is a bug in cachelint: please report it, with the file if you can"
 INTERNAL_ERROR = "CL003"
 
 
-def internal_error(path: str, what: str, exc: BaseException, line: int = 1, column: int = 1, **extra: Any) -> Diagnostic:
+def internal_error(
+    path: str, what: str, exc: BaseException, line: int = 1, column: int = 1, **extra: Any
+) -> Diagnostic:
     """CL003: cachelint itself failed on this input (a check raised, a worker died). Never the
     user's CL001: the input may be fine. The run goes on, and exits 2."""
     message = f"internal error {what}: {type(exc).__name__}: {exc} ({BUG})"

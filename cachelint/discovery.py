@@ -4,6 +4,7 @@ Respects ``.gitignore`` files (and ``.git/info/exclude``) and the configured exc
 follows a symlink out of the checked tree, and does NOT skip dot-folders: skills live in
 ``.claude/skills`` and ``skills/.curated``. Output order is sorted, whatever the file system says.
 """
+
 from __future__ import annotations
 
 import os
@@ -127,7 +128,7 @@ def _relative_posix(path: Path, base: Path) -> str | None:
         if p == b:
             return "."
         prefix = b if b.endswith("/") else b + "/"
-        return p[len(prefix):] if p.startswith(prefix) else None
+        return p[len(prefix) :] if p.startswith(prefix) else None
     try:
         return path.relative_to(base).as_posix()
     except ValueError:

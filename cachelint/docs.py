@@ -2,6 +2,7 @@
 ``docs/rules/<code>.md`` holds it (regenerate with ``python -m cachelint.docs``; a test fails
 when a page is stale). The same command rewrites rules/packs/bundle.json, the JSON copy of the
 built-in packs read at start-up (cachelint.catalog)."""
+
 from __future__ import annotations
 
 import json

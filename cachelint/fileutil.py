@@ -1,4 +1,5 @@
 """Small file-system primitives shared by the engine, the cache and the index writer."""
+
 from __future__ import annotations
 
 import hashlib
@@ -123,7 +124,10 @@ def _open_locked(path: Path) -> tuple[int, os.stat_result]:
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
     while True:
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0))
+            fd = os.open(
+                path,
+                os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0),
+            )
         except OSError as exc:
             raise Skipped(f"cannot be opened ({exc.strerror or exc}); not fixed") from exc
         try:
@@ -175,7 +179,9 @@ def _check_owner_can_be_kept(st: os.stat_result) -> None:
     if st.st_uid != euid:
         raise Skipped(f"is owned by user {st.st_uid}: a fixed copy would belong to user {euid}; not fixed")
     if st.st_gid != os.getegid() and st.st_gid not in os.getgroups():
-        raise Skipped(f"belongs to group {st.st_gid}, which this user is not in: a fixed copy could not keep it; not fixed")
+        raise Skipped(
+            f"belongs to group {st.st_gid}, which this user is not in: a fixed copy could not keep it; not fixed"
+        )
 
 
 def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
@@ -183,14 +189,20 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
     group, then renamed over ``path`` (after checking the old file once more)."""
     tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.cachelint-tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0), 0o600)
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0), 0o600
+        )
     except OSError as exc:
         raise Skipped(f"its folder is not writable ({exc.strerror or exc}); not fixed") from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            if hasattr(os, "fchown") and hasattr(os, "geteuid") and (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+            if (
+                hasattr(os, "fchown")
+                and hasattr(os, "geteuid")
+                and (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid())
+            ):
                 os.fchown(handle.fileno(), old.st_uid, old.st_gid)
             if hasattr(os, "fchmod"):
                 os.fchmod(handle.fileno(), stat.S_IMODE(old.st_mode))
@@ -201,7 +213,12 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
             now = os.stat(path, follow_symlinks=False)
         except OSError:
             now = None
-        if now is None or (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (old.st_dev, old.st_ino, old.st_size, old.st_mtime_ns):
+        if now is None or (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (
+            old.st_dev,
+            old.st_ino,
+            old.st_size,
+            old.st_mtime_ns,
+        ):
             raise Changed("changed on disk while it was being fixed; not fixed")
         os.replace(tmp, path)
     except FileExistsError:

@@ -14,6 +14,7 @@ written (or diffs shown), never over bytes the fixes were not computed from.
   stays a link), else skipped; a file with other hard links, a read-only file, or one whose owner
   or group a new file could not keep is skipped, each with a warning.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from cachelint.config import Settings
     from cachelint.discovery import InputFile
     from cachelint.engine import CheckOptions, CheckResult, PythonRun
-
 
 
 @dataclass
@@ -46,7 +46,9 @@ def fixable(d: Diagnostic, enabled: set[str] | frozenset[str], options: "CheckOp
     return d.fix.applicability == Applicability.SAFE or options.unsafe_fixes
 
 
-def resolve_fix_targets(per_file: dict[str, list[Diagnostic]], run: "PythonRun", cwd: Path) -> dict[str, list[Diagnostic]]:
+def resolve_fix_targets(
+    per_file: dict[str, list[Diagnostic]], run: "PythonRun", cwd: Path
+) -> dict[str, list[Diagnostic]]:
     """Turn the ``module`` of every edit into the ``path`` of that module's file (the code
     checks name modules; results are cached per file, independently of where the run starts, so
     this is done after the cache). A module the run cannot find loses the fix."""
@@ -71,7 +73,17 @@ def resolve_fix_targets(per_file: dict[str, list[Diagnostic]], run: "PythonRun",
                 if found is None:
                     edits = []
                     break
-                edits.append(Edit(e.line, e.column, e.end_line, e.end_column, e.content, path=display_path(Path(found), cwd), cell=e.cell))
+                edits.append(
+                    Edit(
+                        e.line,
+                        e.column,
+                        e.end_line,
+                        e.end_column,
+                        e.content,
+                        path=display_path(Path(found), cwd),
+                        cell=e.cell,
+                    )
+                )
             fix = Fix(d.fix.description, tuple(edits), d.fix.applicability) if edits else None
             changed.append(d.with_changes(fix=fix))
         out[display] = changed
@@ -99,7 +111,9 @@ def apply_fixes(
                 continue
             targets = {e.path or d.path for e in d.fix.edits}
             if len(targets) != 1 or any(e.module for e in d.fix.edits):
-                result.warnings.append(f"{d.path}:{d.line}: internal error: the fix of {d.code} does not name one file; not applied ({BUG})")
+                result.warnings.append(
+                    f"{d.path}:{d.line}: internal error: the fix of {d.code} does not name one file; not applied ({BUG})"
+                )
                 continue
             (target,) = targets
             f = by_display.get(target)
@@ -140,7 +154,15 @@ def apply_fixes(
         from cachelint.textio import provided_bytes
 
         jobs.append(
-            FixJob(primary, real, digest or "", tuple(_unique_fixes(plan.items)), settings.max_file_size, options.diff, provided_bytes(Path(real)))
+            FixJob(
+                primary,
+                real,
+                digest or "",
+                tuple(_unique_fixes(plan.items)),
+                settings.max_file_size,
+                options.diff,
+                provided_bytes(Path(real)),
+            )
         )
         names_of[primary] = names
 
@@ -213,7 +235,9 @@ def compute(job: FixJob) -> Computed:
         out.problems.append(f"{job.display}: cannot be read ({exc.strerror or exc}); not fixed")
         return out
     except Exception as exc:  # noqa: BLE001 - a bug in the fixer must not stop the run or write anything
-        out.problems.append(f"{job.display}: internal error while fixing it: {type(exc).__name__}: {exc}; not fixed ({BUG})")
+        out.problems.append(
+            f"{job.display}: internal error while fixing it: {type(exc).__name__}: {exc}; not fixed ({BUG})"
+        )
         return out
     out.problems.extend(problems)
     if new is not None and new != data:
@@ -315,9 +339,9 @@ def _rewrite(data: bytes, fixes: Sequence[Fix], display: str) -> tuple[bytes | N
     else:
         done = rewrite_python(source.text, fixes)
     for fix, why in done.failed:
-        problems.append(f"{display}: internal error: the fix \"{fix.description}\" was not applied: {why} ({BUG})")
+        problems.append(f'{display}: internal error: the fix "{fix.description}" was not applied: {why} ({BUG})')
     for fix, why in done.not_applicable:
-        problems.append(f"{display}: the fix \"{fix.description}\" cannot be applied: {why}; not fixed")
+        problems.append(f'{display}: the fix "{fix.description}" cannot be applied: {why}; not fixed')
     if done.text is None:
         return None, [], problems
     return ((BOM if source.had_bom else "") + done.text).encode("utf-8"), [_fix_key(f) for f in done.applied], problems

@@ -12,6 +12,7 @@ was) and turns each later one into ``*``: the text keeps its length in character
 keys are ASCII), so a byte offset, a column and the ``⟨`` divergence marker of an excerpt still
 point at the same place. The shapes are data: rules/packs/payloads-secret-patterns.yaml.
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -6,6 +6,7 @@ running count of records. It redraws at most
 ``min_interval`` seconds apart, writes nothing at all when disabled or not on a TTY (CI logs and
 pipes stay clean), and clears its line when it closes so that the report starts on a clean line.
 """
+
 from __future__ import annotations
 
 import sys
@@ -43,7 +44,9 @@ class Progress:
     def line(self) -> str:
         """The text of the bar as it stands (also what tests look at)."""
         done = self.done_bytes + self.file_bytes
-        fraction = done / self.total_bytes if self.total_bytes else (self.done_files / self.files if self.files else 0.0)
+        fraction = (
+            done / self.total_bytes if self.total_bytes else (self.done_files / self.files if self.files else 0.0)
+        )
         fraction = min(1.0, max(0.0, fraction))
         filled = int(round(fraction * self.width))
         bar = "#" * filled + "-" * (self.width - filled)

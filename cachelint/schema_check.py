@@ -8,13 +8,16 @@ and None when the schema uses a keyword it does not know. Callers ask jsonschema
 whenever the answer is not True, so jsonschema stays the authority on every message; a property
 test compares the two answers on generated values (tests/test_schema_check.py).
 """
+
 from __future__ import annotations
 
 import re
 from typing import Any, Mapping, Sized
 
 # Keywords that never change validity (annotations and this project's x- extensions).
-_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"})
+_ANNOTATIONS = frozenset(
+    {"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly"}
+)
 
 _PATTERNS: dict[str, re.Pattern[str]] = {}
 
@@ -144,7 +147,7 @@ def _keyword(keyword: str, arg: Any, schema: Mapping[str, Any], value: Any, root
     if keyword == "$ref":
         if not isinstance(arg, str) or not arg.startswith("#/$defs/") or "~" in arg or "%" in arg:
             raise _Unknown("$ref")
-        target = root.get("$defs", {}).get(arg[len("#/$defs/"):])
+        target = root.get("$defs", {}).get(arg[len("#/$defs/") :])
         if target is None:
             raise _Unknown("$ref")
         return _valid(target, value, root)

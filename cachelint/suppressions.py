@@ -6,6 +6,7 @@ front matter. Codes are required: a blanket ``# noqa`` is another tool's busines
 alone. An unknown code inside a cachelint suppression is itself reported (CL002), because a typo
 there silently keeps a finding alive.
 """
+
 from __future__ import annotations
 
 import re

@@ -13,6 +13,7 @@ input that cannot be read (CL001: a capture that cannot be read must never pass 
 ``codes=("ALL",)`` fails on every finding; any selector ``--select`` accepts works (``CL3``,
 ``CL305``).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,7 +43,9 @@ def assert_prefix_stable(
 
     where = Path(cwd).resolve() if cwd is not None else Path.cwd().resolve()
     settings = load_settings(where, isolated=isolated)
-    result = audit_logs([str(p) for p in paths], settings=settings, options=AuditOptions(input_format=input_format), cwd=where)
+    result = audit_logs(
+        [str(p) for p in paths], settings=settings, options=AuditOptions(input_format=input_format), cwd=where
+    )
     wanted = expand_selectors(codes)
     failing = [d for d in result.diagnostics if d.code in wanted]
     if failing:

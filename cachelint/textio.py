@@ -1,6 +1,7 @@
 """Reading input files as text, the same way for every part: size limit, BOM, invalid UTF-8,
 binary files, unreadable files. Every failure is a CL001 diagnostic with a location, never an
 exception."""
+
 from __future__ import annotations
 
 import os
@@ -105,7 +106,9 @@ def read_bytes(path: Path, display: str, max_size: int) -> bytes | Diagnostic:
     provided = _PROVIDED.get(str(path))
     if provided is not None:
         if len(provided) > max_size:
-            return unreadable(display, f"input is {len(provided)} bytes, over the size limit of {max_size} bytes (max-file-size)")
+            return unreadable(
+                display, f"input is {len(provided)} bytes, over the size limit of {max_size} bytes (max-file-size)"
+            )
         return provided
     try:
         if path.is_dir():

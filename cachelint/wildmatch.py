@@ -11,6 +11,7 @@ bytes of the path as git does (``?`` matches one byte), and remembers the positi
 already tried, so no pattern takes more than (pattern length x path length) steps.
 tests/test_wildmatch.py compares it with ``git check-ignore`` on a generated corpus.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -15,6 +15,7 @@ the hypothesis property tests (tests/reliability/test_fuzz.py), the longer run
 (``python fuzz/cachelint_fuzz.py TARGET --iterations N``) and atheris when it is installed
 (``python fuzz/cachelint_fuzz.py TARGET --atheris``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,7 +64,9 @@ def _audit_tools() -> tuple[Any, Any]:
     from cachelint.payloads.providers import ProviderRules
     from cachelint.payloads.secrets import Redactor
 
-    return Redactor.from_packs(load_packs("payloads-secrets")), ProviderRules.from_packs(load_packs("payloads-providers"))
+    return Redactor.from_packs(load_packs("payloads-secrets")), ProviderRules.from_packs(
+        load_packs("payloads-providers")
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,7 +144,11 @@ def _read_log(data: bytes, display: str, fmt: str) -> list[Diagnostic]:
         try:
             to_request(item, rules, blocks)
         except RecursionError:  # the audit turns this one into CL001 (payloads/audit.py)
-            found.append(unreadable(origin.path, "request body nested too deeply to analyse", line=origin.line, record=origin.record))
+            found.append(
+                unreadable(
+                    origin.path, "request body nested too deeply to analyse", line=origin.line, record=origin.record
+                )
+            )
         except Exception as exc:  # noqa: BLE001 - the audit also catches these; count it as a bug here
             raise ContractViolation(f"provider adapter raised {type(exc).__name__}: {exc}") from exc
     return found
@@ -231,7 +238,9 @@ def fuzz_front_matter(data: bytes) -> list[Diagnostic]:
         return [source]
     fm = parse_front_matter(source.text)
     return [
-        unreadable(display, p.message, p.line, p.column) if p.unreadable else D(INVALID_METADATA, p.message, display, p.line, p.column)
+        unreadable(display, p.message, p.line, p.column)
+        if p.unreadable
+        else D(INVALID_METADATA, p.message, display, p.line, p.column)
         for p in fm.problems
     ]
 
@@ -377,7 +386,16 @@ def fuzz_gitignore(data: bytes) -> list[Diagnostic]:
 
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     rules = compile_patterns(lines)
-    paths = ["a", "a/b", "dir/sub/file.py", "[x]", "a b/c", "x" * 300, "a/" * 100 + "b", *(line.strip("/!") for line in lines[:4])]
+    paths = [
+        "a",
+        "a/b",
+        "dir/sub/file.py",
+        "[x]",
+        "a b/c",
+        "x" * 300,
+        "a/" * 100 + "b",
+        *(line.strip("/!") for line in lines[:4]),
+    ]
     for rule in rules:
         for path in paths:
             if rule.matches(path) not in (True, False):
@@ -401,14 +419,20 @@ def fuzz_cache(data: bytes) -> list[Diagnostic]:
         _CACHE_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-cache-")))
     root = _CACHE_DIR[0]
     (root / "cachelint.toml").write_text("")
-    (root / "agent.py").write_text('import anthropic\nc = anthropic.Anthropic()\nc.messages.create(tools=list({"a", "b"}), messages=[])\n')
+    (root / "agent.py").write_text(
+        'import anthropic\nc = anthropic.Anthropic()\nc.messages.create(tools=list({"a", "b"}), messages=[])\n'
+    )
     from cachelint.config import load_settings
     from cachelint.engine import CheckOptions, run_check
 
     settings = load_settings(root)
     folder = root / ".cachelint_cache"
     folder.mkdir(exist_ok=True)
-    names = [f"results-{settings.fingerprint()}.json", f"summaries-{settings.fingerprint()}.json", f"rules-{_catalog_stat_key()}.json"]
+    names = [
+        f"results-{settings.fingerprint()}.json",
+        f"summaries-{settings.fingerprint()}.json",
+        f"rules-{_catalog_stat_key()}.json",
+    ]
     for name in names:
         path = folder / name
         if path.is_dir() or os.path.islink(path):
@@ -454,7 +478,9 @@ def fuzz_secrets(data: bytes) -> list[Diagnostic]:
     if not _AUDIT_DIR:
         _AUDIT_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-audit-")))
     folder = _AUDIT_DIR[0]
-    (folder / "secrets.jsonl").write_text(request(1) + "\n" + request(2) + "\n", encoding="utf-8", errors="surrogateescape")
+    (folder / "secrets.jsonl").write_text(
+        request(1) + "\n" + request(2) + "\n", encoding="utf-8", errors="surrogateescape"
+    )
     result = audit_logs(["secrets.jsonl"], settings=_settings(), cwd=folder)
     outputs = [render(fmt, result.diagnostics, summary=result.summary) for fmt in AUDIT_FORMATS]
     outputs.append(json.dumps(result.summary.to_dict(), default=str, ensure_ascii=False))
@@ -463,6 +489,8 @@ def fuzz_secrets(data: bytes) -> list[Diagnostic]:
             if len(secret) >= 8 and secret[:8] in output.replace(MASK, "\0"):
                 raise ContractViolation(f"a key reached an output: {secret[:8]}…")
     return [d for d in result.diagnostics if d.code == "CL001"]
+
+
 # --- fixes -------------------------------------------------------------------------------------
 
 
@@ -488,7 +516,9 @@ def _unwrapped_dump(tree: Any) -> str:
 def _sorted_calls(tree: Any) -> int:
     import ast
 
-    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "sorted")
+    return sum(
+        1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "sorted"
+    )
 
 
 def check_fixed(old: str, new: str, applied: int | None = None) -> None:
@@ -506,7 +536,9 @@ def check_fixed(old: str, new: str, applied: int | None = None) -> None:
     if (applied is not None and added != applied) or added < 1:
         raise ContractViolation(f"{applied} fixes applied, but {added} sorted() calls added")
     if _unwrapped_dump(new_tree) != _unwrapped_dump(old_tree):
-        raise ContractViolation("the fixed program differs from the old one in more than sorted(...) around expressions")
+        raise ContractViolation(
+            "the fixed program differs from the old one in more than sorted(...) around expressions"
+        )
 
 
 def fuzz_fix(data: bytes) -> list[Diagnostic]:
@@ -584,6 +616,8 @@ def fuzz_fix_concurrent(data: bytes) -> list[Diagnostic]:
 
 
 _PAYLOAD_CODES = frozenset({"CL001"})
+
+
 def _scope_codes(scope: str) -> frozenset[str]:
     """CL001 and the codes of one catalog scope: what a target of that part may report (a CL003,
     cachelint's own failure, is always a violation)."""
@@ -603,20 +637,78 @@ TARGETS: dict[str, Target] = {
         Target("har", "fuzz.har", fuzz_har, _PAYLOAD_CODES, "HAR reader + provider adapters"),
         Target("cassette", "fuzz.yaml", fuzz_cassette, _PAYLOAD_CODES, "VCR cassette reader + provider adapters"),
         Target("audit", "fuzz.jsonl", fuzz_audit, _AUDIT_CODES, "the whole audit of a JSONL log, then every reporter"),
-        *(Target(name, display, _fuzz_format(name), _PAYLOAD_CODES, f"log format reader ({fmt}) + provider adapters")
-          for name, (display, fmt) in FORMAT_TARGETS.items()),
-        Target("front-matter", "skills/fuzz/SKILL.md", fuzz_front_matter, frozenset({"CL001", "CL201"}), "SKILL.md front matter parser"),
-        Target("skills", "skills/fuzz/SKILL.md", fuzz_skills, _scope_codes("skills"), "every skill check on a tree holding the input, then every reporter"),
+        *(
+            Target(name, display, _fuzz_format(name), _PAYLOAD_CODES, f"log format reader ({fmt}) + provider adapters")
+            for name, (display, fmt) in FORMAT_TARGETS.items()
+        ),
+        Target(
+            "front-matter",
+            "skills/fuzz/SKILL.md",
+            fuzz_front_matter,
+            frozenset({"CL001", "CL201"}),
+            "SKILL.md front matter parser",
+        ),
+        Target(
+            "skills",
+            "skills/fuzz/SKILL.md",
+            fuzz_skills,
+            _scope_codes("skills"),
+            "every skill check on a tree holding the input, then every reporter",
+        ),
         Target("index", "index", fuzz_index, frozenset({"CL001"}), "index parser (Markdown, marketplace.json, YAML)"),
         Target("code", "fuzz.py", fuzz_code, _CODE_CODES, "Python order-flow analysis (CL1xx)"),
-        Target("gzip", "fuzz.jsonl.gz", fuzz_gzip, _PAYLOAD_CODES, "gzip JSONL logs of many records, bombs, cut streams (bounded reader)"),
-        Target("lines", "fuzz.md", fuzz_lines, _CODE_CODES, "crafted long lines through every text scan (index, code, imports, suppressions)"),
-        Target("literal", "fuzz.py", fuzz_literal, _CODE_CODES, "huge literals and token floods under max-syntax-nodes"),
-        Target("gitignore", "fuzz.gitignore", fuzz_gitignore, frozenset(), "ignore-file lines, malformed and star-heavy ones included"),
-        Target("cache", "fuzz.cache", fuzz_cache, frozenset(), "damaged files in the cache folder; a cached check must find what a fresh one finds"),
-        Target("secrets", "secrets.jsonl", fuzz_secrets, frozenset({"CL001"}), "key-shaped strings in prompts: never in any output format"),
-        Target("fix", "fuzz.py", fuzz_fix, _CODE_CODES, "CL101/CL102 fixes applied on LibCST's tree (line separators, CR/CRLF, BOM, tabs)"),
-        Target("fix-concurrent", "fuzz.py", fuzz_fix_concurrent, _CODE_CODES, "check --fix on a file edited between the check and the fix"),
+        Target(
+            "gzip",
+            "fuzz.jsonl.gz",
+            fuzz_gzip,
+            _PAYLOAD_CODES,
+            "gzip JSONL logs of many records, bombs, cut streams (bounded reader)",
+        ),
+        Target(
+            "lines",
+            "fuzz.md",
+            fuzz_lines,
+            _CODE_CODES,
+            "crafted long lines through every text scan (index, code, imports, suppressions)",
+        ),
+        Target(
+            "literal", "fuzz.py", fuzz_literal, _CODE_CODES, "huge literals and token floods under max-syntax-nodes"
+        ),
+        Target(
+            "gitignore",
+            "fuzz.gitignore",
+            fuzz_gitignore,
+            frozenset(),
+            "ignore-file lines, malformed and star-heavy ones included",
+        ),
+        Target(
+            "cache",
+            "fuzz.cache",
+            fuzz_cache,
+            frozenset(),
+            "damaged files in the cache folder; a cached check must find what a fresh one finds",
+        ),
+        Target(
+            "secrets",
+            "secrets.jsonl",
+            fuzz_secrets,
+            frozenset({"CL001"}),
+            "key-shaped strings in prompts: never in any output format",
+        ),
+        Target(
+            "fix",
+            "fuzz.py",
+            fuzz_fix,
+            _CODE_CODES,
+            "CL101/CL102 fixes applied on LibCST's tree (line separators, CR/CRLF, BOM, tabs)",
+        ),
+        Target(
+            "fix-concurrent",
+            "fuzz.py",
+            fuzz_fix_concurrent,
+            _CODE_CODES,
+            "check --fix on a file edited between the check and the fix",
+        ),
     )
 }
 
@@ -637,7 +729,9 @@ def run_target(name: str, data: bytes) -> list[Diagnostic]:
         with deadline(INPUT_DEADLINE, clock="cpu"):
             found = target.run(data)
     except TimeLimitExceeded as exc:
-        raise ContractViolation(f"{name}: one input took more than {INPUT_DEADLINE:g} s of CPU ({len(data)} bytes)") from exc
+        raise ContractViolation(
+            f"{name}: one input took more than {INPUT_DEADLINE:g} s of CPU ({len(data)} bytes)"
+        ) from exc
     except ContractViolation:
         raise
     except Exception as exc:  # noqa: BLE001 - that is the bug a fuzzer looks for
@@ -694,9 +788,9 @@ SEEDS: dict[str, bytes] = {
         b'"response":{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","text":"event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"usage\\":{\\"input_tokens\\":3}}}\\n\\n"}}}]}}'
     ),
     "cassette": (
-        b"interactions:\n- request:\n    body: '{\"model\": \"claude-sonnet-4-5\", \"system\": \"S\", \"messages\": [{\"role\": \"user\", \"content\": \"q\"}]}'\n"
+        b'interactions:\n- request:\n    body: \'{"model": "claude-sonnet-4-5", "system": "S", "messages": [{"role": "user", "content": "q"}]}\'\n'
         b"    headers:\n      x-api-key:\n      - k\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
-        b"  response:\n    body:\n      string: '{\"usage\": {\"input_tokens\": 5, \"cache_read_input_tokens\": 0}}'\n"
+        b'  response:\n    body:\n      string: \'{"usage": {"input_tokens": 5, "cache_read_input_tokens": 0}}\'\n'
         b"    headers:\n      date:\n      - Sun, 29 Nov 2026 10:00:00 GMT\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
     ),
     "front-matter": (
@@ -717,59 +811,256 @@ SEEDS: dict[str, bytes] = {
     ),
 }
 
+
 def _format_seeds() -> dict[str, bytes]:
     """One small, realistic file of each log format (shapes as cachelint/payloads/formats/ reads
     them; the full samples are tests/payloads/format_samples/)."""
-    body = {"model": "claude-sonnet-4-5", "max_tokens": 64, "tools": [{"name": "a", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
-            "system": [{"type": "text", "text": "S 2026-11-29T10:00:00Z", "cache_control": {"type": "ephemeral"}}],
-            "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a", "input": {}}]},
-                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}]}
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 64,
+        "tools": [{"name": "a", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
+        "system": [{"type": "text", "text": "S 2026-11-29T10:00:00Z", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "a", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]},
+        ],
+    }
     usage = {"input_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 1200, "output_tokens": 3}
-    chat = [{"role": "system", "content": "S"}, {"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "a", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "t1", "content": "r"}]
+    chat = [
+        {"role": "system", "content": "S"},
+        {"role": "user", "content": "q"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "a", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "t1", "content": "r"},
+    ]
     tools = [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]
-    helicone = {"request_id": "r1", "request_created_at": "2026-11-29T10:00:00Z", "target_url": "https://api.anthropic.com/v1/messages", "request_body": body,
-                "response_body": {"usage": usage}, "response_status": 200, "request_properties": {"Helicone-Session-Id": "s"}}
-    bedrock = {"schemaType": "ModelInvocationLog", "timestamp": "2026-11-29T10:00:00Z", "region": "us-east-1", "operation": "Converse", "modelId": "anthropic.claude-3",
-               "input": {"inputBodyJson": {"system": [{"text": "S"}, {"cachePoint": {"type": "default"}}], "messages": [{"role": "user", "content": [{"text": "q"}]}]},
-                         "inputTokenCount": 3, "cacheReadInputTokenCount": 0, "cacheWriteInputTokenCount": 1100},
-               "output": {"outputBodyJson": [{"metadata": {"usage": {"inputTokens": 3}}}], "outputTokenCount": 2}}
-    span_attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (
-        ("openinference.span.kind", "LLM"), ("input.value", json.dumps(body)), ("input.mime_type", "application/json"),
-        ("llm.provider", "anthropic"), ("session.id", "s"))] + [{"key": "llm.token_count.prompt", "value": {"intValue": "1205"}}]
-    genai_attrs = [{"key": k, "value": {"stringValue": v}} for k, v in (
-        ("gen_ai.operation.name", "chat"), ("gen_ai.provider.name", "openai"), ("gen_ai.request.model", "gpt-4o"),
-        ("gen_ai.system_instructions", json.dumps([{"type": "text", "content": "S"}])),
-        ("gen_ai.input.messages", json.dumps([{"role": "user", "parts": [{"type": "text", "content": "q"}, {"type": "tool_call", "id": "t", "name": "a", "arguments": {}}]}])),
-        ("gen_ai.tool.definitions", json.dumps([{"type": "function", "name": "a", "parameters": {}}])),
-        ("gen_ai.prompt.0.role", "user"), ("gen_ai.prompt.0.content", "q"), ("llm.request.functions.0.name", "a"))]
-    otlp = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {}, "spans": [
-        {"traceId": "ab", "spanId": "01", "startTimeUnixNano": "1795946400000000000", "attributes": span_attrs, "status": {}},
-        {"traceId": "ab", "spanId": "02", "startTimeUnixNano": "1795946401000000000", "attributes": genai_attrs, "status": {"code": 2}}]}]}]}
+    helicone = {
+        "request_id": "r1",
+        "request_created_at": "2026-11-29T10:00:00Z",
+        "target_url": "https://api.anthropic.com/v1/messages",
+        "request_body": body,
+        "response_body": {"usage": usage},
+        "response_status": 200,
+        "request_properties": {"Helicone-Session-Id": "s"},
+    }
+    bedrock = {
+        "schemaType": "ModelInvocationLog",
+        "timestamp": "2026-11-29T10:00:00Z",
+        "region": "us-east-1",
+        "operation": "Converse",
+        "modelId": "anthropic.claude-3",
+        "input": {
+            "inputBodyJson": {
+                "system": [{"text": "S"}, {"cachePoint": {"type": "default"}}],
+                "messages": [{"role": "user", "content": [{"text": "q"}]}],
+            },
+            "inputTokenCount": 3,
+            "cacheReadInputTokenCount": 0,
+            "cacheWriteInputTokenCount": 1100,
+        },
+        "output": {"outputBodyJson": [{"metadata": {"usage": {"inputTokens": 3}}}], "outputTokenCount": 2},
+    }
+    span_attrs = [
+        {"key": k, "value": {"stringValue": v}}
+        for k, v in (
+            ("openinference.span.kind", "LLM"),
+            ("input.value", json.dumps(body)),
+            ("input.mime_type", "application/json"),
+            ("llm.provider", "anthropic"),
+            ("session.id", "s"),
+        )
+    ] + [{"key": "llm.token_count.prompt", "value": {"intValue": "1205"}}]
+    genai_attrs = [
+        {"key": k, "value": {"stringValue": v}}
+        for k, v in (
+            ("gen_ai.operation.name", "chat"),
+            ("gen_ai.provider.name", "openai"),
+            ("gen_ai.request.model", "gpt-4o"),
+            ("gen_ai.system_instructions", json.dumps([{"type": "text", "content": "S"}])),
+            (
+                "gen_ai.input.messages",
+                json.dumps(
+                    [
+                        {
+                            "role": "user",
+                            "parts": [
+                                {"type": "text", "content": "q"},
+                                {"type": "tool_call", "id": "t", "name": "a", "arguments": {}},
+                            ],
+                        }
+                    ]
+                ),
+            ),
+            ("gen_ai.tool.definitions", json.dumps([{"type": "function", "name": "a", "parameters": {}}])),
+            ("gen_ai.prompt.0.role", "user"),
+            ("gen_ai.prompt.0.content", "q"),
+            ("llm.request.functions.0.name", "a"),
+        )
+    ]
+    otlp = {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": []},
+                "scopeSpans": [
+                    {
+                        "scope": {},
+                        "spans": [
+                            {
+                                "traceId": "ab",
+                                "spanId": "01",
+                                "startTimeUnixNano": "1795946400000000000",
+                                "attributes": span_attrs,
+                                "status": {},
+                            },
+                            {
+                                "traceId": "ab",
+                                "spanId": "02",
+                                "startTimeUnixNano": "1795946401000000000",
+                                "attributes": genai_attrs,
+                                "status": {"code": 2},
+                            },
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
     lines = lambda *records: "".join(json.dumps(r) + "\n" for r in records).encode()  # noqa: E731
     return {
         "helicone": lines(helicone, {**helicone, "request_body": json.dumps(body)}),
         "helicone-json": json.dumps({"data": [helicone, {**helicone, "request_id": "r2"}]}).encode(),
         "bedrock-invocation": json.dumps([bedrock, {**bedrock, "operation": "ConverseStream"}]).encode(),
-        "anthropic-batch": json.dumps({"requests": [{"custom_id": "a", "params": body}, {"custom_id": "b", "params": body}]}).encode(),
-        "batch-results": lines({"custom_id": "a", "result": {"type": "succeeded", "message": {"usage": usage}}}, {"custom_id": "b", "result": {"type": "errored"}},
-                               {"id": "x", "custom_id": "c", "response": {"status_code": 200, "body": {"usage": {"prompt_tokens": 2}}}, "error": None}),
-        "litellm": lines({"call_type": "acompletion", "model": "claude-sonnet-4-5", "custom_llm_provider": "anthropic", "messages": chat, "model_parameters": {"tools": tools},
-                          "response": {"usage": {"prompt_tokens": 1205, "cache_creation_input_tokens": 1200}}, "startTime": 1795946400.5, "status": "success"},
-                         {"standard_logging_object": {"model_parameters": {}, "messages": "hi"}, "raw_request_typed_dict": {"raw_request_body": body, "raw_request_api_base": "https://api.anthropic.com/v1/messages"}}),
-        "langsmith": lines({"run_type": "llm", "inputs": body, "outputs": {"usage": usage}, "extra": {"metadata": {"ls_provider": "anthropic", "thread_id": "t"}}, "start_time": "2026-11-29T10:00:00", "trace_id": "x"},
-                           {"run_type": "llm", "inputs": {"messages": [[{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "SystemMessage"], "kwargs": {"content": "S", "type": "system"}}]]},
-                            "outputs": {"generations": [[{"message": {"kwargs": {"usage_metadata": {"input_tokens": 9, "input_token_details": {"cache_read": 4}}}}}]]},
-                            "extra": {"invocation_params": {"tools": tools}}, "trace_id": "x"}, {"run_type": "chain", "inputs": {}}),
-        "langfuse": json.dumps({"data": [{"type": "GENERATION", "traceId": "t", "startTime": "2026-11-29T10:00:00Z", "model": "gpt-4o", "input": {"messages": chat, "tools": tools},
-                                          "usageDetails": {"input": 2, "input_cached_tokens": 1}}, {"type": "SPAN", "traceId": "t", "startTime": "x"}]}).encode(),
+        "anthropic-batch": json.dumps(
+            {"requests": [{"custom_id": "a", "params": body}, {"custom_id": "b", "params": body}]}
+        ).encode(),
+        "batch-results": lines(
+            {"custom_id": "a", "result": {"type": "succeeded", "message": {"usage": usage}}},
+            {"custom_id": "b", "result": {"type": "errored"}},
+            {
+                "id": "x",
+                "custom_id": "c",
+                "response": {"status_code": 200, "body": {"usage": {"prompt_tokens": 2}}},
+                "error": None,
+            },
+        ),
+        "litellm": lines(
+            {
+                "call_type": "acompletion",
+                "model": "claude-sonnet-4-5",
+                "custom_llm_provider": "anthropic",
+                "messages": chat,
+                "model_parameters": {"tools": tools},
+                "response": {"usage": {"prompt_tokens": 1205, "cache_creation_input_tokens": 1200}},
+                "startTime": 1795946400.5,
+                "status": "success",
+            },
+            {
+                "standard_logging_object": {"model_parameters": {}, "messages": "hi"},
+                "raw_request_typed_dict": {
+                    "raw_request_body": body,
+                    "raw_request_api_base": "https://api.anthropic.com/v1/messages",
+                },
+            },
+        ),
+        "langsmith": lines(
+            {
+                "run_type": "llm",
+                "inputs": body,
+                "outputs": {"usage": usage},
+                "extra": {"metadata": {"ls_provider": "anthropic", "thread_id": "t"}},
+                "start_time": "2026-11-29T10:00:00",
+                "trace_id": "x",
+            },
+            {
+                "run_type": "llm",
+                "inputs": {
+                    "messages": [
+                        [
+                            {
+                                "lc": 1,
+                                "type": "constructor",
+                                "id": ["langchain", "schema", "messages", "SystemMessage"],
+                                "kwargs": {"content": "S", "type": "system"},
+                            }
+                        ]
+                    ]
+                },
+                "outputs": {
+                    "generations": [
+                        [
+                            {
+                                "message": {
+                                    "kwargs": {
+                                        "usage_metadata": {"input_tokens": 9, "input_token_details": {"cache_read": 4}}
+                                    }
+                                }
+                            }
+                        ]
+                    ]
+                },
+                "extra": {"invocation_params": {"tools": tools}},
+                "trace_id": "x",
+            },
+            {"run_type": "chain", "inputs": {}},
+        ),
+        "langfuse": json.dumps(
+            {
+                "data": [
+                    {
+                        "type": "GENERATION",
+                        "traceId": "t",
+                        "startTime": "2026-11-29T10:00:00Z",
+                        "model": "gpt-4o",
+                        "input": {"messages": chat, "tools": tools},
+                        "usageDetails": {"input": 2, "input_cached_tokens": 1},
+                    },
+                    {"type": "SPAN", "traceId": "t", "startTime": "x"},
+                ]
+            }
+        ).encode(),
         "otlp": json.dumps(otlp).encode(),
         "otlp-lines": lines(otlp, otlp),
-        "claude-code": lines({"type": "summary", "summary": "s", "leafUuid": "u"},
-                             {"type": "assistant", "sessionId": "s", "uuid": "a", "timestamp": "2026-11-29T10:00:00Z", "requestId": "r", "isSidechain": True,
-                              "message": {"id": "m", "model": "claude-sonnet-4-5", "usage": {**usage, "cache_creation": {"ephemeral_1h_input_tokens": 1200}}}},
-                             {"type": "user", "sessionId": "s", "uuid": "b", "message": {"role": "user", "content": "q"}}),
-        "zhar": json.dumps({"log": {"version": "1.2", "entries": [{"startedDateTime": "2026-11-29T10:00:00Z", "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
-                            "headers": [], "postData": {"mimeType": "application/json", "text": json.dumps(body)}}, "response": {"status": 200, "content": {"text": json.dumps({"usage": usage})}}}]}}, indent=1).encode(),
+        "claude-code": lines(
+            {"type": "summary", "summary": "s", "leafUuid": "u"},
+            {
+                "type": "assistant",
+                "sessionId": "s",
+                "uuid": "a",
+                "timestamp": "2026-11-29T10:00:00Z",
+                "requestId": "r",
+                "isSidechain": True,
+                "message": {
+                    "id": "m",
+                    "model": "claude-sonnet-4-5",
+                    "usage": {**usage, "cache_creation": {"ephemeral_1h_input_tokens": 1200}},
+                },
+            },
+            {"type": "user", "sessionId": "s", "uuid": "b", "message": {"role": "user", "content": "q"}},
+        ),
+        "zhar": json.dumps(
+            {
+                "log": {
+                    "version": "1.2",
+                    "entries": [
+                        {
+                            "startedDateTime": "2026-11-29T10:00:00Z",
+                            "request": {
+                                "method": "POST",
+                                "url": "https://api.anthropic.com/v1/messages",
+                                "headers": [],
+                                "postData": {"mimeType": "application/json", "text": json.dumps(body)},
+                            },
+                            "response": {"status": 200, "content": {"text": json.dumps({"usage": usage})}},
+                        }
+                    ],
+                }
+            },
+            indent=1,
+        ).encode(),
         "formats-auto": json.dumps([helicone, bedrock]).encode(),
     }
 
@@ -780,12 +1071,72 @@ SEEDS.update(_format_seeds())
 # Fragments that make parsers take unusual branches: delimiters, escapes, YAML anchors and
 # aliases, front matter fences, BOM, CRLF, NUL, invalid UTF-8, huge numbers, deep nesting.
 TOKENS: tuple[bytes, ...] = (
-    b"{", b"}", b"[", b"]", b'"', b"'", b":", b",", b"\\", b"\\u0000", b"\\ud800", b"null", b"true", b"1e999",
-    b"-0", b"18446744073709551616", b"\n", b"\r\n", b"\r", b"\x00", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"---\n", b"...\n",
-    b"&a ", b"*a", b"!!python/object:os.system", b"<<: *a", b"- ", b"  ", b"\t", b"#", b"|", b">", b"```\n", b"](",
-    b"../../", b"/etc/passwd", b"SKILL.md", b"data: ", b"event: ", b"\x1f\x8b", b"cache_control", b"tools", b"messages",
-    b"system", b"model", b"(", b")", b"lambda", b"sorted(", b"set(", b"{*", b"**", b"async ", b"await ", b"yield ",
-    b"def ", b"class ", b"for ", b"while ", b"    ", b"time.time()", b"uuid.uuid4()", b"os.listdir('.')",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b'"',
+    b"'",
+    b":",
+    b",",
+    b"\\",
+    b"\\u0000",
+    b"\\ud800",
+    b"null",
+    b"true",
+    b"1e999",
+    b"-0",
+    b"18446744073709551616",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"\xef\xbb\xbf",
+    b"---\n",
+    b"...\n",
+    b"&a ",
+    b"*a",
+    b"!!python/object:os.system",
+    b"<<: *a",
+    b"- ",
+    b"  ",
+    b"\t",
+    b"#",
+    b"|",
+    b">",
+    b"```\n",
+    b"](",
+    b"../../",
+    b"/etc/passwd",
+    b"SKILL.md",
+    b"data: ",
+    b"event: ",
+    b"\x1f\x8b",
+    b"cache_control",
+    b"tools",
+    b"messages",
+    b"system",
+    b"model",
+    b"(",
+    b")",
+    b"lambda",
+    b"sorted(",
+    b"set(",
+    b"{*",
+    b"**",
+    b"async ",
+    b"await ",
+    b"yield ",
+    b"def ",
+    b"class ",
+    b"for ",
+    b"while ",
+    b"    ",
+    b"time.time()",
+    b"uuid.uuid4()",
+    b"os.listdir('.')",
 )
 
 
@@ -815,7 +1166,7 @@ def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
         elif op in ("insert", "token"):
             data = data[:at] + arg + data[at:]
         elif op == "delete":
-            data = data[:at] + data[at + len(arg):]
+            data = data[:at] + data[at + len(arg) :]
         elif op == "repeat":  # nest or repeat the next few bytes many times
             piece = data[at : at + 3] or b"["
             data = data[:at] + piece * len(arg) + data[at:]
@@ -848,18 +1199,49 @@ def _json_values() -> Any:
     from hypothesis import strategies as st
 
     scalars = st.one_of(
-        st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
-        st.text(max_size=12), st.sampled_from(["user", "assistant", "system", "text", "tool_use", "ephemeral", "1h", "5m", ""]),
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=12),
+        st.sampled_from(["user", "assistant", "system", "text", "tool_use", "ephemeral", "1h", "5m", ""]),
     )
     keys = st.one_of(
         st.sampled_from(
-            ["role", "content", "type", "text", "name", "input_schema", "cache_control", "ttl", "tools", "system",
-             "messages", "model", "parts", "cachePoint", "usage", "input_tokens", "cache_read_input_tokens",
-             "cache_creation_input_tokens", "prompt_tokens", "tool_choice", "thinking", "metadata", "user_id", "id"]
+            [
+                "role",
+                "content",
+                "type",
+                "text",
+                "name",
+                "input_schema",
+                "cache_control",
+                "ttl",
+                "tools",
+                "system",
+                "messages",
+                "model",
+                "parts",
+                "cachePoint",
+                "usage",
+                "input_tokens",
+                "cache_read_input_tokens",
+                "cache_creation_input_tokens",
+                "prompt_tokens",
+                "tool_choice",
+                "thinking",
+                "metadata",
+                "user_id",
+                "id",
+            ]
         ),
         st.text(max_size=6),
     )
-    return st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=5)), max_leaves=8)
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=5)),
+        max_leaves=8,
+    )
 
 
 def _request_bodies() -> Any:
@@ -869,12 +1251,17 @@ def _request_bodies() -> Any:
     anything = _json_values()
     message = st.fixed_dictionaries(
         {"role": st.one_of(st.sampled_from(["user", "assistant", "system", "tool", "model"]), anything)},
-        optional={"content": st.one_of(st.text(max_size=20), st.lists(anything, max_size=3), anything), "parts": anything},
+        optional={
+            "content": st.one_of(st.text(max_size=20), st.lists(anything, max_size=3), anything),
+            "parts": anything,
+        },
     )
     return st.fixed_dictionaries(
         {},
         optional={
-            "model": st.one_of(st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-pro", "anthropic.claude-3"]), anything),
+            "model": st.one_of(
+                st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-pro", "anthropic.claude-3"]), anything
+            ),
             "messages": st.one_of(st.lists(message, max_size=4), anything),
             "tools": st.one_of(st.lists(anything, max_size=3), anything),
             "system": anything,
@@ -896,7 +1283,22 @@ def _request_bodies() -> Any:
     )
 
 
-_STEPS = ("append", "append", "reorder-tools", "add-tool", "drop-tool", "edit-system", "marker", "setting", "rewrite", "usage", "gap", "same", "beta", "server")
+_STEPS = (
+    "append",
+    "append",
+    "reorder-tools",
+    "add-tool",
+    "drop-tool",
+    "edit-system",
+    "marker",
+    "setting",
+    "rewrite",
+    "usage",
+    "gap",
+    "same",
+    "beta",
+    "server",
+)
 
 
 def _sessions() -> Any:
@@ -907,7 +1309,14 @@ def _sessions() -> Any:
     from hypothesis import strategies as st
 
     def build(provider: str, steps: list[tuple[str, int]]) -> bytes:
-        tools = [{"name": f"t{i}", "description": f"tool {i}", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}} for i in range(3)]
+        tools = [
+            {
+                "name": f"t{i}",
+                "description": f"tool {i}",
+                "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+            }
+            for i in range(3)
+        ]
         system = "You are a helpful agent. " * 3
         messages: list[dict] = [{"role": "user", "content": "start"}]
         settings: dict[str, Any] = {}
@@ -916,20 +1325,41 @@ def _sessions() -> Any:
         minute = 0
         for n, (step, k) in enumerate(steps):
             if step == "append":
-                messages += [{"role": "assistant", "content": f"answer {n}"}, {"role": "user", "content": f"question {n} " * (k + 1)}]
+                messages += [
+                    {"role": "assistant", "content": f"answer {n}"},
+                    {"role": "user", "content": f"question {n} " * (k + 1)},
+                ]
             elif step == "reorder-tools" and tools:
-                tools = tools[k % len(tools):] + tools[: k % len(tools)]
+                tools = tools[k % len(tools) :] + tools[: k % len(tools)]
             elif step == "add-tool":
                 tools.insert(k % (len(tools) + 1), {"name": f"x{n}", "input_schema": {}})
             elif step == "drop-tool" and tools:
                 tools.pop(k % len(tools))
             elif step == "edit-system":
-                system = system.replace("helpful", f"helpful{k}", 1) if k % 2 else f"{system} Now: 2026-11-29T10:{k % 60:02d}:00Z"
+                system = (
+                    system.replace("helpful", f"helpful{k}", 1)
+                    if k % 2
+                    else f"{system} Now: 2026-11-29T10:{k % 60:02d}:00Z"
+                )
             elif step == "marker" and messages:
-                messages[k % len(messages)] = {"role": messages[k % len(messages)]["role"], "content": [{"type": "text", "text": f"m{k}", "cache_control": {"type": "ephemeral", "ttl": ("5m", "1h")[k % 2]}}]}
+                messages[k % len(messages)] = {
+                    "role": messages[k % len(messages)]["role"],
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": f"m{k}",
+                            "cache_control": {"type": "ephemeral", "ttl": ("5m", "1h")[k % 2]},
+                        }
+                    ],
+                }
             elif step == "setting":
                 key = ("tool_choice", "thinking", "temperature", "model")[k % 4]
-                settings[key] = ({"type": "auto"}, {"type": "enabled", "budget_tokens": 1024}, k / 10, "claude-opus-4-1")[k % 4]
+                settings[key] = (
+                    {"type": "auto"},
+                    {"type": "enabled", "budget_tokens": 1024},
+                    k / 10,
+                    "claude-opus-4-1",
+                )[k % 4]
             elif step == "rewrite" and len(messages) > 1:
                 messages[k % len(messages)] = {"role": messages[k % len(messages)]["role"], "content": f"rewritten {k}"}
             elif step == "gap":
@@ -940,27 +1370,56 @@ def _sessions() -> Any:
                     settings["context_management"] = {"edits": [{"type": "clear_tool_uses_20250919", "keep": k}]}
             minute += 1
             if provider == "openai":
-                body = {"model": "gpt-4o", "messages": [{"role": "system", "content": system}, *messages], "tools": [{"type": "function", "function": t} for t in tools], **settings}
+                body = {
+                    "model": "gpt-4o",
+                    "messages": [{"role": "system", "content": system}, *messages],
+                    "tools": [{"type": "function", "function": t} for t in tools],
+                    **settings,
+                }
                 usage = {"prompt_tokens": 2000 + n, "prompt_tokens_details": {"cached_tokens": 1024 * (k % 2)}}
             elif provider == "gemini":
-                body = {"model": "gemini-2.5-pro", "systemInstruction": {"parts": [{"text": system}]}, "contents": [{"role": "user" if m["role"] == "user" else "model", "parts": [{"text": str(m["content"])}]} for m in messages]}
+                body = {
+                    "model": "gemini-2.5-pro",
+                    "systemInstruction": {"parts": [{"text": system}]},
+                    "contents": [
+                        {"role": "user" if m["role"] == "user" else "model", "parts": [{"text": str(m["content"])}]}
+                        for m in messages
+                    ],
+                }
                 usage = {"usageMetadata": {"promptTokenCount": 2000 + n, "cachedContentTokenCount": 1024 * (k % 2)}}
             else:
-                body = {"model": "claude-sonnet-4-5", "max_tokens": 512, "tools": list(tools), "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}], "messages": list(messages), **settings}
-                usage = {"usage": {"input_tokens": 10, "cache_read_input_tokens": 2000 * (k % 2), "cache_creation_input_tokens": 100 * n}}
+                body = {
+                    "model": "claude-sonnet-4-5",
+                    "max_tokens": 512,
+                    "tools": list(tools),
+                    "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+                    "messages": list(messages),
+                    **settings,
+                }
+                usage = {
+                    "usage": {
+                        "input_tokens": 10,
+                        "cache_read_input_tokens": 2000 * (k % 2),
+                        "cache_creation_input_tokens": 100 * n,
+                    }
+                }
             envelope = {"request": body, "time": f"2026-11-29T{10 + minute // 60 % 14:02d}:{minute % 60:02d}:00Z"}
             if betas:
                 envelope["headers"] = {"anthropic-beta": ",".join(betas)}
             if step in ("usage", "server") or k % 3 == 0:
                 envelope["response"] = usage if provider == "gemini" else {"id": f"r{n}", **usage}
                 if step == "server":
-                    envelope["response"]["content"] = [{"type": "server_tool_use", "id": f"s{n}", "name": "bash_code_execution"}]
+                    envelope["response"]["content"] = [
+                        {"type": "server_tool_use", "id": f"s{n}", "name": "bash_code_execution"}
+                    ]
                     envelope["response"]["output"] = [{"type": "web_search_call", "id": f"ws{n}"}]
             lines.append(json.dumps(envelope))
         return ("\n".join(lines) + "\n").encode()
 
     step = st.tuples(st.sampled_from(_STEPS), st.integers(0, 9))
-    return st.builds(build, st.sampled_from(["anthropic", "anthropic", "openai", "gemini"]), st.lists(step, min_size=1, max_size=8))
+    return st.builds(
+        build, st.sampled_from(["anthropic", "anthropic", "openai", "gemini"]), st.lists(step, min_size=1, max_size=8)
+    )
 
 
 def structured(name: str) -> Any:
@@ -972,14 +1431,26 @@ def structured(name: str) -> Any:
     dumps = functools.partial(json.dumps, ensure_ascii=False)
     envelope = st.fixed_dictionaries(
         {"request": st.one_of(bodies, anything)},
-        optional={"response": anything, "time": st.one_of(st.text(max_size=25), st.integers(), anything),
-                  "session": anything, "headers": anything, "url": anything},
+        optional={
+            "response": anything,
+            "time": st.one_of(st.text(max_size=25), st.integers(), anything),
+            "session": anything,
+            "headers": anything,
+            "url": anything,
+        },
     )
     record = st.one_of(bodies, envelope, anything)
     if name == "audit":
-        return st.one_of(_sessions(), st.lists(record.map(dumps), max_size=4).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")))
+        return st.one_of(
+            _sessions(),
+            st.lists(record.map(dumps), max_size=4).map(
+                lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")
+            ),
+        )
     if name == "jsonl":
-        return st.lists(record.map(dumps), max_size=4).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass"))
+        return st.lists(record.map(dumps), max_size=4).map(
+            lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")
+        )
     if name == "json":
         return st.one_of(record, st.lists(record, max_size=4)).map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
     if name == "har":
@@ -988,14 +1459,44 @@ def structured(name: str) -> Any:
             optional={
                 "startedDateTime": st.one_of(st.text(max_size=25), anything),
                 "request": st.one_of(
-                    st.fixed_dictionaries({}, optional={"url": anything, "headers": anything, "method": anything,
-                                                        "postData": st.one_of(st.fixed_dictionaries({"text": bodies.map(dumps)}, optional={"encoding": anything, "mimeType": anything}), anything)}),
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "url": anything,
+                            "headers": anything,
+                            "method": anything,
+                            "postData": st.one_of(
+                                st.fixed_dictionaries(
+                                    {"text": bodies.map(dumps)}, optional={"encoding": anything, "mimeType": anything}
+                                ),
+                                anything,
+                            ),
+                        },
+                    ),
                     anything,
                 ),
-                "response": st.one_of(st.fixed_dictionaries({}, optional={"status": anything, "headers": anything, "content": st.one_of(st.fixed_dictionaries({"text": st.one_of(anything.map(dumps), st.text(max_size=40))}), anything)}), anything),
+                "response": st.one_of(
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "status": anything,
+                            "headers": anything,
+                            "content": st.one_of(
+                                st.fixed_dictionaries({"text": st.one_of(anything.map(dumps), st.text(max_size=40))}),
+                                anything,
+                            ),
+                        },
+                    ),
+                    anything,
+                ),
             },
         )
-        doc = st.one_of(st.fixed_dictionaries({"log": st.one_of(st.fixed_dictionaries({"entries": st.lists(entry, max_size=3)}), anything)}), anything)
+        doc = st.one_of(
+            st.fixed_dictionaries(
+                {"log": st.one_of(st.fixed_dictionaries({"entries": st.lists(entry, max_size=3)}), anything)}
+            ),
+            anything,
+        )
         return doc.map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
     if name == "cassette":
         import yaml
@@ -1004,23 +1505,57 @@ def structured(name: str) -> Any:
             {},
             optional={
                 # ``parsed_body``: pydantic-ai's cassettes store a JSON body decoded, in place of ``body``
-                "request": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(bodies.map(dumps), anything), "parsed_body": st.one_of(bodies, anything), "uri": anything, "headers": anything, "method": anything}), anything),
-                "response": st.one_of(st.fixed_dictionaries({}, optional={"body": st.one_of(st.fixed_dictionaries({"string": anything.map(dumps)}), anything), "parsed_body": anything, "headers": anything, "status": anything}), anything),
+                "request": st.one_of(
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "body": st.one_of(bodies.map(dumps), anything),
+                            "parsed_body": st.one_of(bodies, anything),
+                            "uri": anything,
+                            "headers": anything,
+                            "method": anything,
+                        },
+                    ),
+                    anything,
+                ),
+                "response": st.one_of(
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "body": st.one_of(st.fixed_dictionaries({"string": anything.map(dumps)}), anything),
+                            "parsed_body": anything,
+                            "headers": anything,
+                            "status": anything,
+                        },
+                    ),
+                    anything,
+                ),
                 # WebSocket / gRPC recorders: interactions without a request
                 "kind": anything,
                 "request_sample": anything,
             },
         )
         # bodies recorded as sent on the wire: gzip bytes, whole or cut short
-        wire = st.tuples(bodies.map(dumps), st.integers(0, 200)).map(lambda p: gzip.compress(p[0].encode("utf-8", "surrogatepass"))[: p[1] or None])
-        interaction = st.one_of(interaction, st.fixed_dictionaries({
-            "request": st.fixed_dictionaries({"body": st.one_of(wire, bodies.map(dumps)), "uri": anything}),
-            "response": st.fixed_dictionaries({"body": st.fixed_dictionaries({"string": wire}), "headers": anything}),
-        }))
+        wire = st.tuples(bodies.map(dumps), st.integers(0, 200)).map(
+            lambda p: gzip.compress(p[0].encode("utf-8", "surrogatepass"))[: p[1] or None]
+        )
+        interaction = st.one_of(
+            interaction,
+            st.fixed_dictionaries(
+                {
+                    "request": st.fixed_dictionaries({"body": st.one_of(wire, bodies.map(dumps)), "uri": anything}),
+                    "response": st.fixed_dictionaries(
+                        {"body": st.fixed_dictionaries({"string": wire}), "headers": anything}
+                    ),
+                }
+            ),
+        )
         doc = st.one_of(
             st.fixed_dictionaries({"interactions": st.lists(interaction, max_size=3), "version": st.just(1)}),
             # vcrpy's in-memory shape (some persisters write it), lists of any lengths
-            st.fixed_dictionaries({"requests": st.lists(anything, max_size=3), "responses": st.lists(anything, max_size=3)}),
+            st.fixed_dictionaries(
+                {"requests": st.lists(anything, max_size=3), "responses": st.lists(anything, max_size=3)}
+            ),
             # mlx_lm's mapping of token streams
             st.fixed_dictionaries({"interactions": st.dictionaries(st.text(max_size=8), anything, max_size=3)}),
             anything,
@@ -1030,21 +1565,71 @@ def structured(name: str) -> Any:
         import yaml
 
         fm = st.one_of(
-            st.fixed_dictionaries({}, optional={"name": anything, "description": anything, "when_to_use": anything, "metadata": anything, "allowed-tools": anything, "license": anything}),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "name": anything,
+                    "description": anything,
+                    "when_to_use": anything,
+                    "metadata": anything,
+                    "allowed-tools": anything,
+                    "license": anything,
+                },
+            ),
             anything,
         )
         return st.tuples(fm, st.text(max_size=30)).map(
-            lambda pair: ("---\n" + yaml.safe_dump(pair[0], allow_unicode=True) + "---\n" + pair[1]).encode("utf-8", "surrogatepass")
+            lambda pair: ("---\n" + yaml.safe_dump(pair[0], allow_unicode=True) + "---\n" + pair[1]).encode(
+                "utf-8", "surrogatepass"
+            )
         )
     if name == "index":
         line = st.one_of(
-            st.sampled_from(["- pdf: reads PDF", "- [docx](skills/docx/)", "| **pdf** | x |", "|---|---|", "```", "- [x](../../etc/passwd)", "[pdf](/etc/passwd)", ""]),
+            st.sampled_from(
+                [
+                    "- pdf: reads PDF",
+                    "- [docx](skills/docx/)",
+                    "| **pdf** | x |",
+                    "|---|---|",
+                    "```",
+                    "- [x](../../etc/passwd)",
+                    "[pdf](/etc/passwd)",
+                    "",
+                ]
+            ),
             st.tuples(st.sampled_from(["- ", "* ", "1. ", "| ", "[", "- [", ""]), st.text(max_size=20)).map("".join),
         )
         markdown = st.lists(line, max_size=8).map(lambda ls: "\n".join(ls).encode("utf-8", "surrogatepass"))
-        market = st.fixed_dictionaries({"plugins": st.lists(st.fixed_dictionaries({}, optional={"source": anything, "skills": st.one_of(st.lists(st.sampled_from(["./skills/pdf", "../../etc/passwd", "/abs", "./skills", "~/x", "C:\\x", "skills/docx/SKILL.md"]), max_size=4), anything)}), max_size=3)}).map(
-            lambda v: dumps(v).encode("utf-8", "surrogatepass")
-        )
+        market = st.fixed_dictionaries(
+            {
+                "plugins": st.lists(
+                    st.fixed_dictionaries(
+                        {},
+                        optional={
+                            "source": anything,
+                            "skills": st.one_of(
+                                st.lists(
+                                    st.sampled_from(
+                                        [
+                                            "./skills/pdf",
+                                            "../../etc/passwd",
+                                            "/abs",
+                                            "./skills",
+                                            "~/x",
+                                            "C:\\x",
+                                            "skills/docx/SKILL.md",
+                                        ]
+                                    ),
+                                    max_size=4,
+                                ),
+                                anything,
+                            ),
+                        },
+                    ),
+                    max_size=3,
+                )
+            }
+        ).map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
         return st.one_of(markdown, market)
     if name == "gzip":
         record = st.sampled_from([b"{}\n", b"[]\n", b"\n", b'{"a":1}\n', b"x\n", b'{"request":{}}\n'])
@@ -1052,15 +1637,78 @@ def structured(name: str) -> Any:
             lambda t: (lambda z: z if t[2] else z[: len(z) // 2])(gzip.compress(t[0] * t[1], 6))
         )
     if name == "lines":
-        prefix = st.sampled_from(["", "- ", "| ", "[", "- bar", "c.messages.create", "c.messages.create(", "from ", "# noqa:", "# cachelint: ignore[", "def ", "{%", "<a", "|---|"])
-        unit = st.sampled_from([" ", "\n", "\t", "[", "[a](", "a=", '\\"', "'\\", "{%", "|", "-", "*a", "noqa:", " \n", "(", "a.", "\\\n", "cachelint: ignore["])
+        prefix = st.sampled_from(
+            [
+                "",
+                "- ",
+                "| ",
+                "[",
+                "- bar",
+                "c.messages.create",
+                "c.messages.create(",
+                "from ",
+                "# noqa:",
+                "# cachelint: ignore[",
+                "def ",
+                "{%",
+                "<a",
+                "|---|",
+            ]
+        )
+        unit = st.sampled_from(
+            [
+                " ",
+                "\n",
+                "\t",
+                "[",
+                "[a](",
+                "a=",
+                '\\"',
+                "'\\",
+                "{%",
+                "|",
+                "-",
+                "*a",
+                "noqa:",
+                " \n",
+                "(",
+                "a.",
+                "\\\n",
+                "cachelint: ignore[",
+            ]
+        )
         tail = st.sampled_from(["", "x", ")", "]", "|", "\n"])
-        return st.tuples(prefix, unit, st.integers(1000, 20_000), tail).map(lambda t: (t[0] + t[1] * (t[2] // len(t[1])) + t[3]).encode())
+        return st.tuples(prefix, unit, st.integers(1000, 20_000), tail).map(
+            lambda t: (t[0] + t[1] * (t[2] // len(t[1])) + t[3]).encode()
+        )
     if name == "literal":
         unit = st.sampled_from(["1, ", "'a', ", "(", "x.", "a+", "[", "{1: 2}, ", "'''", "\\'", "b'\\x00', "])
         return st.tuples(unit, st.integers(1, 60_000)).map(lambda t: ("X = [" + t[0] * t[1] + "]\n").encode())
     if name == "gitignore":
-        piece = st.sampled_from(["a", "b", "*", "**", "?", "/", "[ab]", "[a-b]", "[!a]", "[z-a]", "[a-\\]", "[[:alpha:]]", "[[:bogus:]]", "[", "]", "\\", " ", "!", "#", "*a"])
+        piece = st.sampled_from(
+            [
+                "a",
+                "b",
+                "*",
+                "**",
+                "?",
+                "/",
+                "[ab]",
+                "[a-b]",
+                "[!a]",
+                "[z-a]",
+                "[a-\\]",
+                "[[:alpha:]]",
+                "[[:bogus:]]",
+                "[",
+                "]",
+                "\\",
+                " ",
+                "!",
+                "#",
+                "*a",
+            ]
+        )
         line = st.lists(piece, max_size=40).map("".join)
         return st.lists(line, max_size=8).map(lambda ls: "\n".join(ls).encode("utf-8"))
     if name == "cache":
@@ -1069,7 +1717,9 @@ def structured(name: str) -> Any:
         kinds = st.sampled_from([("results", 4), ("summaries", 4), ("rules", 1), ("packs-valid", 1), ("pack", 1)])
         return st.one_of(
             anything.map(lambda v: dumps(v).encode("utf-8", "surrogatepass")),
-            st.tuples(kinds, anything).map(lambda t: cachefile.encode(t[0][0], t[0][1], dumps(t[1]).encode("utf-8", "surrogatepass"))),
+            st.tuples(kinds, anything).map(
+                lambda t: cachefile.encode(t[0][0], t[0][1], dumps(t[1]).encode("utf-8", "surrogatepass"))
+            ),
         )
     if name == "secrets":
         return st.text(max_size=60).map(lambda s: s.encode("utf-8", "surrogatepass"))
@@ -1081,7 +1731,9 @@ def structured(name: str) -> Any:
     if name == "fix":
         return _fix_programs()
     if name == "fix-concurrent":
-        return st.tuples(_fix_programs(), st.integers(0, 6), st.integers(0, 10_000), st.sampled_from(TOKENS)).map(_with_an_edit)
+        return st.tuples(_fix_programs(), st.integers(0, 6), st.integers(0, 10_000), st.sampled_from(TOKENS)).map(
+            _with_an_edit
+        )
     raise KeyError(name)
 
 
@@ -1138,7 +1790,7 @@ CODE_LINES: tuple[str, ...] = (
     "match names:",
     "    case {'a': x}:",
     # shapes the analysis learnt from real code: later grammars, queues, counters, dict() messages
-    "system = f\"{\", \".join(names)}\"",
+    'system = f"{", ".join(names)}"',
     "type Names = list[str]",
     "def first[T](x: T) -> T:",
     "    item = pending.pop(0)",
@@ -1274,7 +1926,9 @@ def _shaped_like(name: str) -> Any:
     display = FORMAT_TARGETS[name][0]
     if display.endswith(".jsonl"):
         records = [json.loads(line) for line in seed.decode("utf-8").splitlines() if line.strip()]
-        return st.lists(st.one_of(*(shaped(r) for r in records)), max_size=4).map(lambda rs: "".join(dumps(r) + "\n" for r in rs).encode("utf-8", "surrogatepass"))
+        return st.lists(st.one_of(*(shaped(r) for r in records)), max_size=4).map(
+            lambda rs: "".join(dumps(r) + "\n" for r in rs).encode("utf-8", "surrogatepass")
+        )
     return shaped(json.loads(seed)).map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
 
 

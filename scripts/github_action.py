@@ -19,6 +19,7 @@ a command fails with a usage, configuration or internal error (whatever fail-on-
 1 when there are findings and fail-on-findings is true, else 0. The SARIF files are written in
 every case, so that the upload step (run with `always()`) has something to upload.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,10 +42,10 @@ class InputError(Exception):
 
 @dataclass(frozen=True)
 class Outcome:
-    command: str           # "check" or "audit"
-    exit_code: int         # of the SARIF run: 0 clean, 1 findings, 2 error
+    command: str  # "check" or "audit"
+    exit_code: int  # of the SARIF run: 0 clean, 1 findings, 2 error
     sarif: Path
-    results: int           # results in the SARIF file (-1 when it could not be read)
+    results: int  # results in the SARIF file (-1 when it could not be read)
 
 
 def flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -90,7 +91,9 @@ def run_command(command: str, args: Sequence[str], sarif: Path, cwd: Path) -> Ou
         sys.stdout.flush()
         subprocess.run([*base, "--output-format", "github"], cwd=cwd)
     else:
-        print(f"::error title=cachelint {command}::cachelint {command} exited {done.returncode} (usage, configuration or internal error; see the log above)")
+        print(
+            f"::error title=cachelint {command}::cachelint {command} exited {done.returncode} (usage, configuration or internal error; see the log above)"
+        )
     return Outcome(command, done.returncode, sarif, sarif_results(sarif) if sarif.is_file() else -1)
 
 

@@ -1,4 +1,5 @@
 """Shared fixtures: build small trees and logs on disk and run cachelint's API on them."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -21,7 +22,11 @@ def links_to_installed_packages(target: Path) -> Path:
     for site in sorted({Path(sysconfig.get_paths()[key]) for key in ("purelib", "platlib")}):
         for entry in sorted(site.iterdir()) if site.is_dir() else ():
             name = entry.name.lower().lstrip("_")
-            if name.endswith(".pth") or name.startswith("cachelint") or (name.startswith("editable") and "cachelint" in name):
+            if (
+                name.endswith(".pth")
+                or name.startswith("cachelint")
+                or (name.startswith("editable") and "cachelint" in name)
+            ):
                 continue
             if not (target / entry.name).exists():
                 (target / entry.name).symlink_to(entry)
@@ -35,14 +40,18 @@ def offline_pip_env(base: Path) -> dict[str, str]:
     running the tests, on PYTHONPATH, without cachelint itself (the package installed is the one
     built from the repository)."""
     if importlib.util.find_spec("hatchling") is None:
-        pytest.fail("hatchling is missing: install the test extras (pip install '.[test]'); it builds cachelint offline")
+        pytest.fail(
+            "hatchling is missing: install the test extras (pip install '.[test]'); it builds cachelint offline"
+        )
     env = {key: value for key, value in os.environ.items() if not key.startswith("VIRTUAL_ENV")}
-    env.update({
-        "PYTHONPATH": str(links_to_installed_packages(base / "site")),
-        "PIP_NO_INDEX": "1",
-        # pip reads a negative flag's variable inverted: 0 means --no-build-isolation
-        "PIP_NO_BUILD_ISOLATION": "0",
-    })
+    env.update(
+        {
+            "PYTHONPATH": str(links_to_installed_packages(base / "site")),
+            "PIP_NO_INDEX": "1",
+            # pip reads a negative flag's variable inverted: 0 means --no-build-isolation
+            "PIP_NO_BUILD_ISOLATION": "0",
+        }
+    )
     return env
 
 

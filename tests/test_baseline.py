@@ -1,6 +1,7 @@
 """--baseline for check: findings of an earlier JSON output are accepted and left out, matched by
 the fingerprint SARIF uses (rule, path, the flagged line's text), so lines moving does not bring
 them back; a new finding, or an accepted one whose line changed, is reported."""
+
 from __future__ import annotations
 
 import json
@@ -36,13 +37,18 @@ def test_baselined_findings_stay_hidden_when_lines_move(tmp_path):
     write_tree(tmp_path, {"agent.py": "import os\nimport sys\n\n" + AGENT})  # the finding moves 3 lines down
     result = run(tmp_path, "--baseline", "baseline.json", ".")
     assert result.exit_code == 0
-    assert result.stdout == "All checks passed! (2 files checked)\n1 finding accepted in the baseline is not shown.\n"  # baseline.json is a candidate index
+    assert (
+        result.stdout == "All checks passed! (2 files checked)\n1 finding accepted in the baseline is not shown.\n"
+    )  # baseline.json is a candidate index
 
 
 def test_a_new_finding_and_a_changed_line_are_reported(tmp_path):
     write_tree(tmp_path, {"agent.py": AGENT})
     run(tmp_path, "--output-format", "json", "-o", "baseline.json", ".")
-    second = AGENT + "more = [TOOLS[n] for n in {'a'}]\nclient.messages.create(model='m', max_tokens=1, tools=more, messages=[])\n"
+    second = (
+        AGENT
+        + "more = [TOOLS[n] for n in {'a'}]\nclient.messages.create(model='m', max_tokens=1, tools=more, messages=[])\n"
+    )
     write_tree(tmp_path, {"agent.py": second})
     found = json.loads(run(tmp_path, "--baseline", "baseline.json", "--output-format", "json", ".").stdout)
     assert [(f["code"], f["line"]) for f in found] == [("CL101", 6)]

@@ -1,6 +1,7 @@
 """The result cache as a user meets it: a second run answers from .cachelint_cache, edits are seen,
 a damaged cache is discarded with a warning, --no-cache leaves no trace, and the warm run stays
 light (no parser, schema validator or check modules imported)."""
+
 from __future__ import annotations
 
 import os
@@ -293,7 +294,9 @@ def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatc
         catalog._known_valid_packs_in.cache_clear()
         validated: list[str] = []
         real = catalog.validation_errors
-        monkeypatch.setattr(catalog, "validation_errors", lambda data, schema: validated.append(schema) or real(data, schema))
+        monkeypatch.setattr(
+            catalog, "validation_errors", lambda data, schema: validated.append(schema) or real(data, schema)
+        )
         catalog._load_pack_file(pack)
         assert validated  # first time: validated, verdict remembered
         (verdicts,) = tmp_path.glob("packs-valid-*.json")

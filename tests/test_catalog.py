@@ -1,5 +1,6 @@
 """The rule catalog: every entry validates, every stable rule's examples behave as documented,
 and the generated docs are up to date."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -105,9 +106,7 @@ def test_generated_rule_docs_are_current():
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             stale.append(name)
     extra = sorted(p.name for p in docs.glob("CL*.md") if p.name not in generated_pages())
-    assert stale == [] and extra == [], (
-        f"docs/rules is stale ({stale + extra}); run: python -m cachelint.docs"
-    )
+    assert stale == [] and extra == [], f"docs/rules is stale ({stale + extra}); run: python -m cachelint.docs"
 
 
 PACK_FILES = sorted((rules_dir() / "packs").glob("*.yaml"))
@@ -147,7 +146,9 @@ def test_edited_pack_is_read_from_its_yaml_not_the_bundle(tmp_path, monkeypatch)
     shutil.copytree(rules_dir() / "packs", packs)
     shutil.copytree(rules_dir() / "schema", tmp_path / "rules" / "schema")
     edited = packs / "payloads-volatile.yaml"
-    edited.write_text(edited.read_text(encoding="utf-8").replace("as_of:", "description: edited\nas_of:", 1), encoding="utf-8")
+    edited.write_text(
+        edited.read_text(encoding="utf-8").replace("as_of:", "description: edited\nas_of:", 1), encoding="utf-8"
+    )
     monkeypatch.setattr(catalog, "rules_dir", lambda: tmp_path / "rules")
     catalog._pack_bundle.cache_clear()
     catalog._load_pack_file.cache_clear()

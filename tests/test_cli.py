@@ -1,4 +1,5 @@
 """The command line as a user meets it: listing rules, exit codes, selection, formats, errors."""
+
 from __future__ import annotations
 
 import json
@@ -144,7 +145,12 @@ def test_audit_works_where_orjson_cannot_be_imported():
         " '--output-format', 'concise', '--isolated']; from cachelint.cli import main; main()"
     )
     blocked = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    normal = subprocess.run([sys.executable, "-m", "cachelint", "audit", "examples/logs", "--output-format", "concise", "--isolated"],
-                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    normal = subprocess.run(
+        [sys.executable, "-m", "cachelint", "audit", "examples/logs", "--output-format", "concise", "--isolated"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "internal error" not in blocked.stderr, blocked.stderr
     assert (blocked.returncode, blocked.stdout) == (normal.returncode, normal.stdout) and normal.returncode == 1

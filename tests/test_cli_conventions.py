@@ -2,6 +2,7 @@
 one clear message, the totals say what to do next, and -q / -s / -v / --color / --show-fixes /
 --exit-non-zero-on-fix / --extend-exclude / - with --stdin-filename / --statistics behave as in
 Ruff."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,10 @@ def test_a_request_log_given_to_check_points_to_audit(tmp_path):
     write_tree(tmp_path, {"capture.jsonl": LOG})
     result = check(tmp_path, "capture.jsonl")
     assert result.exit_code == 0
-    assert "cachelint: warning: capture.jsonl is a request log: `cachelint check` reads agent code and skill folders;" \
+    assert (
+        "cachelint: warning: capture.jsonl is a request log: `cachelint check` reads agent code and skill folders;"
         " audit logs with `cachelint audit capture.jsonl`" in result.stderr
+    )
     assert "No Python files" not in result.stderr  # the one warning says it all
 
 
@@ -60,15 +63,19 @@ def test_check_of_an_empty_folder_warns_like_ruff(tmp_path):
     (tmp_path / "empty").mkdir()
     result = check(tmp_path, "empty")
     assert result.exit_code == 0
-    assert result.stderr == "cachelint: warning: No Python files, notebooks or skill files found under the given paths\n"
+    assert (
+        result.stderr == "cachelint: warning: No Python files, notebooks or skill files found under the given paths\n"
+    )
     assert result.stdout == "All checks passed! (0 files checked)\n"
 
 
 def test_check_of_a_folder_of_logs_names_them(tmp_path):
     write_tree(tmp_path, {"logs/a.jsonl": LOG, "logs/b.har": "{}"})
     result = check(tmp_path, "logs")
-    assert "No Python files, notebooks or skill files found under the given paths; 2 request logs found (e.g. logs/a.jsonl):" \
+    assert (
+        "No Python files, notebooks or skill files found under the given paths; 2 request logs found (e.g. logs/a.jsonl):"
         " audit them with `cachelint audit logs`" in result.stderr
+    )
 
 
 def test_a_file_no_part_reads_is_said_to_be_skipped(tmp_path):
@@ -89,8 +96,14 @@ def test_rule_names_are_accepted_wherever_codes_are(tmp_path):
     bad = check(tmp_path, "--select", "unordered-tool", "agent.py")
     assert bad.exit_code == 2 and "unknown rule selector 'unordered-tool'" in bad.stderr
     # in the configuration and in a suppression comment
-    write_tree(tmp_path, {"cachelint.toml": "select = ['unordered-tools']\n[per-file-ignores]\n'gen/*' = ['unordered-tools']\n",
-                          "gen/agent.py": AGENT, "sup.py": FIXABLE.replace("{'a'}]", "{'a'}]  # cachelint: ignore[unordered-tools]")})
+    write_tree(
+        tmp_path,
+        {
+            "cachelint.toml": "select = ['unordered-tools']\n[per-file-ignores]\n'gen/*' = ['unordered-tools']\n",
+            "gen/agent.py": AGENT,
+            "sup.py": FIXABLE.replace("{'a'}]", "{'a'}]  # cachelint: ignore[unordered-tools]"),
+        },
+    )
     configured = run(["check", "--no-cache", "--output-format", "json", "."], tmp_path)
     assert [(d["code"], d["path"]) for d in json.loads(configured.stdout)] == [("CL101", "agent.py")]
 
@@ -152,14 +165,26 @@ def test_fixable_findings_are_marked_and_unsafe_ones_counted(tmp_path):
     safe = Diagnostic("CL101", "m", "a.py", 1, 1, fix=Fix("f", (Edit(1, 1, 1, 1, "x"),), Applicability.SAFE))
     unsafe = Diagnostic("CL102", "m", "a.py", 2, 1, fix=Fix("f", (Edit(2, 1, 2, 1, "x"),), Applicability.UNSAFE))
     none = Diagnostic("CL105", "m", "b.py", 3, 1)
-    assert render("concise", [safe, unsafe, none]).splitlines() == ["a.py:1:1: CL101 [*] m", "a.py:2:1: CL102 m", "b.py:3:1: CL105 m"]
+    assert render("concise", [safe, unsafe, none]).splitlines() == [
+        "a.py:1:1: CL101 [*] m",
+        "a.py:2:1: CL102 m",
+        "b.py:3:1: CL105 m",
+    ]
     totals = render_totals(totals_of([safe, unsafe, none], 5, RenderOptions()))
-    assert totals.splitlines()[:2] == ["Found 3 findings in 2 files (5 files checked).", "[*] 1 fixable with `--fix` (1 more with `--unsafe-fixes`)."]
+    assert totals.splitlines()[:2] == [
+        "Found 3 findings in 2 files (5 files checked).",
+        "[*] 1 fixable with `--fix` (1 more with `--unsafe-fixes`).",
+    ]
     with_unsafe = RenderOptions(unsafe_fixes=True)
     assert "a.py:2:1: CL102 [*] m" in render("concise", [unsafe], options=with_unsafe)
-    assert "[*] 2 fixable with `--fix --unsafe-fixes`." in render_totals(totals_of([safe, unsafe, none], 5, with_unsafe), with_unsafe)
+    assert "[*] 2 fixable with `--fix --unsafe-fixes`." in render_totals(
+        totals_of([safe, unsafe, none], 5, with_unsafe), with_unsafe
+    )
     full = render("full", [safe, none])
-    assert "  fix (safe): f" in full and "  help: `cachelint rule CL105` says why it breaks the cache and how to fix it" in full
+    assert (
+        "  fix (safe): f" in full
+        and "  help: `cachelint rule CL105` says why it breaks the cache and how to fix it" in full
+    )
 
 
 def test_quiet_prints_findings_only_and_silent_nothing(tmp_path):
@@ -184,7 +209,9 @@ def test_verbose_says_which_configuration_checked_which_files(tmp_path):
 def _cli(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "CACHELINT_OUTPUT_FORMAT")}
     full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, text=True, env=full, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, text=True, env=full, timeout=120
+    )
 
 
 def test_colour_only_on_request_or_a_terminal(tmp_path):
@@ -207,8 +234,13 @@ def test_colour_on_a_terminal_by_default(tmp_path):
     write_tree(tmp_path, {"agent.py": FIXABLE})
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "cachelint", "check", "--isolated", "--no-cache", "agent.py"],
-                            cwd=tmp_path, stdout=follower, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cachelint", "check", "--isolated", "--no-cache", "agent.py"],
+        cwd=tmp_path,
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     os.close(follower)
     chunks = []
     while True:
@@ -241,7 +273,10 @@ def test_show_fixes_and_exit_non_zero_on_fix(tmp_path):
 
 
 def test_extend_exclude_on_the_command_line_adds_to_the_configuration(tmp_path):
-    write_tree(tmp_path, {"cachelint.toml": "extend-exclude = ['gen']\n", "gen/a.py": FIXABLE, "scratch/b.py": FIXABLE, "c.py": FIXABLE})
+    write_tree(
+        tmp_path,
+        {"cachelint.toml": "extend-exclude = ['gen']\n", "gen/a.py": FIXABLE, "scratch/b.py": FIXABLE, "c.py": FIXABLE},
+    )
     result = run(["check", "--no-cache", "--extend-exclude", "scratch", "--output-format", "json", "."], tmp_path)
     assert [d["path"] for d in json.loads(result.stdout)] == ["c.py"]
 
@@ -262,7 +297,12 @@ def test_output_formats_json_lines_gitlab_junit(tmp_path):
     assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "5", "5")
     (suite,) = root
     case = suite[0]
-    assert (suite.get("name"), case.get("name"), case.get("classname"), case.get("line")) == ("agent.py", "org.cachelint.CL102", "agent", "28")
+    assert (suite.get("name"), case.get("name"), case.get("classname"), case.get("line")) == (
+        "agent.py",
+        "org.cachelint.CL102",
+        "agent",
+        "28",
+    )
     assert case[0].text.startswith("line 28, col 14, system text built from")
     clean = ET.fromstring(check(tmp_path, "--output-format", "junit", "--select", "CL3", "agent.py").stdout)
     assert clean[0][0].get("name") == "No errors found"

@@ -93,21 +93,29 @@ def _found(root: Path, cwd: Path, *args: str) -> list[tuple[str, str]]:
     old = os.getcwd()
     os.chdir(cwd)
     try:
-        result = CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json", *args], catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, ["check", "--no-cache", "--output-format", "json", *args], catch_exceptions=False
+        )
     finally:
         os.chdir(old)
     assert result.exit_code in (0, 1), result.output
-    return sorted((d["code"], Path(os.path.normpath(cwd / d["path"])).relative_to(root).as_posix()) for d in json.loads(result.stdout))
+    return sorted(
+        (d["code"], Path(os.path.normpath(cwd / d["path"])).relative_to(root).as_posix())
+        for d in json.loads(result.stdout)
+    )
 
 
 def test_each_file_is_checked_with_its_closest_configuration(tmp_path):
-    write_tree(tmp_path, {
-        "pyproject.toml": "[tool.cachelint]\nselect = ['CL105']\n",
-        "a.py": AGENT,
-        "sub/cachelint.toml": "select = ['CL101']\n[per-file-ignores]\n'tests/*' = ['unordered-tools']\n",
-        "sub/b.py": AGENT,
-        "sub/tests/c.py": AGENT,
-    })
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.cachelint]\nselect = ['CL105']\n",
+            "a.py": AGENT,
+            "sub/cachelint.toml": "select = ['CL101']\n[per-file-ignores]\n'tests/*' = ['unordered-tools']\n",
+            "sub/b.py": AGENT,
+            "sub/tests/c.py": AGENT,
+        },
+    )
     expected = [("CL101", "sub/b.py"), ("CL105", "a.py")]
     assert _found(tmp_path, tmp_path, ".") == expected
     # the same findings whatever folder the command runs from
@@ -116,18 +124,39 @@ def test_each_file_is_checked_with_its_closest_configuration(tmp_path):
 
 
 def test_command_line_options_apply_over_every_configuration(tmp_path):
-    write_tree(tmp_path, {
-        "pyproject.toml": "[tool.cachelint]\nselect = ['CL105']\n", "a.py": AGENT,
-        "sub/cachelint.toml": "select = ['CL101']\n", "sub/b.py": AGENT,
-    })
-    assert _found(tmp_path, tmp_path, "--select", "CL101,CL105", ".") == [("CL101", "a.py"), ("CL101", "sub/b.py"), ("CL105", "a.py"), ("CL105", "sub/b.py")]
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.cachelint]\nselect = ['CL105']\n",
+            "a.py": AGENT,
+            "sub/cachelint.toml": "select = ['CL101']\n",
+            "sub/b.py": AGENT,
+        },
+    )
+    assert _found(tmp_path, tmp_path, "--select", "CL101,CL105", ".") == [
+        ("CL101", "a.py"),
+        ("CL101", "sub/b.py"),
+        ("CL105", "a.py"),
+        ("CL105", "sub/b.py"),
+    ]
     # --config FILE: one configuration for every file; --isolated: none
-    assert _found(tmp_path, tmp_path, "--config", "sub/cachelint.toml", ".") == [("CL101", "a.py"), ("CL101", "sub/b.py")]
+    assert _found(tmp_path, tmp_path, "--config", "sub/cachelint.toml", ".") == [
+        ("CL101", "a.py"),
+        ("CL101", "sub/b.py"),
+    ]
     assert len(_found(tmp_path, tmp_path, "--isolated", ".")) == 4
 
 
 def test_a_nested_configuration_excludes_its_own_files(tmp_path):
-    write_tree(tmp_path, {"a.py": AGENT, "sub/cachelint.toml": "extend-exclude = ['generated']\n", "sub/generated/g.py": AGENT, "sub/b.py": AGENT})
+    write_tree(
+        tmp_path,
+        {
+            "a.py": AGENT,
+            "sub/cachelint.toml": "extend-exclude = ['generated']\n",
+            "sub/generated/g.py": AGENT,
+            "sub/b.py": AGENT,
+        },
+    )
     found = _found(tmp_path, tmp_path, "--select", "CL101", ".")
     assert found == [("CL101", "a.py"), ("CL101", "sub/b.py")]
     # named on the command line, a file is checked (as Ruff does without --force-exclude)
@@ -135,7 +164,9 @@ def test_a_nested_configuration_excludes_its_own_files(tmp_path):
 
 
 def test_per_file_ignores_are_relative_to_the_configuration_not_the_working_directory(tmp_path):
-    write_tree(tmp_path, {"cachelint.toml": "[per-file-ignores]\n'gen/*' = ['CL1']\n", "gen/x.py": AGENT, "src/y.py": AGENT})
+    write_tree(
+        tmp_path, {"cachelint.toml": "[per-file-ignores]\n'gen/*' = ['CL1']\n", "gen/x.py": AGENT, "src/y.py": AGENT}
+    )
     from_root = _found(tmp_path, tmp_path, "--select", "CL101", ".")
     from_gen = _found(tmp_path, tmp_path / "gen", "--select", "CL101", ".", "../src")
     assert from_root == from_gen == [("CL101", "src/y.py")]
@@ -158,7 +189,14 @@ def test_config_show_for_a_path_gives_that_path_s_settings(tmp_path):
 
     from cachelint.cli import main
 
-    write_tree(tmp_path, {"pyproject.toml": "[tool.cachelint]\nselect = ['CL105']\n", "sub/cachelint.toml": "select = ['CL101']\n", "sub/b.py": ""})
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.cachelint]\nselect = ['CL105']\n",
+            "sub/cachelint.toml": "select = ['CL101']\n",
+            "sub/b.py": "",
+        },
+    )
     old = os.getcwd()
     os.chdir(tmp_path)
     try:

@@ -1,4 +1,5 @@
 """Same input, same bytes out: whatever the hash seed, whatever the file-system order."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """The ecosystem check's scoring on a small labelled fixture: each formula, one label per finding,
 info and notices apart, the held-out pick, and the first-contact record written once."""
+
 from __future__ import annotations
 
 import random
@@ -40,7 +41,12 @@ def test_message_fragment_picks_the_label():
 
 def test_assignment_does_not_depend_on_output_order():
     found = [finding(line=n % 3 + 10, message=str(n)) for n in range(9)]
-    labels = [label(line=10), label(line=11, value="false"), label(line=12, value="debatable"), {**label(), "lines": [10, 12]}]
+    labels = [
+        label(line=10),
+        label(line=11, value="false"),
+        label(line=12, value="debatable"),
+        {**label(), "lines": [10, 12]},
+    ]
     expected = scoring.count(found, scoring.judge(found, labels, []))
     for seed in range(5):
         shuffled = list(found)
@@ -103,14 +109,26 @@ def test_debatable_must_say_what_settles_it():
 def test_first_contact_counts():
     found = [finding(), finding(line=11), finding(code="CL001", line=1), finding(code="CL305", severity="info")]
     labels = [label(), label(line=11, value="false"), label(code="CL001", line=1), label(code="CL305")]
-    record = scoring.first_contact_counts(found, scoring.judge(found, labels, []), [{"code": "CL104", "path": "a.py", "line": 3}])
-    assert record == {"CL001": {"notices": 1}, "CL104": {"misses_open": 1}, "CL105": {"true": 1, "false": 1}, "CL305": {"info": 1}}
+    record = scoring.first_contact_counts(
+        found, scoring.judge(found, labels, []), [{"code": "CL104", "path": "a.py", "line": 3}]
+    )
+    assert record == {
+        "CL001": {"notices": 1},
+        "CL104": {"misses_open": 1},
+        "CL105": {"true": 1, "false": 1},
+        "CL305": {"info": 1},
+    }
 
 
 def test_freeze_writes_once_and_refuses_unlabelled(tmp_path, monkeypatch):
     monkeypatch.setattr(run, "TARGETS", tmp_path)
     data = {
-        "repo": "o/n", "commit": "c" * 40, "kind": "code", "paths": ["."], "round": "r1", "held_out": True,
+        "repo": "o/n",
+        "commit": "c" * 40,
+        "kind": "code",
+        "paths": ["."],
+        "round": "r1",
+        "held_out": True,
         "first_contact": {"cachelint": "d" * 40, "date": "2026-12-07", "status": "labelling"},
         "findings": [
             {**label(), "first_contact": True, "reported_severity": "warning"},
@@ -139,7 +157,9 @@ def test_freeze_writes_once_and_refuses_unlabelled(tmp_path, monkeypatch):
 
 def test_queue_is_taken_in_order(tmp_path, monkeypatch):
     queue = tmp_path / "queue.txt"
-    queue.write_text("intro\n\n## code\n\n1. `a/one` - x\n2. `b/two` - y\n\n## skills\n\n1. `c/three` - z\n", encoding="utf-8")
+    queue.write_text(
+        "intro\n\n## code\n\n1. `a/one` - x\n2. `b/two` - y\n\n## skills\n\n1. `c/three` - z\n", encoding="utf-8"
+    )
     monkeypatch.setattr(run, "QUEUE", queue)
     assert run.read_queue(queue.read_text()) == {"code": ["a/one", "b/two"], "skills": ["c/three"]}
     assert run.next_in_queue("code", [], []) == "a/one"

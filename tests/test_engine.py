@@ -1,6 +1,7 @@
 """The engine's run over Python files: import scan and module names, the two phases (summaries of
 imported modules reach the check, and a change in an imported module re-checks its importers),
 per-file timeouts and crashes as CL001, and the same answer in and out of the process pool."""
+
 from __future__ import annotations
 
 import sys
@@ -151,7 +152,11 @@ def test_an_importer_is_not_rechecked_when_the_summary_is_unchanged(tmp_path, cr
 def test_precommit_on_one_file_still_sees_the_modules_it_imports(tmp_path, cross_module):
     write_tree(
         tmp_path,
-        {"pkg/__init__.py": "", "pkg/agent.py": "from .tools import tool_names\nT = tool_names()\n", "pkg/tools.py": TOOLS_UNORDERED},
+        {
+            "pkg/__init__.py": "",
+            "pkg/agent.py": "from .tools import tool_names\nT = tool_names()\n",
+            "pkg/tools.py": TOOLS_UNORDERED,
+        },
     )
     result = run(tmp_path, paths=("pkg/agent.py",))
     assert [(d.path, d.message) for d in result.diagnostics] == [("pkg/agent.py", "pkg.tools.tool_names returns a set")]

@@ -2,6 +2,7 @@
 
 Update after an intended change with: CACHELINT_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_examples.py
 """
+
 from __future__ import annotations
 
 import os

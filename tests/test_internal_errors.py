@@ -1,5 +1,6 @@
 """cachelint's own failures are CL003, never the user's CL001: reported whatever the selection,
 the rest of the run goes on, and the command exits 2 (its result is not complete)."""
+
 from __future__ import annotations
 
 import json

@@ -7,6 +7,7 @@ dependencies, hatchling (the build backend) included, come from the interpreter 
 put on PYTHONPATH without cachelint itself, so the hooks run the copy pre-commit installed. When
 the checkout is not a git repository (an unpacked sdist), the hooks are installed from a git
 repository made of a copy of it. Slow: every `try-repo` builds an environment of its own."""
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,13 @@ def test_hook_manifest_is_valid():
 
 
 def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env)
     return done.stdout.strip()
 
@@ -80,12 +86,16 @@ def hook_repo(snapshot) -> Path:
 def offline_env(tmp_path_factory) -> dict[str, str]:
     base = tmp_path_factory.mktemp("pre-commit")
     env = {k: v for k, v in offline_pip_env(base).items() if not k.startswith("PRE_COMMIT")}
-    env.update({
-        "PRE_COMMIT_HOME": str(base / "home"),
-        "PRE_COMMIT_COLOR": "never",
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-    })
+    env.update(
+        {
+            "PRE_COMMIT_HOME": str(base / "home"),
+            "PRE_COMMIT_COLOR": "never",
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.com",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com",
+        }
+    )
     return env
 
 
@@ -146,9 +156,12 @@ def _skill(name: str, description: str) -> str:
 
 SKILLS = {
     "skills/reconcile-card-receipts/SKILL.md": _skill(
-        "reconcile-card-receipts", "Use to reconcile card receipts against the bank statement and settle the matching invoices."),
+        "reconcile-card-receipts",
+        "Use to reconcile card receipts against the bank statement and settle the matching invoices.",
+    ),
     "skills/issue-invoices/SKILL.md": _skill(
-        "issue-invoices", "Use to issue, cancel or look up electronic invoices for a customer order."),
+        "issue-invoices", "Use to issue, cancel or look up electronic invoices for a customer order."
+    ),
 }
 
 HOOK_CONFIG = """repos:
@@ -170,16 +183,26 @@ def _configured_project(tmp_path: Path, snapshot: Path, files) -> Path:
 
 def test_index_hook_passes_on_a_current_index_and_fails_on_a_stale_one(tmp_path, snapshot, offline_env):
     project = _configured_project(tmp_path, snapshot, {**SKILLS, "AGENTS.md": "# Agent\n"})
-    written = subprocess.run([sys.executable, "-m", "cachelint", "index", "skills", "--write", "AGENTS.md"],
-                             cwd=project, capture_output=True, text=True)
+    written = subprocess.run(
+        [sys.executable, "-m", "cachelint", "index", "skills", "--write", "AGENTS.md"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
     assert written.returncode == 0, written.stdout + written.stderr
     _git(project, "add", "-A")
     _git(project, "commit", "-qm", "index")
     current = _pre_commit(project, offline_env, "run", "cachelint-index", "--all-files")
     assert current.returncode == 0, _output(current)
 
-    write_tree(project, {"skills/chase-overdue-invoices/SKILL.md": _skill(
-        "chase-overdue-invoices", "Use to send the reminder sequence for overdue invoices to their customers.")})
+    write_tree(
+        project,
+        {
+            "skills/chase-overdue-invoices/SKILL.md": _skill(
+                "chase-overdue-invoices", "Use to send the reminder sequence for overdue invoices to their customers."
+            )
+        },
+    )
     _git(project, "add", "-A")
     stale = _pre_commit(project, offline_env, "run", "cachelint-index", "--all-files")
     assert stale.returncode == 1, _output(stale)
@@ -207,7 +230,9 @@ def _documented_local_hook() -> str:
 def test_the_documented_local_hook_runs_the_installed_cachelint(tmp_path, offline_env):
     config = _documented_local_hook()
     assert "repo: local" in config and "language: system" in config
-    project = _project(tmp_path, {".pre-commit-config.yaml": config, "clean.py": "x = 1\n", "broken.py": b"x = '\xff'\n"})
+    project = _project(
+        tmp_path, {".pre-commit-config.yaml": config, "clean.py": "x = 1\n", "broken.py": b"x = '\xff'\n"}
+    )
     env = {**offline_env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{offline_env.get('PATH', '')}"}
     failing = _pre_commit(project, env, "run", "--all-files")
     assert failing.returncode == 1, _output(failing)

@@ -1,6 +1,7 @@
 """The registry of rules (``cachelint.rules``): catalog entries and rule modules match one to one,
 with the scope and name the catalog gives, and no rule imports another rule (what rules share
 lives below them, in the analysis packages)."""
+
 from __future__ import annotations
 
 import ast
@@ -58,15 +59,21 @@ def test_the_skills_runner_runs_every_skill_rule(tmp_path, monkeypatch):
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "pdf").mkdir()
-    (tmp_path / "pdf" / "SKILL.md").write_text("---\nname: pdf\ndescription: Use when the task merges PDF files.\n---\n")
+    (tmp_path / "pdf" / "SKILL.md").write_text(
+        "---\nname: pdf\ndescription: Use when the task merges PDF files.\n---\n"
+    )
     seen: list[tuple[str, str]] = []
     for module in modules("skills"):
+
         def spy(ctx, code=module.CODE):
             assert isinstance(ctx, SkillContext)
             seen.append((code, ctx.tree.skills[0].name))
             return ()
+
         monkeypatch.setattr(module, "check", spy)
-    check_skills([InputFile(tmp_path / "pdf" / "SKILL.md", "pdf/SKILL.md", explicit=True)], Settings(root=tmp_path), tmp_path)
+    check_skills(
+        [InputFile(tmp_path / "pdf" / "SKILL.md", "pdf/SKILL.md", explicit=True)], Settings(root=tmp_path), tmp_path
+    )
     assert seen == [(code, "pdf") for code in codes("skills")]
 
 

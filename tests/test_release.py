@@ -1,5 +1,6 @@
 """What a release needs that can be checked without its tag (docs/releasing.md): the version has a
 change-log entry, and no document pins cachelint to a version tag that no release has created."""
+
 from __future__ import annotations
 
 import re
@@ -20,11 +21,15 @@ def test_the_version_has_a_changelog_entry():
 
 
 def test_no_document_pins_cachelint_to_a_version_tag():
-    released = set(re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}", (REPO / "CHANGELOG.md").read_text(encoding="utf-8"), re.M))
+    released = set(
+        re.findall(
+            r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}", (REPO / "CHANGELOG.md").read_text(encoding="utf-8"), re.M
+        )
+    )
     pinned = []
     for path in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]:
         for match in PINNED_TAG.finditer(path.read_text(encoding="utf-8")):
-            version = re.search(r"v(\d+\.\d+\.\d+)", path.read_text(encoding="utf-8")[match.start():match.end() + 12])
+            version = re.search(r"v(\d+\.\d+\.\d+)", path.read_text(encoding="utf-8")[match.start() : match.end() + 12])
             if not version or version.group(1) not in released:
                 pinned.append(f"{path.relative_to(REPO)}: {match.group(0)!r}")
     assert not pinned, "pinned to a tag no release created (use a commit sha):\n" + "\n".join(pinned)

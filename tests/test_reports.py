@@ -1,5 +1,6 @@
 """Output formats: SARIF validates against the 2.1.0 schema, GitHub annotations escape correctly,
 JSON carries the documented keys."""
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,43 @@ from cachelint.report.github import annotation, escape_data, escape_property
 from conftest import DATA
 
 SAMPLE = [
-    Diagnostic(code="CL001", message="cannot read: 50% done, bad\nline", path="src/a.py", line=3, column=5, end_line=3, end_column=9),
-    Diagnostic(code="CL002", message="multi-line span", path="src/b.py", line=2, column=7, end_line=4, end_column=2,
-               severity=Severity.INFO),
-    Diagnostic(code="CL001", message="payload", path="logs/run.jsonl", line=7, column=1, record=6, session="s1", kind="reordered"),
-    Diagnostic(code="CL002", message="with fix", path="src/a.py", line=5, column=1,
-               fix=Fix("wrap in sorted()", (Edit(5, 1, 5, 1, "sorted("), Edit(5, 4, 5, 4, ")")), Applicability.SAFE)),
+    Diagnostic(
+        code="CL001",
+        message="cannot read: 50% done, bad\nline",
+        path="src/a.py",
+        line=3,
+        column=5,
+        end_line=3,
+        end_column=9,
+    ),
+    Diagnostic(
+        code="CL002",
+        message="multi-line span",
+        path="src/b.py",
+        line=2,
+        column=7,
+        end_line=4,
+        end_column=2,
+        severity=Severity.INFO,
+    ),
+    Diagnostic(
+        code="CL001",
+        message="payload",
+        path="logs/run.jsonl",
+        line=7,
+        column=1,
+        record=6,
+        session="s1",
+        kind="reordered",
+    ),
+    Diagnostic(
+        code="CL002",
+        message="with fix",
+        path="src/a.py",
+        line=5,
+        column=1,
+        fix=Fix("wrap in sorted()", (Edit(5, 1, 5, 1, "sorted("), Edit(5, 4, 5, 4, ")")), Applicability.SAFE),
+    ),
 ]
 
 
@@ -45,7 +77,9 @@ def test_sarif_validates_against_the_schema():
     levels = [r["level"] for r in run["results"]]
     assert levels == ["error", "note", "error", "warning"]
     assert run["results"][2]["properties"] == {"record": 6, "session": "s1", "kind": "reordered"}
-    assert run["results"][3]["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"] == "sorted("
+    assert (
+        run["results"][3]["fixes"][0]["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"] == "sorted("
+    )
 
 
 def test_sarif_fingerprints_are_stable_and_unique():
@@ -93,7 +127,9 @@ def test_github_escaping():
     assert escape_data("50% a\r\nb") == "50%25 a%0D%0Ab"
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
     line = annotation(SAMPLE[0])
-    assert line.startswith("::error title=cachelint (CL001 unreadable-input),file=src/a.py,line=3,col=5,endLine=3,endColumn=9::")
+    assert line.startswith(
+        "::error title=cachelint (CL001 unreadable-input),file=src/a.py,line=3,col=5,endLine=3,endColumn=9::"
+    )
     assert line.endswith("src/a.py:3:5: CL001 cannot read: 50%25 done, bad%0Aline")
     assert "\n" not in line
 
@@ -119,8 +155,16 @@ def test_concise_is_the_stable_editor_format():
 
 
 def test_full_shows_payload_location_and_details():
-    d = Diagnostic(code="CL001", message="m", path="x.jsonl", line=2, column=1, record=1, session="s",
-                   details={"offset": 42, "before": "abc\ndef"})
+    d = Diagnostic(
+        code="CL001",
+        message="m",
+        path="x.jsonl",
+        line=2,
+        column=1,
+        record=1,
+        session="s",
+        details={"offset": 42, "before": "abc\ndef"},
+    )
     text = render("full", [d])
     assert "record 1, session s" in text and "offset: 42" in text and "      def" in text
 
@@ -130,8 +174,17 @@ def test_full_output_keeps_quoted_line_breaks_on_their_line():
     report into lines that look like other findings."""
     from cachelint.report.text import render_full
 
-    d = Diagnostic(code="CL307", message="text sent again", path="log.jsonl", line=2, column=1,
-                   details={"repeats": [{"chars": 2650, "starts": "YOU ARE HELPFUL.\nlog.jsonl:9:1: CL999 fake"}], "kinds": ["a\nb"]})
+    d = Diagnostic(
+        code="CL307",
+        message="text sent again",
+        path="log.jsonl",
+        line=2,
+        column=1,
+        details={
+            "repeats": [{"chars": 2650, "starts": "YOU ARE HELPFUL.\nlog.jsonl:9:1: CL999 fake"}],
+            "kinds": ["a\nb"],
+        },
+    )
     text = render_full([d])
     assert not any(line.startswith("log.jsonl:9:1") or line == "b" for line in text.splitlines())
     assert "starts=YOU ARE HELPFUL.\\nlog.jsonl:9:1: CL999 fake" in text and "kinds: a\\nb" in text
@@ -148,4 +201,7 @@ def test_sarif_uris_are_percent_encoded():
     assert artifact_uri("a\\x41.py") == "a%5Cx41.py"  # a literal backslash stays one
     d = Diagnostic(code="CL101", message="m", path="a b/[x].py", line=1, column=1)
     sarif = json.loads(render("sarif", [d]))
-    assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "a%20b/%5Bx%5D.py"
+    assert (
+        sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        == "a%20b/%5Bx%5D.py"
+    )

@@ -4,6 +4,7 @@ Its True skips jsonschema entirely (no error is looked for), so a True where jso
 error would hide a finding: the values compared here are built to sit near the boundaries (the
 schemas' own property names, patterns, enum values and length limits, valid packs and
 configurations with one part broken)."""
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,16 @@ def vocabulary(name: str) -> tuple[tuple[str, ...], tuple[Any, ...]]:
                     literals.extend(v)
                 elif k == "const":
                     literals.append(v)
-                elif k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems") and isinstance(v, (int, float)):
+                elif k in (
+                    "minimum",
+                    "maximum",
+                    "exclusiveMinimum",
+                    "exclusiveMaximum",
+                    "minLength",
+                    "maxLength",
+                    "minItems",
+                    "maxItems",
+                ) and isinstance(v, (int, float)):
                     literals.extend([v, v - 1, v + 1, v + 0.5, "x" * max(0, int(v)), "x" * (int(v) + 1)])
                 elif not k.startswith("x-"):
                     walk(v)
@@ -54,14 +64,39 @@ def vocabulary(name: str) -> tuple[tuple[str, ...], tuple[Any, ...]]:
 
 def values(name: str) -> st.SearchStrategy[Any]:
     keys, literals = vocabulary(name)
-    texts = st.sampled_from(["", " ", "a", "ok-name", "-bad", "Bad Name", "a" * 64, "a" * 65, "x" * 1025, "é", "2026-11-29", "*", "CL101", "CL1", "anthropic"])
+    texts = st.sampled_from(
+        [
+            "",
+            " ",
+            "a",
+            "ok-name",
+            "-bad",
+            "Bad Name",
+            "a" * 64,
+            "a" * 65,
+            "x" * 1025,
+            "é",
+            "2026-11-29",
+            "*",
+            "CL101",
+            "CL1",
+            "anthropic",
+        ]
+    )
     scalars = st.one_of(
-        st.none(), st.booleans(), st.integers(-3, 2000), st.floats(-10, 2000, allow_nan=False), st.sampled_from([0, 1, 1.0, True, False]),
-        texts, st.text(max_size=8),
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 2000),
+        st.floats(-10, 2000, allow_nan=False),
+        st.sampled_from([0, 1, 1.0, True, False]),
+        texts,
+        st.text(max_size=8),
         *([st.sampled_from(literals)] if literals else []),
     )
     names = st.one_of(st.sampled_from(keys), st.text(max_size=6)) if keys else st.text(max_size=6)
-    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(names, inner, max_size=6), max_leaves=25)
+    return st.recursive(
+        scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(names, inner, max_size=6), max_leaves=25
+    )
 
 
 def agree(name: str, value: Any) -> None:
@@ -88,7 +123,10 @@ def near(schema: Any, root: dict, depth: int = 0) -> st.SearchStrategy[Any]:
     for combinator in ("anyOf", "oneOf", "allOf"):
         if combinator in schema:
             rest = {k: v for k, v in schema.items() if k != combinator}
-            return st.one_of([near(_merged(rest, sub), root, depth + 1) for sub in schema[combinator]] + [near(rest, root, depth + 1)])
+            return st.one_of(
+                [near(_merged(rest, sub), root, depth + 1) for sub in schema[combinator]]
+                + [near(rest, root, depth + 1)]
+            )
     kinds = schema.get("type", ["string", "integer", "object", "array", "boolean", "null"])
     kinds = kinds if isinstance(kinds, list) else [kinds]
     return st.one_of([_near_type(kind, schema, root, depth) for kind in kinds])
@@ -124,10 +162,14 @@ def _near_type(kind: str, schema: dict, root: dict, depth: int) -> st.SearchStra
         padded = lengths.map(lambda n: "a" * n)
         if "pattern" in schema:
             matching = st.from_regex(schema["pattern"], fullmatch=True).filter(lambda t: len(t) < 2000)
-            stretched = st.tuples(matching, lengths).map(lambda pair: (pair[0] * (pair[1] // max(1, len(pair[0])) + 1))[: pair[1]] if pair[0] else pair[0])
+            stretched = st.tuples(matching, lengths).map(
+                lambda pair: (pair[0] * (pair[1] // max(1, len(pair[0])) + 1))[: pair[1]] if pair[0] else pair[0]
+            )
             # a match with blanks around it: a fast path that anchored the pattern (match instead
             # of search) would reject what JSON Schema accepts
-            framed = st.tuples(st.sampled_from(["", " ", "\n", "A"]), matching, st.sampled_from(["", " ", "\n", "-"])).map("".join)
+            framed = st.tuples(
+                st.sampled_from(["", " ", "\n", "A"]), matching, st.sampled_from(["", " ", "\n", "-"])
+            ).map("".join)
             return matching | stretched | padded | framed | st.sampled_from(["", " ", "A-", "-a", "é"])
         return padded | st.text(max_size=5)
     if kind in ("integer", "number"):
@@ -143,7 +185,9 @@ def _near_type(kind: str, schema: dict, root: dict, depth: int) -> st.SearchStra
         return st.none()
     if kind == "array":
         item = near(schema.get("items", {}), root, depth + 1)
-        return _sizes(schema, "minItems", "maxItems", 3).flatmap(lambda n: st.lists(item, min_size=min(n, 4), max_size=min(n, 4)))
+        return _sizes(schema, "minItems", "maxItems", 3).flatmap(
+            lambda n: st.lists(item, min_size=min(n, 4), max_size=min(n, 4))
+        )
     if kind == "object":
         props = schema.get("properties", {})
         required = [k for k in schema.get("required", []) if isinstance(k, str)]
@@ -156,7 +200,9 @@ def _near_type(kind: str, schema: dict, root: dict, depth: int) -> st.SearchStra
             keys += draw(st.lists(st.sampled_from(optional), unique=True, max_size=4)) if optional else []
             out = {k: draw(near(props.get(k, extra if isinstance(extra, dict) else {}), root, depth + 1)) for k in keys}
             if draw(st.integers(0, 4)) == 0:
-                out[draw(st.text(min_size=1, max_size=4))] = draw(near(extra if isinstance(extra, dict) else {}, root, depth + 1))
+                out[draw(st.text(min_size=1, max_size=4))] = draw(
+                    near(extra if isinstance(extra, dict) else {}, root, depth + 1)
+                )
             return out
 
         return build()
@@ -164,7 +210,11 @@ def _near_type(kind: str, schema: dict, root: dict, depth: int) -> st.SearchStra
 
 
 @pytest.mark.parametrize("name", SCHEMAS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_values_near_each_schema(name, data):
     schema = load_schema(name)
@@ -185,9 +235,26 @@ def valid_examples() -> list[tuple[str, Any]]:
     """Real valid values: every bundled pack (against the pack schema of its kind), the example
     configuration of the docs, a front matter."""
     out: list[tuple[str, Any]] = [
-        ("skill-frontmatter.schema.json", {"name": "pdf-forms", "description": "Fill PDF forms.", "license": "MIT", "allowed-tools": ["Read"], "metadata": {"a": 1}}),
+        (
+            "skill-frontmatter.schema.json",
+            {
+                "name": "pdf-forms",
+                "description": "Fill PDF forms.",
+                "license": "MIT",
+                "allowed-tools": ["Read"],
+                "metadata": {"a": 1},
+            },
+        ),
         ("skill-frontmatter.schema.json", {"name": "x", "when_to_use": "When the user asks."}),
-        ("config.schema.json", {"select": ["CL1", "CL3"], "ignore": ["CL105"], "exclude": ["build"], "per-file-ignores": {"tests/*": ["CL1"]}}),
+        (
+            "config.schema.json",
+            {
+                "select": ["CL1", "CL3"],
+                "ignore": ["CL105"],
+                "exclude": ["build"],
+                "per-file-ignores": {"tests/*": ["CL1"]},
+            },
+        ),
     ]
     bundle = json.loads((rules_dir() / "packs" / "bundle.json").read_text(encoding="utf-8"))
     for entry in bundle.get("packs", bundle).values() if isinstance(bundle, dict) else ():
@@ -270,7 +337,13 @@ def _limit_values(sub: dict) -> list[Any]:
     return out
 
 
-LIMITED = ["skill-frontmatter.schema.json", "config.schema.json", "config-audit.schema.json", "config-code.schema.json", "config-skills.schema.json"]
+LIMITED = [
+    "skill-frontmatter.schema.json",
+    "config.schema.json",
+    "config-audit.schema.json",
+    "config-code.schema.json",
+    "config-skills.schema.json",
+]
 
 
 @pytest.mark.parametrize("name", LIMITED)

@@ -3,6 +3,7 @@ output) refers to nothing outside it, every relative Markdown link resolves to a
 repository (and to a heading, where it names one), and the catalog's references and the packs'
 sources cite docs/ pages or URLs. Runs on a git clone and on an unpacked sdist alike (it walks
 the tree, it does not ask git)."""
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,21 @@ import yaml
 from conftest import REPO
 
 # What the project ships, as the tree has it (the sdist carries the same folders).
-SHIPPED = ("README.md", "CHANGELOG.md", "action.yml", ".pre-commit-hooks.yaml", "pyproject.toml",
-           "docs", "rules", "cachelint", "tests", "examples", "benchmarks", "scripts", ".ci")
+SHIPPED = (
+    "README.md",
+    "CHANGELOG.md",
+    "action.yml",
+    ".pre-commit-hooks.yaml",
+    "pyproject.toml",
+    "docs",
+    "rules",
+    "cachelint",
+    "tests",
+    "examples",
+    "benchmarks",
+    "scripts",
+    ".ci",
+)
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".json", ".toml", ".txt", ".sh", ".cfg", ".ini", ".jsonl", ""}
 SKIPPED_DIRS = {"__pycache__", ".cachelint_cache", ".hypothesis", ".venv", ".pytest_cache"}
 THIS_FILE = Path(__file__).resolve()
@@ -31,14 +45,27 @@ _FOLDER = "sh" + "ared"
 _ORIGIN = "se" + "ed"
 _ITEM = "iss" + "ue"
 OUTSIDE = [
-    ("a path to the background folder", re.compile(rf"\.\./{_FOLDER}\b|\b{_FOLDER}/(reference|{_ORIGIN}s|samples|hooks|DESIGN|STYLE)", re.I)),
-    ("a background document by name", re.compile(r"\b(cache_facts|skills_conventions|linter_conventions)(\.md)?\b|\b(DESIGN|STYLE)\.md\b")),
-    ("an origin document", re.compile(rf"\b{_ORIGIN}s?/|\b{_ORIGIN} 0\d\d\b|\b{_ORIGIN} (document|text|file)s?\b|\bthe {_ORIGIN}s\b", re.I)),
+    (
+        "a path to the background folder",
+        re.compile(rf"\.\./{_FOLDER}\b|\b{_FOLDER}/(reference|{_ORIGIN}s|samples|hooks|DESIGN|STYLE)", re.I),
+    ),
+    (
+        "a background document by name",
+        re.compile(r"\b(cache_facts|skills_conventions|linter_conventions)(\.md)?\b|\b(DESIGN|STYLE)\.md\b"),
+    ),
+    (
+        "an origin document",
+        re.compile(
+            rf"\b{_ORIGIN}s?/|\b{_ORIGIN} 0\d\d\b|\b{_ORIGIN} (document|text|file)s?\b|\bthe {_ORIGIN}s\b", re.I
+        ),
+    ),
     ("a work item's number", re.compile(rf"\b{_ITEM}s? #?\d+\b", re.I)),
     ("an absolute path of a development machine", re.compile(r"(?<![\w.])/(work|home|Users|root)/")),
     # the background notes' section signs and their labels of sources (P1 = a provider page...)
-    ("a section or source label of the background notes", re.compile(
-        r"§\s?\d|\((?:P[1-4]|O[01]|SK)[\s,;:)]|(?<![\w/#.-])(?:P[1-4]|O[01]|SK)(?: §|[,;:)]| \d\.\d)")),
+    (
+        "a section or source label of the background notes",
+        re.compile(r"§\s?\d|\((?:P[1-4]|O[01]|SK)[\s,;:)]|(?<![\w/#.-])(?:P[1-4]|O[01]|SK)(?: §|[,;:)]| \d\.\d)"),
+    ),
 ]
 
 
@@ -49,15 +76,26 @@ def shipped_files() -> Iterator[Path]:
             yield path
         elif path.is_dir():
             for sub in sorted(path.rglob("*")):
-                if sub.is_file() and not SKIPPED_DIRS.intersection(sub.relative_to(REPO).parts) \
-                        and sub.suffix in TEXT_SUFFIXES and sub.resolve() != THIS_FILE:
+                if (
+                    sub.is_file()
+                    and not SKIPPED_DIRS.intersection(sub.relative_to(REPO).parts)
+                    and sub.suffix in TEXT_SUFFIXES
+                    and sub.resolve() != THIS_FILE
+                ):
                     yield sub
 
 
 def test_the_scan_sees_the_shipped_tree():
     names = {p.relative_to(REPO).as_posix() for p in shipped_files()}
-    for expected in ("README.md", "cachelint/cli.py", "rules/catalog/CL101.yaml", "docs/background/README.md",
-                     "tests/conftest.py", "examples/agent/backoffice_agent.py", "rules/packs/bundle.json"):
+    for expected in (
+        "README.md",
+        "cachelint/cli.py",
+        "rules/catalog/CL101.yaml",
+        "docs/background/README.md",
+        "tests/conftest.py",
+        "examples/agent/backoffice_agent.py",
+        "rules/packs/bundle.json",
+    ):
         assert expected in names
 
 
@@ -72,26 +110,40 @@ def test_nothing_refers_outside_the_repository():
     assert not found, "references outside the repository:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("sample, what", [
-    (f"see ../{_FOLDER}/notes", "a path to the background folder"),
-    ("(see reference/cache_facts.md)", "a background document by name"),
-    (f"as {_ORIGIN}s/tool-router.txt says", "an origin document"),
-    (f"{_ORIGIN} 003: choose the TTL", "an origin document"),
-    (f"the SDK corpus of {_ITEM} 7", "a work item's number"),
-    ("--peers-python /work/peers-audit/bin/python", "an absolute path of a development machine"),
-    ("the default TTL (P1).", "a section or source label of the background notes"),
-    ("keep each key near 15 requests/min (O1)", "a section or source label of the background notes"),
-    ("as the 20-block lookback says (§1.3)", "a section or source label of the background notes"),
-    (f"SK; claude-code {_ITEM}", "a section or source label of the background notes"),
-])
+@pytest.mark.parametrize(
+    "sample, what",
+    [
+        (f"see ../{_FOLDER}/notes", "a path to the background folder"),
+        ("(see reference/cache_facts.md)", "a background document by name"),
+        (f"as {_ORIGIN}s/tool-router.txt says", "an origin document"),
+        (f"{_ORIGIN} 003: choose the TTL", "an origin document"),
+        (f"the SDK corpus of {_ITEM} 7", "a work item's number"),
+        ("--peers-python /work/peers-audit/bin/python", "an absolute path of a development machine"),
+        ("the default TTL (P1).", "a section or source label of the background notes"),
+        ("keep each key near 15 requests/min (O1)", "a section or source label of the background notes"),
+        ("as the 20-block lookback says (§1.3)", "a section or source label of the background notes"),
+        (f"SK; claude-code {_ITEM}", "a section or source label of the background notes"),
+    ],
+)
 def test_each_pattern_catches_what_it_names(sample, what):
     assert [name for name, pattern in OUTSIDE if pattern.search(sample)] == [what]
 
 
-@pytest.mark.parametrize("sample", [
-    f"PYTHONHASH{_ORIGIN.upper()}=0", f"--{_ORIGIN} 7", f"hypothesis {_ORIGIN}", f"a {_FOLDER} prefix", "openai/codex#2611",
-    "SKILL.md", "P1DAY", "O1ab", "tests/data/sarif-schema-2.1.0.json", f"https://github.com/anthropics/claude-code/{_ITEM}s/96101",
-])
+@pytest.mark.parametrize(
+    "sample",
+    [
+        f"PYTHONHASH{_ORIGIN.upper()}=0",
+        f"--{_ORIGIN} 7",
+        f"hypothesis {_ORIGIN}",
+        f"a {_FOLDER} prefix",
+        "openai/codex#2611",
+        "SKILL.md",
+        "P1DAY",
+        "O1ab",
+        "tests/data/sarif-schema-2.1.0.json",
+        f"https://github.com/anthropics/claude-code/{_ITEM}s/96101",
+    ],
+)
 def test_look_alikes_are_not_caught(sample):
     assert [name for name, pattern in OUTSIDE if pattern.search(sample)] == []
 
@@ -128,8 +180,13 @@ def anchors(path: Path) -> set[str]:
 def markdown_files() -> list[Path]:
     """The documentation: README, change log, docs/, and the notes beside third-party test data
     (the fixtures' own Markdown is input, not documentation)."""
-    docs = [REPO / "README.md", REPO / "CHANGELOG.md", *sorted((REPO / "docs").rglob("*.md")),
-            *sorted((REPO / "tests" / "data").glob("*.md")), *sorted((REPO / "tests").glob("*/fixtures/NOTICE.md"))]
+    docs = [
+        REPO / "README.md",
+        REPO / "CHANGELOG.md",
+        *sorted((REPO / "docs").rglob("*.md")),
+        *sorted((REPO / "tests" / "data").glob("*.md")),
+        *sorted((REPO / "tests").glob("*/fixtures/NOTICE.md")),
+    ]
     return [p for p in docs if p.is_file()]
 
 
@@ -185,15 +242,22 @@ def test_link_checker_finds_a_broken_link_and_a_missing_anchor(tmp_path, monkeyp
     assert [t for _, t in relative_links(tmp_path / "docs" / "a.md")] == []
 
 
-@pytest.mark.parametrize("heading, anchor", [
-    ("SKILL.md", "skillmd"), ("HAR 1.2", "har-12"), ("Anthropic on Bedrock and Vertex", "anthropic-on-bedrock-and-vertex"),
-    ("`--fix` and fix safety", "--fix-and-fix-safety"), ("Gemini generateContent", "gemini-generatecontent"),
-])
+@pytest.mark.parametrize(
+    "heading, anchor",
+    [
+        ("SKILL.md", "skillmd"),
+        ("HAR 1.2", "har-12"),
+        ("Anthropic on Bedrock and Vertex", "anthropic-on-bedrock-and-vertex"),
+        ("`--fix` and fix safety", "--fix-and-fix-safety"),
+        ("Gemini generateContent", "gemini-generatecontent"),
+    ],
+)
 def test_github_anchor(heading, anchor):
     assert github_anchor(heading) == anchor
 
 
 # --- what the catalog and the packs cite ------------------------------------------------------
+
 
 def _cited_targets(value: Any, key: str | None = None) -> Iterator[str]:
     if isinstance(value, dict):

@@ -64,11 +64,13 @@ def test_python_comment_with_unknown_code_still_reported():
 def test_notebook_suppressions_are_per_cell():
     import json
 
-    nb = {"cells": [
-        {"cell_type": "markdown", "source": ["# title"]},
-        {"cell_type": "code", "source": ["x = 1\n", "y = 2  # cachelint: ignore[CL101]\n"]},
-        {"cell_type": "code", "source": ["z = 3  # noqa: CL888\n"]},
-    ]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["# title"]},
+            {"cell_type": "code", "source": ["x = 1\n", "y = 2  # cachelint: ignore[CL101]\n"]},
+            {"cell_type": "code", "source": ["z = 3  # noqa: CL888\n"]},
+        ]
+    }
     text = json.dumps(nb)
     d_cell2 = Diagnostic(code="CL101", message="cell 2: m", path="n.ipynb", line=2, column=1, details={"cell": 2})
     d_cell3 = Diagnostic(code="CL101", message="cell 3: m", path="n.ipynb", line=2, column=1, details={"cell": 3})
@@ -96,7 +98,9 @@ _INDEX = (
 def test_a_markdown_comment_suppresses_a_dangling_index_entry(tmp_path):
     write_tree(tmp_path, {**_INDEX_SKILLS, "AGENTS.md": _INDEX.format(comment="")})
     assert [(d.code, d.path, d.line) for d in check_tree(tmp_path).diagnostics] == [("CL204", "AGENTS.md", 4)]
-    write_tree(tmp_path, {"AGENTS.md": _INDEX.format(comment="<!-- cachelint: ignore[CL204] -- moved to the wiki -->\n")})
+    write_tree(
+        tmp_path, {"AGENTS.md": _INDEX.format(comment="<!-- cachelint: ignore[CL204] -- moved to the wiki -->\n")}
+    )
     assert check_tree(tmp_path).diagnostics == []
 
 
@@ -104,7 +108,9 @@ def test_a_yaml_comment_in_front_matter_suppresses_a_generic_description(tmp_pat
     skill = "---\nname: helper\n{comment}description: Helps with tasks.\n---\nbody\n"
     write_tree(tmp_path, {"skills/helper/SKILL.md": skill.format(comment="")})
     assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL202"]
-    write_tree(tmp_path, {"skills/helper/SKILL.md": skill.format(comment="# cachelint: ignore[generic-skill-description]\n")})
+    write_tree(
+        tmp_path, {"skills/helper/SKILL.md": skill.format(comment="# cachelint: ignore[generic-skill-description]\n")}
+    )
     assert check_tree(tmp_path).diagnostics == []
     write_tree(tmp_path, {"skills/helper/SKILL.md": skill.format(comment="# cachelint: ignore[CL299]\n")})
     assert [(d.code, d.line) for d in check_tree(tmp_path).diagnostics] == [("CL002", 3), ("CL202", 4)]

@@ -1,5 +1,6 @@
 """The gitignore matcher is git's: discovery over a repository of generated patterns, valid and
 malformed, finds exactly the files ``git ls-files --others --exclude-standard`` lists."""
+
 from __future__ import annotations
 
 import os
@@ -19,14 +20,65 @@ needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
 # Pieces of patterns: literals, wildcards, classes (ranges, negation, POSIX classes) and the
 # malformed ones git matches nothing with (a reversed range, an unclosed class, an unknown class).
 TOKENS = [
-    "a", "b", "ab", ".", "-", "x", "*", "*", "**", "?", "/", "/", "[ab]", "[a-b]", "[!a]", "[^b]",
-    "[]a]", "[a-]", "[[:alpha:]]", "[[:digit:]]", "[[:bogus:]]", "[z-a]", "[a-\\]", "[", "]",
-    "\\", "\\*", "\\ ", " ", "!", "#", "[[:alpha:]", "[[:]]",
+    "a",
+    "b",
+    "ab",
+    ".",
+    "-",
+    "x",
+    "*",
+    "*",
+    "**",
+    "?",
+    "/",
+    "/",
+    "[ab]",
+    "[a-b]",
+    "[!a]",
+    "[^b]",
+    "[]a]",
+    "[a-]",
+    "[[:alpha:]]",
+    "[[:digit:]]",
+    "[[:bogus:]]",
+    "[z-a]",
+    "[a-\\]",
+    "[",
+    "]",
+    "\\",
+    "\\*",
+    "\\ ",
+    " ",
+    "!",
+    "#",
+    "[[:alpha:]",
+    "[[:]]",
 ]
 # The files of every case folder (names with the characters patterns treat specially).
 FILES = [
-    "a", "ab", "ba", "aab", "a.b", "x", "-", "[a]", "a b", "#a", "!a", "*", "a\\b",
-    "b/a", "b/ab", "b/x/a", "b/x/b", "ad/a", "ad/b/ab", "ad/b/a.b", "x.d/a.b", "a b.d/a", "bb/b",
+    "a",
+    "ab",
+    "ba",
+    "aab",
+    "a.b",
+    "x",
+    "-",
+    "[a]",
+    "a b",
+    "#a",
+    "!a",
+    "*",
+    "a\\b",
+    "b/a",
+    "b/ab",
+    "b/x/a",
+    "b/x/b",
+    "ad/a",
+    "ad/b/ab",
+    "ad/b/a.b",
+    "x.d/a.b",
+    "a b.d/a",
+    "bb/b",
 ]
 
 
@@ -70,8 +122,21 @@ def _make_repo(root: Path, patterns: list[str]) -> None:
 def _git_untracked(root: Path) -> set[str]:
     env = {**os.environ, "HOME": str(root.parent), "XDG_CONFIG_HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
     out = subprocess.run(
-        [GIT, "-c", "core.excludesFile=", "-c", "core.quotePath=false", "ls-files", "--others", "--exclude-standard", "-z"],
-        cwd=root, env=env, check=True, capture_output=True,
+        [
+            GIT,
+            "-c",
+            "core.excludesFile=",
+            "-c",
+            "core.quotePath=false",
+            "ls-files",
+            "--others",
+            "--exclude-standard",
+            "-z",
+        ],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
     ).stdout
     return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
 
@@ -89,9 +154,7 @@ def test_discovery_ignores_what_git_ignores(tmp_path, seed):
     root = tmp_path / "repo"
     _make_repo(root, patterns)
     git, ours = _git_untracked(root), _ours(root)
-    wrong = sorted(
-        (patterns[int(p.split("/", 1)[0][4:])], p.split("/", 1)[1], p in git) for p in git ^ ours
-    )
+    wrong = sorted((patterns[int(p.split("/", 1)[0][4:])], p.split("/", 1)[1], p in git) for p in git ^ ours)
     assert not wrong, f"{len(wrong)} verdicts differ from git's (pattern, path, git lists it): {wrong[:20]}"
 
 

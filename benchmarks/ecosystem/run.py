@@ -14,6 +14,7 @@ The checkouts are never committed: ``prepare`` extracts each target's commit fro
 bare mirror (``DIR/owner+name`` or ``DIR/owner+name/repo``), or clones it from GitHub with
 ``--clone`` where the network is reachable.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -125,11 +126,21 @@ def prepare(targets: list[Target], mirrors: Path | None, into: Path, clone: bool
                 try:
                     missing = _extract_present(git_dir, target.commit, staging)
                 except (subprocess.CalledProcessError, OSError) as exc:
-                    print(f"{target.slug}: commit {target.commit} not in {git_dir}: {archive.stderr.decode().strip() or exc}", file=sys.stderr)
+                    print(
+                        f"{target.slug}: commit {target.commit} not in {git_dir}: {archive.stderr.decode().strip() or exc}",
+                        file=sys.stderr,
+                    )
                     failed += 1
                     continue
             os.replace(staging, dest)
-        print(f"{target.slug}: {dest}" + (f" ({len(missing)} file(s) absent from the mirror: {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''})" if missing else ""))
+        print(
+            f"{target.slug}: {dest}"
+            + (
+                f" ({len(missing)} file(s) absent from the mirror: {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''})"
+                if missing
+                else ""
+            )
+        )
     return 1 if failed else 0
 
 
@@ -138,7 +149,9 @@ def _extract_present(git_dir: Path, commit: str, dest: Path) -> list[str]:
 
     Partial mirrors (large files left out) make ``git archive`` fail as a whole; the targets'
     recordings are usually present, and a run on such a checkout says which files were absent."""
-    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
+    listing = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", commit], capture_output=True, check=True
+    ).stdout
     entries = []
     for item in listing.split(b"\0"):
         if not item:
@@ -148,7 +161,9 @@ def _extract_present(git_dir: Path, commit: str, dest: Path) -> list[str]:
         if kind == b"blob":
             entries.append((mode, sha, os.fsdecode(path)))
     missing = []
-    with subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE) as cat:
+    with subprocess.Popen(
+        ["git", f"--git-dir={git_dir}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as cat:
         assert cat.stdin is not None and cat.stdout is not None
         for mode, sha, path in entries:
             cat.stdin.write(sha + b"\n")
@@ -171,7 +186,9 @@ def _extract_present(git_dir: Path, commit: str, dest: Path) -> list[str]:
 # --- run --------------------------------------------------------------------------------------
 
 
-def run_cachelint(target: Target, checkout: Path, cachelint: list[str]) -> tuple[list[dict], float, int, str, list[dict] | None]:
+def run_cachelint(
+    target: Target, checkout: Path, cachelint: list[str]
+) -> tuple[list[dict], float, int, str, list[dict] | None]:
     """The findings, seconds, exit code, error text, and the audit's sessions when its JSON has them."""
     no_cache = ["--no-cache"] if target.command == "check" else []  # the audit keeps no cache
     cmd = [*cachelint, target.command, *target.paths, "--output-format", "json", *no_cache, *target.args]
@@ -187,7 +204,13 @@ def run_cachelint(target: Target, checkout: Path, cachelint: list[str]) -> tuple
     if isinstance(data, dict):  # a report object: findings under one of these keys
         sessions = data.get("sessions") if isinstance(data.get("sessions"), list) else None
         data = data.get("findings") or data.get("diagnostics") or []
-    return list(data), elapsed, proc.returncode, proc.stderr.decode(errors="replace")[-2000:] if proc.returncode == 2 else "", sessions
+    return (
+        list(data),
+        elapsed,
+        proc.returncode,
+        proc.stderr.decode(errors="replace")[-2000:] if proc.returncode == 2 else "",
+        sessions,
+    )
 
 
 # The audit's JSON output lists findings only; the grouping of every request is in the summary the
@@ -225,7 +248,7 @@ def _records_text(records: Iterable[tuple[str, int]], base: str) -> str:
     """``file:line`` for each request, the file relative to ``base`` and left out when it repeats."""
     out, last = [], None
     for path, line in records:
-        shown = path[len(base):] if base and path.startswith(base) else path
+        shown = path[len(base) :] if base and path.startswith(base) else path
         out.append(f":{line}" if path == last else f"{shown}:{line}")
         last = path
     return ", ".join(out)
@@ -257,13 +280,17 @@ def compare_sessions(expected: list[dict], sessions: list[dict] | None, found: l
             others = sorted({r for sid in ids for r in members[sid]} - set(recs))
             if len(ids) > 1 or others or (sessions is not None and len(ids) < 1):
                 parts = "; ".join(f"{sid}: {_records_text(sorted(members[sid]), base)}" for sid in ids)
-                out.append(f"{mark}one session {_records_text(recs, base)} ({entry.get('why', '')}); cachelint: {parts or 'not read'}")
+                out.append(
+                    f"{mark}one session {_records_text(recs, base)} ({entry.get('why', '')}); cachelint: {parts or 'not read'}"
+                )
         elif "split" in entry:
             rec = _record(entry["split"])
             sid = of.get(rec)
             earlier = sorted(r for r in members.get(sid, ()) if r[0] == rec[0] and r[1] < rec[1]) if sid else []
             if earlier:
-                out.append(f"{mark}new session at {_records_text([rec], base)} ({entry.get('why', '')}); cachelint continues {sid} from :{earlier[-1][1]}")
+                out.append(
+                    f"{mark}new session at {_records_text([rec], base)} ({entry.get('why', '')}); cachelint continues {sid} from :{earlier[-1][1]}"
+                )
     return out
 
 
@@ -335,8 +362,10 @@ def first_contact_totals(targets: Iterable[Target]) -> dict[tuple[str, str, str]
 
 
 def report(outcomes: list[Outcome], verbose: bool, all_targets: list[Target] | None = None) -> dict[str, Any]:
-    header = (f"{'target':40} {'kind':6} {'now':>4} {'true':>5} {'false':>5} {'deb':>4} {'?':>3} {'info':>4} {'note':>4} "
-              f"{'lost':>4} {'miss':>7} {'groups':>7} {'sev':>4} {'s':>6}")
+    header = (
+        f"{'target':40} {'kind':6} {'now':>4} {'true':>5} {'false':>5} {'deb':>4} {'?':>3} {'info':>4} {'note':>4} "
+        f"{'lost':>4} {'miss':>7} {'groups':>7} {'sev':>4} {'s':>6}"
+    )
     print(header)
     print("-" * len(header))
     kinds: dict[str, dict[str, int]] = {}
@@ -363,7 +392,10 @@ def report(outcomes: list[Outcome], verbose: bool, all_targets: list[Target] | N
             scoring.add_counts(halves.setdefault((o.target.round, o.target.kind, half), scoring.empty_counts()), tot)
         for code, r in rules.items():
             scoring.add_counts(rules_by_kind.setdefault(o.target.kind, {}).setdefault(code, scoring.empty_counts()), r)
-        e = extra.setdefault(o.target.kind, dict.fromkeys(("groupings", "groupings_wrong", "severity_wrong", "misses", "misses_found"), 0))
+        e = extra.setdefault(
+            o.target.kind,
+            dict.fromkeys(("groupings", "groupings_wrong", "severity_wrong", "misses", "misses_found"), 0),
+        )
         e["groupings"] += len(judged_groups)
         e["groupings_wrong"] += len(o.grouping_wrong)
         e["severity_wrong"] += len(o.severity_wrong)
@@ -400,9 +432,11 @@ def report(outcomes: list[Outcome], verbose: bool, all_targets: list[Target] | N
     for kind, c in sorted(kinds.items()):
         e = extra[kind]
         summary["kinds"][kind] = dict(c, **e, **scoring.figures(c))
-        print(_figures_line(kind, c)
-              + (f" | groupings right {e['groupings'] - e['groupings_wrong']}/{e['groupings']}" if e["groupings"] else "")
-              + (f" | severity differs on {e['severity_wrong']}" if e["severity_wrong"] else ""))
+        print(
+            _figures_line(kind, c)
+            + (f" | groupings right {e['groupings'] - e['groupings_wrong']}/{e['groupings']}" if e["groupings"] else "")
+            + (f" | severity differs on {e['severity_wrong']}" if e["severity_wrong"] else "")
+        )
     if undecided:
         print(f"debatable labels that do not say what would settle them: {undecided} (-v lists them)")
     print()
@@ -434,7 +468,13 @@ def report(outcomes: list[Outcome], verbose: bool, all_targets: list[Target] | N
 
 
 def _label_of(finding: dict, *, first_contact: bool) -> dict[str, Any]:
-    label: dict[str, Any] = {"code": finding["code"], "path": finding["path"], "line": finding["line"], "label": "?", "why": ""}
+    label: dict[str, Any] = {
+        "code": finding["code"],
+        "path": finding["path"],
+        "line": finding["line"],
+        "label": "?",
+        "why": "",
+    }
     if first_contact:
         label["first_contact"] = True
         label["reported_severity"] = finding.get("severity", "")
@@ -464,15 +504,21 @@ def tool_commit(cachelint: list[str]) -> tuple[str, str]:
     """The commit of the cachelint that ``cachelint`` runs, and what is wrong if it is not a clean
     commit (the first-contact record names the exact code that produced it)."""
     python = cachelint[0] if len(cachelint) >= 3 and cachelint[1:3] == ["-m", "cachelint"] else sys.executable
-    where = subprocess.run([python, "-c", "import cachelint, os; print(os.path.dirname(os.path.dirname(cachelint.__file__)))"],
-                           capture_output=True, text=True, env=dict(os.environ))
+    where = subprocess.run(
+        [python, "-c", "import cachelint, os; print(os.path.dirname(os.path.dirname(cachelint.__file__)))"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+    )
     root = where.stdout.strip()
     if where.returncode != 0 or not root:
         return "", "cannot import cachelint: " + where.stderr.strip()[-300:]
     head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True)
     if head.returncode != 0:
         return "", f"{root} is not a git checkout"
-    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "cachelint", "rules"], capture_output=True, text=True).stdout
+    dirty = subprocess.run(
+        ["git", "-C", root, "status", "--porcelain", "--", "cachelint", "rules"], capture_output=True, text=True
+    ).stdout
     if dirty.strip():
         return head.stdout.strip(), f"{root} has uncommitted changes in cachelint/ or rules/"
     return head.stdout.strip(), ""
@@ -486,7 +532,8 @@ def start_first_contact(outcomes: list[Outcome], commit: str, today: str) -> Non
         data = dict(o.target.raw)
         data["first_contact"] = {"cachelint": commit, "date": today, "status": "labelling"}
         data["findings"] = list(data.get("findings") or []) + [
-            _label_of(f, first_contact=True) for f in sorted(o.found, key=lambda f: (f["path"], f["line"], f["code"], f.get("message", "")))
+            _label_of(f, first_contact=True)
+            for f in sorted(o.found, key=lambda f: (f["path"], f["line"], f["code"], f.get("message", "")))
         ]
         o.target.file.write_text(dump_target(data), encoding="utf-8")
         o.target.raw = data
@@ -509,7 +556,10 @@ def freeze(targets: list[Target]) -> int:
         open_ = [lab for lab in first if str(lab.get("label")) not in scoring.LABELS]
         unsettled = scoring.undecided_debatable(first)
         if open_ or unsettled:
-            print(f"{target.slug}: {len(open_)} unlabelled, {len(unsettled)} debatable without 'settle:'; not frozen", file=sys.stderr)
+            print(
+                f"{target.slug}: {len(open_)} unlabelled, {len(unsettled)} debatable without 'settle:'; not frozen",
+                file=sys.stderr,
+            )
             failed += 1
             continue
         found = [dict(lab, severity=lab.get("reported_severity", "")) for lab in first]
@@ -547,30 +597,48 @@ def read_queue(text: str) -> dict[str, list[str]]:
 def next_in_queue(kind: str, targets: list[Target], skipped: list[dict]) -> str | None:
     """The first repository of the kind's list that has no target and was not skipped."""
     taken = {t.repo for t in targets if t.kind == kind} | {s["repo"] for s in skipped if s.get("kind") == kind}
-    return next((repo for repo in read_queue(QUEUE.read_text(encoding="utf-8")).get(kind, []) if repo not in taken), None)
+    return next(
+        (repo for repo in read_queue(QUEUE.read_text(encoding="utf-8")).get(kind, []) if repo not in taken), None
+    )
 
 
-def add_target(kind: str, repo: str, paths: list[str], args: list[str], rnd: str, mirrors: Path | None, part: str = "") -> int:
+def add_target(
+    kind: str, repo: str, paths: list[str], args: list[str], rnd: str, mirrors: Path | None, part: str = ""
+) -> int:
     """A new target from the queue, in order: refused for any repository but the next one."""
     targets = load_targets()
     skipped = yaml.safe_load(SKIPPED.read_text(encoding="utf-8")) if SKIPPED.is_file() else []
     wanted = next_in_queue(kind, targets, skipped or [])
     same_repo_round = any(t.repo == repo and t.round == rnd for t in targets)
     if repo != wanted and not same_repo_round:
-        print(f"the next {kind} entry of the queue is {wanted}, not {repo}: take them in order (or skip it in skipped.yaml with the reason)", file=sys.stderr)
+        print(
+            f"the next {kind} entry of the queue is {wanted}, not {repo}: take them in order (or skip it in skipped.yaml with the reason)",
+            file=sys.stderr,
+        )
         return 2
     git_dir = _git_dir(mirrors, repo) if mirrors else None
     if git_dir is None:
         print(f"no local copy of {repo} under {mirrors}", file=sys.stderr)
         return 2
-    commit = subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     slug = repo.replace("/", "+") + (f"-{part}" if part else "")
     file = TARGETS / f"{slug}.yaml"
     if file.exists():
         print(f"{file} exists", file=sys.stderr)
         return 2
-    data = {"repo": repo, "commit": commit, "kind": kind, "command": "audit" if kind == "logs" else "check",
-            "paths": paths, "args": args, "round": rnd, "findings": [], "misses": []}
+    data = {
+        "repo": repo,
+        "commit": commit,
+        "kind": kind,
+        "command": "audit" if kind == "logs" else "check",
+        "paths": paths,
+        "args": args,
+        "round": rnd,
+        "findings": [],
+        "misses": [],
+    }
     file.write_text(dump_target(data), encoding="utf-8")
     print(f"{file.relative_to(REPO)}: {repo} at {commit[:10]}")
     return 0
@@ -599,7 +667,11 @@ def check_picks(targets: list[Target]) -> list[str]:
         for kind in sorted({t.kind for t in targets if t.round == rnd}):
             of_kind = [t for t in targets if t.round == rnd and t.kind == kind]
             held = scoring.held_out_pick(t.repo for t in of_kind)
-            out += [f"{t.slug}: held_out is {t.held_out}, the pick says {t.repo in held}" for t in of_kind if t.held_out != (t.repo in held)]
+            out += [
+                f"{t.slug}: held_out is {t.held_out}, the pick says {t.repo in held}"
+                for t in of_kind
+                if t.held_out != (t.repo in held)
+            ]
     return out
 
 
@@ -618,17 +690,30 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("run", help="run cachelint on the checkouts and compare with the labels")
     r.add_argument("--checkouts", type=Path, required=True)
     r.add_argument("--only", nargs="*", default=[])
-    r.add_argument("--cachelint", default=f"{shlex.quote(sys.executable)} -m cachelint", help="command that runs cachelint")
-    r.add_argument("--cachelint-checkout", type=Path, default=REPO,
-                   help="the cachelint source tree to run (a worktree at a commit: first contact runs the code as it was)")
+    r.add_argument(
+        "--cachelint", default=f"{shlex.quote(sys.executable)} -m cachelint", help="command that runs cachelint"
+    )
+    r.add_argument(
+        "--cachelint-checkout",
+        type=Path,
+        default=REPO,
+        help="the cachelint source tree to run (a worktree at a commit: first contact runs the code as it was)",
+    )
     r.add_argument("--json", type=Path, help="also write every outcome to this file")
-    r.add_argument("--write-new", action="store_true", help="append unlabelled findings to the target files (label '?')")
-    r.add_argument("--first-contact", action="store_true",
-                   help="on targets with no first contact yet: record this run (a clean commit of cachelint) and its findings to label")
+    r.add_argument(
+        "--write-new", action="store_true", help="append unlabelled findings to the target files (label '?')"
+    )
+    r.add_argument(
+        "--first-contact",
+        action="store_true",
+        help="on targets with no first contact yet: record this run (a clean commit of cachelint) and its findings to label",
+    )
     r.add_argument("-v", "--verbose", action="store_true", help="list false findings and open misses too")
     a = sub.add_parser("add", help="a new target: the next repository of the queue's list for KIND")
     a.add_argument("kind", choices=("code", "skills", "logs"))
-    a.add_argument("repo", help="owner/name: must be the next one of the queue (or a second part of one taken this round)")
+    a.add_argument(
+        "repo", help="owner/name: must be the next one of the queue (or a second part of one taken this round)"
+    )
     a.add_argument("--paths", nargs="+", default=["."])
     a.add_argument("--args", nargs="*", default=[])
     a.add_argument("--part", default="", help="a suffix of the target's name when one repository gives several targets")
@@ -672,8 +757,17 @@ def main(argv: list[str] | None = None) -> int:
             if sessions is None and target.command == "audit":
                 sessions, why = audit_sessions(target, checkout, cachelint)
                 if sessions is None:
-                    outcome.error += ("\n" if outcome.error else "") + "session listing failed (grouping judged from findings only): " + why
-            disagreements = compare_sessions(target.sessions, sessions, found, base=target.paths[0].rstrip("/") + "/" if len(target.paths) == 1 else "")
+                    outcome.error += (
+                        ("\n" if outcome.error else "")
+                        + "session listing failed (grouping judged from findings only): "
+                        + why
+                    )
+            disagreements = compare_sessions(
+                target.sessions,
+                sessions,
+                found,
+                base=target.paths[0].rstrip("/") + "/" if len(target.paths) == 1 else "",
+            )
             outcome.grouping_debatable = [t for t in disagreements if t.startswith("(debatable) ")]
             outcome.grouping_wrong = [t for t in disagreements if not t.startswith("(debatable) ")]
         outcomes.append(outcome)
@@ -688,10 +782,16 @@ def main(argv: list[str] | None = None) -> int:
             "summary": summary,
             "targets": [
                 {
-                    "slug": o.target.slug, "seconds": round(o.seconds, 2), "exit": o.exit_code,
-                    "found": o.found, "new": o.new, "lost_true": o.judged.lost_true,
-                    "misses_open": o.judged.misses_open, "misses_found": o.judged.misses_found,
-                    "grouping_wrong": o.grouping_wrong, "rules": o.rules,
+                    "slug": o.target.slug,
+                    "seconds": round(o.seconds, 2),
+                    "exit": o.exit_code,
+                    "found": o.found,
+                    "new": o.new,
+                    "lost_true": o.judged.lost_true,
+                    "misses_open": o.judged.misses_open,
+                    "misses_found": o.judged.misses_found,
+                    "grouping_wrong": o.grouping_wrong,
+                    "rules": o.rules,
                     "severity_wrong": [dict(f, severity_labelled=wanted) for f, wanted in o.severity_wrong],
                 }
                 for o in outcomes

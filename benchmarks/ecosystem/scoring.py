@@ -17,6 +17,7 @@ run as cachelint's JSON gives them), so that the scoring is tested on its own
 - A **held-out** target is picked by a hash of its repository's name, half of each round's new
   targets of each kind; tuning is done on the others only.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,8 +57,13 @@ def matches(finding: Mapping[str, Any], label: Mapping[str, Any]) -> bool:
 
 
 def _finding_key(finding: Mapping[str, Any]) -> tuple:
-    return (str(finding.get("path")), int(finding.get("line") or 0), int(finding.get("col") or finding.get("column") or 0),
-            str(finding.get("code")), str(finding.get("message", "")))
+    return (
+        str(finding.get("path")),
+        int(finding.get("line") or 0),
+        int(finding.get("col") or finding.get("column") or 0),
+        str(finding.get("code")),
+        str(finding.get("message", "")),
+    )
 
 
 def _specificity(label: Mapping[str, Any]) -> int:
@@ -97,7 +103,9 @@ class Judged:
     label_of: list[dict | None] = field(default_factory=list)  # per finding: its label, its miss, or None
 
 
-def judge(found: Sequence[Mapping[str, Any]], labels: Sequence[Mapping[str, Any]], misses: Sequence[Mapping[str, Any]]) -> Judged:
+def judge(
+    found: Sequence[Mapping[str, Any]], labels: Sequence[Mapping[str, Any]], misses: Sequence[Mapping[str, Any]]
+) -> Judged:
     out = Judged()
     label_index = assign(found, labels)
     rest = [i for i, j in enumerate(label_index) if j is None]
@@ -180,7 +188,9 @@ def figures(c: Mapping[str, int]) -> dict[str, float | None]:
     }
 
 
-def first_contact_counts(found: Sequence[Mapping[str, Any]], judged: Judged, misses_by_reading: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def first_contact_counts(
+    found: Sequence[Mapping[str, Any]], judged: Judged, misses_by_reading: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
     """The first-contact record of a target: per rule true / false / debatable of the findings of
     the first run, misses found by reading, and the apart columns. Written once, never rewritten."""
     rules = count(found, judged)

@@ -18,6 +18,7 @@ corpus of docs/benchmarks.md: libcst parsing costs about 8.5x ``ast.parse``, so 
 expressions by ast positions and are applied on LibCST's tree (rewrite.py), which only the files with
 a fix to apply are parsed into.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping

@@ -1,5 +1,6 @@
 """One file through the code checks: parse (CL001 on failure), prefilter, analyse, report.
 Also the per-module summary used across modules of the same run."""
+
 from __future__ import annotations
 
 import contextlib
@@ -158,6 +159,7 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
 
         def resolve_class(class_dotted: str):
             return index.lookup(class_dotted, "classes")
+
     analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method, resolve_class)
     analysis.analyse()
     return analysis
@@ -187,7 +189,9 @@ def check(
         if path.endswith(".ipynb"):
             # Filtered on its code, not on the JSON that quotes it.
             program, problems = parse_notebook(path, text)
-            if program is None or (prefilter and not _passes_prefilter("\n".join(program.lines), knowledge, project_summaries)):
+            if program is None or (
+                prefilter and not _passes_prefilter("\n".join(program.lines), knowledge, project_summaries)
+            ):
                 return problems
         else:
             if prefilter and not _passes_prefilter(text, knowledge, project_summaries):
@@ -231,6 +235,7 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
             analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return {"functions": {}, "classes": {}, "names": {}}
+
     def positions(span: tuple[int, int, int, int]) -> list[int]:
         line, col, end_line, end_col = span
         return [line, program.char_column(line, col), end_line, program.char_column(end_line, end_col)]
@@ -266,16 +271,21 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
     for name, value in sorted(analysis.module_frame.names.items()):
         if "." in name or "[" in name or not _real(value):
             continue
-        names[name] = value_to_data(Value(
-            frozenset(o for o in value.own if o.kind != PARAM),
-            frozenset(o for o in value.inner if o.kind != PARAM),
-            value.kind,
-            value.elements,
-        ), positions)
+        names[name] = value_to_data(
+            Value(
+                frozenset(o for o in value.own if o.kind != PARAM),
+                frozenset(o for o in value.inner if o.kind != PARAM),
+                value.kind,
+                value.elements,
+            ),
+            positions,
+        )
     return {"functions": functions, "classes": classes, "names": names}
 
 
-def _with_inherited(analysis: ModuleAnalysis, info: Any, own_methods: Mapping[str, dict[str, Any]], index: _ProjectIndex | None) -> dict[str, Any]:
+def _with_inherited(
+    analysis: ModuleAnalysis, info: Any, own_methods: Mapping[str, dict[str, Any]], index: _ProjectIndex | None
+) -> dict[str, Any]:
     """The class's method entries and those it inherits without overriding them, from a base of
     this module or of another module of the run (depth-first, first base first, as the analysis
     looks them up): a call of ``Sub(...).handle()`` in another module runs the base's ``handle``.
@@ -326,12 +336,16 @@ def _function_entry(analysis: ModuleAnalysis, node: Any, positions: Positions) -
         if summary.tuple_ok and summary.tuple_returns is not None:
             entry["tuple_returns"] = [value_to_data(v, positions) for v in summary.tuple_returns]
         elif summary.fields_ok and summary.field_returns:
-            entry["field_returns"] = {name: value_to_data(v, positions) for name, v in sorted(summary.field_returns.items())}
+            entry["field_returns"] = {
+                name: value_to_data(v, positions) for name, v in sorted(summary.field_returns.items())
+            }
     if summary.param_sinks:
         entry["param_sinks"] = _sinks_data(summary.param_sinks)
     if summary.param_attrs and getattr(node, "name", None) == "__init__":
         # the parameters the constructor stores on the instance: a subclass's methods may send them
-        entry["param_attrs"] = {attr: sorted([list(pair) for pair in pairs]) for attr, pairs in sorted(summary.param_attrs.items())}
+        entry["param_attrs"] = {
+            attr: sorted([list(pair) for pair in pairs]) for attr, pairs in sorted(summary.param_attrs.items())
+        }
     return entry if len(entry) > 1 else None
 
 

@@ -4,6 +4,7 @@ the reaches of one kind into some tiers (one per construction site), the loop ch
 (one per changed place).
 
 Made by the runner (findings.py) from the order-flow analysis (flow/) of the module."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,7 +43,9 @@ class CodeFacts:
             "end_column": p.char_column(end_line, end_col),
         }
 
-    def diagnostic(self, code: str, message: str, span: Span, fix: Fix | None = None, severity: Severity | None = None) -> Diagnostic:
+    def diagnostic(
+        self, code: str, message: str, span: Span, fix: Fix | None = None, severity: Severity | None = None
+    ) -> Diagnostic:
         loc = self.location(span)
         details: dict[str, Any] = {}
         line, end_line = loc["line"], loc["end_line"]

@@ -5,6 +5,7 @@ The rules are the modules of ``cachelint/rules/code/`` (``cachelint.rules.module
 construction site (where order or volatility enters, or where the loop changes the prefix) and
 names the sink it reaches.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace

@@ -5,6 +5,7 @@ list(), join; in the module that does so), else around the sink argument. The fi
 where what is sorted there is known to hold only strings or only paths (values.py): sorting
 anything else may raise or change meaning. Two findings may propose the same wrap; the runner
 (findings.py) keeps the first."""
+
 from __future__ import annotations
 
 from cachelint.code.facts import CodeFacts
@@ -13,7 +14,9 @@ from cachelint.code.values import SORTABLE_KINDS, Span
 from cachelint.diagnostics import Applicability, Edit, Fix
 
 
-def wrap_in_sorted(facts: CodeFacts, span: Span, key: str | None, safe: bool, what: str, module: str | None = None) -> Fix | None:
+def wrap_in_sorted(
+    facts: CodeFacts, span: Span, key: str | None, safe: bool, what: str, module: str | None = None
+) -> Fix | None:
     """``sorted(`` and ``)`` around the expression at ``span``: in this file (an ast span), or in
     the other module ``module`` (a span in its characters, from its summary). None in a notebook
     when the expression spans two cells."""

@@ -3,6 +3,7 @@ user's ``packs``) and the ``[tool.cachelint.code]`` options into lookup tables.
 
 Nothing here knows a library by name: every sink, source, sanitizer and volatile call is data.
 """
+
 from __future__ import annotations
 
 import functools
@@ -81,10 +82,10 @@ class CallTable(Generic[T]):
         return out
 
 
-
 # Name patterns come from packs and the configuration (any regular expression): they are matched
 # only against names of at most this length, so that no pattern meets an identifier of megabytes.
 MAX_MATCHED_NAME = 256
+
 
 @dataclass(frozen=True)
 class SinkArgument:
@@ -236,7 +237,8 @@ class Knowledge:
 
 def _arguments(entries: Iterable[Mapping[str, Any]]) -> tuple[SinkArgument, ...]:
     return tuple(
-        SinkArgument(e["tier"], e.get("keyword"), e.get("position"), tuple(sorted(e.get("keys", {}).items()))) for e in entries
+        SinkArgument(e["tier"], e.get("keyword"), e.get("position"), tuple(sorted(e.get("keys", {}).items())))
+        for e in entries
     )
 
 
@@ -371,9 +373,17 @@ def build_knowledge(
     rests = [pack["system_prompt_rest"] for pack in volatile_packs if "system_prompt_rest" in pack]
     if rests:
         k.system_prompt_rest_re = re.compile("|".join(f"(?:{p})" for p in rests))
-    k.stash_keys = frozenset(body_keys) | frozenset(
-        a.keyword for pack in sink_packs for e in pack.get("sinks", ()) for a in _arguments(e["arguments"]) if a.keyword
-    ) | frozenset(a.keyword for e in options.get("sinks", ()) for a in _config_sink_arguments(e) if a.keyword)
+    k.stash_keys = (
+        frozenset(body_keys)
+        | frozenset(
+            a.keyword
+            for pack in sink_packs
+            for e in pack.get("sinks", ())
+            for a in _arguments(e["arguments"])
+            if a.keyword
+        )
+        | frozenset(a.keyword for e in options.get("sinks", ()) for a in _config_sink_arguments(e) if a.keyword)
+    )
     k.prefilter = _sink_prefilter(k)
     return k
 

@@ -25,6 +25,7 @@ let 349 of 609 files through; requiring the call shape and a prefix word lets 92
 docs/code-checks.md, *Speed*). Both are supersets of the files where the analysis finds something:
 tests/code/test_prefilter.py runs the full analysis on every file the prefilter skips.
 """
+
 from __future__ import annotations
 
 import re
@@ -118,7 +119,11 @@ def _called(name: str) -> _Occurrence:
     the other ways a call resolves to it. What may stand between the
     name and its parenthesis is one character class (``\\s*\\)*[\\s\\\\]*``, three quantifiers over
     the same spaces, took quadratic time after a name followed by a long run of spaces)."""
-    return _Occurrence(name, re.compile(re.escape(name) + r"(?:([\s\\)]*\()|([ \t]*(?:#[^\n]*)?(?:\n|\Z))|" + _ALIAS + ")"), _call_or_alias)
+    return _Occurrence(
+        name,
+        re.compile(re.escape(name) + r"(?:([\s\\)]*\()|([ \t]*(?:#[^\n]*)?(?:\n|\Z))|" + _ALIAS + ")"),
+        _call_or_alias,
+    )
 
 
 def _word(name: str) -> _Occurrence:
@@ -202,6 +207,10 @@ def build_sink_prefilter(
     # A role value is a str constant (a notebook is filtered on its code, not its JSON).
     roles = tuple(f"{q}{role}{q}" for role in sorted(set(message_roles)) for q in ('"', "'"))
     # A sink without any prefix word (messages only) passes only through a system message.
-    shapes = [(occurrence(name, called), words) for (name, called), (words, positional) in sorted(merged.items()) if words and not positional]
+    shapes = [
+        (occurrence(name, called), words)
+        for (name, called), (words, positional) in sorted(merged.items())
+        if words and not positional
+    ]
     shape_words = sorted({w for _, ws in shapes for w in ws})
     return SinkPrefilter(roles, tuple(always), tuple(_word(w) for w in shape_words), tuple(shapes))

@@ -4,6 +4,7 @@ order (the kernel runs them as one program, so flows cross cells). Unparseable i
 Positions: ast gives ``col_offset`` in UTF-8 bytes; diagnostics want 1-based character columns.
 ``Program.position`` converts, and for notebooks maps a program line back to (cell, line in cell).
 """
+
 from __future__ import annotations
 
 import ast
@@ -51,6 +52,8 @@ def _has_tag(text: str) -> bool:
 
 def _looks_like_template(text: str) -> bool:
     return _TEMPLATE.search(text) is not None or _has_tag(text)
+
+
 # Cell magics whose body is still Python (the others run another language or the shell).
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun", "%%debug")
 
@@ -177,7 +180,12 @@ _MAX_NEWER_GRAMMAR_SOURCE = 256 * 1024
 
 
 def _syntax_error(
-    path: str, exc: SyntaxError, line_offset: int = 0, cell: int | None = None, source: str | None = None, explain: bool = True
+    path: str,
+    exc: SyntaxError,
+    line_offset: int = 0,
+    cell: int | None = None,
+    source: str | None = None,
+    explain: bool = True,
 ) -> Diagnostic:
     """The CL001 of a syntax error. ``explain=False``: the message is never shown (a summary of an
     imported module), so no second parser is asked whether a later grammar accepts the file."""
@@ -189,7 +197,9 @@ def _syntax_error(
     # asking a second parser about; the whole file is searched, since for an error inside a
     # multi-line string Python shows only the string's last line.
     candidate = explain and source is not None and _NEWER_CANDIDATE.search(source) is not None
-    newer = newer_grammar(source) if candidate and source is not None and len(source) <= _MAX_NEWER_GRAMMAR_SOURCE else None
+    newer = (
+        newer_grammar(source) if candidate and source is not None and len(source) <= _MAX_NEWER_GRAMMAR_SOURCE else None
+    )
     if newer is not None:
         message = (
             f"valid Python {newer} that the Python {running} running cachelint cannot parse ({exc.msg}): "
@@ -259,7 +269,9 @@ def python_of_cell(source: str) -> str | None:
 
 
 # "pip install x" without the %: IPython runs it as the %pip magic (automagic is on by default).
-_AUTOMAGIC = re.compile(r"^(\s*)(?:pip|conda|mamba|micromamba)\s+(?:install|uninstall|list|show|freeze|download|config|env|create|remove|update|upgrade)\b")
+_AUTOMAGIC = re.compile(
+    r"^(\s*)(?:pip|conda|mamba|micromamba)\s+(?:install|uninstall|list|show|freeze|download|config|env|create|remove|update|upgrade)\b"
+)
 
 
 def ipython_rewrite(source: str) -> tuple[str, str, set[int]] | None:
@@ -276,7 +288,7 @@ def ipython_rewrite(source: str) -> tuple[str, str, set[int]] | None:
     if indent:
         for number, line in enumerate(lines, start=1):
             if line.startswith(indent):
-                lines[number - 1] = line[len(indent):]
+                lines[number - 1] = line[len(indent) :]
                 dedented.add(number)
         changed = True
     for number, line in enumerate(lines):
@@ -313,7 +325,9 @@ def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | 
                 if indent:
                     _shift_columns(tree, len(indent.encode("utf-8")), dedented)
                     # the program keeps the text as the user sees it: put the indentation back
-                    text = "\n".join(indent + line if n in dedented else line for n, line in enumerate(text.split("\n"), start=1))
+                    text = "\n".join(
+                        indent + line if n in dedented else line for n, line in enumerate(text.split("\n"), start=1)
+                    )
                 return tree, text
         return _syntax_error(path, exc, cell=index, source=source)
     except (RecursionError, MemoryError, ValueError):

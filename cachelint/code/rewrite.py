@@ -15,6 +15,7 @@ Notebooks: each code cell with a fix is rewritten the same way (as the program t
 IPython magics stand as ``pass``), and only the JSON string(s) of that cell's ``source`` are
 replaced in the notebook's text, so that its formatting and every other byte stay.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,9 @@ from cachelint.diagnostics import Fix
 _HOLE = "__cachelint_fix_hole__"
 # LibCST 1.x drops a form feed between a statement's indentation and its first token when it
 # prints the statement: such a statement cannot be rewritten byte for byte (not a bug of ours).
-_NOT_PRINTED = "LibCST does not print the statement that holds it back as it is in the file (a form feed before a statement?)"
+_NOT_PRINTED = (
+    "LibCST does not print the statement that holds it back as it is in the file (a form feed before a statement?)"
+)
 
 
 @dataclass
@@ -278,7 +281,12 @@ def _locate(
                 # gives them to the call
                 node = generators.get((key[0], key[1] + 1, key[2], key[3] - 1))
         if node is None or index is None:
-            failed.append((fix, f"no expression spans line {first.line}, column {first.column} to line {last.line}, column {last.column}"))
+            failed.append(
+                (
+                    fix,
+                    f"no expression spans line {first.line}, column {first.column} to line {last.line}, column {last.column}",
+                )
+            )
             continue
         if id(node) in taken:
             continue  # another fix of the same expression (a finding reached two ways) did it
@@ -410,7 +418,9 @@ def rewrite_notebook(text: str, fixes: Sequence[Fix]) -> Rewrite:
             continue
         new_source = _source_of(source, program, done.text)
         if new_source is None or python_of_cell(new_source) != done.text:
-            out.failed.extend((f, f"cell {index}: the fixed program does not map back onto the cell's lines") for f in done.applied)
+            out.failed.extend(
+                (f, f"cell {index}: the fixed program does not map back onto the cell's lines") for f in done.applied
+            )
             continue
         start, end = spans[index]
         replacements.append((start, end, _serialised_source(text, start, end, source, new_source)))
@@ -491,10 +501,16 @@ def _serialised_source(text: str, start: int, end: int, old_source: str, new_sou
         return "".join(pieces)
     # Lines split otherwise than nbformat splits them: write the list again, as nbformat would,
     # with the separator the old list used.
-    separator = text[items[0][1]:items[1][0]] if len(items) > 1 else ",\n"
-    opening = text[start + 1:items[0][0]] if items else ""
-    closing = text[items[-1][1]:end - 1] if items else ""
-    return "[" + opening + separator.join(json.dumps(line, ensure_ascii=ensure_ascii) for line in new_lines) + closing + "]"
+    separator = text[items[0][1] : items[1][0]] if len(items) > 1 else ",\n"
+    opening = text[start + 1 : items[0][0]] if items else ""
+    closing = text[items[-1][1] : end - 1] if items else ""
+    return (
+        "["
+        + opening
+        + separator.join(json.dumps(line, ensure_ascii=ensure_ascii) for line in new_lines)
+        + closing
+        + "]"
+    )
 
 
 def _lines_keepends(source: str) -> list[str]:

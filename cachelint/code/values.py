@@ -23,6 +23,7 @@ value built from others: a dict display) forgets both; ``merge`` (a value that i
 iterations, ``a or b``) keeps what all of them agree on. An origin records, where it is first put in
 order (``fix_at``), whether a sorted(...) there is safe: the elements of the value at that spot.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -216,7 +217,9 @@ def materialized(v: Value, span: Span, iterated: bool = True) -> Value:
     if not any(o.kind == UNORDERED and (o.fix_at is None or o.empty) for o in v.own):
         return v
     safe = iterated and v.elements in SORTABLE_KINDS
-    own = frozenset(o.with_fix_at(span, safe) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own if not o.empty)
+    own = frozenset(
+        o.with_fix_at(span, safe) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own if not o.empty
+    )
     return Value(own, v.inner, v.kind, v.elements)
 
 

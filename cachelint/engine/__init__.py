@@ -23,6 +23,7 @@ One module per responsibility, from the user inwards:
 - ``skills_run``: the skill checks, cached per run, and their suppressions;
 - ``selection``: ``finalize`` (selection, masking, de-duplication, order).
 """
+
 from __future__ import annotations
 
 from cachelint.engine.facts import PythonRun, SummaryStore

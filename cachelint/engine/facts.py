@@ -1,6 +1,7 @@
 """What the Python run knows of each file and keeps in the result cache: its facts (identity,
 imports, summary), its check's result, the summaries its check is given (``SummaryStore``), and
 the run's answer (``PythonRun``) that the fixer reads."""
+
 from __future__ import annotations
 
 import os
@@ -53,7 +54,9 @@ def record_facts(path: str, result: dict | None, facts: dict[str, dict], cache: 
         return
     facts[path] = result
     if cache is not None:
-        cache.store_facts(path, **cast("dict[str, Any]", {k: result.get(k) for k in FACT_KEYS}), summarized="summary_digest" in result)
+        cache.store_facts(
+            path, **cast("dict[str, Any]", {k: result.get(k) for k in FACT_KEYS}), summarized="summary_digest" in result
+        )
 
 
 def answer_from_cache(
@@ -86,7 +89,11 @@ def check_task_for(f: InputFile, run: PythonRun, settings: Settings) -> "CheckTa
 
 
 def record_checks(
-    files: Sequence[InputFile], results: Sequence[Any], modules: dict[str, tuple[str, bool]], cache: "ResultCache | None", run: PythonRun
+    files: Sequence[InputFile],
+    results: Sequence[Any],
+    modules: dict[str, tuple[str, bool]],
+    cache: "ResultCache | None",
+    run: PythonRun,
 ) -> None:
     for f, (diags, sha, mtime, size) in zip(files, results):
         run.per_file[f.display] = [Diagnostic.from_dict(d) for d in diags]
@@ -129,11 +136,15 @@ class SummaryStore:
             module = entry.get("module", "")
             is_package = os.path.basename(path).startswith("__init__.")
             summaries = self.for_deps(self.deps_of_summary.get(path, ())) or None
-            made = collect_facts(FactsTask(path, path, module, is_package, self.settings, summarize=True, project_summaries=summaries))
+            made = collect_facts(
+                FactsTask(path, path, module, is_package, self.settings, summarize=True, project_summaries=summaries)
+            )
             found = made.get("summary") if made else None
             if made is not None and self.cache is not None:
                 made["summary_deps"] = entry.get("summary_deps", "")
-                self.cache.store_facts(path, **cast("dict[str, Any]", {k: made.get(k) for k in FACT_KEYS}), summarized=True)
+                self.cache.store_facts(
+                    path, **cast("dict[str, Any]", {k: made.get(k) for k in FACT_KEYS}), summarized=True
+                )
         self._loaded[path] = found
         return found
 

@@ -1,6 +1,7 @@
 """Fixes in a run: the fixes' targets resolved, the fixes written (``--fix``) or shown
 (``--diff``) by ``cachelint.fixer``, and the files written, with those importing them, checked
 again."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -58,4 +59,6 @@ def affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: Pyth
             if path not in changed and any(d in changed for _, d in deps):
                 changed.add(path)
                 grew = True
-    return [f for f in files if str(f.path) in changed or any(path in changed for _, path in run.deps_of.get(f.display, ()))]
+    return [
+        f for f in files if str(f.path) in changed or any(path in changed for _, path in run.deps_of.get(f.display, ()))
+    ]

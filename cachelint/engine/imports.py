@@ -2,6 +2,7 @@
 import (a regular expression over its text), the files those names are (``ModuleLocator``), the
 digest that keys a result on the summaries of its imports, and the import graph's strongly
 connected components (``ImportGraph``: a cycle is summarised without its own members)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -75,7 +76,12 @@ def notebook_code(text: str) -> str:
                 source = cell.get("source", "")
                 chunks.append("".join(source) if isinstance(source, list) else str(source))
         return "\n".join(chunks)
-    except (ValueError, AttributeError, TypeError, RecursionError):  # a notebook nested too deeply: CL001 from the check
+    except (
+        ValueError,
+        AttributeError,
+        TypeError,
+        RecursionError,
+    ):  # a notebook nested too deeply: CL001 from the check
         return ""
 
 
@@ -256,7 +262,11 @@ def informative(summary: dict | None) -> bool:
 
 
 def dependency_digest(
-    imports: Sequence[str], own_path: str, locator: ModuleLocator, facts: dict[str, dict], exclude: frozenset[str] = frozenset()
+    imports: Sequence[str],
+    own_path: str,
+    locator: ModuleLocator,
+    facts: dict[str, dict],
+    exclude: frozenset[str] = frozenset(),
 ) -> tuple[list[tuple[str, str]], str]:
     """The imported project modules that have something to say ((dotted name, path) pairs) and
     the digest that keys a result (or a summary) on their summaries ("" when there are none: it
@@ -286,7 +296,9 @@ class ImportGraph:
     its cycle). Members of a cycle depend on the same modules whichever file of it a run starts
     from, so the summaries are the same in a full run and in a pre-commit run of a few files."""
 
-    def __init__(self, needed: dict[str, tuple[str, str, bool]], facts: dict[str, dict], locator: ModuleLocator) -> None:
+    def __init__(
+        self, needed: dict[str, tuple[str, str, bool]], facts: dict[str, dict], locator: ModuleLocator
+    ) -> None:
         self.nodes = sorted(p for p in needed if p in facts)
         present = set(self.nodes)
         self.imports: dict[str, list[str]] = {}

@@ -1,6 +1,7 @@
 """The Python part of a run (``check_python``): phase 1 (the facts of every file, from the cache
 where unchanged, and the import closure whose summaries the run needs), then the scheduler's
 flow of summaries and checks."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
@@ -33,7 +34,9 @@ def check_python(
     workers = Workers(jobs)
     try:
         facts, needed = phase_one(files, modules, locator, settings, cache)
-        run = PythonRun(per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings), facts=facts, locator=locator)
+        run = PythonRun(
+            per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings), facts=facts, locator=locator
+        )
         graph = ImportGraph(needed, facts, locator)
         run_tasks(files, modules, locator, facts, needed, graph, settings, cache, run, workers)
     except BaseException:
@@ -68,7 +71,9 @@ def phase_one(
     def identify(items: list[tuple[str, str, str, bool]]) -> None:
         # A read, a hash and a regex: cheaper here than shipping the file to a worker.
         for p, display, module, is_package in items:
-            record_facts(p, collect_facts(FactsTask(p, display, module, is_package, settings, summarize=False)), facts, cache)
+            record_facts(
+                p, collect_facts(FactsTask(p, display, module, is_package, settings, summarize=False)), facts, cache
+            )
 
     stale = []
     for f in files:

@@ -1,6 +1,7 @@
 """The run of ``cachelint check``: discovery, the files grouped by their configuration, the
 Python run with its fixes, the skills run, then the findings finalised and the baseline applied;
 what the run says about inputs it left out."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -236,12 +237,18 @@ def _left_out_warnings(
 
     warnings = []
     logs = sorted(display_path(p, cwd) for p, _ in left_out if _is_log_file(p))
-    logs += sorted(f.display for f in files if f.explicit and f.path.suffix.lower() in (".json", ".yaml", ".yml") and _is_log_file(f.path))
+    logs += sorted(
+        f.display
+        for f in files
+        if f.explicit and f.path.suffix.lower() in (".json", ".yaml", ".yml") and _is_log_file(f.path)
+    )
     result.logs_seen = sorted(set(logs))
     explicit_logs = [display_path(p, cwd) for p, explicit in left_out if explicit and _is_log_file(p)]
     explicit_logs += [f.display for f in files if f.explicit and f.display in result.logs_seen]
     for shown in sorted(set(explicit_logs)):
-        warnings.append(f"{shown} is a request log: `cachelint check` reads agent code and skill folders; audit logs with `cachelint audit {shown}`")
+        warnings.append(
+            f"{shown} is a request log: `cachelint check` reads agent code and skill folders; audit logs with `cachelint audit {shown}`"
+        )
     for path, explicit in left_out:
         if explicit and not _is_log_file(path):
             warnings.append(f"{display_path(path, cwd)}: not a Python file, notebook or skill file; skipped")
@@ -251,7 +258,11 @@ def _left_out_warnings(
         if others:
             example = others[0]
             folder = example.rsplit("/", 1)[0] if "/" in example else "."
-            what = f"{len(others)} request logs found (e.g. {example}): audit them" if len(others) > 1 else f"1 request log found ({example}): audit it"
+            what = (
+                f"{len(others)} request logs found (e.g. {example}): audit them"
+                if len(others) > 1
+                else f"1 request log found ({example}): audit it"
+            )
             found += f"; {what} with `cachelint audit {folder}`"
         warnings.append(found)
     return warnings

@@ -1,6 +1,7 @@
 """The scheduler of the Python run: one flow of tasks over both phases, each summary or check
 started once the summaries it needs are known, answered from the cache where it can be, in this
 process or in the pool (decided once, from the bytes that may have to be analysed)."""
+
 from __future__ import annotations
 
 import collections

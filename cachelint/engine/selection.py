@@ -1,5 +1,6 @@
 """The findings of a run, finalised: selection (select / ignore / per-file-ignores, by the
 configuration closest to each file), masking, de-duplication and one stable order."""
+
 from __future__ import annotations
 
 import os

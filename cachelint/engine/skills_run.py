@@ -1,5 +1,6 @@
 """The skills part of a run: the skill checks over every tree of the given files, cached as one
 result per run whose inputs are known cheaply, and the inline suppressions of their files."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,6 +1,7 @@
 """The per-file work of the Python run, as tasks a worker process runs: phase 1's facts and
 summary of a module (``collect_facts``), phase 2's check of a file (``analyze_python_file``).
 Each runs under the analysis deadline (``analysis-timeout``) and never raises."""
+
 from __future__ import annotations
 
 import functools
@@ -42,7 +43,9 @@ def _takes_settings(summarize: Callable) -> bool:
         return False
 
 
-def run_check_module(check: Callable, display: str, text: str, settings: Settings, project_summaries: dict[str, dict] | None) -> list[Diagnostic]:
+def run_check_module(
+    check: Callable, display: str, text: str, settings: Settings, project_summaries: dict[str, dict] | None
+) -> list[Diagnostic]:
     if project_summaries and _takes_summaries(check):
         return check(display, text, settings, project_summaries=project_summaries)
     return check(display, text, settings)
@@ -76,7 +79,12 @@ def collect_facts(task: FactsTask) -> dict | None:
         return None
     from cachelint import fileutil
 
-    facts: dict[str, Any] = {"sha256": fileutil.sha256(data), "mtime_ns": stamp[0], "size": stamp[1], "module": task.module}
+    facts: dict[str, Any] = {
+        "sha256": fileutil.sha256(data),
+        "mtime_ns": stamp[0],
+        "size": stamp[1],
+        "module": task.module,
+    }
     source = decode(data, task.display)
     if isinstance(source, Diagnostic):
         return {**facts, "imports": [], "summary": None, "summary_digest": None}  # nothing to import
@@ -96,7 +104,9 @@ def collect_facts(task: FactsTask) -> dict | None:
                 if summarize is None:
                     result = None
                 elif task.project_summaries and _takes_summaries(summarize):
-                    result = summarize(task.display, source.text, task.settings, project_summaries=task.project_summaries)
+                    result = summarize(
+                        task.display, source.text, task.settings, project_summaries=task.project_summaries
+                    )
                 elif _takes_settings(summarize):
                     result = summarize(task.display, source.text, task.settings)
                 else:
@@ -149,7 +159,9 @@ def analyze_python_file(
             diagnostics = run_check_module(check_module, display, source.text, settings, project_summaries)
     except TimeLimitExceeded:
         diagnostics = [
-            unreadable(display, f"analysis took longer than {settings.analysis_timeout:g} s and was stopped (analysis-timeout)")
+            unreadable(
+                display, f"analysis took longer than {settings.analysis_timeout:g} s and was stopped (analysis-timeout)"
+            )
         ]
         digest = None  # a timeout depends on the machine's load: reported, never cached
     except RecursionError:

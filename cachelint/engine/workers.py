@@ -1,5 +1,6 @@
 """The worker pool of the Python run: this process or a pool started at most once per run, fed
 task by task (``Workers``); how it is started (``start_method``) and what its workers inherit."""
+
 from __future__ import annotations
 
 import collections
@@ -94,7 +95,10 @@ class Workers:
             return
         arrived = self._arrived
         self._start().apply_async(
-            func, (task,), callback=lambda value: arrived.put((key, value, None)), error_callback=lambda exc: arrived.put((key, None, exc))
+            func,
+            (task,),
+            callback=lambda value: arrived.put((key, value, None)),
+            error_callback=lambda exc: arrived.put((key, None, exc)),
         )
 
     def next_result(self) -> tuple[Any, Any]:

@@ -3,6 +3,7 @@
 The API calls ``cachelint.payloads.audit.run_audit(paths, settings, options, cwd)``, which returns
 an ``AuditResult``. Both types are defined here so that the API, the CLI and the tests share them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -5,6 +5,7 @@ its session as it arrives and then shares that request's unchanged blocks, and s
 ``session-window`` records are closed (their session checks run, their requests are dropped), so
 memory follows the open sessions, not the log.
 """
+
 from __future__ import annotations
 
 import gc
@@ -127,7 +128,9 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _run_audit(paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path, select: Selection | None) -> AuditResult:
+def _run_audit(
+    paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path, select: Selection | None
+) -> AuditResult:
     from cachelint.progress import Progress, file_size
 
     run = _start(settings, options)
@@ -221,7 +224,12 @@ def _checks(run: _Run, fast_paths: bool) -> None:
     for fidelity in ("content", "usage"):
         run.fidelity_checks[fidelity] = tuple(
             checks_for(fidelity, c)
-            for c in (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
+            for c in (
+                run.first_request_checks,
+                run.later_request_checks,
+                run.changed_pair_checks,
+                run.quiet_pair_checks,
+            )
         )
 
 
@@ -280,7 +288,9 @@ def _audit_records(run: _Run, items: Iterable[Any], position: list[Any] | None, 
             _audit_built(run, req, item)
 
 
-def build_request(item: Any, rules: ProviderRules, cache: BlockCache, time_field: str | None) -> tuple[Any, Request | Diagnostic | None]:
+def build_request(
+    item: Any, rules: ProviderRules, cache: BlockCache, time_field: str | None
+) -> tuple[Any, Request | Diagnostic | None]:
     """(the record, its Request): None when no provider adapter takes the record, a CL001 when
     it cannot be interpreted. The record returned is the one the request was built from (decoded
     in full when a reused part did not fit). What the map stage of a parallel audit runs too
@@ -426,7 +436,9 @@ def _run_checks(out: list[Diagnostic], checks: tuple[Any, ...], origin: Any, arg
                 out.extend(found if type(found) in (list, tuple) else list(found))
         except RecursionError:
             if origin is not None:
-                out.append(unreadable(origin.path, "too deeply nested to check", line=origin.line, record=origin.record))
+                out.append(
+                    unreadable(origin.path, "too deeply nested to check", line=origin.line, record=origin.record)
+                )
         except Exception as exc:  # noqa: BLE001 - any check bug
             if origin is not None:
                 what = f"in {check.__module__.rsplit('.', 1)[-1]}"
@@ -465,7 +477,8 @@ def _break_entry(req: Request, diff: PrefixDiff) -> BreakDetail:
         invalidated=list(diff.invalidated),
         explanation=[line for t in diff.tiers if t.breaks for line in t.explanation],
         settings=[
-            f"{s.name}: {_show(s.before)} -> {_show(s.after)}" + ("" if s.confirmed else " (effect on the cache undocumented)")
+            f"{s.name}: {_show(s.before)} -> {_show(s.after)}"
+            + ("" if s.confirmed else " (effect on the cache undocumented)")
             for s in diff.settings
         ],
         before=diff.excerpt_before if diff.offset is not None else None,
@@ -488,7 +501,9 @@ def _close(run: _Run, sessions: Iterable[Session]) -> None:
         ctx = run.ctx.for_session(session)
         origin = session.requests[-1].origin if session.requests else None
         fidelity = session.requests[-1].fidelity if session.requests else "wire"
-        _run_checks(run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, ctx))
+        _run_checks(
+            run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, ctx)
+        )
         session.requests = []  # closed: the summary keeps counts and breaks only
         report = run.reports.get(session.id)
         if report is not None:
@@ -517,7 +532,8 @@ def _summary(run: _Run, kept: Sequence[Diagnostic]) -> AuditSummary:
             SessionReport(
                 id=s.id,
                 grouping=s.grouping,
-                grouping_text=GROUPING_TEXT.get(s.grouping, s.grouping) + (f" ({s.key_source})" if s.key_source else ""),
+                grouping_text=GROUPING_TEXT.get(s.grouping, s.grouping)
+                + (f" ({s.key_source})" if s.key_source else ""),
                 path=s.path,
                 first=report.first,
                 provider=s.provider,

@@ -1,4 +1,5 @@
 """Shared wording and details of the prefix-break findings (CL301–CL304, CL309)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -72,8 +73,15 @@ def cached_end_before(prev: Request, first_lost: int | None, ctx: Any) -> int | 
 
 
 def break_finding(
-    code: str, message: str, prev: Request, cur: Request, ctx: Any, first_lost: int | None, *,
-    kind: str | None = None, details: dict[str, Any],
+    code: str,
+    message: str,
+    prev: Request,
+    cur: Request,
+    ctx: Any,
+    first_lost: int | None,
+    *,
+    kind: str | None = None,
+    details: dict[str, Any],
 ) -> Diagnostic:
     """A prefix-break finding at ``cur``. When nothing the previous request cached lay at or after
     ``first_lost`` (its last breakpoint ends before the change), the change cost nothing this time:
@@ -109,7 +117,10 @@ def break_finding(
         if short is not None:
             tokens, exact, minimum = short
             details.update(
-                tokens=tokens, tokens_basis="usage" if exact else "estimate (~4 chars/token)", minimum=minimum, cached_lost=False
+                tokens=tokens,
+                tokens_basis="usage" if exact else "estimate (~4 chars/token)",
+                minimum=minimum,
+                cached_lost=False,
             )
             return at_request(
                 code,

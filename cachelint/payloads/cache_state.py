@@ -1,6 +1,7 @@
 """What a session's cache holds, as the rules read it: the TTL of the entry a request left, and
 whether a session's writes were ever read (CL306, CL308 and CL311 share these judgements; a rule
 never imports another rule)."""
+
 from __future__ import annotations
 
 from typing import Any

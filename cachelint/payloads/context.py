@@ -7,6 +7,7 @@ once, what is built from them once (the limits), and the state of the few rules 
 calls (a session's digests, the first requests of sessions not yet closed), kept under the rule's
 code so that nothing of a rule's state lives in module globals and a run never sees another's.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

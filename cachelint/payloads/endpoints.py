@@ -22,6 +22,7 @@ An endpoint says one of:
 The URL's host is kept as a label for requests that do not go to the provider's own API (Groq,
 Ollama, a gateway): they are read as the provider whose API they copy, and reported with it.
 """
+
 from __future__ import annotations
 
 import re
@@ -108,14 +109,18 @@ class EndpointRules:
                 patterns.append(
                     _Pattern(
                         regex=re.compile(entry["url"]),
-                        provider=entry.get("provider") if entry.get("provider") not in (None, "body", "invoke") else None,
+                        provider=entry.get("provider")
+                        if entry.get("provider") not in (None, "body", "invoke")
+                        else None,
                         invoke=entry.get("provider") == "invoke",
                         excluded=frozenset(entry.get("not", ())),
                         side_call=entry.get("side-call"),
                     )
                 )
             not_llm += [re.compile(p) for p in pack.get("not-llm", ())]
-            invoke += [(re.compile(e["model"], re.IGNORECASE), e.get("provider")) for e in pack.get("invoke-models", ())]
+            invoke += [
+                (re.compile(e["model"], re.IGNORECASE), e.get("provider")) for e in pack.get("invoke-models", ())
+            ]
             for provider, names in (pack.get("own-hosts") or {}).items():
                 hosts.setdefault(provider, []).extend(re.compile(n, re.IGNORECASE) for n in names)
         return cls(tuple(patterns), tuple(not_llm), tuple(invoke), {k: tuple(v) for k, v in hosts.items()})

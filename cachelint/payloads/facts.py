@@ -9,6 +9,7 @@ gives every ``RequestFacts`` back, equal field for field, one session at a time 
 asks for them. Numbers are ints by construction (token counts, offsets, record numbers); one that
 does not fit 64 bits keeps its row as an object.
 """
+
 from __future__ import annotations
 
 import struct
@@ -93,8 +94,16 @@ class FactTable:
             zone = (time.tzinfo, time.fold)
             time_us = (time.replace(tzinfo=None, fold=0) - _EPOCH) // _MICROSECOND  # wall clock: exact, any year
         combo = (
-            facts.path, facts.session, facts.provider, facts.model, facts.last_ttl, facts.ttls, facts.first_tier,
-            facts.changed_settings, usage.provider if usage is not None else None, zone,
+            facts.path,
+            facts.session,
+            facts.provider,
+            facts.model,
+            facts.last_ttl,
+            facts.ttls,
+            facts.first_tier,
+            facts.changed_settings,
+            usage.provider if usage is not None else None,
+            zone,
         )
         code = self._combo_index.get(combo)
         if code is None:
@@ -103,13 +112,42 @@ class FactTable:
         common = facts.common_bytes
         if usage is None:
             return _ROW.pack(
-                facts.record, facts.line, facts.index, facts.prefix_bytes, facts.cached_end_bytes, facts.markers,
-                common or 0, time_us, 0, 0, 0, 0, 0, 0, code, common is not None, False,
+                facts.record,
+                facts.line,
+                facts.index,
+                facts.prefix_bytes,
+                facts.cached_end_bytes,
+                facts.markers,
+                common or 0,
+                time_us,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                code,
+                common is not None,
+                False,
             )
         return _ROW.pack(
-            facts.record, facts.line, facts.index, facts.prefix_bytes, facts.cached_end_bytes, facts.markers,
-            common or 0, time_us, usage.uncached, usage.read, usage.written, usage.written_5m, usage.written_1h,
-            usage.output, code, common is not None, True,
+            facts.record,
+            facts.line,
+            facts.index,
+            facts.prefix_bytes,
+            facts.cached_end_bytes,
+            facts.markers,
+            common or 0,
+            time_us,
+            usage.uncached,
+            usage.read,
+            usage.written,
+            usage.written_5m,
+            usage.written_1h,
+            usage.output,
+            code,
+            common is not None,
+            True,
         )
 
     def row(self, row: int) -> RequestFacts:
@@ -117,8 +155,23 @@ class FactTable:
         if whole is not None:
             return whole
         (
-            record, line, index, prefix_bytes, cached_end_bytes, markers, common, time_us,
-            uncached, read, written, written_5m, written_1h, output, code, has_common, has_usage,
+            record,
+            line,
+            index,
+            prefix_bytes,
+            cached_end_bytes,
+            markers,
+            common,
+            time_us,
+            uncached,
+            read,
+            written,
+            written_5m,
+            written_1h,
+            output,
+            code,
+            has_common,
+            has_usage,
         ) = _ROW.unpack_from(self._rows, row * _ROW.size)
         path, session, provider, model, last_ttl, ttls, first_tier, changed, usage_provider, zone = self._combos[code]
         usage = None

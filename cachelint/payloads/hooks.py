@@ -36,6 +36,7 @@ content, as observability exports re-encode it) or ``"usage"`` (the usage of eac
 Code transcripts keep it). A request read from a log of lower fidelity is not given to the check
 (``checks_for``), and the audit's summary names the checks that did not run.
 """
+
 from __future__ import annotations
 
 import functools
@@ -70,7 +71,9 @@ def pair_checks() -> tuple[CheckPair, ...]:
 @functools.lru_cache(maxsize=1)
 def change_only_pair_checks() -> tuple[CheckPair, ...]:
     """The pair checks of modules flagged ``PAIR_NEEDS_CHANGE``: nothing to say on a quiet pair."""
-    return tuple(m.check_pair for m in check_modules() if hasattr(m, "check_pair") and getattr(m, "PAIR_NEEDS_CHANGE", False))
+    return tuple(
+        m.check_pair for m in check_modules() if hasattr(m, "check_pair") and getattr(m, "PAIR_NEEDS_CHANGE", False)
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -78,7 +81,9 @@ def first_only_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ..
     """The request checks of modules flagged ``REQUEST_FIRST_ONLY``: nothing to say after the
     first request of a session."""
     return tuple(
-        m.check_request for m in check_modules() if hasattr(m, "check_request") and getattr(m, "REQUEST_FIRST_ONLY", False)
+        m.check_request
+        for m in check_modules()
+        if hasattr(m, "check_request") and getattr(m, "REQUEST_FIRST_ONLY", False)
     )
 
 
@@ -87,7 +92,9 @@ def rejected_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]
     """The request checks of modules flagged ``REJECTED_REQUESTS``: run on a request the provider
     rejected, to say why."""
     return tuple(
-        m.check_request for m in check_modules() if hasattr(m, "check_request") and getattr(m, "REJECTED_REQUESTS", False)
+        m.check_request
+        for m in check_modules()
+        if hasattr(m, "check_request") and getattr(m, "REJECTED_REQUESTS", False)
     )
 
 
@@ -108,7 +115,9 @@ def skipped_at(fidelity: str) -> tuple[str, ...]:
 
     level = FIDELITIES.index(fidelity)
     return tuple(
-        sorted({m.__name__.rsplit(".", 1)[-1][:5].upper() for m in check_modules() if FIDELITIES.index(needs(m)) < level})
+        sorted(
+            {m.__name__.rsplit(".", 1)[-1][:5].upper() for m in check_modules() if FIDELITIES.index(needs(m)) < level}
+        )
     )
 
 

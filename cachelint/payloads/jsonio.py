@@ -1,6 +1,7 @@
 """JSON with orjson (a dependency; the standard library if it cannot be imported).
 
 Key order is always kept (wire bytes are the truth); output is compact UTF-8 bytes."""
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ Nothing here knows a number: breakpoint limits, lookback, TTLs, minimum cacheabl
 per-key request rate all come from ``rules/packs/payloads-limits.yaml`` (and the user's packs,
 which are searched first so that they can override a built-in fact).
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -60,8 +61,12 @@ class Limits:
     _minimums: dict[tuple[str | None, str | None], tuple[int, str] | None] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
-    _by_provider: dict[str | None, ProviderLimits | None] = field(default_factory=dict, compare=False, hash=False, repr=False)
-    _caches: dict[tuple[str | None, str | None], bool] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _by_provider: dict[str | None, ProviderLimits | None] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
+    _caches: dict[tuple[str | None, str | None], bool] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "Limits":
@@ -77,7 +82,13 @@ class Limits:
                 providers[name] = ProviderLimits(family=name, **dict(data))
             models[:0] = list(pack.get("models") or ())
             thinking[:0] = list(pack.get("thinking_blocks") or ())
-        return cls(providers=providers, models=tuple(models), chars_per_token=chars, as_of=as_of, thinking_blocks=tuple(thinking))
+        return cls(
+            providers=providers,
+            models=tuple(models),
+            chars_per_token=chars,
+            as_of=as_of,
+            thinking_blocks=tuple(thinking),
+        )
 
     def provider(self, provider: str | None) -> ProviderLimits | None:
         # asked several times per request by the checks and the ledger: one dict lookup
@@ -117,7 +128,9 @@ class Limits:
         entry = self._model_entry(self.thinking_blocks, provider, model)
         return (bool(entry["kept"]), str(entry.get("source", ""))) if entry is not None else None
 
-    def _model_entry(self, entries: tuple[Mapping[str, Any], ...], provider: str | None, model: str | None) -> Mapping[str, Any] | None:
+    def _model_entry(
+        self, entries: tuple[Mapping[str, Any], ...], provider: str | None, model: str | None
+    ) -> Mapping[str, Any] | None:
         """The first entry whose provider and glob match the model (a provider's own entries, then
         those of the provider it takes its models from: Claude on Bedrock)."""
         family = provider_family(provider)

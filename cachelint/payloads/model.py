@@ -14,6 +14,7 @@ of its blocks in render order: every tools block, then every system block, then 
 (Anthropic's render order, docs/background/prefix-and-invalidation.md#render-order). Byte offset 0 is the first byte of the first
 tool. Offsets in diagnostics always refer to that rendering.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -17,6 +17,7 @@ Only plain JSONL logs read by the generic reader are mapped; HAR, JSON, cassette
 and side files are read in this process, in their turn. A run whose JSONL logs add up to less than
 one range is audited in one process: a pool's start-up would cost more than it saves.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -226,7 +227,9 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     events = out.events
     keys = state.keys
     try:
-        items = _read_jsonl(handle, display, state.redactor, limits, LineReuse() if state.reuse else None, _compressed_bytes(handle))
+        items = _read_jsonl(
+            handle, display, state.redactor, limits, LineReuse() if state.reuse else None, _compressed_bytes(handle)
+        )
         for item in items:
             if isinstance(item, Diagnostic):
                 events.append((_DIAG, item))
@@ -306,13 +309,17 @@ def plan_tasks(path: Path, display: str, chunk_bytes: int) -> list[MapTask] | No
         if handle is not raw:
             return [MapTask(str(path), display, whole=True)]
     cuts = list(range(0, size, chunk_bytes)) or [0]
-    return [MapTask(str(path), display, start, cuts[i + 1] if i + 1 < len(cuts) else None) for i, start in enumerate(cuts)]
+    return [
+        MapTask(str(path), display, start, cuts[i + 1] if i + 1 < len(cuts) else None) for i, start in enumerate(cuts)
+    ]
 
 
 # --- engines ----------------------------------------------------------------------------------
 
 
-def _ordered(submit: Callable[[MapTask], Any], wait: Callable[[Any], ChunkFacts], tasks: Iterable[MapTask], window: int) -> Iterator[ChunkFacts]:
+def _ordered(
+    submit: Callable[[MapTask], Any], wait: Callable[[Any], ChunkFacts], tasks: Iterable[MapTask], window: int
+) -> Iterator[ChunkFacts]:
     """The results of ``tasks`` in their order, with at most ``window`` of them submitted and not
     yet consumed: the driver (group, reduce) is the slower side, and results waiting for it would
     otherwise pile up in memory."""
@@ -345,7 +352,9 @@ class _LocalEngine:
         self.pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_state, initargs=(config,))
 
     def results(self, tasks: Iterable[MapTask]) -> Iterator[ChunkFacts]:
-        return _ordered(lambda t: self.pool.submit(map_chunk, self.config, t), lambda f: f.result(), tasks, 2 * self.jobs)
+        return _ordered(
+            lambda t: self.pool.submit(map_chunk, self.config, t), lambda f: f.result(), tasks, 2 * self.jobs
+        )
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -368,7 +377,11 @@ class _DaskEngine:
                 self.client = Client(address, timeout=30)
             else:
                 self.cluster = LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
                 )
                 self.client = Client(self.cluster)
         except (OSError, TimeoutError) as exc:
@@ -380,7 +393,10 @@ class _DaskEngine:
 
     def results(self, tasks: Iterable[MapTask]) -> Iterator[ChunkFacts]:
         return _ordered(
-            lambda t: self.client.submit(map_chunk, self.config, t, pure=False), lambda f: f.result(), tasks, 2 * self.jobs
+            lambda t: self.client.submit(map_chunk, self.config, t, pure=False),
+            lambda f: f.result(),
+            tasks,
+            2 * self.jobs,
         )
 
     def close(self) -> None:
@@ -405,7 +421,6 @@ class ParallelFeed:
     def takes(self, display: str) -> bool:
         """Whether the map read ``display`` (the first time a run names it)."""
         return display in self.tasks and display not in self._done
-
 
     def audit_file(self, run: Any, display: str) -> None:
         """As ``audit._audit_file``, from the map's results: every event renumbered, then through
@@ -505,7 +520,9 @@ def start_feed(run: Any, logs: Sequence[tuple[Path, str]]) -> ParallelFeed | Non
     if not tasks:
         return None
     extra = run.settings.pack_paths()
-    packs = {kind: load_packs(kind, extra) for kind in ("payloads-secrets", "payloads-providers", "payloads-session-keys")}
+    packs = {
+        kind: load_packs(kind, extra) for kind in ("payloads-secrets", "payloads-providers", "payloads-session-keys")
+    }
     config = MapConfig.of(packs, audit._limits(run.settings), bool(options.incremental), run.time_field)
     # this process maps too (a range where a file's line limit falls): with the run's own objects,
     # which a forked worker inherits

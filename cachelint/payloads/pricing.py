@@ -6,6 +6,7 @@ or plain input when nothing was written) and what reading it from the cache woul
 exact when the response carries usage, an estimate (about ``chars_per_token`` characters a
 token, docs/background/usage-and-pricing.md#token-estimates) labelled as such when it does not.
 """
+
 from __future__ import annotations
 
 import fnmatch

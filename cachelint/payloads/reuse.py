@@ -17,6 +17,7 @@ marker that moved forward changes the raw bytes of the message it left, and that
 decoded and its marker stripped as before). Anything unexpected (a value that does not end where
 it should, a repeated key, a trace of another provider) falls back to decoding the line in full.
 """
+
 from __future__ import annotations
 
 import re
@@ -102,7 +103,9 @@ class LineReuse:
     history elements (a binary search on whole runs of elements). Otherwise the body's members are
     scanned one by one and each tools / system / history value is compared on its own."""
 
-    def __init__(self, keep: int = 8, budget: int = 64 * 1024 * 1024, body_paths: tuple[tuple[str, ...], ...] = ()) -> None:
+    def __init__(
+        self, keep: int = 8, budget: int = 64 * 1024 * 1024, body_paths: tuple[tuple[str, ...], ...] = ()
+    ) -> None:
         self.keep = keep
         self.budget = budget
         # where a log format's records hold the body (``request_body``…), besides BODY_PATHS
@@ -179,7 +182,11 @@ class LineReuse:
         if unmarked is not None:
             after = unmarked[1]
         known_runs = candidate.trace.runs
-        cuts = [(s + delta, e + delta, b"null", key) for key, (s, e) in candidate.runs.items() if e + delta <= first and key in known_runs]
+        cuts = [
+            (s + delta, e + delta, b"null", key)
+            for key, (s, e) in candidate.runs.items()
+            if e + delta <= first and key in known_runs
+        ]
         if not cuts and not k:
             return None
         pieces: list[Any] = []
@@ -217,7 +224,16 @@ class LineReuse:
             rest.insert(0, unmarked[0])
         if k:
             body[history_key] = candidate.trace.history[:k] + rest
-        index = LineIndex(raw, path, runs, history_key, elements, first, candidate.keys_before, body_start=candidate.body_start + delta)
+        index = LineIndex(
+            raw,
+            path,
+            runs,
+            history_key,
+            elements,
+            first,
+            candidate.keys_before,
+            body_start=candidate.body_start + delta,
+        )
         if k:
             index.trace.reuse_from = (candidate.trace, k)
         reused = sum(e - s for s, e, _, _ in cuts) + after - first
@@ -259,7 +275,16 @@ class LineReuse:
             if not isinstance(rest, list) or len(rest) != len(scan.elements) - len(scan.reused_elements):
                 raise _NoReuse("the history array does not hold the elements scanned")
             body[scan.history_key] = scan.reused_elements + rest
-        index = LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before, body_start=body_start)
+        index = LineIndex(
+            raw,
+            path,
+            scan.runs,
+            scan.history_key,
+            scan.elements,
+            scan.history_first,
+            scan.keys_before,
+            body_start=body_start,
+        )
         if scan.history_source is not None:
             index.trace.reuse_from = (scan.history_source.trace, len(scan.reused_elements))
         reused = sum(e - s for s, e, _ in scan.reused_runs)
@@ -284,7 +309,16 @@ class LineReuse:
             scan = _scan_body(raw, view, start, ascii_only, [], body)
         except (_NoReuse, ValueError, RecursionError, IndexError):
             return None
-        return LineIndex(raw, path, scan.runs, scan.history_key, scan.elements, scan.history_first, scan.keys_before, body_start=start)
+        return LineIndex(
+            raw,
+            path,
+            scan.runs,
+            scan.history_key,
+            scan.elements,
+            scan.history_first,
+            scan.keys_before,
+            body_start=start,
+        )
 
     def remember(self, index: LineIndex) -> None:
         self._recent.insert(0, index)
@@ -435,7 +469,9 @@ def _scan_body(
         value = decoded.get(key) if decoded is not None else None
         if key in HISTORY_KEYS and raw[start : start + 1] == b"[" and scan.history_key is None:
             scan.keys_before = frozenset(seen - {key})
-            end = _scan_history(raw, view, start, ascii_only, candidates, key, value if has and isinstance(value, list) else None, scan)
+            end = _scan_history(
+                raw, view, start, ascii_only, candidates, key, value if has and isinstance(value, list) else None, scan
+            )
         elif key in RUN_KEYS and raw[start : start + 1] in (b"[", b"{", b'"'):
             end = -1
             for candidate in candidates:
@@ -565,7 +601,13 @@ def _element_spans(
 
 
 def _members_after(
-    raw: bytes, view: memoryview, pos: int, body: dict, ascii_only: bool, seen: set[str], runs: dict[str, tuple[int, int]]
+    raw: bytes,
+    view: memoryview,
+    pos: int,
+    body: dict,
+    ascii_only: bool,
+    seen: set[str],
+    runs: dict[str, tuple[int, int]],
 ) -> int:
     """The body members after the history (their run spans, for the next line), checking that no
     name repeats; returns the end of the body."""

@@ -4,6 +4,7 @@ What to drop is data (rules/packs/payloads-secrets.yaml): header names, URL quer
 request body fields. Personal ids that identify a session (Claude Code's ``metadata.user_id``) are
 replaced by a short hash: stable enough to group requests, useless to anyone reading a report.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -75,7 +76,9 @@ class Redactor:
         try:
             parts = urlsplit(url)
             netloc = parts.netloc.rsplit("@", 1)[-1]
-            return urlunsplit((parts.scheme, netloc, parts.path, self._params(parts.query), self._params(parts.fragment)))
+            return urlunsplit(
+                (parts.scheme, netloc, parts.path, self._params(parts.query), self._params(parts.fragment))
+            )
         except ValueError:
             return None  # an unparseable URL could hide anything: drop it
 

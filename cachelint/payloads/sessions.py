@@ -39,6 +39,7 @@ continue the nearest open session, for the summary.
 
 Memory: only open sessions are held; a session untouched for ``window`` records is closed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ _DATA = attrgetter("data")
 
 def _session_number(sid: str) -> int:
     return int(sid[1:])  # "s12": sessions in the order they started
+
 
 # Formats whose files are each one recording, never continued in another file.
 _RECORDINGS = ("vcr", "har")
@@ -246,7 +248,11 @@ class SessionGrouper:
 
     def _reindex(self, entry: _Open, req: Request, keys: tuple[Any, ...] | None = None) -> None:
         sid = entry.session.id
-        if entry.key is not None or entry.session.grouping in ("response-chain", "side-call") or req.previous_response_id:
+        if (
+            entry.key is not None
+            or entry.session.grouping in ("response-chain", "side-call")
+            or req.previous_response_id
+        ):
             keys = ()  # found by their key or their response ids, not by history
         elif keys is None:
             keys = _candidate_keys(req, entry.scope)
@@ -309,8 +315,15 @@ class SessionGrouper:
         return session, prev
 
     def _new(
-        self, req: Request, record: Record, grouping: str, key: str | None, key_source: str | None, scope: str,
-        explicit: bool, weak_key: str | None,
+        self,
+        req: Request,
+        record: Record,
+        grouping: str,
+        key: str | None,
+        key_source: str | None,
+        scope: str,
+        explicit: bool,
+        weak_key: str | None,
     ) -> Session:
         self._counter += 1
         session = Session(
@@ -333,7 +346,9 @@ class SessionGrouper:
 
     # --- the three ways in ------------------------------------------------------------------
 
-    def _in_key(self, req: Request, scope_key: str, weak_key: str | None) -> tuple[_Open | None, tuple[str, str | None]]:
+    def _in_key(
+        self, req: Request, scope_key: str, weak_key: str | None
+    ) -> tuple[_Open | None, tuple[str, str | None]]:
         """The session of the same key (and agent) the request continues: by history first, then
         the same agent whatever its history (a key is one conversation: a compaction that replaced
         the history is still it), then, when the key holds one session and nothing says another
@@ -355,7 +370,10 @@ class SessionGrouper:
         if fallback is not None:
             return fallback[1], ("", None)
         last = self._open[sids[-1]].last
-        return None, ("another agent under the same session key: its tools and system prompt differ", last.origin.describe())
+        return None, (
+            "another agent under the same session key: its tools and system prompt differ",
+            last.origin.describe(),
+        )
 
     def _chained(self, req: Request, scope: str, weak_key: str | None) -> tuple[_Open | None, tuple[str, str | None]]:
         """The session of the response a chained Responses request names; when that response is
@@ -372,7 +390,11 @@ class SessionGrouper:
             if (last.settings.get("prompt_cache_key") or None) != (req.settings.get("prompt_cache_key") or None):
                 continue
             instructions = tuple(b for b in last.system if b.name == "instructions")
-            if not (req.tools or req.system) or not _same_tier(last.tools, req.tools) or not _same_tier(instructions, req.system):
+            if (
+                not (req.tools or req.system)
+                or not _same_tier(last.tools, req.tools)
+                or not _same_tier(instructions, req.system)
+            ):
                 continue
             if found is None or entry.touched > found.touched:
                 found = entry
@@ -380,7 +402,9 @@ class SessionGrouper:
             return found, ("", None)
         return None, ("chained (previous_response_id) to a response the log does not hold", None)
 
-    def _continued(self, req: Request, keys: tuple[Any, ...], weak_key: str | None) -> tuple[_Open | None, tuple[str, str | None]]:
+    def _continued(
+        self, req: Request, keys: tuple[Any, ...], weak_key: str | None
+    ) -> tuple[_Open | None, tuple[str, str | None]]:
         """The open session this request continues, by history. Sessions whose last request
         shares the first message are ranked first: only they can be true continuations, so when
         one is, the sessions that share only the agent's tools or system need not be looked at."""
@@ -402,10 +426,15 @@ class SessionGrouper:
         return None, ("", None)
 
     def _best(
-        self, req: Request, sids: dict[str, None], weak_key: str | None, best: tuple[tuple[int, ...], _Open] | None,
-        timed: bool = True, rejected: list[tuple[int, str, str]] | None = None,
+        self,
+        req: Request,
+        sids: dict[str, None],
+        weak_key: str | None,
+        best: tuple[tuple[int, ...], _Open] | None,
+        timed: bool = True,
+        rejected: list[tuple[int, str, str]] | None = None,
     ) -> tuple[tuple[int, ...], _Open] | None:
-        for sid in (sorted(sids, key=_session_number) if len(sids) > 1 else sids):
+        for sid in sorted(sids, key=_session_number) if len(sids) > 1 else sids:
             candidate = self._open[sid]
             same_key = weak_key is not None and candidate.weak_key == weak_key
             verdict = self._judge(candidate.last, req, timed and not same_key)
@@ -437,7 +466,11 @@ class SessionGrouper:
             if other is None or other is candidate:
                 continue
             theirs = other.last.messages
-            if len(theirs) == len(msgs) and theirs[-1].data != last and common_prefix_blocks(theirs, msgs) == len(msgs) - 1:
+            if (
+                len(theirs) == len(msgs)
+                and theirs[-1].data != last
+                and common_prefix_blocks(theirs, msgs) == len(msgs) - 1
+            ):
                 return True
         return False
 
@@ -462,23 +495,47 @@ class SessionGrouper:
             if evidence == OTHER:
                 # another agent, even when it is handed the whole history (a handoff, a team's
                 # next speaker): each agent's conversation is its own session
-                return _Verdict(-1, k, "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares")
+                return _Verdict(
+                    -1,
+                    k,
+                    "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares",
+                )
             if replays_response(last, cur, k):
                 return _Verdict(4, k)
             if grows:
                 if evidence != WEAK or k >= 2:
                     return _Verdict(3, k)
-                return _Verdict(-1, k, "it shares only the opening message with a request of other tools or system prompt (a side call)")
+                return _Verdict(
+                    -1,
+                    k,
+                    "it shares only the opening message with a request of other tools or system prompt (a side call)",
+                )
             if evidence == SAME or (evidence == NONE and last.model == cur.model):
                 return _Verdict(2, k, repeat=True)  # the same request sent again (a retry, a setting changed)
-            return _Verdict(-1, k, "it repeats the messages of a request of other tools or system prompt (another configuration, a side call)")
+            return _Verdict(
+                -1,
+                k,
+                "it repeats the messages of a request of other tools or system prompt (another configuration, a side call)",
+            )
         if k and k == len(prev) - 1 == len(msgs) - 1:
-            return _Verdict(-1, k, "an independent request: it repeats the history of the previous one and changes only its last message")
-        if evidence == NONE and k >= 1 and (len(msgs) > len(prev) or (len(msgs) == len(prev) and msgs[-1].data == prev[-1].data)):
+            return _Verdict(
+                -1,
+                k,
+                "an independent request: it repeats the history of the previous one and changes only its last message",
+            )
+        if (
+            evidence == NONE
+            and k >= 1
+            and (len(msgs) > len(prev) or (len(msgs) == len(prev) and msgs[-1].data == prev[-1].data))
+        ):
             return _Verdict(1, k)  # a history without tools or system, rewritten in its middle (CL303)
         if evidence not in (SAME, CLOSE):
             if evidence == OTHER and k:
-                return _Verdict(-1, k, "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares")
+                return _Verdict(
+                    -1,
+                    k,
+                    "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares",
+                )
             return _Verdict(-1, k, _RESTART)
         if k >= 1 and len(msgs) > 1:
             return _Verdict(1, k)  # the same agent's history, rewritten somewhere (CL303)
@@ -575,7 +632,10 @@ def longest_lifetime(limits: Any) -> Any:
         provider = limits.provider(req.provider)
         found: int | None = None
         if provider is not None:
-            asked = [provider.ttl_seconds(t) for t in (*ttls, *([retention.replace("-", "_")] if isinstance(retention, str) else []))]
+            asked = [
+                provider.ttl_seconds(t)
+                for t in (*ttls, *([retention.replace("-", "_")] if isinstance(retention, str) else []))
+            ]
             candidates = [s for s in (provider.longest_ttl, *asked) if s]
             found = max(candidates) if candidates else None
         memo[key] = found
@@ -588,6 +648,8 @@ def _only_first_differs(prev: tuple, cur: tuple) -> bool:
     """Every message of ``prev`` after the first one is repeated in ``cur``: message 0 was edited,
     this is not another conversation of the same agent (a log that starts mid-session)."""
     rest = prev[1:]
-    return bool(rest) and prev[0].name == cur[0].name and all(
-        x.data is y.data or x.data == y.data for x, y in zip(rest, cur[1 : len(prev)])
+    return (
+        bool(rest)
+        and prev[0].name == cur[0].name
+        and all(x.data is y.data or x.data == y.data for x, y in zip(rest, cur[1 : len(prev)]))
     )

@@ -11,6 +11,7 @@ Two questions, asked only on the paths where the audit would otherwise say nothi
   requests, a request body nested under other keys). Those are named and counted, so that an audit
   that read nothing says what it saw.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,7 +41,9 @@ _SUFFIX_KINDS = {
 # Files the other command reads: say so in the message.
 _CHECKED_BY_CHECK = {".py", ".pyi", ".ipynb", ".md", ".markdown"}
 
-_PYTHON = re.compile(rb"^(?:#!.*python|from\s+[\w.]+\s+import\s|import\s+[\w.]+|def\s+\w+\s*\(|class\s+\w+[\s:(]|async\s+def\s)", re.M)
+_PYTHON = re.compile(
+    rb"^(?:#!.*python|from\s+[\w.]+\s+import\s|import\s+[\w.]+|def\s+\w+\s*\(|class\s+\w+[\s:(]|async\s+def\s)", re.M
+)
 
 
 def not_a_log(name: str, head: bytes) -> str | None:
@@ -82,7 +85,12 @@ def not_a_cassette(doc: Any) -> str:
     """The CL001 message for a YAML document that is not a VCR cassette."""
     if isinstance(doc, Mapping):
         # YAML 1.1 reads the key `on` (a GitHub workflow's trigger) as True
-        keys = ", ".join(sorted({True: "on", False: "off"}.get(k, str(k)) if isinstance(k, bool) else str(k) for k in doc)[:6]) or "none"
+        keys = (
+            ", ".join(
+                sorted({True: "on", False: "off"}.get(k, str(k)) if isinstance(k, bool) else str(k) for k in doc)[:6]
+            )
+            or "none"
+        )
         what = f"a YAML mapping with the keys {keys}"
     elif isinstance(doc, list):
         what = f"a YAML list of {len(doc)} item(s)"
@@ -108,8 +116,10 @@ def unread_shape(request: Any, response: Any = None) -> str | None:
     if fmt is not None:  # a log format cachelint reads, met inside a file read as another
         return f"{fmt.title} (audit it with --input-format {fmt.name})"
     kind = request.get("type")
-    if kind in ("user", "assistant", "summary", "system") and isinstance(request.get("message"), Mapping) and (
-        "sessionId" in request or "uuid" in request or "parentUuid" in request
+    if (
+        kind in ("user", "assistant", "summary", "system")
+        and isinstance(request.get("message"), Mapping)
+        and ("sessionId" in request or "uuid" in request or "parentUuid" in request)
     ):
         return "Claude Code transcript (the conversation, not the requests sent)"
     if kind in ("session_meta", "response_item", "event_msg", "turn_context", "compacted") and "payload" in request:
@@ -123,7 +133,9 @@ def unread_shape(request: Any, response: Any = None) -> str | None:
         return "OpenInference span"
     if "run_type" in request and ("inputs" in request or "outputs" in request):
         return "LangSmith run"
-    if str(kind).upper() == "GENERATION" or ("observations" in request and isinstance(request.get("observations"), list)):
+    if str(kind).upper() == "GENERATION" or (
+        "observations" in request and isinstance(request.get("observations"), list)
+    ):
         return "Langfuse export"
     if "op_name" in request and "inputs" in request:
         return "W&B Weave call"
@@ -163,7 +175,9 @@ def _looks_like_body(value: Mapping[str, Any]) -> bool:
     return "model" in value and (isinstance(value.get("messages"), list) or "input" in value)
 
 
-def _nested_request(value: Mapping[str, Any], depth: int, path: str, budget: list[int] | None = None) -> tuple[str, bool] | None:
+def _nested_request(
+    value: Mapping[str, Any], depth: int, path: str, budget: list[int] | None = None
+) -> tuple[str, bool] | None:
     """(dotted path, held as a JSON string) of a request body inside ``value`` (at most three
     levels down, at most 500 values looked at: a skipped record costs little however wide it is),
     or None."""

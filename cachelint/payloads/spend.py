@@ -7,6 +7,7 @@ The pipeline feeds every request to a ``UsageLedger`` as it goes (``add``), then
 ``summary`` once the diagnostics are known. ``summarize_usage(sessions, diagnostics)`` does both
 for sessions that still hold their requests. The summary is data; ``cachelint.report`` renders it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,7 +39,12 @@ def common_prefix_bytes(prev: Request, cur: Request) -> int:
     """Bytes of the previous rendered prefix that the current one repeats, at block granularity:
     the offset of the first block that differs (the previous prefix length when none does)."""
     kept = len(prev.messages)
-    if prev.tools == cur.tools and prev.system == cur.system and kept <= len(cur.messages) and prev.messages == cur.messages[:kept]:
+    if (
+        prev.tools == cur.tools
+        and prev.system == cur.system
+        and kept <= len(cur.messages)
+        and prev.messages == cur.messages[:kept]
+    ):
         return prev.prefix_length  # the common case, tier by tier (identity first): no list built
     prev_blocks = [*prev.tools, *prev.system, *prev.messages]
     cur_blocks = [*cur.tools, *cur.system, *cur.messages]
@@ -128,7 +134,11 @@ class UsageLedger:
         }
 
     def _session_summary(
-        self, sid: str, reqs: list[RequestFacts], breaks_at: Mapping[tuple[str, int], list[str]], with_timeline: bool = True
+        self,
+        sid: str,
+        reqs: list[RequestFacts],
+        breaks_at: Mapping[tuple[str, int], list[str]],
+        with_timeline: bool = True,
     ) -> dict[str, Any]:
         read = written = uncached = with_usage = estimated_prompt = 0
         money = money_uncached = 0.0
@@ -359,4 +369,3 @@ def summarize_usage(
             ledger.add(req, prev)
             prev = req
     return ledger.summary(diagnostics)
-

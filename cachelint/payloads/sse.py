@@ -6,6 +6,7 @@ and ``diagnostics``, ``message_delta`` the final ``usage``; OpenAI Chat sends ``
 chunk (``stream_options.include_usage``); Responses sends ``response.completed`` with the whole
 response; Gemini sends ``usageMetadata`` in its chunks.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -10,6 +10,7 @@ The request bytes only grow, so the byte diff sees nothing: the break is read fr
 the pair instead. CL303 reports it once per session; CL308 does not report the same pairs as
 unexplained missed reads.
 """
+
 from __future__ import annotations
 
 from typing import Any, Mapping

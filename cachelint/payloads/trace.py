@@ -5,6 +5,7 @@ a message or a tools list that provider detection reads, from decoded and known 
 
 Below the adapters: the readers import it without importing any adapter.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -36,7 +37,9 @@ class KnownRun:
 
     __slots__ = ("entry", "variant", "anthropic_tools", "openai_tools", "tool_types")
 
-    def __init__(self, entry: tuple, variant: str, anthropic_tools: bool, openai_tools: bool, tool_types: tuple[str, ...]) -> None:
+    def __init__(
+        self, entry: tuple, variant: str, anthropic_tools: bool, openai_tools: bool, tool_types: tuple[str, ...]
+    ) -> None:
         self.entry = entry
         self.variant = variant
         self.anthropic_tools = anthropic_tools
@@ -83,7 +86,9 @@ class BuildTrace:
         before = self.history_sums[-1] if self.history_sums else (0, 0, 0, 0)
         for rel, bp in marks:
             self.history_marks.append((before[0] + rel, bp))
-        self.history_sums.append((before[0] + positions, before[1] + images, before[2] + citations, len(self.history_marks)))
+        self.history_sums.append(
+            (before[0] + positions, before[1] + images, before[2] + citations, len(self.history_marks))
+        )
         self.history_blocks.append(block)
         self.history.append(known_message(entry, variant, message))
 
@@ -97,7 +102,11 @@ def tools_facts(values: Any) -> tuple[bool, bool, tuple[str, ...]]:
 
 def known_message(entry: tuple, variant: str, message: Any) -> KnownBlock:
     if type(message) is KnownBlock:
-        return message if message.entry is entry else KnownBlock(entry, variant, message.role, message.anthropic_content, message.converse_content)
+        return (
+            message
+            if message.entry is entry
+            else KnownBlock(entry, variant, message.role, message.anthropic_content, message.converse_content)
+        )
     role = message.get("role") if isinstance(message, dict) else None
     return KnownBlock(entry, variant, role, has_anthropic_content([message]), has_converse_content([message]))
 
@@ -117,7 +126,9 @@ def has_converse_content(messages: list) -> bool:
         content = m.get("content") if isinstance(m, dict) else None
         if isinstance(content, list) and content and isinstance(content[0], dict):
             first = content[0]
-            if "type" not in first and any(k in first for k in ("text", "toolUse", "toolResult", "image", "cachePoint")):
+            if "type" not in first and any(
+                k in first for k in ("text", "toolUse", "toolResult", "image", "cachePoint")
+            ):
                 return True
     return False
 
@@ -130,7 +141,8 @@ def has_anthropic_content(messages: list) -> bool:
             continue
         content = m.get("content") if isinstance(m, dict) else None
         if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking", "document") for b in content
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking", "document")
+            for b in content
         ):
             return True
     return False

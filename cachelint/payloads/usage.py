@@ -20,6 +20,7 @@ Every provider counts the prompt differently (docs/background/usage-and-pricing.
 Tracing tools got the include/exclude difference wrong more than once (traceloop/openllmetry#2175,
 Arize-ai/openinference#1429): ``CacheUsage`` always stores the three disjoint parts.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

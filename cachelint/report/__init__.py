@@ -3,6 +3,7 @@
 They import nothing but ``cachelint.diagnostics``, ``cachelint.catalog`` and the summary types of
 ``cachelint.payloads``. Which stream the text goes to is the CLI's business.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence

@@ -4,6 +4,7 @@ session (unreadable inputs, run-wide checks) come first. Each finding is shown o
 
 ``concise`` keeps one line per finding and ends with the audit's headline and totals.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
@@ -22,7 +23,18 @@ QUIET_SESSIONS_SHOWN = 10
 MARKER_LEGEND = "⟨ marks the first byte that differs from the previous request"
 
 # Details the session layout shows in its own words (the message says the tier and the byte).
-_SHOWN_APART = ("before", "after", "excerpt_before", "excerpt_after", "explanation", "changes", "invalidated", "tier", "first_tier", "byte_offset")
+_SHOWN_APART = (
+    "before",
+    "after",
+    "excerpt_before",
+    "excerpt_after",
+    "explanation",
+    "changes",
+    "invalidated",
+    "tier",
+    "first_tier",
+    "byte_offset",
+)
 
 
 def sessions_to_show(sessions: Sequence[Any], eventful: Callable[[Any], Any]) -> tuple[list[Any], int]:
@@ -53,7 +65,9 @@ def misses_cost(usage_part: Mapping[str, Any], currency: str) -> str:
     """What the cache misses of a session (or of the run) cost, in words that explain a zero or a
     missing figure: "3 cache misses found cost $0.0316 (usage)", "… cost $0.0000: no cached
     tokens were lost (…)", "… cost n/a: no price for the model"."""
-    count = len(usage_part["breaks"]) if isinstance(usage_part.get("breaks"), list) else int(usage_part.get("breaks") or 0)
+    count = (
+        len(usage_part["breaks"]) if isinstance(usage_part.get("breaks"), list) else int(usage_part.get("breaks") or 0)
+    )
     if not count:
         return "no cache miss found"
     head = f"{_n(count, 'cache miss', 'cache misses')} found"
@@ -83,7 +97,9 @@ def _usage_lines(u: Mapping[str, Any], currency: str, indent: str) -> list[str]:
             f" cost {money(u['money'], currency)} (without cache {money(u['money_without_cache'], currency)})"
         )
     else:
-        lines.append(f"{indent}no usage in the responses; ~{u['estimated_prompt_tokens_without_usage']:,} prompt tokens (estimate)")
+        lines.append(
+            f"{indent}no usage in the responses; ~{u['estimated_prompt_tokens_without_usage']:,} prompt tokens (estimate)"
+        )
     if u["breaks"]:
         codes = ", ".join(sorted({c for b in u["breaks"] for c in b.get("codes", ())}))
         lines.append(f"{indent}{misses_cost(u, currency).replace(' found', f' found ({codes})', 1)}")
@@ -92,7 +108,9 @@ def _usage_lines(u: Mapping[str, Any], currency: str, indent: str) -> list[str]:
             continue  # inconclusive: the provider's comparison was still running
         ours = v["our_first_tier"] or ", ".join(v["our_settings"]) or "prefix intact"
         verdict = {True: "they agree", False: "they disagree", None: "no tier to compare"}[v["agrees"]]
-        lines.append(f"{indent}record {v['record']}: provider says {v['provider_reason']}, our diff says {ours}: {verdict}")
+        lines.append(
+            f"{indent}record {v['record']}: provider says {v['provider_reason']}, our diff says {ours}: {verdict}"
+        )
     advice = u.get("ttl_advice")
     if advice and advice.get("pays"):
         lines.append(
@@ -125,7 +143,9 @@ class _Legend:
         return out
 
 
-def _finding_block(d: Diagnostic, options: RenderOptions, legend: _Legend, cost: Mapping[str, Any] | None, currency: str) -> str:
+def _finding_block(
+    d: Diagnostic, options: RenderOptions, legend: _Legend, cost: Mapping[str, Any] | None, currency: str
+) -> str:
     style = Style(options.color)
     facts = [severity_of(d).value, f"{d.code} {name_of(d)}"]
     if d.record is not None:
@@ -135,7 +155,9 @@ def _finding_block(d: Diagnostic, options: RenderOptions, legend: _Legend, cost:
     lines = [finding_line(d, options), "    " + " · ".join(facts)]
     details = d.details or {}
     if "byte_offset" in details and "byte" not in d.message:
-        lines.append(f"    at byte {details['byte_offset']} of the prefix ({details.get('first_tier') or details.get('tier')})")
+        lines.append(
+            f"    at byte {details['byte_offset']} of the prefix ({details.get('first_tier') or details.get('tier')})"
+        )
     explanation = details.get("explanation")
     if isinstance(explanation, str):
         lines.append(f"    {_one_line(explanation)}")
@@ -143,7 +165,9 @@ def _finding_block(d: Diagnostic, options: RenderOptions, legend: _Legend, cost:
         lines.extend(f"    {_one_line(str(x))}" for x in explanation[:6])
     before = details.get("before", details.get("excerpt_before"))
     after = details.get("after", details.get("excerpt_after"))
-    lines.extend(legend.lines(before if isinstance(before, str) else None, after if isinstance(after, str) else None, "    "))
+    lines.extend(
+        legend.lines(before if isinstance(before, str) else None, after if isinstance(after, str) else None, "    ")
+    )
     invalidated = details.get("invalidated")
     if invalidated:
         lines.append(f"    invalidates {', '.join(str(x) for x in invalidated)}")
@@ -177,7 +201,9 @@ def headline(summary: AuditSummary) -> str:
     )
     extra = []
     if summary.skipped_non_llm:
-        extra.append(f"{_n(summary.skipped_non_llm, 'record')} that {'is' if summary.skipped_non_llm == 1 else 'are'} not an LLM call skipped")
+        extra.append(
+            f"{_n(summary.skipped_non_llm, 'record')} that {'is' if summary.skipped_non_llm == 1 else 'are'} not an LLM call skipped"
+        )
     if summary.failed:
         extra.append(f"{_n(summary.failed, 'request')} answered with an HTTP error left out")
     return line + ("; " + "; ".join(extra) if extra else "") + "."
@@ -232,10 +258,14 @@ def total_line(summary: AuditSummary) -> str | None:
 
 def _eventful(session: SessionReport, found: Mapping[str, Sequence[Diagnostic]]) -> bool:
     u = session.usage or {}
-    return bool(found.get(session.id) or session.breaks or u.get("breaks") or u.get("ttl_advice") or u.get("provider_verdicts"))
+    return bool(
+        found.get(session.id) or session.breaks or u.get("breaks") or u.get("ttl_advice") or u.get("provider_verdicts")
+    )
 
 
-def render_audit_full(diagnostics: Sequence[Diagnostic], summary: AuditSummary, options: RenderOptions = RenderOptions()) -> str:
+def render_audit_full(
+    diagnostics: Sequence[Diagnostic], summary: AuditSummary, options: RenderOptions = RenderOptions()
+) -> str:
     style = Style(options.color)
     legend = _Legend()
     currency = (summary.usage or {}).get("currency", "USD")
@@ -279,7 +309,9 @@ def render_audit_full(diagnostics: Sequence[Diagnostic], summary: AuditSummary, 
                 out.append(_break_block(b, legend))  # a break no reported finding describes
         for d in found:
             out.append("")
-            out.append(_finding_block(d, options, legend, costs.get(d.record) if d.record is not None else None, currency))
+            out.append(
+                _finding_block(d, options, legend, costs.get(d.record) if d.record is not None else None, currency)
+            )
         if s.breaks > len(s.break_details) and not found:
             out.append(f"  … {_n(s.breaks - len(s.break_details), 'more break')}")
     if hidden:
@@ -296,7 +328,9 @@ def render_audit_full(diagnostics: Sequence[Diagnostic], summary: AuditSummary, 
     return "\n".join(out) + "\n"
 
 
-def render_audit_concise(diagnostics: Sequence[Diagnostic], summary: AuditSummary, options: RenderOptions = RenderOptions()) -> str:
+def render_audit_concise(
+    diagnostics: Sequence[Diagnostic], summary: AuditSummary, options: RenderOptions = RenderOptions()
+) -> str:
     lines = [finding_line(d, options) for d in diagnostics]
     lines.append(headline(summary))
     unread = unread_line(summary)
@@ -316,9 +350,13 @@ def render_usage(usage: Mapping[str, Any]) -> str:
         return ""
     cur = usage.get("currency", "USD")
     lines = [f"Usage and money (prices as of {usage.get('prices_as_of') or 'n/a'}):"]
-    shown, hidden = sessions_to_show(usage["sessions"], lambda s: s["breaks"] or s.get("ttl_advice") or s["provider_verdicts"])
+    shown, hidden = sessions_to_show(
+        usage["sessions"], lambda s: s["breaks"] or s.get("ttl_advice") or s["provider_verdicts"]
+    )
     for s in shown:
-        lines.append(f"  session {s['id']} ({_n(s['requests'], 'request')}, {s['provider']}, {s['model'] or 'model n/a'}):")
+        lines.append(
+            f"  session {s['id']} ({_n(s['requests'], 'request')}, {s['provider']}, {s['model'] or 'model n/a'}):"
+        )
         lines.extend(_usage_lines(s, cur, "    "))
     if hidden:
         lines.append(f"  … {_n(hidden, 'more session')} without a cache miss found")
@@ -336,7 +374,9 @@ def nothing_read_message(summary: AuditSummary) -> str:
     formats = ", ".join(f"{fmt} ({count})" if count > 1 else fmt for fmt, count in summary.formats.items()) or "none"
     parts = [f"formats read: {formats}"]
     if summary.skipped_non_llm:
-        parts.append(f"{summary.skipped_non_llm:,} record{'s' if summary.skipped_non_llm != 1 else ''} that {'are' if summary.skipped_non_llm != 1 else 'is'} not an LLM call")
+        parts.append(
+            f"{summary.skipped_non_llm:,} record{'s' if summary.skipped_non_llm != 1 else ''} that {'are' if summary.skipped_non_llm != 1 else 'is'} not an LLM call"
+        )
     if summary.unread:
         total = sum(summary.unread.values())
         shapes = ", ".join(f"{shape} ({count:,})" for shape, count in summary.unread.items())

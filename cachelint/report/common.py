@@ -1,4 +1,5 @@
 """Shared helpers of the reporters."""
+
 from __future__ import annotations
 
 import hashlib
@@ -69,7 +70,6 @@ class SourceLines:
         from cachelint.masking import masker
 
         return masker().mask(lines[number - 1])
-
 
 
 def fingerprint_basis(d: Diagnostic, lines: SourceLines) -> str:

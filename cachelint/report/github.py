@@ -3,6 +3,7 @@
 Escaping follows actions/toolkit: data escapes %, CR, LF; properties also escape ':' and ','.
 The runner rejects col/endColumn on multi-line spans (ruff#22074), so those carry lines only.
 """
+
 from __future__ import annotations
 
 from typing import Sequence

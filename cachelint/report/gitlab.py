@@ -3,6 +3,7 @@
 Paths are relative to the working directory, which in a GitLab job is the project folder
 (``CI_PROJECT_DIR``). Spec: https://docs.gitlab.com/ci/testing/code_quality/#code-quality-report-format
 """
+
 from __future__ import annotations
 
 import json

@@ -12,6 +12,7 @@ Everything shown is escaped: a report holds captured prompts, and a prompt can h
 Input: the diagnostics and the audit's ``AuditSummary`` (its ``usage`` built by
 ``cachelint.payloads.spend``).
 """
+
 from __future__ import annotations
 
 import re
@@ -189,9 +190,11 @@ def _usage_of(summary: Any) -> Mapping[str, Any]:
 
 
 def _card(key: str, value: str, extra: str = "") -> str:
-    return f"<div class='card'><div class='k'>{_e(key)}</div><div class='v'>{value}</div>" + (
-        f"<div class='x'>{extra}</div>" if extra else ""
-    ) + "</div>"
+    return (
+        f"<div class='card'><div class='k'>{_e(key)}</div><div class='v'>{value}</div>"
+        + (f"<div class='x'>{extra}</div>" if extra else "")
+        + "</div>"
+    )
 
 
 def _summary_section(diagnostics: Sequence[Diagnostic], summary: Any, usage: Mapping[str, Any]) -> str:
@@ -214,7 +217,9 @@ def _summary_section(diagnostics: Sequence[Diagnostic], summary: Any, usage: Map
                 f"{_e(money(total.get('money_without_cache'), cur))} without any cache",
             )
         )
-        cards.append(_card("money the misses cost", _e(money(total.get("break_money"), cur)), _e(misses_cost(total, cur))))
+        cards.append(
+            _card("money the misses cost", _e(money(total.get("break_money"), cur)), _e(misses_cost(total, cur)))
+        )
         if total.get("ttl_saving") is not None:
             cards.append(_card("a 1h TTL would have saved", _e(money(total.get("ttl_saving"), cur))))
     by_sev: dict[str, int] = {}
@@ -232,8 +237,14 @@ def _summary_section(diagnostics: Sequence[Diagnostic], summary: Any, usage: Map
         tokens = total.get("tokens") or {}
         rows = [
             ("sessions", _num(total.get("sessions"))),
-            ("requests (with usage in the response)", f"{_num(total.get('requests'))} ({_num(total.get('requests_with_usage'))})"),
-            ("tokens read from the cache / written to it / uncached", f"{_num(tokens.get('read'))} / {_num(tokens.get('written'))} / {_num(tokens.get('uncached'))}"),
+            (
+                "requests (with usage in the response)",
+                f"{_num(total.get('requests'))} ({_num(total.get('requests_with_usage'))})",
+            ),
+            (
+                "tokens read from the cache / written to it / uncached",
+                f"{_num(tokens.get('read'))} / {_num(tokens.get('written'))} / {_num(tokens.get('uncached'))}",
+            ),
             ("provider cache verdicts that disagree with our diff", _num(total.get("disagreements"))),
         ]
     skipped = getattr(summary, "skipped_non_llm", 0)
@@ -247,7 +258,13 @@ def _summary_section(diagnostics: Sequence[Diagnostic], summary: Any, usage: Map
         rows.append((f"not read: {shape}", _num(n)))
     if getattr(summary, "baselined", 0):
         rows.append(("findings accepted in the baseline (not shown)", _num(summary.baselined)))
-    table = "<div class='scroll'><table>" + "".join(f"<tr><th scope='row'>{_e(k)}</th><td class='num'>{v}</td></tr>" for k, v in rows) + "</table></div>" if rows else ""
+    table = (
+        "<div class='scroll'><table>"
+        + "".join(f"<tr><th scope='row'>{_e(k)}</th><td class='num'>{v}</td></tr>" for k, v in rows)
+        + "</table></div>"
+        if rows
+        else ""
+    )
     return f"<h2 id='summary'>Summary</h2><div class='cards'>{''.join(cards)}</div>{table}"
 
 
@@ -285,9 +302,15 @@ def _bar(entry: Mapping[str, Any], scale: int) -> str:
     if entry.get("read") is None:
         est = entry.get("estimated_prompt") or 0
         width = 100.0 * est / scale if scale else 0
-        parts.append(f"<span class='est' style='width:{width:.2f}%' title='~{est:,} tokens (estimate, no usage)'></span>")
+        parts.append(
+            f"<span class='est' style='width:{width:.2f}%' title='~{est:,} tokens (estimate, no usage)'></span>"
+        )
     else:
-        for key, what in (("read", "read from the cache"), ("written", "written to the cache"), ("uncached", "uncached")):
+        for key, what in (
+            ("read", "read from the cache"),
+            ("written", "written to the cache"),
+            ("uncached", "uncached"),
+        ):
             value = entry.get(key) or 0
             width = 100.0 * value / scale if scale else 0
             parts.append(f"<span class='{key}' style='width:{width:.2f}%' title='{value:,} tokens {what}'></span>")
@@ -320,7 +343,9 @@ def _timeline(session: Mapping[str, Any]) -> str:
         if e.get("read") is None:
             note = f"~{size(e):,} tokens (estimate)"
         else:
-            note = f"read {e.get('read') or 0:,} · written {e.get('written') or 0:,} · uncached {e.get('uncached') or 0:,}"
+            note = (
+                f"read {e.get('read') or 0:,} · written {e.get('written') or 0:,} · uncached {e.get('uncached') or 0:,}"
+            )
         if brk:
             note = ", ".join(brk) + " · " + note
         rows.append(
@@ -367,7 +392,11 @@ def _verdicts(usage: Mapping[str, Any] | None) -> str:
     rows = []
     for v in verdicts:
         agrees = v.get("agrees")
-        mark = "<span class='ok'>agree</span>" if agrees else ("<span class='bad'>disagree</span>" if agrees is False else "n/a")
+        mark = (
+            "<span class='ok'>agree</span>"
+            if agrees
+            else ("<span class='bad'>disagree</span>" if agrees is False else "n/a")
+        )
         ours = v.get("our_first_tier") or ", ".join(v.get("our_settings") or []) or "prefix intact"
         rows.append(
             f"<tr><td class='num'>#{_e(v.get('record'))}</td><td><code>{_e(v.get('provider_reason'))}</code></td>"
@@ -432,7 +461,9 @@ def _finding(d: Diagnostic, cost: Mapping[str, Any] | None = None, currency: str
         tokens = cost.get("tokens") or 0
         lost = f"{tokens:,} tokens" if tokens else "no cached tokens lost"
         paid = f" · <span class='cost'>this break cost {_e(money(cost['money'], currency))}</span> ({_e(cost.get('basis'))}, {lost})"
-    help_line = f"<div class='where'>How to fix it: <code>cachelint rule {_e(d.code)}</code></div>" if d.fix is None else ""
+    help_line = (
+        f"<div class='where'>How to fix it: <code>cachelint rule {_e(d.code)}</code></div>" if d.fix is None else ""
+    )
     return (
         f"<div class='finding {sev} r-{_slug(d.code)}'><div class='head'><code>{_e(d.code)}</code> {_e(name_of(d))}: {_e(d.message)}</div>"
         f"<div class='where'>{_e(sev)} · {_e(where)}{paid}</div>{diff}"
@@ -450,7 +481,11 @@ def _session_block(session: Any, found: Sequence[Diagnostic], usage: Mapping[str
     if usage:
         figures.append(f"hit rate {_pct(usage.get('hit_rate'))}")
         figures.append(money(usage.get("money"), currency))
-    count = f"<span class='count'>{_plural(len(found), 'finding')}</span>" if found else "<span class='ok'>no finding</span>"
+    count = (
+        f"<span class='count'>{_plural(len(found), 'finding')}</span>"
+        if found
+        else "<span class='ok'>no finding</span>"
+    )
     summary_line = (
         f"<summary><span class='sid'>session {_e(sid)}</span><span class='file' title='{_e(path)}'>{_e(path.rsplit('/', 1)[-1])}</span>"
         f"<span class='figs'>{_e(' · '.join(figures))}</span>{count}</summary>"
@@ -459,7 +494,11 @@ def _session_block(session: Any, found: Sequence[Diagnostic], usage: Mapping[str
         _session_stats(session, usage, currency)
         + _timeline(usage or {})
         + _verdicts(usage)
-        + (f"<h3>Findings ({len(found)})</h3>" + "".join(_finding(d, costs.get(d.record), currency) for d in found) if found else "")
+        + (
+            f"<h3>Findings ({len(found)})</h3>" + "".join(_finding(d, costs.get(d.record), currency) for d in found)
+            if found
+            else ""
+        )
     )
     flagged = " open" if found else ""
     return f"<details class='session' id='session-{_e(sid)}'{flagged}>{summary_line}<div class='body'>{body}</div></details>"
@@ -482,7 +521,9 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
     filters, filter_css = _filters(diagnostics)
     parts = [_summary_section(diagnostics, summary, usage), filters]
     if loose:
-        parts.append(f"<h2 id='other'>Findings outside a session ({len(loose)})</h2>" + "".join(_finding(d) for d in loose))
+        parts.append(
+            f"<h2 id='other'>Findings outside a session ({len(loose)})</h2>" + "".join(_finding(d) for d in loose)
+        )
     flagged = [s for s in sessions if by_session.get(str(s.id))]
     clean = [s for s in sessions if not by_session.get(str(s.id))]
     if sessions:
@@ -495,7 +536,9 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
         parts.append(_session_block(s, by_session[str(s.id)], usage_by_id.get(str(s.id)), currency))
     if clean:
         inner = "".join(_session_block(s, [], usage_by_id.get(str(s.id)), currency) for s in clean)
-        parts.append(f"<details class='clean'><summary>{_plural(len(clean), 'session')} without findings</summary>{inner}</details>")
+        parts.append(
+            f"<details class='clean'><summary>{_plural(len(clean), 'session')} without findings</summary>{inner}</details>"
+        )
     footer = ""
     if usage.get("prices_as_of"):
         footer = (
@@ -515,9 +558,5 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>{title}</title><style>{_CSS}{filter_css}</style></head><body>"
-        f"<h1>{title}</h1><p class='meta'>{_e(head)}</p>"
-        + "".join(parts)
-        + footer
-        + "</body></html>\n"
+        f"<h1>{title}</h1><p class='meta'>{_e(head)}</p>" + "".join(parts) + footer + "</body></html>\n"
     )
-

@@ -6,6 +6,7 @@
 ``rules/schema/audit-output.schema.json`` so that CI can gate on a hit rate or a cost.
 ``json-lines``: one finding a line (both commands), as Ruff writes it.
 """
+
 from __future__ import annotations
 
 import json

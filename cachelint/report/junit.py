@@ -2,6 +2,7 @@
 (``name="org.cachelint.CODE"``, ``classname`` the path without its suffix, ``line`` and
 ``column``), the message in ``failure@message`` and ``line L, col C, message`` as its text; a run
 without findings is one passing ``testcase`` named "No errors found"."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -29,7 +30,9 @@ def render_junit(diagnostics: Sequence[Diagnostic]) -> str:
     lines = ['<?xml version="1.0" encoding="UTF-8"?>']
     if not by_file:
         lines.append('<testsuites name="cachelint" tests="1" failures="0" errors="0">')
-        lines.append('    <testsuite name="cachelint" tests="1" disabled="0" errors="0" failures="0" package="org.cachelint">')
+        lines.append(
+            '    <testsuite name="cachelint" tests="1" disabled="0" errors="0" failures="0" package="org.cachelint">'
+        )
         lines.append('        <testcase name="No errors found" classname="cachelint">')
         lines.append("        </testcase>")
         lines.append("    </testsuite>")
@@ -39,16 +42,18 @@ def render_junit(diagnostics: Sequence[Diagnostic]) -> str:
     for path in sorted(by_file):
         found = by_file[path]
         lines.append(
-            f"    <testsuite name={quoteattr(_text(path))} tests=\"{len(found)}\" disabled=\"0\" errors=\"0\""
-            f" failures=\"{len(found)}\" package=\"org.cachelint\">"
+            f'    <testsuite name={quoteattr(_text(path))} tests="{len(found)}" disabled="0" errors="0"'
+            f' failures="{len(found)}" package="org.cachelint">'
         )
         for d in found:
             message = _text(d.message)
             lines.append(
-                f"        <testcase name=\"org.cachelint.{d.code}\" classname={quoteattr(_text(_classname(path)))}"
-                f" line=\"{d.line}\" column=\"{d.column}\">"
+                f'        <testcase name="org.cachelint.{d.code}" classname={quoteattr(_text(_classname(path)))}'
+                f' line="{d.line}" column="{d.column}">'
             )
-            lines.append(f"            <failure message={quoteattr(message)}>{escape(f'line {d.line}, col {d.column}, {message}')}</failure>")
+            lines.append(
+                f"            <failure message={quoteattr(message)}>{escape(f'line {d.line}, col {d.column}, {message}')}</failure>"
+            )
             lines.append("        </testcase>")
         lines.append("    </testsuite>")
     lines.append("</testsuites>")

@@ -1,5 +1,6 @@
 """SARIF 2.1.0 for GitHub code scanning: relative URIs, rule metadata from the catalog, and
 stable ``partialFingerprints`` (they must not move when unrelated lines are added above)."""
+
 from __future__ import annotations
 
 import json

@@ -6,6 +6,7 @@ rendered here too; the CLI prints them after the findings, on the same stream.
 
 Audits have their own layout (sessions, then their breaks): ``cachelint.report.audit_text``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -99,7 +100,9 @@ def render_full(diagnostics: Sequence[Diagnostic], options: RenderOptions = Rend
             src = sources.line(d.path, d.line)
             if src is not None and len(src) <= 400:
                 lines.append(f"  {d.line:>5} | {src}")
-                width = max(1, (cast(int, d.end_column) - d.column) if d.end_line == d.line else len(src) - d.column + 1)
+                width = max(
+                    1, (cast(int, d.end_column) - d.column) if d.end_line == d.line else len(src) - d.column + 1
+                )
                 caret = "^" * min(width, max(1, len(src) - d.column + 1))
                 lines.append("        | " + " " * (d.column - 1) + style(caret, "red"))
         else:
@@ -177,13 +180,19 @@ def render_totals(totals: Totals, options: RenderOptions = RenderOptions(), rule
     if totals.fixed:
         found = totals.findings + totals.fixed
         where = f" in {_count(totals.files_with_findings, 'file')}" if totals.findings else ""
-        lines.append(f"Found {_count(found, 'finding')} ({totals.fixed:,} fixed, {totals.findings:,} remaining{where}); {checked}.")
+        lines.append(
+            f"Found {_count(found, 'finding')} ({totals.fixed:,} fixed, {totals.findings:,} remaining{where}); {checked}."
+        )
     elif totals.findings:
-        lines.append(f"Found {_count(totals.findings, 'finding')} in {_count(totals.files_with_findings, 'file')} ({checked}).")
+        lines.append(
+            f"Found {_count(totals.findings, 'finding')} in {_count(totals.files_with_findings, 'file')} ({checked})."
+        )
     else:
         lines.append(f"{style('All checks passed!', 'green')} ({checked})")
     if totals.baselined:
-        lines.append(f"{_count(totals.baselined, 'finding')} accepted in the baseline {'is' if totals.baselined == 1 else 'are'} not shown.")
+        lines.append(
+            f"{_count(totals.baselined, 'finding')} accepted in the baseline {'is' if totals.baselined == 1 else 'are'} not shown."
+        )
     mark = style(FIX_MARK, "cyan")
     if totals.fixable:
         more = f" ({totals.fixable_unsafe:,} more with `--unsafe-fixes`)" if totals.fixable_unsafe else ""
@@ -232,6 +241,6 @@ def render_statistics(diagnostics: Sequence[Diagnostic], options: RenderOptions 
     rows = statistics(diagnostics, options)
     style = Style(options.color)
     return "".join(
-        f"{row['count']:>5}\t{row['code']}\t{style(FIX_MARK, 'cyan') + ' ' if row['fixable'] else ''}{row['name']}\n" for row in rows
+        f"{row['count']:>5}\t{row['code']}\t{style(FIX_MARK, 'cyan') + ' ' if row['fixable'] else ''}{row['name']}\n"
+        for row in rows
     )
-

@@ -20,6 +20,7 @@ rule never imports another rule. Adding a rule is one module here and its catalo
 Codes and names come from the module file names, so selection and ``--help`` never import a rule;
 a scope's modules are imported only when its runner asks for them.
 """
+
 from __future__ import annotations
 
 import functools
@@ -58,7 +59,9 @@ def specs() -> tuple[RuleSpec, ...]:
         for info in pkgutil.iter_modules(package.__path__):
             match = _MODULE_NAME.fullmatch(info.name)
             if match:
-                found.append(RuleSpec(f"CL{match[1]}", match[2].replace("_", "-"), scope, f"{package.__name__}.{info.name}"))
+                found.append(
+                    RuleSpec(f"CL{match[1]}", match[2].replace("_", "-"), scope, f"{package.__name__}.{info.name}")
+                )
     return tuple(sorted(found, key=lambda s: s.code))
 
 

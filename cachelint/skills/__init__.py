@@ -8,6 +8,7 @@ indexes (detect and parse index files) -> ``SkillContext`` -> the skill rules of
 (``cachelint/rules/skills/cl2NN_*.py``, each ``check(ctx)``, in code order) -> Diagnostics about
 the given files only.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,7 +22,9 @@ if TYPE_CHECKING:
     from cachelint.discovery import InputFile
 
 
-def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path, checked: "Sequence[Path]" = ()) -> "list[Diagnostic]":
+def check_skills(
+    files: "Sequence[InputFile]", settings: "Settings", cwd: Path, checked: "Sequence[Path]" = ()
+) -> "list[Diagnostic]":
     """``checked``: the folders named on the command line, resolved (see ``discovery.repository_root``)."""
     from cachelint.rules import modules
     from cachelint.skills.context import SkillContext
@@ -54,7 +57,9 @@ def check_skills(files: "Sequence[InputFile]", settings: "Settings", cwd: Path, 
     return sorted(out, key=Diagnostic.sort_key)
 
 
-TIMEOUT_MESSAGE = "skill checks of this file's tree took longer than {seconds:g} s and were stopped ([skills] tree-timeout)"
+TIMEOUT_MESSAGE = (
+    "skill checks of this file's tree took longer than {seconds:g} s and were stopped ([skills] tree-timeout)"
+)
 
 
 def timed_out(display: str, seconds: float) -> Diagnostic:

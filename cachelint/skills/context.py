@@ -1,5 +1,6 @@
 """What a skill rule reads (``cachelint.rules.skills``): one skill tree, its index files, the
 description lexicon and the ``[skills]`` options, built once per tree by ``check_skills``."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -6,6 +6,7 @@ construct, so that aliases can be counted *before* anything is expanded: a docum
 aliases expand beyond a bound (a "billion laughs" alias bomb) is refused as unreadable input.
 Every problem carries the line of the SKILL.md it is about.
 """
+
 from __future__ import annotations
 
 import functools
@@ -142,7 +143,9 @@ def parse_front_matter(text: str) -> FrontMatter:
     try:
         node = loader.get_single_node()
         if node is None:
-            return FrontMatter(None, problems=[Problem("front matter is empty: it needs name and description")], end_line=end_line)
+            return FrontMatter(
+                None, problems=[Problem("front matter is empty: it needs name and description")], end_line=end_line
+            )
         size = _expanded_size(node, MAX_EXPANDED_NODES)
         if size is None:
             line = first - 1 + _first_alias_line(yaml_text)
@@ -164,11 +167,17 @@ def parse_front_matter(text: str) -> FrontMatter:
         line = first + mark.line if mark is not None else 1
         column = mark.column + 1 if mark is not None else 1
         reason = exc.problem or exc.context or "syntax error"
-        return FrontMatter(None, problems=[Problem(f"front matter is not valid YAML: {reason}", line, column)], end_line=end_line)
+        return FrontMatter(
+            None, problems=[Problem(f"front matter is not valid YAML: {reason}", line, column)], end_line=end_line
+        )
     except yaml.YAMLError as exc:
         return FrontMatter(None, problems=[Problem(f"front matter is not valid YAML: {exc}")], end_line=end_line)
     except RecursionError:
-        return FrontMatter(None, problems=[Problem("front matter YAML is nested too deeply to read", unreadable=True)], end_line=end_line)
+        return FrontMatter(
+            None,
+            problems=[Problem("front matter YAML is nested too deeply to read", unreadable=True)],
+            end_line=end_line,
+        )
     finally:
         loader.dispose()
     key_lines: dict[str, int] = {}

@@ -7,6 +7,7 @@ block, else the one hand-written list of the file that names skills (refusing wh
 else it adds the block at the end; ``--diff`` previews that change. ``--check FILE`` says whether
 the committed block is current.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -60,7 +61,9 @@ def _locate(text: str, display: str) -> tuple[int, int] | None:
     if start == -1 and end == -1:
         return None
     if start == -1 or end == -1 or end < start:
-        raise IndexFileError(f"{display}: the index markers are incomplete or out of order ({START} must come before {END})")
+        raise IndexFileError(
+            f"{display}: the index markers are incomplete or out of order ({START} must come before {END})"
+        )
     if text.find(START, start + 1) != -1 or text.find(END, end + 1) != -1:
         raise IndexFileError(f"{display}: more than one index block; keep one {START} … {END} pair")
     return start, end + len(END)
@@ -109,7 +112,9 @@ def hand_written_list(root: Path, file: Path, text: str, settings: "Settings") -
         return None
     if len(naming) > 1:
         where = ", ".join(f"lines {min(blocks[b])}-{max(blocks[b])}" for b in naming)
-        raise IndexFileError(f"{file}: {len(naming)} lists name skills ({where}); put {START} and {END} around the one the index replaces")
+        raise IndexFileError(
+            f"{file}: {len(naming)} lists name skills ({where}); put {START} and {END} around the one the index replaces"
+        )
     lines = text.splitlines()
     first, last = min(blocks[naming[0]]), max(blocks[naming[0]])
     while first > 1 and lines[first - 2].lstrip().startswith("|"):
@@ -134,14 +139,22 @@ def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False
     current = _read(file, settings)
     text, newline, had_bom = current if current is not None else ("", "\n", False)
     rendered = render_index(root, settings)
-    span = hand_written_list(root, file, text, settings) if current is not None and _locate(text, str(file)) is None else None
-    new_text = replaced_text(text, span, rendered, newline) if span else updated_text(text, rendered, newline, str(file))
+    span = (
+        hand_written_list(root, file, text, settings)
+        if current is not None and _locate(text, str(file)) is None
+        else None
+    )
+    new_text = (
+        replaced_text(text, span, rendered, newline) if span else updated_text(text, rendered, newline, str(file))
+    )
     if current is not None and new_text == text:
         return False, f"{file}: index block is up to date"
     if diff:
         import difflib
 
-        return True, "".join(difflib.unified_diff(text.splitlines(True), new_text.splitlines(True), f"a/{file}", f"b/{file}"))
+        return True, "".join(
+            difflib.unified_diff(text.splitlines(True), new_text.splitlines(True), f"a/{file}", f"b/{file}")
+        )
     data = (("\ufeff" if had_bom else "") + new_text).encode("utf-8")
     mode = None
     if file.exists():

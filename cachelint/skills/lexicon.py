@@ -5,6 +5,7 @@ Matching is done on a normalised copy of the text (accents stripped, case folded
 "útil no back-office" and "Util no Back-Office" are the same phrase; ``NormalText`` keeps the map
 back to the original characters so a finding can quote what the author wrote.
 """
+
 from __future__ import annotations
 
 import functools
@@ -73,7 +74,9 @@ class NormalText:
                 origin.extend([index] * len(folded))
             self.folded = "".join(folded_parts)
             origin.append(len(original))
-            self.tokens = [Token(m.group(0), origin[m.start()], origin[m.end() - 1] + 1) for m in _TOKEN.finditer(self.folded)]
+            self.tokens = [
+                Token(m.group(0), origin[m.start()], origin[m.end() - 1] + 1) for m in _TOKEN.finditer(self.folded)
+            ]
         self.words: tuple[str, ...] = tuple(t.text for t in self.tokens)
 
     def quote(self, first: int, last: int) -> str:
@@ -223,10 +226,20 @@ def build_lexicon(packs: Sequence[Mapping[str, Any]], extra: Mapping[str, Any]) 
     words |= nouns
     listed |= nouns
     letters = {c for pack in packs if pack.get("task_verbs") for c in pack.get("letters", "").lower()}
-    runs = tuple(sorted({unicodedata.normalize("NFC", p) for p in merged.get("placeholders", ()) if _UNSPACED.search(p)}))
+    runs = tuple(
+        sorted({unicodedata.normalize("NFC", p) for p in merged.get("placeholders", ()) if _UNSPACED.search(p)})
+    )
 
     def phrases(key: str) -> tuple[tuple[str, ...], ...]:
-        return tuple(sorted({phrase_tokens(p) for p in merged.get(key, ()) if phrase_tokens(p) and not (key == "placeholders" and _UNSPACED.search(p))}))
+        return tuple(
+            sorted(
+                {
+                    phrase_tokens(p)
+                    for p in merged.get(key, ())
+                    if phrase_tokens(p) and not (key == "placeholders" and _UNSPACED.search(p))
+                }
+            )
+        )
 
     return Lexicon(
         stop_words=frozenset(fold(w) for w in merged.get("stop_words", ())),

@@ -8,6 +8,7 @@ spaces and ``x`` took minutes. Each scanner here looks at every character a boun
 times, and returns what the expression returned (the same groups and offsets): the equivalence is
 tested against the old expressions on generated lines (tests/skills/test_skill_mdlines.py).
 """
+
 from __future__ import annotations
 
 import re
@@ -50,7 +51,12 @@ def list_item(line: str) -> ListItem | None:
     if i >= n or not line[i].isspace():
         return None
     i = _skip_space(line, i)
-    if line[i : i + 1] == "[" and line[i + 1 : i + 2] in (" ", "x", "X") and line[i + 2 : i + 3] == "]" and line[i + 3 : i + 4].isspace():
+    if (
+        line[i : i + 1] == "["
+        and line[i + 1 : i + 2] in (" ", "x", "X")
+        and line[i + 2 : i + 3] == "]"
+        and line[i + 3 : i + 4].isspace()
+    ):
         i = _skip_space(line, i + 3)
     return ListItem(line[i:], i)
 

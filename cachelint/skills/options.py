@@ -1,4 +1,5 @@
 """``[tool.cachelint.skills]`` options (validated by rules/schema/config-skills.schema.json)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

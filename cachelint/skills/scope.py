@@ -8,6 +8,7 @@ skills under its folder (the folder above ``.claude-plugin``), else every skill 
 A bare name shared by skills of several folders that the index does not tell apart
 (``Resolution.ambiguous``) draws no folder in.
 """
+
 from __future__ import annotations
 
 from cachelint.discovery import is_relative_to

@@ -7,6 +7,7 @@ holding ``.git``, else the configured root) with the engine's own walker (.gitig
 dot-folders kept, no symlink followed out of the tree). Findings are then reported only about
 the files that were given (see ``SkillTree.given``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -16,7 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.discovery import INDEX_SUFFIXES, SKILL_FILE, InputFile, display_path, is_relative_to, repository_root, root_fallbacks, walk
+from cachelint.discovery import (
+    INDEX_SUFFIXES,
+    SKILL_FILE,
+    InputFile,
+    display_path,
+    is_relative_to,
+    repository_root,
+    root_fallbacks,
+    walk,
+)
 from cachelint.skills.frontmatter import FrontMatter, parse_front_matter
 from cachelint.textio import read_text
 
@@ -90,7 +100,9 @@ class SkillTree:
             if folder not in self.by_folder and folder != self.root:
                 self.collections_by_name.setdefault(folder.name, []).append(folder)
         for skill in self.skills:
-            skill.nested = any(folder in self.by_folder for folder in skill.folder.parents if is_relative_to(folder, self.root))
+            skill.nested = any(
+                folder in self.by_folder for folder in skill.folder.parents if is_relative_to(folder, self.root)
+            )
             for key in {k for k in (skill.name, skill.folder_name) if k is not None}:
                 self.by_name.setdefault(key, []).append(skill)
 
@@ -130,7 +142,9 @@ class SkillTree:
 
 # Said of a finding about a nested SKILL.md (CL201, CL205): loaders list one SKILL.md per skill
 # folder, and a nested one is a page its skill links to.
-SUB_DOCUMENT = " (a sub-document inside another skill's folder: only loaders that scan folders recursively read its front matter)"
+SUB_DOCUMENT = (
+    " (a sub-document inside another skill's folder: only loaders that scan folders recursively read its front matter)"
+)
 
 
 def has_valid_name(skill) -> bool:
@@ -184,7 +198,9 @@ def tree_builders(
         if parent not in root_cache:
             root_cache[parent] = repository_root(f.path, fallbacks, git_roots)
         by_root.setdefault(root_cache[parent], []).append(f)
-    return [(by_root[root], functools.partial(build_tree, root, by_root[root], settings, cwd)) for root in sorted(by_root)]
+    return [
+        (by_root[root], functools.partial(build_tree, root, by_root[root], settings, cwd)) for root in sorted(by_root)
+    ]
 
 
 def _covers_root(given: Sequence[InputFile], root: Path, _max: int) -> bool:

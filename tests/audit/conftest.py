@@ -1,6 +1,7 @@
 """Helpers for the audit II tests: build normalised Requests from records with the real provider
 adapters, group them as one session and run a check module's functions on them (the same calls
 the audit pipeline makes), without depending on the session grouping or the prefix diff."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -43,7 +44,9 @@ def make_requests(records: Sequence[dict[str, Any]], session: str = "s1") -> lis
     return out
 
 
-def run_check(module, records: Sequence[dict[str, Any]], options: dict[str, Any] | None = None, tmp_path: Path | None = None):
+def run_check(
+    module, records: Sequence[dict[str, Any]], options: dict[str, Any] | None = None, tmp_path: Path | None = None
+):
     """Every diagnostic ``module`` emits for ``records`` taken as one session, in pipeline order."""
     settings = load_settings(tmp_path or Path.cwd(), isolated=True)
     reqs = make_requests(records)
@@ -66,7 +69,9 @@ def text(n: int, seed: str = "x") -> str:
     return (unit * (n // len(unit) + 1))[:n]
 
 
-def anthropic(system: Any, messages: list, model: str = "claude-sonnet-4-5", tools: list | None = None, **extra) -> dict[str, Any]:
+def anthropic(
+    system: Any, messages: list, model: str = "claude-sonnet-4-5", tools: list | None = None, **extra
+) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model, "max_tokens": 256}
     if tools is not None:
         body["tools"] = tools
@@ -77,7 +82,12 @@ def anthropic(system: Any, messages: list, model: str = "claude-sonnet-4-5", too
 
 
 def a_usage(uncached: int = 10, read: int = 0, written: int = 0, **extra) -> dict[str, Any]:
-    usage = {"input_tokens": uncached, "cache_read_input_tokens": read, "cache_creation_input_tokens": written, "output_tokens": 20}
+    usage = {
+        "input_tokens": uncached,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": written,
+        "output_tokens": 20,
+    }
     usage.update(extra)
     return {"id": "msg_x", "type": "message", "usage": usage}
 

@@ -1,5 +1,6 @@
 """cachelint.capture with httpx's MockTransport: no network. Records land in the envelope format,
 secrets never do, streams pass through untouched, and the audit reads the file back."""
+
 from __future__ import annotations
 
 import asyncio
@@ -20,8 +21,18 @@ BODY = {
     "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
     "messages": [{"role": "user", "content": "hi"}],
 }
-REPLY = {"id": "msg_1", "type": "message", "content": [], "usage": {"input_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0, "output_tokens": 2}}
-HEADERS = {"x-api-key": "sk-ant-SECRET", "authorization": "Bearer sk-SECRET", "anthropic-version": "2023-06-01", "x-custom-api-key": "SECRET3"}
+REPLY = {
+    "id": "msg_1",
+    "type": "message",
+    "content": [],
+    "usage": {"input_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0, "output_tokens": 2},
+}
+HEADERS = {
+    "x-api-key": "sk-ant-SECRET",
+    "authorization": "Bearer sk-SECRET",
+    "anthropic-version": "2023-06-01",
+    "x-custom-api-key": "SECRET3",
+}
 
 
 def _read(path):
@@ -62,7 +73,11 @@ def test_streamed_response_is_passed_through_and_recorded(tmp_path):
     )
 
     def handler(request):
-        return httpx.Response(200, content=gzip.compress(events.encode()), headers={"content-type": "text/event-stream", "content-encoding": "gzip"})
+        return httpx.Response(
+            200,
+            content=gzip.compress(events.encode()),
+            headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+        )
 
     log = tmp_path / "stream.jsonl"
     client = httpx.Client(transport=capture_transport(log, transport=httpx.MockTransport(handler)))
@@ -83,7 +98,9 @@ def test_async_capture(tmp_path):
     log = tmp_path / "async.jsonl"
 
     async def main():
-        async with httpx.AsyncClient(transport=async_capture_transport(log, transport=httpx.MockTransport(handler))) as client:
+        async with httpx.AsyncClient(
+            transport=async_capture_transport(log, transport=httpx.MockTransport(handler))
+        ) as client:
             for _ in range(2):
                 r = await client.post(URL, json=BODY, headers=HEADERS)
                 assert r.json() == REPLY

@@ -1,6 +1,7 @@
 """FactTable gives back every RequestFacts it was given, equal field for field (times with their
 zone and fold, absent usage, numbers past 64 bits, values that cannot be interned), grouped by
 session in order of arrival."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -20,7 +21,9 @@ TIMES = st.one_of(
 )
 USAGES = st.one_of(
     st.none(),
-    st.builds(CacheUsage, st.sampled_from(["anthropic", "openai"]), NUMBERS, NUMBERS, NUMBERS, NUMBERS, NUMBERS, NUMBERS),
+    st.builds(
+        CacheUsage, st.sampled_from(["anthropic", "openai"]), NUMBERS, NUMBERS, NUMBERS, NUMBERS, NUMBERS, NUMBERS
+    ),
 )
 FACTS = st.builds(
     RequestFacts,
@@ -67,9 +70,24 @@ def test_every_fact_comes_back_equal(facts: list[RequestFacts]) -> None:
 def test_an_ambiguous_local_time_keeps_its_fold_and_an_unhashable_value_is_kept_whole() -> None:
     late = datetime(2026, 10, 25, 1, 30, tzinfo=ZoneInfo("Europe/Lisbon"), fold=1)  # the second 01:30
     base = dict(
-        path="a.jsonl", record=0, line=1, session="s1", index=0, time=late, provider="anthropic", model=None,
-        usage=None, prefix_bytes=10, cached_end_bytes=10, markers=0, last_ttl=None, ttls=(), common_bytes=None,
-        first_tier=None, changed_settings=(), miss_reason=None,
+        path="a.jsonl",
+        record=0,
+        line=1,
+        session="s1",
+        index=0,
+        time=late,
+        provider="anthropic",
+        model=None,
+        usage=None,
+        prefix_bytes=10,
+        cached_end_bytes=10,
+        markers=0,
+        last_ttl=None,
+        ttls=(),
+        common_bytes=None,
+        first_tier=None,
+        changed_settings=(),
+        miss_reason=None,
     )
     odd = RequestFacts(**{**base, "record": 1, "ttls": ["5m"]})  # type: ignore[arg-type]  # a list: not hashable
     table = FactTable()

@@ -1,5 +1,6 @@
 """The HTML report: self-contained, escaped, with the summary, a timeline per session and the byte
 diff of each break; rendered in headless Chromium (skipped locally without it, a failure in CI)."""
+
 from __future__ import annotations
 
 import os
@@ -25,9 +26,14 @@ def _summary_and_diagnostics():
     for i in range(4):
         msgs = [m for j in range(i) for m in (user(f"q{j}"), assistant(f"a{j}"))] + [user(f"q{i} {EVIL}", CC)]
         usage = [a_usage(5, 0, 1600), a_usage(5, 1600, 40), a_usage(8, 0, 1700), a_usage(5, 1700, 30)][i]
-        records.append({"request": anthropic(sys_block(text(6000, "policy")), msgs), "response": usage, "time": at(i * 30)})
+        records.append(
+            {"request": anthropic(sys_block(text(6000, "policy")), msgs), "response": usage, "time": at(i * 30)}
+        )
     reqs = make_requests(records)
-    quiet = make_requests([{"request": anthropic(sys_block("Another agent."), [user("hello", CC)]), "response": a_usage(5, 0, 20)}], session="s2")
+    quiet = make_requests(
+        [{"request": anthropic(sys_block("Another agent."), [user("hello", CC)]), "response": a_usage(5, 0, 20)}],
+        session="s2",
+    )
     ledger = ledger_for(None)
     prev = None
     for req in reqs:
@@ -42,7 +48,12 @@ def _summary_and_diagnostics():
             line=3,
             record=2,
             session="s1",
-            details={"offset": 1234, "excerpt_before": f"You are {EVIL} v1", "excerpt_after": "You are v2", "tier": "system"},
+            details={
+                "offset": 1234,
+                "excerpt_before": f"You are {EVIL} v1",
+                "excerpt_after": "You are v2",
+                "tier": "system",
+            },
         ),
         Diagnostic(
             code="CL305",
@@ -57,7 +68,17 @@ def _summary_and_diagnostics():
     ]
     usage = ledger.summary(diagnostics)
     sessions = [
-        SessionReport("s1", "history", "inferred: each request extends the history of the previous one", "log.jsonl", "log.jsonl:1", "anthropic", "claude-sonnet-4-5", 4, 1),
+        SessionReport(
+            "s1",
+            "history",
+            "inferred: each request extends the history of the previous one",
+            "log.jsonl",
+            "log.jsonl:1",
+            "anthropic",
+            "claude-sonnet-4-5",
+            4,
+            1,
+        ),
         SessionReport("s2", "history", "inferred", "log.jsonl", "log.jsonl:5", "anthropic", "claude-sonnet-4-5", 1, 0),
     ]
     for session, entry in zip(sessions, usage["sessions"]):
@@ -89,7 +110,7 @@ def test_clean_sessions_are_folded_and_sessions_with_findings_open():
     diagnostics, summary = _summary_and_diagnostics()
     html = render_html(diagnostics, summary)
     assert "<details class='session' id='session-s1' open>" in html
-    clean = html[html.index("<details class='clean'>"):]
+    clean = html[html.index("<details class='clean'>") :]
     assert clean.startswith("<details class='clean'><summary>1 session without findings</summary>")
     assert "<details class='session' id='session-s2'>" in clean  # folded, inside the clean group
     # the line that folds a session says what tells it apart
@@ -153,9 +174,17 @@ def _browser_or_skip() -> str:
 
 def _headless(browser: str, tmp_path: Path, size: str) -> list[str]:
     return [
-        browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp_path / ('profile-' + size)}", f"--window-size={size}",
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / ('profile-' + size)}",
+        f"--window-size={size}",
     ]
 
 
@@ -177,7 +206,12 @@ def _measured(browser: str, tmp_path: Path, html: str, size: str, probe: str) ->
         "</body></html>",
         encoding="utf-8",
     )
-    dom = subprocess.run(_headless(browser, tmp_path, "1280,900") + ["--virtual-time-budget=3000", "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    dom = subprocess.run(
+        _headless(browser, tmp_path, "1280,900") + ["--virtual-time-budget=3000", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert dom.returncode == 0, dom.stderr[-2000:]
     found = re.search(r"<title>R=(.*?)</title>", dom.stdout)
     assert found, dom.stdout[-500:]
@@ -190,7 +224,12 @@ def test_report_renders_in_headless_chromium(tmp_path):
     html = render_html(diagnostics, summary)
     page = tmp_path / "report.html"
     page.write_text(html, encoding="utf-8")
-    dom = subprocess.run(_headless(browser, tmp_path, "1280,900") + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    dom = subprocess.run(
+        _headless(browser, tmp_path, "1280,900") + ["--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "cachelint audit report" in dom.stdout
     assert "session s1" in dom.stdout and "You are v2" in dom.stdout
@@ -198,7 +237,12 @@ def test_report_renders_in_headless_chromium(tmp_path):
     keep = os.environ.get("CACHELINT_KEEP_SCREENSHOT")
     for size in ("1280,900", "390,844"):
         shot = tmp_path / f"report-{size.replace(',', 'x')}.png"
-        run = subprocess.run(_headless(browser, tmp_path, size) + [f"--screenshot={shot}", page.as_uri()], capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            _headless(browser, tmp_path, size) + [f"--screenshot={shot}", page.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert run.returncode == 0, run.stderr[-2000:]
         assert shot.is_file() and shot.stat().st_size > 10_000
         if keep:
@@ -237,7 +281,13 @@ def test_cli_writes_the_html_report(tmp_path):
     for i in range(3):
         msgs = [m for j in range(i) for m in (user(f"q{j}"), assistant(f"a{j}"))] + [user(f"q{i}", CC)]
         system = "You are v1. " + text(6000, "policy") if i < 2 else "You are v2. " + text(6000, "policy")
-        bodies.append({"request": anthropic(sys_block(system), msgs), "response": a_usage(5, 1600 if i == 1 else 0, 1600), "time": at(i * 20)})
+        bodies.append(
+            {
+                "request": anthropic(sys_block(system), msgs),
+                "response": a_usage(5, 1600 if i == 1 else 0, 1600),
+                "time": at(i * 20),
+            }
+        )
     log.write_text("".join(json.dumps(b) + "\n" for b in bodies), encoding="utf-8")
     out = tmp_path / "report.html"
     result = CliRunner().invoke(main, ["audit", str(log), "--isolated", "--output-format", "html", "-o", str(out)])

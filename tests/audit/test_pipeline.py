@@ -1,5 +1,6 @@
 """Usage and money through the whole audit (reader -> adapter -> ledger) for every provider, with
 hand-computed figures, and the new rules firing from a log on disk."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,21 @@ def _usage(result):
 
 def test_bedrock_converse_usage_and_cachepoint(tmp_path):
     url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-20250929-v1:0/converse"
-    body = {"system": [{"text": SYSTEM}, {"cachePoint": {"type": "default"}}], "messages": [{"role": "user", "content": [{"text": "hi"}]}]}
-    response = {"output": {}, "usage": {"inputTokens": 4, "outputTokens": 9, "totalTokens": 1513, "cacheReadInputTokens": 0, "cacheWriteInputTokens": 1500, "cacheDetails": [{"ttl": "5m", "inputTokens": 1500}]}}
+    body = {
+        "system": [{"text": SYSTEM}, {"cachePoint": {"type": "default"}}],
+        "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+    }
+    response = {
+        "output": {},
+        "usage": {
+            "inputTokens": 4,
+            "outputTokens": 9,
+            "totalTokens": 1513,
+            "cacheReadInputTokens": 0,
+            "cacheWriteInputTokens": 1500,
+            "cacheDetails": [{"ttl": "5m", "inputTokens": 1500}],
+        },
+    }
     result = audit_records(tmp_path, [{"request": body, "response": response, "url": url}])
     s = _usage(result)["sessions"][0]
     assert s["provider"] == "bedrock-converse"
@@ -35,15 +49,24 @@ def test_bedrock_long_prompt_without_cachepoint_is_cl310(tmp_path):
     once = audit_records(tmp_path, [{"request": body, "response": response, "url": url}])
     assert once.diagnostics == []  # a unique one-shot prompt: a breakpoint would only add the write premium
     again = {"system": body["system"], "messages": [{"role": "user", "content": [{"text": "hello"}]}]}
-    result = audit_records(tmp_path, [{"request": body, "response": response, "url": url}, {"request": again, "response": response, "url": url}])
+    result = audit_records(
+        tmp_path,
+        [{"request": body, "response": response, "url": url}, {"request": again, "response": response, "url": url}],
+    )
     assert [(d.code, d.kind, d.record) for d in result.diagnostics] == [("CL310", "shared", 0)]
     assert "cache_control" not in result.diagnostics[0].message  # Bedrock has no automatic mode
 
 
 def test_gemini_usage(tmp_path):
     url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
-    body = {"systemInstruction": {"parts": [{"text": SYSTEM}]}, "contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
-    response = {"candidates": [], "usageMetadata": {"promptTokenCount": 1504, "cachedContentTokenCount": 1024, "candidatesTokenCount": 3}}
+    body = {
+        "systemInstruction": {"parts": [{"text": SYSTEM}]},
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+    }
+    response = {
+        "candidates": [],
+        "usageMetadata": {"promptTokenCount": 1504, "cachedContentTokenCount": 1024, "candidatesTokenCount": 3},
+    }
     result = audit_records(tmp_path, [{"request": body, "response": response, "url": url}])
     s = _usage(result)["sessions"][0]
     assert s["tokens"] == {"read": 1024, "written": 0, "uncached": 480, "prompt": 1504}
@@ -53,11 +76,31 @@ def test_gemini_usage(tmp_path):
 
 
 def test_openai_responses_stream_usage(tmp_path):
-    events = "event: response.completed\ndata: " + json.dumps(
-        {"type": "response.completed", "response": {"id": "resp_1", "usage": {"input_tokens": 2048, "input_tokens_details": {"cached_tokens": 1920}, "output_tokens": 5}}}
-    ) + "\n\n"
-    body = {"model": "gpt-5.4", "instructions": SYSTEM, "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}]}
-    result = audit_records(tmp_path, [{"request": body, "response": events, "url": "https://api.openai.com/v1/responses"}])
+    events = (
+        "event: response.completed\ndata: "
+        + json.dumps(
+            {
+                "type": "response.completed",
+                "response": {
+                    "id": "resp_1",
+                    "usage": {
+                        "input_tokens": 2048,
+                        "input_tokens_details": {"cached_tokens": 1920},
+                        "output_tokens": 5,
+                    },
+                },
+            }
+        )
+        + "\n\n"
+    )
+    body = {
+        "model": "gpt-5.4",
+        "instructions": SYSTEM,
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}],
+    }
+    result = audit_records(
+        tmp_path, [{"request": body, "response": events, "url": "https://api.openai.com/v1/responses"}]
+    )
     s = _usage(result)["sessions"][0]
     assert s["tokens"] == {"read": 1920, "written": 0, "uncached": 128, "prompt": 2048}
     # 128*2.50 + 1920*0.25 = 800 per million
@@ -66,14 +109,37 @@ def test_openai_responses_stream_usage(tmp_path):
 
 def test_anthropic_stream_with_cache_diagnostics_disagreeing(tmp_path):
     def stream(read, written, reason=None):
-        start = {"type": "message_start", "message": {"id": "msg_x", "usage": {"input_tokens": 5, "cache_read_input_tokens": read, "cache_creation_input_tokens": written, "output_tokens": 1}}}
+        start = {
+            "type": "message_start",
+            "message": {
+                "id": "msg_x",
+                "usage": {
+                    "input_tokens": 5,
+                    "cache_read_input_tokens": read,
+                    "cache_creation_input_tokens": written,
+                    "output_tokens": 1,
+                },
+            },
+        }
         if reason is not None:
             start["message"]["diagnostics"] = {"cache_miss_reason": {"type": reason, "cache_missed_input_tokens": 1500}}
         return "event: message_start\ndata: " + json.dumps(start) + "\n\n"
 
     system = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
-    one = {"model": "claude-sonnet-4-5", "max_tokens": 9, "system": system, "messages": [{"role": "user", "content": "hi"}]}
-    two = dict(one, messages=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}, {"role": "user", "content": "more"}])
+    one = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 9,
+        "system": system,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    two = dict(
+        one,
+        messages=[
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "yo"},
+            {"role": "user", "content": "more"},
+        ],
+    )
     records = [
         {"request": one, "response": stream(0, 1500), "time": "2026-11-01T10:00:00Z"},
         {"request": two, "response": stream(0, 1510, "tools_changed"), "time": "2026-11-01T10:00:20Z"},

@@ -1,4 +1,5 @@
 """The progress bar: drawn on a terminal only, throttled, cleared at the end."""
+
 from __future__ import annotations
 
 import io
@@ -54,7 +55,9 @@ def test_audit_with_progress_on_a_pipe_stays_silent(tmp_path, capsys):
 
     log = tmp_path / "log.jsonl"
     log.write_text('{"model": "claude-sonnet-4-5", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}\n')
-    audit_logs([log.name], settings=load_settings(tmp_path, isolated=True), options=AuditOptions(progress=True), cwd=tmp_path)
+    audit_logs(
+        [log.name], settings=load_settings(tmp_path, isolated=True), options=AuditOptions(progress=True), cwd=tmp_path
+    )
     assert "cachelint audit [" not in capsys.readouterr().err
 
 
@@ -70,7 +73,12 @@ def test_the_bar_moves_inside_a_long_file(tmp_path, monkeypatch):
 
     log = tmp_path / "big.jsonl"
     body = {"model": "claude-sonnet-4-5", "max_tokens": 5}
-    log.write_text("".join(json.dumps({**body, "messages": [{"role": "user", "content": f"{n} " + "x" * 2000}]}) + "\n" for n in range(200)))
+    log.write_text(
+        "".join(
+            json.dumps({**body, "messages": [{"role": "user", "content": f"{n} " + "x" * 2000}]}) + "\n"
+            for n in range(200)
+        )
+    )
     bars: list[Progress] = []
 
     class OnATerminal(Progress):

@@ -1,4 +1,5 @@
 """Each rule of audit II, positive and negative, on requests normalised by the real adapters."""
+
 from __future__ import annotations
 
 from cachelint.rules.payloads import (
@@ -28,7 +29,10 @@ def convo(n: int) -> list[dict]:
 
 
 def test_cl305_more_than_four_counting_automatic(codes):
-    tools = [{"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC} for i in range(2)]
+    tools = [
+        {"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC}
+        for i in range(2)
+    ]
     body = anthropic(sys_block(BIG) + sys_block(text(300, "b")), [user("hi")], tools=tools, cache_control=CC)
     found = run_check(cl305, [body])
     assert [d.kind for d in found] == ["too-many"]
@@ -36,7 +40,10 @@ def test_cl305_more_than_four_counting_automatic(codes):
 
 
 def test_cl305_four_is_fine_and_automatic_on_marked_block_takes_no_slot():
-    tools = [{"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC} for i in range(2)]
+    tools = [
+        {"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC}
+        for i in range(2)
+    ]
     body = anthropic(sys_block(BIG), [user("hi", CC)], tools=tools)
     assert run_check(cl305, [body]) == []
     body = anthropic(sys_block(BIG), [user("hi", CC)], tools=tools, cache_control=CC)
@@ -52,7 +59,15 @@ def test_cl305_1h_after_5m():
 
 
 def test_cl305_empty_text_block():
-    body = anthropic(sys_block(BIG), [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "", "cache_control": CC}]}])
+    body = anthropic(
+        sys_block(BIG),
+        [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "", "cache_control": CC}],
+            }
+        ],
+    )
     found = run_check(cl305, [body])
     assert [d.kind for d in found] == ["empty-block"]
 
@@ -63,7 +78,9 @@ def test_cl305_below_minimum_estimate_and_usage():
     assert [d.kind for d in found] == ["below-minimum"]
     assert found[0].details["minimum"] == 1024
     # Opus 4.5's minimum is 4096: a ~1500-token prefix is too short there, fine on Sonnet 4.5.
-    assert [d.kind for d in run_check(cl305, [anthropic(sys_block(BIG), [user("hi")], model="claude-opus-4-5")])] == ["below-minimum"]
+    assert [d.kind for d in run_check(cl305, [anthropic(sys_block(BIG), [user("hi")], model="claude-opus-4-5")])] == [
+        "below-minimum"
+    ]
     assert run_check(cl305, [anthropic(sys_block(BIG), [user("hi")])]) == []
     # The response proves the prefix was cached: no finding whatever the estimate says.
     proven = {"request": body, "response": a_usage(5, 0, 1100)}
@@ -146,7 +163,18 @@ SKILL = text(3000, "skill body: how to write release notes")
 
 def test_cl307_skill_body_injected_again():
     one = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL)])
-    two = anthropic(sys_block(BIG), [user("use the skill"), assistant("ok"), user(SKILL), assistant("done"), user("again: " ), assistant("ok"), user(SKILL)])
+    two = anthropic(
+        sys_block(BIG),
+        [
+            user("use the skill"),
+            assistant("ok"),
+            user(SKILL),
+            assistant("done"),
+            user("again: "),
+            assistant("ok"),
+            user(SKILL),
+        ],
+    )
     three = anthropic(sys_block(BIG), [*two["messages"], assistant("done again"), user("thanks")])
     assert [d.record for d in run_check(cl307, [one, two])] == [1]
     found = run_check(cl307, [one, two, three])
@@ -162,13 +190,26 @@ def test_cl307_is_judged_by_the_tokens_a_copy_adds_to_each_request():
     """A 1.4 KB skill body loaded again (~350 tokens in every request from there on) is reported,
     with the requests that carry it; a copy below reinjected-min-tokens is not."""
     skill = text(1400, "skill body")
-    history = [user("use the skill"), assistant("ok"), user(skill), assistant("done"), user("again"), assistant("ok"), user(skill)]
-    follow = [anthropic(sys_block(BIG), history + [m for j in range(i) for m in (assistant(f"a{j}"), user(f"q{j}"))]) for i in range(3)]
+    history = [
+        user("use the skill"),
+        assistant("ok"),
+        user(skill),
+        assistant("done"),
+        user("again"),
+        assistant("ok"),
+        user(skill),
+    ]
+    follow = [
+        anthropic(sys_block(BIG), history + [m for j in range(i) for m in (assistant(f"a{j}"), user(f"q{j}"))])
+        for i in range(3)
+    ]
     first = anthropic(sys_block(BIG), history[:3])
     found = run_check(cl307, [first, *follow])
     assert [(d.code, d.record) for d in found] == [("CL307", 1)]
     assert (found[0].details["estimated_tokens"], found[0].details["requests_carrying"]) == (350, 3)
-    assert [d.code for d in run_check(cl307, [first, follow[0]])] == ["CL307"]  # the session's last request: still a copy
+    assert [d.code for d in run_check(cl307, [first, follow[0]])] == [
+        "CL307"
+    ]  # the session's last request: still a copy
     assert run_check(cl307, [first, *follow], options={"reinjected-min-tokens": 400}) == []
 
 
@@ -212,7 +253,10 @@ def test_cl308_healthy_session_and_parallel_requests():
 def test_cl308_provider_reason_disagrees_with_intact_prefix():
     usages = [a_usage(5, 0, 1600), a_usage(5, 1600, 30)]
     records = _growing(2, usages)
-    records[1]["response"] = dict(records[1]["response"], diagnostics={"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 1600}})
+    records[1]["response"] = dict(
+        records[1]["response"],
+        diagnostics={"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 1600}},
+    )
     found = run_check(cl308, records)
     assert len(found) == 1 and found[0].details["provider_reason"] == "system_changed"
     assert "disagree" in found[0].message
@@ -260,7 +304,9 @@ def test_cl310_when_the_conversation_grows_past_the_minimum():
     session's last request qualifying alone is not: nothing reads what a breakpoint there writes."""
     small = anthropic(sys_block("short", None), [user("hi")])
     grown = anthropic(sys_block("short", None), [user("hi"), assistant(BIG), user("more")])
-    again = anthropic(sys_block("short", None), [user("hi"), assistant(BIG), user("more"), assistant("ok"), user("and?")])
+    again = anthropic(
+        sys_block("short", None), [user("hi"), assistant(BIG), user("more"), assistant("ok"), user("and?")]
+    )
     assert run_check(cl310, [small, grown]) == []
     assert [(d.code, d.record) for d in run_check(cl310, [small, grown, again])] == [("CL310", 1)]
     assert run_check(cl310, [small, grown, small]) == []  # the next request shares only the short start
@@ -272,14 +318,26 @@ def test_cl310_reuse_is_judged_by_the_tokens_the_next_request_repeats():
     first = anthropic(sys_block("short", None), [user(BIG)])
     other = anthropic(sys_block("short", None), [user("something else " * 3), assistant("yo"), user("more")])
     assert run_check(cl310, [first, other]) == []
-    assert [(d.code, d.record) for d in run_check(cl310, [first, anthropic(sys_block("short", None), [user(BIG), assistant("yo"), user("more")])])] == [("CL310", 0)]
+    assert [
+        (d.code, d.record)
+        for d in run_check(
+            cl310, [first, anthropic(sys_block("short", None), [user(BIG), assistant("yo"), user("more")])]
+        )
+    ] == [("CL310", 0)]
 
 
 # --- CL312 -----------------------------------------------------------------------------------
 
 
 def _keyed(key: str, t: float) -> dict:
-    return {"request": {"model": "gpt-5.4", "prompt_cache_key": key, "messages": [{"role": "system", "content": BIG}, {"role": "user", "content": "hi"}]}, "time": at(t)}
+    return {
+        "request": {
+            "model": "gpt-5.4",
+            "prompt_cache_key": key,
+            "messages": [{"role": "system", "content": BIG}, {"role": "user", "content": "hi"}],
+        },
+        "time": at(t),
+    }
 
 
 def test_cl312_key_changed_in_session():
@@ -312,7 +370,10 @@ def test_cl307_across_three_requests_uses_the_session_history():
     one = anthropic(sys_block(BIG), base)
     two = anthropic(sys_block(BIG), base + [assistant("done"), user("next")])
     three = anthropic(sys_block(BIG), base + [assistant("done"), user("next"), assistant("ok"), user(SKILL)])
-    four = anthropic(sys_block(BIG), base + [assistant("done"), user("next"), assistant("ok"), user(SKILL), assistant("k"), user("fine")])
+    four = anthropic(
+        sys_block(BIG),
+        base + [assistant("done"), user("next"), assistant("ok"), user(SKILL), assistant("k"), user("fine")],
+    )
     found = run_check(cl307, [one, two, three, four])
     assert [(d.code, d.record) for d in found] == [("CL307", 2)]
     assert found[0].details["repeats"][0]["first"] == "messages[2]"
@@ -320,11 +381,19 @@ def test_cl307_across_three_requests_uses_the_session_history():
 
 def test_cl306_nothing_expires_below_the_minimum():
     def chat(gap):
-        return {"request": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]}, "time": at(gap)}
+        return {
+            "request": {
+                "model": "gpt-4o",
+                "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}],
+            },
+            "time": at(gap),
+        }
 
     assert run_check(cl306, [chat(0), chat(900)]) == []
-    short = [{"request": anthropic(sys_block("Be brief."), [user("hi")]), "time": at(0)},
-             {"request": anthropic(sys_block("Be brief."), [user("hi"), assistant("yo"), user("more")]), "time": at(900)}]
+    short = [
+        {"request": anthropic(sys_block("Be brief."), [user("hi")]), "time": at(0)},
+        {"request": anthropic(sys_block("Be brief."), [user("hi"), assistant("yo"), user("more")]), "time": at(900)},
+    ]
     assert run_check(cl306, short) == []
 
 
@@ -354,7 +423,9 @@ def test_cl310_one_shot_requests_sharing_their_prefix_are_reported_once(tmp_path
     shared = [{"request": anthropic(sys_block(BIG, None), [user(f"classify document {n}")])} for n in range(3)]
     unique = {"request": anthropic(sys_block(text(6000, "another prompt entirely"), None), [user("once")])}
     result = audit_records(tmp_path, [shared[0], unique, shared[1], shared[2]], config={"select": ["CL310"]})
-    assert [(d.code, d.kind, d.record, d.details["requests"]) for d in result.diagnostics] == [("CL310", "shared", 0, 3)]
+    assert [(d.code, d.kind, d.record, d.details["requests"]) for d in result.diagnostics] == [
+        ("CL310", "shared", 0, 3)
+    ]
     assert result.diagnostics[0].message.startswith("3 one-shot requests send the same")
 
 

@@ -1,5 +1,6 @@
 """The usage and money summary: hand-computed hit rates, money, break costs, provider verdicts and
 the evidence-based 1h TTL advice (docs/background/agent-patterns.md#choosing-the-ttl-by-evidence)."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,7 +33,9 @@ def _summary(reqs, diagnostics=()):
 
 
 def test_totals_hit_rate_and_money():
-    reqs = _session([a_usage(5, 0, 1600), a_usage(5, 1600, 40), a_usage(8, 0, 1700), a_usage(5, 1700, 30)], [0, 30, 30, 30])
+    reqs = _session(
+        [a_usage(5, 0, 1600), a_usage(5, 1600, 40), a_usage(8, 0, 1700), a_usage(5, 1700, 30)], [0, 30, 30, 30]
+    )
     s = _summary(reqs)
     one = s["sessions"][0]
     assert one["tokens"] == {"read": 3300, "written": 3370, "uncached": 23, "prompt": 6693}
@@ -50,7 +53,12 @@ def test_break_cost_exact_from_usage():
     s = _summary(reqs, [brk])
     [entry] = s["sessions"][0]["breaks"]
     # expected read 1600 + 40 = 1640, read 0; written 1700 covers it at 3.75 instead of 0.30
-    assert entry["cost"] == {"tokens": 1640, "money": pytest.approx(1640 * 3.45 / 1e6), "currency": "USD", "basis": "usage"}
+    assert entry["cost"] == {
+        "tokens": 1640,
+        "money": pytest.approx(1640 * 3.45 / 1e6),
+        "currency": "USD",
+        "basis": "usage",
+    }
     assert s["total"]["break_money"] == pytest.approx(0.005658)
     assert not s["total"]["break_money_estimated"]
 
@@ -86,11 +94,20 @@ def test_no_ttl_advice_for_one_pause_or_short_gaps_or_1h_markers():
     quick = [a_usage(10, 0, 10000), a_usage(10, 10000, 50), a_usage(10, 10050, 50)]
     assert "ttl_advice" not in _summary(_session(quick, [0, 60, 60]))["sessions"][0]
     hour = [a_usage(10, 0, 10000), a_usage(10, 0, 10050), a_usage(10, 0, 10100)]
-    assert "ttl_advice" not in _summary(_session(hour, [0, 600, 600], marker={"type": "ephemeral", "ttl": "1h"}))["sessions"][0]
+    assert (
+        "ttl_advice"
+        not in _summary(_session(hour, [0, 600, 600], marker={"type": "ephemeral", "ttl": "1h"}))["sessions"][0]
+    )
 
 
 def test_provider_verdict_beside_our_diff():
-    usages = [a_usage(5, 0, 1600), dict(a_usage(5, 0, 1640), diagnostics={"cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 1600}})]
+    usages = [
+        a_usage(5, 0, 1600),
+        dict(
+            a_usage(5, 0, 1640),
+            diagnostics={"cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 1600}},
+        ),
+    ]
     reqs = _session(usages, [0, 30])
     ledger = ledger_for(None)
     ledger.add(reqs[0])
@@ -121,7 +138,9 @@ def test_the_timeline_is_built_only_when_asked(tmp_path, monkeypatch):
     from cachelint.config import load_settings
     from cachelint.payloads import AuditOptions
 
-    records = [{"request": anthropic(sys_block(BIG, CC), [user("q0", CC)]), "time": at(0), "response": a_usage(10, 0, 2000)}]
+    records = [
+        {"request": anthropic(sys_block(BIG, CC), [user("q0", CC)]), "time": at(0), "response": a_usage(10, 0, 2000)}
+    ]
     (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     settings = load_settings(tmp_path, isolated=True)
     with_timeline = audit_logs(["log.jsonl"], settings, AuditOptions(), tmp_path).summary.usage["sessions"][0]

@@ -1,5 +1,6 @@
 """cachelint.testing.assert_prefix_stable: passes on a stable capture, fails on a broken one with
 the audit's own explanation."""
+
 from __future__ import annotations
 
 import json

@@ -2,6 +2,7 @@
 (docs/background/usage-and-pricing.md#anthropic-usage, #openai-usage, #gemini-usage): Anthropic's input_tokens EXCLUDES cached tokens,
 OpenAI's prompt/input tokens INCLUDE them, Bedrock's inputTokens excludes them, Gemini's
 promptTokenCount includes them."""
+
 from __future__ import annotations
 
 import json
@@ -44,7 +45,11 @@ def test_openai_chat_prompt_includes_cached():
 def test_openai_responses_with_cache_write_tokens():
     # GPT-5.6+: cache_write_tokens beside cached_tokens, both inside input_tokens.
     u = read_usage(
-        {"input_tokens": 5000, "input_tokens_details": {"cached_tokens": 3072, "cache_write_tokens": 1800}, "output_tokens": 9},
+        {
+            "input_tokens": 5000,
+            "input_tokens_details": {"cached_tokens": 3072, "cache_write_tokens": 1800},
+            "output_tokens": 9,
+        },
         "openai-responses",
     )
     assert (u.uncached, u.read, u.written, u.prompt) == (128, 3072, 1800, 5000)
@@ -80,7 +85,21 @@ def test_streams_anthropic_message_start():
     sse = "\n".join(
         [
             "event: message_start",
-            "data: " + json.dumps({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 4, "cache_read_input_tokens": 900, "cache_creation_input_tokens": 100, "output_tokens": 1}}}),
+            "data: "
+            + json.dumps(
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_1",
+                        "usage": {
+                            "input_tokens": 4,
+                            "cache_read_input_tokens": 900,
+                            "cache_creation_input_tokens": 100,
+                            "output_tokens": 1,
+                        },
+                    },
+                }
+            ),
             "",
             "event: message_delta",
             "data: " + json.dumps({"type": "message_delta", "usage": {"output_tokens": 57}}),
@@ -93,19 +112,50 @@ def test_streams_anthropic_message_start():
 
 def test_streams_openai_chat_final_chunk_and_responses_completed():
     chat = "data: " + json.dumps({"choices": [{"delta": {"content": "x"}}]}) + "\n\n"
-    chat += "data: " + json.dumps({"choices": [], "usage": {"prompt_tokens": 1500, "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 1024}}}) + "\n\ndata: [DONE]\n"
+    chat += (
+        "data: "
+        + json.dumps(
+            {
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": 1500,
+                    "completion_tokens": 2,
+                    "prompt_tokens_details": {"cached_tokens": 1024},
+                },
+            }
+        )
+        + "\n\ndata: [DONE]\n"
+    )
     u = usage_from_response(chat, "openai-chat")
     assert (u.uncached, u.read) == (476, 1024)
-    resp = "event: response.completed\ndata: " + json.dumps(
-        {"type": "response.completed", "response": {"id": "resp_1", "usage": {"input_tokens": 2048, "input_tokens_details": {"cached_tokens": 1152}, "output_tokens": 5}}}
-    ) + "\n"
+    resp = (
+        "event: response.completed\ndata: "
+        + json.dumps(
+            {
+                "type": "response.completed",
+                "response": {
+                    "id": "resp_1",
+                    "usage": {
+                        "input_tokens": 2048,
+                        "input_tokens_details": {"cached_tokens": 1152},
+                        "output_tokens": 5,
+                    },
+                },
+            }
+        )
+        + "\n"
+    )
     u = usage_from_response(resp, "openai-responses")
     assert (u.uncached, u.read) == (896, 1152)
 
 
 def test_streams_gemini_last_chunk_and_json_text():
     sse = "data: " + json.dumps({"candidates": [], "usageMetadata": {"promptTokenCount": 3000}}) + "\n\n"
-    sse += "data: " + json.dumps({"candidates": [], "usageMetadata": {"promptTokenCount": 3000, "cachedContentTokenCount": 2048}}) + "\n\n"
+    sse += (
+        "data: "
+        + json.dumps({"candidates": [], "usageMetadata": {"promptTokenCount": 3000, "cachedContentTokenCount": 2048}})
+        + "\n\n"
+    )
     assert usage_from_response(sse, "gemini").read == 2048
     assert usage_from_response(json.dumps({"usage": {"input_tokens": 1}}), "anthropic").uncached == 1
     assert usage_from_response("not json", "anthropic") is None

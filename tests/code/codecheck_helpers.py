@@ -1,4 +1,5 @@
 """Helpers for the code-check tests: run check_module on a snippet and find the marked lines."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """Table-driven cases per rule: positives mark the reported line with ``# here``; negatives must not
 raise the rule (and, unless they say otherwise, nothing at all)."""
+
 from __future__ import annotations
 
 import pytest

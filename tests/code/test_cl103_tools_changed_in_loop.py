@@ -1,4 +1,5 @@
 """CL103 tools-changed-in-loop: the tools of a call repeated in a loop change inside the loop."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from rule_cases import check_negative, check_positive, params
 
 POSITIVE = {
-    "append-in-while": '''
+    "append-in-while": """
 def run(messages):
     tools = [TOOLS["search"]]
     while True:
@@ -14,8 +15,8 @@ def run(messages):
         if reply.stop_reason == "end_turn":
             return reply
         tools.append(TOOLS["fetch"])  # here
-''',
-    "seed-load-skill": '''
+""",
+    "seed-load-skill": """
 def run(messages, skills):
     tools = [TOOLS["search"]]
     for _ in range(8):
@@ -24,8 +25,8 @@ def run(messages, skills):
             if call.name == "load_skill":
                 skill = skills[call.input["name"]]
                 tools += skill.tools  # here
-''',
-    "seed-request-group": '''
+""",
+    "seed-request-group": """
 class Groups:
     def tools_for(self, names):
         return [TOOLS[n] for n in names]
@@ -39,43 +40,43 @@ def run(messages, first):
         for call in reply.content:
             if call.name == "request_group":
                 tools += GROUPS.tools_for([call.input["group"]])  # here
-''',
-    "extend-in-range-loop": '''
+""",
+    "extend-in-range-loop": """
 def run(messages, extra):
     tools = []
     for turn in range(5):
         reply = oai.chat.completions.create(model="gpt-5", tools=tools, messages=messages)
         tools.extend(extra[turn])  # here
-''',
-    "insert-at-front": '''
+""",
+    "insert-at-front": """
 def run(messages, pending):
     tools = [TOOLS["search"]]
     while pending:
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools.insert(0, pending.pop())  # here
-''',
-    "item-assignment": '''
+""",
+    "item-assignment": """
 def run(messages, descriptions):
     tools = [dict(TOOLS["search"])]
     for d in descriptions:
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools[0]["description"] = d  # here
-''',
-    "delete-item": '''
+""",
+    "delete-item": """
 def run(messages):
     tools = list(TOOLS.values())
     while len(tools) > 1:
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         del tools[-1]  # here
-''',
-    "rebind-self-reference": '''
+""",
+    "rebind-self-reference": """
 def run(messages, found):
     tools = [TOOLS["search"]]
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools = tools + [found(reply)]  # here
-''',
-    "rebind-from-loop-state": '''
+""",
+    "rebind-from-loop-state": """
 def run(messages):
     active = {"search"}
     tools = [TOOLS["search"]]
@@ -83,8 +84,8 @@ def run(messages):
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         active = active | {reply.content[0].name}
         tools = [TOOLS[n] for n in sorted(active)]  # here
-''',
-    "self-attribute-through-method": '''
+""",
+    "self-attribute-through-method": """
 class Agent:
     def __init__(self):
         self.tools = [TOOLS["search"]]
@@ -98,8 +99,8 @@ class Agent:
             if reply.stop_reason == "end_turn":
                 return reply
             self.tools.append(TOOLS["write"])  # here
-''',
-    "wrapper-function-parameter": '''
+""",
+    "wrapper-function-parameter": """
 def call_model(tools, messages):
     return client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
 
@@ -108,62 +109,62 @@ def run(messages):
     for _ in range(3):
         call_model(tools, messages)
         tools.append(TOOLS["fetch"])  # here
-''',
-    "remove-tool": '''
+""",
+    "remove-tool": """
 def run(messages):
     tools = list(TOOLS.values())
     while tools:
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools.remove(tools[0])  # here
-''',
-    "litellm-in-loop": '''
+""",
+    "litellm-in-loop": """
 def run(messages, more):
     tools = []
     while True:
         litellm.completion(model="m", messages=messages, tools=tools)
         tools += more()  # here
-''',
-    "tool-dict-values": '''
+""",
+    "tool-dict-values": """
 def run(messages, new_tools):
     registry = {}
     while True:
         client.messages.create(model="m", max_tokens=10, tools=list(registry.values()), messages=messages)
         for t in new_tools():
             registry[t["name"]] = t  # here
-''',
-    "bind-tools-with-mutation": '''
+""",
+    "bind-tools-with-mutation": """
 def run(llm, messages, more):
     tools = [TOOLS["search"]]
     while True:
         bound = llm.bind_tools(tools)
         reply = bound.invoke(messages)
         tools.append(more(reply))  # here
-''',
-    "raw-http-body": '''
+""",
+    "raw-http-body": """
 def run(messages, more):
     tools = []
     while True:
         httpx.post("https://api.anthropic.com/v1/messages", json={"model": "m", "tools": tools, "messages": messages})
         tools.append(more())  # here
-''',
-    "async-for-loop": '''
+""",
+    "async-for-loop": """
 async def run(messages, stream):
     tools = [TOOLS["search"]]
     async for event in stream:
         await client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools.append(event.tool)  # here
-''',
+""",
 }
 
 NEGATIVE = {
-    "messages-appended": '''
+    "messages-appended": """
 def run(messages):
     tools = [TOOLS["search"]]
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "tools-built-before-loop": '''
+""",
+    "tools-built-before-loop": """
 def run(messages, extra):
     tools = [TOOLS["search"]]
     tools.extend(extra)
@@ -171,38 +172,38 @@ def run(messages, extra):
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         messages.append(reply)
-''',
-    "deferred-tool-appended": '''
+""",
+    "deferred-tool-appended": """
 def run(messages, found):
     tools = [TOOLS["search"]]
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools.append({**found(reply), "defer_loading": True})
-''',
-    "deferred-tools-extended": '''
+""",
+    "deferred-tools-extended": """
 def run(messages, found):
     tools = [TOOLS["search"]]
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools.extend({**t, "defer_loading": True} for t in found(reply))
-''',
-    "deferred-variable": '''
+""",
+    "deferred-variable": """
 def run(messages, found):
     tools = [TOOLS["search"]]
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         extra = {"name": found(reply), "defer_loading": True}
         tools += [extra]
-''',
-    "build-loop-separate": '''
+""",
+    "build-loop-separate": """
 def run(messages, names):
     tools = []
     for n in names:
         tools.append(TOOLS[n])
     for _ in range(5):
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
-''',
-    "invariant-rebuild": '''
+""",
+    "invariant-rebuild": """
 def build_tools():
     return [TOOLS["search"]]
 
@@ -211,38 +212,38 @@ def run(messages):
         tools = build_tools()
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         messages.append(reply)
-''',
-    "agent-per-scenario": '''
+""",
+    "agent-per-scenario": """
 from agents import Agent
 
 def run(scenarios):
     for name, tool in scenarios:
         agent = Agent(name=name, tools=[tool])
         agent.run()
-''',
-    "other-list-mutated": '''
+""",
+    "other-list-mutated": """
 def run(messages):
     tools = [TOOLS["search"]]
     seen = []
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         seen.append(reply.id)
-''',
-    "mutation-after-loop": '''
+""",
+    "mutation-after-loop": """
 def run(messages):
     tools = [TOOLS["search"]]
     for _ in range(3):
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
     tools.append(TOOLS["fetch"])
-''',
-    "sort-in-loop": '''
+""",
+    "sort-in-loop": """
 def run(messages):
     tools = [TOOLS["search"], TOOLS["fetch"]]
     while True:
         tools.sort(key=lambda t: t["name"])
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
-''',
-    "copy-used-mutated-original-before": '''
+""",
+    "copy-used-mutated-original-before": """
 def run(messages, extra):
     base = [TOOLS["search"]]
     base.append(extra)
@@ -250,30 +251,30 @@ def run(messages, extra):
     while True:
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         messages.append("x")
-''',
-    "rebind-same-constant": '''
+""",
+    "rebind-same-constant": """
 ALL = [TOOLS["search"]]
 
 def run(messages):
     while True:
         tools = ALL
         client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
-''',
-    "loop-without-call": '''
+""",
+    "loop-without-call": """
 def run(messages, names):
     tools = []
     while names:
         tools.append(TOOLS[names.pop()])
     return client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
-''',
-    "tool-results-appended": '''
+""",
+    "tool-results-appended": """
 def run(messages, execute):
     tools = [TOOLS["search"]]
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         results = [execute(c) for c in reply.content]
         messages.append({"role": "user", "content": results})
-''',
+""",
 }
 
 

@@ -1,5 +1,6 @@
 """CL106 setting-changed-in-loop: a cache-key setting (tool_choice, thinking, model, response
 format, prompt_cache_key) of a call repeated in a loop changes inside it."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,15 +10,15 @@ from cachelint.diagnostics import Severity
 from rule_cases import check_negative, check_positive, params
 
 POSITIVE = {
-    "tool-choice-released-after-a-forced-first-turn": '''
+    "tool-choice-released-after-a-forced-first-turn": """
 def run(messages, tools):
     tool_choice = {"type": "any"}
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, tool_choice=tool_choice, messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
         tool_choice = {"type": "auto"}  # here
-''',
-    "tool-choice-none-once-a-budget-is-spent": '''
+""",
+    "tool-choice-none-once-a-budget-is-spent": """
 def run(messages, tools, limit):
     tool_choice = "auto"
     spent = 0
@@ -26,16 +27,16 @@ def run(messages, tools, limit):
             tool_choice = "none"  # here
         reply = oai.chat.completions.create(model="gpt-5", tools=tools, tool_choice=tool_choice, messages=messages)
         spent += reply.usage.total_tokens
-''',
-    "options-dict-item-assigned": '''
+""",
+    "options-dict-item-assigned": """
 def run(messages, tools):
     options = {"tool_choice": "required"}
     while True:
         reply = oai.chat.completions.create(model="gpt-5", tools=tools, messages=messages, **options)
         if reply.choices[0].finish_reason == "tool_calls":
             options["tool_choice"] = "none"  # here
-''',
-    "model-fallback-on-retry": '''
+""",
+    "model-fallback-on-retry": """
 def ask(messages):
     model = "claude-haiku-4-5"
     for attempt in range(3):
@@ -43,8 +44,8 @@ def ask(messages):
             return client.messages.create(model=model, max_tokens=10, messages=messages)
         except anthropic.APIError:
             model = "claude-sonnet-4-5"  # here
-''',
-    "thinking-turned-on-mid-conversation": '''
+""",
+    "thinking-turned-on-mid-conversation": """
 def run(messages, hard):
     thinking = {"type": "disabled"}
     while True:
@@ -52,70 +53,70 @@ def run(messages, hard):
         messages.append({"role": "assistant", "content": reply.content})
         if hard(reply):
             thinking = {"type": "enabled", "budget_tokens": 1024}  # here
-''',
-    "response-schema-switched": '''
+""",
+    "response-schema-switched": """
 def run(messages, schemas):
     fmt = {"type": "json_object"}
     for turn in range(5):
         reply = oai.chat.completions.create(model="gpt-5", response_format=fmt, messages=messages)
         fmt = schemas[turn]  # here
-''',
-    "responses-text-format-from-the-turn": '''
+""",
+    "responses-text-format-from-the-turn": """
 def run(question):
     for turn in range(3):
         text = {"format": {"type": "json_schema", "name": f"step{turn}", "schema": {}}}  # here
         oai.responses.create(model="gpt-5", input=question, text=text)
-''',
+""",
 }
 
 NEGATIVE = {
-    "fixed-for-the-session": '''
+    "fixed-for-the-session": """
 def run(messages, tools):
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, tool_choice={"type": "auto"}, messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "set-before-the-loop-only": '''
+""",
+    "set-before-the-loop-only": """
 def run(messages, tools, forced):
     tool_choice = {"type": "any"} if forced else {"type": "auto"}
     while True:
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, tool_choice=tool_choice, messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "one-request-per-model": '''
+""",
+    "one-request-per-model": """
 def compare(question, models):
     for model in models:
         client.messages.create(model=model, max_tokens=10, messages=[{"role": "user", "content": question}])
-''',
-    "fresh-parameters-each-iteration": '''
+""",
+    "fresh-parameters-each-iteration": """
 def run(messages):
     while True:
         params = {"model": "gpt-5", "tool_choice": "auto"}
         oai.chat.completions.create(messages=messages, **params)
-''',
-    "same-value-before-each-call": '''
+""",
+    "same-value-before-each-call": """
 def run(messages, tools):
     while True:
         tool_choice = {"type": "auto"}
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, tool_choice=tool_choice, messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "one-agent-per-configuration": '''
+""",
+    "one-agent-per-configuration": """
 from pydantic_ai import Agent
 
 def sweep(configs):
     for config in configs:
         model = config.model
         Agent(model, instructions="Answer briefly.").run_sync("hi")
-''',
-    "per-item-model-of-a-batch": '''
+""",
+    "per-item-model-of-a-batch": """
 def label(items):
     out = []
     for item in items:
         model = item.model_name
         out.append(client.messages.create(model=model, max_tokens=10, messages=[{"role": "user", "content": item.text}]))
     return out
-''',
+""",
 }
 
 

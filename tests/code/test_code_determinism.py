@@ -1,4 +1,5 @@
 """Findings, fixes and summaries do not depend on the process's string hashing (PYTHONHASHSEED)."""
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,9 @@ print(json.dumps(out))
 
 def _run(seed: str) -> str:
     env = dict(os.environ, PYTHONHASHSEED=seed)
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(PATTERNS)], capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(PATTERNS)], capture_output=True, text=True, env=env, check=True
+    )
     return done.stdout
 
 

@@ -1,6 +1,7 @@
 """CL104 on agents and configurations built once and changed in the loop that uses them
 (``agent.instructions = ...``), and on values rebuilt, through other names, from their own value
 of the iteration before (``result = run(history)``; ``history = result.messages``)."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,7 +18,8 @@ gemini = genai.Client()
 """
 
 REPORTED = {
-    "instructions-of-an-agent-built-before-the-loop-rewritten-in-it": HEADER + '''
+    "instructions-of-an-agent-built-before-the-loop-rewritten-in-it": HEADER
+    + """
 def chat(task):
     agent = Agent("openai:gpt-5", instructions=BASE)
     history = []
@@ -25,16 +27,18 @@ def chat(task):
         result = agent.run_sync(task, message_history=history)
         history = result.all_messages()
         agent.instructions = BASE + " Last answer: " + result.output  # here
-''',
-    "system-instruction-of-a-config-built-before-the-loop-rewritten-in-it": HEADER + '''
+""",
+    "system-instruction-of-a-config-built-before-the-loop-rewritten-in-it": HEADER
+    + """
 def chat(contents):
     config = types.GenerateContentConfig(system_instruction=BASE)
     while True:
         reply = gemini.models.generate_content(model="gemini-3", contents=contents, config=config)
         contents.append(reply.candidates[0].content)
         config.system_instruction = BASE + reply.text  # here
-''',
-    "instructions-of-an-agent-given-to-a-runner-rewritten-in-the-loop": HEADER + '''
+""",
+    "instructions-of-an-agent-given-to-a-runner-rewritten-in-the-loop": HEADER
+    + """
 def chat(task):
     agent = SdkAgent(name="helper", instructions=BASE)
     items = [{"role": "user", "content": task}]
@@ -42,8 +46,8 @@ def chat(task):
         result = Runner.run_sync(agent, items)
         items = result.to_input_list()
         agent.instructions = f"{BASE} Turn summary: {result.final_output}"  # here
-''',
-    "system-from-a-result-that-reads-the-history-of-the-turn-before": '''
+""",
+    "system-from-a-result-that-reads-the-history-of-the-turn-before": """
 def run(task, step):
     history = [{"role": "user", "content": task}]
     while True:
@@ -51,11 +55,12 @@ def run(task, step):
         history = outcome.messages
         system = BASE + outcome.summary  # here
         client.messages.create(model="m", max_tokens=10, system=system, messages=history)
-''',
+""",
 }
 
 QUIET = {
-    "instructions-of-the-agent-set-to-a-fixed-value": HEADER + '''
+    "instructions-of-the-agent-set-to-a-fixed-value": HEADER
+    + """
 def chat(task):
     agent = Agent("openai:gpt-5", instructions=BASE)
     history = []
@@ -63,8 +68,9 @@ def chat(task):
         result = agent.run_sync(task, message_history=history)
         history = result.all_messages()
         agent.instructions = BASE
-''',
-    "another-attribute-of-the-agent-rewritten": HEADER + '''
+""",
+    "another-attribute-of-the-agent-rewritten": HEADER
+    + """
 def chat(task):
     agent = Agent("openai:gpt-5", instructions=BASE)
     history = []
@@ -72,22 +78,24 @@ def chat(task):
         result = agent.run_sync(task, message_history=history)
         history = result.all_messages()
         agent.name = result.output
-''',
-    "an-agent-built-in-each-iteration": HEADER + '''
+""",
+    "an-agent-built-in-each-iteration": HEADER
+    + """
 def chat(tasks):
     for task in tasks:
         agent = SdkAgent(name="helper", instructions=BASE + task)
         Runner.run_sync(agent, task)
-''',
-    "instructions-rewritten-after-the-last-use-of-the-agent": HEADER + '''
+""",
+    "instructions-rewritten-after-the-last-use-of-the-agent": HEADER
+    + """
 def chat(task, notes):
     agent = Agent("openai:gpt-5", instructions=BASE)
     while True:
         agent.run_sync(task)
         agent.instructions = BASE + notes.pop()
         break
-''',
-    "names-rebuilt-from-each-other-within-one-iteration": '''
+""",
+    "names-rebuilt-from-each-other-within-one-iteration": """
 def run(messages, more):
     while True:
         head = BASE
@@ -95,7 +103,7 @@ def run(messages, more):
         head = full
         reply = client.messages.create(model="m", max_tokens=10, system=head, messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
+""",
 }
 
 

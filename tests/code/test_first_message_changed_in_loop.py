@@ -1,5 +1,6 @@
 """CL104 on Chat-style calls: the system prompt is the first message of the list sent as the
 messages, and the loop that repeats the call changes that first message (in one module)."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,7 +8,7 @@ import pytest
 from rule_cases import check_negative, check_positive, params
 
 POSITIVE = {
-    "content-of-the-first-message-replaced": '''
+    "content-of-the-first-message-replaced": """
 def react(task, tools):
     chat_context = [{"role": "system", "content": BASE}, {"role": "user", "content": task}]
     history = []
@@ -17,8 +18,8 @@ def react(task, tools):
         reply = litellm.completion(model="m", messages=chat_context, tools=tools)
         history.append(reply.choices[0].message.content)
         chat_context.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "first-message-replaced-by-a-new-dict": '''
+""",
+    "first-message-replaced-by-a-new-dict": """
 def run(task):
     messages = [{"role": "system", "content": BASE}, {"role": "user", "content": task}]
     notes = []
@@ -27,15 +28,15 @@ def run(task):
         reply = oai.chat.completions.create(model="m", messages=messages)
         notes.append(reply.choices[0].message.content)
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "attribute-of-the-first-message-object": '''
+""",
+    "attribute-of-the-first-message-object": """
 def run(llm_messages, skills):
     while True:
         reply = oai.chat.completions.create(model="m", messages=llm_messages)
         skills.append(reply.choices[0].message.content)
         llm_messages[0].content = BASE + "\\n".join(skills)  # here
-''',
-    "langchain-system-message-replaced": '''
+""",
+    "langchain-system-message-replaced": """
 from langchain_core.messages import SystemMessage, HumanMessage
 
 def chat(model, turns):
@@ -44,15 +45,15 @@ def chat(model, turns):
         history[0] = SystemMessage(content=f"{BASE} This is turn {turn}.")  # here
         history.append(HumanMessage(content=question))
         history.append(model.invoke(history))
-''',
-    "system-message-inserted-in-front": '''
+""",
+    "system-message-inserted-in-front": """
 def run(messages):
     while True:
         messages.insert(0, {"role": "system", "content": BASE})  # here
         reply = oai.chat.completions.create(model="m", messages=messages)
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "list-rebuilt-with-a-system-of-this-turn": '''
+""",
+    "list-rebuilt-with-a-system-of-this-turn": """
 def run(history):
     step = 0
     while True:
@@ -60,74 +61,74 @@ def run(history):
         reply = oai.chat.completions.create(model="m", messages=[system, *history])
         history.append({"role": "assistant", "content": reply.choices[0].message.content})
         step += 1
-''',
-    "list-rebound-with-a-new-first-message": '''
+""",
+    "list-rebound-with-a-new-first-message": """
 def run(history, memory):
     while True:
         messages = [{"role": "system", "content": BASE + memory.recall()}] + history  # here
         reply = oai.chat.completions.create(model="m", messages=messages)
         history.append({"role": "assistant", "content": reply.choices[0].message.content})
         memory.add(reply.choices[0].message.content)
-''',
+""",
 }
 
 NEGATIVE = {
-    "first-message-set-once-before-the-loop": '''
+    "first-message-set-once-before-the-loop": """
 def run(task, when):
     messages = [{"role": "system", "content": BASE}, {"role": "user", "content": task}]
     messages[0]["content"] = BASE + when
     while True:
         reply = oai.chat.completions.create(model="m", messages=messages)
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "system-rebuilt-from-invariant-values-each-turn": '''
+""",
+    "system-rebuilt-from-invariant-values-each-turn": """
 def run(history, role):
     while True:
         system = {"role": "system", "content": f"{BASE} You are {role}."}
         reply = oai.chat.completions.create(model="m", messages=[system, *history])
         history.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "first-message-reset-to-the-same-text-each-turn": '''
+""",
+    "first-message-reset-to-the-same-text-each-turn": """
 def run(messages, role):
     while True:
         prompt = BASE + role
         messages[0]["content"] = prompt
         reply = oai.chat.completions.create(model="m", messages=messages)
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "another-index-changed": '''
+""",
+    "another-index-changed": """
 def run(messages):
     while True:
         reply = oai.chat.completions.create(model="m", messages=messages)
         messages[1]["content"] = reply.choices[0].message.content
-''',
-    "last-message-edited": '''
+""",
+    "last-message-edited": """
 def run(messages):
     while True:
         reply = oai.chat.completions.create(model="m", messages=messages)
         messages[-1]["content"] += reply.choices[0].message.content
-''',
-    "history-appended": '''
+""",
+    "history-appended": """
 def run(messages):
     while True:
         reply = oai.chat.completions.create(model="m", messages=messages)
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
         messages.append({"role": "user", "content": input()})
-''',
-    "first-user-message-replaced": '''
+""",
+    "first-user-message-replaced": """
 def run(messages, questions):
     for question in questions:
         messages[0] = {"role": "user", "content": question}
         reply = oai.chat.completions.create(model="m", messages=messages)
-''',
-    "list-rebuilt-with-the-same-system": '''
+""",
+    "list-rebuilt-with-the-same-system": """
 def run(history):
     while True:
         messages = [{"role": "system", "content": BASE}] + history
         reply = oai.chat.completions.create(model="m", messages=messages)
         history.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "first-message-changed-after-the-last-call": '''
+""",
+    "first-message-changed-after-the-last-call": """
 def run(messages, notes):
     while True:
         reply = oai.chat.completions.create(model="m", messages=messages)
@@ -135,7 +136,7 @@ def run(messages, notes):
             messages[0]["content"] = BASE + notes()
             return reply
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
+""",
 }
 
 

@@ -1,5 +1,6 @@
 """Fixes: sorted(...) at the source for CL101/CL102, safe only for known strings or paths; --fix is
 idempotent, --diff writes nothing, files without findings are never rewritten."""
+
 from __future__ import annotations
 
 import os
@@ -9,7 +10,7 @@ from conftest import check_tree, write_tree
 from cachelint.code import check_module
 from cachelint.diagnostics import Applicability
 
-SAFE_SOURCE = '''\
+SAFE_SOURCE = """\
 import os
 
 import anthropic
@@ -23,9 +24,9 @@ def ask(messages):
     tools = [TOOLS[n] for n in names]
     index = "\\n".join(f for f in os.listdir("skills"))
     return client.messages.create(model="m", max_tokens=10, tools=tools, system=index, messages=messages)
-'''
+"""
 
-SAFE_FIXED = '''\
+SAFE_FIXED = """\
 import os
 
 import anthropic
@@ -39,9 +40,9 @@ def ask(messages):
     tools = [TOOLS[n] for n in sorted(names)]
     index = "\\n".join(f for f in sorted(os.listdir("skills")))
     return client.messages.create(model="m", max_tokens=10, tools=tools, system=index, messages=messages)
-'''
+"""
 
-UNSAFE_SOURCE = '''\
+UNSAFE_SOURCE = """\
 import anthropic
 
 client = anthropic.Anthropic()
@@ -50,9 +51,9 @@ client = anthropic.Anthropic()
 def ask(messages, loaded):
     tools = [t for t in set(loaded)]
     return client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
-'''
+"""
 
-COMPLETION_ORDER = '''\
+COMPLETION_ORDER = """\
 from concurrent.futures import as_completed
 
 import anthropic
@@ -63,9 +64,9 @@ client = anthropic.Anthropic()
 def ask(messages, futures):
     tools = [f.result() for f in as_completed(futures)]
     return client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
-'''
+"""
 
-CLEAN = '''\
+CLEAN = """\
 import anthropic
 
 client = anthropic.Anthropic()
@@ -73,7 +74,7 @@ client = anthropic.Anthropic()
 
 def ask(messages):
     return client.messages.create(model="m", max_tokens=10, tools=[], messages=messages)
-'''
+"""
 
 
 def test_safe_fix_wraps_the_iteration_in_sorted(tmp_path):
@@ -128,7 +129,7 @@ def test_diff_shows_and_does_not_write(tmp_path):
 
 def test_fix_columns_count_characters_not_bytes(tmp_path):
     source = SAFE_SOURCE.replace('names = {"search", "fetch"}', 'names = {"busca", "ação"}').replace(
-        'tools = [TOOLS[n] for n in names]', 'tools = [{"ação": n} for n in names]'
+        "tools = [TOOLS[n] for n in names]", 'tools = [{"ação": n} for n in names]'
     )
     write_tree(tmp_path, {"agent.py": source})
     check_tree(tmp_path, fix=True)
@@ -137,7 +138,7 @@ def test_fix_columns_count_characters_not_bytes(tmp_path):
 
 
 def test_no_fix_for_loop_changes_and_volatile_values():
-    source = '''\
+    source = """\
 import time
 import anthropic
 client = anthropic.Anthropic()
@@ -146,13 +147,13 @@ def run(messages):
     while True:
         client.messages.create(model="m", max_tokens=1, tools=tools, system=f"{time.time()}", messages=messages)
         tools.append({"name": "x"})
-'''
+"""
     found = check_module("agent.py", source, None)
     assert sorted(d.code for d in found) == ["CL103", "CL105"]
     assert all(d.fix is None for d in found)
 
 
-ONE_SOURCE_TWO_TIERS = '''\
+ONE_SOURCE_TWO_TIERS = """\
 import os
 
 import anthropic
@@ -165,7 +166,7 @@ def ask(messages):
     tools = [{"name": n} for n in names]
     system = ", ".join(names)
     return client.messages.create(model="m", max_tokens=10, tools=tools, system=system, messages=messages)
-'''
+"""
 
 
 def test_one_unordered_value_in_two_tiers_is_wrapped_once():

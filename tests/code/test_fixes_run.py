@@ -3,6 +3,7 @@ is imported and run with fake SDK clients before and after ``check --fix``. The 
 must run without an exception, send the same requests apart from order (the same multiset of
 characters in every string, the same multiset of items in every list), send exactly the same
 requests whatever the hash seed, and leave nothing for ``check`` to report."""
+
 from __future__ import annotations
 
 import collections
@@ -20,7 +21,7 @@ from cachelint.diagnostics import Applicability
 
 # Fake SDKs: each request's keyword arguments are recorded (JSON) in calls.json.
 FAKES = {
-    "fakes/_record.py": '''\
+    "fakes/_record.py": """\
 import json, os
 CALLS = []
 def _body(value):
@@ -39,8 +40,8 @@ def record(kind, kwargs):
 def dump():
     with open(os.environ["CALLS_OUT"], "w") as handle:
         json.dump(CALLS, handle)
-''',
-    "fakes/anthropic/__init__.py": '''\
+""",
+    "fakes/anthropic/__init__.py": """\
 from _record import record
 class _Messages:
     def create(self, **kwargs):
@@ -48,8 +49,8 @@ class _Messages:
 class Anthropic:
     def __init__(self, *args, **kwargs):
         self.messages = _Messages()
-''',
-    "fakes/openai/__init__.py": '''\
+""",
+    "fakes/openai/__init__.py": """\
 from _record import record
 class _Completions:
     def create(self, **kwargs):
@@ -60,17 +61,17 @@ class _Chat:
 class OpenAI:
     def __init__(self, *args, **kwargs):
         self.chat = _Chat()
-''',
+""",
 }
 
-RUNNER = '''\
+RUNNER = """\
 import importlib, sys
 sys.path[:0] = ["fakes", "."]
 import _record
 module = importlib.import_module(sys.argv[1])
 getattr(module, sys.argv[2])(*sys.argv[3:])
 _record.dump()
-'''
+"""
 
 # Files the agents read: a folder of skills, a folder of tool definitions.
 DATA = {
@@ -106,31 +107,85 @@ CASES: dict[str, dict[str, str]] = {
             "    return client.messages.create(model='m', max_tokens=10, tools=tools, messages=[question])\n"
         ),
     },
-    "set-of-literals": {"agent.py": HEADER + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n"},
-    "set-algebra": {"agent.py": HEADER + "def ask(q):\n    names = {'search', 'fetch'} | {'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n"},
-    "set-method": {"agent.py": HEADER + "BASE = {'search', 'fetch'}\n\n\ndef ask(q):\n    names = BASE.union({'read', 'write'})\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n"},
-    "loop-appends": {"agent.py": HEADER + "def ask(q):\n    tools = []\n    for n in {'search', 'fetch', 'read'}:\n        tools.append(TOOLS[n])\n    return client.messages.create(model='m', tools=tools, messages=[q])\n"},
-    "list-of-set": {"agent.py": HEADER + "def ask(q):\n    names = {'be brief', 'cite sources', 'say so'}\n    return client.messages.create(model='m', system='; '.join(list(names)), messages=[q])\n"},
-    "set-as-the-argument": {"agent.py": HEADER + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=names, messages=[q])\n"},
-    "listdir-join": {"agent.py": HEADER + "def ask(q):\n    return client.messages.create(model='m', system='\\n'.join(f for f in os.listdir('skills')), messages=[q])\n"},
-    "listdir-of-a-parameter": {"agent.py": HEADER + "def tools_from(folder):\n    return [{'name': f[:-5]} for f in os.listdir(folder)]\n\n\ndef ask(q):\n    return client.messages.create(model='m', tools=tools_from('tools'), messages=[q])\n"},
-    "path-glob": {"agent.py": HEADER + "ROOT = Path('skills')\n\n\ndef ask(q):\n    index = '\\n'.join(f'- {p.parent.name}' for p in ROOT.glob('*/SKILL.md'))\n    return client.messages.create(model='m', system='Skills:\\n' + index, messages=[q])\n"},
-    "path-iterdir-names": {"agent.py": HEADER + "def ask(q):\n    names = {p.name for p in Path('skills').iterdir()}\n    return client.messages.create(model='m', system=', '.join(names), messages=[q])\n"},
-    "comprehension-of-str": {"agent.py": HEADER + "def ask(q):\n    names = {f'tool_{n}' for n in ['a', 'b', 'c']}\n    return client.messages.create(model='m', system=' '.join(names), messages=[q])\n"},
-    "form-feed-above": {"agent.py": HEADER.replace("client =", "\x0c\nclient =") + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    tools = [TOOLS[n] for n in names]\n    return client.messages.create(model='m', tools=tools, messages=[q])\n"},
-    "crlf-and-bom": {"agent.py": "\ufeff" + (HEADER + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n").replace("\n", "\r\n")},
-    "tabs": {"agent.py": HEADER + "def ask(q):\n\tnames = {'search', 'fetch', 'read'}\n\tif q:\n\t\ttools = [TOOLS[n]\n\t\t         for n in names]  # one tool per name\n\treturn client.messages.create(model='m', tools=tools, messages=[q])\n"},
-    "parenthesised": {"agent.py": HEADER + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in (names)], messages=[q])\n"},
+    "set-of-literals": {
+        "agent.py": HEADER
+        + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n"
+    },
+    "set-algebra": {
+        "agent.py": HEADER
+        + "def ask(q):\n    names = {'search', 'fetch'} | {'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n"
+    },
+    "set-method": {
+        "agent.py": HEADER
+        + "BASE = {'search', 'fetch'}\n\n\ndef ask(q):\n    names = BASE.union({'read', 'write'})\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n"
+    },
+    "loop-appends": {
+        "agent.py": HEADER
+        + "def ask(q):\n    tools = []\n    for n in {'search', 'fetch', 'read'}:\n        tools.append(TOOLS[n])\n    return client.messages.create(model='m', tools=tools, messages=[q])\n"
+    },
+    "list-of-set": {
+        "agent.py": HEADER
+        + "def ask(q):\n    names = {'be brief', 'cite sources', 'say so'}\n    return client.messages.create(model='m', system='; '.join(list(names)), messages=[q])\n"
+    },
+    "set-as-the-argument": {
+        "agent.py": HEADER
+        + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=names, messages=[q])\n"
+    },
+    "listdir-join": {
+        "agent.py": HEADER
+        + "def ask(q):\n    return client.messages.create(model='m', system='\\n'.join(f for f in os.listdir('skills')), messages=[q])\n"
+    },
+    "listdir-of-a-parameter": {
+        "agent.py": HEADER
+        + "def tools_from(folder):\n    return [{'name': f[:-5]} for f in os.listdir(folder)]\n\n\ndef ask(q):\n    return client.messages.create(model='m', tools=tools_from('tools'), messages=[q])\n"
+    },
+    "path-glob": {
+        "agent.py": HEADER
+        + "ROOT = Path('skills')\n\n\ndef ask(q):\n    index = '\\n'.join(f'- {p.parent.name}' for p in ROOT.glob('*/SKILL.md'))\n    return client.messages.create(model='m', system='Skills:\\n' + index, messages=[q])\n"
+    },
+    "path-iterdir-names": {
+        "agent.py": HEADER
+        + "def ask(q):\n    names = {p.name for p in Path('skills').iterdir()}\n    return client.messages.create(model='m', system=', '.join(names), messages=[q])\n"
+    },
+    "comprehension-of-str": {
+        "agent.py": HEADER
+        + "def ask(q):\n    names = {f'tool_{n}' for n in ['a', 'b', 'c']}\n    return client.messages.create(model='m', system=' '.join(names), messages=[q])\n"
+    },
+    "form-feed-above": {
+        "agent.py": HEADER.replace("client =", "\x0c\nclient =")
+        + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    tools = [TOOLS[n] for n in names]\n    return client.messages.create(model='m', tools=tools, messages=[q])\n"
+    },
+    "crlf-and-bom": {
+        "agent.py": "\ufeff"
+        + (
+            HEADER
+            + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n"
+        ).replace("\n", "\r\n")
+    },
+    "tabs": {
+        "agent.py": HEADER
+        + "def ask(q):\n\tnames = {'search', 'fetch', 'read'}\n\tif q:\n\t\ttools = [TOOLS[n]\n\t\t         for n in names]  # one tool per name\n\treturn client.messages.create(model='m', tools=tools, messages=[q])\n"
+    },
+    "parenthesised": {
+        "agent.py": HEADER
+        + "def ask(q):\n    names = {'search', 'fetch', 'read'}\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in (names)], messages=[q])\n"
+    },
 }
 
 # Cases whose fix must not be safe: sorting them could raise or change more than the order.
 UNSAFE = {
-    "objects": HEADER + "class Tool:\n    pass\n\n\ndef ask(q):\n    objs = {Tool(), Tool()}\n    return client.messages.create(model='m', tools=list(objs), messages=[q])\n",
-    "dicts-from-a-parameter": HEADER + "def ask(q, loaded=({'name': 'a'},)):\n    return client.messages.create(model='m', tools=[t for t in set(map(str, loaded))], messages=[q])\n",
-    "either-set": HEADER + "def ask(q, load=lambda: {1, 2}):\n    names = {'search'} if q else set(load())\n    return client.messages.create(model='m', tools=[TOOLS.get(n) for n in names], messages=[q])\n",
-    "formatted": HEADER + "def ask(q):\n    names = {'search', 'fetch'}\n    return client.messages.create(model='m', system=f'tools: {names}', messages=[q])\n",
-    "traversable": HEADER + "from importlib.resources import files\n\n\ndef ask(q):\n    return client.messages.create(model='m', system=', '.join(p.name for p in files('pkg').iterdir()), messages=[q])\n",
-    "annotated": HEADER + "def ask(q, names: set[str] = frozenset()):\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n",
+    "objects": HEADER
+    + "class Tool:\n    pass\n\n\ndef ask(q):\n    objs = {Tool(), Tool()}\n    return client.messages.create(model='m', tools=list(objs), messages=[q])\n",
+    "dicts-from-a-parameter": HEADER
+    + "def ask(q, loaded=({'name': 'a'},)):\n    return client.messages.create(model='m', tools=[t for t in set(map(str, loaded))], messages=[q])\n",
+    "either-set": HEADER
+    + "def ask(q, load=lambda: {1, 2}):\n    names = {'search'} if q else set(load())\n    return client.messages.create(model='m', tools=[TOOLS.get(n) for n in names], messages=[q])\n",
+    "formatted": HEADER
+    + "def ask(q):\n    names = {'search', 'fetch'}\n    return client.messages.create(model='m', system=f'tools: {names}', messages=[q])\n",
+    "traversable": HEADER
+    + "from importlib.resources import files\n\n\ndef ask(q):\n    return client.messages.create(model='m', system=', '.join(p.name for p in files('pkg').iterdir()), messages=[q])\n",
+    "annotated": HEADER
+    + "def ask(q, names: set[str] = frozenset()):\n    return client.messages.create(model='m', tools=[TOOLS[n] for n in names], messages=[q])\n",
 }
 
 
@@ -153,7 +208,14 @@ def _entry(files: dict[str, str]) -> str:
 def _run(root: Path, module: str, seed: int) -> list:
     out = root / f"calls-{seed}.json"
     env = {**os.environ, "PYTHONHASHSEED": str(seed), "CALLS_OUT": str(out), "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run([sys.executable, "-c", RUNNER, module, "ask", "question"], cwd=root, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, module, "ask", "question"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, f"the program raised:\n{proc.stderr}"
     return json.loads(out.read_text())
 
@@ -199,7 +261,9 @@ def test_no_safe_fix_where_sorting_could_change_more_than_the_order(name):
 
     found = [d for d in check_module("agent.py", UNSAFE[name], None) if d.code in ("CL101", "CL102")]
     assert found, name
-    assert all(d.fix is None or d.fix.applicability == Applicability.UNSAFE for d in found), [(d.code, d.fix) for d in found]
+    assert all(d.fix is None or d.fix.applicability == Applicability.UNSAFE for d in found), [
+        (d.code, d.fix) for d in found
+    ]
 
 
 def test_the_registry_case_is_fixed_in_the_registry(tmp_path):
@@ -222,7 +286,9 @@ def test_a_fix_in_a_module_that_was_not_given_is_not_written(tmp_path):
     write_tree(tmp_path, files)
     result = check_tree(tmp_path, paths=("pkg/agent.py",), fix=True)
     assert (tmp_path / "pkg/registry.py").read_text() == files["pkg/registry.py"]
-    assert result.warnings == ["pkg/agent.py:9: the fix of CL101 edits pkg/registry.py, which is not among the files checked; not fixed"]
+    assert result.warnings == [
+        "pkg/agent.py:9: the fix of CL101 edits pkg/registry.py, which is not among the files checked; not fixed"
+    ]
     assert [d.code for d in result.diagnostics] == ["CL101"]
 
 

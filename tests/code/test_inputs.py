@@ -1,5 +1,6 @@
 """Inputs the code checks must survive: syntax errors (Python 2 too), absurd nesting, notebooks
 (cells analysed as one program, magics skipped, locations by cell and line), invalid notebooks."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,15 @@ def notebook(cells: list[str], markdown_at: int | None = 1) -> str:
     out = []
     for i, source in enumerate(cells):
         cell_type = "markdown" if i == markdown_at else "code"
-        out.append({"cell_type": cell_type, "metadata": {}, "source": source.splitlines(keepends=True), "outputs": [], "execution_count": None})
+        out.append(
+            {
+                "cell_type": cell_type,
+                "metadata": {},
+                "source": source.splitlines(keepends=True),
+                "outputs": [],
+                "execution_count": None,
+            }
+        )
     return json.dumps({"cells": out, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
 
 
@@ -68,7 +77,11 @@ def test_absurd_nesting_is_cl001_or_analysed_but_never_raises():
     deep = "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
     found = check_module("deep.py", deep, None)
     assert [d.code for d in found] == ["CL001"]
-    long_concat = "import anthropic\nclient = anthropic.Anthropic()\ns = 'a'" + " + 'b'" * 3000 + "\nclient.messages.create(system=s, messages=[])\n"
+    long_concat = (
+        "import anthropic\nclient = anthropic.Anthropic()\ns = 'a'"
+        + " + 'b'" * 3000
+        + "\nclient.messages.create(system=s, messages=[])\n"
+    )
     assert check_module("long.py", long_concat, None) == []
 
 
@@ -77,7 +90,9 @@ def test_notebook_cells_are_one_program_with_cell_locations():
     assert d.code == "CL101"
     assert d.details["cell"] == 3
     assert (d.line, d.column) == (1, 9)
-    assert d.message.startswith("cell 3: tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2")
+    assert d.message.startswith(
+        "cell 3: tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2"
+    )
     # the fix names the cell it edits and lines of that cell
     assert d.fix is not None and {(e.cell, e.line) for e in d.fix.edits} == {(4, 3)}
 
@@ -109,13 +124,30 @@ def test_notebook_through_the_engine(tmp_path):
 
 
 def _notebook_with(cells: list, indent: int | None = 1, ensure_ascii: bool = True) -> str:
-    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=indent, ensure_ascii=ensure_ascii)
+    return json.dumps(
+        {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=indent, ensure_ascii=ensure_ascii
+    )
 
 
 def test_notebook_sources_as_strings_and_non_ascii_keep_their_style(tmp_path):
     cells = [
-        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "import anthropic\nclient = anthropic.Anthropic()\nnames = {'ação', 'b'}"},
-        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["# ação\n", "client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])"]},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "import anthropic\nclient = anthropic.Anthropic()\nnames = {'ação', 'b'}",
+        },
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": [
+                "# ação\n",
+                "client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])",
+            ],
+        },
     ]
     for ensure_ascii in (True, False):
         original = _notebook_with(cells, indent=None, ensure_ascii=ensure_ascii)
@@ -127,7 +159,10 @@ def test_notebook_sources_as_strings_and_non_ascii_keep_their_style(tmp_path):
 
 
 def test_a_cell_ipython_dedents_gets_no_fix_and_says_so(tmp_path):
-    cells = ["import anthropic\nclient = anthropic.Anthropic()", "  names = {'a', 'b'}\n  client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])"]
+    cells = [
+        "import anthropic\nclient = anthropic.Anthropic()",
+        "  names = {'a', 'b'}\n  client.messages.create(model='m', tools=[{'name': n} for n in names], messages=[])",
+    ]
     original = notebook(cells, markdown_at=None)
     write_tree(tmp_path, {"nb.ipynb": original})
     result = check_tree(tmp_path, fix=True)
@@ -156,7 +191,10 @@ def test_cells_ipython_runs_are_read_as_ipython_reads_them():
 
 def test_a_magic_continued_with_a_backslash_is_one_magic():
     """IPython joins a line magic or shell line ending with a backslash to the next line."""
-    cells = ['%pip install -q \\\n    "google-genai>=2.9.0" \\\n    langchain\nimport anthropic', '!ls \\\n   -la\nx = 1']
+    cells = [
+        '%pip install -q \\\n    "google-genai>=2.9.0" \\\n    langchain\nimport anthropic',
+        "!ls \\\n   -la\nx = 1",
+    ]
     assert check_module("nb.ipynb", notebook(cells, markdown_at=None), None) == []
 
 
@@ -166,7 +204,7 @@ def test_newer_python_inside_a_multiline_string_is_named_too(tmp_path, monkeypat
     may read it."""
     import sys
 
-    source = "import anthropic\nitems = ['a']\ntext = f\"\"\"\n{'\\\\n'.join(items)}\n\"\"\"\n"
+    source = 'import anthropic\nitems = [\'a\']\ntext = f"""\n{\'\\\\n\'.join(items)}\n"""\n'
     write_tree(tmp_path, {"new.py": source})
     monkeypatch.chdir(tmp_path)  # the file is found under the name the parser is given
     found = check_tree(tmp_path).diagnostics
@@ -204,7 +242,11 @@ def test_newer_grammar_is_asked_only_where_the_message_is_shown(monkeypatch):
     real = program.newer_grammar
     monkeypatch.setattr(program, "newer_grammar", lambda source: asked.append(len(source)) or real(source))
     source = 'import anthropic\nnames = ["a"]\ntext = f"{", ".join(names)}"\n'
-    assert analysis.summarize("new.py", source) == {"functions": {}, "classes": {}, "names": {}} or sys.version_info >= (3, 12)
+    assert analysis.summarize("new.py", source) == {
+        "functions": {},
+        "classes": {},
+        "names": {},
+    } or sys.version_info >= (3, 12)
     assert asked == []
     big = source + "# padding\n" * 30_000
     found = check_module("big.py", big, None)

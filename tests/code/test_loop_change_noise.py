@@ -1,6 +1,7 @@
 """CL103/CL104/CL106 on what real agent loops do that is no change: values rebuilt each
 iteration from values that do not vary, calls the loop does not repeat, module functions that
 look like list methods; and one finding per change, naming what really changes."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,23 +10,23 @@ from codecheck_helpers import marked_lines, run
 from rule_cases import check_negative, params
 
 QUIET = {
-    "setting-rebuilt-through-two-names-from-invariant-inputs": '''
+    "setting-rebuilt-through-two-names-from-invariant-inputs": """
 def run(messages, cfg):
     while True:
         choice = pick(cfg)
         tool_choice = {"type": choice}
         reply = client.messages.create(model="m", max_tokens=10, tool_choice=tool_choice, messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "tools-rebuilt-and-passed-through-a-hook-each-turn": '''
+""",
+    "tools-rebuilt-and-passed-through-a-hook-each-turn": """
 def run(messages, tools):
     while True:
         formatted = format_tools(tools)
         formatted = apply_hooks(formatted)
         reply = oai.chat.completions.create(model="m", tools=formatted, messages=messages)
         messages.append(reply.choices[0].message)
-''',
-    "fresh-request-dict-with-the-same-model-each-turn": '''
+""",
+    "fresh-request-dict-with-the-same-model-each-turn": """
 def watch(source, llm):
     while True:
         text = source.read()
@@ -35,8 +36,8 @@ def watch(source, llm):
             params["api_key"] = llm.api_key
         for chunk in litellm.completion(**params):
             print(chunk)
-''',
-    "call-followed-by-return": '''
+""",
+    "call-followed-by-return": """
 def chat(tools, messages, tool_choice):
     while True:
         formatted = format_tools(tools)
@@ -47,15 +48,15 @@ def chat(tools, messages, tool_choice):
             response = oai.chat.completions.create(**kwargs)
             return response
         messages.append({"role": "user", "content": "go on"})
-''',
-    "call-followed-by-break": '''
+""",
+    "call-followed-by-break": """
 def chat(messages, choice):
     while True:
         choice = next_choice(choice)
         response = client.messages.create(model="m", max_tokens=10, tool_choice=choice, messages=messages)
         break
-''',
-    "retry-changes-keys-that-are-no-cache-settings": '''
+""",
+    "retry-changes-keys-that-are-no-cache-settings": """
 def complete(params):
     for attempt in range(4):
         try:
@@ -64,23 +65,23 @@ def complete(params):
         except Exception:
             params["api_key"] = "x"
             params["temperature"] = params.get("temperature", 0.0) + 0.1
-''',
-    "os-remove-is-no-list-shrunk": '''
+""",
+    "os-remove-is-no-list-shrunk": """
 def run(messages, files):
     while True:
         reply = client.messages.create(model=os.environ["MODEL"], max_tokens=10, messages=messages)
         os.remove(files.pop())
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "fixed-key-set-each-turn-before-the-call": '''
+""",
+    "fixed-key-set-each-turn-before-the-call": """
 def run(messages):
     while True:
         kwargs = {"model": "m", "messages": messages}
         kwargs["tool_choice"] = "auto"
         reply = oai.chat.completions.create(**kwargs)
         messages.append(reply.choices[0].message)
-''',
-    "one-request-per-item-through-two-names": '''
+""",
+    "one-request-per-item-through-two-names": """
 from langchain_core.messages import SystemMessage
 
 def build_filters(state, llm):
@@ -89,8 +90,8 @@ def build_filters(state, llm):
         system_message = SystemMessage(info + "User needs: " + state["user_needs"])
         result = llm.invoke([system_message])
         interface.set_filters(result.content)
-''',
-    "request-built-under-the-condition-its-call-is-under": '''
+""",
+    "request-built-under-the-condition-its-call-is-under": """
 def watch(source, llm):
     while True:
         text = source.read()
@@ -99,8 +100,8 @@ def watch(source, llm):
             if llm.key:
                 params["api_key"] = llm.key
             print(litellm.completion(**params))
-''',
-    "setting-fixed-under-the-condition-its-call-is-under": '''
+""",
+    "setting-fixed-under-the-condition-its-call-is-under": """
 def run(messages, tools, urgent):
     while True:
         if urgent(messages):
@@ -108,8 +109,8 @@ def run(messages, tools, urgent):
             reply = client.messages.create(model="m", max_tokens=10, tools=tools, tool_choice=tool_choice, messages=messages)
             messages.append({"role": "assistant", "content": reply.content})
         messages.append({"role": "user", "content": "next"})
-''',
-    "setting-rebuilt-each-turn-before-the-helper-that-sends-it": '''
+""",
+    "setting-rebuilt-each-turn-before-the-helper-that-sends-it": """
 def ask(messages, choice):
     return oai.chat.completions.create(model="m", tool_choice=choice, messages=messages)
 
@@ -117,8 +118,8 @@ def run(messages, cfg):
     while True:
         choice = {"type": cfg.kind}
         messages.append(ask(messages, choice).choices[0].message)
-''',
-    "attribute-changed-is-not-the-attribute-read": '''
+""",
+    "attribute-changed-is-not-the-attribute-read": """
 class Watcher:
     def watch(self, source):
         while True:
@@ -129,8 +130,8 @@ class Watcher:
             params = {"messages": messages, "model": self.llm.model}
             for chunk in litellm.completion(**params):
                 print(chunk)
-''',
-    "marker-set-under-a-condition-the-loop-does-not-vary": '''
+""",
+    "marker-set-under-a-condition-the-loop-does-not-vary": """
 def run(messages, provider, system):
     while True:
         caching = False
@@ -140,8 +141,8 @@ def run(messages, provider, system):
             system["cache_control"] = {"type": "ephemeral"}
         reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "history-replaced-by-what-the-step-that-sends-it-returns": '''
+""",
+    "history-replaced-by-what-the-step-that-sends-it-returns": """
 class Agent:
     async def step(self, messages):
         reply = await client.messages.create(model="m", max_tokens=10, system=messages[0]["content"], messages=messages[1:])
@@ -151,15 +152,15 @@ class Agent:
         messages = [{"role": "system", "content": BASE}, {"role": "user", "content": task}]
         for _ in range(10):
             messages = await self.step(messages)
-''',
-    "one-request-per-item-whose-system-reads-the-item-and-notes-kept-per-item": '''
+""",
+    "one-request-per-item-whose-system-reads-the-item-and-notes-kept-per-item": """
 def describe(graph, names):
     for name in names:
         previous = graph[name].get("description")
         system = TEMPLATE.format(name=name, previous=previous)
         reply = oai.chat.completions.create(model="m", messages=[{"role": "system", "content": system}])
         graph[name]["description"] = reply.choices[0].message.content
-''',
+""",
 }
 
 
@@ -170,7 +171,7 @@ def test_quiet(source):
     check_negative("CL106", source, only_this_code=True)
 
 
-TOOLS_DROPPED = '''
+TOOLS_DROPPED = """
 async def run(client, messages, tools, budget):
     calls = 0
     while True:
@@ -180,7 +181,7 @@ async def run(client, messages, tools, budget):
         response = await client.chat.completions.create(**request)
         messages.append(response.choices[0].message)
         calls += 1
-'''
+"""
 
 
 def test_tools_dropped_from_the_request_are_one_tools_finding():
@@ -188,7 +189,7 @@ def test_tools_dropped_from_the_request_are_one_tools_finding():
     assert found == [("CL103", line) for line in marked_lines(TOOLS_DROPPED)], found
 
 
-ATTRIBUTE_MODEL = '''
+ATTRIBUTE_MODEL = """
 class Agent:
     def run(self, messages):
         while True:
@@ -196,7 +197,7 @@ class Agent:
             messages.append(reply.choices[0].message)
             if reply.usage.total_tokens > 1000:
                 self.model = self.small_model  # here
-'''
+"""
 
 
 def test_the_attribute_read_is_still_found_when_it_changes():
@@ -204,7 +205,7 @@ def test_the_attribute_read_is_still_found_when_it_changes():
     assert found == marked_lines(ATTRIBUTE_MODEL)
 
 
-MODEL_KEY = '''
+MODEL_KEY = """
 def run(messages, fallback):
     params = {"model": "m", "messages": messages, "temperature": 0}
     while True:
@@ -215,7 +216,7 @@ def run(messages, fallback):
             params["model"] = fallback  # here
             continue
         messages.append(reply.choices[0].message)
-'''
+"""
 
 
 def test_the_key_that_changes_is_named():
@@ -227,7 +228,7 @@ def test_the_key_that_changes_is_named():
 # A setting changed under a condition still changes for a call the condition does not guard: the
 # call after the ``if``, the one in the ``else``, a helper also called outside the ``if``.
 CHANGED_FOR_ANOTHER_CALL = {
-    "call-after-the-if": '''
+    "call-after-the-if": """
 def run(messages, tools, limit):
     tool_choice = "auto"
     while True:
@@ -236,8 +237,8 @@ def run(messages, tools, limit):
             oai.chat.completions.create(model="m", tools=tools, tool_choice=tool_choice, messages=messages[-2:])
         reply = oai.chat.completions.create(model="m", tools=tools, tool_choice=tool_choice, messages=messages)
         messages.append(reply.choices[0].message)
-''',
-    "call-in-the-else": '''
+""",
+    "call-in-the-else": """
 def run(messages, tools, spent):
     tool_choice = "auto"
     while True:
@@ -246,8 +247,8 @@ def run(messages, tools, spent):
         else:
             reply = oai.chat.completions.create(model="m", tools=tools, tool_choice=tool_choice, messages=messages)
             messages.append(reply.choices[0].message)
-''',
-    "helper-called-inside-and-after-the-if": '''
+""",
+    "helper-called-inside-and-after-the-if": """
 def run(messages, hard):
     choice = "auto"
     while True:
@@ -258,7 +259,7 @@ def run(messages, hard):
 
 def ask(messages, choice):
     return oai.chat.completions.create(model="m", tool_choice=choice, messages=messages)
-''',
+""",
 }
 
 
@@ -269,7 +270,7 @@ def test_a_change_under_a_condition_is_found_for_the_calls_it_does_not_guard(sou
 
 
 CONDITIONS_THAT_VARY = {
-    "a counter of the loop": '''
+    "a counter of the loop": """
 def run(messages, system):
     turn = 0
     while True:
@@ -278,23 +279,23 @@ def run(messages, system):
             system["text"] = "answer now"  # here
         reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "a call's answer": '''
+""",
+    "a call's answer": """
 def run(messages, system):
     while True:
         if running_late():
             system["text"] = "answer now"  # here
         reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "an invariant condition, after the call": '''
+""",
+    "an invariant condition, after the call": """
 def run(messages, system, caching):
     while True:
         reply = client.messages.create(model="m", max_tokens=10, system=[system], messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
         if caching:
             system["text"] = "continue"  # here
-''',
+""",
 }
 
 
@@ -304,7 +305,7 @@ def test_a_write_under_a_condition_that_may_change_is_still_found(source):
     assert found == marked_lines(source), found
 
 
-REBUILT_BEFORE_THE_STEP = '''
+REBUILT_BEFORE_THE_STEP = """
 def step(messages):
     return oai.chat.completions.create(model="m", messages=messages).choices[0].message
 
@@ -313,7 +314,7 @@ def run(task):
     for turn in range(10):
         messages[0] = {"role": "system", "content": f"{BASE} (turn {turn})"}  # here
         messages.append(step(messages))
-'''
+"""
 
 
 def test_a_history_rebuilt_before_the_step_is_still_found():
@@ -321,7 +322,7 @@ def test_a_history_rebuilt_before_the_step_is_still_found():
     assert found == marked_lines(REBUILT_BEFORE_THE_STEP), found
 
 
-HANDOFF = '''
+HANDOFF = """
 class Runner:
     def run(self, agent, messages):
         while True:
@@ -339,7 +340,7 @@ def repl(agent):
         messages.append({"role": "user", "content": input()})
         result = runner.run(agent, messages)
         agent = result.agent
-'''
+"""
 
 
 def test_the_agent_a_run_ends_with_goes_on_unchanged_and_the_handoff_inside_is_found():
@@ -351,7 +352,7 @@ def test_the_agent_a_run_ends_with_goes_on_unchanged_and_the_handoff_inside_is_f
 
 
 ITEM_LOOPS_THAT_CHANGE_A_SESSION = {
-    "a conversation carried from item to item": '''
+    "a conversation carried from item to item": """
 def describe(graph, names):
     messages = [{"role": "system", "content": BASE}]
     for name in names:
@@ -360,15 +361,15 @@ def describe(graph, names):
         reply = oai.chat.completions.create(model="m", messages=messages)
         messages.append(reply.choices[0].message)
         graph[name]["description"] = reply.choices[0].message.content
-''',
-    "a system that does not read the item": '''
+""",
+    "a system that does not read the item": """
 def describe(names):
     done = []
     for name in names:
         system = f"{BASE} ({len(done)} done)"  # here
         reply = oai.chat.completions.create(model="m", messages=[{"role": "system", "content": system}, {"role": "user", "content": name}])
         done.append(reply)
-''',
+""",
 }
 
 

@@ -2,13 +2,14 @@
 libraries each have their own source root (``libs/app``, ``libs/shared``) resolves a file's
 imports to the same sibling library whether the whole repository or the one file is checked
 (pre-commit passes only the changed files)."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from cachelint.api import CheckOptions, check_paths
 
-SHARED = '''\
+SHARED = """\
 import anthropic
 
 client = anthropic.Anthropic()
@@ -16,9 +17,9 @@ client = anthropic.Anthropic()
 
 def run_agent(tools, messages):
     return client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
-'''
+"""
 
-BENCH = '''\
+BENCH = """\
 from uuid import uuid4
 
 from shared.agent import run_agent
@@ -27,7 +28,7 @@ from shared.agent import run_agent
 def bench(messages):
     tools = [{"name": str(uuid4()), "input_schema": {"type": "object"}}]
     return run_agent(tools, messages)
-'''
+"""
 
 
 def _tree(root: Path) -> None:

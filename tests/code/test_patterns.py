@@ -1,5 +1,6 @@
 """The agent patterns of docs/background/agent-patterns.md, written as Python in fixtures/patterns: the bad
 versions raise exactly the codes marked ``# expect: CLxxx`` on their lines; the good ones are clean."""
+
 from __future__ import annotations
 
 from pathlib import Path

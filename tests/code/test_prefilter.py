@@ -1,5 +1,6 @@
 """The text prefilter skips the analysis only where the analysis finds nothing; the file is still
 checked for syntax; a module summarised, then skipped by its check, is parsed once."""
+
 from __future__ import annotations
 
 import ast
@@ -94,7 +95,9 @@ def _mutations(source: str) -> list[str]:
     """Variants of a source that has findings, each hiding one thing the prefilter looks for (a
     prefix word, a role string, a sink's call, a decorator), and one hiding all of them."""
     k = knowledge_for(settings())
-    sink_names = sorted({name for name, _, _ in k.sinks.tokens()} | {name for name, _, _ in k.system_message_classes.tokens()})
+    sink_names = sorted(
+        {name for name, _, _ in k.sinks.tokens()} | {name for name, _, _ in k.system_message_classes.tokens()}
+    )
     edits = [(rf"\b{re.escape(w)}\b", f"{w}_x") for w in _sink_words()]
     edits += [(rf"(['\"]){re.escape(r)}(['\"])", rf"\1{r}_x\2") for r in sorted(k.first_message_roles)]
     edits += [(rf"\b{re.escape(n)}(\s*\()", rf"{n}_x\1") for n in sink_names]
@@ -118,9 +121,13 @@ def _parses(text: str) -> bool:
         return False
 
 
-POSITIVES = {**{f"CL101 {k}": v for k, v in CL101.items()}, **{f"CL102 {k}": v for k, v in CL102.items()},
-             **{f"CL103 {k}": v for k, v in CL103.items()}, **{f"CL104 {k}": v for k, v in CL104.items()},
-             **{f"CL105 {k}": v for k, v in CL105.items()}}
+POSITIVES = {
+    **{f"CL101 {k}": v for k, v in CL101.items()},
+    **{f"CL102 {k}": v for k, v in CL102.items()},
+    **{f"CL103 {k}": v for k, v in CL103.items()},
+    **{f"CL104 {k}": v for k, v in CL104.items()},
+    **{f"CL105 {k}": v for k, v in CL105.items()},
+}
 
 
 def test_every_rule_case_with_a_finding_passes():
@@ -170,7 +177,9 @@ def test_fixtures_and_sources_skipped_have_no_finding():
     assert _assert_skipped_files_have_no_finding(files) >= 50
 
 
-@pytest.mark.skipif(not os.environ.get("CACHELINT_CODE_CORPUS"), reason="set CACHELINT_CODE_CORPUS=dir[:dir...] to run on real code")
+@pytest.mark.skipif(
+    not os.environ.get("CACHELINT_CODE_CORPUS"), reason="set CACHELINT_CODE_CORPUS=dir[:dir...] to run on real code"
+)
 def test_real_corpus_skipped_files_have_no_finding():
     roots = [Path(p) for p in os.environ["CACHELINT_CODE_CORPUS"].split(os.pathsep) if p]
     assert _assert_skipped_files_have_no_finding(_files_under(roots)) > 0
@@ -178,7 +187,7 @@ def test_real_corpus_skipped_files_have_no_finding():
 
 # --- wrappers of other modules -----------------------------------------------------------------
 
-LLM = '''\
+LLM = """\
 import anthropic
 
 
@@ -188,9 +197,9 @@ class Llm:
 
     def ask(self, catalogue, messages):
         return self.client.messages.create(model="m", max_tokens=1, tools=catalogue, messages=messages)
-'''
+"""
 
-AGENT = '''\
+AGENT = """\
 from pkg.llm import Llm
 
 
@@ -200,7 +209,7 @@ class Agent2:
 
     def run(self, messages, names):
         return self.llm.ask([{"name": n} for n in set(names)], messages)
-'''
+"""
 
 
 def test_a_method_of_another_module_that_reaches_a_sink_lets_its_caller_through():

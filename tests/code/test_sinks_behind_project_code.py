@@ -1,6 +1,7 @@
 """Sinks behind the project's own code: a name bound to a sink, a class whose constructor stores
 what one of its methods sends, methods inherited from a base class (in the module and across
 modules of the run), and what a loop over a parameter or a sorted os.walk puts in order."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,14 +10,14 @@ from conftest import check_tree, write_tree
 from rule_cases import check_negative, check_positive, params
 
 POSITIVE_TOOLS = {
-    "module-alias-of-sink": '''
+    "module-alias-of-sink": """
 send = oai.chat.completions.create
 
 def ask(messages, wanted):
     tools = [TOOLS[n] for n in set(wanted)]  # here
     return send(model="m", messages=messages, tools=tools)
-''',
-    "attribute-alias-of-sink": '''
+""",
+    "attribute-alias-of-sink": """
 class Bot:
     def __init__(self):
         self.create = client.messages.create
@@ -24,8 +25,8 @@ class Bot:
     def ask(self, messages, wanted):
         tools = [TOOLS[n] for n in set(wanted)]  # here
         return self.create(model="m", max_tokens=5, messages=messages, tools=tools)
-''',
-    "constructor-stores-method-sends": '''
+""",
+    "constructor-stores-method-sends": """
 class Bot:
     def __init__(self, tools):
         self.tools = tools
@@ -39,8 +40,8 @@ class Bot:
 
 def main(wanted):
     return Bot([TOOLS[n] for n in set(wanted)])  # here
-''',
-    "constructor-of-subclass-base-sends": '''
+""",
+    "constructor-of-subclass-base-sends": """
 class Base:
     def __init__(self, tools):
         self.tools = tools
@@ -53,8 +54,8 @@ class Child(Base):
 
 def main(wanted):
     return Child(list(set(wanted)))  # here
-''',
-    "loop-over-parameter-keeps-its-order": '''
+""",
+    "loop-over-parameter-keeps-its-order": """
 def schemas(tools):
     out = []
     for t in tools:
@@ -63,8 +64,8 @@ def schemas(tools):
 
 def ask(messages, wanted):
     return client.messages.create(model="m", max_tokens=5, messages=messages, tools=schemas(set(wanted)))  # here
-''',
-    "inherited-method-on-constructed-instance": '''
+""",
+    "inherited-method-on-constructed-instance": """
 class Base:
     def ask(self, messages, tools):
         return client.messages.create(model="m", max_tokens=5, messages=messages, tools=tools)
@@ -74,16 +75,16 @@ class Child(Base):
 
 def main(messages, wanted):
     return Child().ask(messages, list(set(wanted)))  # here
-''',
+""",
 }
 
 NEGATIVE_TOOLS = {
-    "name-bound-to-a-call-result": '''
+    "name-bound-to-a-call-result": """
 def ask(wanted):
     send = make_sender()
     return send(tools=[TOOLS[n] for n in set(wanted)])
-''',
-    "attribute-rebound-to-a-call-result": '''
+""",
+    "attribute-rebound-to-a-call-result": """
 class Bot:
     def __init__(self):
         self.create = client.messages.create
@@ -91,8 +92,8 @@ class Bot:
 
     def ask(self, messages, wanted):
         return self.create(model="m", max_tokens=5, messages=messages, tools=[TOOLS[n] for n in set(wanted)])
-''',
-    "constructor-sorts-what-it-stores": '''
+""",
+    "constructor-sorts-what-it-stores": """
 class Bot:
     def __init__(self, tools):
         self.tools = sorted(tools)
@@ -102,8 +103,8 @@ class Bot:
 
 def main(wanted):
     return Bot(list(set(wanted)))
-''',
-    "constructor-stores-what-no-method-sends": '''
+""",
+    "constructor-stores-what-no-method-sends": """
 class Bot:
     def __init__(self, tools, names):
         self.tools = tools
@@ -114,8 +115,8 @@ class Bot:
 
 def main(wanted):
     return Bot([], list(set(wanted)))
-''',
-    "method-sorts-the-attribute": '''
+""",
+    "method-sorts-the-attribute": """
 class Bot:
     def __init__(self, tools):
         self.tools = tools
@@ -125,8 +126,8 @@ class Bot:
 
 def main(wanted):
     return Bot(list(set(wanted)))
-''',
-    "loop-over-parameter-into-a-set-then-sorted": '''
+""",
+    "loop-over-parameter-into-a-set-then-sorted": """
 def names(tools):
     out = set()
     for t in tools:
@@ -135,27 +136,27 @@ def names(tools):
 
 def ask(messages, wanted):
     return client.messages.create(model="m", max_tokens=5, messages=messages, tools=names(set(wanted)))
-''',
+""",
 }
 
 POSITIVE_SYSTEM = {
-    "walk-unsorted": '''
+    "walk-unsorted": """
 def ask(root, messages):
     found = []
     for base, dirs, files in os.walk(root):  # here
         for name in files:
             found.append(os.path.join(base, name))
     return client.messages.create(model="m", max_tokens=5, messages=messages, system="\\n".join(found))
-''',
-    "walk-files-sorted-folders-not": '''
+""",
+    "walk-files-sorted-folders-not": """
 def ask(root, messages):
     found = []
     for base, dirs, files in os.walk(root):  # here
         for name in sorted(files):
             found.append(os.path.join(base, name))
     return client.messages.create(model="m", max_tokens=5, messages=messages, system="\\n".join(found))
-''',
-    "walk-folders-sorted-files-not": '''
+""",
+    "walk-folders-sorted-files-not": """
 def ask(root, messages):
     found = []
     for base, dirs, files in os.walk(root):  # here
@@ -163,8 +164,8 @@ def ask(root, messages):
         for name in files:
             found.append(os.path.join(base, name))
     return client.messages.create(model="m", max_tokens=5, messages=messages, system="\\n".join(found))
-''',
-    "constructor-system-text": '''
+""",
+    "constructor-system-text": """
 class Helper:
     def __init__(self, system):
         self.system = system
@@ -174,11 +175,11 @@ class Helper:
 
 def main(folder):
     return Helper("\\n".join(os.listdir(folder)))  # here
-''',
+""",
 }
 
 NEGATIVE_SYSTEM = {
-    "walk-sorted-in-place": '''
+    "walk-sorted-in-place": """
 def ask(root, messages):
     found = []
     for base, dirs, files in os.walk(root):
@@ -186,21 +187,21 @@ def ask(root, messages):
         for name in sorted(files):
             found.append(os.path.join(base, name))
     return client.messages.create(model="m", max_tokens=5, messages=messages, system="\\n".join(found))
-''',
-    "walk-sorted-by-slice-assignment": '''
+""",
+    "walk-sorted-by-slice-assignment": """
 def ask(root, messages):
     found = []
     for base, dirs, files in os.walk(root):
         dirs[:] = sorted(dirs)
         found.extend(os.path.join(base, name) for name in sorted(files))
     return client.messages.create(model="m", max_tokens=5, messages=messages, system="\\n".join(found))
-''',
-    "listing-sorted-in-place": '''
+""",
+    "listing-sorted-in-place": """
 def ask(folder, messages):
     names = os.listdir(folder)
     names.sort()
     return client.messages.create(model="m", max_tokens=5, messages=messages, system="\\n".join(names))
-''',
+""",
 }
 
 
@@ -224,7 +225,7 @@ def test_system_look_alikes_stay_quiet(source):
     check_negative("CL102", source)
 
 
-LLM = '''\
+LLM = """\
 import openai
 
 client = openai.OpenAI()
@@ -245,9 +246,9 @@ class Agent:
 
     def run(self, messages):
         return complete(model="m", messages=messages, tools=[t for t in self.tools])
-'''
+"""
 
-HANDLERS = '''\
+HANDLERS = """\
 from app.llm import Agent, Handler
 
 
@@ -258,9 +259,9 @@ class PlainHandler(Handler):
 class Assistant(Agent):
     def greet(self):
         return "hi"
-'''
+"""
 
-MAIN = '''\
+MAIN = """\
 from pathlib import Path
 
 from app.handlers import Assistant, PlainHandler
@@ -278,7 +279,7 @@ def main(messages, names):
     Agent(list(set(names)))
     Assistant(list(set(names)))
     Agent(sorted(set(names)))
-'''
+"""
 
 
 def test_inherited_methods_and_constructors_across_modules(tmp_path):

@@ -1,4 +1,5 @@
 """Across modules of one run (summaries), and sinks declared by users (config and packs)."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ from cachelint.code import check_module, summarize_module
 from cachelint.config import load_settings
 from cachelint.diagnostics import Severity
 
-REGISTRY = '''\
+REGISTRY = """\
 import os
 
 
@@ -27,9 +28,9 @@ def stamp():
 
 
 ENABLED = frozenset({"search", "fetch"})
-'''
+"""
 
-LLM = '''\
+LLM = """\
 import anthropic
 
 client = anthropic.Anthropic()
@@ -37,9 +38,9 @@ client = anthropic.Anthropic()
 
 def ask(system, tools, messages):
     return client.messages.create(model="m", max_tokens=10, system=system, tools=tools, messages=messages)
-'''
+"""
 
-AGENT = '''\
+AGENT = """\
 from pkg.registry import ENABLED, sorted_names, stamp, tool_names
 from pkg import llm
 
@@ -51,16 +52,16 @@ def run(messages):
     ok = [TOOLS[n] for n in sorted_names()]
     llm.ask("Base. " + stamp(), tools + ok, messages)
     llm.ask("Base.", [TOOLS[n] for n in ENABLED], messages)
-'''
+"""
 
-RELATIVE = '''\
+RELATIVE = """\
 from .registry import tool_names
 from .llm import ask
 
 
 def run(messages):
     ask("Base.", [{"name": n} for n in tool_names()], messages)
-'''
+"""
 
 
 def _summaries() -> dict:
@@ -86,7 +87,9 @@ def test_summary_is_json_and_says_what_flows():
 def test_flows_across_modules():
     found = check_module("pkg/agent.py", AGENT, None, project_summaries=_summaries())
     assert [(d.code, d.line) for d in found] == [("CL101", 8), ("CL105", 10), ("CL101", 11)]
-    assert found[0].message.startswith("tools built from set() (via pkg.registry.tool_names(), line 5) (unordered) reach tools= of client.messages.create (in pkg.llm.ask, line 7)")
+    assert found[0].message.startswith(
+        "tools built from set() (via pkg.registry.tool_names(), line 5) (unordered) reach tools= of client.messages.create (in pkg.llm.ask, line 7)"
+    )
 
 
 def test_without_summaries_the_same_module_is_quiet():
@@ -99,13 +102,13 @@ def test_relative_imports_resolve_against_the_file():
 
 
 def test_configured_wrapper_is_a_sink(tmp_path):
-    source = '''\
+    source = """\
 from myapp.llm import ask
 
 
 def run(question, names):
     return ask(question, tools=[{"name": n} for n in set(names)], system="Base.")
-'''
+"""
     write_tree(tmp_path, {"agent.py": source})
     assert check_tree(tmp_path).diagnostics == []
     config = {"code": {"sinks": [{"call": "myapp.llm.ask", "tools": "tools", "system": ["system", 2]}]}}
@@ -115,13 +118,13 @@ def run(question, names):
 
 
 def test_configured_positional_sink_and_star_pattern(tmp_path):
-    source = '''\
+    source = """\
 import time
 
 
 def run(bot, question):
     return bot.llm.chat(f"now {time.time()}", question)
-'''
+"""
     write_tree(tmp_path, {"agent.py": source})
     config = {"code": {"sinks": [{"call": "*.llm.chat", "system": 0}]}}
     (d,) = check_tree(tmp_path, config=config).diagnostics
@@ -129,7 +132,7 @@ def run(bot, question):
 
 
 def test_extra_pack_of_sinks(tmp_path):
-    pack = '''\
+    pack = """\
 kind: code-sinks
 description: our gateway client
 as_of: "2026-11-29"
@@ -139,11 +142,11 @@ sinks:
     calls: [gateway.Client.send, "*.gateway.send"]
     arguments:
       - {keyword: tool_specs, tier: tools}
-'''
-    source = '''\
+"""
+    source = """\
 def run(app, names):
     return app.gateway.send(tool_specs=[{"name": n} for n in {"a", "b"}])
-'''
+"""
     write_tree(tmp_path, {"packs/gateway.yaml": pack, "agent.py": source})
     (d,) = check_tree(tmp_path, config={"packs": ["packs/gateway.yaml"]}).diagnostics
     assert d.code == "CL101" and "tool_specs= of app.gateway.send" in d.message
@@ -160,7 +163,7 @@ def test_invalid_code_options_are_rejected(tmp_path):
         load_settings(tmp_path, isolated=True, overrides={"code": {"unknown-option": 1}})
 
 
-SKILLS_LOADER = '''\
+SKILLS_LOADER = """\
 from pathlib import Path
 
 
@@ -180,9 +183,9 @@ class SkillsLoader:
 
     def label(self, text):
         return text.upper()
-'''
+"""
 
-CONTEXT = '''\
+CONTEXT = """\
 from pkg.skills import SkillsLoader
 
 
@@ -199,7 +202,7 @@ class ContextBuilder:
 
     def build_messages(self, history):
         return [{"role": "system", "content": self.system_prompt()}, *history]
-'''
+"""
 
 
 def test_methods_of_imported_classes_and_message_lists():
@@ -214,7 +217,7 @@ def test_methods_of_imported_classes_and_message_lists():
 
 
 def test_configured_volatile_names(tmp_path):
-    source = '''\
+    source = """\
 import anthropic
 
 client = anthropic.Anthropic()
@@ -222,7 +225,7 @@ client = anthropic.Anthropic()
 
 def ask(messages, tenant_token):
     return client.messages.create(model="m", max_tokens=1, system=f"Tenant {tenant_token}.", messages=messages)
-'''
+"""
     write_tree(tmp_path, {"agent.py": source})
     assert check_tree(tmp_path).diagnostics == []
     (d,) = check_tree(tmp_path, config={"code": {"volatile-names": ["tenant_?token"]}}).diagnostics
@@ -235,9 +238,16 @@ def test_uses_replayed_through_nested_calls_do_not_multiply(tmp_path):
     bedrock/completion.py ran past any timeout). 14 levels of 4 calls: 4**14 repeats before."""
     from tests.conftest import check_tree, write_tree
 
-    levels = ["import anthropic", "client = anthropic.Anthropic()", "", "class Agent:", "    system = 'You are terse.'", "",
-              "    def level0(self):",
-              "        return client.messages.create(model='m', max_tokens=1, system=self.system, messages=[])"]
+    levels = [
+        "import anthropic",
+        "client = anthropic.Anthropic()",
+        "",
+        "class Agent:",
+        "    system = 'You are terse.'",
+        "",
+        "    def level0(self):",
+        "        return client.messages.create(model='m', max_tokens=1, system=self.system, messages=[])",
+    ]
     for k in range(1, 15):
         levels += ["", f"    def level{k}(self):", "        for _ in range(2):"]
         levels += [f"            self.level{k - 1}()"] * 4
@@ -251,7 +261,10 @@ def test_crewai_sinks(tmp_path):
     prefix; a ``.call(`` without those keywords is not a sink (subprocess.call)."""
     from tests.conftest import check_tree, write_tree
 
-    write_tree(tmp_path, {"crew.py": '''import subprocess
+    write_tree(
+        tmp_path,
+        {
+            "crew.py": """import subprocess
 from crewai import LLM, Agent
 
 placeholders = {"topic", "audience", "tone"}
@@ -260,7 +273,9 @@ researcher = Agent(role="Researcher", goal=f"Cover {', '.join(placeholders)}", b
 llm = LLM(model="gpt-4o")
 llm.call(messages=[{"role": "user", "content": "hi"}], tools=[{"type": "function", "function": {"name": "run", "parameters": {"properties": {f["name"]: {} for f in fields}}}}])
 subprocess.call(list({"ls", "-l"}))
-'''})
+"""
+        },
+    )
     result = check_tree(tmp_path, config={"select": ["CL1"]})
     found = sorted((d.code, d.line, d.message.split(" reach")[1]) for d in result.diagnostics)  # at the set
     assert found == [("CL101", 4, " tools= of llm.call at line 8"), ("CL102", 4, "es goal= of Agent at line 6")]
@@ -271,20 +286,25 @@ def test_strands_agno_and_adk_agents_are_sinks(tmp_path):
     prompt: a set reaching them is reported at the set."""
     from tests.conftest import check_tree, write_tree
 
-    write_tree(tmp_path, {
-        "strands_agent.py": "from strands import Agent\nnames = {'a', 'b'}\nagent = Agent(tools=[lookup(n) for n in names], system_prompt='Be terse.')\n",
-        "agno_agent.py": "from agno.agent import Agent\nrules = {'cite sources', 'be terse'}\nagent = Agent(instructions=list(rules))\n",
-        "adk_agent.py": "from google.adk.agents import LlmAgent\nskills = {'pdf', 'docx'}\nagent = LlmAgent(name='a', model='gemini-2.5-flash', instruction='Skills: ' + ', '.join(skills))\n",
-        "fine.py": "from strands import Agent\nagent = Agent(tools=sorted({'a', 'b'}), system_prompt='Be terse.')\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            "strands_agent.py": "from strands import Agent\nnames = {'a', 'b'}\nagent = Agent(tools=[lookup(n) for n in names], system_prompt='Be terse.')\n",
+            "agno_agent.py": "from agno.agent import Agent\nrules = {'cite sources', 'be terse'}\nagent = Agent(instructions=list(rules))\n",
+            "adk_agent.py": "from google.adk.agents import LlmAgent\nskills = {'pdf', 'docx'}\nagent = LlmAgent(name='a', model='gemini-2.5-flash', instruction='Skills: ' + ', '.join(skills))\n",
+            "fine.py": "from strands import Agent\nagent = Agent(tools=sorted({'a', 'b'}), system_prompt='Be terse.')\n",
+        },
+    )
     result = check_tree(tmp_path, config={"select": ["CL1"]})
     found = sorted((d.path, d.code, d.line) for d in result.diagnostics)
-    assert found == [("adk_agent.py", "CL102", 2), ("agno_agent.py", "CL102", 2), ("strands_agent.py", "CL101", 2)], [d.message for d in result.diagnostics]
+    assert found == [("adk_agent.py", "CL102", 2), ("agno_agent.py", "CL102", 2), ("strands_agent.py", "CL101", 2)], [
+        d.message for d in result.diagnostics
+    ]
 
 
 COUNTER_TREE = {
     "app/__init__.py": "",
-    "app/repo.py": '''BASE = "Write a commit message."
+    "app/repo.py": """BASE = "Write a commit message."
 
 
 class GitRepo:
@@ -295,8 +315,8 @@ class GitRepo:
     def get_commit_message(self, diffs, language):
         messages = [dict(role="system", content=BASE + (language or "")), dict(role="user", content=diffs)]
         return send(messages)
-''',
-    "app/coder.py": '''from app.repo import GitRepo
+""",
+    "app/coder.py": """from app.repo import GitRepo
 
 
 class Coder:
@@ -309,7 +329,7 @@ class Coder:
             self.repo.commit(fnames=[message], coder=self)
             self.num_reflections += 1
             message = self.reflected_message
-''',
+""",
 }
 
 
@@ -320,7 +340,9 @@ def test_a_counter_of_an_object_read_whole_in_another_module_is_no_prompt_change
     write_tree(tmp_path, COUNTER_TREE)
     assert check_tree(tmp_path).diagnostics == []
     changed = dict(COUNTER_TREE)
-    changed["app/coder.py"] = COUNTER_TREE["app/coder.py"].replace("self.num_reflections += 1", "self.num_reflections.append(message)")
+    changed["app/coder.py"] = COUNTER_TREE["app/coder.py"].replace(
+        "self.num_reflections += 1", "self.num_reflections.append(message)"
+    )
     write_tree(tmp_path, changed)
     assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL104"]  # any other change still is
 
@@ -329,15 +351,15 @@ def test_an_empty_set_from_another_module_is_unordered_only_once_filled():
     """``set()`` returned by another module's function is empty (no finding) until the caller
     puts something in it; an empty ``frozenset()`` never has an order (deer-flow's
     ``DeferredToolSetup(None, frozenset(), None)``)."""
-    registry = '''\
+    registry = """\
 def no_names():
     return set()
 
 
 def no_tools():
     return frozenset()
-'''
-    agent = '''\
+"""
+    agent = """\
 import anthropic
 
 from pkg.registry import no_names, no_tools
@@ -351,7 +373,7 @@ def ask(messages, wanted):
     names = no_names()
     names.update(wanted)
     return client.messages.create(model="m", max_tokens=10, tools=[{"name": n} for n in names], messages=messages)
-'''
+"""
     summaries = {"pkg.registry": summarize_module("pkg/registry.py", registry)}
     assert summaries["pkg.registry"]["functions"]["no_names"]["returns"]["own"][0]["empty"] is True
     assert "no_tools" not in summaries["pkg.registry"]["functions"]
@@ -360,7 +382,7 @@ def ask(messages, wanted):
     assert found[0].message.startswith("tools built from set() (via pkg.registry.no_names(), line 2)")
 
 
-SETUP = '''\
+SETUP = """\
 from dataclasses import dataclass
 
 
@@ -379,9 +401,9 @@ def assemble(tools):
     final = list(tools)
     final.append(setup.extra_tool)
     return final, setup
-'''
+"""
 
-SETUP_USER = '''\
+SETUP_USER = """\
 from langchain.agents import create_agent
 
 from pkg.setup import assemble, build_setup
@@ -394,7 +416,7 @@ def build(model, tools):
     create_agent(model=model, tools=[*tools, one.extra_tool])
     create_agent(model=model, tools=list(one.names))
     return create_agent(model=model, tools=list(setup.names))
-'''
+"""
 
 
 def test_items_of_a_tuple_and_fields_of_a_dataclass_from_another_module_stay_apart():
@@ -403,11 +425,18 @@ def test_items_of_a_tuple_and_fields_of_a_dataclass_from_another_module_stay_apa
     the same one; nor does the tool field of a setup built there by position."""
     summaries = {"pkg.setup": summarize_module("pkg/setup.py", SETUP)}
     functions = summaries["pkg.setup"]["functions"]
-    assert len(functions["assemble"]["tuple_returns"]) == 2 and sorted(functions["build_setup"]["field_returns"]) == ["extra_tool", "names"]
+    assert len(functions["assemble"]["tuple_returns"]) == 2 and sorted(functions["build_setup"]["field_returns"]) == [
+        "extra_tool",
+        "names",
+    ]
     found = check_module("pkg/agent.py", SETUP_USER, None, project_summaries=summaries)
     assert [(d.code, d.line) for d in found] == [("CL101", 7), ("CL101", 9)], [d.message for d in found]
-    assert found[0].message.endswith("(via pkg.setup.assemble(), line 11) (unordered) reach tools= of create_agent at line 12")
-    assert found[1].message.endswith("(via pkg.setup.build_setup(), line 11) (unordered) reach tools= of create_agent at line 11")
+    assert found[0].message.endswith(
+        "(via pkg.setup.assemble(), line 11) (unordered) reach tools= of create_agent at line 12"
+    )
+    assert found[1].message.endswith(
+        "(via pkg.setup.build_setup(), line 11) (unordered) reach tools= of create_agent at line 11"
+    )
     # the same code in one module: one finding, at the frozenset (line 11)
     one_module = SETUP + "\n\n" + SETUP_USER.replace("from pkg.setup import assemble, build_setup\n", "")
     assert [(d.code, d.line) for d in check_module("agent.py", one_module, None)] == [("CL101", 11)]
@@ -419,21 +448,24 @@ def test_deepagents_claude_sdk_agentscope_camel_and_agent_framework_agents_are_s
     A class of the same generic name imported from elsewhere (``ChatAgent``, ``Agent``) is not."""
     from tests.conftest import check_tree, write_tree
 
-    write_tree(tmp_path, {
-        "deep.py": "from deepagents import create_deep_agent\nnames = {'ls', 'grep'}\nagent = create_deep_agent(tools=[lookup(n) for n in names], system_prompt='Be terse.')\n",
-        "claude_sdk.py": "import time\nfrom claude_agent_sdk import ClaudeAgentOptions\noptions = ClaudeAgentOptions(system_prompt=f'Now: {time.time()}', allowed_tools=list({'Read', 'Bash'}))\n",
-        "scope.py": "from agentscope.agent import ReActAgent\nrules = {'cite', 'be terse'}\nagent = ReActAgent('Friday', ' '.join(rules), model=None, formatter=None)\n",
-        "scope2.py": "import uuid\nfrom agentscope.agent import Agent\nagent = Agent(name='a', system_prompt=f'Session {uuid.uuid4()}', model=None)\n",
-        "camel_agent.py": "from camel.agents import ChatAgent\nskills = {'pdf', 'docx'}\nagent = ChatAgent('Skills: ' + ', '.join(skills), tools=[lookup(s) for s in skills])\n",
-        "maf.py": "from agent_framework import ChatAgent\ntools = {'search', 'fetch'}\nagent = ChatAgent(client, tools=list(tools), instructions='Be terse.')\n",
-        "lookalikes.py": (
-            "import time\nfrom mylib.agents import ChatAgent, ReActAgent\nfrom crew import Agent\n"
-            "names = {'a', 'b'}\n"
-            "ChatAgent(' '.join(names), tools=list(names))\n"
-            "ReActAgent('x', f'{time.time()}')\n"
-            "Agent(name='a', system_prompt=' '.join(names), instructions=' '.join(names))\n"
-        ),
-    })
+    write_tree(
+        tmp_path,
+        {
+            "deep.py": "from deepagents import create_deep_agent\nnames = {'ls', 'grep'}\nagent = create_deep_agent(tools=[lookup(n) for n in names], system_prompt='Be terse.')\n",
+            "claude_sdk.py": "import time\nfrom claude_agent_sdk import ClaudeAgentOptions\noptions = ClaudeAgentOptions(system_prompt=f'Now: {time.time()}', allowed_tools=list({'Read', 'Bash'}))\n",
+            "scope.py": "from agentscope.agent import ReActAgent\nrules = {'cite', 'be terse'}\nagent = ReActAgent('Friday', ' '.join(rules), model=None, formatter=None)\n",
+            "scope2.py": "import uuid\nfrom agentscope.agent import Agent\nagent = Agent(name='a', system_prompt=f'Session {uuid.uuid4()}', model=None)\n",
+            "camel_agent.py": "from camel.agents import ChatAgent\nskills = {'pdf', 'docx'}\nagent = ChatAgent('Skills: ' + ', '.join(skills), tools=[lookup(s) for s in skills])\n",
+            "maf.py": "from agent_framework import ChatAgent\ntools = {'search', 'fetch'}\nagent = ChatAgent(client, tools=list(tools), instructions='Be terse.')\n",
+            "lookalikes.py": (
+                "import time\nfrom mylib.agents import ChatAgent, ReActAgent\nfrom crew import Agent\n"
+                "names = {'a', 'b'}\n"
+                "ChatAgent(' '.join(names), tools=list(names))\n"
+                "ReActAgent('x', f'{time.time()}')\n"
+                "Agent(name='a', system_prompt=' '.join(names), instructions=' '.join(names))\n"
+            ),
+        },
+    )
     result = check_tree(tmp_path, config={"select": ["CL1"]})
     found = sorted((d.path, d.code, d.line) for d in result.diagnostics)
     assert found == [
@@ -453,7 +485,10 @@ def test_a_function_given_as_the_tools_is_a_tool_not_a_producer_of_tools(tmp_pat
     samples). A function given as the instructions is called for every request: still reported."""
     from tests.conftest import check_tree, write_tree
 
-    write_tree(tmp_path, {"weather.py": '''from datetime import datetime
+    write_tree(
+        tmp_path,
+        {
+            "weather.py": """from datetime import datetime
 from random import randint
 
 from agent_framework import Agent
@@ -469,7 +504,9 @@ def instructions() -> str:
 
 agent = Agent(client, instructions="You are a weather agent.", tools=get_weather)
 timed = Agent(client, instructions=instructions, tools=[get_weather])
-'''})
+"""
+        },
+    )
     result = check_tree(tmp_path, config={"select": ["CL1"]})
     assert [(d.code, d.line) for d in result.diagnostics] == [("CL105", 12)], [d.message for d in result.diagnostics]
 

@@ -1,6 +1,7 @@
 """CL104 through the functions of the module: a system prompt built by a function called at the
 request from a global or an attribute of ``self`` that the loop changes, and a parameter passed as
 an expression (``step + 1``) of the loop's counter."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from rule_cases import check_negative, check_positive, params
 
 REPORTED = {
-    "global-filled-by-the-loop-formatted-by-a-function": '''
+    "global-filled-by-the-loop-formatted-by-a-function": """
 OPEN_FILES = {}
 
 def render_system():
@@ -23,8 +24,8 @@ def run(messages):
         for block in reply.content:
             OPEN_FILES[block.input["path"]] = block.input["text"]  # here
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "global-appended-to-read-through-a-helper-of-the-function": '''
+""",
+    "global-appended-to-read-through-a-helper-of-the-function": """
 NOTES = []
 
 def notes_section():
@@ -38,8 +39,8 @@ def run(messages, goal):
         reply = client.messages.create(model="m", max_tokens=10, system=render_system(goal), messages=messages)
         NOTES.append(reply.content[0].text)  # here
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "attribute-of-self-grown-and-read-by-a-method": '''
+""",
+    "attribute-of-self-grown-and-read-by-a-method": """
 class Agent:
     def __init__(self):
         self.facts = []
@@ -54,8 +55,8 @@ class Agent:
             reply = client.messages.create(model="m", max_tokens=10, system=self.system_prompt(), messages=messages)
             self.facts.append(reply.content[0].text)  # here
             messages.append({"role": "assistant", "content": reply.content})
-''',
-    "system-named-before-the-request-from-a-function-of-a-global": '''
+""",
+    "system-named-before-the-request-from-a-function-of-a-global": """
 SKILLS = []
 
 def render_system():
@@ -67,8 +68,8 @@ def run(messages, catalog):
         reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
         SKILLS.append(catalog[reply.content[-1].input["name"]])
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "first-message-built-by-a-function-of-a-global": '''
+""",
+    "first-message-built-by-a-function-of-a-global": """
 MEMORY = []
 
 def system_message():
@@ -79,8 +80,8 @@ def run(history):
         reply = oai.chat.completions.create(model="m", messages=[system_message(), *history])
         MEMORY.append(reply.choices[0].message.content)  # here
         history.append({"role": "assistant", "content": reply.choices[0].message.content})
-''',
-    "attribute-of-self-read-by-the-base-class-method-through-super": '''
+""",
+    "attribute-of-self-read-by-the-base-class-method-through-super": """
 class Base:
     def __init__(self):
         self.facts = []
@@ -97,8 +98,8 @@ class Agent(Base):
             reply = client.messages.create(model="m", max_tokens=10, system=self.system_prompt(), messages=messages)
             self.facts.append(reply.content[0].text)  # here
             messages.append({"role": "assistant", "content": reply.content})
-''',
-    "counter-passed-as-an-expression-to-a-function-that-sends-it": '''
+""",
+    "counter-passed-as-an-expression-to-a-function-that-sends-it": """
 def ask(messages, turn):
     return client.messages.create(model="m", max_tokens=10, system=f"{BASE} This is turn {turn}.", messages=messages)
 
@@ -108,11 +109,11 @@ def run(messages):
         reply = ask(messages, turns + 1)
         messages.append({"role": "assistant", "content": reply.content})
         turns += 1  # here
-''',
+""",
 }
 
 QUIET = {
-    "the-loop-changes-another-global-than-the-function-reads": '''
+    "the-loop-changes-another-global-than-the-function-reads": """
 OPEN_FILES = {}
 SEEN = []
 
@@ -124,8 +125,8 @@ def run(messages):
         reply = client.messages.create(model="m", max_tokens=10, system=render_system(), messages=messages)
         SEEN.append(reply.id)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "a-local-of-the-same-name-as-the-global-the-function-reads": '''
+""",
+    "a-local-of-the-same-name-as-the-global-the-function-reads": """
 NOTES = ["Be brief."]
 
 def render_system():
@@ -137,8 +138,8 @@ def run(messages):
         reply = client.messages.create(model="m", max_tokens=10, system=render_system(), messages=messages)
         NOTES.append(reply.content[0].text)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "the-function-reads-the-global-but-does-not-return-it": '''
+""",
+    "the-function-reads-the-global-but-does-not-return-it": """
 LOG = []
 
 def render_system():
@@ -150,8 +151,8 @@ def run(messages):
         reply = client.messages.create(model="m", max_tokens=10, system=render_system(), messages=messages)
         LOG.append(reply.id)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "the-function-of-the-global-is-called-outside-the-request": '''
+""",
+    "the-function-of-the-global-is-called-outside-the-request": """
 NOTES = []
 
 def summary():
@@ -163,8 +164,8 @@ def run(messages):
         NOTES.append(reply.content[0].text)
         print(summary())
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "system-named-before-the-request-from-a-function-of-an-unchanged-global": '''
+""",
+    "system-named-before-the-request-from-a-function-of-an-unchanged-global": """
 SKILLS = ["Be brief."]
 SEEN = []
 
@@ -177,8 +178,8 @@ def run(messages):
         reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
         SEEN.append(reply.id)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "the-global-is-filled-before-the-loop-only": '''
+""",
+    "the-global-is-filled-before-the-loop-only": """
 OPEN_FILES = {}
 
 def render_system():
@@ -190,8 +191,8 @@ def run(messages, files):
     while True:
         reply = client.messages.create(model="m", max_tokens=10, system=render_system(), messages=messages)
         messages.append({"role": "assistant", "content": reply.content})
-''',
-    "counter-passed-as-an-expression-to-a-user-message-only": '''
+""",
+    "counter-passed-as-an-expression-to-a-user-message-only": """
 def ask(messages, turn):
     messages.append({"role": "user", "content": f"Turn {turn}: go on."})
     return client.messages.create(model="m", max_tokens=10, system=BASE, messages=messages)
@@ -202,8 +203,8 @@ def run(messages):
         reply = ask(messages, turns + 1)
         messages.append({"role": "assistant", "content": reply.content})
         turns += 1
-''',
-    "attribute-of-another-object-than-self-read-by-its-method": '''
+""",
+    "attribute-of-another-object-than-self-read-by-its-method": """
 class Notes:
     def __init__(self):
         self.items = []
@@ -224,7 +225,7 @@ class Agent:
             reply = client.messages.create(model="m", max_tokens=10, system=self.system_prompt(), messages=messages)
             self.seen.append(reply.id)
             messages.append({"role": "assistant", "content": reply.content})
-''',
+""",
 }
 
 

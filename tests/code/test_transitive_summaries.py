@@ -2,6 +2,7 @@
 project modules it imports, so what A sends through B into C (or gets from C through B) is seen
 in A — the same in a cold run, a warm run, a pre-commit run of one file and the process pool —,
 and a change in C re-checks A only through B's summary."""
+
 from __future__ import annotations
 
 import os
@@ -61,7 +62,6 @@ def found(result) -> list[tuple[str, str, int]]:
     return [(d.code, d.path, d.line) for d in result.diagnostics]
 
 
-
 def summarised(monkeypatch) -> list[str]:
     """The names of the modules the engine summarises from now on, in the order it does."""
     made: list[str] = []
@@ -75,6 +75,7 @@ def summarised(monkeypatch) -> list[str]:
     for module in (tasks, facts):  # the workers' tasks, and a summary the cache lost
         monkeypatch.setattr(module, "collect_facts", spy)
     return made
+
 
 def test_a_third_module_that_sorts_clears_the_finding(tmp_path):
     write_tree(tmp_path, THREE_MODULES)
@@ -116,7 +117,9 @@ CYCLE = {
     "pkg/agent.py": AGENT,
     # B and C import each other: each is summarised without the other's summary; C's call into
     # D, outside the cycle, is still followed
-    "pkg/prompt.py": PROMPT.replace("from pkg.tool_search import get_section\n", "from pkg.tool_search import get_section, HEADER\n"),
+    "pkg/prompt.py": PROMPT.replace(
+        "from pkg.tool_search import get_section\n", "from pkg.tool_search import get_section, HEADER\n"
+    ),
     "pkg/tool_search.py": (
         "from pkg.render import render\nfrom pkg import prompt\n\nHEADER = 'tools'\n\n\n"
         "def get_section(names):\n    return render(names)\n\n\ndef again(names):\n    return prompt.apply_prompt_template(names)\n"
@@ -127,7 +130,10 @@ CYCLE = {
 
 def renamed(files: dict[str, str], package: str) -> dict[str, str]:
     """The same modules in another package."""
-    return {k.replace("pkg/", f"{package}/"): v.replace("pkg.", f"{package}.").replace("from pkg ", f"from {package} ") for k, v in files.items()}
+    return {
+        k.replace("pkg/", f"{package}/"): v.replace("pkg.", f"{package}.").replace("from pkg ", f"from {package} ")
+        for k, v in files.items()
+    }
 
 
 def test_an_import_cycle_terminates_and_gives_one_answer(tmp_path):
@@ -165,7 +171,10 @@ def test_the_import_graph_orders_cycles_after_what_they_import(tmp_path):
     cycle = ["pkg/prompt.py", "pkg/tool_search.py"]
     assert cycle in order
     assert order.index(["pkg/render.py"]) < order.index(cycle) < order.index(["pkg/agent.py"])
-    assert [names[p] for p in graph.before[str(tmp_path / "pkg/tool_search.py")]] == ["pkg/__init__.py", "pkg/render.py"]
+    assert [names[p] for p in graph.before[str(tmp_path / "pkg/tool_search.py")]] == [
+        "pkg/__init__.py",
+        "pkg/render.py",
+    ]
 
 
 def test_a_change_in_the_third_module_reaches_the_first_through_the_cache(tmp_path):
@@ -222,7 +231,9 @@ def test_chains_give_the_same_output_whatever_the_hash_seed(tmp_path):
         env = {**os.environ, "PYTHONHASHSEED": str(seed), "CACHELINT_NO_CACHE": "1"}
         proc = subprocess.run(
             [sys.executable, "-m", "cachelint", "check", "--isolated", "--output-format", "json", "."],
-            cwd=tmp_path, capture_output=True, env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            env=env,
         )
         assert proc.returncode == 1, proc.stderr.decode()
         outputs.add(proc.stdout)

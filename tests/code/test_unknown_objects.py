@@ -2,6 +2,7 @@
 own unknown methods answer from the object's class and state, so what the object was made from
 does not reach the prefix through them. What they are given, and the methods known to build their
 result from the receiver (str methods, views, copies, a template rendered), still carry."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from rule_cases import check_negative, check_positive, params
 
 QUIET = {
-    "a-run-folder-given-to-a-toolkit": '''
+    "a-run-folder-given-to-a-toolkit": """
 from textkit import Toolkit
 
 ROOT = f"runs/{uuid.uuid4().hex}"
@@ -18,16 +19,16 @@ kit = Toolkit(root=ROOT)
 
 def ask(messages):
     return client.messages.create(model="m", max_tokens=10, tools=kit.schemas(), system=kit.guide(), messages=messages)
-''',
-    "a-session-id-given-to-a-browser-toolkit": '''
+""",
+    "a-session-id-given-to-a-browser-toolkit": """
 from browserkit import Browser
 
 
 def ask(messages):
     browser = Browser(session=str(uuid.uuid4())[:8])
     return client.messages.create(model="m", max_tokens=10, tools=[*browser.tool_list()], system=BASE, messages=messages)
-''',
-    "a-set-given-to-a-row-then-read-back": '''
+""",
+    "a-set-given-to-a-row-then-read-back": """
 from store import Row
 
 
@@ -36,8 +37,8 @@ def ask(messages, wanted):
     row = Row(rules=[n for n in names])
     state = row.load_state()
     return client.messages.create(model="m", max_tokens=10, system=f"{BASE} {state.summary}", messages=messages)
-''',
-    "two-unknown-steps": '''
+""",
+    "two-unknown-steps": """
 from store import Database
 
 
@@ -45,7 +46,7 @@ def ask(messages):
     db = Database(path=f"/tmp/{time.time()}.db")
     view = db.open().snapshot()
     return client.messages.create(model="m", max_tokens=10, system=view.text, messages=messages)
-''',
+""",
 }
 
 STILL_CARRIED = {
@@ -60,15 +61,15 @@ def ask(messages):
     """).strip()
     return client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
 ''',
-    "a-template-rendered": '''
+    "a-template-rendered": """
 from jinja2 import Template
 
 
 def ask(messages):
     page = Template(f"Run {uuid.uuid4()}")  # here
     return client.messages.create(model="m", max_tokens=10, system=page.render(), messages=messages)
-''',
-    "the-arguments-of-an-unknown-method": '''
+""",
+    "the-arguments-of-an-unknown-method": """
 from textkit import Toolkit
 
 kit = Toolkit()
@@ -76,23 +77,23 @@ kit = Toolkit()
 
 def ask(messages):
     return client.messages.create(model="m", max_tokens=10, system=kit.guide(stamp=time.time()), messages=messages)  # here
-''',
-    "an-unknown-constructor-in-the-tools": '''
+""",
+    "an-unknown-constructor-in-the-tools": """
 from toolkit import Tool
 
 
 def ask(messages):
     tool = Tool(name="clock", description=f"Time is {datetime.now()}")  # here
     return client.messages.create(model="m", max_tokens=10, tools=[tool], system=BASE, messages=messages)
-''',
-    "the-values-of-an-unknown-mapping": '''
+""",
+    "the-values-of-an-unknown-mapping": """
 from store import load
 
 
 def ask(messages, seen):
     table = load(set(seen))  # here
     return client.messages.create(model="m", max_tokens=10, system=" ".join(table.values()), messages=messages)
-''',
+""",
 }
 
 

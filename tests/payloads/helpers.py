@@ -1,4 +1,5 @@
 """Builders of real-shaped request bodies for the payload tests."""
+
 from __future__ import annotations
 
 import copy
@@ -54,7 +55,16 @@ def audit_outcome(paths: list[Path], cwd: Path, options: Any) -> tuple[list[Any]
 
     result = run_audit([str(p) for p in paths], load_settings(cwd, isolated=True), options, cwd)
     found = [
-        (d.code, d.path, d.line, d.record, d.session, d.kind, d.message, json.dumps(d.details, sort_keys=True, default=str))
+        (
+            d.code,
+            d.path,
+            d.line,
+            d.record,
+            d.session,
+            d.kind,
+            d.message,
+            json.dumps(d.details, sort_keys=True, default=str),
+        )
         for d in result.diagnostics
     ]
     return found, json.dumps(result.summary.to_dict(), sort_keys=True, default=str)

@@ -1,4 +1,5 @@
 """The audit end to end: sessions, the position-0 byte diff and CL301–CL304, CL309."""
+
 from __future__ import annotations
 
 import copy
@@ -74,7 +75,11 @@ def TOOLS_OFFSET_OF_SECOND_TYPE(changed):
 def test_key_order_only_is_a_break_and_says_so(tmp_path):
     reordered_keys = copy.deepcopy(TOOLS)
     schema = reordered_keys[2]["input_schema"]
-    reordered_keys[2]["input_schema"] = {"required": schema["required"], "type": schema["type"], "properties": schema["properties"]}
+    reordered_keys[2]["input_schema"] = {
+        "required": schema["required"],
+        "type": schema["type"],
+        "properties": schema["properties"],
+    }
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=reordered_keys)])
     (d,) = r.diagnostics
     assert (d.code, d.kind) == ("CL301", "key-order")
@@ -83,9 +88,13 @@ def test_key_order_only_is_a_break_and_says_so(tmp_path):
 
 def test_moved_cache_marker_is_not_a_break(tmp_path):
     first = anthropic(turns(1))
-    first["messages"][0]["content"] = [{"type": "text", "text": "message 0 from the user", "cache_control": {"type": "ephemeral"}}]
+    first["messages"][0]["content"] = [
+        {"type": "text", "text": "message 0 from the user", "cache_control": {"type": "ephemeral"}}
+    ]
     second = anthropic(turns(3))
-    second["messages"][2]["content"] = [{"type": "text", "text": "message 2 from the user", "cache_control": {"type": "ephemeral"}}]
+    second["messages"][2]["content"] = [
+        {"type": "text", "text": "message 2 from the user", "cache_control": {"type": "ephemeral"}}
+    ]
     second["tools"][-1]["cache_control"] = {"type": "ephemeral"}
     r = audit(tmp_path, [first, second])
     assert codes(r) == [] and r.summary.to_dict()["sessions"][0]["breaks"] == 0
@@ -132,7 +141,12 @@ def test_settings_changes_name_the_tiers(tmp_path):
         [
             anthropic(turns(1), tool_choice={"type": "auto"}),
             anthropic(turns(3), tool_choice={"type": "auto"}, model="claude-opus-4-8"),
-            anthropic(turns(5), tool_choice={"type": "any"}, model="claude-opus-4-8", thinking={"type": "enabled", "budget_tokens": 1024}),
+            anthropic(
+                turns(5),
+                tool_choice={"type": "any"},
+                model="claude-opus-4-8",
+                thinking={"type": "enabled", "budget_tokens": 1024},
+            ),
         ],
     )
     got = [(d.code, d.kind, d.record, tuple(d.details["invalidated"])) for d in r.diagnostics]
@@ -150,13 +164,21 @@ def test_explicit_default_is_not_a_change(tmp_path):
 
 def test_image_added_invalidates_messages(tmp_path):
     with_image = anthropic(turns(3))
-    with_image["messages"][2]["content"] = [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}}]
+    with_image["messages"][2]["content"] = [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}}
+    ]
     r = audit(tmp_path, [anthropic(turns(1)), with_image])
     assert [(d.code, d.kind) for d in r.diagnostics] == [("CL304", "images")]
 
 
 def test_volatile_system_content(tmp_path):
-    r = audit(tmp_path, [anthropic(turns(1), system=f"Today is 2026-11-28. {SYSTEM}"), anthropic(turns(3), system=f"Today is 2026-11-29. {SYSTEM}")])
+    r = audit(
+        tmp_path,
+        [
+            anthropic(turns(1), system=f"Today is 2026-11-28. {SYSTEM}"),
+            anthropic(turns(3), system=f"Today is 2026-11-29. {SYSTEM}"),
+        ],
+    )
     (d,) = r.diagnostics
     assert (d.code, d.kind) == ("CL309", "date")
     assert d.details["volatile"] == [{"pattern": "date", "before": "2026-11-28", "after": "2026-11-29"}]
@@ -172,19 +194,37 @@ def test_volatile_tool_description(tmp_path):
 def test_openai_chat_rules(tmp_path):
     def chat(n, **extra):
         msgs = [{"role": "system", "content": "S"}] + turns(n)
-        return {"model": "gpt-4.1-mini", "messages": msgs, "tools": [{"type": "function", "function": {"name": "t", "parameters": {}}}], **extra}
+        return {
+            "model": "gpt-4.1-mini",
+            "messages": msgs,
+            "tools": [{"type": "function", "function": {"name": "t", "parameters": {}}}],
+            **extra,
+        }
 
-    records = [chat(1), chat(3, response_format={"type": "json_object"}), chat(5, response_format={"type": "json_object"}, prompt_cache_key="k2")]
+    records = [
+        chat(1),
+        chat(3, response_format={"type": "json_object"}),
+        chat(5, response_format={"type": "json_object"}, prompt_cache_key="k2"),
+    ]
     r = audit(tmp_path, records, select=[*ONLY_MINE["select"], "CL312"])
     # a prompt_cache_key change is cache-key churn: CL312 reports it, CL304 leaves it alone
-    assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [("CL304", "response_format", 1), ("CL312", "changed", 2)]
+    assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [
+        ("CL304", "response_format", 1),
+        ("CL312", "changed", 2),
+    ]
 
 
 def test_a_prompt_cache_key_change_is_one_finding_and_still_a_break(tmp_path):
     def chat(n, key):
-        return {"model": "gpt-4.1-mini", "prompt_cache_key": key, "messages": [{"role": "system", "content": "S"}] + turns(n)}
+        return {
+            "model": "gpt-4.1-mini",
+            "prompt_cache_key": key,
+            "messages": [{"role": "system", "content": "S"}] + turns(n),
+        }
 
-    r = audit_records(tmp_path, [chat(1, "tenant-a"), chat(3, "tenant-a"), chat(5, "tenant-b")], config={"select": ["CL3"]})
+    r = audit_records(
+        tmp_path, [chat(1, "tenant-a"), chat(3, "tenant-a"), chat(5, "tenant-b")], config={"select": ["CL3"]}
+    )
     assert [(d.code, d.kind, d.record) for d in r.diagnostics] == [("CL312", "changed", 2)]
     assert "'tenant-a' to 'tenant-b'" in r.diagnostics[0].message
     (session,) = r.summary.to_dict()["sessions"]
@@ -194,9 +234,24 @@ def test_a_prompt_cache_key_change_is_one_finding_and_still_a_break(tmp_path):
 
 def test_gemini_system_change(tmp_path):
     def gem(n, system):
-        return {"systemInstruction": {"parts": [{"text": system}]}, "contents": [{"role": "user" if i % 2 == 0 else "model", "parts": [{"text": f"m{i}"}]} for i in range(n)]}
+        return {
+            "systemInstruction": {"parts": [{"text": system}]},
+            "contents": [{"role": "user" if i % 2 == 0 else "model", "parts": [{"text": f"m{i}"}]} for i in range(n)],
+        }
 
-    r = audit(tmp_path, [env(gem(1, "A"), url="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"), env(gem(3, "B"), url="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent")])
+    r = audit(
+        tmp_path,
+        [
+            env(
+                gem(1, "A"),
+                url="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent",
+            ),
+            env(
+                gem(3, "B"),
+                url="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent",
+            ),
+        ],
+    )
     assert codes(r) == ["CL302"]
 
 
@@ -213,7 +268,10 @@ def test_interleaved_sessions_come_apart(tmp_path):
         anthropic(turns(5, "B "), tools=list(reversed(TOOLS))),
     ]
     r = audit(tmp_path, records)
-    assert [(s["id"], s["requests"], s["breaks"]) for s in r.summary.to_dict()["sessions"]] == [("s1", 3, 0), ("s2", 3, 1)]
+    assert [(s["id"], s["requests"], s["breaks"]) for s in r.summary.to_dict()["sessions"]] == [
+        ("s1", 3, 0),
+        ("s2", 3, 1),
+    ]
     (d,) = r.diagnostics
     assert (d.code, d.record, d.session) == ("CL301", 3, "s2")
 
@@ -237,7 +295,14 @@ def test_explicit_session_header_and_hashed_user_id(tmp_path):
 
 
 def test_envelope_session(tmp_path):
-    r = audit(tmp_path, [env(anthropic(turns(1)), session="a"), env(anthropic(turns(1)), session="b"), env(anthropic(turns(3)), session="a")])
+    r = audit(
+        tmp_path,
+        [
+            env(anthropic(turns(1)), session="a"),
+            env(anthropic(turns(1)), session="b"),
+            env(anthropic(turns(3)), session="a"),
+        ],
+    )
     assert [s["requests"] for s in r.summary.to_dict()["sessions"]] == [2, 1]
 
 
@@ -246,8 +311,16 @@ def test_responses_chain_by_previous_response_id(tmp_path):
     records = [
         env({"model": "gpt-5.5", "instructions": "I", "input": "one"}, url=url, response={"id": "resp_1"}),
         env({"model": "gpt-5.5", "instructions": "I", "input": "other"}, url=url, response={"id": "resp_9"}),
-        env({"model": "gpt-5.5", "instructions": "I", "input": "two", "previous_response_id": "resp_1"}, url=url, response={"id": "resp_2"}),
-        env({"model": "gpt-5.5", "instructions": "I changed", "input": "three", "previous_response_id": "resp_2"}, url=url, response={"id": "resp_3"}),
+        env(
+            {"model": "gpt-5.5", "instructions": "I", "input": "two", "previous_response_id": "resp_1"},
+            url=url,
+            response={"id": "resp_2"},
+        ),
+        env(
+            {"model": "gpt-5.5", "instructions": "I changed", "input": "three", "previous_response_id": "resp_2"},
+            url=url,
+            response={"id": "resp_3"},
+        ),
     ]
     r = audit(tmp_path, records)
     sessions = [(s["grouping"], s["requests"]) for s in r.summary.to_dict()["sessions"]]
@@ -261,9 +334,19 @@ def test_request_that_continues_nothing_starts_a_session(tmp_path):
 
 
 def test_summary_text_reports_sessions_breaks_and_diff(tmp_path):
-    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=list(reversed(TOOLS))), anthropic(turns(5), tools=list(reversed(TOOLS)))])
+    r = audit(
+        tmp_path,
+        [
+            anthropic(turns(1)),
+            anthropic(turns(3), tools=list(reversed(TOOLS))),
+            anthropic(turns(5), tools=list(reversed(TOOLS))),
+        ],
+    )
     text = full_text(r)
-    assert "session s1 — anthropic claude-sonnet-4-5, 3 requests, 1 prefix break, 1 finding\n  from log.jsonl:1; grouped by" in text
+    assert (
+        "session s1 — anthropic claude-sonnet-4-5, 3 requests, 1 prefix break, 1 finding\n  from log.jsonl:1; grouped by"
+        in text
+    )
     assert "\nlog.jsonl:2:1: CL301 tools changed (reordered) at byte 9" in text
     assert "    invalidates tools, system, messages" in text
     # the break is shown once, under its session, and the divergence marker is explained there
@@ -283,7 +366,9 @@ def test_a_break_without_a_reported_finding_is_shown_from_the_diff(tmp_path):
 
 def test_bad_lines_become_cl001_and_the_audit_goes_on(tmp_path):
     log = tmp_path / "log.jsonl"
-    log.write_text(json.dumps(anthropic(turns(1))) + "\n{broken\n" + json.dumps(anthropic(turns(3), system="changed")) + "\n")
+    log.write_text(
+        json.dumps(anthropic(turns(1))) + "\n{broken\n" + json.dumps(anthropic(turns(3), system="changed")) + "\n"
+    )
     from cachelint.api import audit_logs
     from cachelint.config import load_settings
 
@@ -292,7 +377,13 @@ def test_bad_lines_become_cl001_and_the_audit_goes_on(tmp_path):
 
 
 def test_non_llm_requests_are_counted(tmp_path):
-    r = audit(tmp_path, [env({"model": "text-embedding-3-small", "input": ["a"]}, url="https://api.openai.com/v1/embeddings"), anthropic(turns(1))])
+    r = audit(
+        tmp_path,
+        [
+            env({"model": "text-embedding-3-small", "input": ["a"]}, url="https://api.openai.com/v1/embeddings"),
+            anthropic(turns(1)),
+        ],
+    )
     assert r.summary.skipped_non_llm == 1 and r.summary.requests == 1
 
 
@@ -345,7 +436,10 @@ def test_a_failed_request_takes_no_part_in_its_session(tmp_path):
 
 def test_status_in_every_format_is_read(tmp_path):
     body = anthropic(turns(1))
-    rejected = {"request": body, "response": {"status": 429, "headers": {}, "body": {"error": {"type": "rate_limit_error"}}}}
+    rejected = {
+        "request": body,
+        "response": {"status": 429, "headers": {}, "body": {"error": {"type": "rate_limit_error"}}},
+    }
     result = audit(tmp_path, [rejected, env(body, status=529)])
     assert (result.summary.requests, result.summary.failed) == (0, 2)
 
@@ -410,8 +504,13 @@ def test_a_change_after_the_cache_expired_anyway_lost_nothing(tmp_path):
     second = anthropic(turns(5), tools=list(reversed(TOOLS)), system=marked)
     for later, expected in (("2026-12-26T10:00:00Z", Severity.INFO), ("2026-11-29T10:10:00Z", None)):
         # one session by its key (without one, a pause that long starts a new session: below)
-        r = audit(tmp_path, [env(first, time="2026-11-29T10:00:00Z", response={"usage": usage}, session="run-1"),
-                             env(second, time=later, response={"usage": usage}, session="run-1")])
+        r = audit(
+            tmp_path,
+            [
+                env(first, time="2026-11-29T10:00:00Z", response={"usage": usage}, session="run-1"),
+                env(second, time=later, response={"usage": usage}, session="run-1"),
+            ],
+        )
         (d,) = [d for d in r.diagnostics if d.code == "CL301"]
         assert d.severity == expected, later
         (session,) = r.summary.usage["sessions"]
@@ -506,7 +605,14 @@ def test_deferred_tools_are_not_part_of_the_prefix(tmp_path):
 
 def test_undocumented_setting_change_is_information_not_a_break(tmp_path):
     editing = {"edits": [{"type": "clear_tool_uses_20250919"}]}
-    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), context_management=editing), anthropic(turns(5), context_management=editing)])
+    r = audit(
+        tmp_path,
+        [
+            anthropic(turns(1)),
+            anthropic(turns(3), context_management=editing),
+            anthropic(turns(5), context_management=editing),
+        ],
+    )
     (d,) = r.diagnostics
     assert (d.code, d.kind, d.record, d.severity) == ("CL304", "context_management", 1, Severity.INFO)
     assert d.details["confirmed"] is False and d.details["invalidated"] == ["messages"]
@@ -520,7 +626,9 @@ def test_anthropic_beta_headers_compared_as_a_set(tmp_path):
         body = anthropic(turns(n))
         if body_betas is not None:
             body["anthropic_beta"] = body_betas  # Bedrock InvokeModel carries them in the body
-        return env(body, headers={"anthropic-beta": betas} if betas is not None else {"content-type": "application/json"})
+        return env(
+            body, headers={"anthropic-beta": betas} if betas is not None else {"content-type": "application/json"}
+        )
 
     same_set = audit(tmp_path, [rec(1, "a-1,b-2"), rec(3, "b-2, a-1"), rec(5, "a-1,b-2")])
     assert codes(same_set) == []
@@ -531,14 +639,24 @@ def test_anthropic_beta_headers_compared_as_a_set(tmp_path):
     assert added.summary.to_dict()["sessions"][0]["breaks"] == 0
     first = audit(tmp_path, [rec(1), rec(3, "a-1")])  # no header, then one
     assert [(d.code, d.kind) for d in first.diagnostics] == [("CL304", "betas")]
-    bedrock = audit(tmp_path, [rec(1, body_betas=["x-1"]), rec(3, body_betas=["x-1"]), rec(5, body_betas=["x-1", "y-2"])])
+    bedrock = audit(
+        tmp_path, [rec(1, body_betas=["x-1"]), rec(3, body_betas=["x-1"]), rec(5, body_betas=["x-1", "y-2"])]
+    )
     assert [(d.code, d.kind, d.record) for d in bedrock.diagnostics] == [("CL304", "betas", 2)]
 
 
 def test_undocumented_change_beside_a_real_break_keeps_the_break(tmp_path):
-    r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3), tools=TOOLS[1:], output_format={"type": "json_schema", "schema": {}})])
+    r = audit(
+        tmp_path,
+        [
+            anthropic(turns(1)),
+            anthropic(turns(3), tools=TOOLS[1:], output_format={"type": "json_schema", "schema": {}}),
+        ],
+    )
     got = sorted((d.code, d.kind) for d in r.diagnostics)
     assert got == [("CL301", "removed"), ("CL304", "output_format")]
     assert r.summary.to_dict()["sessions"][0]["breaks"] == 1
     (b,) = r.summary.to_dict()["sessions"][0]["break_details"]
-    assert b["settings"] == ['output_format: (absent) -> {"type":"json_schema","schema":{}} (effect on the cache undocumented)']
+    assert b["settings"] == [
+        'output_format: (absent) -> {"type":"json_schema","schema":{}} (effect on the cache undocumented)'
+    ]

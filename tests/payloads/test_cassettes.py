@@ -14,6 +14,7 @@ audit says about them, worked out from the bytes.
   a prefix to the system message (docs/background/prefix-and-invalidation.md#openai), so that retry loses system and messages: CL304.
   Telemetry and embeddings calls are skipped.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,10 @@ MINE = {"select": ["CL001", "CL301", "CL302", "CL303", "CL304", "CL309"]}
 def test_real_cassettes(tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "cassettes")
     result = audit_logs(["cassettes"], settings=load_settings(tmp_path, isolated=True, overrides=MINE), cwd=tmp_path)
-    sessions = [(s["path"].split("/")[-1][:28], s["provider"], s["requests"], s["breaks"]) for s in result.summary.to_dict()["sessions"]]
+    sessions = [
+        (s["path"].split("/")[-1][:28], s["provider"], s["requests"], s["breaks"])
+        for s in result.summary.to_dict()["sessions"]
+    ]
     assert sessions == [
         ("TestAnthropicStructuredPlann", "anthropic", 2, 0),
         ("TestAnthropicStructuredPlann", "anthropic", 10, 0),
@@ -48,7 +52,14 @@ def test_real_cassettes(tmp_path):
     ]
     assert result.summary.skipped_non_llm == 8 and result.summary.requests == 39
     (d,) = result.diagnostics
-    assert (d.code, d.kind, d.path, d.line, d.record, d.session) == ("CL304", "response_format", "cassettes/test_using_memory.yaml", 1235, 10, "s10")
+    assert (d.code, d.kind, d.path, d.line, d.record, d.session) == (
+        "CL304",
+        "response_format",
+        "cassettes/test_using_memory.yaml",
+        1235,
+        10,
+        "s10",
+    )
     assert d.details["invalidated"] == ["system", "messages"]
 
 
@@ -179,7 +190,9 @@ version: 1
 
 def test_parsed_body_cassette(tmp_path):
     (tmp_path / "thinking_dropped.yaml").write_text(PARSED_BODY_CASSETTE, encoding="utf-8")
-    result = audit_logs(["thinking_dropped.yaml"], settings=load_settings(tmp_path, isolated=True, overrides=MINE), cwd=tmp_path)
+    result = audit_logs(
+        ["thinking_dropped.yaml"], settings=load_settings(tmp_path, isolated=True, overrides=MINE), cwd=tmp_path
+    )
     summary = result.summary.to_dict()
     assert (summary["requests"], summary["skipped_non_llm"]) == (3, 0)
     assert [s["requests"] for s in summary["sessions"]] == [3]
@@ -213,24 +226,42 @@ def test_uploads_whose_bodies_a_recorder_replaced_are_skipped_not_reported(tmp_p
         "version: 2\ninteractions:\n- id: 0\n  request:\n    body: '[multipart form data omitted]'\n"
         "    headers:\n      Content-Type:\n      - multipart/form-data; boundary=9b8b\n"
         "    url: https://api.openai.com/v1/audio/transcriptions\n    method: POST\n"
-        "  response:\n    body: '{\"text\": \"The sun rises.\"}'\n    code: 200\n",
+        '  response:\n    body: \'{"text": "The sun rises."}\'\n    code: 200\n',
         encoding="utf-8",
     )
-    har = {"log": {"entries": [{"startedDateTime": "2026-11-29T10:00:00Z", "request": {
-        "method": "POST", "url": "https://api.openai.com/v1/audio/transcriptions", "headers": [],
-        "postData": {"mimeType": "multipart/form-data; boundary=x", "text": "[binary omitted]"}}, "response": {"status": 200}}]}}
+    har = {
+        "log": {
+            "entries": [
+                {
+                    "startedDateTime": "2026-11-29T10:00:00Z",
+                    "request": {
+                        "method": "POST",
+                        "url": "https://api.openai.com/v1/audio/transcriptions",
+                        "headers": [],
+                        "postData": {"mimeType": "multipart/form-data; boundary=x", "text": "[binary omitted]"},
+                    },
+                    "response": {"status": 200},
+                }
+            ]
+        }
+    }
     (tmp_path / "audio.har").write_text(json.dumps(har), encoding="utf-8")
     (tmp_path / "cut.yaml").write_text(
-        "interactions:\n- request:\n    body: '[{\"role\": \"user\"'\n    headers:\n      content-type: [application/json]\n"
+        'interactions:\n- request:\n    body: \'[{"role": "user"\'\n    headers:\n      content-type: [application/json]\n'
         "    uri: https://api.openai.com/v1/chat/completions\n    method: POST\n",
         encoding="utf-8",
     )
-    result = audit_logs(["audio.yaml", "audio.har", "cut.yaml"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
+    result = audit_logs(
+        ["audio.yaml", "audio.har", "cut.yaml"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path
+    )
     assert [(d.code, d.path) for d in result.diagnostics] == [("CL001", "cut.yaml")]
     assert (result.summary.requests, result.summary.skipped_non_llm) == (0, 2)
 
 
-@pytest.mark.skipif(not os.environ.get("CACHELINT_CASSETTE_CORPUS"), reason="set CACHELINT_CASSETTE_CORPUS=dir[:dir...] to run on real recordings")
+@pytest.mark.skipif(
+    not os.environ.get("CACHELINT_CASSETTE_CORPUS"),
+    reason="set CACHELINT_CASSETTE_CORPUS=dir[:dir...] to run on real recordings",
+)
 def test_real_recordings_corpus():
     """Opt-in ecosystem run (pydantic-ai's and crewAI's cassette folders were used, docs/audit.md):
     every recording is read without an internal error, and every CL001 names a real reading
@@ -240,6 +271,9 @@ def test_real_recordings_corpus():
         result = audit_logs([str(root)], settings=load_settings(root, isolated=True), cwd=root)
         assert result.summary.requests > 0, root
         for d in result.diagnostics:
-            assert "internal error" not in d.message and "cannot interpret request" not in d.message, (d.path, d.message)
+            assert "internal error" not in d.message and "cannot interpret request" not in d.message, (
+                d.path,
+                d.message,
+            )
             if d.code == "CL001":
                 assert d.line >= 1 and d.path

@@ -1,5 +1,6 @@
 """The structural explanation of a changed block: the DeepDiff-free fast path for objects whose
 only changes are string values says exactly what DeepDiff says."""
+
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -8,8 +9,12 @@ from hypothesis import strategies as st
 from cachelint.payloads.diff import deepdiff_lines, explain_block_change, flat_text_changes
 
 KEYS = st.sampled_from(["type", "text", "name", "description", "k1", "odd key", "quo'te", "1"])
-SCALARS = st.one_of(st.text(max_size=30), st.integers(-3, 3), st.booleans(), st.none(), st.floats(allow_nan=False, width=16))
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3), max_leaves=6)
+SCALARS = st.one_of(
+    st.text(max_size=30), st.integers(-3, 3), st.booleans(), st.none(), st.floats(allow_nan=False, width=16)
+)
+VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3), max_leaves=6
+)
 
 
 @st.composite
@@ -83,7 +88,9 @@ def test_a_removed_content_block_is_named_not_every_later_position():
 def test_items_inserted_in_the_middle():
     a, b, c = ({"type": "text", "text": t} for t in "abc")
     result = {"type": "tool_result", "tool_use_id": "t", "content": "x"}
-    assert list_item_changes({"content": [a, b, c]}, {"content": [a, result, b, c]}) == ["content[1] (tool_result) added"]
+    assert list_item_changes({"content": [a, b, c]}, {"content": [a, result, b, c]}) == [
+        "content[1] (tool_result) added"
+    ]
 
 
 def test_replaced_items_and_other_changes_are_left_to_deepdiff():
@@ -100,9 +107,18 @@ def test_dropped_thinking_blocks_get_their_hint(tmp_path):
 
     thinking = {"type": "thinking", "thinking": "Look at a.py first.", "signature": "sig"}
     call = {"type": "tool_use", "id": "t1", "name": "search", "input": {"q": "a.py"}}
-    first = [{"role": "user", "content": "Fix a.py"}, {"role": "assistant", "content": [thinking, call]},
-             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "print(1)"}]}]
-    later = [first[0], {"role": "assistant", "content": [call]}, first[2], {"role": "assistant", "content": "Done."}, {"role": "user", "content": "Thanks"}]
+    first = [
+        {"role": "user", "content": "Fix a.py"},
+        {"role": "assistant", "content": [thinking, call]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "print(1)"}]},
+    ]
+    later = [
+        first[0],
+        {"role": "assistant", "content": [call]},
+        first[2],
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": "Thanks"},
+    ]
     result = audit_records(tmp_path, [{"request": anthropic(first)}, {"request": anthropic(later)}])
     (d,) = [d for d in result.diagnostics if d.code == "CL303"]
     assert "content[0] (thinking) removed" in d.message

@@ -3,6 +3,7 @@
 everywhere: over generated logs of every provider shape with rewrites, reorders, setting and
 cache-key changes (the generator of test_reuse), over the benchmark's generated Anthropic log, and
 over the real cassettes."""
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,16 @@ def test_fast_paths_give_the_findings_of_calling_every_check(tmp_path: Path, see
 def test_fast_paths_on_the_benchmark_log_and_the_cassettes(tmp_path: Path) -> None:
     log = tmp_path / "bench.jsonl"
     subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "gen_anthropic_log.py"), "--requests", "240", "--per-session", "30", "-o", str(log)],
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "gen_anthropic_log.py"),
+            "--requests",
+            "240",
+            "--per-session",
+            "30",
+            "-o",
+            str(log),
+        ],
         check=True,
     )
     fast = _audit([log], tmp_path, True)
@@ -74,12 +84,19 @@ def test_a_pair_is_quiet_only_when_nothing_but_the_tail_changed(tmp_path: Path) 
         for i, data in enumerate(messages):
             blocks.append(Block("messages", i, data, "user", offset))
             offset += len(data)
-        return Request("anthropic", "claude-sonnet-4-5", (tool,), (), tuple(blocks), Origin("x.jsonl"), settings=settings)
+        return Request(
+            "anthropic", "claude-sonnet-4-5", (tool,), (), tuple(blocks), Origin("x.jsonl"), settings=settings
+        )
 
     base = request([b'{"role":"user","content":"a"}'], {"model": "claude-sonnet-4-5"})
-    grown = request([b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'], {"model": "claude-sonnet-4-5"})
+    grown = request(
+        [b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'], {"model": "claude-sonnet-4-5"}
+    )
     assert _quiet(base, grown, prefix_diff(base, grown, table, volatile))
-    keyed = request([b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'], {"model": "claude-sonnet-4-5", "prompt_cache_key": "k"})
+    keyed = request(
+        [b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'],
+        {"model": "claude-sonnet-4-5", "prompt_cache_key": "k"},
+    )
     assert not _quiet(base, keyed, prefix_diff(base, keyed, table, volatile))  # settings differ: CL312 must look
     retooled = request([b'{"role":"user","content":"a"}'], {"model": "claude-sonnet-4-5"}, tools=b'{"name":"u"}')
     assert not _quiet(base, retooled, prefix_diff(base, retooled, table, volatile))

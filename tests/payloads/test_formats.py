@@ -6,6 +6,7 @@ public specification: a 3-request conversation whose third request has a new tim
 system prompt (``timestamp``), its twin whose third request reorders the tools (``tools``, for the
 formats that keep the request's bytes) and, for Claude Code, a pause longer than the cache's TTL
 (``gap``)."""
+
 from __future__ import annotations
 
 import gzip
@@ -26,11 +27,23 @@ from cachelint.payloads.readers import input_formats, sniff_format
 SAMPLES = Path(__file__).parent / "format_samples"
 # sample folder -> the reader's format name (benchmarks/log_formats.py WRITERS)
 FORMAT_OF = {
-    "helicone": "helicone", "helicone-json": "helicone", "bedrock-invocation": "bedrock-invocation",
-    "bedrock-invocation-s3": "bedrock-invocation", "anthropic-batch": "anthropic-batch", "anthropic-batch-create": "anthropic-batch",
-    "openai-batch": "openai-batch", "litellm": "litellm", "litellm-raw": "litellm", "langsmith": "langsmith",
-    "langsmith-langchain": "langsmith", "openinference": "openinference", "otel-genai": "otel-genai",
-    "otel-genai-collector": "otel-genai", "openllmetry": "openllmetry", "langfuse": "langfuse", "claude-code": "claude-code",
+    "helicone": "helicone",
+    "helicone-json": "helicone",
+    "bedrock-invocation": "bedrock-invocation",
+    "bedrock-invocation-s3": "bedrock-invocation",
+    "anthropic-batch": "anthropic-batch",
+    "anthropic-batch-create": "anthropic-batch",
+    "openai-batch": "openai-batch",
+    "litellm": "litellm",
+    "litellm-raw": "litellm",
+    "langsmith": "langsmith",
+    "langsmith-langchain": "langsmith",
+    "openinference": "openinference",
+    "otel-genai": "otel-genai",
+    "otel-genai-collector": "otel-genai",
+    "openllmetry": "openllmetry",
+    "langfuse": "langfuse",
+    "claude-code": "claude-code",
     "zhar": "zhar",
 }
 CONTENT_LEVEL = ("langsmith-langchain", "otel-genai", "otel-genai-collector", "openllmetry", "langfuse")
@@ -38,7 +51,9 @@ CONTENT_LEVEL = ("langsmith-langchain", "otel-genai", "otel-genai-collector", "o
 
 def audit(folder: Path, input_format: str = "auto"):
     cwd = folder.resolve()
-    return audit_logs(["."], settings=load_settings(cwd, isolated=True), options=AuditOptions(input_format=input_format), cwd=cwd)
+    return audit_logs(
+        ["."], settings=load_settings(cwd, isolated=True), options=AuditOptions(input_format=input_format), cwd=cwd
+    )
 
 
 def samples(twist: str) -> list[str]:
@@ -83,7 +98,11 @@ def test_every_sample_file_is_detected_as_its_format(sample: str) -> None:
             name = sniff_format(path, path.name, "auto")
             side = "result" in path.name or "output" in path.name
             # OTLP files are detected as OTLP; each span is then read by the convention it follows
-            expected = {FORMAT_OF[sample], "otlp"} if FORMAT_OF[sample] in ("otel-genai", "openllmetry", "openinference") else {FORMAT_OF[sample]}
+            expected = (
+                {FORMAT_OF[sample], "otlp"}
+                if FORMAT_OF[sample] in ("otel-genai", "openllmetry", "openinference")
+                else {FORMAT_OF[sample]}
+            )
             assert name in expected or (side and name.startswith(FORMAT_OF[sample])), (path, name)
 
 
@@ -92,7 +111,10 @@ def test_claude_code_transcripts_are_read_for_their_usage_and_say_what_cannot_be
     assert [(d.code, d.line) for d in gap.diagnostics] == [("CL306", 8)]  # 8 minutes after, past the 5-minute TTL
     stamp = audit(SAMPLES / "claude-code" / "timestamp")
     assert [d.code for d in stamp.diagnostics] == ["CL308"]
-    assert "judged from usage only" in stamp.diagnostics[0].message and "the prefix held" not in stamp.diagnostics[0].message
+    assert (
+        "judged from usage only" in stamp.diagnostics[0].message
+        and "the prefix held" not in stamp.diagnostics[0].message
+    )
     notes = stamp.summary.fidelity["usage"]
     assert notes["requests"] == 3 and {"CL301", "CL302", "CL303", "CL309"} <= set(notes["checks_not_run"])
     assert "no system prompt, tools or request bytes" in render_audit_full(stamp.diagnostics, stamp.summary)
@@ -143,13 +165,19 @@ def test_a_bedrock_body_delivered_to_s3_is_one_cl001_with_the_count(tmp_path: Pa
     (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     result = audit(tmp_path)
     assert [(d.code, d.line) for d in result.diagnostics] == [("CL001", 1)]
-    assert result.diagnostics[0].message.startswith("3 record(s) are Bedrock invocation logs whose request body was delivered to S3")
+    assert result.diagnostics[0].message.startswith(
+        "3 record(s) are Bedrock invocation logs whose request body was delivered to S3"
+    )
 
 
 def test_otel_spans_without_content_are_read_for_their_usage(tmp_path: Path) -> None:
     doc = json.loads((SAMPLES / "otel-genai" / "timestamp" / "otel-genai.otlp.json").read_text())
     for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
-        span["attributes"] = [a for a in span["attributes"] if a["key"] not in ("gen_ai.system_instructions", "gen_ai.input.messages", "gen_ai.tool.definitions")]
+        span["attributes"] = [
+            a
+            for a in span["attributes"]
+            if a["key"] not in ("gen_ai.system_instructions", "gen_ai.input.messages", "gen_ai.tool.definitions")
+        ]
     (tmp_path / "spans.json").write_text(json.dumps(doc))
     result = audit(tmp_path)
     assert result.summary.requests == 3 and result.summary.fidelity["usage"]["requests"] == 3
@@ -188,7 +216,9 @@ def test_litellm_tools_in_model_parameters_are_the_tools_tier() -> None:
 
 
 def test_a_gzipped_s3_delivery_and_a_truncated_one(tmp_path: Path) -> None:
-    data = gzip.decompress((SAMPLES / "bedrock-invocation-s3" / "timestamp" / "20261129T1000Z_bedrock.json.gz").read_bytes())
+    data = gzip.decompress(
+        (SAMPLES / "bedrock-invocation-s3" / "timestamp" / "20261129T1000Z_bedrock.json.gz").read_bytes()
+    )
     (tmp_path / "cut.json.gz").write_bytes(gzip.compress(data)[:-40])
     result = audit(tmp_path)
     assert "CL001" in [d.code for d in result.diagnostics]
@@ -212,14 +242,19 @@ def test_json_stream_yields_the_records_at_a_path_with_their_lines_and_context()
     got = list(stream(data).items(("data", "*")))
     assert [(v, line) for v, line, _ in got] == [({"a": "x\u00e9\u00e9"}, 3), ({"b": [1, 2, {"c": None}]}, 4)]
     assert got[0][2] == ({"meta": {"n": 2}},)
-    nested = b'{"resourceSpans": [{"resource": {"k": 1}, "scopeSpans": [{"scope": {}, "spans": [{"s": 1}, {"s": 2}]}]}]}'
-    assert [v for v, _, _ in stream(nested).items(("resourceSpans", "*", "scopeSpans", "*", "spans", "*"))] == [{"s": 1}, {"s": 2}]
+    nested = (
+        b'{"resourceSpans": [{"resource": {"k": 1}, "scopeSpans": [{"scope": {}, "spans": [{"s": 1}, {"s": 2}]}]}]}'
+    )
+    assert [v for v, _, _ in stream(nested).items(("resourceSpans", "*", "scopeSpans", "*", "spans", "*"))] == [
+        {"s": 1},
+        {"s": 2},
+    ]
     assert [v for v, _, _ in stream(b'{"a": 1}\n{"a": 2}\n').items((), sequence=True)] == [{"a": 1}, {"a": 2}]
 
 
 @pytest.mark.parametrize(
     "data",
-    [b'[{"a": 1}, {"a": ', b'[{"a": 1} {"a": 2}]', b'{"data": 5}', b'[{"a": tru}]', b'[1, 2] trailing'],
+    [b'[{"a": 1}, {"a": ', b'[{"a": 1} {"a": 2}]', b'{"data": 5}', b'[{"a": tru}]', b"[1, 2] trailing"],
 )
 def test_json_stream_reports_where_a_document_breaks(data: bytes) -> None:
     with pytest.raises(StreamError) as raised:
@@ -237,7 +272,9 @@ def test_secrets_in_format_records_never_reach_the_output(tmp_path: Path) -> Non
     from cachelint.report import AUDIT_FORMATS, render
 
     secret = "sk-ant-api03-SECRETSECRETSECRET"
-    raw = [json.loads(x) for x in (SAMPLES / "litellm-raw" / "timestamp" / "litellm-raw.jsonl").read_text().splitlines()]
+    raw = [
+        json.loads(x) for x in (SAMPLES / "litellm-raw" / "timestamp" / "litellm-raw.jsonl").read_text().splitlines()
+    ]
     for r in raw:
         r["raw_request_typed_dict"]["raw_request_headers"]["x-api-key"] = secret
         r["raw_request_typed_dict"]["raw_request_api_base"] += f"?key={secret}"
@@ -262,16 +299,40 @@ def test_the_cli_takes_every_format_name(tmp_path: Path) -> None:
     import sys
 
     sample = SAMPLES / "helicone" / "timestamp" / "helicone.jsonl"
-    done = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--isolated", "--input-format", "helicone", "--output-format", "concise", str(sample)],
-                          capture_output=True, text=True, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cachelint",
+            "audit",
+            "--isolated",
+            "--input-format",
+            "helicone",
+            "--output-format",
+            "concise",
+            str(sample),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert done.returncode == 1 and "CL309" in done.stdout, done.stderr
-    wrong = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--input-format", "nosuchformat", str(sample)], capture_output=True, text=True, cwd=tmp_path)
+    wrong = subprocess.run(
+        [sys.executable, "-m", "cachelint", "audit", "--input-format", "nosuchformat", str(sample)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert wrong.returncode == 2
-    listed = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--help"], capture_output=True, text=True, cwd=tmp_path).stdout
+    listed = subprocess.run(
+        [sys.executable, "-m", "cachelint", "audit", "--help"], capture_output=True, text=True, cwd=tmp_path
+    ).stdout
     assert all(name in listed for name in formats.NAMES)
 
 
-def test_reuse_of_a_body_after_record_fields_of_other_lengths_gives_the_findings_of_full_decoding(tmp_path: Path) -> None:
+def test_reuse_of_a_body_after_record_fields_of_other_lengths_gives_the_findings_of_full_decoding(
+    tmp_path: Path,
+) -> None:
     from cachelint.payloads.readers import ReadLimits
     from cachelint.payloads.reuse import LineReuse
     from cachelint.catalog import load_packs
@@ -283,7 +344,13 @@ def test_reuse_of_a_body_after_record_fields_of_other_lengths_gives_the_findings
     out = []
     for copy in range(4):  # four conversations, request ids of four lengths before the body
         for n, line in enumerate(lines):
-            out.append({**line, "request_id": "r" * (1 + copy * 7 + n), "request_properties": {"Helicone-Session-Id": f"s{copy}"}})
+            out.append(
+                {
+                    **line,
+                    "request_id": "r" * (1 + copy * 7 + n),
+                    "request_properties": {"Helicone-Session-Id": f"s{copy}"},
+                }
+            )
     log = tmp_path / "helicone.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in out))
     with_reuse = audit_outcome([log], tmp_path, AuditOptions(incremental=True, timeline=False))
@@ -293,7 +360,9 @@ def test_reuse_of_a_body_after_record_fields_of_other_lengths_gives_the_findings
     # and the bytes were reused: every line after the first of a conversation
     fmt = formats.get("helicone")
     reuse = LineReuse(body_paths=fmt.body_paths)
-    ctx = formats.ReadContext("helicone.jsonl", Redactor.from_packs(load_packs("payloads-secrets")), ReadLimits(), formats.Joins())
+    ctx = formats.ReadContext(
+        "helicone.jsonl", Redactor.from_packs(load_packs("payloads-secrets")), ReadLimits(), formats.Joins()
+    )
     rules = ProviderRules.from_packs(load_packs("payloads-providers"))
     with open(log, "rb") as handle:
         for item in formats.read_records(fmt, handle, "jsonl", ctx, reuse):
@@ -301,7 +370,9 @@ def test_reuse_of_a_body_after_record_fields_of_other_lengths_gives_the_findings
     assert reuse.reused >= 8
 
 
-@pytest.mark.parametrize("sample", ["langfuse", "langsmith-langchain", "otel-genai", "otel-genai-collector", "openllmetry", "langsmith"])
+@pytest.mark.parametrize(
+    "sample", ["langfuse", "langsmith-langchain", "otel-genai", "otel-genai-collector", "openllmetry", "langsmith"]
+)
 def test_replaying_a_content_level_history_gives_the_findings_of_building_it_again(sample: str) -> None:
     from helpers import audit_outcome
 
@@ -338,7 +409,9 @@ def test_a_control_character_in_a_member_of_a_streamed_document_is_cl001(tmp_pat
 
     (tmp_path / "flows.zhar").write_bytes(zlib.compress(b'{"log":{"":"\x00"'))  # found by the zhar fuzz target
     result = audit(tmp_path)
-    assert [d.code for d in result.diagnostics] == ["CL001"] and "not a valid JSON string" in result.diagnostics[0].message
+    assert [d.code for d in result.diagnostics] == ["CL001"] and "not a valid JSON string" in result.diagnostics[
+        0
+    ].message
 
 
 def test_json_stream_reads_the_same_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -347,7 +420,11 @@ def test_json_stream_reads_the_same_without_orjson(monkeypatch: pytest.MonkeyPat
     data = b'{"meta": 1, "data": [\n{"a": "\xc3\xa9"},\n{"b": [1, {"c": 2}]}, {"d": 3}\n]}'
     with_orjson = [v for v, _, _ in stream(data).items(("data", "*"))]
     monkeypatch.setattr(_stream, "orjson", None)
-    assert [v for v, _, _ in stream(data).items(("data", "*"))] == with_orjson == [{"a": "\u00e9"}, {"b": [1, {"c": 2}]}, {"d": 3}]
+    assert (
+        [v for v, _, _ in stream(data).items(("data", "*"))]
+        == with_orjson
+        == [{"a": "\u00e9"}, {"b": [1, {"c": 2}]}, {"d": 3}]
+    )
     with pytest.raises(StreamError):
         list(stream(b'[{"a": 1}, {"a": tru}]').items(("*",)))
 
@@ -415,10 +492,16 @@ def test_reused_bodies_of_spans_out_of_order_and_their_full_decoding(tmp_path: P
     from cachelint.payloads.secrets import Redactor
 
     rules = ProviderRules.from_packs(load_packs("payloads-providers"))
-    texts = {json.loads(next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "input.value"))["messages"][-1]["content"][0]["text"]
-             for s in out}
+    texts = {
+        json.loads(next(a["value"]["stringValue"] for a in s["attributes"] if a["key"] == "input.value"))["messages"][
+            -1
+        ]["content"][0]["text"]
+        for s in out
+    }
     rebuilt = 0
-    for item in read_log(tmp_path / "spans.json", "spans.json", "auto", Redactor.from_packs(load_packs("payloads-secrets")), reuse=True):
+    for item in read_log(
+        tmp_path / "spans.json", "spans.json", "auto", Redactor.from_packs(load_packs("payloads-secrets")), reuse=True
+    ):
         assert isinstance(item, Record)
         fast_request = to_request(item, rules)
         if item.reread is not None:

@@ -1,6 +1,7 @@
 """The payload audit's layers (docs/dev/architecture.md, "Inside the payload audit"): the readers
 import no provider adapter, an adapter imports no other adapter, a rule imports no other rule, and
 the checks' context is immutable, its derived contexts sharing the run's state."""
+
 from __future__ import annotations
 
 import ast
@@ -55,7 +56,9 @@ def test_a_rule_imports_no_other_rule() -> None:
     rules = sorted((PACKAGE / "rules").glob("*/cl[0-9][0-9][0-9]_*.py"))
     assert rules
     for path in rules:
-        found = sorted(name for name in _imported(path) if name.startswith("cachelint.rules.") or name == "cachelint.rules")
+        found = sorted(
+            name for name in _imported(path) if name.startswith("cachelint.rules.") or name == "cachelint.rules"
+        )
         assert not found, f"{path.name} imports {found}"
 
 

@@ -1,5 +1,6 @@
 """Models their provider caches nothing for (``implicit: false`` in payloads-limits: OpenAI before
 gpt-4o, Gemini before 2.5) and OpenAI's 128-token read steps."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,7 +21,9 @@ def chat(model: str, n: int, system: str = SYSTEM) -> dict[str, Any]:
 
 
 def openai_usage(prompt: int, cached: int) -> dict[str, Any]:
-    return {"usage": {"prompt_tokens": prompt, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": cached}}}
+    return {
+        "usage": {"prompt_tokens": prompt, "completion_tokens": 10, "prompt_tokens_details": {"cached_tokens": cached}}
+    }
 
 
 def session(model: str, reads: list[int], prompts: list[int]) -> list[dict[str, Any]]:
@@ -58,7 +61,9 @@ def test_a_change_on_a_model_without_caching_lost_nothing(tmp_path):
     second = {"request": chat("gemini-2.0-flash", 3, system=SYSTEM + " Be brief."), "time": "2026-11-29T10:00:10Z"}
     for record in (first, second):
         record["request"] = {
-            "contents": [{"role": "user", "parts": [{"text": m["content"]}]} for m in record["request"]["messages"][1:]],
+            "contents": [
+                {"role": "user", "parts": [{"text": m["content"]}]} for m in record["request"]["messages"][1:]
+            ],
             "systemInstruction": {"parts": [{"text": record["request"]["messages"][0]["content"]}]},
         }
         record["url"] = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent"
@@ -88,15 +93,35 @@ def test_usage_that_adds_up_server_tool_steps_is_not_the_prompt(tmp_path):
     def body(messages):
         return {"model": "claude-sonnet-4-5", "max_tokens": 1000, "tools": marked_search, "messages": messages}
 
-    searched = {"input_tokens": 2081, "cache_creation_input_tokens": 7621, "cache_read_input_tokens": 28247, "output_tokens": 574,
-                "server_tool_use": {"web_search_requests": 3}}
-    follow_up = [question, {"role": "assistant", "content": "Not found."},
-                 {"role": "user", "content": [{"type": "text", "text": "And Ethereum?", "cache_control": {"type": "ephemeral"}}]}]
+    searched = {
+        "input_tokens": 2081,
+        "cache_creation_input_tokens": 7621,
+        "cache_read_input_tokens": 28247,
+        "output_tokens": 574,
+        "server_tool_use": {"web_search_requests": 3},
+    }
+    follow_up = [
+        question,
+        {"role": "assistant", "content": "Not found."},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "And Ethereum?", "cache_control": {"type": "ephemeral"}}],
+        },
+    ]
     records = [
         {"request": body([question]), "response": {"usage": searched}, "time": "2026-11-29T10:00:00Z"},
-        {"request": body(follow_up), "response": {"usage": {"input_tokens": 17, "cache_creation_input_tokens": 300,
-                                                             "cache_read_input_tokens": 16242, "output_tokens": 5}},
-         "time": "2026-11-29T10:00:30Z"},
+        {
+            "request": body(follow_up),
+            "response": {
+                "usage": {
+                    "input_tokens": 17,
+                    "cache_creation_input_tokens": 300,
+                    "cache_read_input_tokens": 16242,
+                    "output_tokens": 5,
+                }
+            },
+            "time": "2026-11-29T10:00:30Z",
+        },
     ]
     result = audit_records(tmp_path, records)
     assert codes(result, "CL308") == []
@@ -107,7 +132,9 @@ def test_usage_that_adds_up_server_tool_steps_is_not_the_prompt(tmp_path):
     assert len(codes(audit_records(tmp_path, records), "CL308")) == 1
     # code execution is not counted in server_tool_use (pydantic-ai's recordings: all zeros there):
     # the server_tool_use blocks of the response's content tell it
-    records[0]["response"]["usage"] = dict(searched, server_tool_use={"web_search_requests": 0, "web_fetch_requests": 0})
+    records[0]["response"]["usage"] = dict(
+        searched, server_tool_use={"web_search_requests": 0, "web_fetch_requests": 0}
+    )
     records[0]["response"]["content"] = [
         {"type": "server_tool_use", "id": "srvtoolu_1", "name": "bash_code_execution", "input": {"command": "ls"}},
         {"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_1", "content": {}},
@@ -126,22 +153,43 @@ def test_openai_responses_usage_with_server_executed_items_is_not_the_prompt(tmp
     def body(items):
         return {"model": "gpt-5", "input": items, "tools": [{"type": "web_search"}], "prompt_cache_key": "k"}
 
-    searched_output = [{"type": "web_search_call", "id": "ws_1", "status": "completed"},
-                       {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It closed at 181."}]}]
+    searched_output = [
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It closed at 181."}]},
+    ]
     first_usage = {"input_tokens": 9299, "input_tokens_details": {"cached_tokens": 8448}, "output_tokens": 400}
-    follow_up = [question, {"role": "assistant", "content": "It closed at 181."}, {"role": "user", "content": "And AMD?"}]
+    follow_up = [
+        question,
+        {"role": "assistant", "content": "It closed at 181."},
+        {"role": "user", "content": "And AMD?"},
+    ]
     records = [
-        {"request": body([question]), "response": {"id": "resp_1", "output": searched_output, "usage": first_usage},
-         "time": "2026-11-29T10:00:00Z"},
-        {"request": body(follow_up), "response": {"id": "resp_2", "output": [], "usage": {
-            "input_tokens": 1900, "input_tokens_details": {"cached_tokens": 1024}, "output_tokens": 5}},
-         "time": "2026-11-29T10:00:30Z"},
+        {
+            "request": body([question]),
+            "response": {"id": "resp_1", "output": searched_output, "usage": first_usage},
+            "time": "2026-11-29T10:00:00Z",
+        },
+        {
+            "request": body(follow_up),
+            "response": {
+                "id": "resp_2",
+                "output": [],
+                "usage": {"input_tokens": 1900, "input_tokens_details": {"cached_tokens": 1024}, "output_tokens": 5},
+            },
+            "time": "2026-11-29T10:00:30Z",
+        },
     ]
     assert codes(audit_records(tmp_path, records), "CL308") == []
     # told by the usage alone (tool_usage), without the output items
-    records[0]["response"] = {"id": "resp_1", "usage": dict(first_usage, tool_usage={"web_search": {"num_requests": 1}})}
+    records[0]["response"] = {
+        "id": "resp_1",
+        "usage": dict(first_usage, tool_usage={"web_search": {"num_requests": 1}}),
+    }
     assert codes(audit_records(tmp_path, records), "CL308") == []
     # a client-executed item ends the response: its usage is one prompt, and the shortfall is a miss
-    records[0]["response"] = {"id": "resp_1", "usage": first_usage,
-                              "output": [{"type": "function_call", "name": "quote", "arguments": "{}", "call_id": "c1"}]}
+    records[0]["response"] = {
+        "id": "resp_1",
+        "usage": first_usage,
+        "output": [{"type": "function_call", "name": "quote", "arguments": "{}", "call_id": "c1"}],
+    }
     assert len(codes(audit_records(tmp_path, records), "CL308")) == 1

@@ -2,6 +2,7 @@
 for byte, in every output format, whatever the number of workers and the size of the ranges: on
 the catalog's CL3xx examples, interleaved sessions, sessions crossing files, and damaged lines
 (CRLF, truncated, NUL, invalid UTF-8, BOMs, blank lines, a gzipped log, the line limit)."""
+
 from __future__ import annotations
 
 import gzip
@@ -79,7 +80,12 @@ def _damaged(lines: list[bytes]) -> bytes:
         else:
             out.append(line + b"\n")
     out.append(b'{"not": "an llm call"}\n')
-    out.append(json.dumps({"request": json.loads(lines[0]), "response": {"error": {"message": "overloaded"}}, "status": 529}).encode() + b"\n")
+    out.append(
+        json.dumps(
+            {"request": json.loads(lines[0]), "response": {"error": {"message": "overloaded"}}, "status": 529}
+        ).encode()
+        + b"\n"
+    )
     out.append(lines[1][:40])  # the last line: truncated, no newline
     return b"".join(out)
 
@@ -105,8 +111,16 @@ def logs(tmp_path_factory) -> Path:
 
 SETS = {
     "catalog": ["catalog.jsonl"],
-    "damaged": ["damaged.jsonl", "corpus-bom.jsonl", "corpus-crlf.jsonl", "corpus-invalid_utf8.jsonl", "corpus-nul_bytes.jsonl",
-                "corpus-truncated_line.jsonl", "corpus-truncated.jsonl.gz", "corpus-good_flagged.jsonl"],
+    "damaged": [
+        "damaged.jsonl",
+        "corpus-bom.jsonl",
+        "corpus-crlf.jsonl",
+        "corpus-invalid_utf8.jsonl",
+        "corpus-nul_bytes.jsonl",
+        "corpus-truncated_line.jsonl",
+        "corpus-truncated.jsonl.gz",
+        "corpus-good_flagged.jsonl",
+    ],
     "interleaved": ["interleaved.jsonl", "zipped.jsonl.gz"],
     "days": ["days"],
 }
@@ -134,7 +148,11 @@ class _Inline:
 
 
 def _total(root: Path, paths: list[str]) -> int:
-    return sum(p.stat().st_size for name in paths for p in ([root / name] if (root / name).is_file() else (root / name).rglob("*")))
+    return sum(
+        p.stat().st_size
+        for name in paths
+        for p in ([root / name] if (root / name).is_file() else (root / name).rglob("*"))
+    )
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
@@ -205,13 +223,19 @@ def test_a_log_smaller_than_a_range_starts_no_pool(logs, monkeypatch):
 
 def test_the_command_line_jobs_give_the_same_bytes(logs):
     def cli(*args):
-        done = subprocess.run([sys.executable, "-m", "cachelint", "audit", "--isolated", *args, "catalog.jsonl", "days"],
-                              cwd=logs, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "cachelint", "audit", "--isolated", *args, "catalog.jsonl", "days"],
+            cwd=logs,
+            capture_output=True,
+            text=True,
+        )
         assert done.returncode == 1, done.stderr
         return done.stdout
 
     for fmt in ("full", "json"):
-        assert cli("--jobs", "2", "--chunk-size", "2048", "--output-format", fmt) == cli("--jobs", "1", "--output-format", fmt)
+        assert cli("--jobs", "2", "--chunk-size", "2048", "--output-format", fmt) == cli(
+            "--jobs", "1", "--output-format", fmt
+        )
 
 
 def test_config_sets_jobs_and_chunk_size(logs, monkeypatch):

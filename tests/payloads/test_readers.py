@@ -1,4 +1,5 @@
 """Readers: every input format, streamed with its origin; bad input becomes CL001 and the run goes on."""
+
 from __future__ import annotations
 
 import base64
@@ -32,7 +33,13 @@ def problems(items) -> list[Diagnostic]:
     return [i for i in items if isinstance(i, Diagnostic)]
 
 
-def har_entry(body: dict | None, started: str, url: str = "https://api.anthropic.com/v1/messages", response: str | None = None, **extra) -> dict:
+def har_entry(
+    body: dict | None,
+    started: str,
+    url: str = "https://api.anthropic.com/v1/messages",
+    response: str | None = None,
+    **extra,
+) -> dict:
     entry = {
         "startedDateTime": started,
         "time": 812,
@@ -41,7 +48,10 @@ def har_entry(body: dict | None, started: str, url: str = "https://api.anthropic
             "url": url,
             "httpVersion": "HTTP/2",
             "cookies": [],
-            "headers": [{"name": "content-type", "value": "application/json"}, {"name": "anthropic-version", "value": "2023-06-01"}],
+            "headers": [
+                {"name": "content-type", "value": "application/json"},
+                {"name": "anthropic-version", "value": "2023-06-01"},
+            ],
             "queryString": [],
             "headersSize": -1,
             "bodySize": -1,
@@ -52,7 +62,11 @@ def har_entry(body: dict | None, started: str, url: str = "https://api.anthropic
             "httpVersion": "HTTP/2",
             "cookies": [],
             "headers": [{"name": "content-type", "value": "application/json"}],
-            "content": {"size": 0, "mimeType": "application/json", **({"text": response} if response is not None else {})},
+            "content": {
+                "size": 0,
+                "mimeType": "application/json",
+                **({"text": response} if response is not None else {}),
+            },
             "redirectURL": "",
             "headersSize": -1,
             "bodySize": -1,
@@ -67,7 +81,9 @@ def har_entry(body: dict | None, started: str, url: str = "https://api.anthropic
 
 
 def har(entries: list) -> str:
-    return json.dumps({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}}, indent=2)
+    return json.dumps(
+        {"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}}, indent=2
+    )
 
 
 # --- JSONL ------------------------------------------------------------------------------------
@@ -75,7 +91,9 @@ def har(entries: list) -> str:
 
 def test_jsonl_bare_bodies_with_lines_and_record_indexes(tmp_path):
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(anthropic(turns(n))) for n in (1, 3)) + "\n\n" + json.dumps(anthropic(turns(5))) + "\n")
+    log.write_text(
+        "\n".join(json.dumps(anthropic(turns(n))) for n in (1, 3)) + "\n\n" + json.dumps(anthropic(turns(5))) + "\n"
+    )
     got = records(read(log))
     assert [(r.origin.line, r.origin.record) for r in got] == [(1, 0), (2, 1), (4, 2)]
     assert all(r.fmt == "jsonl" and r.request["model"] == "claude-sonnet-4-5" for r in got)
@@ -106,11 +124,21 @@ def test_jsonl_envelope_with_sse_response(tmp_path):
     (tmp_path / "s.jsonl").write_text(json.dumps({"request": anthropic(turns(1)), "response": sse}) + "\n")
     (rec,) = records(read(tmp_path / "s.jsonl"))
     assert rec.response["id"] == "msg_9"
-    assert rec.response["usage"] == {"input_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1200, "output_tokens": 42}
+    assert rec.response["usage"] == {
+        "input_tokens": 5,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 1200,
+        "output_tokens": 42,
+    }
 
 
 def test_openai_batch_input_lines(tmp_path):
-    line = {"custom_id": "req-1", "method": "POST", "url": "/v1/chat/completions", "body": {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]}}
+    line = {
+        "custom_id": "req-1",
+        "method": "POST",
+        "url": "/v1/chat/completions",
+        "body": {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]},
+    }
     (tmp_path / "batch.jsonl").write_text(json.dumps(line) + "\n")
     (rec,) = records(read(tmp_path / "batch.jsonl"))
     assert rec.url == "/v1/chat/completions" and rec.request["model"] == "gpt-4.1-mini"
@@ -227,7 +255,11 @@ def test_har_bodies_sse_base64_and_time_order(tmp_path):
     sse = 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_2","usage":{"cache_read_input_tokens":7}}}\n\n'
     entries = [
         har_entry(anthropic(turns(3)), "2026-11-29T10:00:05.000Z", response=base64.b64encode(sse.encode()).decode()),
-        har_entry(anthropic(turns(1)), "2026-11-29T10:00:00.000Z", response=json.dumps({"id": "msg_1", "usage": {"input_tokens": 3}})),
+        har_entry(
+            anthropic(turns(1)),
+            "2026-11-29T10:00:00.000Z",
+            response=json.dumps({"id": "msg_1", "usage": {"input_tokens": 3}}),
+        ),
         har_entry(None, "2026-11-29T09:59:00.000Z", url="https://example.com/favicon.ico"),
     ]
     entries[0]["response"]["content"].update(encoding="base64", mimeType="text/event-stream")
@@ -242,10 +274,17 @@ def test_har_bodies_sse_base64_and_time_order(tmp_path):
 
 
 def test_har_with_missing_fields_is_cl001_per_entry(tmp_path):
-    entries = [har_entry(anthropic(turns(1)), "2026-11-29T10:00:00Z"), {"startedDateTime": "2026-11-29T10:00:01Z"}, "junk"]
+    entries = [
+        har_entry(anthropic(turns(1)), "2026-11-29T10:00:00Z"),
+        {"startedDateTime": "2026-11-29T10:00:01Z"},
+        "junk",
+    ]
     (tmp_path / "m.har").write_text(har(entries))
     items = read(tmp_path / "m.har")
-    assert sorted(p.message for p in problems(items)) == ["HAR entry 1 has no request object", "HAR entry 2 has no request object"]
+    assert sorted(p.message for p in problems(items)) == [
+        "HAR entry 1 has no request object",
+        "HAR entry 2 has no request object",
+    ]
     assert len(records(items)) == 1
     (tmp_path / "empty.har").write_text('{"log": {}}')
     (bad,) = read(tmp_path / "empty.har")
@@ -257,11 +296,25 @@ def test_vcr_cassette_with_string_and_parsed_bodies(tmp_path):
         "version": 1,
         "interactions": [
             {
-                "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(anthropic(turns(1))), "headers": {"x-api-key": ["sk-ant-secret"]}},
-                "response": {"status": {"code": 200, "message": "OK"}, "headers": {"Date": ["Sun, 29 Nov 2026 10:00:00 GMT"]}, "body": {"string": json.dumps({"id": "msg_1"})}},
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages",
+                    "body": json.dumps(anthropic(turns(1))),
+                    "headers": {"x-api-key": ["sk-ant-secret"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"Date": ["Sun, 29 Nov 2026 10:00:00 GMT"]},
+                    "body": {"string": json.dumps({"id": "msg_1"})},
+                },
             },
             {
-                "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": anthropic(turns(3)), "headers": {}},
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages",
+                    "body": anthropic(turns(3)),
+                    "headers": {},
+                },
                 "response": {"status": {"code": 200}, "headers": {}, "body": {"id": "msg_2"}},
             },
         ],
@@ -280,11 +333,25 @@ def test_cassette_of_parallel_request_and_response_lists(tmp_path):
     usage = {"input_tokens": 9000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 3}
     cassette = {
         "requests": [
-            {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(anthropic(turns(1))).encode(), "headers": {}},
-            {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(anthropic(turns(3))), "headers": {}},
+            {
+                "method": "POST",
+                "uri": "https://api.anthropic.com/v1/messages",
+                "body": json.dumps(anthropic(turns(1))).encode(),
+                "headers": {},
+            },
+            {
+                "method": "POST",
+                "uri": "https://api.anthropic.com/v1/messages",
+                "body": json.dumps(anthropic(turns(3))),
+                "headers": {},
+            },
         ],
         "responses": [
-            {"status": {"code": 200}, "headers": {"Content-Encoding": ["gzip"]}, "body": {"string": gzip.compress(json.dumps({"id": "m1", "usage": usage}).encode())}},
+            {
+                "status": {"code": 200},
+                "headers": {"Content-Encoding": ["gzip"]},
+                "body": {"string": gzip.compress(json.dumps({"id": "m1", "usage": usage}).encode())},
+            },
             {"status": {"code": 200}, "headers": {}, "body": {"string": json.dumps({"id": "m2"})}},
         ],
     }
@@ -296,7 +363,11 @@ def test_cassette_of_parallel_request_and_response_lists(tmp_path):
         items = read(tmp_path / name)
         assert problems(items) == []
         got = records(items)
-        starts = [n for n, line in enumerate(text.split("\n")[: text.split("\n").index("responses:")], start=1) if line.startswith("- ")]
+        starts = [
+            n
+            for n, line in enumerate(text.split("\n")[: text.split("\n").index("responses:")], start=1)
+            if line.startswith("- ")
+        ]
         assert [(r.origin.entry, r.origin.line) for r in got] == [(0, starts[0]), (1, starts[1])] and starts[0] == 2
         assert got[0].response["usage"] == usage and got[1].response == {"id": "m2"}
 
@@ -326,10 +397,19 @@ def test_a_cassette_of_local_model_token_streams_is_skipped(tmp_path):
 
 def test_a_gzip_bomb_in_a_cassette_body_is_not_read(tmp_path):
     bomb = gzip.compress(b" " * (80 * 1024 * 1024))
-    cassette = {"interactions": [{
-        "request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": json.dumps(anthropic(turns(1))), "headers": {}},
-        "response": {"status": {"code": 200}, "headers": {}, "body": {"string": bomb}},
-    }]}
+    cassette = {
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages",
+                    "body": json.dumps(anthropic(turns(1))),
+                    "headers": {},
+                },
+                "response": {"status": {"code": 200}, "headers": {}, "body": {"string": bomb}},
+            }
+        ]
+    }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cassette, sort_keys=False))
     (got,) = records(read(tmp_path / "c.yaml"))
     assert got.response is None  # over 64 MB inflated: left unread, the request is still audited
@@ -391,7 +471,9 @@ def test_lines_of_matches_counts_each_newline_once():
 
     rng = random.Random(3)
     for _ in range(300):
-        data = b"".join(rng.choice([b"\n", b"- request:\n", b"x", b"  - a\n", b"-\t"]) for _ in range(rng.randint(0, 60)))
+        data = b"".join(
+            rng.choice([b"\n", b"- request:\n", b"x", b"  - a\n", b"-\t"]) for _ in range(rng.randint(0, 60))
+        )
         for pattern in (rb"^-\s", rb"^\s*-\s+request:"):
             direct = [data.count(b"\n", 0, m.start()) + 1 for m in re.finditer(pattern, data, re.MULTILINE)]
             assert _lines_of(data, pattern) == direct

@@ -2,6 +2,7 @@
 record in full gives: the same requests (every block, offset, breakpoint, setting and usage) and
 the same findings and summary, over generated logs of every provider shape, whitespace style,
 key order, moved markers, tool reorders, rewrites, interleaved sessions and broken lines."""
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,12 @@ def _tools(flavour: str, n: int, rng: random.Random) -> list[dict[str, Any]]:
         if flavour == "anthropic":
             out.append({"name": f"tool_{i}", "description": f"Tool {i}: {rng.choice(TEXTS)}", "input_schema": schema})
         elif flavour == "chat":
-            out.append({"type": "function", "function": {"name": f"fn_{i}", "description": rng.choice(TEXTS), "parameters": schema}})
+            out.append(
+                {
+                    "type": "function",
+                    "function": {"name": f"fn_{i}", "description": rng.choice(TEXTS), "parameters": schema},
+                }
+            )
         else:
             out.append({"type": "function", "name": f"fn_{i}", "description": rng.choice(TEXTS), "parameters": schema})
     return out
@@ -45,15 +51,29 @@ def _message(flavour: str, role: str, turn: int, rng: random.Random) -> dict[str
     if flavour == "gemini":
         return {"role": "model" if role == "assistant" else role, "parts": [{"text": text}]}
     if flavour == "anthropic" and role == "assistant" and rng.random() < 0.3:
-        return {"role": role, "content": [{"type": "text", "text": text}, {"type": "tool_use", "id": f"tu{turn}", "name": "tool_0", "input": {"q": "x"}}]}
+        return {
+            "role": role,
+            "content": [
+                {"type": "text", "text": text},
+                {"type": "tool_use", "id": f"tu{turn}", "name": "tool_0", "input": {"q": "x"}},
+            ],
+        }
     if flavour == "anthropic" and rng.random() < 0.1:
-        return {"role": role, "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0"}}, {"type": "text", "text": text}]}
+        return {
+            "role": role,
+            "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0"}},
+                {"type": "text", "text": text},
+            ],
+        }
     if rng.random() < 0.5:
         return {"role": role, "content": text}
     return {"role": role, "content": [{"type": "text", "text": text}]}
 
 
-def _mark_last(flavour: str, history: list[dict[str, Any]], ttl: str | None, first_too: bool = False) -> list[dict[str, Any]]:
+def _mark_last(
+    flavour: str, history: list[dict[str, Any]], ttl: str | None, first_too: bool = False
+) -> list[dict[str, Any]]:
     """A copy of the history with a cache marker on the last message (the marker moves forward),
     and with ``first_too`` one that stays on the first message (replayed with the reused blocks)."""
     history = json.loads(json.dumps(history))
@@ -75,12 +95,18 @@ def _mark_last(flavour: str, history: list[dict[str, Any]], ttl: str | None, fir
     return history
 
 
-def _body(flavour: str, state: dict[str, Any], history: list[dict[str, Any]], rng: random.Random) -> tuple[dict[str, Any], str | None]:
+def _body(
+    flavour: str, state: dict[str, Any], history: list[dict[str, Any]], rng: random.Random
+) -> tuple[dict[str, Any], str | None]:
     tools, system = state["tools"], state["system"]
     url = None
     if flavour == "anthropic":
         body: dict[str, Any] = {"model": state["model"], "max_tokens": 1024}
-        order = ["tools", "system", "tool_choice", "messages"] if state["order"] else ["messages", "system", "tools", "tool_choice"]
+        order = (
+            ["tools", "system", "tool_choice", "messages"]
+            if state["order"]
+            else ["messages", "system", "tools", "tool_choice"]
+        )
         if state["marked_prefix"]:
             tools = json.loads(json.dumps(tools))
             if tools:
@@ -98,7 +124,10 @@ def _body(flavour: str, state: dict[str, Any], history: list[dict[str, Any]], rn
     elif flavour == "responses":
         body = {"model": state["model"], "instructions": system, "tools": tools, "input": history}
     elif flavour == "converse":
-        body = {"system": [{"text": system}, {"cachePoint": {"type": "default"}}], "messages": _mark_last(flavour, history, None)}
+        body = {
+            "system": [{"text": system}, {"cachePoint": {"type": "default"}}],
+            "messages": _mark_last(flavour, history, None),
+        }
         url = f"https://bedrock-runtime.us-east-1.amazonaws.com/model/{state['model']}/converse"
     else:
         body = {"systemInstruction": {"parts": [{"text": system}]}, "contents": history}
@@ -106,7 +135,13 @@ def _body(flavour: str, state: dict[str, Any], history: list[dict[str, Any]], rn
     return body, url
 
 
-MODELS = {"anthropic": "claude-sonnet-4-5", "chat": "gpt-5.4", "responses": "gpt-5.4", "converse": "anthropic.claude-sonnet-4-5", "gemini": "gemini-2.5-pro"}
+MODELS = {
+    "anthropic": "claude-sonnet-4-5",
+    "chat": "gpt-5.4",
+    "responses": "gpt-5.4",
+    "converse": "anthropic.claude-sonnet-4-5",
+    "gemini": "gemini-2.5-pro",
+}
 
 
 def generate_log(seed: int) -> list[str]:
@@ -156,15 +191,28 @@ def generate_log(seed: int) -> list[str]:
             state["history"].append(_message(flavour, "assistant", turn, rng))
         state["history"].append(_message(flavour, "user", turn, rng))
         body, url = _body(flavour, state, state["history"], rng)
-        usage = {"input_tokens": 10, "cache_read_input_tokens": 100 * turn, "cache_creation_input_tokens": 50, "output_tokens": 5}
+        usage = {
+            "input_tokens": 10,
+            "cache_read_input_tokens": 100 * turn,
+            "cache_creation_input_tokens": 50,
+            "output_tokens": 5,
+        }
         if state["wrap"] == "bare" and url is None:
             record: Any = body
         elif state["wrap"] == "http":
-            record = {"time": f"2026-11-29T10:00:{turn % 60:02d}Z", "request": {"url": url or "https://api.example/v1", "headers": {"x-api-key": "secret"}, "body": body}, "response": {"status": 200, "body": {"usage": usage}}}
+            record = {
+                "time": f"2026-11-29T10:00:{turn % 60:02d}Z",
+                "request": {"url": url or "https://api.example/v1", "headers": {"x-api-key": "secret"}, "body": body},
+                "response": {"status": 200, "body": {"usage": usage}},
+            }
         elif state["wrap"] == "batch" and url is None:
             record = {"custom_id": f"c{turn}", "method": "POST", "url": "/v1/chat/completions", "body": body}
         else:
-            record = {"request": body, "response": {"id": f"r{turn}", "usage": usage}, "time": f"2026-11-29T10:00:{turn % 60:02d}Z"}
+            record = {
+                "request": body,
+                "response": {"id": f"r{turn}", "usage": usage},
+                "time": f"2026-11-29T10:00:{turn % 60:02d}Z",
+            }
             if url:
                 record["url"] = url
         text = json.dumps(record, ensure_ascii=ascii_only, separators=(",", ":") if compact else (", ", ": "))
@@ -202,10 +250,25 @@ def _requests(path: Path, reuse: bool) -> list[Any]:
             continue
         out.append(
             (
-                req.provider, req.model, req.origin,
-                [(b.tier, b.index, b.data, b.name, b.offset) for t in ("tools", "system", "messages") for b in req.tier(t)],
-                [(bp.tier, bp.block, bp.part, bp.position, bp.ttl, bp.automatic, bp.empty, dict(bp.marker)) for bp in req.breakpoints],
-                json.dumps(req.settings, sort_keys=True, default=repr), req.usage, req.time, req.response_id, item.session, dict(item.headers), item.url,
+                req.provider,
+                req.model,
+                req.origin,
+                [
+                    (b.tier, b.index, b.data, b.name, b.offset)
+                    for t in ("tools", "system", "messages")
+                    for b in req.tier(t)
+                ],
+                [
+                    (bp.tier, bp.block, bp.part, bp.position, bp.ttl, bp.automatic, bp.empty, dict(bp.marker))
+                    for bp in req.breakpoints
+                ],
+                json.dumps(req.settings, sort_keys=True, default=repr),
+                req.usage,
+                req.time,
+                req.response_id,
+                item.session,
+                dict(item.headers),
+                item.url,
                 dict(item.hashed_ids),
             )
         )
@@ -235,8 +298,18 @@ def _agent_log(tmp_path: Path, *, separators: tuple[str, str] = (",", ":"), text
         history.append({"role": "user", "content": [{"type": "text", "text": f"{text} {turn}"}]})
         marked = json.loads(json.dumps(history))
         marked[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
-        body = {"model": "claude-sonnet-4-5", "max_tokens": 100, "tools": tools, "system": "S" * 200, "messages": marked}
-        lines.append(json.dumps({"request": body, "response": {"usage": {"input_tokens": 5}}}, separators=separators, ensure_ascii=False))
+        body = {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 100,
+            "tools": tools,
+            "system": "S" * 200,
+            "messages": marked,
+        }
+        lines.append(
+            json.dumps(
+                {"request": body, "response": {"usage": {"input_tokens": 5}}}, separators=separators, ensure_ascii=False
+            )
+        )
     path = tmp_path / "agent.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -308,7 +381,9 @@ def test_without_orjson_the_audit_decodes_every_line_and_finds_the_same(tmp_path
     from tests.conftest import audit_records
     from tests.payloads.helpers import TOOLS, anthropic, turns
 
-    records = [{"request": anthropic(turns(2 * i + 1), tools=TOOLS if i != 2 else list(reversed(TOOLS)))} for i in range(5)]
+    records = [
+        {"request": anthropic(turns(2 * i + 1), tools=TOOLS if i != 2 else list(reversed(TOOLS)))} for i in range(5)
+    ]
     expected = [(d.code, d.record) for d in audit_records(tmp_path, records).diagnostics]
     assert ("CL301", 2) in expected
     monkeypatch.setattr(jsonio, "_orjson", None)

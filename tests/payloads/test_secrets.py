@@ -1,5 +1,6 @@
 """Secrets planted in headers, URLs and body fields of HAR, JSONL and cassette inputs never reach
 any output format (nor the summary)."""
+
 from __future__ import annotations
 
 import json
@@ -38,7 +39,10 @@ def write_inputs(root: Path) -> list[str]:
     # JSONL envelopes
     with open(root / "log.jsonl", "w") as handle:
         for n, tools in ((1, TOOLS), (3, list(reversed(TOOLS)))):
-            handle.write(json.dumps({"request": body(n, tools), "url": url, "headers": SECRETS, "response": {"id": "msg"}}) + "\n")
+            handle.write(
+                json.dumps({"request": body(n, tools), "url": url, "headers": SECRETS, "response": {"id": "msg"}})
+                + "\n"
+            )
     # HAR with header, cookie and queryString secrets
     entries = []
     for i, (n, tools) in enumerate(((1, TOOLS), (3, list(reversed(TOOLS))))):
@@ -52,8 +56,17 @@ def write_inputs(root: Path) -> list[str]:
     # a cassette
     interactions = [
         {
-            "request": {"method": "POST", "uri": url, "body": json.dumps(body(n, tools)), "headers": {k: [v] for k, v in SECRETS.items()}},
-            "response": {"status": {"code": 200}, "headers": {"set-cookie": ["PLANTED-SET-COOKIE"]}, "body": {"string": "{}"}},
+            "request": {
+                "method": "POST",
+                "uri": url,
+                "body": json.dumps(body(n, tools)),
+                "headers": {k: [v] for k, v in SECRETS.items()},
+            },
+            "response": {
+                "status": {"code": 200},
+                "headers": {"set-cookie": ["PLANTED-SET-COOKIE"]},
+                "body": {"string": "{}"},
+            },
         }
         for n, tools in ((1, TOOLS), (3, list(reversed(TOOLS))))
     ]

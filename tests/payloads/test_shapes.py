@@ -1,5 +1,6 @@
 """What the audit says about inputs it does not read: files that are not logs, and records of LLM
 log shapes the readers do not take (named), apart from traffic that is no LLM call (counted)."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,7 +24,15 @@ def test_files_that_are_not_logs_are_named(name, head, kind):
     assert not_a_log(name, head).startswith(f"not a request log: {kind} (")
 
 
-@pytest.mark.parametrize("name, head", [("log.jsonl", b'{"model": "x"}\n'), ("log.txt", b"[1]\n"), ("cut.jsonl", b'ages": 1}\n{"model": "x"}\n'), ("e.jsonl", b"")])
+@pytest.mark.parametrize(
+    "name, head",
+    [
+        ("log.jsonl", b'{"model": "x"}\n'),
+        ("log.txt", b"[1]\n"),
+        ("cut.jsonl", b'ages": 1}\n{"model": "x"}\n'),
+        ("e.jsonl", b""),
+    ],
+)
 def test_logs_are_left_to_the_readers(name, head):
     assert not_a_log(name, head) is None
 
@@ -31,7 +40,10 @@ def test_logs_are_left_to_the_readers(name, head):
 @pytest.mark.parametrize(
     "record, shape",
     [
-        ({"type": "user", "sessionId": "s", "uuid": "u", "message": {"role": "user", "content": "hi"}}, "Claude Code transcript"),
+        (
+            {"type": "user", "sessionId": "s", "uuid": "u", "message": {"role": "user", "content": "hi"}},
+            "Claude Code transcript",
+        ),
         ({"type": "response_item", "payload": {}}, "Codex CLI rollout"),
         ({"resourceSpans": []}, "OpenTelemetry trace (OTLP JSON"),
         ({"name": "chat", "attributes": [{"key": "gen_ai.request.model", "value": {}}]}, "OpenTelemetry GenAI span"),
@@ -49,7 +61,9 @@ def test_llm_log_shapes_are_named(record, shape):
     assert unread_shape(record).startswith(shape)
 
 
-@pytest.mark.parametrize("record", [{"event": "click"}, {"input": "text", "model": "text-embedding-3-small", "dimensions": 3}, [1, 2], None])
+@pytest.mark.parametrize(
+    "record", [{"event": "click"}, {"input": "text", "model": "text-embedding-3-small", "dimensions": 3}, [1, 2], None]
+)
 def test_other_traffic_is_not_called_an_llm_log(record):
     assert unread_shape(record) is None
 

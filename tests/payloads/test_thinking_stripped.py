@@ -1,4 +1,5 @@
 """CL303 thinking-stripped: the API drops earlier thinking blocks at a new user turn (older models)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,7 +19,13 @@ def thought(text: str, n: int) -> dict[str, Any]:
 def tool_turn(n: int) -> list[dict[str, Any]]:
     """An assistant turn that thinks and calls a tool, and the user message with its result."""
     return [
-        {"role": "assistant", "content": [thought(f"I need source {n}.", n), {"type": "tool_use", "id": f"toolu_{n}", "name": "search", "input": {"q": f"source {n}"}}]},
+        {
+            "role": "assistant",
+            "content": [
+                thought(f"I need source {n}.", n),
+                {"type": "tool_use", "id": f"toolu_{n}", "name": "search", "input": {"q": f"source {n}"}},
+            ],
+        },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": f"result {n}"}]},
     ]
 
@@ -34,14 +41,24 @@ def user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": text}
 
 
-def conversation(model: str = "claude-sonnet-4-5", thinking: Any = THINKING, usage: bool = False, cached: bool = True) -> list[dict[str, Any]]:
+def conversation(
+    model: str = "claude-sonnet-4-5", thinking: Any = THINKING, usage: bool = False, cached: bool = True
+) -> list[dict[str, Any]]:
     """Two user questions, each answered after a tool loop: the requests an agent sends."""
     histories = [
         [user("Find the 2026 Oslo budget.")],
         [user("Find the 2026 Oslo budget."), *tool_turn(1)],
         [user("Find the 2026 Oslo budget."), *tool_turn(1), answer(1), user("Break it down by sector.")],
         [user("Find the 2026 Oslo budget."), *tool_turn(1), answer(1), user("Break it down by sector."), *tool_turn(2)],
-        [user("Find the 2026 Oslo budget."), *tool_turn(1), answer(1), user("Break it down by sector."), *tool_turn(2), answer(2), user("Thanks.")],
+        [
+            user("Find the 2026 Oslo budget."),
+            *tool_turn(1),
+            answer(1),
+            user("Break it down by sector."),
+            *tool_turn(2),
+            answer(2),
+            user("Thanks."),
+        ],
     ]
     records = []
     for i, history in enumerate(histories):
@@ -52,7 +69,14 @@ def conversation(model: str = "claude-sonnet-4-5", thinking: Any = THINKING, usa
             body["cache_control"] = {"type": "ephemeral"}
         record: dict[str, Any] = {"request": body, "time": f"2026-11-29T10:00:{10 * i:02d}Z"}
         if usage:  # each request reads 1,000 tokens fewer than the previous one left in the cache
-            record["response"] = {"usage": {"input_tokens": 20, "cache_creation_input_tokens": 2000, "cache_read_input_tokens": 600 + 1000 * i, "output_tokens": 40}}
+            record["response"] = {
+                "usage": {
+                    "input_tokens": 20,
+                    "cache_creation_input_tokens": 2000,
+                    "cache_read_input_tokens": 600 + 1000 * i,
+                    "output_tokens": 40,
+                }
+            }
         records.append(record)
     return records
 
@@ -88,7 +112,9 @@ def test_models_that_keep_thinking_blocks_are_quiet(tmp_path, model):
     assert findings(audit_records(tmp_path, conversation(model=model))) == []
 
 
-@pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-3-7-sonnet-20250219", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514"])
+@pytest.mark.parametrize(
+    "model", ["claude-haiku-4-5", "claude-3-7-sonnet-20250219", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514"]
+)
 def test_models_that_strip_them(tmp_path, model):
     found = findings(audit_records(tmp_path, conversation(model=model)))
     assert [d.kind for d in found] == ["thinking-stripped"]
@@ -105,7 +131,12 @@ def test_thinking_off_is_quiet(tmp_path):
 
 def test_a_tool_loop_alone_is_quiet(tmp_path):
     records = conversation()[:2]  # the loop never ends in a user turn
-    records.append({**records[1], "request": anthropic([user("Find the 2026 Oslo budget."), *tool_turn(1), *tool_turn(2)], thinking=THINKING)})
+    records.append(
+        {
+            **records[1],
+            "request": anthropic([user("Find the 2026 Oslo budget."), *tool_turn(1), *tool_turn(2)], thinking=THINKING),
+        }
+    )
     assert findings(audit_records(tmp_path, records)) == []
 
 
@@ -113,16 +144,45 @@ def test_user_turn_without_a_cached_thinking_block_is_quiet(tmp_path):
     """The thinking blocks appended with the user turn itself were never cached: nothing is lost."""
     records = [
         {"request": anthropic([user("Find the 2026 Oslo budget.")], thinking=THINKING)},
-        {"request": anthropic([user("Find the 2026 Oslo budget."), answer(1), user("Break it down by sector.")], thinking=THINKING)},
-        {"request": anthropic([user("Find the 2026 Oslo budget."), answer(1), user("Break it down by sector."), answer(2), user("Thanks.")], thinking=THINKING)},
+        {
+            "request": anthropic(
+                [user("Find the 2026 Oslo budget."), answer(1), user("Break it down by sector.")], thinking=THINKING
+            )
+        },
+        {
+            "request": anthropic(
+                [
+                    user("Find the 2026 Oslo budget."),
+                    answer(1),
+                    user("Break it down by sector."),
+                    answer(2),
+                    user("Thanks."),
+                ],
+                thinking=THINKING,
+            )
+        },
     ]
     assert findings(audit_records(tmp_path, records)) == []
 
 
 def test_tool_result_with_text_is_a_user_turn(tmp_path):
     records = conversation()[:2]
-    mixed = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "ok"}, {"type": "text", "text": "Also check 2025."}]}
-    history = [user("Find the 2026 Oslo budget."), *tool_turn(1), {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "search", "input": {"q": "x"}}]}, mixed]
+    mixed = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "ok"},
+            {"type": "text", "text": "Also check 2025."},
+        ],
+    }
+    history = [
+        user("Find the 2026 Oslo budget."),
+        *tool_turn(1),
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_2", "name": "search", "input": {"q": "x"}}],
+        },
+        mixed,
+    ]
     records.append({"request": anthropic(history, thinking=THINKING)})
     found = findings(audit_records(tmp_path, records))
     assert [(d.kind, d.record, d.details["first_message"]) for d in found] == [("thinking-stripped", 2, 1)]
@@ -130,7 +190,13 @@ def test_tool_result_with_text_is_a_user_turn(tmp_path):
 
 def test_a_rewritten_history_is_cl303_proper_not_thinking_stripped(tmp_path):
     records = conversation()[:2]
-    dropped = [user("Find the 2026 Oslo budget."), {"role": "assistant", "content": [tool_turn(1)[0]["content"][1]]}, tool_turn(1)[1], answer(1), user("Break it down by sector.")]
+    dropped = [
+        user("Find the 2026 Oslo budget."),
+        {"role": "assistant", "content": [tool_turn(1)[0]["content"][1]]},
+        tool_turn(1)[1],
+        answer(1),
+        user("Break it down by sector."),
+    ]
     records.append({"request": anthropic(dropped, thinking=THINKING)})
     found = findings(audit_records(tmp_path, records))
     assert [d.kind for d in found] == ["changed"]
@@ -155,14 +221,20 @@ def test_bedrock_converse_reasoning_content(tmp_path):
         return {"reasoningContent": {"reasoningText": {"text": f"I need source {n}.", "signature": f"sig{n}"}}}
 
     u0 = {"role": "user", "content": [{"text": "Find the 2026 Oslo budget."}]}
-    a1 = {"role": "assistant", "content": [reasoning(1), {"toolUse": {"toolUseId": "t1", "name": "search", "input": {"q": "oslo"}}}]}
+    a1 = {
+        "role": "assistant",
+        "content": [reasoning(1), {"toolUse": {"toolUseId": "t1", "name": "search", "input": {"q": "oslo"}}}],
+    }
     u1 = {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "92 billion NOK"}]}}]}
     a2 = {"role": "assistant", "content": [reasoning(2), {"text": "92 billion NOK."}]}
     u2 = {"role": "user", "content": [{"text": "Break it down by sector."}, {"cachePoint": {"type": "default"}}]}
 
     def body(messages: list) -> dict[str, Any]:
-        return {"system": [{"text": "You are terse."}, {"cachePoint": {"type": "default"}}], "messages": messages,
-                "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}}}
+        return {
+            "system": [{"text": "You are terse."}, {"cachePoint": {"type": "default"}}],
+            "messages": messages,
+            "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+        }
 
     records = [{"request": body(h), "url": url} for h in ([u0], [u0, a1, u1], [u0, a1, u1, a2, u2])]
     (d,) = findings(audit_records(tmp_path, records))

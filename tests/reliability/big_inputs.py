@@ -1,4 +1,5 @@
 """The corpus cases too big to commit, written at test time (a few hundred ms each)."""
+
 from __future__ import annotations
 
 import json

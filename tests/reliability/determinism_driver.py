@@ -7,6 +7,7 @@ ORDER is ``sorted``, ``reversed`` or ``shuffled``: every os.scandir / os.listdir
 os.walk, pathlib and glob) comes back in that order, as a different file system would give it.
 Run under different PYTHONHASHSEED values by the caller (test_determinism.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -76,7 +77,9 @@ outputs = {}
 for fmt in formats:
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "out"
-        result = CliRunner().invoke(main, [command, "--output-format", fmt, "-o", str(target), *args], catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, [command, "--output-format", fmt, "-o", str(target), *args], catch_exceptions=False
+        )
         if result.exit_code not in (0, 1):
             sys.exit(f"{command} {fmt}: exit {result.exit_code}: {result.output}")
         outputs[fmt] = target.read_text(encoding="utf-8")

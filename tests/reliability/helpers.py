@@ -1,4 +1,5 @@
 """Running the CLI the way a user does, and reading its JSON output back."""
+
 from __future__ import annotations
 
 import json

@@ -6,6 +6,7 @@ Small cases are committed under corpus/ (written by corpus/make_corpus.py); the 
 50 MB line, a 100,000-line module, JSON nested 10,000 levels) are generated into tmp_path by
 big_inputs.py. docs/reliability.md has the table.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -61,16 +62,36 @@ def expect_check(tmp_path: Path, bad: list[tuple], messages: dict[str, str] | No
 
 CHECK_CASES = [
     # (corpus file, where it goes, expected (code, path, line, column), message fragment)
-    ("invalid_utf8.py", "invalid_utf8.py", [("CL001", "invalid_utf8.py", 1, 15)], "not valid UTF-8: byte 0xe1 at offset 14"),
+    (
+        "invalid_utf8.py",
+        "invalid_utf8.py",
+        [("CL001", "invalid_utf8.py", 1, 15)],
+        "not valid UTF-8: byte 0xe1 at offset 14",
+    ),
     ("nul_bytes.py", "nul_bytes.py", [("CL001", "nul_bytes.py", 2, 6)], "binary file: contains a NUL byte"),
-    ("python2.py", "python2.py", [("CL001", "python2.py", 3, 1)], "syntax error: Missing parentheses in call to 'print'"),
+    (
+        "python2.py",
+        "python2.py",
+        [("CL001", "python2.py", 3, 1)],
+        "syntax error: Missing parentheses in call to 'print'",
+    ),
     # CRLF and a BOM change nothing: the same finding at the same line and column as in agent.py
     ("crlf.py", "crlf.py", [("CL101", "crlf.py", 4, 9)], "tools built from a set"),
     ("bom.py", "bom.py", [("CL101", "bom.py", 4, 9)], "tools built from a set"),
     # a front matter without its closing line is malformed metadata (CL201), not unreadable input
-    ("unclosed_front_matter.md", "skills/pdf/SKILL.md", [("CL201", "skills/pdf/SKILL.md", 1, 1)], "front matter has no closing '---' line"),
+    (
+        "unclosed_front_matter.md",
+        "skills/pdf/SKILL.md",
+        [("CL201", "skills/pdf/SKILL.md", 1, 1)],
+        "front matter has no closing '---' line",
+    ),
     ("alias_bomb_front_matter.md", "skills/bomb/SKILL.md", [("CL001", "skills/bomb/SKILL.md", 6, 1)], "alias bomb"),
-    ("invalid_utf8_front_matter.md", "skills/latin/SKILL.md", [("CL001", "skills/latin/SKILL.md", 3, 46)], "not valid UTF-8: byte 0xe7"),
+    (
+        "invalid_utf8_front_matter.md",
+        "skills/latin/SKILL.md",
+        [("CL001", "skills/latin/SKILL.md", 3, 46)],
+        "not valid UTF-8: byte 0xe7",
+    ),
     ("crlf_bom_front_matter.md", "skills/pdf/SKILL.md", [], None),
 ]
 
@@ -83,7 +104,11 @@ def test_check_corpus(tmp_path, source, target, bad, message):
 
 def test_skill_md_that_is_a_directory(tmp_path):
     check_tree(tmp_path, {"skills/odd/SKILL.md/notes.txt": "not a skill\n"})
-    expect_check(tmp_path, [("CL001", "skills/odd/SKILL.md", 1, 1)], {"skills/odd/SKILL.md": "SKILL.md is a directory, expected a file"})
+    expect_check(
+        tmp_path,
+        [("CL001", "skills/odd/SKILL.md", 1, 1)],
+        {"skills/odd/SKILL.md": "SKILL.md is a directory, expected a file"},
+    )
 
 
 def test_symlink_loops(tmp_path):
@@ -140,7 +165,10 @@ def test_unreadable_files_in_check(tmp_path, unreadable):
     expect_check(
         tmp_path,
         [("CL001", "locked.py", 1, 1), ("CL001", "skills/locked/SKILL.md", 1, 1)],
-        {"locked.py": "cannot read file: permission denied", "skills/locked/SKILL.md": "cannot read file: permission denied"},
+        {
+            "locked.py": "cannot read file: permission denied",
+            "skills/locked/SKILL.md": "cannot read file: permission denied",
+        },
     )
 
 
@@ -200,7 +228,11 @@ AUDIT_CASES = [
         [("CL001", "invalid_utf8.jsonl", 2, 1, 1), ("CL301", "invalid_utf8.jsonl", 3, 1, 2)],
         "not valid UTF-8",
     ),
-    ("nul_bytes.jsonl", [("CL001", "nul_bytes.jsonl", 2, 1, 1), ("CL301", "nul_bytes.jsonl", 3, 1, 2)], "line is not valid JSON"),
+    (
+        "nul_bytes.jsonl",
+        [("CL001", "nul_bytes.jsonl", 2, 1, 1), ("CL301", "nul_bytes.jsonl", 3, 1, 2)],
+        "line is not valid JSON",
+    ),
     ("crlf.jsonl", [("CL301", "crlf.jsonl", 2, 1, 1)], None),
     ("bom.jsonl", [("CL301", "bom.jsonl", 2, 1, 1)], None),
     (
@@ -217,7 +249,11 @@ AUDIT_CASES = [
         [("CL301", "truncated.jsonl.gz", 2, 1, 1), ("CL001", "truncated.jsonl.gz", 19, 1, 18)],
         "truncated or corrupt gzip data after line 18",
     ),
-    ("alias_bomb_cassette.yaml", [("CL001", "alias_bomb_cassette.yaml", 9, 1, 0)], "YAML aliases are not accepted in cassettes"),
+    (
+        "alias_bomb_cassette.yaml",
+        [("CL001", "alias_bomb_cassette.yaml", 9, 1, 0)],
+        "YAML aliases are not accepted in cassettes",
+    ),
 ]
 
 
@@ -233,7 +269,11 @@ def test_audit_corpus(tmp_path, source, bad, message):
     assert code == 1
     assert found == sorted([(*GOOD_LOG_FINDING, 1), *bad], key=audit_order)
     if message:
-        messages = [d["message"] for d in full_findings(tmp_path, "audit", ["good_flagged.jsonl", source]) if d["code"] == "CL001"]
+        messages = [
+            d["message"]
+            for d in full_findings(tmp_path, "audit", ["good_flagged.jsonl", source])
+            if d["code"] == "CL001"
+        ]
         assert any(message in m for m in messages), messages
 
 
@@ -273,7 +313,9 @@ def test_fifty_megabyte_single_line_in_audit_is_skipped_and_reading_goes_on(tmp_
 def test_nested_ten_thousand_levels_in_audit(tmp_path):
     (tmp_path / "good_flagged.jsonl").write_bytes(GOOD_LOG)
     first, last = _bodies("deep")
-    (tmp_path / "deep.jsonl").write_text(json.dumps(first) + "\n" + big_inputs.nested_object_json() + "\n" + json.dumps(last) + "\n")
+    (tmp_path / "deep.jsonl").write_text(
+        json.dumps(first) + "\n" + big_inputs.nested_object_json() + "\n" + json.dumps(last) + "\n"
+    )
     (tmp_path / "deep.json").write_text(big_inputs.nested_json())
     (tmp_path / "deep.har").write_text('{"log": {"entries": ' + big_inputs.nested_json() + "}}")
     result = full_findings(tmp_path, "audit", ["good_flagged.jsonl", "deep.jsonl", "deep.json", "deep.har"])
@@ -309,9 +351,13 @@ def run_with_timeout(cwd: Path, *args: str) -> tuple[int, list[tuple]]:
 
     proc = subprocess.run(
         [sys.executable, "-m", "cachelint", *args, "--isolated", "--output-format", "json"],
-        cwd=cwd, capture_output=True, timeout=60,
+        cwd=cwd,
+        capture_output=True,
+        timeout=60,
     )
-    return proc.returncode, [(d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in listed(proc.stdout)]
+    return proc.returncode, [
+        (d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in listed(proc.stdout)
+    ]
 
 
 def test_a_fifo_is_reported_never_opened_by_check(tmp_path):
@@ -320,7 +366,9 @@ def test_a_fifo_is_reported_never_opened_by_check(tmp_path):
     os.mkfifo(tmp_path / "skills" / "wrong-folder" / "notes.md")  # an index candidate: not ours to judge
     code, found = run_with_timeout(tmp_path, "check", "--no-cache", ".")
     assert code == 1
-    assert found == sorted([*NEIGHBOUR_FINDINGS, ("CL001", "pipe.py", 1, 1, None)], key=lambda f: (f[1], f[2], f[3], f[0]))
+    assert found == sorted(
+        [*NEIGHBOUR_FINDINGS, ("CL001", "pipe.py", 1, 1, None)], key=lambda f: (f[1], f[2], f[3], f[0])
+    )
 
 
 def test_a_fifo_is_reported_never_opened_by_audit(tmp_path):
@@ -347,7 +395,10 @@ def test_file_names_that_are_not_utf8(tmp_path):
         handle.write(GOOD_LOG)
     from .helpers import run_cli
 
-    for command, fmts, target in (("check", ["concise", "full", "json", "sarif", "github"], "."), ("audit", ["concise", "full", "json", "sarif", "github", "html"], "logs")):
+    for command, fmts, target in (
+        ("check", ["concise", "full", "json", "sarif", "github"], "."),
+        ("audit", ["concise", "full", "json", "sarif", "github", "html"], "logs"),
+    ):
         for fmt in fmts:
             args = [command, "--isolated", "--output-format", fmt, "-o", f"out.{fmt}", target]
             code, _ = run_cli(tmp_path, args[:1] + (["--no-cache"] if command == "check" else []) + args[1:])
@@ -356,7 +407,10 @@ def test_file_names_that_are_not_utf8(tmp_path):
             if fmt == "sarif":  # a URI: the name's own bytes, percent-encoded
                 assert ("caf%E9.py" if command == "check" else "logs/l%FEg.jsonl") in text, (command, fmt)
                 continue
-            assert ("caf\\xe9.py" if command == "check" else "logs/l\\xfeg.jsonl") in text.replace("\\\\", "\\"), (command, fmt)
+            assert ("caf\\xe9.py" if command == "check" else "logs/l\\xfeg.jsonl") in text.replace("\\\\", "\\"), (
+                command,
+                fmt,
+            )
 
 
 def test_a_log_folder_that_cannot_be_listed_is_reported(tmp_path, monkeypatch):

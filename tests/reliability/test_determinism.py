@@ -6,6 +6,7 @@ tests/test_determinism.py checks the examples under three seeds; this one widens
 bad-input corpus, the examples, a tree large enough for the process pool, logs of every format)
 and the sources of variation (directory order forced by determinism_driver.py).
 """
+
 from __future__ import annotations
 
 import json
@@ -33,11 +34,15 @@ def build_tree(root: Path) -> Path:
     skills = root / "skills"
     for name in ("alpha", "beta", "gamma"):  # CL206-style clusters and CL203 sort by name
         (skills / name).mkdir(parents=True)
-        (skills / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Automate {name} tasks via the API.\n---\n")
+        (skills / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Automate {name} tasks via the API.\n---\n"
+        )
     # a finding whose details are not in key order ({"name", "folder"}): a cache that sorted keys
     # printed them in another order on warm runs
     (skills / "delta").mkdir()
-    (skills / "delta" / "SKILL.md").write_text("---\nname: delta-skill\ndescription: Automate delta tasks via the API.\n---\n")
+    (skills / "delta" / "SKILL.md").write_text(
+        "---\nname: delta-skill\ndescription: Automate delta tasks via the API.\n---\n"
+    )
     # enough source for the process pool (engine.scheduler.POOL_MIN_BYTES), findings in many files
     pool = root / "pool"
     pool.mkdir()
@@ -54,7 +59,9 @@ def build_tree(root: Path) -> Path:
 def run_driver(cwd: Path, seed: str, order: str, *args: str) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": seed}
     env.pop("CACHELINT_OUTPUT_FORMAT", None)
-    proc = subprocess.run([sys.executable, str(DRIVER), order, *args], cwd=cwd, capture_output=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(DRIVER), order, *args], cwd=cwd, capture_output=True, env=env, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     return json.loads(proc.stdout)
 
@@ -69,11 +76,15 @@ def assert_identical(results: list[dict], what: str) -> None:
     assert first["exit"] == 1
     for other, (seed, order) in zip(results[1:], RUNS[1:]):
         for fmt, text in first["outputs"].items():
-            assert other["outputs"][fmt] == text, f"{what} --output-format {fmt} differs under PYTHONHASHSEED={seed}, {order} order"
+            assert other["outputs"][fmt] == text, (
+                f"{what} --output-format {fmt} differs under PYTHONHASHSEED={seed}, {order} order"
+            )
 
 
 def test_check_output_is_byte_identical(tree):
-    results = [run_driver(tree, seed, order, "check", "--isolated", "--no-cache", "-j", "2", ".") for seed, order in RUNS]
+    results = [
+        run_driver(tree, seed, order, "check", "--isolated", "--no-cache", "-j", "2", ".") for seed, order in RUNS
+    ]
     assert_identical(results, "check")
     findings = json.loads(results[0]["outputs"]["json"])
     paths = {d["path"].split("/")[0] for d in findings}

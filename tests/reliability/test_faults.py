@@ -1,6 +1,7 @@
 """Faults around a run: a damaged or unwritable cache, two runs at once on one tree. The answer
 must be the answer of a run without the cache, and a damaged cache is said (a warning), never a
 crash or a wrong result."""
+
 from __future__ import annotations
 
 import json
@@ -126,7 +127,10 @@ def test_two_runs_at_once_share_the_cache_safely(tmp_path):
     expected = subprocess.run([*CHECK_IN_SUBPROCESS[:-1], "--no-cache", "."], cwd=root, capture_output=True)
     env = {**os.environ}
     env.pop("CACHELINT_NO_CACHE", None)
-    runs = [subprocess.Popen(CHECK_IN_SUBPROCESS, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(2)]
+    runs = [
+        subprocess.Popen(CHECK_IN_SUBPROCESS, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=300) for p in runs]
     for proc, (out, err) in zip(runs, outs):
         assert proc.returncode == 1, err.decode()

@@ -1,6 +1,7 @@
 """``--fix`` and what a file is besides its bytes: a symlink stays a link (its target is fixed when
 it is inside the paths checked, else nothing is), hard links are not split, mode, owner and group
 are kept, and a read-only file or one whose owner cannot be kept is left alone, with a message."""
+
 from __future__ import annotations
 
 import os
@@ -20,7 +21,9 @@ def fix(root, *paths: str):
     old = os.getcwd()
     os.chdir(root)
     try:
-        result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--fix", *(paths or ["."])], catch_exceptions=False)
+        result = CliRunner().invoke(
+            main, ["check", "--isolated", "--no-cache", "--fix", *(paths or ["."])], catch_exceptions=False
+        )
     finally:
         os.chdir(old)
     return result
@@ -128,7 +131,9 @@ def _fix_as_another_user(tmp_path) -> None:
             os.setgroups([])
             os.setgid(65534)
             os.setuid(65534)
-            result = CliRunner().invoke(main, ["check", "--isolated", "--no-cache", "--fix", "."], catch_exceptions=False)
+            result = CliRunner().invoke(
+                main, ["check", "--isolated", "--no-cache", "--fix", "."], catch_exceptions=False
+            )
             err.write_text(result.stderr)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent through the file
             err.write_text(f"child failed: {exc!r}")

@@ -1,6 +1,7 @@
 """``--fix`` loses nothing: atomic writes that keep the mode, no write over a file that changed
 during the run, no write to a file it has no fixable finding for or was not given, and a killed
 run leaves every file old or new, never truncated."""
+
 from __future__ import annotations
 
 import ast
@@ -22,16 +23,16 @@ from cachelint import fileutil
 from .helpers import GOOD_AGENT, run_cli
 
 FIXED_AGENT = GOOD_AGENT.replace("for n in names]", "for n in sorted(names)]")
-UNSAFE_ONLY = '''import anthropic
+UNSAFE_ONLY = """import anthropic
 client = anthropic.Anthropic()
 class Tool: pass
 objs = {Tool(), Tool()}
 client.messages.create(model="m", tools=list(objs), messages=[])
-'''
-NOT_FIXABLE = '''import anthropic, time
+"""
+NOT_FIXABLE = """import anthropic, time
 client = anthropic.Anthropic()
 client.messages.create(model="m", system=f"now {time.time()}", messages=[])
-'''
+"""
 CLEAN = "import anthropic\nclient = anthropic.Anthropic()\n"
 
 
@@ -41,7 +42,12 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int, int, int]]:
     for path in sorted(root.rglob("*")):
         if path.is_file() and ".cachelint_cache" not in path.parts:
             st = path.stat()
-            out[path.relative_to(root).as_posix()] = (path.read_bytes(), st.st_mtime_ns, st.st_ino, stat.S_IMODE(st.st_mode))
+            out[path.relative_to(root).as_posix()] = (
+                path.read_bytes(),
+                st.st_mtime_ns,
+                st.st_ino,
+                stat.S_IMODE(st.st_mode),
+            )
     return out
 
 
@@ -157,9 +163,15 @@ SEPARATORS = ["\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"
 def test_line_separators_above_the_fix_move_nothing(tmp_path, separator, where):
     if where == "line" and separator != "\x0c":
         pytest.skip("only a form feed may stand on a line of its own")
-    above = {"comment": f"# section{separator}two\n", "string": f"DOC = 'a{separator}b'\n", "line": f"{separator}\n"}[where]
+    above = {"comment": f"# section{separator}two\n", "string": f"DOC = 'a{separator}b'\n", "line": f"{separator}\n"}[
+        where
+    ]
     # a line with non-ASCII text at the fix site: its columns are counted in characters
-    source = "import anthropic\n" + above + "client = anthropic.Anthropic()\nTOOLS = {'ação': {'name': 'ação'}}\nnames = {'ação', 'b'}\nclient.messages.create(model='m', tools=[TOOLS.get(n) for n in names], system='ç', messages=[])\n"
+    source = (
+        "import anthropic\n"
+        + above
+        + "client = anthropic.Anthropic()\nTOOLS = {'ação': {'name': 'ação'}}\nnames = {'ação', 'b'}\nclient.messages.create(model='m', tools=[TOOLS.get(n) for n in names], system='ç', messages=[])\n"
+    )
     agent = tmp_path / "agent.py"
     agent.write_bytes(source.encode("utf-8"))
     code, out = run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--fix", "."])
@@ -204,7 +216,10 @@ def test_fix_touches_only_given_files_with_a_safe_fix(tmp_path):
     changed = sorted(rel for rel in before if after[rel] != before[rel])
     assert changed == ["given/fixable.py", "given/notebook.ipynb"]
     assert after["given/fixable.py"][0] == FIXED_AGENT.encode()
-    assert after["given/notebook.ipynb"][0] == files["given/notebook.ipynb"].replace("tools=list(names)", "tools=list(sorted(names))").encode()
+    assert (
+        after["given/notebook.ipynb"][0]
+        == files["given/notebook.ipynb"].replace("tools=list(names)", "tools=list(sorted(names))").encode()
+    )
     # --unsafe-fixes widens it to the unsafe fix, still nothing else
     code, _ = run_cli(tmp_path, ["check", "--isolated", "--fix", "--unsafe-fixes", "given"])
     final = snapshot(tmp_path)
@@ -239,7 +254,11 @@ main()
 
 
 def fixable_module(i: int) -> str:
-    return GOOD_AGENT.replace('"search"', f'"search_{i}"') + f"\n# module {i}\n" + "".join(f"PAD_{k} = {k}\n" for k in range(20))
+    return (
+        GOOD_AGENT.replace('"search"', f'"search_{i}"')
+        + f"\n# module {i}\n"
+        + "".join(f"PAD_{k} = {k}\n" for k in range(20))
+    )
 
 
 def fixed_module(i: int) -> str:
@@ -269,7 +288,9 @@ def test_a_killed_fix_run_leaves_every_file_old_or_new(tmp_path, expected_fixed,
     every file still parses and is either its original or its fixed text."""
     leftovers, _ = _kill_fix_run(tmp_path, expected_fixed, kill_after_fixed, signal.SIGKILL)
     # at most the one temporary file being written when the kill landed, hidden and never a .py
-    assert len(leftovers) <= 1 and all(n.startswith(".m") and n.endswith(".cachelint-tmp") for n in leftovers), leftovers
+    assert len(leftovers) <= 1 and all(n.startswith(".m") and n.endswith(".cachelint-tmp") for n in leftovers), (
+        leftovers
+    )
 
 
 @pytest.mark.parametrize("kill_after_fixed", [1, 40])
@@ -281,14 +302,18 @@ def test_a_terminated_fix_run_leaves_no_temporary_file(tmp_path, expected_fixed,
     assert returncode in (0, 143)  # 0 only when the run ended before the signal landed
 
 
-def _kill_fix_run(tmp_path: Path, expected_fixed: dict[str, str], kill_after_fixed: int, sig: int) -> tuple[list[str], int]:
+def _kill_fix_run(
+    tmp_path: Path, expected_fixed: dict[str, str], kill_after_fixed: int, sig: int
+) -> tuple[list[str], int]:
     """Run the slowed fix, send ``sig`` once ``kill_after_fixed`` files are rewritten, check
     every file is old or new; returns the other files left in the folder and the exit code."""
     write_tree(tmp_path)
     originals = {f"m{i:03d}.py": fixable_module(i) for i in range(FILES)}
     paths = [tmp_path / name for name in originals]
     inodes = {p: _inode(p) for p in paths}  # a fixed file is a new inode renamed over the old
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_CLI], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CLI], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -342,7 +367,9 @@ MANY = 500
 CLI = [sys.executable, "-m", "cachelint", "check", "--isolated", "--no-cache", "--fix", "."]
 
 
-def _assert_each_file_old_or_fixed(root: Path, extra: dict[str, set[str]] | None = None, files: int = MANY) -> dict[str, int]:
+def _assert_each_file_old_or_fixed(
+    root: Path, extra: dict[str, set[str]] | None = None, files: int = MANY
+) -> dict[str, int]:
     """Every file is its old text or its fixed text (or one of ``extra``'s), and parses."""
     state = collections.Counter()
     for i in range(files):
@@ -394,7 +421,9 @@ def test_two_fix_runs_at_once_fix_each_file_once(tmp_path):
     """Two --fix runs over the same 500 files at once: the locked compare-and-rename makes one of
     them fix each file and the other find it changed; no file is fixed twice or broken."""
     write_tree(tmp_path, MANY)
-    procs = [subprocess.Popen(CLI, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(CLI, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
     outputs = [p.communicate(timeout=300) for p in procs]
     assert _assert_each_file_old_or_fixed(tmp_path) == {"fixed": MANY}
     fixed_counts = []
@@ -404,7 +433,12 @@ def test_two_fix_runs_at_once_fix_each_file_once(tmp_path):
         fixed_counts.append(int(counts[-1]) if counts else 0)
         for line in err.splitlines():
             if line.startswith("cachelint: warning:"):
-                assert line.endswith(("changed on disk since it was checked; not fixed", "changed on disk while it was being fixed; not fixed")), line
+                assert line.endswith(
+                    (
+                        "changed on disk since it was checked; not fixed",
+                        "changed on disk while it was being fixed; not fixed",
+                    )
+                ), line
     assert sum(fixed_counts) == MANY, fixed_counts
 
 
@@ -462,6 +496,9 @@ def test_a_fix_whose_result_would_not_parse_is_reported_as_a_bug_and_not_written
         os.chdir(old)
     assert (tmp_path / "agent.py").read_text() == GOOD_AGENT
     assert "sorted(labels)" in (tmp_path / "other.py").read_text()
-    assert 'agent.py: internal error: the fix "wrap the unordered value in sorted(...)" was not applied: the fixed file would not parse (syntax error: simulated (line 4))' in result.stderr
+    assert (
+        'agent.py: internal error: the fix "wrap the unordered value in sorted(...)" was not applied: the fixed file would not parse (syntax error: simulated (line 4))'
+        in result.stderr
+    )
     assert "this is a bug in cachelint" in result.stderr
     assert result.exit_code == 1 and "(1 fixed, 1 remaining" in result.stdout, result.stdout

@@ -6,6 +6,7 @@ unreadable input is CL001). Derandomized, so a run is reproducible; the longer, 
 ``python -m cachelint.fuzz all --iterations N`` (docs/reliability.md). Together these tests run
 more than 10,000 generated inputs.
 """
+
 from __future__ import annotations
 
 import pytest

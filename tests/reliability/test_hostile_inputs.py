@@ -3,6 +3,7 @@ deadline far above what the run takes (milliseconds to a few seconds) and far be
 before it was bounded (minutes, or never ending), and must end with the findings of a sound run.
 
 The deadlines are failure detectors, not speed measurements (benchmarks/ measures speed)."""
+
 from __future__ import annotations
 
 import gzip
@@ -158,7 +159,9 @@ def test_an_eight_megabyte_list_literal_costs_bounded_memory(tmp_path):
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
         "print(r.stdout)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE
+    ).stdout
     peak_kb, report = out.split("\n", 1)
     assert "CL001" in report and "max-syntax-nodes" in report
     assert int(peak_kb) < 400 * 1024  # kilobytes: 0.4 GB (measured: under 60 MB)
@@ -183,7 +186,9 @@ def test_the_skill_tree_is_rooted_at_the_given_folder_wherever_cachelint_runs(tm
 
     def absolute(result: subprocess.CompletedProcess, cwd: Path) -> list[tuple]:
         assert result.returncode in (0, 1), result.stderr
-        return sorted((d["code"], os.path.normpath(cwd / d["path"]), d["line"], d["message"]) for d in json.loads(result.stdout))
+        return sorted(
+            (d["code"], os.path.normpath(cwd / d["path"]), d["line"], d["message"]) for d in json.loads(result.stdout)
+        )
 
     answers = []
     for cwd, target in ((parent, "proj"), (proj, "."), (tmp_path, str(proj)), (Path("/"), str(proj))):

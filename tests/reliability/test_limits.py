@@ -8,6 +8,7 @@ bounds one JSONL line (default 32 MiB, Anthropic's request size limit) and ``[au
 max-document-size`` one HAR / JSON / YAML document after decompression (default 512 MiB).
 docs/reliability.md says why.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -39,12 +40,15 @@ def test_max_file_size_in_check_is_reported_for_code_skills_and_indexes(tmp_path
     for name in ("pdf", "docx"):
         (tmp_path / "skills" / name).mkdir(parents=True)
         (tmp_path / "skills" / name / "SKILL.md").write_text(
-            f"---\nname: {name}\ndescription: Use when the task handles {name} files.\n---\n" + ("Body. " * 400 if name == "pdf" else "")
+            f"---\nname: {name}\ndescription: Use when the task handles {name} files.\n---\n"
+            + ("Body. " * 400 if name == "pdf" else "")
         )
     (tmp_path / "AGENTS.md").write_text("- pdf: PDF files\n- docx: Word files\n" + "\n" * 1200)
     config = "max-file-size = 1000\n[skills]\nindex = ['AGENTS.md']\n"
     (tmp_path / "cachelint.toml").write_text(config)
-    result = full_findings(tmp_path, "check", ["agent.py", "big.py", "skills", "AGENTS.md"], "--config", "cachelint.toml")
+    result = full_findings(
+        tmp_path, "check", ["agent.py", "big.py", "skills", "AGENTS.md"], "--config", "cachelint.toml"
+    )
     sizes = {p: (tmp_path / p).stat().st_size for p in ("big.py", "skills/pdf/SKILL.md", "AGENTS.md")}
     assert rows(result) == [
         ("CL001", "AGENTS.md", 1, 1, None),
@@ -54,7 +58,9 @@ def test_max_file_size_in_check_is_reported_for_code_skills_and_indexes(tmp_path
     ]
     for d in result:
         if d["code"] == "CL001":
-            assert d["message"] == f"file is {sizes[d['path']]} bytes, over the size limit of 1000 bytes (max-file-size)"
+            assert (
+                d["message"] == f"file is {sizes[d['path']]} bytes, over the size limit of 1000 bytes (max-file-size)"
+            )
 
 
 # --- check: analysis-timeout -------------------------------------------------------------------
@@ -142,8 +148,14 @@ def test_gzip_bombs_are_bounded(tmp_path):
     gzip_bomb(tmp_path / "bomb.jsonl.gz", 64, newline=False)
     gzip_bomb(tmp_path / "bomb.har.gz", 64, newline=False)
     assert (tmp_path / "bomb.har.gz").stat().st_size < 200_000
-    result = full_findings(tmp_path, "audit", ["good_flagged.jsonl", "bomb.jsonl.gz", "bomb.har.gz"], "--config", "cachelint.toml")
-    assert rows(result) == [("CL001", "bomb.har.gz", 1, 1, None), ("CL001", "bomb.jsonl.gz", 1, 1, 0), (*GOOD_LOG_FINDING, 1)]
+    result = full_findings(
+        tmp_path, "audit", ["good_flagged.jsonl", "bomb.jsonl.gz", "bomb.har.gz"], "--config", "cachelint.toml"
+    )
+    assert rows(result) == [
+        ("CL001", "bomb.har.gz", 1, 1, None),
+        ("CL001", "bomb.jsonl.gz", 1, 1, 0),
+        (*GOOD_LOG_FINDING, 1),
+    ]
     # the stream is cut by whichever bound it meets first: the ratio, 256 KiB in
     assert "max-document-size" in result[0]["message"] and "max-gzip-ratio" in result[1]["message"]
 
@@ -185,11 +197,21 @@ def test_a_late_difference_in_a_long_block_is_located_exactly(tmp_path):
     changed = text[:at] + "NEW RULE " + text[at:]
     bodies = [
         {"model": "claude-sonnet-4-5", "system": text, "messages": [{"role": "user", "content": "q0"}]},
-        {"model": "claude-sonnet-4-5", "system": changed, "messages": [{"role": "user", "content": "q0"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "q1"}]},
+        {
+            "model": "claude-sonnet-4-5",
+            "system": changed,
+            "messages": [
+                {"role": "user", "content": "q0"},
+                {"role": "assistant", "content": "a"},
+                {"role": "user", "content": "q1"},
+            ],
+        },
     ]
     (tmp_path / "long.jsonl").write_text("".join(json.dumps(b) + "\n" for b in bodies))
     result = full_findings(tmp_path, "audit", ["long.jsonl"])
     (cl302,) = [d for d in result if d["code"] == "CL302"]
-    prefix = len('{"type":"text","text":"')  # the canonical block as rendered (docs/background/request-shapes.md#anthropic-messages: system as text blocks)
+    prefix = len(
+        '{"type":"text","text":"'
+    )  # the canonical block as rendered (docs/background/request-shapes.md#anthropic-messages: system as text blocks)
     assert cl302["details"]["byte_offset"] == prefix + at
     assert "NEW RULE" in cl302["details"]["after"] and "NEW RULE" not in cl302["details"]["before"]

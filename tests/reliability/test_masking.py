@@ -2,6 +2,7 @@
 payloads-secret-patterns pack, put in a system prompt, a tool description and a message that
 change between two requests, is masked in every output format of the audit; and in check's
 findings that quote a file."""
+
 from __future__ import annotations
 
 import json
@@ -51,14 +52,28 @@ def test_a_user_pack_adds_patterns():
 
 def _log(root: Path) -> Path:
     keys = " ".join(p["example"] for p in PATTERNS)
+
     def request(version: str) -> dict:
         return {
             "model": "claude-sonnet-4-5",
             "max_tokens": 100,
-            "system": [{"type": "text", "text": f"You help. {keys} Today is {version}.", "cache_control": {"type": "ephemeral"}}],
-            "tools": [{"name": "lookup", "description": f"Looks up with {keys} v{version}", "input_schema": {"type": "object"}}],
+            "system": [
+                {
+                    "type": "text",
+                    "text": f"You help. {keys} Today is {version}.",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+            "tools": [
+                {
+                    "name": "lookup",
+                    "description": f"Looks up with {keys} v{version}",
+                    "input_schema": {"type": "object"},
+                }
+            ],
             "messages": [{"role": "user", "content": f"my keys: {keys} ({version})"}],
         }
+
     lines = [json.dumps({"request": request(v), "session": "s1"}) for v in ("2026-11-28", "2026-11-29", "2026-11-30")]
     (root / "log.jsonl").write_text("\n".join(lines) + "\n")
     return root / "log.jsonl"

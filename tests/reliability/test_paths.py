@@ -4,6 +4,7 @@
 directory listing the process makes, whichever module makes it, so a check that stats, opens or
 lists a file outside the tree fails here even if it ignores what it read.
 """
+
 from __future__ import annotations
 
 import json
@@ -95,14 +96,19 @@ def test_index_and_marketplace_entries_outside_the_repository(tmp_path, never_to
         str(outside / "evil" / "SKILL.md"),
     ]
     (repo / ".claude-plugin").mkdir()
-    market = {"name": "m", "plugins": [{"name": "docs", "source": "./", "skills": ["./skills/pdf", "./skills/docx", *hostile]}]}
+    market = {
+        "name": "m",
+        "plugins": [{"name": "docs", "source": "./", "skills": ["./skills/pdf", "./skills/docx", *hostile]}],
+    }
     (repo / ".claude-plugin" / "marketplace.json").write_text(json.dumps(market, indent=2) + "\n")
     links = "".join(f"- [x{i}]({h})\n" for i, h in enumerate(hostile))
     (repo / "AGENTS.md").write_text(f"# Skills\n\n- [pdf](skills/pdf/): {PDF}\n- [docx](skills/docx/): {DOCX}\n{links}")
     never_touched(outside)
     never_touched(Path("/etc/passwd"))  # only the file itself: libraries may read other /etc files
     result = full_findings(repo, "check")
-    outside_findings = [(d["path"], d["line"], d["code"]) for d in result if "points outside the repository; not read" in d["message"]]
+    outside_findings = [
+        (d["path"], d["line"], d["code"]) for d in result if "points outside the repository; not read" in d["message"]
+    ]
     # every hostile marketplace entry is reported, at its own line, and so is every Markdown link
     # that names a skill (…/SKILL.md); a Markdown link to anything else is no index entry, wherever
     # it points; nothing else is reported, and nothing outside is read

@@ -11,6 +11,7 @@ audits them. This file extends it where leaks hide in practice:
   for the skill checks; their results are cached);
 - every output format of both commands, and every file cachelint writes under the tree.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,12 +62,22 @@ def write_inputs(root: Path) -> list[str]:
     logs = root / "logs"
     logs.mkdir()
     # JSONL envelopes, flat ({request, url, headers}) and HTTP-shaped ({request: {url, headers, body}})
-    flat = [{"request": b, "url": URL, "headers": SECRET_HEADERS, "response_headers": {"Set-Cookie": "id=PLANTED-SET-COOKIE-11"}} for b in pair("flat")]
+    flat = [
+        {
+            "request": b,
+            "url": URL,
+            "headers": SECRET_HEADERS,
+            "response_headers": {"Set-Cookie": "id=PLANTED-SET-COOKIE-11"},
+        }
+        for b in pair("flat")
+    ]
     shaped = [{"request": {"method": "POST", "url": URL, "headers": SECRET_HEADERS, "body": b}} for b in pair("shaped")]
     (logs / "flat.jsonl").write_text("".join(json.dumps(e) + "\n" for e in flat))
     (logs / "shaped.jsonl").write_text("".join(json.dumps(e) + "\n" for e in shaped))
     # a JSON log (a list of envelopes): also an index candidate for `check`
-    (logs / "envelopes.json").write_text(json.dumps([{"request": b, "url": URL, "headers": SECRET_HEADERS} for b in pair("json")], indent=1))
+    (logs / "envelopes.json").write_text(
+        json.dumps([{"request": b, "url": URL, "headers": SECRET_HEADERS} for b in pair("json")], indent=1)
+    )
     # HAR: header list, cookies, queryString, and the URL
     entries = []
     for i, b in enumerate(pair("har")):
@@ -81,15 +92,28 @@ def write_inputs(root: Path) -> list[str]:
                     "queryString": [{"name": "key", "value": "PLANTED-URL-KEY-8"}],
                     "postData": {"mimeType": "application/json", "text": json.dumps(b)},
                 },
-                "response": {"status": 200, "headers": [{"name": "set-cookie", "value": "PLANTED-SET-COOKIE-11"}], "content": {"mimeType": "application/json", "text": "{}"}},
+                "response": {
+                    "status": 200,
+                    "headers": [{"name": "set-cookie", "value": "PLANTED-SET-COOKIE-11"}],
+                    "content": {"mimeType": "application/json", "text": "{}"},
+                },
             }
         )
     (logs / "session.har").write_text(json.dumps({"log": {"version": "1.2", "entries": entries}}, indent=1))
     # a cassette (YAML): headers as lists, as vcrpy writes them
     interactions = [
         {
-            "request": {"method": "POST", "uri": URL, "body": json.dumps(b), "headers": {k: [v] for k, v in SECRET_HEADERS.items()}},
-            "response": {"status": {"code": 200, "message": "OK"}, "headers": {"Set-Cookie": ["PLANTED-SET-COOKIE-11"]}, "body": {"string": "{}"}},
+            "request": {
+                "method": "POST",
+                "uri": URL,
+                "body": json.dumps(b),
+                "headers": {k: [v] for k, v in SECRET_HEADERS.items()},
+            },
+            "response": {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"Set-Cookie": ["PLANTED-SET-COOKIE-11"]},
+                "body": {"string": "{}"},
+            },
         }
         for b in pair("vcr")
     ]
@@ -99,14 +123,28 @@ def write_inputs(root: Path) -> list[str]:
     broken = logs / "broken"
     broken.mkdir()
     # one-line (minified) HAR whose entries are not a list: a file-level CL001 on line 1
-    (broken / "minified.har").write_text(json.dumps({"log": {"entries": {"request": {"headers": [{"name": "authorization", "value": SECRET_HEADERS["Authorization"]}]}}}}))
+    (broken / "minified.har").write_text(
+        json.dumps(
+            {
+                "log": {
+                    "entries": {
+                        "request": {"headers": [{"name": "authorization", "value": SECRET_HEADERS["Authorization"]}]}
+                    }
+                }
+            }
+        )
+    )
     # a truncated JSONL line holding headers, and a line that is not an object
     line = json.dumps({"request": body(1, "cut", False), "url": URL, "headers": SECRET_HEADERS})
     (broken / "cut.jsonl").write_text(line[: len(line) - 40] + "\n" + json.dumps([SECRET_HEADERS["X-API-KEY"]]) + "\n")
     # a cassette that is not valid YAML, with a secret on the failing line
-    (broken / "bad.yaml").write_text(f"interactions:\n- request:\n    headers: {{authorization: [{SECRET_HEADERS['Authorization']}]\n")
+    (broken / "bad.yaml").write_text(
+        f"interactions:\n- request:\n    headers: {{authorization: [{SECRET_HEADERS['Authorization']}]\n"
+    )
     # a cassette whose YAML is fine but whose interaction is not a mapping
-    (broken / "odd.yaml").write_text(yaml.safe_dump({"interactions": [f"x-api-key {SECRET_HEADERS['X-API-KEY']}"], "version": 1}))
+    (broken / "odd.yaml").write_text(
+        yaml.safe_dump({"interactions": [f"x-api-key {SECRET_HEADERS['X-API-KEY']}"], "version": 1})
+    )
     # a JSON log that does not parse, one line
     (broken / "bad.json").write_text('{"headers": {"x-api-key": "' + SECRET_HEADERS["X-API-KEY"] + '"}, "request": ')
     return ["logs"]
@@ -121,7 +159,7 @@ def written_files(root: Path, inputs: Path) -> list[Path]:
 
 
 def assert_no_secret(text: str, where: str) -> None:
-    assert MARK not in text, f"{where}: ...{text[max(0, text.find(MARK) - 120): text.find(MARK) + 60]}..."
+    assert MARK not in text, f"{where}: ...{text[max(0, text.find(MARK) - 120) : text.find(MARK) + 60]}..."
 
 
 @pytest.fixture(scope="module")
@@ -172,5 +210,13 @@ def test_nothing_cachelint_wrote_holds_a_secret(tree):
 def test_the_planted_values_really_are_in_the_inputs(tree):
     """Guard against a test that passes because nothing was planted."""
     text = "".join(p.read_text() for p in (tree / "logs").rglob("*") if p.is_file())
-    for value in [*SECRET_HEADERS.values(), "PLANTED-USER-6", "PLANTED-PASS-7", "PLANTED-URL-KEY-8", USER_ID, BODY_KEY, "PLANTED-SET-COOKIE-11"]:
+    for value in [
+        *SECRET_HEADERS.values(),
+        "PLANTED-USER-6",
+        "PLANTED-PASS-7",
+        "PLANTED-URL-KEY-8",
+        USER_ID,
+        BODY_KEY,
+        "PLANTED-SET-COOKIE-11",
+    ]:
         assert value in text, value

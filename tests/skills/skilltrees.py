@@ -1,4 +1,5 @@
 """Small builders for skill trees used across the skill tests."""
+
 from __future__ import annotations
 
 

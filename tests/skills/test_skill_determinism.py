@@ -1,4 +1,5 @@
 """Skill findings are the same bytes under any PYTHONHASHSEED (sets never leak their order)."""
+
 from __future__ import annotations
 
 import os
@@ -11,7 +12,10 @@ from skilltrees import CONCILIACAO, EMISSAO, skill
 
 def test_same_output_under_any_hash_seed(tmp_path):
     tmpl = "Automate {} tasks via Composio toolkit connections for the sales team"
-    tree = {f"skills/{a}/SKILL.md": skill(a, tmpl.format(p)) for a, p in (("mail", "Gmail"), ("cal", "Google Calendar"), ("crm", "HubSpot CRM"))}
+    tree = {
+        f"skills/{a}/SKILL.md": skill(a, tmpl.format(p))
+        for a, p in (("mail", "Gmail"), ("cal", "Google Calendar"), ("crm", "HubSpot CRM"))
+    }
     tree.update(
         {
             "skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
@@ -26,7 +30,10 @@ def test_same_output_under_any_hash_seed(tmp_path):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         run = subprocess.run(
             [sys.executable, "-m", "cachelint", "check", ".", "--isolated", "--no-cache", "--output-format", "json"],
-            cwd=tmp_path, env=env, capture_output=True, text=True,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         assert run.returncode == 1, run.stderr
         outputs.add(run.stdout)
@@ -47,7 +54,9 @@ def test_a_tree_outside_the_working_directory_gives_the_same_findings(tmp_path):
     tree = tmp_path / "tree"
     for folder, name in (("alpha", "alpha"), ("beta", "beta-skill"), ("gamma", "gamma")):
         (tree / "skills" / folder).mkdir(parents=True)
-        (tree / "skills" / folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Automate {folder} tasks via the API.\n---\n")
+        (tree / "skills" / folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Automate {folder} tasks via the API.\n---\n"
+        )
     (tree / "AGENTS.md").write_text("# Skills\n\n- alpha: Automate alpha tasks via the API.\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

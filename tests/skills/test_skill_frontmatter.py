@@ -1,4 +1,5 @@
 """Front matter parsing: every bad input is a finding with a line, never an exception."""
+
 from __future__ import annotations
 
 import pytest
@@ -36,23 +37,32 @@ def test_no_closing_delimiter():
 
 def test_malformed_yaml_points_at_the_error_line():
     text = "---\nname: pdf\ndescription: [unclosed\nlicense: MIT\n---\n"
-    (code, line, message), = problems(text)
+    ((code, line, message),) = problems(text)
     assert code == "CL201"
     assert message.startswith("front matter is not valid YAML")
     assert line in (3, 4, 5)
 
 
 def test_unquoted_colon_in_description_is_malformed():
-    (code, line, message), = problems("---\nname: pdf\ndescription: Use when: filling forms\n---\n")
+    ((code, line, message),) = problems("---\nname: pdf\ndescription: Use when: filling forms\n---\n")
     assert (code, line) == ("CL201", 3)
 
 
 @pytest.mark.parametrize(
     "value,message",
     [
-        ("Invoice_Reconcile", 'name "Invoice_Reconcile" must use only lowercase letters, digits and hyphens, without a leading or trailing hyphen'),
-        ("-21risk-automation", 'name "-21risk-automation" must use only lowercase letters, digits and hyphens, without a leading or trailing hyphen'),
-        ("trailing-", 'name "trailing-" must use only lowercase letters, digits and hyphens, without a leading or trailing hyphen'),
+        (
+            "Invoice_Reconcile",
+            'name "Invoice_Reconcile" must use only lowercase letters, digits and hyphens, without a leading or trailing hyphen',
+        ),
+        (
+            "-21risk-automation",
+            'name "-21risk-automation" must use only lowercase letters, digits and hyphens, without a leading or trailing hyphen',
+        ),
+        (
+            "trailing-",
+            'name "trailing-" must use only lowercase letters, digits and hyphens, without a leading or trailing hyphen',
+        ),
         ("a" * 65, "name is 65 characters long; the limit is 64"),
     ],
 )
@@ -76,7 +86,9 @@ def test_description_limits():
 
 
 def test_missing_fields():
-    assert problems("---\ndescription: Use when filling PDF forms.\n---\n") == [("CL201", 1, "front matter has no name")]
+    assert problems("---\ndescription: Use when filling PDF forms.\n---\n") == [
+        ("CL201", 1, "front matter has no name")
+    ]
     assert problems("---\nname: pdf\n---\n") == [
         ("CL201", 1, "front matter has no description (nor the older when_to_use): the index would show the name alone")
     ]
@@ -127,7 +139,7 @@ def test_alias_bomb_is_unreadable_not_expanded():
 
 
 def test_recursive_alias_is_unreadable():
-    (code, line, _), = problems("---\nname: &n [*n]\n---\n")
+    ((code, line, _),) = problems("---\nname: &n [*n]\n---\n")
     assert code == "CL001"
 
 

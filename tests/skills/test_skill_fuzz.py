@@ -1,4 +1,5 @@
 """Property tests: the front matter and index parsers never raise, whatever the text."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,7 +25,13 @@ def test_front_matter_parser_never_raises(body):
 def _tree(root: Path) -> SkillTree:
     tree = SkillTree(root=root)
     for name in ("pdf", "docx"):
-        tree.skills.append(Skill(root / "skills" / name / "SKILL.md", f"skills/{name}/SKILL.md", parse_front_matter(f"---\nname: {name}\ndescription: x\n---\n")))
+        tree.skills.append(
+            Skill(
+                root / "skills" / name / "SKILL.md",
+                f"skills/{name}/SKILL.md",
+                parse_front_matter(f"---\nname: {name}\ndescription: x\n---\n"),
+            )
+        )
     tree.finish()
     return tree
 

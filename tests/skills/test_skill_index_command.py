@@ -1,4 +1,5 @@
 """`cachelint index DIR [--write FILE | --check FILE]` through the command line."""
+
 from __future__ import annotations
 
 import os
@@ -21,11 +22,7 @@ TREE = {
     "skills/broken/SKILL.md": "---\nname: broken\n",
 }
 
-EXPECTED = (
-    f"- comissao: {COMISSAO}\n"
-    f"- conciliacao-cartao: {CONCILIACAO}\n"
-    f"- emissao-nf: {EMISSAO}\n"
-)
+EXPECTED = f"- comissao: {COMISSAO}\n- conciliacao-cartao: {CONCILIACAO}\n- emissao-nf: {EMISSAO}\n"
 
 
 @pytest.fixture
@@ -155,7 +152,9 @@ def test_write_refuses_when_two_lists_name_skills(repo):
     (repo / "AGENTS.md").write_text(text, encoding="utf-8")
     result = CliRunner().invoke(main, ["index", ".", "--write", "AGENTS.md", "--isolated"])
     assert result.exit_code == 2
-    assert "AGENTS.md: 2 lists name skills (lines 2-2, lines 8-8); put <!-- cachelint:index:start --> and" in result.output
+    assert (
+        "AGENTS.md: 2 lists name skills (lines 2-2, lines 8-8); put <!-- cachelint:index:start --> and" in result.output
+    )
     assert (repo / "AGENTS.md").read_text(encoding="utf-8") == text
 
 

@@ -1,6 +1,7 @@
 """Skill indexes as loaders see them: marketplaces of source-only plugins, prompt indexes apart
 from catalogs, one-entry and stale indexes, slash commands, files that are no index, nested
 SKILL.md files. English and Portuguese trees."""
+
 from __future__ import annotations
 
 import json
@@ -48,7 +49,9 @@ def test_source_resolves_from_the_marketplace_root_not_the_repository_root(tmp_p
         **{
             f"bundle/{k}": v
             for k, v in _marketplace(
-                {"name": "brand", "source": "./brand"}, {"name": "pay", "source": "./pay"}, {"name": "ship", "source": "./ship"}
+                {"name": "brand", "source": "./brand"},
+                {"name": "pay", "source": "./pay"},
+                {"name": "ship", "source": "./ship"},
             ).items()
         },
     }
@@ -58,7 +61,10 @@ def test_source_resolves_from_the_marketplace_root_not_the_repository_root(tmp_p
         ("bundle/.claude-plugin/marketplace.json", "CL204"),
         ("bundle/.claude-plugin/marketplace.json", "CL204"),
     ]
-    assert result[0][3] == "plugin source ./pay names no folder (resolved from the marketplace root bundle/): the plugin cannot be installed"
+    assert (
+        result[0][3]
+        == "plugin source ./pay names no folder (resolved from the marketplace root bundle/): the plugin cannot be installed"
+    )
 
 
 def test_a_source_folder_of_commands_only_is_no_dangling_entry(tmp_path):
@@ -81,7 +87,9 @@ def test_a_source_folder_of_commands_only_is_no_dangling_entry(tmp_path):
 def test_skills_paths_of_a_remote_plugin_are_not_read(tmp_path):
     tree = {
         "skills/pdf/SKILL.md": skill("pdf", PDF),
-        **_marketplace({"name": "far", "source": {"source": "github", "repo": "o/r"}, "skills": ["./skills/elsewhere"]}),
+        **_marketplace(
+            {"name": "far", "source": {"source": "github", "repo": "o/r"}, "skills": ["./skills/elsewhere"]}
+        ),
     }
     write_tree(tmp_path, tree)
     assert codes(check_tree(tmp_path)) == []
@@ -91,7 +99,9 @@ def test_plugin_manifest_path_to_a_symlinked_skill_resolves(tmp_path):
     tree = {
         ".claude/skills/pdf/SKILL.md": skill("pdf", PDF),
         ".claude/skills/docx/SKILL.md": skill("docx", DOCX),
-        "plugins/docs/.claude-plugin/plugin.json": json.dumps({"name": "docs", "skills": ["./skills/pdf", "./skills/docx"]}),
+        "plugins/docs/.claude-plugin/plugin.json": json.dumps(
+            {"name": "docs", "skills": ["./skills/pdf", "./skills/docx"]}
+        ),
     }
     write_tree(tmp_path, tree)
     (tmp_path / "plugins/docs/skills").mkdir()
@@ -129,7 +139,10 @@ def test_missing_from_a_prompt_index_is_never_seen_by_the_model(tmp_path):
     }
     write_tree(tmp_path, tree)
     [finding] = _by_code(check_tree(tmp_path), "CL203")
-    assert finding.message == 'skill "conciliacao-cartao" is not listed in CLAUDE.md, which lists its sibling skills: the model never sees it'
+    assert (
+        finding.message
+        == 'skill "conciliacao-cartao" is not listed in CLAUDE.md, which lists its sibling skills: the model never sees it'
+    )
     assert finding.severity is None  # the catalog's default: error
 
 
@@ -141,7 +154,10 @@ def test_stale_catalog_entry_is_a_warning_that_says_catalog(tmp_path):
     }
     write_tree(tmp_path, tree)
     [finding] = _by_code(check_tree(tmp_path), "CL204")
-    assert finding.message == 'index lists skill "pptx", but no skill has that name or folder (in a catalog for readers: the documentation has drifted)'
+    assert (
+        finding.message
+        == 'index lists skill "pptx", but no skill has that name or folder (in a catalog for readers: the documentation has drifted)'
+    )
     assert finding.severity.value == "warning"
 
 
@@ -150,7 +166,11 @@ def test_stale_catalog_entry_is_a_warning_that_says_catalog(tmp_path):
 
 @pytest.mark.parametrize("index", ["AGENTS.md", "CLAUDE.md"])
 def test_agents_md_listing_one_of_two_skills(tmp_path, index):
-    tree = {"skills/pay/SKILL.md": skill("pay", PAY), "skills/ship/SKILL.md": skill("ship", SHIP), index: f"Skills:\n- pay: {PAY}\n"}
+    tree = {
+        "skills/pay/SKILL.md": skill("pay", PAY),
+        "skills/ship/SKILL.md": skill("ship", SHIP),
+        index: f"Skills:\n- pay: {PAY}\n",
+    }
     write_tree(tmp_path, tree)
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/ship/SKILL.md", "CL203")]
 
@@ -166,7 +186,11 @@ def test_a_readme_linking_into_a_skill_folder_is_an_index_with_one_entry(tmp_pat
 
 
 def test_one_name_in_a_plain_readme_is_no_index(tmp_path):
-    tree = {"skills/pay/SKILL.md": skill("pay", PAY), "skills/ship/SKILL.md": skill("ship", SHIP), "README.md": f"- pay: {PAY}\n"}
+    tree = {
+        "skills/pay/SKILL.md": skill("pay", PAY),
+        "skills/ship/SKILL.md": skill("ship", SHIP),
+        "README.md": f"- pay: {PAY}\n",
+    }
     write_tree(tmp_path, tree)
     assert codes(check_tree(tmp_path)) == []
 
@@ -240,7 +264,9 @@ def test_table_rows_without_a_closing_pipe_are_rows(tmp_path):
 
 
 def test_headings_and_comma_lists_list_skills(tmp_path):
-    tree = {**{f"skills/{n}/SKILL.md": skill(n, d) for n, d in (("pdf", PDF), ("docx", DOCX), ("xlsx", XLSX), ("pay", PAY))}}
+    tree = {
+        **{f"skills/{n}/SKILL.md": skill(n, d) for n, d in (("pdf", PDF), ("docx", DOCX), ("xlsx", XLSX), ("pay", PAY))}
+    }
     tree["README.md"] = f"# Skills\n\n- pdf, docx\n\n### 3. **xlsx** ⭐ - spreadsheets\n\n- **pay**: {PAY}\n"
     write_tree(tmp_path, tree)
     assert codes(check_tree(tmp_path)) == []
@@ -248,7 +274,9 @@ def test_headings_and_comma_lists_list_skills(tmp_path):
 
 def test_a_mapping_table_keyed_by_packages_is_no_index(tmp_path):
     tree = {**{f"skills/{n}/SKILL.md": skill(n, d) for n, d in (("pdf", PDF), ("docx", DOCX), ("xlsx", XLSX))}}
-    tree["notes.md"] = "| Package | Skill |\n|---|---|\n| pypdf | pdf |\n| python-docx | docx |\n| openpyxl | xlsx |\n| pdf | pdf |\n"
+    tree["notes.md"] = (
+        "| Package | Skill |\n|---|---|\n| pypdf | pdf |\n| python-docx | docx |\n| openpyxl | xlsx |\n| pdf | pdf |\n"
+    )
     write_tree(tmp_path, tree)
     assert codes(check_tree(tmp_path)) == []
 
@@ -258,12 +286,21 @@ def test_a_mapping_table_keyed_by_packages_is_no_index(tmp_path):
 
 @pytest.mark.parametrize(
     "path",
-    ["docs/brainstorms/2026-06-19-reduzir-plugins-requirements.md", "plans/reports/research-251229.md", "MARKETING-EXPANSION-PLAN.md",
-     "CHANGELOG.md", "RELEASE-NOTES.md", "docs/EXAMPLES.md", "docs/archive/lost-info.md"],
+    [
+        "docs/brainstorms/2026-06-19-reduzir-plugins-requirements.md",
+        "plans/reports/research-251229.md",
+        "MARKETING-EXPANSION-PLAN.md",
+        "CHANGELOG.md",
+        "RELEASE-NOTES.md",
+        "docs/EXAMPLES.md",
+        "docs/archive/lost-info.md",
+    ],
 )
 def test_plans_changelogs_and_examples_are_no_index(tmp_path, path):
     tree = {**{f"skills/{n}/SKILL.md": skill(n, d) for n, d in (("pdf", PDF), ("docx", DOCX), ("xlsx", XLSX))}}
-    tree[path] = f"| Keep | Why |\n|---|---|\n| pdf | {PDF} |\n| docx | {DOCX} |\n| ce-demo-reel | dropped |\n| ce-work-beta | dropped |\n"
+    tree[path] = (
+        f"| Keep | Why |\n|---|---|\n| pdf | {PDF} |\n| docx | {DOCX} |\n| ce-demo-reel | dropped |\n| ce-work-beta | dropped |\n"
+    )
     write_tree(tmp_path, tree)
     assert codes(check_tree(tmp_path)) == []
 
@@ -284,7 +321,9 @@ def test_a_bundle_page_is_checked_for_stale_entries_but_not_for_completeness(tmp
         "shifts": "Use when rostering warehouse staff across weekends.",
     }
     tree = {f"skills/{t}/SKILL.md": skill(t, d) for t, d in descriptions.items()}
-    tree["docs/BUNDLES.md"] = "## Pacote de segurança\n\n- `audits`: um\n- `contracts`: dois\n- `owasp-top-10`: não existe mais\n"
+    tree["docs/BUNDLES.md"] = (
+        "## Pacote de segurança\n\n- `audits`: um\n- `contracts`: dois\n- `owasp-top-10`: não existe mais\n"
+    )
     write_tree(tmp_path, tree)
     assert [(p, line, c) for p, line, c, _ in findings(check_tree(tmp_path))] == [("docs/BUNDLES.md", 5, "CL204")]
 
@@ -334,8 +373,12 @@ def test_a_reference_of_an_apps_own_commands_has_no_stale_entries(tmp_path):
     Most of them name no skill and no command file, so none is a stale skill entry; a skill run
     as a command there (``/inspect``) is still an entry."""
     tree = {
-        "app/skills/inspect/SKILL.md": skill("inspect", "Use when inspecting a saved conversation thread and its tool calls."),
-        "app/skills/remember/SKILL.md": skill("remember", "Use when saving a fact the user asks to keep for later sessions."),
+        "app/skills/inspect/SKILL.md": skill(
+            "inspect", "Use when inspecting a saved conversation thread and its tool calls."
+        ),
+        "app/skills/remember/SKILL.md": skill(
+            "remember", "Use when saving a fact the user asks to keep for later sessions."
+        ),
         "app/COMMANDS.md": "# Commands\n\n| Command | What |\n|---|---|\n| `/help` | help |\n| `/clear` | clear |\n"
         "| `/model` | switch model |\n| `/quit` | leave |\n| `/theme` | colours |\n| `/copy` | copy |\n| `/tokens` | count |\n"
         "| `/version` | version |\n| `/inspect` | inspect a thread |\n"

@@ -1,5 +1,6 @@
 """Index shapes seen in skill repositories: folder-form names, bundle pages, tables headed
 "Skill", a plugin's own README, links to a category folder, catalogs by plugin, labelled lists."""
+
 from __future__ import annotations
 
 from conftest import check_tree, write_tree

@@ -1,4 +1,5 @@
 """Index detection, CL203 / CL204, marketplaces, partial (pre-commit) runs and hostile paths."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,9 @@ BACK_OFFICE = {
 
 
 def agents(*lines: str) -> str:
-    return "# Agente de back-office\n\nHabilidades (carregue com load_skill antes de executar):\n" + "".join(f"{l}\n" for l in lines)
+    return "# Agente de back-office\n\nHabilidades (carregue com load_skill antes de executar):\n" + "".join(
+        f"{l}\n" for l in lines
+    )
 
 
 def test_no_index_file_means_nothing_to_check(tmp_path):
@@ -105,9 +108,19 @@ def test_changelog_naming_skills_is_not_an_index(tmp_path):
 
 
 def test_page_naming_few_of_many_skills_is_documentation(tmp_path):
-    tasks = ["exporting ledgers to SAP", "filing VAT returns", "paying suppliers by SEPA", "closing the month",
-             "chasing overdue invoices", "booking payroll journals", "auditing expense claims", "forecasting cash flow"]
-    tree = {f"skills/s{i}/SKILL.md": skill(f"s{i}", f"Use when {task} for the finance team") for i, task in enumerate(tasks)}
+    tasks = [
+        "exporting ledgers to SAP",
+        "filing VAT returns",
+        "paying suppliers by SEPA",
+        "closing the month",
+        "chasing overdue invoices",
+        "booking payroll journals",
+        "auditing expense claims",
+        "forecasting cash flow",
+    ]
+    tree = {
+        f"skills/s{i}/SKILL.md": skill(f"s{i}", f"Use when {task} for the finance team") for i, task in enumerate(tasks)
+    }
     tree["docs/howto.md"] = "- s0: see its steps\n- s1: see its steps\n"
     write_tree(tmp_path, tree)
     assert "CL203" not in codes(check_tree(tmp_path))
@@ -137,12 +150,17 @@ def test_an_external_link_named_like_a_skill_of_another_collection_is_not_stale(
         "- [conciliacao-cartao](./conciliacao-cartao/) - card receipts\n"
         "- [brainstorming](https://github.com/x/superpowers/tree/main/skills/brainstorming) - not ours\n"
     )
-    write_tree(tmp_path, {
-        "catalogue/README.md": readme,
-        "catalogue/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
-        "catalogue/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
-        "other/skills/brainstorming/SKILL.md": skill("brainstorming", "Turn a rough idea into a design by asking one question at a time."),
-    })
+    write_tree(
+        tmp_path,
+        {
+            "catalogue/README.md": readme,
+            "catalogue/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
+            "catalogue/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
+            "other/skills/brainstorming/SKILL.md": skill(
+                "brainstorming", "Turn a rough idea into a design by asking one question at a time."
+            ),
+        },
+    )
     assert "CL204" not in codes(check_tree(tmp_path))
 
 
@@ -180,7 +198,10 @@ def marketplace(*skills: str, source: str = "./") -> str:
 
 
 def test_marketplace_paths_resolve_against_the_repository_root(tmp_path):
-    write_tree(tmp_path, {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/xlsx")})
+    write_tree(
+        tmp_path,
+        {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/xlsx")},
+    )
     assert codes(check_tree(tmp_path)) == []
 
 
@@ -192,7 +213,10 @@ def test_marketplace_paths_resolve_against_the_marketplace_folder(tmp_path):
 
 
 def test_marketplace_missing_skill_and_unlisted_skill(tmp_path):
-    write_tree(tmp_path, {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/pptx")})
+    write_tree(
+        tmp_path,
+        {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/pptx")},
+    )
     result = findings(check_tree(tmp_path))
     assert result == [
         (
@@ -216,7 +240,13 @@ def test_entries_outside_the_repository_are_reported_never_read(tmp_path, hostil
     repo = tmp_path / "repo"
     (tmp_path / "outside-skill").mkdir()
     (tmp_path / "outside-skill" / "SKILL.md").write_text(skill("outside-skill", PDF))
-    write_tree(repo, {**DOCS, ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/xlsx", hostile)})
+    write_tree(
+        repo,
+        {
+            **DOCS,
+            ".claude-plugin/marketplace.json": marketplace("./skills/pdf", "./skills/docx", "./skills/xlsx", hostile),
+        },
+    )
     (repo / ".git").mkdir()
     result = findings(check_tree(repo))
     assert [(p, c) for p, _, c, _ in result] == [(".claude-plugin/marketplace.json", "CL204")]
@@ -235,15 +265,24 @@ def test_markdown_link_to_a_skill_outside_the_repository(tmp_path):
     (tmp_path / ".git").mkdir()
     # a link to an ordinary file is no index entry, wherever it points: only the skill is CL204's
     assert findings(check_tree(tmp_path)) == [
-        ("AGENTS.md", 4, "CL204", "index entry ../../vendor/skills/pptx/SKILL.md points outside the repository; not read")
+        (
+            "AGENTS.md",
+            4,
+            "CL204",
+            "index entry ../../vendor/skills/pptx/SKILL.md points outside the repository; not read",
+        )
     ]
 
 
 SUBPROJECT = {
     "docs/spec.md": "# spec\n",
     "python/SETUP.md": "# setup\n",
-    "python/.github/skills/aa-dev/SKILL.md": skill("aa-dev", "Use when writing and testing Python code in this monorepo."),
-    "python/.github/skills/bb-test/SKILL.md": skill("bb-test", "Use when running the Python test suite and reading its coverage."),
+    "python/.github/skills/aa-dev/SKILL.md": skill(
+        "aa-dev", "Use when writing and testing Python code in this monorepo."
+    ),
+    "python/.github/skills/bb-test/SKILL.md": skill(
+        "bb-test", "Use when running the Python test suite and reading its coverage."
+    ),
 }
 
 
@@ -259,7 +298,9 @@ def test_dotdot_links_that_stay_in_the_repository_are_not_outside(tmp_path):
     (tmp_path / ".git").mkdir()
     assert findings(check_tree(tmp_path)) == []
     # a `..` link to a skill folder that is gone is stale like any other, not "outside"
-    write_tree(tmp_path, {"python/AGENTS.md": index + "- [cc-lint](../python/.github/skills/cc-lint/SKILL.md) - lint\n"})
+    write_tree(
+        tmp_path, {"python/AGENTS.md": index + "- [cc-lint](../python/.github/skills/cc-lint/SKILL.md) - lint\n"}
+    )
     assert [(p, line, c) for p, line, c, _ in findings(check_tree(tmp_path))] == [("python/AGENTS.md", 14, "CL204")]
     assert "does not lead to a skill" in findings(check_tree(tmp_path))[0][3]
 
@@ -283,7 +324,9 @@ def test_partial_run_reports_only_on_given_files_but_sees_the_whole_tree(tmp_pat
         {
             **BACK_OFFICE,
             "skills/logistica/SKILL.md": skill("logistica", "útil no back-office"),
-            "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}", f"- logistica: {LOGISTICA}"),
+            "AGENTS.md": agents(
+                f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}", f"- logistica: {LOGISTICA}"
+            ),
         },
     )
     (tmp_path / ".git").mkdir()
@@ -292,7 +335,11 @@ def test_partial_run_reports_only_on_given_files_but_sees_the_whole_tree(tmp_pat
     # only emissao-nf changed: it is fine, and nothing about the other files is reported
     assert codes(check_tree(tmp_path, paths=("skills/emissao-nf/SKILL.md",))) == []
     # only comissao changed: its missing index line is reported, though AGENTS.md was not given
-    assert findings(check_tree(tmp_path, paths=("skills/comissao/SKILL.md",)))[0][:3] == ("skills/comissao/SKILL.md", 2, "CL203")
+    assert findings(check_tree(tmp_path, paths=("skills/comissao/SKILL.md",)))[0][:3] == (
+        "skills/comissao/SKILL.md",
+        2,
+        "CL203",
+    )
     # only the index changed: the skill it misses is reported
     assert codes(check_tree(tmp_path, paths=("AGENTS.md",))) == ["CL203"]
 
@@ -303,7 +350,9 @@ def test_partial_run_reports_a_stale_entry_left_by_a_rename(tmp_path):
         {
             "skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
             "skills/emissao-nfe/SKILL.md": skill("emissao-nfe", EMISSAO),
-            "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}", f"- emissao-nfe: {EMISSAO}"),
+            "AGENTS.md": agents(
+                f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}", f"- emissao-nfe: {EMISSAO}"
+            ),
         },
     )
     (tmp_path / ".git").mkdir()
@@ -313,7 +362,10 @@ def test_partial_run_reports_a_stale_entry_left_by_a_rename(tmp_path):
 
 
 def test_partial_run_from_a_subfolder_uses_the_repository_root(tmp_path):
-    write_tree(tmp_path, {**BACK_OFFICE, "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}")})
+    write_tree(
+        tmp_path,
+        {**BACK_OFFICE, "AGENTS.md": agents(f"- conciliacao-cartao: {CONCILIACAO}", f"- emissao-nf: {EMISSAO}")},
+    )
     (tmp_path / ".git").mkdir()
     assert codes(check_tree(tmp_path, paths=("skills",))) == ["CL203"]
 
@@ -322,10 +374,13 @@ def test_cl206_partial_run_reports_the_cluster_at_a_given_member(tmp_path):
     tmpl = "Automate {} tasks via Rube MCP (Composio). Always search tools first for current schemas."
     write_tree(
         tmp_path,
-        {f"skills/{a}-automation/SKILL.md": skill(f"{a}-automation", tmpl.format(a.title())) for a in ("slack", "gmail", "notion")},
+        {
+            f"skills/{a}-automation/SKILL.md": skill(f"{a}-automation", tmpl.format(a.title()))
+            for a in ("slack", "gmail", "notion")
+        },
     )
     (tmp_path / ".git").mkdir()
-    (path, _, code, message), = findings(check_tree(tmp_path, paths=("skills/slack-automation/SKILL.md",)))
+    ((path, _, code, message),) = findings(check_tree(tmp_path, paths=("skills/slack-automation/SKILL.md",)))
     assert (path, code) == ("skills/slack-automation/SKILL.md", "CL206")
     assert message.endswith("gmail-automation, notion-automation, slack-automation")
 
@@ -335,13 +390,19 @@ def test_cl206_partial_run_reports_the_cluster_at_a_given_member(tmp_path):
 
 def test_skill_md_that_is_a_directory(tmp_path):
     write_tree(tmp_path, {**DOCS, "skills/odd/SKILL.md/notes.txt": "hello\n"})
-    assert findings(check_tree(tmp_path)) == [("skills/odd/SKILL.md", 1, "CL001", "SKILL.md is a directory, expected a file")]
+    assert findings(check_tree(tmp_path)) == [
+        ("skills/odd/SKILL.md", 1, "CL001", "SKILL.md is a directory, expected a file")
+    ]
 
 
 def test_invalid_utf8_and_binary_skill_files(tmp_path):
     write_tree(
         tmp_path,
-        {**DOCS, "skills/latin/SKILL.md": b"---\nname: latin\ndescription: concilia\xe7\xe3o\n---\n", "skills/bin/SKILL.md": b"---\x00\n"},
+        {
+            **DOCS,
+            "skills/latin/SKILL.md": b"---\nname: latin\ndescription: concilia\xe7\xe3o\n---\n",
+            "skills/bin/SKILL.md": b"---\x00\n",
+        },
     )
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [
         ("skills/bin/SKILL.md", "CL001"),
@@ -376,7 +437,13 @@ def test_broken_index_files_never_crash(tmp_path):
 
 
 def test_data_file_index(tmp_path):
-    data = {"skills": [{"name": "pdf", "description": PDF}, {"name": "docx", "description": DOCX}, {"name": "pptx", "description": "x"}]}
+    data = {
+        "skills": [
+            {"name": "pdf", "description": PDF},
+            {"name": "docx", "description": DOCX},
+            {"name": "pptx", "description": "x"},
+        ]
+    }
     write_tree(tmp_path, {**DOCS, "agent/skills.json": json.dumps(data, indent=1)})
     assert sorted((p, c) for p, _, c, _ in findings(check_tree(tmp_path))) == [
         ("agent/skills.json", "CL204"),
@@ -469,7 +536,9 @@ def test_a_name_two_collections_share_resolves_to_the_copy_its_path_hint_names(t
 def test_a_path_hint_can_name_the_other_collection(tmp_path):
     # the hint decides, not the order of the folders: gamma is examples' copy, so the (configured)
     # index draws from examples/ too and misses its other skills, and builtin's gamma
-    hints = snapshot(None).replace("- **gamma**: " + XLSX, "- **gamma**: " + XLSX + "\n  -> Read `<examples_dir>/gamma/SKILL.md`")
+    hints = snapshot(None).replace(
+        "- **gamma**: " + XLSX, "- **gamma**: " + XLSX + "\n  -> Read `<examples_dir>/gamma/SKILL.md`"
+    )
     write_tree(tmp_path, {**TWO_COLLECTIONS, "tests/snapshot.md": hints})
     configured = {"skills": {"index": ["tests/snapshot.md"]}}
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path, config=configured))] == [
@@ -544,4 +613,6 @@ def test_entry_whose_skill_md_is_a_broken_symlink_is_left_to_cl001(tmp_path):
 def test_empty_skill_md_directory_beside_other_skills(tmp_path):
     write_tree(tmp_path, DOCS)
     (tmp_path / "skills" / "odd" / "SKILL.md").mkdir(parents=True)
-    assert findings(check_tree(tmp_path)) == [("skills/odd/SKILL.md", 1, "CL001", "SKILL.md is a directory, expected a file")]
+    assert findings(check_tree(tmp_path)) == [
+        ("skills/odd/SKILL.md", 1, "CL001", "SKILL.md is a directory, expected a file")
+    ]

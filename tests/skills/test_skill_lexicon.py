@@ -1,4 +1,5 @@
 """The description lexicons: packs, inflection, configuration, and the CL206 clustering core."""
+
 from __future__ import annotations
 
 import pytest
@@ -34,7 +35,10 @@ def test_packs_cover_three_languages():
         ("use para emitir, cancelar ou consultar NF-e e conciliação de cartões", True),
         ("úsalo cuando necesites conciliar pagos con el extracto bancario", True),
         ("—", True),
-        ("TypeScript、JavaScript、React、Node.js開発のための汎用コーディング標準、ベストプラクティス、パターン。", False),
+        (
+            "TypeScript、JavaScript、React、Node.js開発のための汎用コーディング標準、ベストプラクティス、パターン。",
+            False,
+        ),
         ("使用单元经济、客户质量与可扩展性评估获客渠道。适用于决定某个增长渠道该扩大投入。", False),
         ("TypeScript, JavaScript, React, Node.js 개발을 위한 범용 코딩 표준, 모범 사례 및 패턴.", False),
         ("REST API tasarım kalıpları; kaynak isimlendirme, durum kodları, sayfalama", False),  # Turkish ı, ş
@@ -59,7 +63,10 @@ def test_language_of_a_description(lexicon, description, known):
         ("{{ description }} 技能说明", ['placeholder "{{ description }}"']),
         # English and Portuguese keep every signal
         ("Helps with various tasks", ['generic phrase "Helps with various tasks"', "no task verb or trigger"]),
-        ("Ferramenta útil no back-office", ['generic phrase "útil no back-office"', "only 2 content words", "no task verb or trigger"]),
+        (
+            "Ferramenta útil no back-office",
+            ['generic phrase "útil no back-office"', "only 2 content words", "no task verb or trigger"],
+        ),
         ("Coisas diversas do financeiro", ['generic phrase "Coisas diversas"', "no task verb or trigger"]),
         ("use para conciliar recebimentos de cartão com o extrato", []),
     ],
@@ -70,12 +77,39 @@ def test_descriptions_in_other_languages(lexicon, description, expected):
 
 @pytest.mark.parametrize(
     "word",
-    ["reconciling", "reconciles", "reconciliation", "conciliação", "concilia", "emitindo", "emissão", "facturación",
-     "summarizes", "onboarding", "exportar", "audits",
-     # agent-framework's escalation-policy, and other task verbs of support, code and access work
-     "escalate", "escalates", "escalation", "classified", "classification", "assigning", "reverted", "deprecation",
-     "backported", "bisecting", "pruning", "revoking", "authorization", "anonymization", "rephrasing", "paraphrases",
-     "invitation", "enrolled"],
+    [
+        "reconciling",
+        "reconciles",
+        "reconciliation",
+        "conciliação",
+        "concilia",
+        "emitindo",
+        "emissão",
+        "facturación",
+        "summarizes",
+        "onboarding",
+        "exportar",
+        "audits",
+        # agent-framework's escalation-policy, and other task verbs of support, code and access work
+        "escalate",
+        "escalates",
+        "escalation",
+        "classified",
+        "classification",
+        "assigning",
+        "reverted",
+        "deprecation",
+        "backported",
+        "bisecting",
+        "pruning",
+        "revoking",
+        "authorization",
+        "anonymization",
+        "rephrasing",
+        "paraphrases",
+        "invitation",
+        "enrolled",
+    ],
 )
 def test_task_words_with_inflections(lexicon, word):
     assert lexicon.is_task_word(fold(word))
@@ -96,10 +130,16 @@ def test_not_task_words(lexicon, word):
         ("útil para varias tareas", ['generic phrase "útil para varias tareas"', "no task verb or trigger"]),
         ("Descripción aquí", ['placeholder "Descripción aquí"', "only 2 content words", "no task verb or trigger"]),
         ("A FAZER", ['placeholder "A FAZER"', "only 1 content word", "no task verb or trigger"]),
-        ("This skill is a placeholder pending future integration of the ledger", ['placeholder "placeholder"', "no task verb or trigger"]),
+        (
+            "This skill is a placeholder pending future integration of the ledger",
+            ['placeholder "placeholder"', "no task verb or trigger"],
+        ),
         # a placeholder is a description that IS one; with a trigger and a task verb beside it, the
         # word is the skill's subject (agent-framework's foundry-config-setup)
-        ("Use when a sample fails because it uses a placeholder endpoint instead of reading it from the environment.", []),
+        (
+            "Use when a sample fails because it uses a placeholder endpoint instead of reading it from the environment.",
+            [],
+        ),
         ("Use when replacing placeholder values in config files with real settings.", []),
         (
             "Resolve missing setup caused by a hardcoded Foundry project endpoint or model in a sample. Use when a sample"
@@ -112,7 +152,10 @@ def test_not_task_words(lexicon, word):
         ("Use when reviewing TODO", ['placeholder "TODO"', "only 1 content word"]),  # too little beside it
         ("Use when the TODO", ['placeholder "TODO"', "only 0 content words"]),
         # template slots left unfilled; an HTML tag is not one
-        ("<describe what this skill does and when to use it>", ['placeholder "<describe what this skill does and when to use it>"', "only 1 content word"]),
+        (
+            "<describe what this skill does and when to use it>",
+            ['placeholder "<describe what this skill does and when to use it>"', "only 1 content word"],
+        ),
         ("{{ description }}", ['placeholder "{{ description }}"', "only 1 content word", "no task verb or trigger"]),
         ("Builds <svg> icons from brand colours", []),
         # listed task verbs and nouns that not_task_words also names (to veto the suffix guess on

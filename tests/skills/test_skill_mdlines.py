@@ -1,6 +1,7 @@
 """The hand-written Markdown line scanners give what the regular expressions they replaced gave
 (on short generated lines, where backtracking is cheap), and stay fast on the crafted lines
 that made those expressions take minutes."""
+
 from __future__ import annotations
 
 import re
@@ -42,7 +43,9 @@ def test_table_row_and_separator_are_the_old_expressions(line):
 @SETTINGS
 @given(lines)
 def test_links_are_the_old_expression(line):
-    assert list(mdlines.links(line)) == [mdlines.Link(m.start(), m.end(), m.group(1), m.group(2)) for m in LINK.finditer(line)]
+    assert list(mdlines.links(line)) == [
+        mdlines.Link(m.start(), m.end(), m.group(1), m.group(2)) for m in LINK.finditer(line)
+    ]
     m = LINK.match(line)
     assert mdlines.link_at_start(line) == (mdlines.Link(0, m.end(), m.group(1), m.group(2)) if m else None)
 

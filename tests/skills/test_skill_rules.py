@@ -1,4 +1,5 @@
 """CL201-CL206 on small trees, in English and Portuguese, through the public check API."""
+
 from __future__ import annotations
 
 from conftest import check_tree, write_tree
@@ -122,7 +123,11 @@ def test_cl202_english_signals(tmp_path):
 def test_cl202_generic_phrase_beside_a_real_task_is_fine(tmp_path):
     write_tree(
         tmp_path,
-        {"skills/a/SKILL.md": skill("a", "Helps with various tasks when reconciling card receipts against the bank statement.")},
+        {
+            "skills/a/SKILL.md": skill(
+                "a", "Helps with various tasks when reconciling card receipts against the bank statement."
+            )
+        },
     )
     assert codes(check_tree(tmp_path)) == []
 
@@ -175,7 +180,10 @@ def test_cl205_not_for_a_skill_placed_in_a_hidden_tool_folder(tmp_path):
 
 
 def _automation(app: str, product: str) -> str:
-    return skill(f"{app}-automation", f"Automate {product} tasks via Rube MCP (Composio). Always search tools first for current schemas.")
+    return skill(
+        f"{app}-automation",
+        f"Automate {product} tasks via Rube MCP (Composio). Always search tools first for current schemas.",
+    )
 
 
 def test_cl206_templated_descriptions_cluster_once(tmp_path):
@@ -188,7 +196,7 @@ def test_cl206_templated_descriptions_cluster_once(tmp_path):
             "skills/pdf/SKILL.md": skill("pdf", PDF),
         },
     )
-    (path, line, code, message), = findings(check_tree(tmp_path))
+    ((path, line, code, message),) = findings(check_tree(tmp_path))
     assert (path, line, code) == ("skills/gmail-automation/SKILL.md", 3, "CL206")
     assert message.startswith("3 skills have descriptions too alike to choose between")
     assert message.endswith(": gmail-automation, notion-automation, slack-automation")
@@ -199,10 +207,12 @@ def test_cl206_template_slot_that_is_not_the_skill_name(tmp_path):
         tmp_path,
         {
             "skills/mail/SKILL.md": skill("mail", "Automate Gmail tasks via Composio toolkit connections"),
-            "skills/calendar/SKILL.md": skill("calendar", "Automate Google Calendar tasks via Composio toolkit connections"),
+            "skills/calendar/SKILL.md": skill(
+                "calendar", "Automate Google Calendar tasks via Composio toolkit connections"
+            ),
         },
     )
-    (path, _, code, message), = findings(check_tree(tmp_path))
+    ((path, _, code, message),) = findings(check_tree(tmp_path))
     assert code == "CL206" and "same template" in message and message.endswith(": calendar, mail")
 
 
@@ -224,8 +234,12 @@ def test_cl206_distinct_verbs_do_not_cluster(tmp_path):
         tmp_path,
         {
             "skills/pdf-fill/SKILL.md": skill("pdf-fill", "Use when filling PDF forms for customer onboarding packets"),
-            "skills/pdf-merge/SKILL.md": skill("pdf-merge", "Use when merging PDF files for customer onboarding packets"),
-            "skills/pdf-redact/SKILL.md": skill("pdf-redact", "Use when redacting PDF files for customer onboarding packets"),
+            "skills/pdf-merge/SKILL.md": skill(
+                "pdf-merge", "Use when merging PDF files for customer onboarding packets"
+            ),
+            "skills/pdf-redact/SKILL.md": skill(
+                "pdf-redact", "Use when redacting PDF files for customer onboarding packets"
+            ),
         },
     )
     assert codes(check_tree(tmp_path)) == []
@@ -235,7 +249,10 @@ def test_cl206_only_compares_skills_seen_together(tmp_path):
     same = "Automate invoice follow-up emails for overdue customer accounts"
     write_tree(
         tmp_path,
-        {"agent-a/skills/dunning/SKILL.md": skill("dunning", same), "agent-b/skills/dunning/SKILL.md": skill("dunning", same)},
+        {
+            "agent-a/skills/dunning/SKILL.md": skill("dunning", same),
+            "agent-b/skills/dunning/SKILL.md": skill("dunning", same),
+        },
     )
     assert codes(check_tree(tmp_path)) == []
 
@@ -247,7 +264,7 @@ def test_cl206_never_compares_a_name_with_itself(tmp_path):
     assert codes(check_tree(tmp_path)) == ["CL205"]  # dunning-v2 is named dunning: that is all
     # a third skill alike to both is still reported, with both of them
     write_tree(tmp_path, {"skills/reminders/SKILL.md": skill("reminders", same)})
-    (path, _, code, message), = findings(check_tree(tmp_path), "CL206")
+    ((path, _, code, message),) = findings(check_tree(tmp_path), "CL206")
     assert message.endswith(": dunning, dunning, reminders")
 
 
@@ -266,12 +283,13 @@ def test_cl206_threshold_is_configurable(tmp_path):
 def test_cl206_one_cluster_for_a_thousand_templated_skills(tmp_path):
     tree = {
         f"skills/app{i}-automation/SKILL.md": skill(
-            f"app{i}-automation", f"Automate App{i} tasks via Rube MCP (Composio). Always search tools first for current schemas."
+            f"app{i}-automation",
+            f"Automate App{i} tasks via Rube MCP (Composio). Always search tools first for current schemas.",
         )
         for i in range(1000)
     }
     write_tree(tmp_path, tree)
-    (path, _, code, message), = findings(check_tree(tmp_path))
+    ((path, _, code, message),) = findings(check_tree(tmp_path))
     assert (path, code) == ("skills/app0-automation/SKILL.md", "CL206")
     assert message.startswith("1000 skills have descriptions too alike") and message.endswith("and 990 more")
 

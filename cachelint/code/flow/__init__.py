@@ -32,6 +32,7 @@ The package, by responsibility, each layer of ``ModuleAnalysis`` a subclass of t
 - ``statements``: the other statements;
 - ``analysis``: ``ModuleAnalysis`` and its dispatch tables.
 """
+
 from __future__ import annotations
 
 from cachelint.code.flow.analysis import ModuleAnalysis

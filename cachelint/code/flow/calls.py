@@ -2,6 +2,7 @@
 another module's summary data, a method of a known class), what it does to its receiver
 (``list.append``), and ``summary_of``, which analyses a function once with its parameters as
 symbolic origins."""
+
 from __future__ import annotations
 
 import ast
@@ -76,7 +77,8 @@ def has_deferred_tool(node: ast.AST, frame: Frame) -> bool:
         elif isinstance(sub, ast.Dict) and _has_deferred_literal(sub):
             return True
         elif isinstance(sub, ast.Call) and any(
-            kw.arg == "defer_loading" and isinstance(kw.value, ast.Constant) and kw.value.value is True for kw in sub.keywords
+            kw.arg == "defer_loading" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+            for kw in sub.keywords
         ):
             return True
     return False
@@ -86,7 +88,12 @@ def _has_deferred_literal(node: ast.AST) -> bool:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Dict):
             for k, v in zip(sub.keys, sub.values):
-                if isinstance(k, ast.Constant) and k.value == "defer_loading" and isinstance(v, ast.Constant) and v.value is True:
+                if (
+                    isinstance(k, ast.Constant)
+                    and k.value == "defer_loading"
+                    and isinstance(v, ast.Constant)
+                    and v.value is True
+                ):
                     return True
     return False
 
@@ -104,7 +111,9 @@ def _is_empty_set_call(node: ast.Call) -> bool:
     if not node.args:
         return True
     arg = node.args[0]
-    return (isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and not arg.elts) or (isinstance(arg, ast.Dict) and not arg.keys)
+    return (isinstance(arg, (ast.List, ast.Tuple, ast.Set)) and not arg.elts) or (
+        isinstance(arg, ast.Dict) and not arg.keys
+    )
 
 
 def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
@@ -172,7 +181,10 @@ class Calls(Expressions):
             return self._annotation_origin(node.left, at) or self._annotation_origin(node.right, at)
         if isinstance(node, ast.Subscript):
             base = node.value
-            if isinstance(base, (ast.Name, ast.Attribute)) and (base.id if isinstance(base, ast.Name) else base.attr) == "Optional":
+            if (
+                isinstance(base, (ast.Name, ast.Attribute))
+                and (base.id if isinstance(base, ast.Name) else base.attr) == "Optional"
+            ):
                 return self._annotation_origin(node.slice, at)
             node = base
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
@@ -180,7 +192,11 @@ class Calls(Expressions):
             return None
         # set[str] says nothing certain about the elements (annotations are not checked when the
         # program runs): a sorted(...) fix of such a value is unsafe
-        return Origin(UNORDERED, f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else str(annotation.value)}", span_of(at))
+        return Origin(
+            UNORDERED,
+            f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else str(annotation.value)}",
+            span_of(at),
+        )
 
     def summary_of(self, node: Any) -> Summary:
         key = id(node)
@@ -247,7 +263,9 @@ class Calls(Expressions):
             self._configured_object_uses(node, frame)
         for kw in node.keywords:
             if kw.arg is not None:
-                self._named_system_prompt(kw.arg, keywords[kw.arg], kw.value, frame, kw.value)  # Agent(system_prompt=...)
+                self._named_system_prompt(
+                    kw.arg, keywords[kw.arg], kw.value, frame, kw.value
+                )  # Agent(system_prompt=...)
         path = self.callee_path(func)
         fields = self._constructor_fields(node, func, positional, keywords)
         if fields is not None:
@@ -261,13 +279,18 @@ class Calls(Expressions):
             self.role_contents[id(node)] = (content, "system")
         elif path == ("dict",) and "content" in keywords and frame.lookup("dict") is None:
             # dict(role="system", content=...): the same message as the {"role": ...} display
-            role = next((kw.value.value for kw in node.keywords if kw.arg == "role" and isinstance(kw.value, ast.Constant)), None)
+            role = next(
+                (kw.value.value for kw in node.keywords if kw.arg == "role" and isinstance(kw.value, ast.Constant)),
+                None,
+            )
             if role in self.k.first_message_roles:
                 self.role_contents[id(node)] = (keywords["content"], role)
 
         local = self._local_function(func, frame)
         if local is not None:
-            return self._apply_summary(node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute))
+            return self._apply_summary(
+                node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute)
+            )
         if isinstance(func, ast.Attribute):
             inherited = None
             owner = frame.attribute_of_self(func)
@@ -278,7 +301,9 @@ class Calls(Expressions):
                 found = inherited[1]
                 if isinstance(found, tuple):
                     return self._apply_external(node, found, positional, keywords, frame, receiver_is_self=True)
-                return self._apply_summary(node, self.summary_of(found), positional, keywords, frame, receiver_is_self=True)
+                return self._apply_summary(
+                    node, self.summary_of(found), positional, keywords, frame, receiver_is_self=True
+                )
             if ref is not None:
                 kind, name = ref
                 if kind == "local":
@@ -287,7 +312,9 @@ class Calls(Expressions):
                     if defined is not None:
                         if isinstance(defined, tuple):
                             return self._apply_external(node, defined, positional, keywords, frame)
-                        return self._apply_summary(node, self.summary_of(defined), positional, keywords, frame, receiver_is_self=False)
+                        return self._apply_summary(
+                            node, self.summary_of(defined), positional, keywords, frame, receiver_is_self=False
+                        )
                     method = None  # a method the class does not define: no list or set method either
                 elif self.resolve_method is not None:
                     found_ext = self.resolve_method(name, func.attr)
@@ -318,28 +345,44 @@ class Calls(Expressions):
                 # empty for now: unordered once something is put in it (values.filled)
                 return Value(frozenset([Origin(UNORDERED, unordered.what, span_of(node), empty=True)]), EMPTY)
             origin = Origin(UNORDERED, unordered.what, span_of(node), sortable=unordered.sortable)
-            elements = self._source_elements(unordered.elements, node, receiver, positional, isinstance(func, ast.Attribute))
+            elements = self._source_elements(
+                unordered.elements, node, receiver, positional, isinstance(func, ast.Attribute)
+            )
             carried = union(receiver, *positional, *keywords.values())
             own = frozenset([origin])
             inner = frozenset([origin]) if unordered.nested else EMPTY
             if path in (("set",), ("frozenset",)) and positional:
                 inner = inner | positional[0].inner
                 own = own | frozenset(o for o in positional[0].own if o.kind != UNORDERED)
-                return Value(own, inner, None, positional[0].elements if len(positional) == 1 and not node.keywords else None)
+                return Value(
+                    own, inner, None, positional[0].elements if len(positional) == 1 and not node.keywords else None
+                )
             return typed(union(Value(own, inner), element_of(carried)), None, elements)
 
         volatile = self.k.volatile.match(path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
-            if volatile.needs_volatile_argument or (volatile.seeded_by is not None and volatile.seeded_by in self.seeded):
+            if volatile.needs_volatile_argument or (
+                volatile.seeded_by is not None and volatile.seeded_by in self.seeded
+            ):
                 return args_value
             granularity = volatile.granularity
             if volatile.format_argument is not None and len(node.args) > volatile.format_argument:
                 fmt = node.args[volatile.format_argument]
-                if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and not any(d in fmt.value for d in self.k.time_directives):
+                if (
+                    isinstance(fmt, ast.Constant)
+                    and isinstance(fmt.value, str)
+                    and not any(d in fmt.value for d in self.k.time_directives)
+                ):
                     granularity = "date"
-            what = volatile.what if granularity == volatile.granularity else volatile.what.replace("(the clock)", "(reduced to the date)")
-            return union(Value(frozenset([Origin(VOLATILE, what, span_of(node), granularity=granularity)]), EMPTY), args_value)
+            what = (
+                volatile.what
+                if granularity == volatile.granularity
+                else volatile.what.replace("(the clock)", "(reduced to the date)")
+            )
+            return union(
+                Value(frozenset([Origin(VOLATILE, what, span_of(node), granularity=granularity)]), EMPTY), args_value
+            )
 
         if method is not None and isinstance(func, ast.Attribute):
             handled = self._method_call(node, func, method, receiver, positional, keywords, frame)
@@ -379,15 +422,27 @@ class Calls(Expressions):
             # object was made from (a root folder, a session id) is no evidence of its result
             carried = CLEAN
         result = _through_unknown(union(carried, *positional, *passed))
-        if looks_like_class(path[-1]) and node.keywords and any(o.kind == VOLATILE for v in keywords.values() for o in v.own):
+        if (
+            looks_like_class(path[-1])
+            and node.keywords
+            and any(o.kind == VOLATILE for v in keywords.values() for o in v.own)
+        ):
             # ExaTools(start_date=today): a toolkit's definitions come from its class; a date or an
             # id given to configure its calls is not in them (name=, description=... may be)
-            defining = [v if self.k.is_tool_definition_keyword(name) else _without_volatile(v) for name, v in keywords.items()]
+            defining = [
+                v if self.k.is_tool_definition_keyword(name) else _without_volatile(v) for name, v in keywords.items()
+            ]
             self.tool_objects[id(node)] = _through_unknown(union(carried, *positional, *defining))
-        result_kind = self._result_kind(path, method, receiver) if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None) else None
+        result_kind = (
+            self._result_kind(path, method, receiver)
+            if not (isinstance(func, ast.Name) and frame.lookup(func.id) is not None)
+            else None
+        )
         return typed(result, result_kind) if result_kind is not None else result
 
-    def _constructor_call(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict, frame: Frame) -> None:
+    def _constructor_call(
+        self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict, frame: Frame
+    ) -> None:
         """``Agent(tools=tools)`` of a class whose constructor stores ``tools`` on the instance, and
         one of whose methods sends it to a sink: the call is a sink for that argument. Not for an
         element of the argument (``Middleware(specs=[{"tools": ..., "middleware": ...}])``): the
@@ -424,10 +479,17 @@ class Calls(Expressions):
                 return
             qualified, data, module = external
             sinks_data = {
-                param: [e for e in entries if e.get("mode", "whole") != "elem"] for param, entries in data.get("param_sinks", {}).items()
+                param: [e for e in entries if e.get("mode", "whole") != "elem"]
+                for param, entries in data.get("param_sinks", {}).items()
             }
             if any(sinks_data.values()):
-                self._apply_external(node, (qualified, {**data, "param_sinks": sinks_data, "returns": None}, module), positional, keywords, frame)
+                self._apply_external(
+                    node,
+                    (qualified, {**data, "param_sinks": sinks_data, "returns": None}, module),
+                    positional,
+                    keywords,
+                    frame,
+                )
 
     def _constructor_sinks(self, info: ClassInfo) -> tuple[list[str], dict[str, list[tuple[SinkRef, str]]]] | None:
         """(the constructor's parameters, parameter -> the sinks it reaches): its own, and through
@@ -506,7 +568,11 @@ class Calls(Expressions):
                     for param, sinks_data in sorted(entry.get("param_sinks", {}).items()):
                         if param.startswith(INSTANCE + "."):
                             for e in sinks_data:
-                                add(param[len(INSTANCE) + 1 :], _external_sink(e, qualified, e["line"]), e.get("mode", "whole"))
+                                add(
+                                    param[len(INSTANCE) + 1 :],
+                                    _external_sink(e, qualified, e["line"]),
+                                    e.get("mode", "whole"),
+                                )
         return out
 
     def _class_method(self, info: ClassInfo, method: str, depth: int = 0) -> "ast.AST | External | None":
@@ -518,7 +584,9 @@ class Calls(Expressions):
         inherited = self._inherited_method(info, method, depth)
         return inherited[1] if inherited is not None else None
 
-    def _inherited_method(self, info: ClassInfo, method: str, depth: int = 0) -> "tuple[str, ast.AST | External] | None":
+    def _inherited_method(
+        self, info: ClassInfo, method: str, depth: int = 0
+    ) -> "tuple[str, ast.AST | External] | None":
         """A method the class does not define but a base does (depth-first, as the bases are
         listed; a cycle or a deep chain stops the search)."""
         if depth > 8 or method in info.methods:
@@ -559,7 +627,9 @@ class Calls(Expressions):
         sends the object's fields of that call's prefix arguments, so a write of one in the loop
         (``agent.instructions = ...``) changes the prefix of the next request."""
         places = [node.func.value] if isinstance(node.func, ast.Attribute) else []
-        places += [a for a in node.args if not isinstance(a, ast.Starred)] + [kw.value for kw in node.keywords if kw.arg is not None]
+        places += [a for a in node.args if not isinstance(a, ast.Starred)] + [
+            kw.value for kw in node.keywords if kw.arg is not None
+        ]
         for place in places:
             if not isinstance(place, ast.Name):
                 continue
@@ -573,8 +643,10 @@ class Calls(Expressions):
                 continue
             # a loop that builds the object anew each iteration makes a new agent, not a change
             loops = [
-                loop for loop in frame.loops
-                if not self._final_loops.get(id(loop)) and not (loop.node.lineno <= built.lineno <= (loop.node.end_lineno or loop.node.lineno))  # type: ignore[attr-defined]
+                loop
+                for loop in frame.loops
+                if not self._final_loops.get(id(loop))
+                and not (loop.node.lineno <= built.lineno <= (loop.node.end_lineno or loop.node.lineno))  # type: ignore[attr-defined]
             ]
             if not loops:
                 continue
@@ -630,7 +702,9 @@ class Calls(Expressions):
             if holds_empty_set(current):
                 self._write_path(path, arg, filled(current), frame)
 
-    def _constructor_fields(self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict) -> dict[str, Value] | None:
+    def _constructor_fields(
+        self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict
+    ) -> dict[str, Value] | None:
         """``Setup(tool, names)`` of a dataclass or NamedTuple of the module: each field holds the
         argument given for it, by position (the field order) or by keyword. Even when every
         argument is clean, so that a function returning it in several ways keeps its fields apart."""
@@ -645,7 +719,14 @@ class Calls(Expressions):
         return fields
 
     def _method_call(
-        self, node: ast.Call, func: ast.Attribute, method: str, receiver: Value, positional: list[Value], keywords: dict, frame: Frame
+        self,
+        node: ast.Call,
+        func: ast.Attribute,
+        method: str,
+        receiver: Value,
+        positional: list[Value],
+        keywords: dict,
+        frame: Frame,
     ) -> Value | None:
         k = self.k
         target_path = path_of(func.value)
@@ -656,21 +737,43 @@ class Calls(Expressions):
         if (
             method in k.mutating_methods
             and _COLLECTION_ARITY.get(method, len(node.args)) == len(node.args)
-            and not (isinstance(func.value, ast.Name) and func.value.id in self.module_aliases and frame.lookup(func.value.id) is None)
+            and not (
+                isinstance(func.value, ast.Name)
+                and func.value.id in self.module_aliases
+                and frame.lookup(func.value.id) is None
+            )
         ):  # os.remove(path) is a call of a module, not a list shrunk
             if target_path is not None:
-                deferred = method in k.adding_methods and node.args and all(has_deferred_tool(a, frame) for a in node.args)
-                if method == "update" and not node.args and node.keywords and all(kw.arg is not None for kw in node.keywords):
+                deferred = (
+                    method in k.adding_methods and node.args and all(has_deferred_tool(a, frame) for a in node.args)
+                )
+                if (
+                    method == "update"
+                    and not node.args
+                    and node.keywords
+                    and all(kw.arg is not None for kw in node.keywords)
+                ):
                     # request.update(tools=..., tool_choice=...): those keys, set to those values
                     for kw in node.keywords:
                         key_path = f"{target_path}[{kw.arg!r}]"
-                        self._record_change(frame, key_path, node, f"updated (.update({kw.arg}=...))", kw.value, keyed=True)
+                        self._record_change(
+                            frame, key_path, node, f"updated (.update({kw.arg}=...))", kw.value, keyed=True
+                        )
                         if kw.arg in k.stash_keys:
                             frame.exprs[key_path] = kw.value
                 elif not deferred:
-                    self._record_change(frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())"))
-                    if method == "insert" and node.args and is_first_index(node.args[0]) and self._may_be_system_message(node.args[1], frame):
-                        self._record_change(frame, target_path + FIRST, node, "given another first message (.insert(0, ...))")
+                    self._record_change(
+                        frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())")
+                    )
+                    if (
+                        method == "insert"
+                        and node.args
+                        and is_first_index(node.args[0])
+                        and self._may_be_system_message(node.args[1], frame)
+                    ):
+                        self._record_change(
+                            frame, target_path + FIRST, node, "given another first message (.insert(0, ...))"
+                        )
                 if method in k.adding_methods:
                     added = CLEAN
                     for v, a in zip(positional, node.args):
@@ -698,7 +801,11 @@ class Calls(Expressions):
         if method in k.format_methods:
             if any(o.kind == VOLATILE for o in receiver.own) and node.args:
                 fmt = node.args[0]
-                if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str) and not any(d in fmt.value for d in k.time_directives):
+                if (
+                    isinstance(fmt, ast.Constant)
+                    and isinstance(fmt.value, str)
+                    and not any(d in fmt.value for d in k.time_directives)
+                ):
                     return typed(self._as_date(receiver, node), STR)
             return typed(union(receiver, *positional), STR)
         if method in k.date_methods and not node.args:
@@ -746,7 +853,12 @@ class Calls(Expressions):
                 definition = self._local_function_def(func, frame)
             elif isinstance(func, ast.Name):
                 definition = self.module_funcs.get(func.id)
-            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and cls is not None and func.value.id == self_there:
+            elif (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and cls is not None
+                and func.value.id == self_there
+            ):
                 definition = cls.methods.get(func.attr)
             else:
                 definition = None
@@ -756,7 +868,8 @@ class Calls(Expressions):
             on_self = isinstance(func, ast.Attribute)  # self.method(): the same object
             owner = self.func_class.get(id(definition))
             is_method = owner is not None and not any(
-                isinstance(d, ast.Name) and d.id == "staticmethod" for d in definition.decorator_list  # type: ignore[attr-defined]
+                isinstance(d, ast.Name) and d.id == "staticmethod"
+                for d in definition.decorator_list  # type: ignore[attr-defined]
             )
             reads = self.result_reads_cache.get(id(definition))
             if reads is None:
@@ -771,8 +884,10 @@ class Calls(Expressions):
                 root = path_root(path)
                 if self_param is not None and root == self_param:
                     if mapped is not None:
-                        out.add(mapped + path[len(root):])
-                elif root in self.module_frame.names and root not in self.module_aliases and self._global_at(root, frame):
+                        out.add(mapped + path[len(root) :])
+                elif (
+                    root in self.module_frame.names and root not in self.module_aliases and self._global_at(root, frame)
+                ):
                     out.add(path)
             todo.extend((c, False, owner if is_method else None, self_param, mapped) for c in calls)
         return out
@@ -812,7 +927,13 @@ class Calls(Expressions):
                 nodes[kw.arg] = kw.value
         if frame is not None:
             for param, arg_node in list(nodes.items()):
-                display = arg_node if isinstance(arg_node, ast.Dict) else self._structure(arg_node, frame) if isinstance(arg_node, ast.Name) else None
+                display = (
+                    arg_node
+                    if isinstance(arg_node, ast.Dict)
+                    else self._structure(arg_node, frame)
+                    if isinstance(arg_node, ast.Name)
+                    else None
+                )
                 entries = self.dict_entries.get(id(display)) if display is not None else None
                 if entries:
                     for key, (entry_value, _entry_node) in entries.items():
@@ -824,12 +945,20 @@ class Calls(Expressions):
                 f: Frame | None = frame
                 while f is not None:
                     for key, v in f.names.items():
-                        if key.startswith(prefix) and "." not in key[len(prefix):]:
-                            values.setdefault(f"{param}.{key[len(prefix):]}", v)
+                        if key.startswith(prefix) and "." not in key[len(prefix) :]:
+                            values.setdefault(f"{param}.{key[len(prefix) :]}", v)
                     f = f.parent
         return values, nodes
 
-    def _apply_summary(self, node: ast.Call, summary: Summary, positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool) -> Value:
+    def _apply_summary(
+        self,
+        node: ast.Call,
+        summary: Summary,
+        positional: list[Value],
+        keywords: dict,
+        frame: Frame,
+        receiver_is_self: bool,
+    ) -> Value:
         self._passed_sets_may_fill(node, positional, keywords, frame)
         values, nodes = self._bindings(summary.params, node, positional, keywords, frame)
         for param, sinks in summary.param_sinks.items():
@@ -847,7 +976,7 @@ class Calls(Expressions):
                 arg_node = nodes.get(root)
                 arg_path = path_of(arg_node) if arg_node is not None else None
                 if arg_path is not None:
-                    self._use(arg_path + used[len(root):], sink, frame, node.lineno)
+                    self._use(arg_path + used[len(root) :], sink, frame, node.lineno)
                 elif arg_node is not None and used == root:
                     # f(step + 1): the parameter as a whole is built from the places the
                     # argument reads
@@ -855,7 +984,7 @@ class Calls(Expressions):
                         self._use(read, sink, frame, node.lineno)
             elif root == "self":
                 if receiver_is_self and frame.self_name:
-                    self._use(frame.self_name + used[len(root):], sink, frame, node.lineno)
+                    self._use(frame.self_name + used[len(root) :], sink, frame, node.lineno)
             else:
                 self._use(used, sink, frame, node.lineno)
         if not summary.done:  # a recursive call: what it returns is still being worked out
@@ -866,7 +995,9 @@ class Calls(Expressions):
             self.call_keywords[id(node)] = {k: substitute(v, values) for k, v in summary.field_returns.items()}
         return substitute(summary.returns, values)
 
-    def _external_call(self, node: ast.Call, path: tuple[str, ...], positional: list[Value], keywords: dict, frame: Frame) -> Value | None:
+    def _external_call(
+        self, node: ast.Call, path: tuple[str, ...], positional: list[Value], keywords: dict, frame: Frame
+    ) -> Value | None:
         assert self.resolve_external is not None
         found = self.resolve_external(path)
         if found is None:
@@ -883,7 +1014,13 @@ class Calls(Expressions):
         return instance_attribute(span_of(node), attr)
 
     def _apply_external(
-        self, node: ast.Call, found: "External", positional: list[Value], keywords: dict, frame: Frame, receiver_is_self: bool = False
+        self,
+        node: ast.Call,
+        found: "External",
+        positional: list[Value],
+        keywords: dict,
+        frame: Frame,
+        receiver_is_self: bool = False,
     ) -> Value:
         qualified, data, module = found
         # an inherited method: its sink lines and fix spots are its base's module's
@@ -912,9 +1049,12 @@ class Calls(Expressions):
             return CLEAN
         site, via = span_of(node), f"{qualified}()"
         if "tuple_returns" in data:
-            self.tuple_results[id(node)] = [substitute(value_from_summary(item, site, via, module), values) for item in data["tuple_returns"]]
+            self.tuple_results[id(node)] = [
+                substitute(value_from_summary(item, site, via, module), values) for item in data["tuple_returns"]
+            ]
         if "field_returns" in data:
             self.call_keywords[id(node)] = {
-                name: substitute(value_from_summary(item, site, via, module), values) for name, item in data["field_returns"].items()
+                name: substitute(value_from_summary(item, site, via, module), values)
+                for name, item in data["field_returns"].items()
             }
         return substitute(value_from_summary(returns, site, via, module), values)

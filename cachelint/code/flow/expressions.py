@@ -1,6 +1,7 @@
 """Expressions: one handler per node type (names, attributes, subscripts, operators, displays,
 comprehensions, f-strings), each giving the ``Value`` the expression carries: unordered or
 volatile origins, and what its elements are."""
+
 from __future__ import annotations
 
 import ast
@@ -207,7 +208,11 @@ class Expressions(Sinks):
             return True
         if isinstance(node, (ast.Set, ast.SetComp)):
             return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in self.k.set_view_methods:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in self.k.set_view_methods
+        ):
             return True
         return False
 
@@ -305,7 +310,9 @@ class Expressions(Sinks):
         if isinstance(node, ast.Dict):
             return node if id(node) in self.keyed_displays else None
         path = path_of(node)
-        if path is None or (isinstance(node, ast.Attribute) and frame.cls is not None and path_root(path) == frame.self_name):
+        if path is None or (
+            isinstance(node, ast.Attribute) and frame.cls is not None and path_root(path) == frame.self_name
+        ):
             return None
         if isinstance(node, ast.Subscript):  # config["configurable"]: the display under that key
             if frame.lookup(path) is not None:
@@ -341,7 +348,9 @@ class Expressions(Sinks):
                 # A message list that starts with a system message is built to be sent: its
                 # first message is the system prompt wherever the list goes.
                 value, role = content
-                self._reach(value, SinkRef("system", f"the first message ({role}) of a message list", node.lineno), None, frame)
+                self._reach(
+                    value, SinkRef("system", f"the first message ({role}) of a message list", node.lineno), None, frame
+                )
         if (
             isinstance(node, ast.Tuple)
             and len(node.elts) == 2
@@ -356,7 +365,9 @@ class Expressions(Sinks):
         values = [self.eval(e, frame) for e in node.elts]
         kinds = [v.elements if isinstance(e, ast.Starred) else v.kind for e, v in zip(node.elts, values)]
         origin = Origin(UNORDERED, "a set", span_of(node))
-        return typed(union(Value(frozenset([origin]), EMPTY), *(as_element(v) for v in values)), None, common_kind(kinds))
+        return typed(
+            union(Value(frozenset([origin]), EMPTY), *(as_element(v) for v in values)), None, common_kind(kinds)
+        )
 
     def _generators(self, node: Any, frame: Frame) -> tuple[Frame, frozenset[Origin]]:
         inner = Frame(frame, frame.summary, frame.cls)

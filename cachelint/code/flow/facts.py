@@ -1,6 +1,7 @@
 """The data the order-flow analysis produces and works on: sink references, the facts the rules
 read (``Reach``, ``LoopChange``), function summaries, class information, recorded changes and the
 loops they happen in. Plain dataclasses, no behaviour beyond small predicates."""
+
 from __future__ import annotations
 
 import ast

@@ -4,6 +4,7 @@ loop closes, the places that differ from one iteration to the next and reach a s
 loop repeats become ``LoopChange`` facts (CL103, CL104, CL106). Changes and uses carry the
 if/match/try bodies around them: a setting given a fixed value under the ``if`` its call is under
 is set on every pass that makes the call; under another condition it changes between calls."""
+
 from __future__ import annotations
 
 import ast
@@ -135,10 +136,7 @@ def _returned_by_the_call(change: Change, site: UseSite, loop: LoopFrame) -> boo
         return change.returned_by == line
     if change.returned_via is None:
         return False
-    return any(
-        c.path == change.returned_via and c.action == "rebound" and c.returned_by == line
-        for c in loop.changes
-    )
+    return any(c.path == change.returned_via and c.action == "rebound" and c.returned_by == line for c in loop.changes)
 
 
 def _carried_cycles(rebinds: dict[str, list[Change]], reads: Callable[[Change, str], frozenset[str]]) -> set[str]:
@@ -195,7 +193,9 @@ def _takes_next_item(rhs: ast.AST) -> bool:
         index = rhs.args[0]
         if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
             index = index.operand
-        return func.attr == "pop" and len(rhs.args) == 1 and isinstance(index, ast.Constant) and type(index.value) is int
+        return (
+            func.attr == "pop" and len(rhs.args) == 1 and isinstance(index, ast.Constant) and type(index.value) is int
+        )
     return isinstance(func, ast.Name) and func.id == "next" and 1 <= len(rhs.args) <= 2
 
 
@@ -207,7 +207,12 @@ def _carries_history(loop: LoopFrame) -> bool:
 def _counts(iterable: ast.AST) -> bool:
     """``range(n)``, ``itertools.count()``, ``enumerate(range(n))``: the loop counts turns or steps
     of one task rather than going over items."""
-    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and iterable.args:
+    while (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "enumerate"
+        and iterable.args
+    ):
         iterable = iterable.args[0]
     if not isinstance(iterable, ast.Call):
         return False
@@ -216,9 +221,9 @@ def _counts(iterable: ast.AST) -> bool:
     return name in ("range", "count")
 
 
-
 def _without_site(v: Value, site: tuple[int, int, int, int]) -> Value:
     return Value(frozenset(o for o in v.own if o.site != site), frozenset(o for o in v.inner if o.site != site))
+
 
 class Loops(Scopes):
     """``for`` and ``while``, and the changes statements make inside loops."""
@@ -252,7 +257,16 @@ class Loops(Scopes):
                 rhs_names = read_paths(rhs) | self._called_reads(rhs, frame)
             if action == "rebound" and rhs is not None:
                 entries = display_entry_names(rhs)
-        change = Change(path, span_of(node), action, rhs_names, counter, self._branch_depth, entries, keyed if strict is None else strict)
+        change = Change(
+            path,
+            span_of(node),
+            action,
+            rhs_names,
+            counter,
+            self._branch_depth,
+            entries,
+            keyed if strict is None else strict,
+        )
         change.branches = self._branch_path
         if rhs_names is not None and rhs is not None:
             change.new_each_time = self._new_each_time(rhs)
@@ -273,7 +287,11 @@ class Loops(Scopes):
         for sub in ast.walk(rhs):
             if isinstance(sub, ast.Call):
                 path = self.callee_path(sub.func)
-                if path in (("input",), ("next",)) or self.k.sinks.match(path) is not None or self.k.volatile.match(path) is not None:
+                if (
+                    path in (("input",), ("next",))
+                    or self.k.sinks.match(path) is not None
+                    or self.k.volatile.match(path) is not None
+                ):
                     return True
         return False
 
@@ -292,13 +310,22 @@ class Loops(Scopes):
         for stmt in node.body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
                 func = stmt.value.func
-                if isinstance(func, ast.Attribute) and func.attr in self.k.sort_methods and isinstance(func.value, ast.Name) and func.value.id == dirs.id:
+                if (
+                    isinstance(func, ast.Attribute)
+                    and func.attr in self.k.sort_methods
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == dirs.id
+                ):
                     return True
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 t, v = stmt.targets[0], stmt.value
                 if (
-                    isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == dirs.id and isinstance(t.slice, ast.Slice)
-                    and isinstance(v, ast.Call) and self.k.sanitizers.match(self.callee_path(v.func)) is not None
+                    isinstance(t, ast.Subscript)
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id == dirs.id
+                    and isinstance(t.slice, ast.Slice)
+                    and isinstance(v, ast.Call)
+                    and self.k.sanitizers.match(self.callee_path(v.func)) is not None
                 ):
                     return True
         return False
@@ -308,13 +335,17 @@ class Loops(Scopes):
         walk_sorted = self._walk_sorted_in_place(node)
         if walk_sorted:  # the walk's own order is fixed; what it yields (file lists) is not
             site = span_of(node.iter)
-            iterable = Value(frozenset(o for o in iterable.own if o.site != site), iterable.inner, iterable.kind, iterable.elements)
+            iterable = Value(
+                frozenset(o for o in iterable.own if o.site != site), iterable.inner, iterable.kind, iterable.elements
+            )
         iterable = materialized(iterable, span_of(node.iter), iterated=True)
         # what decides the order of the iterations: an unordered source, or a parameter (what is
         # put in a collection in the loop comes in the order the caller's argument has)
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED or (o.kind == PARAM and o.mode == "whole"))
         targets = names_in(node.target)
-        loop = LoopFrame(node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth)
+        loop = LoopFrame(
+            node, targets=targets, items=frozenset() if _counts(node.iter) else targets, branch_depth=self._branch_depth
+        )
         frame.loops.append(loop)
         frame.iter_orders.append(order)
         try:
@@ -356,7 +387,7 @@ class Loops(Scopes):
         branches, line = site
         if change.site[0] >= line:
             return False
-        for body in change.branches[_shared_bodies(branches, change.branches):]:
+        for body in change.branches[_shared_bodies(branches, change.branches) :]:
             test = self._branch_tests.get(body)
             if test is None or reads_any(test, varying):
                 return False

@@ -2,6 +2,7 @@
 stable names of places (``path_of``: ``self.tools``, ``cfg["system"]``), and ``Scopes``, the base
 of the analysis: its state, the dispatch of statements and expressions to their handlers, binding
 values to targets, and resolving a callee's dotted name through the module's imports."""
+
 from __future__ import annotations
 
 import ast
@@ -42,7 +43,19 @@ MAX_REMEMBERED_KEYS = 64
 
 
 class Frame:
-    __slots__ = ("names", "exprs", "parent", "summary", "self_name", "cls", "loops", "iter_orders", "local_funcs", "params", "types")
+    __slots__ = (
+        "names",
+        "exprs",
+        "parent",
+        "summary",
+        "self_name",
+        "cls",
+        "loops",
+        "iter_orders",
+        "local_funcs",
+        "params",
+        "types",
+    )
 
     def __init__(self, parent: "Frame | None", summary: Summary | None = None, cls: ClassInfo | None = None) -> None:
         self.names: dict[str, Value] = {}
@@ -203,7 +216,9 @@ def local_names(func: ast.AST) -> frozenset[str]:
     return frozenset(stored - declared)
 
 
-def result_reads(func: ast.AST, adding_methods: frozenset[str], is_method: bool) -> tuple[frozenset[str], list[ast.Call]]:
+def result_reads(
+    func: ast.AST, adding_methods: frozenset[str], is_method: bool
+) -> tuple[frozenset[str], list[ast.Call]]:
     """What a function's return value is built from, outside the function: the places rooted at
     names it does not bind (module globals, its ``self``) that its returns read, following its
     local names through every assignment, ``for`` target, ``with`` target and ``x.append(...)``
@@ -280,8 +295,16 @@ def result_reads(func: ast.AST, adding_methods: frozenset[str], is_method: bool)
 
 
 _PLAIN_TEST = (
-    ast.Name, ast.Attribute, ast.Constant, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.expr_context,
-    ast.boolop, ast.cmpop, ast.unaryop,
+    ast.Name,
+    ast.Attribute,
+    ast.Constant,
+    ast.Compare,
+    ast.BoolOp,
+    ast.UnaryOp,
+    ast.expr_context,
+    ast.boolop,
+    ast.cmpop,
+    ast.unaryop,
 )
 
 
@@ -364,7 +387,19 @@ def _may_continue(stmt: ast.stmt) -> bool:
         node = stack.pop()
         if isinstance(node, ast.Continue):
             return True
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ExceptHandler)):
+        if isinstance(
+            node,
+            (
+                ast.For,
+                ast.AsyncFor,
+                ast.While,
+                ast.FunctionDef,
+                ast.AsyncFunctionDef,
+                ast.ClassDef,
+                ast.Lambda,
+                ast.ExceptHandler,
+            ),
+        ):
             continue
         if isinstance(node, (ast.expr,)):
             continue
@@ -510,7 +545,9 @@ class Scopes:
             return CLEAN
         return handler(self, node, frame)
 
-    def bind(self, target: ast.AST, value: Value, frame: Frame, source: ast.AST | None = None, weak: bool = False) -> None:
+    def bind(
+        self, target: ast.AST, value: Value, frame: Frame, source: ast.AST | None = None, weak: bool = False
+    ) -> None:
         if isinstance(target, (ast.Name, ast.Attribute)) and source is not None:
             self._record_type(target, source, frame)
         if isinstance(target, ast.Name):
@@ -539,7 +576,11 @@ class Scopes:
                 return
             call = source.value if isinstance(source, ast.Await) else source
             items = self.tuple_results.get(id(call)) if call is not None else None
-            if items is not None and len(items) == len(target.elts) and not any(isinstance(t, ast.Starred) for t in target.elts):
+            if (
+                items is not None
+                and len(items) == len(target.elts)
+                and not any(isinstance(t, ast.Starred) for t in target.elts)
+            ):
                 for t, item in zip(target.elts, items):
                     self.bind(t, item, frame, None, weak)
                 return
@@ -579,7 +620,11 @@ class Scopes:
             path = path_of(base)
             if path is not None:
                 self._add_to(path, base, as_element(value), frame)
-                if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str) and target.slice.value in self.k.stash_keys:
+                if (
+                    isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)
+                    and target.slice.value in self.k.stash_keys
+                ):
                     key_path = path_of(target)
                     if key_path is not None:
                         frame.exprs[key_path] = source if source is not None else target

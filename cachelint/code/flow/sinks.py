@@ -1,6 +1,7 @@
 """Sinks: the prefix arguments of LLM calls. A sink call's arguments are followed to the values
 and places they read, yielding ``Reach`` facts (an origin reaching a sink) and the uses the loops
 around the call watch; and what may be the first (system) message of a list sent as messages."""
+
 from __future__ import annotations
 
 import ast
@@ -79,7 +80,13 @@ class Sinks(Loops):
         if isinstance(node, ast.Call):
             if self.k.system_message_classes.match(self.callee_path(node.func)) is not None:
                 return True
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id if isinstance(node.func, ast.Name) else ""
+            name = (
+                node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else node.func.id
+                if isinstance(node.func, ast.Name)
+                else ""
+            )
             return not (name.endswith("Message") and name not in ("SystemMessage", "DeveloperMessage", "ChatMessage"))
         if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant):
             return node.elts[0].value in self.k.first_message_roles
@@ -101,7 +108,11 @@ class Sinks(Loops):
                 if not any(isinstance(a, ast.Starred) for a in node.args[: argument.position + 1]):
                     arg_node = node.args[argument.position]
                     value = positional[argument.position]
-                    how = f"{argument.keyword}= (argument {argument.position + 1})" if argument.keyword else f"argument {argument.position + 1}"
+                    how = (
+                        f"{argument.keyword}= (argument {argument.position + 1})"
+                        if argument.keyword
+                        else f"argument {argument.position + 1}"
+                    )
             if arg_node is None and argument.keyword is not None and starred_kwargs:
                 for kwargs_node in starred_kwargs:
                     entry = self._dict_entry(kwargs_node, argument.keyword, frame)
@@ -109,7 +120,11 @@ class Sinks(Loops):
                         value, arg_node = entry
                         how = f"{argument.keyword}= (from **{ast.unparse(kwargs_node)})"
                         kwargs_path = path_of(kwargs_node)
-                        if kwargs_path is not None and not sink.configures and argument.tier in ("setting", "tools", "system"):
+                        if (
+                            kwargs_path is not None
+                            and not sink.configures
+                            and argument.tier in ("setting", "tools", "system")
+                        ):
                             # options["tool_choice"] = ..., request.update(tools=...): that key of
                             # the dict, not the others (a new temperature is no new model)
                             self._use(
@@ -123,7 +138,15 @@ class Sinks(Loops):
             if argument.keyword in sink.state_arguments:
                 self._state_template(node, arg_node, f"{how} of {callee}", sink, frame)
             self._sink_argument(
-                argument.tier, value, arg_node, f"{how} of {callee}", node.lineno, frame, sink.configures, sink.tool_key, argument.keys
+                argument.tier,
+                value,
+                arg_node,
+                f"{how} of {callee}",
+                node.lineno,
+                frame,
+                sink.configures,
+                sink.tool_key,
+                argument.keys,
             )
 
     def _sink_argument(
@@ -182,7 +205,9 @@ class Sinks(Loops):
                 if entry is None:
                     continue
                 entry_value, entry_node = entry
-                self._sink_argument(tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key)
+                self._sink_argument(
+                    tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key
+                )
         elif tier == "specs":
             # subagents=[{"name": ..., "system_prompt": ..., "tools": [...]}]: each spec is an
             # agent of its own, whose keys render its prefix
@@ -197,7 +222,14 @@ class Sinks(Loops):
                     if entry is not None:
                         entry_value, entry_node = entry
                         self._sink_argument(
-                            tier_of_key, entry_value, entry_node, f'"{key}" of an agent spec in {label}', line, frame, configures, tool_key
+                            tier_of_key,
+                            entry_value,
+                            entry_node,
+                            f'"{key}" of an agent spec in {label}',
+                            line,
+                            frame,
+                            configures,
+                            tool_key,
                         )
 
     def _state_template(self, node: ast.Call, arg_node: ast.AST, label: str, sink: Sink, frame: Frame) -> None:
@@ -308,7 +340,11 @@ class Sinks(Loops):
     def _first_message(self, node: ast.AST, frame: Frame) -> tuple[Value, str] | None:
         target = self._structure(node, frame)
         while isinstance(target, ast.BinOp) and isinstance(target.op, ast.Add):
-            target = self._structure(target.left, frame) if not isinstance(target.left, (ast.List, ast.Tuple)) else target.left
+            target = (
+                self._structure(target.left, frame)
+                if not isinstance(target.left, (ast.List, ast.Tuple))
+                else target.left
+            )
         if not isinstance(target, (ast.List, ast.Tuple)) or not target.elts:
             return None
         first: ast.AST | None = target.elts[0]
@@ -337,7 +373,9 @@ class Sinks(Loops):
             if isinstance(sub, ast.Call):
                 stack.extend(sub.args)
                 stack.extend(kw.value for kw in sub.keywords)
-                if isinstance(sub.func, ast.Attribute) and not (frame is not None and self._own_method(sub.func, frame)):
+                if isinstance(sub.func, ast.Attribute) and not (
+                    frame is not None and self._own_method(sub.func, frame)
+                ):
                     stack.append(sub.func.value)
                 continue
             stack.extend(ast.iter_child_nodes(sub))
@@ -359,12 +397,19 @@ class Sinks(Loops):
         summary = frame.summary
         if summary is not None:
             root = path_root(path)
-            if root in frame.params or root == frame.self_name or frame.lookup(root) is None or root in self.module_frame.names:
+            if (
+                root in frame.params
+                or root == frame.self_name
+                or frame.lookup(root) is None
+                or root in self.module_frame.names
+            ):
                 if root == frame.self_name and root is not None:
-                    path = "self" + path[len(root):]
+                    path = "self" + path[len(root) :]
                 summary.uses[(path, sink)] = None
 
-    def _named_system_prompt(self, name: str, value: Value, node: ast.AST, frame: Frame, expr: ast.AST | None = None) -> None:
+    def _named_system_prompt(
+        self, name: str, value: Value, node: ast.AST, frame: Frame, expr: ast.AST | None = None
+    ) -> None:
         """``value`` (of ``expr``, else of ``node``) is bound to ``name`` (a variable, attribute,
         keyword or the function that returns it): if the name says it holds the system prompt,
         its clocks and uuids are in one. Only what this module computes, or text another module's function returns, called in the
@@ -412,7 +457,9 @@ class Sinks(Loops):
                     out.add(span_of(sub))
         return out
 
-    def _reach(self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None) -> None:
+    def _reach(
+        self, value: Value, sink: SinkRef, arg_node: ast.AST | None, frame: Frame, elements: str | None = None
+    ) -> None:
         """The origins of ``value`` reach ``sink``; ``elements``: what the elements of the argument
         ``arg_node`` are (a sorted(...) around it is safe for str or paths)."""
         if not value:
@@ -423,7 +470,10 @@ class Sinks(Loops):
                 continue  # an empty set: nothing in it to put out of order
             if o.kind == PARAM:
                 summary = frame.summary
-                if summary is not None and (o.what in summary.params or (o.what == INSTANCE and o.attr is not None and frame.self_name is not None)):
+                if summary is not None and (
+                    o.what in summary.params
+                    or (o.what == INSTANCE and o.attr is not None and frame.self_name is not None)
+                ):
                     key = o.what if o.attr is None else f"{o.what}.{o.attr}"
                     entries = summary.param_sinks.setdefault(key, [])
                     if (sink, o.mode) not in entries:

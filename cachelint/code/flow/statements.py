@@ -1,6 +1,7 @@
 """Statements: assignments (and the changes they record inside loops), returns and yields into the
 function's ``Summary``, branches analysed on copies and merged, ``try``/``with``/``match``,
 imports, and function and class definitions."""
+
 from __future__ import annotations
 
 import ast
@@ -45,7 +46,15 @@ class Statements(Calls):
                     first_node = first_element(node.value)
                     if first_node is not None and self._may_be_system_message(first_node, frame):
                         # messages = [system, *history]: a rebuilt list whose first message is new
-                        self._record_change(frame, path + FIRST, target, "rebuilt with another first message", first_node, keyed=True, strict=False)
+                        self._record_change(
+                            frame,
+                            path + FIRST,
+                            target,
+                            "rebuilt with another first message",
+                            first_node,
+                            keyed=True,
+                            strict=False,
+                        )
             if value:  # a clean value names no clock and writes no state worth reading
                 self._named_target(target, value, frame, node.value)
                 self._state_write(target, value, frame)
@@ -75,7 +84,11 @@ class Statements(Calls):
             self._named_system_prompt(target.id, value, target, frame, expr)
         elif isinstance(target, ast.Attribute):
             self._named_system_prompt(target.attr, value, target, frame, expr)
-        elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        elif (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, str)
+        ):
             self._named_system_prompt(target.slice.value, value, target, frame, expr)
 
     def _ann_assign(self, node: ast.AnnAssign, frame: Frame) -> None:
@@ -123,14 +136,21 @@ class Statements(Calls):
         if isinstance(call, ast.Call) and self.k.seeding_calls:
             path = self.callee_path(call.func)
             seed = call.args[0] if call.args else call.keywords[0].value if len(call.keywords) == 1 else None
-            if path in self.k.seeding_calls and seed is not None and not (isinstance(seed, ast.Constant) and seed.value is None):
+            if (
+                path in self.k.seeding_calls
+                and seed is not None
+                and not (isinstance(seed, ast.Constant) and seed.value is None)
+            ):
                 self.seeded.add(".".join(path))  # random.seed(42): the module's random values are reproducible
         self.eval(node.value, frame)
 
     def _return(self, node: ast.Return, frame: Frame) -> None:
         summary = frame.summary
-        if summary is not None and isinstance(node.value, ast.Tuple) and summary.tuple_ok and not any(
-            isinstance(e, ast.Starred) for e in node.value.elts
+        if (
+            summary is not None
+            and isinstance(node.value, ast.Tuple)
+            and summary.tuple_ok
+            and not any(isinstance(e, ast.Starred) for e in node.value.elts)
         ):
             items = [self.eval(e, frame) for e in node.value.elts]
             if summary.tuple_returns is None:
@@ -142,8 +162,10 @@ class Statements(Calls):
             value = union(*(as_element(v) for v in items)) if items else CLEAN
         else:
             value = self.eval(node.value, frame)
-            if summary is not None and node.value is not None and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None
+            if (
+                summary is not None
+                and node.value is not None
+                and not (isinstance(node.value, ast.Constant) and node.value.value is None)
             ):
                 summary.tuple_ok = False
                 call = node.value.value if isinstance(node.value, ast.Await) else node.value
@@ -159,7 +181,9 @@ class Statements(Calls):
                             summary.field_returns[name] = union(old, v) if old is not None else v
         if summary is not None:
             if node.value is not None:
-                self._named_system_prompt(summary.name, value, node, frame, node.value)  # return of build_system_prompt()
+                self._named_system_prompt(
+                    summary.name, value, node, frame, node.value
+                )  # return of build_system_prompt()
             summary.returns = merge(summary.returns, value) if summary.returned else value
             summary.returned = True
 
@@ -216,9 +240,11 @@ class Statements(Calls):
     def _try(self, node: ast.Try, frame: Frame) -> None:
         # A handler that lets the loop go on retries what failed in the body: a call followed by
         # return there is repeated when it raises (a fallback model on the next attempt).
-        retried = [id(loop) for loop in frame.loops] if any(
-            not h.body or exits_after(h.body)[0] is None for h in node.handlers
-        ) else []
+        retried = (
+            [id(loop) for loop in frame.loops]
+            if any(not h.body or exits_after(h.body)[0] is None for h in node.handlers)
+            else []
+        )
         for key in retried:
             self._retried_loops[key] = self._retried_loops.get(key, 0) + 1
         try:
@@ -287,7 +313,11 @@ class Statements(Calls):
                 tier, _library = provided
                 summary = self.summary_of(node)
                 annotation = ast.unparse(positional[0].annotation)
-                sink = SinkRef(tier, f"the return value of {node.name}() (a provider, called with a {annotation} for each request)", node.lineno)
+                sink = SinkRef(
+                    tier,
+                    f"the return value of {node.name}() (a provider, called with a {annotation} for each request)",
+                    node.lineno,
+                )
                 self._reach(summary.returns, sink, None, frame)
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> None:
@@ -338,13 +368,20 @@ class Statements(Calls):
         ``if``."""
         named_tuple = any(self.callee_path(b)[-1] == "NamedTuple" for b in node.bases)
         decorator = next(
-            (d for d in node.decorator_list if self.callee_path(d.func if isinstance(d, ast.Call) else d)[-1] == "dataclass"), None
+            (
+                d
+                for d in node.decorator_list
+                if self.callee_path(d.func if isinstance(d, ast.Call) else d)[-1] == "dataclass"
+            ),
+            None,
         )
         is_dataclass = decorator is not None and not named_tuple
         if not (is_dataclass or (named_tuple and decorator is None)):
             return is_dataclass, None
         if isinstance(decorator, ast.Call) and any(
-            kw.arg is None or (kw.arg == "init" and not is_constant(kw.value, True)) or (kw.arg == "kw_only" and not is_constant(kw.value, False))
+            kw.arg is None
+            or (kw.arg == "init" and not is_constant(kw.value, True))
+            or (kw.arg == "kw_only" and not is_constant(kw.value, False))
             for kw in decorator.keywords
         ):
             return is_dataclass, None
@@ -380,9 +417,14 @@ class Statements(Calls):
             if kind == "KW_ONLY":
                 break  # the fields after it are keyword-only
             value = stmt.value
-            if isinstance(value, ast.Call) and self.callee_path(value.func)[-1] == "field" and any(
-                (kw.arg == "init" and not is_constant(kw.value, True)) or (kw.arg == "kw_only" and not is_constant(kw.value, False))
-                for kw in value.keywords
+            if (
+                isinstance(value, ast.Call)
+                and self.callee_path(value.func)[-1] == "field"
+                and any(
+                    (kw.arg == "init" and not is_constant(kw.value, True))
+                    or (kw.arg == "kw_only" and not is_constant(kw.value, False))
+                    for kw in value.keywords
+                )
             ):
                 continue  # not a positional parameter of __init__
             if stmt.target.id not in fields:

@@ -1,6 +1,7 @@
 """Summaries as plain data, both ways: ``value_to_data`` writes a ``Value`` as the deterministic,
 JSON-serialisable form other modules of the run read (``cachelint.code.analysis.summarize``), and
 ``value_from_summary`` reads one back at a call site of this module."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -79,8 +80,14 @@ def origin_to_data(o: Origin, positions: Positions | None = None) -> dict[str, A
 
 def _data_key(d: Mapping[str, Any]) -> tuple:
     return (
-        d["kind"], d["what"], d.get("line", 0), d.get("mode", ""), d.get("attr", ""), d.get("granularity", ""),
-        d.get("sortable", True), d.get("empty", False),
+        d["kind"],
+        d["what"],
+        d.get("line", 0),
+        d.get("mode", ""),
+        d.get("attr", ""),
+        d.get("granularity", ""),
+        d.get("sortable", True),
+        d.get("empty", False),
     )
 
 
@@ -93,6 +100,7 @@ def value_to_data(v: Value, positions: Positions | None = None) -> dict[str, Any
     """Plain, deterministic data (origins that differ only in columns or fix spots merge, keeping
     the first fix in a fixed order). ``positions``: see ``Positions``; without it, no fix spot of
     this module is given."""
+
     def table(origins: frozenset[Origin]) -> list[dict[str, Any]]:
         unique: dict[tuple, dict[str, Any]] = {}
         for d in (origin_to_data(o, positions) for o in origins):

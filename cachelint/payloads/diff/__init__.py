@@ -14,6 +14,7 @@ changed inside a block), ``volatile`` (changed spans that are values that tick, 
 ``setting_changes`` (the invalidation table and the settings that changed), ``common`` (common
 prefixes of strings, bytes and tiers).
 """
+
 from __future__ import annotations
 
 from cachelint.payloads.diff.common import common_prefix_blocks, common_prefix_len

@@ -1,4 +1,5 @@
 """Common prefixes: of two strings or byte strings, and of two tiers of blocks."""
+
 from __future__ import annotations
 
 from typing import Sequence

@@ -1,6 +1,7 @@
 """The structural explanation of a changed block: key order only, or the paths whose values
 changed, as a reader writes them (``content[0].text: '…' -> '…'``), without DeepDiff for the
 common changes (strings rewritten, list items added or removed)."""
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,9 @@ def list_item_changes(before: Any, after: Any) -> list[str] | None:
             continue
         if type(old) is not list or type(new) is not list or not _SIMPLE_KEY.match(key):
             return None
-        ops = difflib.SequenceMatcher(None, [dumps(x) for x in old], [dumps(x) for x in new], autojunk=False).get_opcodes()
+        ops = difflib.SequenceMatcher(
+            None, [dumps(x) for x in old], [dumps(x) for x in new], autojunk=False
+        ).get_opcodes()
         for tag, i1, i2, j1, j2 in ops:
             if tag == "delete":
                 lines += [f"{key}[{i}] ({_item_label(old[i])}) removed" for i in range(i1, i2)]
@@ -140,7 +143,9 @@ def deepdiff_lines(before: Any, after: Any) -> list[str]:
                     lines.append(f"{path}: {_short(old)} -> {_short(new)}")
             elif report == "type_changes":
                 change = entries[path]
-                lines.append(f"{path}: {type(change.get('old_value')).__name__} -> {type(change.get('new_value')).__name__}")
+                lines.append(
+                    f"{path}: {type(change.get('old_value')).__name__} -> {type(change.get('new_value')).__name__}"
+                )
             else:
                 lines.append(f"{path} {report.replace('_', ' ')}")
     return lines[:MAX_EXPLANATIONS]

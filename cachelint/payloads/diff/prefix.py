@@ -1,12 +1,18 @@
 """The prefix diff of two consecutive requests: tier by tier, bytes first; the first differing
 tier and byte offset of the rendered prefix; the excerpts around it."""
+
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from cachelint.payloads.diff.common import common_prefix_blocks, common_prefix_len
-from cachelint.payloads.diff.explain import DROPPED_THINKING, DROPPED_THINKING_HINT, MAX_EXPLANATIONS, explain_block_change
+from cachelint.payloads.diff.explain import (
+    DROPPED_THINKING,
+    DROPPED_THINKING_HINT,
+    MAX_EXPLANATIONS,
+    explain_block_change,
+)
 from cachelint.payloads.diff.setting_changes import InvalidationTable, changed_settings
 from cachelint.payloads.diff.volatile import VolatilePatterns, volatile_spans
 from cachelint.payloads.model import TIERS, Block, PrefixDiff, Request, TierDiff
@@ -55,7 +61,7 @@ def prefix_diff(prev: Request, cur: Request, table: InvalidationTable, volatile:
     setting_changes = changed_settings(prev, cur, table, broken_tiers)
     lost: set[str] = set()
     if first_tier is not None:
-        lost.update(TIERS[TIERS.index(first_tier):])
+        lost.update(TIERS[TIERS.index(first_tier) :])
     for change in setting_changes:
         if change.confirmed:
             lost.update(change.invalidates)
@@ -165,7 +171,9 @@ def _stable(order_a: list[str], order_b: list[str]) -> set[str]:
 # system and messages: index by index ---------------------------------------------------------
 
 
-def _sequence_diff(tier: str, a: Sequence[Block], b: Sequence[Block], first: int, volatile: VolatilePatterns) -> TierDiff:
+def _sequence_diff(
+    tier: str, a: Sequence[Block], b: Sequence[Block], first: int, volatile: VolatilePatterns
+) -> TierDiff:
     unit = "message" if tier == "messages" else "system block"
     explanation: list[str] = []
     changes: list[dict[str, Any]] = []
@@ -183,7 +191,10 @@ def _sequence_diff(tier: str, a: Sequence[Block], b: Sequence[Block], first: int
         kind = "key-order" if what == "key-order" else "changed"
         label = "key order only" if what == "key-order" else "changed"
         role = b[first].name
-        explanation.append(f"{unit} {first}{f' ({role})' if role and tier == 'messages' else ''} {label}" + (f": {'; '.join(paths[:4])}" if paths else ""))
+        explanation.append(
+            f"{unit} {first}{f' ({role})' if role and tier == 'messages' else ''} {label}"
+            + (f": {'; '.join(paths[:4])}" if paths else "")
+        )
         if tier == "messages" and paths and all(p.endswith(DROPPED_THINKING) for p in paths):
             explanation.append(DROPPED_THINKING_HINT)
         changes.append({"change": what, "index": first, "paths": paths[:MAX_EXPLANATIONS]})

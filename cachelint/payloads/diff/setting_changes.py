@@ -1,5 +1,6 @@
 """Changed cache-affecting settings of two requests, and the tiers each invalidates by the dated
 table of the ``payloads-invalidation`` packs."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,7 +15,9 @@ class InvalidationTable:
     (merged packs)."""
 
     providers: Mapping[str, Mapping[str, Mapping[str, Any]]]
-    _sorted: dict[str, tuple[tuple[str, Mapping[str, Any]], ...]] = field(default_factory=dict, compare=False, repr=False)
+    _sorted: dict[str, tuple[tuple[str, Mapping[str, Any]], ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "InvalidationTable":
@@ -34,7 +37,9 @@ class InvalidationTable:
         return self._sorted[provider]
 
 
-def changed_settings(prev: Request, cur: Request, table: InvalidationTable, broken_tiers: set[str]) -> list[SettingChange]:
+def changed_settings(
+    prev: Request, cur: Request, table: InvalidationTable, broken_tiers: set[str]
+) -> list[SettingChange]:
     if prev.settings == cur.settings and prev.provider == cur.provider:
         return []  # the common case, one C-level comparison: nothing can differ once normalised
     out: list[SettingChange] = []

@@ -1,5 +1,6 @@
 """Volatile spans (CL309): the changed spans of a block whose every span is a value that ticks (a
 date, an id, a counter), by the patterns of the ``payloads-volatile`` packs."""
+
 from __future__ import annotations
 
 import re

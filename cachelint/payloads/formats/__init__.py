@@ -7,6 +7,7 @@ The registry's functions (``registry``, ``get``, ``match``, ``detect``, ``read_r
 ``resemblance``…) and types (``LogFormat``, ``ReadContext``, ``Joins``) are reached through this
 package; they are imported on first use, so that the CLI can list the names without them.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,6 @@
 """What the format modules share: a Record from the parts a log keeps, JSON held as text, OTLP
 attribute lists, and the content-level re-encoding of a prompt into a provider's request shape."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
@@ -196,7 +197,11 @@ _GEMINI = ("gcp.gemini", "gcp.vertex_ai", "gemini", "google", "vertex")
 def provider_of(system: Any, model: Any) -> str:
     name = str(system or "").lower()
     model_name = str(model or "").lower()
-    if any(n in name for n in _ANTHROPIC) or ("bedrock" in name and "claude" in model_name) or model_name.startswith("claude"):
+    if (
+        any(n in name for n in _ANTHROPIC)
+        or ("bedrock" in name and "claude" in model_name)
+        or model_name.startswith("claude")
+    ):
         return "anthropic"
     if any(n in name for n in _GEMINI) or model_name.startswith("gemini"):
         return "gemini"
@@ -227,7 +232,9 @@ class Part:
 
     __slots__ = ("kind", "text", "id", "name", "arguments", "value")
 
-    def __init__(self, kind: str, text: str = "", id: Any = None, name: Any = None, arguments: Any = None, value: Any = None) -> None:
+    def __init__(
+        self, kind: str, text: str = "", id: Any = None, name: Any = None, arguments: Any = None, value: Any = None
+    ) -> None:
         self.kind = kind
         self.text = text
         self.id = id
@@ -249,14 +256,20 @@ def text_parts(content: Any) -> list[Part]:
                 parts.append(Part("text", item))
             elif isinstance(item, dict):
                 kind = item.get("type")
-                if kind in ("text", "input_text", "output_text") or (kind is None and isinstance(item.get("text"), str)):
+                if kind in ("text", "input_text", "output_text") or (
+                    kind is None and isinstance(item.get("text"), str)
+                ):
                     parts.append(Part("text", str(item.get("text", item.get("content", "")))))
                 elif kind == "tool_use":
-                    parts.append(Part("tool_call", id=item.get("id"), name=item.get("name"), arguments=item.get("input")))
+                    parts.append(
+                        Part("tool_call", id=item.get("id"), name=item.get("name"), arguments=item.get("input"))
+                    )
                 elif kind == "tool_result":
                     parts.append(Part("tool_result", id=item.get("tool_use_id"), value=item.get("content")))
                 else:
-                    parts.append(Part("other", value=sorted_keys({k: v for k, v in item.items() if k != "cache_control"})))
+                    parts.append(
+                        Part("other", value=sorted_keys({k: v for k, v in item.items() if k != "cache_control"}))
+                    )
         return parts
     return [Part("other", value=sorted_keys(content))]
 
@@ -282,11 +295,26 @@ def content_body(
     built: list[dict[str, Any]] = []
     for message in messages:
         # not a Built: a (role, parts) pair (``type() is`` leaves the other branch unnarrowed)
-        built.extend(message.messages if type(message) is Built else provider_messages(provider, *cast("tuple[str, list[Part]]", message)))
+        built.extend(
+            message.messages
+            if type(message) is Built
+            else provider_messages(provider, *cast("tuple[str, list[Part]]", message))
+        )
     if provider == "anthropic":
         body: dict[str, Any] = {"model": model}
         if tool_list:
-            body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in tool_list])
+            body["tools"] = (
+                tool_list
+                if tools_done
+                else _shape(
+                    provider,
+                    tool_list,
+                    [
+                        {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
+                        for t in tool_list
+                    ],
+                )
+            )
         if system:
             body["system"] = [{"type": "text", "text": s} for s in system]
         body["messages"] = built
@@ -294,14 +322,43 @@ def content_body(
     if provider == "gemini":
         body = {"model": model}
         if tool_list:
-            body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"functionDeclarations": [{"name": t["name"], "description": t["description"], "parameters": t["parameters"]} for t in tool_list]}])
+            body["tools"] = (
+                tool_list
+                if tools_done
+                else _shape(
+                    provider,
+                    tool_list,
+                    [
+                        {
+                            "functionDeclarations": [
+                                {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}
+                                for t in tool_list
+                            ]
+                        }
+                    ],
+                )
+            )
         if system:
             body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
         body["contents"] = built
         return body
     body = {"model": model}
     if tool_list:
-        body["tools"] = tool_list if tools_done else _shape(provider, tool_list, [{"type": "function", "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}} for t in tool_list])
+        body["tools"] = (
+            tool_list
+            if tools_done
+            else _shape(
+                provider,
+                tool_list,
+                [
+                    {
+                        "type": "function",
+                        "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]},
+                    }
+                    for t in tool_list
+                ],
+            )
+        )
     body["messages"] = [{"role": "system", "content": s} for s in system] + built
     return body
 
@@ -391,7 +448,11 @@ class HistoryReplay:
             if known is not None and tools is not None and tools is before_tools and before_trace.provider is not None:
                 body["tools"] = known  # the same tools list: the blocks built for it
                 record.reread = _Restore(record, messages, tools)
-            if before_trace.provider is not None and before_trace.history_key == "messages" and len(before_trace.history) == len(before):
+            if (
+                before_trace.provider is not None
+                and before_trace.history_key == "messages"
+                and len(before_trace.history) == len(before)
+            ):
                 n = min(len(before), len(messages))
                 k = 0
                 while k < n and messages[k] is before[k]:
@@ -465,7 +526,11 @@ def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
         _LAST_TOOLS[0] = (tools, found)
         return found
     out = [
-        {"name": str(t.get("name", "")), "description": str(t.get("description") or ""), "parameters": sorted_keys(t.get("parameters") or {})}
+        {
+            "name": str(t.get("name", "")),
+            "description": str(t.get("description") or ""),
+            "parameters": sorted_keys(t.get("parameters") or {}),
+        }
         for t in tools
     ]
     if key:
@@ -493,7 +558,9 @@ def _anthropic_message(role: str, parts: list[Part]) -> dict[str, Any]:
         if p.kind == "text":
             blocks.append({"type": "text", "text": p.text})
         elif p.kind == "tool_call":
-            blocks.append({"type": "tool_use", "id": str(p.id or ""), "name": str(p.name or ""), "input": _arguments(p.arguments)})
+            blocks.append(
+                {"type": "tool_use", "id": str(p.id or ""), "name": str(p.name or ""), "input": _arguments(p.arguments)}
+            )
         elif p.kind == "tool_result":
             blocks.append({"type": "tool_result", "tool_use_id": str(p.id or ""), "content": _result_text(p.value)})
         else:
@@ -509,7 +576,14 @@ def _gemini_content(role: str, parts: list[Part]) -> dict[str, Any]:
         elif p.kind == "tool_call":
             out.append({"functionCall": {"name": str(p.name or ""), "args": _arguments(p.arguments)}})
         elif p.kind == "tool_result":
-            out.append({"functionResponse": {"name": str(p.name or p.id or ""), "response": {"content": _result_text(p.value)}}})
+            out.append(
+                {
+                    "functionResponse": {
+                        "name": str(p.name or p.id or ""),
+                        "response": {"content": _result_text(p.value)},
+                    }
+                }
+            )
         else:
             out.append(p.value)
     return {"role": "model" if role in ("assistant", "model", "ai") else "user", "parts": out}
@@ -530,7 +604,11 @@ def _openai_messages(role: str, parts: list[Part]) -> list[dict[str, Any]]:
             message["content"] = "".join(texts) if texts or not calls else None
         if calls:
             message["tool_calls"] = [
-                {"id": str(c.id or ""), "type": "function", "function": {"name": str(c.name or ""), "arguments": _arguments_text(c.arguments)}}
+                {
+                    "id": str(c.id or ""),
+                    "type": "function",
+                    "function": {"name": str(c.name or ""), "arguments": _arguments_text(c.arguments)},
+                }
                 for c in calls
             ]
         out.append(message)
@@ -548,12 +626,26 @@ def _arguments_text(value: Any) -> str:
     return dumps(sorted_keys(decoded)).decode("utf-8", "replace")
 
 
-def usage_response(provider: str, *, total_input: Any = None, uncached: Any = None, read: Any = None, written: Any = None, output: Any = None) -> dict[str, Any] | None:
+def usage_response(
+    provider: str,
+    *,
+    total_input: Any = None,
+    uncached: Any = None,
+    read: Any = None,
+    written: Any = None,
+    output: Any = None,
+) -> dict[str, Any] | None:
     """A response carrying only the usage, in ``provider``'s shape, from the counts a log keeps:
     ``total_input`` (every prompt token, cached ones included, as OpenTelemetry counts) or
     ``uncached`` (the tokens neither read nor written, as Anthropic counts), cache reads and
     writes, output. None when the log holds no count."""
-    total, fresh, r, w, out = number(total_input), number(uncached), number(read) or 0, number(written) or 0, number(output)
+    total, fresh, r, w, out = (
+        number(total_input),
+        number(uncached),
+        number(read) or 0,
+        number(written) or 0,
+        number(output),
+    )
     if total is None and fresh is None:
         return None
     if total is None:
@@ -566,7 +658,13 @@ def usage_response(provider: str, *, total_input: Any = None, uncached: Any = No
             usage["output_tokens"] = out
         return {"usage": usage}
     if provider == "gemini":
-        return {"usageMetadata": {"promptTokenCount": total, "cachedContentTokenCount": r, **({"candidatesTokenCount": out} if out is not None else {})}}
+        return {
+            "usageMetadata": {
+                "promptTokenCount": total,
+                "cachedContentTokenCount": r,
+                **({"candidatesTokenCount": out} if out is not None else {}),
+            }
+        }
     usage = {"prompt_tokens": total, "prompt_tokens_details": {"cached_tokens": r}}
     if out is not None:
         usage["completion_tokens"] = out

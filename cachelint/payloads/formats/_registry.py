@@ -16,6 +16,7 @@ at a path (streamed with ``_stream.JsonStream``), or the format's own reader (``
 ``cachelint.payloads.model.FIDELITIES``): the audit runs on each request only the checks its
 fidelity can support. ``keeps`` is the row of the table in docs/audit.md.
 """
+
 from __future__ import annotations
 
 import functools
@@ -150,9 +151,6 @@ def registry() -> tuple[LogFormat, ...]:
     return tuple(sorted(found, key=lambda f: (NAMES.index(f.name) if f.name in NAMES else len(NAMES), f.name)))
 
 
-
-
-
 def names() -> tuple[str, ...]:
     return tuple(f.name for f in registry())
 
@@ -205,7 +203,9 @@ def body_paths() -> tuple[tuple[str, ...], ...]:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def read_records(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, reuse: Any = None) -> Iterator[Item]:
+def read_records(
+    fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, reuse: Any = None
+) -> Iterator[Item]:
     """Every item of one file of format ``fmt`` held in ``container`` (``jsonl`` or ``json``)."""
     items = _items(fmt, handle, container, ctx, reuse)
     bodies = ctx.state.get("bodies")
@@ -247,13 +247,20 @@ def _items(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, 
 
         def adapt(value: Any, origin: Origin, redactor: Any, _fmt: str) -> Iterator[Item]:
             if not isinstance(value, dict):
-                yield unreadable(origin.path, f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)", line=origin.line, record=origin.record)
+                yield unreadable(
+                    origin.path,
+                    f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)",
+                    line=origin.line,
+                    record=origin.record,
+                )
             elif _claims(fmt, value):
                 yield from _guarded(fmt, jsonl_records, value, origin, ctx, ())
             else:  # a record of another shape in the file: read as the generic reader would
                 yield from _records_from_value(value, origin, redactor, "jsonl")
 
-        yield from _read_jsonl(handle, ctx.display, ctx.redactor, ctx.limits, reuse, _compressed_bytes(handle), records=adapt)
+        yield from _read_jsonl(
+            handle, ctx.display, ctx.redactor, ctx.limits, reuse, _compressed_bytes(handle), records=adapt
+        )
     else:
         records = fmt.records
         assert records is not None
@@ -272,7 +279,12 @@ def _items(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, 
                 origin = Origin(ctx.display, line, index, index)
                 index += 1
                 if not isinstance(value, dict):
-                    yield unreadable(ctx.display, f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)", line=line, record=origin.record)
+                    yield unreadable(
+                        ctx.display,
+                        f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)",
+                        line=line,
+                        record=origin.record,
+                    )
                 elif _claims(fmt, value):
                     yield from _guarded(fmt, records, value, origin, ctx, context)
                 else:
@@ -280,21 +292,35 @@ def _items(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, 
         except StreamError as exc:
             yield unreadable(ctx.display, f"{fmt.title}: {exc}; records after it not read", line=exc.line, record=index)
         except RecursionError:
-            yield unreadable(ctx.display, f"{fmt.title}: JSON nested too deeply to read; records after it not read", line=stream.line, record=index)
+            yield unreadable(
+                ctx.display,
+                f"{fmt.title}: JSON nested too deeply to read; records after it not read",
+                line=stream.line,
+                record=index,
+            )
     if fmt.finish is not None:
         yield from fmt.finish(ctx)
     yield from ctx.unread.diagnostics()
 
 
-def _guarded(fmt: LogFormat, records: Records, value: dict, origin: Origin, ctx: ReadContext, context: tuple) -> Iterator[Item]:
+def _guarded(
+    fmt: LogFormat, records: Records, value: dict, origin: Origin, ctx: ReadContext, context: tuple
+) -> Iterator[Item]:
     """A format's records, a record its reader fails on (a shape no specification foresaw) being
     a CL001 at that record instead of the end of the run."""
     try:
         yield from list(records(value, origin, ctx, context))
     except RecursionError:
-        yield unreadable(origin.path, f"{fmt.title} record nested too deeply to read", line=origin.line, record=origin.record)
+        yield unreadable(
+            origin.path, f"{fmt.title} record nested too deeply to read", line=origin.line, record=origin.record
+        )
     except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-        yield unreadable(origin.path, f"cannot read {fmt.title} record: {type(exc).__name__}: {exc}", line=origin.line, record=origin.record)
+        yield unreadable(
+            origin.path,
+            f"cannot read {fmt.title} record: {type(exc).__name__}: {exc}",
+            line=origin.line,
+            record=origin.record,
+        )
 
 
 def _claims(fmt: LogFormat, value: dict) -> bool:
@@ -361,7 +387,12 @@ _TELLS: tuple[tuple[str, str, str | None, Callable[[Mapping[str, Any]], bool] | 
     ("inputBodyJson", "a Bedrock model invocation log", "bedrock-invocation", None),
     ("params", "an Anthropic Message Batches request", "anthropic-batch", lambda v: "custom_id" in v),
     ("input.value", "an OpenInference span", "openinference", None),
-    ("inputs", "a LangSmith run", "langsmith", lambda v: "run_type" in v or (isinstance(v.get("inputs"), dict) and "messages" in v["inputs"])),
+    (
+        "inputs",
+        "a LangSmith run",
+        "langsmith",
+        lambda v: "run_type" in v or (isinstance(v.get("inputs"), dict) and "messages" in v["inputs"]),
+    ),
     ("resourceSpans", "an OTLP trace export", "otlp", None),
     ("messages", "a chat request", None, None),
     ("prompt", "a completion request", None, None),

@@ -3,6 +3,7 @@ read first so that their usage joins the requests of other files; requests of lo
 completed with what their usage says; records that look like LLM logs in a shape no reader took
 reported once per file; and the summary's account of what was judged from content or usage
 only, and which checks did not run."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -37,7 +38,9 @@ class FormatRun:
     joins: registry.Joins = field(default_factory=registry.Joins)
     formats: dict[str, str] = field(default_factory=dict)  # display -> format name (sniffed once)
     side: set[str] = field(default_factory=set)  # displays of side files (read before the others)
-    unread: dict[str, registry.Unread] = field(default_factory=dict)  # display -> skipped records that look like LLM logs
+    unread: dict[str, registry.Unread] = field(
+        default_factory=dict
+    )  # display -> skipped records that look like LLM logs
     fidelity: dict[str, dict[str, Any]] = field(default_factory=dict)  # fidelity -> {"requests", "formats"}
 
     def plan(self, logs: Iterable[tuple[Path, str]]) -> None:
@@ -76,13 +79,20 @@ class FormatRun:
             left = [i for i in ids if i not in self.joins.used]
             repeated = [i for i in ids if i in self.joins.repeated]
             if repeated:
-                out.append(unreadable(display, f"{len(repeated)} {title}(s) have a custom_id another results file also has: not joined to any request"))
+                out.append(
+                    unreadable(
+                        display,
+                        f"{len(repeated)} {title}(s) have a custom_id another results file also has: not joined to any request",
+                    )
+                )
             left = [i for i in left if i not in self.joins.repeated]
             if not left:
                 continue
             if len(left) == len(ids):
-                message = (f"{len(ids)} {title}(s) joined to no request: audit them together with the batch's requests"
-                           " (the input / requests JSONL or the create payload), which hold what was sent")
+                message = (
+                    f"{len(ids)} {title}(s) joined to no request: audit them together with the batch's requests"
+                    " (the input / requests JSONL or the create payload), which hold what was sent"
+                )
             else:
                 message = f"{len(left)} of {len(ids)} {title}(s) joined to no request of the run (custom_id {left[0]!r} first)"
             out.append(unreadable(display, message))
@@ -126,7 +136,9 @@ class FormatRun:
         blocks = req.tier(tier)
         position = max(0, len(req.tools) + len(req.system) + len(req.messages) - 1)
         req.breakpoints = (
-            Breakpoint(tier, blocks[-1].index if blocks else 0, None, position, ttl, True, False, {"inferred": "usage"}),
+            Breakpoint(
+                tier, blocks[-1].index if blocks else 0, None, position, ttl, True, False, {"inferred": "usage"}
+            ),
         )
 
     def summary(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ character position), which gives the value's end, and the exact slice is then pa
 too short for the value (``unexpected end of data``) is doubled, up to the record size limit.
 Memory holds the window and one record, whatever the document's length.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -288,7 +289,9 @@ def _first_value(chunk: bytes, whole: bool, line: int) -> tuple[Any, int]:
                 return orjson.loads(chunk[:end]), end
             if message.startswith(_TRUNCATED) and not whole:
                 raise _Truncated() from None
-            raise StreamError(f"not valid JSON: {message.split(':')[0]}", line + chunk.count(b"\n", 0, _byte_pos(chunk, exc.pos))) from None
+            raise StreamError(
+                f"not valid JSON: {message.split(':')[0]}", line + chunk.count(b"\n", 0, _byte_pos(chunk, exc.pos))
+            ) from None
     try:
         text = codecs.getincrementaldecoder("utf-8")().decode(chunk, final=whole)
     except UnicodeDecodeError as exc:

@@ -5,6 +5,7 @@ markers kept. The results (``anthropic-batch-results``) hold the usage; audited 
 request gets its result's usage by ``custom_id``. Batch requests carry no time: sessions are
 inferred from the history. Source: https://docs.anthropic.com/en/docs/build-with-claude/batch-processing
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -24,15 +25,23 @@ def matches(value: Any) -> bool:
 def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tuple) -> Iterator[registry.Item]:
     joined = ctx.joins.take(value.get("custom_id"))
     response, status = joined if joined is not None else (None, None)
-    yield make_record(origin, value["params"], ctx.redactor, fmt=NAME, response=response, status=status, url=URL, method="POST")
+    yield make_record(
+        origin, value["params"], ctx.redactor, fmt=NAME, response=response, status=status, url=URL, method="POST"
+    )
 
 
 FORMAT = registry.LogFormat(
     name=NAME,
     title="Anthropic Message Batches request",
     fidelity="wire",
-    keeps={"wire bytes": "yes (params: the Messages body of each request)", "key order": "yes", "cache markers": "yes",
-           "usage": "joined from the results file by custom_id", "time": "no", "session key": "no (inferred from the history)"},
+    keeps={
+        "wire bytes": "yes (params: the Messages body of each request)",
+        "key order": "yes",
+        "cache markers": "yes",
+        "usage": "joined from the results file by custom_id",
+        "time": "no",
+        "session key": "no (inferred from the history)",
+    },
     matches=matches,
     records=records,
     document_paths={"requests": ("requests", "*")},

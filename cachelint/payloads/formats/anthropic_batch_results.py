@@ -4,6 +4,7 @@ its usage joins the requests (``anthropic-batch``) audited with it, by ``custom_
 ``errored``, ``canceled`` or ``expired`` result leaves its request out (never served).
 Source: https://docs.anthropic.com/en/api/retrieving-message-batch-results
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator, cast
@@ -35,8 +36,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title=TITLE,
     fidelity="wire",
-    keeps={"wire bytes": "no (results only)", "key order": "-", "cache markers": "-", "usage": "yes (message.usage)",
-           "time": "no", "session key": "custom_id joins each result to its request"},
+    keeps={
+        "wire bytes": "no (results only)",
+        "key order": "-",
+        "cache markers": "-",
+        "usage": "yes (message.usage)",
+        "time": "no",
+        "session key": "custom_id joins each result to its request",
+    },
     matches=matches,
     records=records,
     side=True,

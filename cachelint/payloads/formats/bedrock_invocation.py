@@ -9,6 +9,7 @@ list of chunks for streams), the token counts (``input.inputTokenCount``,
 ``modelId``, the ``operation`` and the ``timestamp``. A body over 100 KB is not inline but in S3
 (``inputBodyS3Path``). Source: https://docs.aws.amazon.com/bedrock/latest/userguide/model-invocation-logging.html
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator, cast
@@ -40,16 +41,28 @@ def _usage(operation: str, inp: dict, out: dict, response: Any) -> dict | None:
     if isinstance(response, dict) and isinstance(response.get("usage"), dict):
         return response
     fresh, read, written, output = (
-        number(inp.get("inputTokenCount")), number(inp.get("cacheReadInputTokenCount")) or 0,
-        number(inp.get("cacheWriteInputTokenCount")) or 0, number(out.get("outputTokenCount")),
+        number(inp.get("inputTokenCount")),
+        number(inp.get("cacheReadInputTokenCount")) or 0,
+        number(inp.get("cacheWriteInputTokenCount")) or 0,
+        number(out.get("outputTokenCount")),
     )
     if fresh is None:
         return response if isinstance(response, dict) else None
     base = dict(response) if isinstance(response, dict) else {}
     if operation.startswith("Converse"):
-        base["usage"] = {"inputTokens": fresh, "cacheReadInputTokens": read, "cacheWriteInputTokens": written, "outputTokens": output or 0}
+        base["usage"] = {
+            "inputTokens": fresh,
+            "cacheReadInputTokens": read,
+            "cacheWriteInputTokens": written,
+            "outputTokens": output or 0,
+        }
     else:
-        base["usage"] = {"input_tokens": fresh, "cache_read_input_tokens": read, "cache_creation_input_tokens": written, "output_tokens": output or 0}
+        base["usage"] = {
+            "input_tokens": fresh,
+            "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": written,
+            "output_tokens": output or 0,
+        }
     return base
 
 
@@ -64,13 +77,20 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         if inp.get("inputBodyS3Path"):
             ctx.unread.add(
                 "are Bedrock invocation logs whose request body was delivered to S3 (input.inputBodyS3Path: bodies"
-                " over 100 KB): download those objects and put each body in input.inputBodyJson", origin)
+                " over 100 KB): download those objects and put each body in input.inputBodyJson",
+                origin,
+            )
         else:
-            ctx.unread.add("are Bedrock invocation logs without input.inputBodyJson: turn on text data delivery"
-                           " (textDataDeliveryEnabled) in the logging configuration", origin)
+            ctx.unread.add(
+                "are Bedrock invocation logs without input.inputBodyJson: turn on text data delivery"
+                " (textDataDeliveryEnabled) in the logging configuration",
+                origin,
+            )
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
-    operation = str(value.get("operation") or ("Converse" if "toolConfig" in body or "inferenceConfig" in body else "InvokeModel"))
+    operation = str(
+        value.get("operation") or ("Converse" if "toolConfig" in body or "inferenceConfig" in body else "InvokeModel")
+    )
     model = str(value.get("modelId") or "")
     url = None
     if model and operation in _PATHS:
@@ -122,10 +142,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="Bedrock model invocation log",
     fidelity="wire",
-    keeps={"wire bytes": "the body as sent (input.inputBodyJson), re-serialised by the log",
-           "key order": "yes", "cache markers": "yes (cache_control, cachePoint)",
-           "usage": "yes (token counts incl. cache reads and writes)", "time": "timestamp",
-           "session key": "requestMetadata session_id (if the caller sets one)"},
+    keeps={
+        "wire bytes": "the body as sent (input.inputBodyJson), re-serialised by the log",
+        "key order": "yes",
+        "cache markers": "yes (cache_control, cachePoint)",
+        "usage": "yes (token counts incl. cache reads and writes)",
+        "time": "timestamp",
+        "session key": "requestMetadata session_id (if the caller sets one)",
+    },
     matches=matches,
     records=records,
     body_paths=(("input", "inputBodyJson"),),

@@ -11,6 +11,7 @@ TTL of the writes from ``usage.cache_creation``), grouped by ``sessionId`` (a su
 sidechain apart). Checks of the prompt's bytes do not run. Source: the transcript files Claude Code
 writes (https://docs.anthropic.com/en/docs/claude-code/settings: ``cleanupPeriodDays`` keeps them).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -58,16 +59,31 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         session = f"{session}/{value.get('agentId') or 'sidechain'}"
     body = {"model": model, "messages": []}
     response = {"id": message.get("id"), "usage": message["usage"]}
-    yield make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="usage", response=response, time=value.get("timestamp"),
-                      session=session, url="https://api.anthropic.com/v1/messages")
+    yield make_record(
+        origin,
+        body,
+        ctx.redactor,
+        fmt=NAME,
+        fidelity="usage",
+        response=response,
+        time=value.get("timestamp"),
+        session=session,
+        url="https://api.anthropic.com/v1/messages",
+    )
 
 
 FORMAT = registry.LogFormat(
     name=NAME,
     title="Claude Code transcript",
     fidelity="usage",
-    keeps={"wire bytes": "no (no system prompt, no tools)", "key order": "no", "cache markers": "no (the write's TTL from usage.cache_creation)",
-           "usage": "yes (every API call)", "time": "timestamp", "session key": "sessionId"},
+    keeps={
+        "wire bytes": "no (no system prompt, no tools)",
+        "key order": "no",
+        "cache markers": "no (the write's TTL from usage.cache_creation)",
+        "usage": "yes (every API call)",
+        "time": "timestamp",
+        "session key": "sessionId",
+    },
     matches=matches,
     records=records,
     source="https://docs.anthropic.com/en/docs/claude-code/settings",

@@ -8,6 +8,7 @@ its usage), ``target_url`` (the provider endpoint), ``request_created_at`` and
 https://docs.helicone.ai/guides/cookbooks/etl (export), https://docs.helicone.ai/features/sessions
 (session header), Helicone's ``HeliconeRequest`` type (``packages/llm-mapper/types.ts``).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -21,7 +22,9 @@ _SESSION_KEYS = ("Helicone-Session-Id", "helicone-session-id", "Helicone-Session
 
 
 def matches(value: Any) -> bool:
-    return "request_body" in value and ("request_id" in value or "request_created_at" in value or "response_body" in value)
+    return "request_body" in value and (
+        "request_id" in value or "request_created_at" in value or "response_body" in value
+    )
 
 
 def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tuple) -> Iterator[registry.Item]:
@@ -29,7 +32,10 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     if isinstance(body, str):
         body = json_value(body)
     if not isinstance(body, dict):
-        ctx.unread.add("are Helicone records without a request body: export with --include-body (npx @helicone/export --include-body)", origin)
+        ctx.unread.add(
+            "are Helicone records without a request body: export with --include-body (npx @helicone/export --include-body)",
+            origin,
+        )
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
     response = value.get("response_body")
@@ -67,9 +73,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="Helicone export",
     fidelity="wire",
-    keeps={"wire bytes": "the body as the gateway received it, re-serialised by the export",
-           "key order": "yes", "cache markers": "yes", "usage": "yes (response_body, or the export's token columns)",
-           "time": "request_created_at", "session key": "Helicone-Session-Id property"},
+    keeps={
+        "wire bytes": "the body as the gateway received it, re-serialised by the export",
+        "key order": "yes",
+        "cache markers": "yes",
+        "usage": "yes (response_body, or the export's token columns)",
+        "time": "request_created_at",
+        "session key": "Helicone-Session-Id property",
+    },
     matches=matches,
     records=records,
     document_paths={"data": ("data", "*")},

@@ -10,12 +10,22 @@ order, no cache markers). ``usageDetails`` holds the counts (``input`` without t
 else by ``traceId``. Sources: https://api.reference.langfuse.com/#tag/observations,
 https://langfuse.com/docs/model-usage-and-cost
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, text_parts, usage_response
+from cachelint.payloads.formats._common import (
+    Part,
+    content_body,
+    json_value,
+    make_record,
+    memo_of,
+    provider_of,
+    text_parts,
+    usage_response,
+)
 from cachelint.payloads.model import Origin
 
 NAME = "langfuse"
@@ -44,8 +54,11 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
             system.extend(p.text for p in text_parts(prompt["system"]) if p.kind == "text")
         prompt = prompt.get("messages")
     if not isinstance(prompt, list):
-        ctx.unread.add("are Langfuse generations whose input is not a list of chat messages (a completion prompt, or input"
-                       " masked): nothing to audit", origin)
+        ctx.unread.add(
+            "are Langfuse generations whose input is not a list of chat messages (a completion prompt, or input"
+            " masked): nothing to audit",
+            origin,
+        )
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
     messages: list[Any] = []
@@ -59,20 +72,39 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     definitions = []
     for tool in tools:
         fn = cast(dict, tool.get("function")) if isinstance(tool.get("function"), dict) else tool
-        definitions.append({"name": fn.get("name"), "description": fn.get("description"), "parameters": fn.get("parameters", fn.get("input_schema"))})
+        definitions.append(
+            {
+                "name": fn.get("name"),
+                "description": fn.get("description"),
+                "parameters": fn.get("parameters", fn.get("input_schema")),
+            }
+        )
     body = content_body(provider, model, system, messages, definitions)
     details = cast(dict, value.get("usageDetails")) if isinstance(value.get("usageDetails"), dict) else {}
     usage = cast(dict, value.get("usage")) if isinstance(value.get("usage"), dict) else {}
     read = details.get("cache_read_input_tokens", details.get("input_cached_tokens", details.get("input_cache_read")))
     written = details.get("cache_creation_input_tokens", details.get("input_cache_creation"))
     fresh = details.get("input", usage.get("input", value.get("promptTokens")))
-    response = usage_response(provider, uncached=fresh, read=read, written=written,
-                              output=details.get("output", usage.get("output", value.get("completionTokens"))))
+    response = usage_response(
+        provider,
+        uncached=fresh,
+        read=read,
+        written=written,
+        output=details.get("output", usage.get("output", value.get("completionTokens"))),
+    )
     session = value.get("sessionId") or metadata.get("session_id") or value.get("traceId")
     level = value.get("level")
-    yield make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=response,
-                      time=value.get("startTime"), session=session, status=500 if level == "ERROR" else None)
-
+    yield make_record(
+        origin,
+        body,
+        ctx.redactor,
+        fmt=NAME,
+        fidelity="content",
+        response=response,
+        time=value.get("startTime"),
+        session=session,
+        status=500 if level == "ERROR" else None,
+    )
 
 
 def _message(message: Any) -> tuple[str, list[Part]] | None:
@@ -93,8 +125,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="Langfuse observation",
     fidelity="content",
-    keeps={"wire bytes": "no (the prompt as the integration logged it)", "key order": "no", "cache markers": "no",
-           "usage": "usageDetails incl. cache reads and writes", "time": "startTime", "session key": "sessionId, else traceId"},
+    keeps={
+        "wire bytes": "no (the prompt as the integration logged it)",
+        "key order": "no",
+        "cache markers": "no",
+        "usage": "usageDetails incl. cache reads and writes",
+        "time": "startTime",
+        "session key": "sessionId, else traceId",
+    },
     matches=matches,
     records=records,
     document_paths={"data": ("data", "*")},

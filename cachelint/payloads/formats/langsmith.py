@@ -12,13 +12,23 @@ group by ``extra.metadata`` ``session_id`` / ``thread_id`` / ``conversation_id``
 threads), else by ``trace_id``. Sources: https://docs.smith.langchain.com/reference/data_formats/run_data_format,
 https://docs.smith.langchain.com/observability/how_to_guides/threads
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.jsonio import dumps
-from cachelint.payloads.formats._common import Part, content_body, dig, make_record, memo_of, provider_of, text_parts, usage_response
+from cachelint.payloads.formats._common import (
+    Part,
+    content_body,
+    dig,
+    make_record,
+    memo_of,
+    provider_of,
+    text_parts,
+    usage_response,
+)
 from cachelint.payloads.model import Origin
 
 NAME = "langsmith"
@@ -29,9 +39,21 @@ _URLS = {
 }
 _THREAD_KEYS = ("session_id", "thread_id", "conversation_id")
 # LangChain message classes and ``type`` values -> roles
-_ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant", "assistant": "assistant", "tool": "tool",
-          "SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant", "ToolMessage": "tool",
-          "AIMessageChunk": "assistant", "ChatMessage": "user", "FunctionMessage": "tool"}
+_ROLES = {
+    "system": "system",
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "tool": "tool",
+    "SystemMessage": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+    "ToolMessage": "tool",
+    "AIMessageChunk": "assistant",
+    "ChatMessage": "user",
+    "FunctionMessage": "tool",
+}
 
 
 def matches(value: Any) -> bool:
@@ -49,7 +71,9 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     outputs = cast(dict, value.get("outputs")) if isinstance(value.get("outputs"), dict) else {}
     status = 500 if value.get("error") else None
     invocation = cast(dict, extra.get("invocation_params")) if isinstance(extra.get("invocation_params"), dict) else {}
-    model = inputs.get("model") or metadata.get("ls_model_name") or invocation.get("model") or invocation.get("model_name")
+    model = (
+        inputs.get("model") or metadata.get("ls_model_name") or invocation.get("model") or invocation.get("model_name")
+    )
     provider = provider_of(metadata.get("ls_provider"), model)
     messages = inputs.get("messages")
     if _sdk_messages(messages) or (isinstance(inputs.get("input"), (list, str)) and "model" in inputs):
@@ -57,16 +81,29 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         dropped = ("stream", "extra_headers", "extra_query", "extra_body", "timeout")
         # the inputs object itself when it holds nothing but the body (the reader then reuses the
         # bytes a run repeats from the previous one)
-        body = inputs if not any(k in inputs for k in dropped) else {k: v for k, v in inputs.items() if k not in dropped}
+        body = (
+            inputs if not any(k in inputs for k in dropped) else {k: v for k, v in inputs.items() if k not in dropped}
+        )
         if "input" in body and "messages" not in body:
             provider = "openai-responses"
         response = outputs if isinstance(outputs.get("usage"), dict) else _usage(provider, outputs, value)
-        yield make_record(origin, body, ctx.redactor, fmt=NAME, response=response, time=value.get("start_time"),
-                          session=session, url=_URLS.get(provider), status=status)
+        yield make_record(
+            origin,
+            body,
+            ctx.redactor,
+            fmt=NAME,
+            response=response,
+            time=value.get("start_time"),
+            session=session,
+            url=_URLS.get(provider),
+            status=status,
+        )
         return
     raw = _langchain_list(messages)
     if raw is None:
-        ctx.unread.add("are LangSmith LLM runs whose inputs hold no chat messages (a completion prompt or a custom input)", origin)
+        ctx.unread.add(
+            "are LangSmith LLM runs whose inputs hold no chat messages (a completion prompt or a custom input)", origin
+        )
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
     memo = memo_of(ctx.state)
@@ -80,8 +117,18 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
             rest.append(converted)
     tools = _tools(invocation.get("tools"), ctx.state)
     body = content_body(provider, model, system, rest, tools)
-    yield make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=_usage(provider, outputs, value),
-                      time=value.get("start_time"), session=session, url=_URLS.get(provider), status=status)
+    yield make_record(
+        origin,
+        body,
+        ctx.redactor,
+        fmt=NAME,
+        fidelity="content",
+        response=_usage(provider, outputs, value),
+        time=value.get("start_time"),
+        session=session,
+        url=_URLS.get(provider),
+        status=status,
+    )
 
 
 def _sdk_messages(messages: Any) -> bool:
@@ -89,8 +136,10 @@ def _sdk_messages(messages: Any) -> bool:
     from the previous run comes as the KnownBlock built from it then (cachelint.payloads.reuse)."""
     from cachelint.payloads.trace import KnownBlock
 
-    return isinstance(messages, list) and bool(messages) and all(
-        type(m) is KnownBlock or (isinstance(m, dict) and "role" in m and "lc" not in m) for m in messages
+    return (
+        isinstance(messages, list)
+        and bool(messages)
+        and all(type(m) is KnownBlock or (isinstance(m, dict) and "role" in m and "lc" not in m) for m in messages)
     )
 
 
@@ -142,7 +191,11 @@ def _tools(raw: Any, state: dict) -> list[dict]:
 
 def _tool(tool: dict) -> dict:
     fn = cast(dict, tool.get("function")) if isinstance(tool.get("function"), dict) else tool
-    return {"name": fn.get("name"), "description": fn.get("description"), "parameters": fn.get("parameters", fn.get("input_schema"))}
+    return {
+        "name": fn.get("name"),
+        "description": fn.get("description"),
+        "parameters": fn.get("parameters", fn.get("input_schema")),
+    }
 
 
 def _usage(provider: str, outputs: dict, run: dict) -> dict | None:
@@ -157,9 +210,16 @@ def _usage(provider: str, outputs: dict, run: dict) -> dict | None:
         usage = dig(message, "kwargs", "usage_metadata") or dig(message, "usage_metadata")
     usage = usage or outputs.get("usage_metadata")
     if isinstance(usage, dict):
-        details = cast(dict, usage.get("input_token_details")) if isinstance(usage.get("input_token_details"), dict) else {}
-        return usage_response(provider, total_input=usage.get("input_tokens"), read=details.get("cache_read"),
-                              written=details.get("cache_creation"), output=usage.get("output_tokens"))
+        details = (
+            cast(dict, usage.get("input_token_details")) if isinstance(usage.get("input_token_details"), dict) else {}
+        )
+        return usage_response(
+            provider,
+            total_input=usage.get("input_tokens"),
+            read=details.get("cache_read"),
+            written=details.get("cache_creation"),
+            output=usage.get("output_tokens"),
+        )
     if run.get("prompt_tokens") is not None:
         return usage_response(provider, total_input=run.get("prompt_tokens"), output=run.get("completion_tokens"))
     return None
@@ -169,10 +229,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="LangSmith run",
     fidelity="wire",
-    keeps={"wire bytes": "wrap_openai / wrap_anthropic: the SDK call's arguments; LangChain runs: no (content level)",
-           "key order": "wrapped SDK calls: yes; LangChain: no", "cache markers": "wrapped SDK calls: yes; LangChain: no",
-           "usage": "yes (outputs.usage, usage_metadata)", "time": "start_time",
-           "session key": "thread metadata (session_id, thread_id, conversation_id), else trace_id"},
+    keeps={
+        "wire bytes": "wrap_openai / wrap_anthropic: the SDK call's arguments; LangChain runs: no (content level)",
+        "key order": "wrapped SDK calls: yes; LangChain: no",
+        "cache markers": "wrapped SDK calls: yes; LangChain: no",
+        "usage": "yes (outputs.usage, usage_metadata)",
+        "time": "start_time",
+        "session key": "thread metadata (session_id, thread_id, conversation_id), else trace_id",
+    },
     matches=matches,
     records=records,
     body_paths=(("inputs",),),

@@ -12,6 +12,7 @@ Anthropic models the way LiteLLM maps them (system messages to ``system``, ``fun
 ``response.usage`` gives the usage, ``startTime`` the time. Sources:
 https://docs.litellm.ai/docs/proxy/logging_spec, https://docs.litellm.ai/docs/observability/raw_request_response
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator, cast
@@ -60,15 +61,28 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         body = json_value(raw["raw_request_body"])
         base = raw.get("raw_request_api_base")
         usage = _usage(provider_of(value.get("custom_llm_provider"), body.get("model") or value.get("model")), response)
-        yield make_record(origin, body, ctx.redactor, fmt=NAME, response=usage, time=value.get("startTime"), session=session,
-                          url=base if isinstance(base, str) else None, headers=raw.get("raw_request_headers"), status=status)
+        yield make_record(
+            origin,
+            body,
+            ctx.redactor,
+            fmt=NAME,
+            response=usage,
+            time=value.get("startTime"),
+            session=session,
+            url=base if isinstance(base, str) else None,
+            headers=raw.get("raw_request_headers"),
+            status=status,
+        )
         return
     messages = value.get("messages")
     if isinstance(messages, str):
         messages = [{"role": "user", "content": messages}]
     if not isinstance(messages, list):
-        ctx.unread.add("are LiteLLM logs without messages (a call type other than chat, or message logging turned off:"
-                       " turn off turn_off_message_logging to keep them)", origin)
+        ctx.unread.add(
+            "are LiteLLM logs without messages (a call type other than chat, or message logging turned off:"
+            " turn off turn_off_message_logging to keep them)",
+            origin,
+        )
         yield make_record(origin, None, ctx.redactor, fmt=NAME)
         return
     parameters = cast(dict, value.get("model_parameters")) if isinstance(value.get("model_parameters"), dict) else {}
@@ -81,8 +95,17 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         body = _as_anthropic(model, messages, parameters)
     else:
         body = {"model": model, "messages": messages, **parameters}
-    yield make_record(origin, body, ctx.redactor, fmt=NAME, response=_usage(provider, response), time=value.get("startTime"),
-                      session=session, url=_URLS.get(provider), status=status)
+    yield make_record(
+        origin,
+        body,
+        ctx.redactor,
+        fmt=NAME,
+        response=_usage(provider, response),
+        time=value.get("startTime"),
+        session=session,
+        url=_URLS.get(provider),
+        status=status,
+    )
 
 
 def _usage(provider: str, response: dict | None) -> dict | None:
@@ -95,8 +118,13 @@ def _usage(provider: str, response: dict | None) -> dict | None:
     if provider != "anthropic":
         return response
     read = usage.get("cache_read_input_tokens", dig(usage, "prompt_tokens_details", "cached_tokens"))
-    counted = usage_response("anthropic", total_input=usage.get("prompt_tokens"), read=read,
-                             written=usage.get("cache_creation_input_tokens"), output=usage.get("completion_tokens"))
+    counted = usage_response(
+        "anthropic",
+        total_input=usage.get("prompt_tokens"),
+        read=read,
+        written=usage.get("cache_creation_input_tokens"),
+        output=usage.get("completion_tokens"),
+    )
     return {**cast(dict, response), **(counted or {})}  # a dict: usage came from it
 
 
@@ -127,8 +155,11 @@ def _as_anthropic(model: Any, messages: list, parameters: dict) -> dict:
             block = {"type": "tool_result", "tool_use_id": message.get("tool_call_id"), "content": content}
             if "cache_control" in message:
                 block["cache_control"] = message["cache_control"]
-            if out and out[-1].get("role") == "user" and isinstance(out[-1].get("content"), list) and all(
-                isinstance(b, dict) and b.get("type") == "tool_result" for b in out[-1]["content"]
+            if (
+                out
+                and out[-1].get("role") == "user"
+                and isinstance(out[-1].get("content"), list)
+                and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in out[-1]["content"])
             ):
                 out[-1]["content"].append(block)
             else:
@@ -143,8 +174,17 @@ def _as_anthropic(model: Any, messages: list, parameters: dict) -> dict:
             for call in message["tool_calls"]:
                 fn = call.get("function") if isinstance(call, dict) else None
                 if isinstance(fn, dict):
-                    arguments = json_value(fn.get("arguments")) if isinstance(fn.get("arguments"), str) else fn.get("arguments")
-                    blocks.append({"type": "tool_use", "id": call.get("id"), "name": fn.get("name"), "input": arguments if arguments is not None else {}})
+                    arguments = (
+                        json_value(fn.get("arguments")) if isinstance(fn.get("arguments"), str) else fn.get("arguments")
+                    )
+                    blocks.append(
+                        {
+                            "type": "tool_use",
+                            "id": call.get("id"),
+                            "name": fn.get("name"),
+                            "input": arguments if arguments is not None else {},
+                        }
+                    )
             out.append({"role": "assistant", "content": blocks})
             continue
         converted = {k: v for k, v in message.items() if k in ("role", "content")}
@@ -181,9 +221,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="LiteLLM StandardLoggingPayload",
     fidelity="wire",
-    keeps={"wire bytes": "with raw-request logging: the body sent (raw_request_body); else the request LiteLLM received, mapped to the provider's shape",
-           "key order": "yes", "cache markers": "yes (as passed to LiteLLM)", "usage": "yes (response.usage)", "time": "startTime",
-           "session key": "metadata session_id (if set); else inferred"},
+    keeps={
+        "wire bytes": "with raw-request logging: the body sent (raw_request_body); else the request LiteLLM received, mapped to the provider's shape",
+        "key order": "yes",
+        "cache markers": "yes (as passed to LiteLLM)",
+        "usage": "yes (response.usage)",
+        "time": "startTime",
+        "session key": "metadata session_id (if set); else inferred",
+    },
     matches=matches,
     records=records,
     source="https://docs.litellm.ai/docs/proxy/logging_spec",

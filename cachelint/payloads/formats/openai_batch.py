@@ -3,6 +3,7 @@ as sent). The output file (``openai-batch-output``) holds the responses; audited
 request gets its response (usage, status) by ``custom_id``.
 Source: https://platform.openai.com/docs/guides/batch
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -22,8 +23,14 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     joined = ctx.joins.take(value.get("custom_id"))
     response, status = joined if joined is not None else (None, None)
     yield make_record(
-        origin, value["body"], ctx.redactor, fmt=NAME, response=response, status=status,
-        url=value.get("url"), method=value.get("method"),
+        origin,
+        value["body"],
+        ctx.redactor,
+        fmt=NAME,
+        response=response,
+        status=status,
+        url=value.get("url"),
+        method=value.get("method"),
     )
 
 
@@ -31,8 +38,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="OpenAI Batch input line",
     fidelity="wire",
-    keeps={"wire bytes": "yes (body)", "key order": "yes", "cache markers": "-", "usage": "joined from the output file by custom_id",
-           "time": "no", "session key": "no (inferred from the history; prompt_cache_key)"},
+    keeps={
+        "wire bytes": "yes (body)",
+        "key order": "yes",
+        "cache markers": "-",
+        "usage": "joined from the output file by custom_id",
+        "time": "no",
+        "session key": "no (inferred from the history; prompt_cache_key)",
+    },
     matches=matches,
     records=records,
     body_paths=(("body",),),

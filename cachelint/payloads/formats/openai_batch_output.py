@@ -3,6 +3,7 @@
 joins the request of the input file (``openai-batch``) audited with it, by ``custom_id``.
 Source: https://platform.openai.com/docs/guides/batch
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator, cast
@@ -32,8 +33,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title=TITLE,
     fidelity="wire",
-    keeps={"wire bytes": "no (responses only)", "key order": "-", "cache markers": "-",
-           "usage": "yes (response.body.usage)", "time": "no", "session key": "custom_id joins each response to its request"},
+    keeps={
+        "wire bytes": "no (responses only)",
+        "key order": "-",
+        "cache markers": "-",
+        "usage": "yes (response.body.usage)",
+        "time": "no",
+        "session key": "custom_id joins each response to its request",
+    },
     matches=matches,
     records=records,
     side=True,

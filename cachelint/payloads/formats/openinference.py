@@ -8,6 +8,7 @@ not the call's arguments is rebuilt from ``llm.input_messages.N.*`` and ``llm.to
 content level. Read from any OTLP container (``otlp``). Source:
 https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md
 """
+
 from __future__ import annotations
 
 import re
@@ -15,7 +16,16 @@ from typing import Any, cast
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, note_body_text, provider_of, span_time, usage_response
+from cachelint.payloads.formats._common import (
+    Part,
+    content_body,
+    json_value,
+    make_record,
+    note_body_text,
+    provider_of,
+    span_time,
+    usage_response,
+)
 from cachelint.payloads.model import Origin
 
 NAME = "openinference"
@@ -50,13 +60,25 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
         if "input" in body and "messages" not in body:
             provider = "openai-responses"
         response = output if isinstance(output, dict) and isinstance(output.get("usage"), dict) else counted
-        made = make_record(origin, body, ctx.redactor, fmt=NAME, response=response, time=span_time(span), session=session,
-                           url=_URLS.get(provider), status=otlp.span_status(span))
+        made = make_record(
+            origin,
+            body,
+            ctx.redactor,
+            fmt=NAME,
+            response=response,
+            time=span_time(span),
+            session=session,
+            url=_URLS.get(provider),
+            status=otlp.span_status(span),
+        )
         return note_body_text(ctx.state, made, text)
     messages = _indexed_messages(attrs)
     if not messages:
-        ctx.unread.add("are OpenInference LLM spans without the call's arguments (input.value) or input messages:"
-                       " keep inputs (OPENINFERENCE_HIDE_INPUTS unset)", origin)
+        ctx.unread.add(
+            "are OpenInference LLM spans without the call's arguments (input.value) or input messages:"
+            " keep inputs (OPENINFERENCE_HIDE_INPUTS unset)",
+            origin,
+        )
         return make_record(origin, None, ctx.redactor, fmt=NAME)
     system = [p.text for role, parts in messages if role == "system" for p in parts if p.kind == "text"]
     rest = [(role, parts) for role, parts in messages if role != "system"]
@@ -65,10 +87,25 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
         schema = json_value(attrs[key])
         if isinstance(schema, dict):
             fn = cast(dict, schema.get("function")) if isinstance(schema.get("function"), dict) else schema
-            tools.append({"name": fn.get("name"), "description": fn.get("description"), "parameters": fn.get("parameters", fn.get("input_schema"))})
+            tools.append(
+                {
+                    "name": fn.get("name"),
+                    "description": fn.get("description"),
+                    "parameters": fn.get("parameters", fn.get("input_schema")),
+                }
+            )
     body = content_body(provider, model, system, rest, tools)
-    return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=counted, time=span_time(span),
-                       session=session, status=otlp.span_status(span))
+    return make_record(
+        origin,
+        body,
+        ctx.redactor,
+        fmt=NAME,
+        fidelity="content",
+        response=counted,
+        time=span_time(span),
+        session=session,
+        status=otlp.span_status(span),
+    )
 
 
 def _indexed_messages(attrs: dict) -> list[tuple[str, list[Part]]]:
@@ -83,14 +120,28 @@ def _indexed_messages(attrs: dict) -> list[tuple[str, list[Part]]]:
         parts: list[Part] = []
         if isinstance(fields.get("content"), str):
             parts.append(Part("text", fields["content"]))
-        contents = sorted((k for k in fields if k.startswith("contents.") and k.endswith(".message_content.text") and k.split(".")[1].isdigit()),
-                          key=lambda k: int(k.split(".")[1]))
+        contents = sorted(
+            (
+                k
+                for k in fields
+                if k.startswith("contents.") and k.endswith(".message_content.text") and k.split(".")[1].isdigit()
+            ),
+            key=lambda k: int(k.split(".")[1]),
+        )
         parts.extend(Part("text", str(fields[k])) for k in contents)
-        calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.") and k.split(".")[1].isdigit()})
+        calls = sorted(
+            {int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.") and k.split(".")[1].isdigit()}
+        )
         for j in calls:
             prefix = f"tool_calls.{j}.tool_call."
-            parts.append(Part("tool_call", id=fields.get(prefix + "id"), name=fields.get(prefix + "function.name"),
-                              arguments=fields.get(prefix + "function.arguments")))
+            parts.append(
+                Part(
+                    "tool_call",
+                    id=fields.get(prefix + "id"),
+                    name=fields.get(prefix + "function.name"),
+                    arguments=fields.get(prefix + "function.arguments"),
+                )
+            )
         role = str(fields.get("role") or "user")
         if role == "tool":
             parts = [Part("tool_result", id=fields.get("tool_call_id"), value=fields.get("content"))]
@@ -102,9 +153,14 @@ FORMAT = otlp.make_format(
     NAME,
     "OpenInference spans",
     "wire",
-    {"wire bytes": "the call's arguments (input.value), re-serialised by the instrumentation", "key order": "yes",
-     "cache markers": "yes", "usage": "llm.token_count.* incl. cache read / write", "time": "span start",
-     "session key": "session.id, else the trace id"},
+    {
+        "wire bytes": "the call's arguments (input.value), re-serialised by the instrumentation",
+        "key order": "yes",
+        "cache markers": "yes",
+        "usage": "llm.token_count.* incl. cache read / write",
+        "time": "span start",
+        "session key": "session.id, else the trace id",
+    },
     "https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md",
     "openinference",
 )

@@ -8,17 +8,30 @@ re-encoded: audited at content level. Read from any OTLP container (``otlp``). S
 https://github.com/traceloop/openllmetry (semconv_ai ``SpanAttributes``),
 https://www.traceloop.com/docs/openllmetry/tracing/association
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, span_time, text_parts, usage_response
+from cachelint.payloads.formats._common import (
+    Part,
+    content_body,
+    json_value,
+    make_record,
+    memo_of,
+    provider_of,
+    span_time,
+    text_parts,
+    usage_response,
+)
 from cachelint.payloads.model import Origin
 
 NAME = "openllmetry"
-_SESSION = tuple(f"traceloop.association.properties.{k}" for k in ("session_id", "conversation_id", "thread_id", "chat_id"))
+_SESSION = tuple(
+    f"traceloop.association.properties.{k}" for k in ("session_id", "conversation_id", "thread_id", "chat_id")
+)
 
 
 def claims(attrs: dict) -> bool:
@@ -33,8 +46,14 @@ def _prompt(fields: dict) -> tuple[str, list[Part]]:
     parts = text_parts(decoded if isinstance(decoded, list) else content)
     calls = sorted({int(k.split(".")[1]) for k in fields if k.startswith("tool_calls.") and k.split(".")[1].isdigit()})
     for j in calls:
-        parts.append(Part("tool_call", id=fields.get(f"tool_calls.{j}.id"), name=fields.get(f"tool_calls.{j}.name"),
-                          arguments=fields.get(f"tool_calls.{j}.arguments")))
+        parts.append(
+            Part(
+                "tool_call",
+                id=fields.get(f"tool_calls.{j}.id"),
+                name=fields.get(f"tool_calls.{j}.name"),
+                arguments=fields.get(f"tool_calls.{j}.arguments"),
+            )
+        )
     if role == "tool":
         parts = [Part("tool_result", id=fields.get("tool_call_id"), value=content)]
     return role, parts
@@ -98,23 +117,49 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
     )
     if not messages and not system:
         if response is None:
-            ctx.unread.add("are OpenLLMetry spans with neither prompts nor usage: keep content tracing on (TRACELOOP_TRACE_CONTENT=true)", origin)
+            ctx.unread.add(
+                "are OpenLLMetry spans with neither prompts nor usage: keep content tracing on (TRACELOOP_TRACE_CONTENT=true)",
+                origin,
+            )
             return make_record(origin, None, ctx.redactor, fmt=NAME)
         body = content_body(provider, model, [], [], tools)
-        return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="usage", response=response, time=span_time(span),
-                           session=otlp.session_of(attrs, span, *_SESSION), status=otlp.span_status(span))
+        return make_record(
+            origin,
+            body,
+            ctx.redactor,
+            fmt=NAME,
+            fidelity="usage",
+            response=response,
+            time=span_time(span),
+            session=otlp.session_of(attrs, span, *_SESSION),
+            status=otlp.span_status(span),
+        )
     body = content_body(provider, model, system, messages, tools)
-    return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity="content", response=response, time=span_time(span),
-                       session=otlp.session_of(attrs, span, *_SESSION), status=otlp.span_status(span))
+    return make_record(
+        origin,
+        body,
+        ctx.redactor,
+        fmt=NAME,
+        fidelity="content",
+        response=response,
+        time=span_time(span),
+        session=otlp.session_of(attrs, span, *_SESSION),
+        status=otlp.span_status(span),
+    )
 
 
 FORMAT = otlp.make_format(
     NAME,
     "OpenLLMetry spans",
     "content",
-    {"wire bytes": "no (the prompt flattened into gen_ai.prompt.N.*)", "key order": "no", "cache markers": "no",
-     "usage": "gen_ai.usage.* incl. cache read / creation input tokens", "time": "span start",
-     "session key": "traceloop.association.properties.session_id, else the trace id"},
+    {
+        "wire bytes": "no (the prompt flattened into gen_ai.prompt.N.*)",
+        "key order": "no",
+        "cache markers": "no",
+        "usage": "gen_ai.usage.* incl. cache read / creation input tokens",
+        "time": "span start",
+        "session key": "traceloop.association.properties.session_id, else the trace id",
+    },
     "https://github.com/traceloop/openllmetry",
     "openllmetry",
 )

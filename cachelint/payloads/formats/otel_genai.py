@@ -8,13 +8,23 @@ usage. Read from any OTLP container (``otlp``). Sources:
 https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/,
 https://opentelemetry.io/docs/specs/semconv/registry/attributes/gen-ai/
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from cachelint.payloads.formats import _registry as registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import Part, content_body, json_value, make_record, memo_of, provider_of, span_time, usage_response
+from cachelint.payloads.formats._common import (
+    Part,
+    content_body,
+    json_value,
+    make_record,
+    memo_of,
+    provider_of,
+    span_time,
+    usage_response,
+)
 from cachelint.payloads.model import Origin
 
 NAME = "otel-genai"
@@ -22,8 +32,13 @@ _CHAT = ("chat", "generate_content", "text_completion")
 
 
 def claims(attrs: dict) -> bool:
-    return "gen_ai.input.messages" in attrs or "gen_ai.system_instructions" in attrs or (
-        attrs.get("gen_ai.operation.name") in _CHAT and ("gen_ai.provider.name" in attrs or "gen_ai.system" in attrs)
+    return (
+        "gen_ai.input.messages" in attrs
+        or "gen_ai.system_instructions" in attrs
+        or (
+            attrs.get("gen_ai.operation.name") in _CHAT
+            and ("gen_ai.provider.name" in attrs or "gen_ai.system" in attrs)
+        )
     )
 
 
@@ -73,23 +88,40 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
     fidelity = "content"
     if not messages and not system:
         if response is None:
-            ctx.unread.add("are OpenTelemetry GenAI chat spans with neither message content nor usage: turn on content"
-                           " capture (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)", origin)
+            ctx.unread.add(
+                "are OpenTelemetry GenAI chat spans with neither message content nor usage: turn on content"
+                " capture (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)",
+                origin,
+            )
             return make_record(origin, None, ctx.redactor, fmt=NAME)
         fidelity = "usage"  # content capture off: the usage is still read
     body = content_body(provider, model, system, messages, tools)
     session = otlp.session_of(attrs, span, "gen_ai.conversation.id", "session.id")
-    return make_record(origin, body, ctx.redactor, fmt=NAME, fidelity=fidelity, response=response, time=span_time(span),
-                       session=session, status=otlp.span_status(span))
+    return make_record(
+        origin,
+        body,
+        ctx.redactor,
+        fmt=NAME,
+        fidelity=fidelity,
+        response=response,
+        time=span_time(span),
+        session=session,
+        status=otlp.span_status(span),
+    )
 
 
 FORMAT = otlp.make_format(
     NAME,
     "OpenTelemetry GenAI spans",
     "content",
-    {"wire bytes": "no (the prompt re-encoded as gen_ai.* JSON)", "key order": "no", "cache markers": "no",
-     "usage": "gen_ai.usage.* incl. cache_read / cache_creation input tokens", "time": "span start",
-     "session key": "gen_ai.conversation.id, else the trace id"},
+    {
+        "wire bytes": "no (the prompt re-encoded as gen_ai.* JSON)",
+        "key order": "no",
+        "cache markers": "no",
+        "usage": "gen_ai.usage.* incl. cache_read / cache_creation input tokens",
+        "time": "span start",
+        "session key": "gen_ai.conversation.id, else the trace id",
+    },
     "https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/",
     "otel_genai",
 )

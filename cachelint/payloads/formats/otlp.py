@@ -14,6 +14,7 @@ ends, so spans are put back in start-time order within a window of ``REORDER`` s
 Sources: https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding,
 https://opentelemetry.io/docs/collector/configuration/ (file exporter)
 """
+
 from __future__ import annotations
 
 import heapq
@@ -30,11 +31,17 @@ OTLP_PATH = ("resourceSpans", "*", "scopeSpans", "*", "spans", "*")
 
 
 def is_span(value: Any) -> bool:
-    return isinstance(value, dict) and "attributes" in value and ("traceId" in value or "spanId" in value or isinstance(value.get("context"), dict))
+    return (
+        isinstance(value, dict)
+        and "attributes" in value
+        and ("traceId" in value or "spanId" in value or isinstance(value.get("context"), dict))
+    )
 
 
 def matches(value: Any) -> bool:
-    return isinstance(value.get("resourceSpans"), list) or (is_span(value) and isinstance(value.get("attributes"), (dict, list)))
+    return isinstance(value.get("resourceSpans"), list) or (
+        is_span(value) and isinstance(value.get("attributes"), (dict, list))
+    )
 
 
 def conventions() -> tuple[Any, ...]:
@@ -142,10 +149,14 @@ FORMAT = make_format(
     NAME,
     "OpenTelemetry trace (OTLP JSON, collector file exporter, SDK span JSON)",
     "content",
-    {"wire bytes": "per span convention (OpenInference: the call's arguments; GenAI, OpenLLMetry: no)",
-     "key order": "OpenInference: yes; others: no", "cache markers": "OpenInference: yes; others: no",
-     "usage": "span attributes (cache reads and writes where the instrumentation records them)",
-     "time": "span start", "session key": "conversation / session id, else the trace id"},
+    {
+        "wire bytes": "per span convention (OpenInference: the call's arguments; GenAI, OpenLLMetry: no)",
+        "key order": "OpenInference: yes; others: no",
+        "cache markers": "OpenInference: yes; others: no",
+        "usage": "span attributes (cache reads and writes where the instrumentation records them)",
+        "time": "span start",
+        "session key": "conversation / session id, else the trace id",
+    },
     "https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding",
     None,
 )

@@ -5,6 +5,7 @@ inflated bytes: memory holds one entry at a time, and entries are put back in
 promise, time order). The inflated size is bounded by ``max-document-size``.
 Source: https://docs.mitmproxy.org/stable/addons/overview/#savehar (mitmproxy/addons/savehar.py)
 """
+
 from __future__ import annotations
 
 import heapq
@@ -87,7 +88,9 @@ def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item
                 yield _har_entry(entry, origin, ctx.redactor, bodies)
     except StreamError as exc:
         what = "inflated HAR is over max-document-size" if inflated.over else str(exc)
-        yield unreadable(ctx.display, f"mitmproxy .zhar: {what}; entries after it not read", line=exc.line, record=index)
+        yield unreadable(
+            ctx.display, f"mitmproxy .zhar: {what}; entries after it not read", line=exc.line, record=index
+        )
     except zlib.error as exc:
         yield unreadable(ctx.display, f"mitmproxy .zhar: not zlib data ({exc})", record=index)
     except RecursionError:
@@ -112,8 +115,14 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="mitmproxy compressed HAR",
     fidelity="wire",
-    keeps={"wire bytes": "yes (postData.text)", "key order": "yes", "cache markers": "yes", "usage": "yes (responses)",
-           "time": "startedDateTime", "session key": "headers (x-claude-code-session-id…); one recording a file"},
+    keeps={
+        "wire bytes": "yes (postData.text)",
+        "key order": "yes",
+        "cache markers": "yes",
+        "usage": "yes (responses)",
+        "time": "startedDateTime",
+        "session key": "headers (x-claude-code-session-id…); one recording a file",
+    },
     matches=matches,
     read=read,
     suffixes=(".zhar",),

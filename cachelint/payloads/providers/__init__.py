@@ -22,6 +22,7 @@ adapter, the response's facts). The trace a later record replays (``BuildTrace``
 ``KnownRun``, ``ReuseMismatch``) is below them all, in ``cachelint.payloads.trace``, so that the
 readers import it without importing an adapter.
 """
+
 from __future__ import annotations
 
 from cachelint.payloads.providers.builder import BlockCache

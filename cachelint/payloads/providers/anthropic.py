@@ -1,4 +1,5 @@
 """The Anthropic Messages adapter (also Bedrock InvokeModel and Vertex rawPredict bodies)."""
+
 from __future__ import annotations
 
 import functools
@@ -79,7 +80,9 @@ def _automatic(b: Builder, marker: Mapping[str, Any]) -> None:
         blocks = getattr(b, tier)
         if blocks:
             b.breakpoints.append(
-                Breakpoint(tier, blocks[-1].index, None, max(b.position - 1, 0), ttl_of(marker), True, False, dict(marker))
+                Breakpoint(
+                    tier, blocks[-1].index, None, max(b.position - 1, 0), ttl_of(marker), True, False, dict(marker)
+                )
             )
             return
 

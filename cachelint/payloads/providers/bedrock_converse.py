@@ -1,4 +1,5 @@
 """The Bedrock Converse adapter."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping, cast
@@ -29,7 +30,11 @@ def adapt(body: Mapping[str, Any], b: Builder) -> dict[str, Any]:
         b.position += 1
     messages = cast(list, body.get("messages")) if isinstance(body.get("messages"), list) else []
     message_blocks(b, messages, "text", source="messages")
-    extra = cast(dict, body.get("additionalModelRequestFields")) if isinstance(body.get("additionalModelRequestFields"), dict) else {}
+    extra = (
+        cast(dict, body.get("additionalModelRequestFields"))
+        if isinstance(body.get("additionalModelRequestFields"), dict)
+        else {}
+    )
     return {
         "tool_choice": tool_config.get("toolChoice"),
         "thinking": extra.get("thinking"),

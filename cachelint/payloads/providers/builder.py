@@ -1,6 +1,7 @@
 """The builder every adapter fills: blocks in render order with their offsets, content positions,
 breakpoints, image and citation counts, through the cache of blocks already built (``BlockCache``)
 and the trace a later record replays (``cachelint.payloads.trace``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -50,8 +51,12 @@ class Builder:
     offset: int = 0
     position: int = 0  # content-block positions (the unit of the 20-block lookback)
     cache: BlockCache | None = None
-    images: int = 0  # image blocks in system and messages (a change invalidates messages, Anthropic's prompt caching docs)
-    citations: int = 0  # blocks with citations enabled (a toggle invalidates system and messages, Anthropic's prompt caching docs)
+    images: int = (
+        0  # image blocks in system and messages (a change invalidates messages, Anthropic's prompt caching docs)
+    )
+    citations: int = (
+        0  # blocks with citations enabled (a toggle invalidates system and messages, Anthropic's prompt caching docs)
+    )
     trace: BuildTrace | None = None  # set when the reader keeps the record's bytes for reuse
 
     def cached(self, tier: str, value: Any, variant: str, build: Callable[["Builder", Any], Block]) -> Block:
@@ -94,7 +99,11 @@ class Builder:
         """``build(self, value)`` without the cache, as an entry."""
         start = (self.position, len(self.breakpoints), self.images, self.citations)
         block = build(self, value)
-        marks = tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :]) if len(self.breakpoints) > start[1] else ()
+        marks = (
+            tuple((bp.position - start[0], bp) for bp in self.breakpoints[start[1] :])
+            if len(self.breakpoints) > start[1]
+            else ()
+        )
         return (block, self.position - start[0], marks, self.images - start[2], self.citations - start[3], 0)
 
     def replay(self, tier: str, entry: tuple, entry_variant: str, variant: str) -> tuple:
@@ -111,15 +120,19 @@ class Builder:
         self.append_hit(blocks, entry)
         return entry
 
-    def cached_run(self, tier: str, values: Any, variant: str, build: Callable[["Builder", Any], Block], source: str = "") -> None:
+    def cached_run(
+        self, tier: str, values: Any, variant: str, build: Callable[["Builder", Any], Block], source: str = ""
+    ) -> None:
         """A whole run of blocks (a tools list, a system list) through the cache in one lookup:
         98% of consecutive requests resend their tools byte for byte. ``source``: the body key the
         run came from, recorded in the trace for reuse by a later record."""
         if type(values) is KnownRun:
             replayed = self._replay_run(tier, values)
             if self.trace is not None and source:
-                self.trace.runs[source] = values if replayed is values.entry else KnownRun(
-                    replayed, variant, values.anthropic_tools, values.openai_tools, values.tool_types
+                self.trace.runs[source] = (
+                    values
+                    if replayed is values.entry
+                    else KnownRun(replayed, variant, values.anthropic_tools, values.openai_tools, values.tool_types)
                 )
             return
         blocks = getattr(self, tier)
@@ -176,7 +189,9 @@ class Builder:
             self.citations += b'"citations":{"enabled":true' in block.data
         return block
 
-    def mark(self, tier: str, block: int, part: int | None, marker: Any, empty: bool = False, ttl_default: str = "5m") -> None:
+    def mark(
+        self, tier: str, block: int, part: int | None, marker: Any, empty: bool = False, ttl_default: str = "5m"
+    ) -> None:
         if marker is None:
             return  # "cache_control": null (SDKs serialise an unset field so): no breakpoint
         self.breakpoints.append(

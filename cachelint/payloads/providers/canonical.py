@@ -1,6 +1,7 @@
 """Canonical bytes of a block: compact JSON with key order as sent, the cache markers removed
 (``cache_control``, ``prompt_cache_breakpoint``, Bedrock ``cachePoint`` blocks), and the TTL a
 marker asks for."""
+
 from __future__ import annotations
 
 from typing import Any

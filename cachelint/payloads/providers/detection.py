@@ -1,12 +1,19 @@
 """Which provider a record calls: the URL's endpoint first (``cachelint.payloads.endpoints``), the
 body's shape for what it leaves open; None when the record is no LLM call."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 from cachelint.payloads.endpoints import Endpoint, EndpointRules
 from cachelint.payloads.model import Record
-from cachelint.payloads.trace import has_anthropic_content, has_anthropic_tools, has_converse_content, has_openai_tools, role_of
+from cachelint.payloads.trace import (
+    has_anthropic_content,
+    has_anthropic_tools,
+    has_converse_content,
+    has_openai_tools,
+    role_of,
+)
 
 
 # The endpoint rules the adapters consult first (cachelint.payloads.endpoints); the old name kept
@@ -60,8 +67,10 @@ def _provider_from_body(body: Mapping[str, Any]) -> str | None:
             return "openai-chat"
         return None
     inp = body.get("input")
-    if "instructions" in body or "previous_response_id" in body or (
-        isinstance(inp, list) and any(isinstance(i, dict) and ("type" in i or "role" in i) for i in inp)
+    if (
+        "instructions" in body
+        or "previous_response_id" in body
+        or (isinstance(inp, list) and any(isinstance(i, dict) and ("type" in i or "role" in i) for i in inp))
     ):
         return "openai-responses"
     if isinstance(inp, str) and "model" in body and "encoding_format" not in body and "dimensions" not in body:

@@ -1,4 +1,5 @@
 """The Gemini generateContent adapter."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping, cast

@@ -3,6 +3,7 @@
 text block, breakpoints on the parts, the cache hit inlined, a prefix of an earlier record's
 history replayed by slicing; the leading system messages of OpenAI's histories moved to the system
 tier; OpenAI's implicit breakpoint."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -23,7 +24,9 @@ def message_block(b: Builder, message: Any, text_kind: str, history: bool = Fals
         # ones are new and the block cache (a dumps per message) would only miss
         entry = b.built_entry(message, lambda builder, m: _build_message_block(builder, m, text_kind))
     else:
-        entry = b.cached_entry("messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind))
+        entry = b.cached_entry(
+            "messages", message, text_kind, lambda builder, m: _build_message_block(builder, m, text_kind)
+        )
     if history and b.trace is not None:
         b.trace.add_history(entry, text_kind, message)
     return entry[0]
@@ -190,5 +193,14 @@ def openai_implicit_breakpoint(body: Mapping[str, Any], b: Builder) -> None:
     if isinstance(options, dict) and options.get("mode", "implicit") == "implicit" and b.messages:
         # GPT-5.6+ implicit mode puts a breakpoint on the latest message (docs/background/prefix-and-invalidation.md#openai)
         b.breakpoints.append(
-            Breakpoint("messages", b.messages[-1].index, None, max(b.position - 1, 0), ttl_of(options, "30m"), True, False, dict(options))
+            Breakpoint(
+                "messages",
+                b.messages[-1].index,
+                None,
+                max(b.position - 1, 0),
+                ttl_of(options, "30m"),
+                True,
+                False,
+                dict(options),
+            )
         )

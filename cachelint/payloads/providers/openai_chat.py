@@ -1,4 +1,5 @@
 """The OpenAI Chat Completions adapter."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping, cast

@@ -1,11 +1,17 @@
 """The OpenAI Responses adapter."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping, cast
 
 from cachelint.payloads.model import Block
 from cachelint.payloads.providers.builder import Builder, text_block
-from cachelint.payloads.providers.messages import SYSTEM_ROLES, history_after_system_messages, message_blocks, openai_implicit_breakpoint
+from cachelint.payloads.providers.messages import (
+    SYSTEM_ROLES,
+    history_after_system_messages,
+    message_blocks,
+    openai_implicit_breakpoint,
+)
 from cachelint.payloads.trace import KnownRun, role_of
 
 

@@ -1,4 +1,5 @@
 """A ``Record`` -> its ``Request``: detection, the provider's adapter, the response's facts."""
+
 from __future__ import annotations
 
 from cachelint.payloads.model import Record, Request
@@ -59,7 +60,9 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         has_cache_diagnostics=diagnostics_present,
         time=record.time,
         response_id=response.get("id") if isinstance(response.get("id"), str) else None,
-        previous_response_id=body.get("previous_response_id") if isinstance(body.get("previous_response_id"), str) else None,
+        previous_response_id=body.get("previous_response_id")
+        if isinstance(body.get("previous_response_id"), str)
+        else None,
         side_call=endpoint.side_call,
         host=endpoint.host,
         response_marks=response_marks(provider, response),

@@ -1,5 +1,6 @@
 """What a request's response says beyond the prompt: the usage, the steps the provider executed
 inside it, the marks the next request of the conversation repeats, and a rejection's failure."""
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,14 @@ from cachelint.payloads.jsonio import dumps
 # a request whose follow-up, a longer prompt, read 14,714). Client-executed items and tool_use
 # blocks end the response instead.
 _SERVER_ITEMS = frozenset(
-    ("web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools")
+    (
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+    )
 )
 _SERVER_BLOCKS = frozenset(("server_tool_use", "mcp_tool_use"))
 
@@ -58,7 +66,11 @@ def response_marks(provider: str, response: Mapping[str, Any]) -> tuple[bytes, .
     texts: list[str] = []
     if provider == "openai-chat":
         choices = response.get("choices")
-        message = choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        message = (
+            choices[0].get("message")
+            if isinstance(choices, list) and choices and isinstance(choices[0], dict)
+            else None
+        )
         if isinstance(message, dict):
             for call in message.get("tool_calls") or ():
                 if isinstance(call, dict) and isinstance(call.get("id"), str):
@@ -87,7 +99,11 @@ def response_marks(provider: str, response: Mapping[str, Any]) -> tuple[bytes, .
         output = response.get("output")
         message = output.get("message") if isinstance(output, dict) else None
         for part in (message.get("content") if isinstance(message, dict) else None) or ():
-            if isinstance(part, dict) and isinstance(part.get("toolUse"), dict) and isinstance(part["toolUse"].get("toolUseId"), str):
+            if (
+                isinstance(part, dict)
+                and isinstance(part.get("toolUse"), dict)
+                and isinstance(part["toolUse"].get("toolUseId"), str)
+            ):
                 ids.append(part["toolUse"]["toolUseId"])
             elif isinstance(part, dict) and isinstance(part.get("text"), str):
                 texts.append(part["text"])

@@ -19,6 +19,7 @@ streamed JSONL reader and its reuse), ``documents`` (JSON, HAR, cassettes), ``en
 value -> records: time, session and response fields), ``bodies`` (``BodyTexts``). Here: the
 names the rest of cachelint imports, private ones included (the log formats read with them).
 """
+
 from __future__ import annotations
 
 from cachelint.payloads.readers.bodies import BodyTexts

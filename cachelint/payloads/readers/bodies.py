@@ -1,5 +1,6 @@
 """Request bodies a log format's records hold apart from the record's own bytes, decoded with
 the reuse of the bytes they repeat (``BodyTexts``), and the full decode they fall back to."""
+
 from __future__ import annotations
 
 import functools

@@ -1,5 +1,6 @@
 """The document readers, parsed once: JSON (one value or a list), HAR 1.2 and cassettes (vcrpy's
 YAML or JSON, go-vcr's, pydantic-ai's)."""
+
 from __future__ import annotations
 
 import base64
@@ -16,7 +17,14 @@ from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_cassette
 from cachelint.payloads.readers.bodies import BodyTexts, _reparsed
-from cachelint.payloads.readers.envelopes import Item, _bad, _parse_json, _records_from_value, parse_response, parse_time
+from cachelint.payloads.readers.envelopes import (
+    Item,
+    _bad,
+    _parse_json,
+    _records_from_value,
+    parse_response,
+    parse_time,
+)
 
 
 # --- documents: JSON, HAR, cassettes ----------------------------------------------------------
@@ -136,7 +144,8 @@ def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[It
     # HAR 1.2 prefers but does not promise time order: sort (stable; entries without a time keep
     # their place relative to each other, after the timed ones).
     timed = sorted(
-        (x for x in items if x[1] is not None), key=lambda x: (x[1].timestamp(), x[0])  # type: ignore[union-attr]
+        (x for x in items if x[1] is not None),
+        key=lambda x: (x[1].timestamp(), x[0]),  # type: ignore[union-attr]
     )
     untimed = [x for x in items if x[1] is None]
     for _, _, item in timed + untimed:
@@ -226,7 +235,12 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
             yield Record(origin=Origin(display, 1, index, index), request=None, fmt="vcr")
         return
     elif not isinstance(interactions, list):
-        yield unreadable(display, "cassette has no interactions list" if isinstance(doc, dict) and "interactions" in doc else not_a_cassette(doc))
+        yield unreadable(
+            display,
+            "cassette has no interactions list"
+            if isinstance(doc, dict) and "interactions" in doc
+            else not_a_cassette(doc),
+        )
         return
     else:
         lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
@@ -271,7 +285,14 @@ def _cassette_body(body: Any) -> Any:
 
 # Content types of uploads (audio to transcribe, files, forms): their bodies are not JSON, and the
 # requests are not LLM calls, whatever a recorder wrote in place of the bytes.
-_UPLOAD_TYPES = ("multipart/", "application/x-www-form-urlencoded", "application/octet-stream", "audio/", "image/", "video/")
+_UPLOAD_TYPES = (
+    "multipart/",
+    "application/x-www-form-urlencoded",
+    "application/octet-stream",
+    "audio/",
+    "image/",
+    "video/",
+)
 
 
 def _json_or_upload(parsed: Any, text: str, content_type: str, url: str | None = None) -> Any:
@@ -315,7 +336,9 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
     if isinstance(body, str):
         if body.strip():
             parsed = _parse_json(body, origin, f"cassette interaction {origin.entry} request body")
-            body = _json_or_upload(parsed, body, headers.get("content-type", ""), _text_or_none(request.get("uri", request.get("url"))))
+            body = _json_or_upload(
+                parsed, body, headers.get("content-type", ""), _text_or_none(request.get("uri", request.get("url")))
+            )
             if isinstance(body, Diagnostic):
                 return body
         else:

@@ -1,5 +1,6 @@
 """One parsed value -> records: a bare request body, an envelope (its time, session and
 response fields), an OpenAI batch input or output line; and the JSON parse every reader shares."""
+
 from __future__ import annotations
 
 import re
@@ -23,7 +24,11 @@ def _parse_json(data: bytes | str, origin: Origin, what: str) -> Any:
         return _bad(origin, f"{what} is JSON nested too deeply to read")
     except ValueError as exc:
         reason = str(exc).split("\n")[0][:200]
-        if isinstance(data, (bytes, bytearray)) and data.rstrip().endswith(b"}") is False and data.lstrip().startswith(b"{"):
+        if (
+            isinstance(data, (bytes, bytearray))
+            and data.rstrip().endswith(b"}") is False
+            and data.lstrip().startswith(b"{")
+        ):
             reason = f"truncated JSON ({reason})"
         return _bad(origin, f"{what} is not valid JSON: {reason}")
 
@@ -37,7 +42,9 @@ def _bad(origin: Origin, message: str) -> Diagnostic:
 
 def _records_from_value(value: Any, origin: Origin, redactor: Redactor, fmt: str) -> Iterator[Item]:
     if not isinstance(value, dict):
-        yield _bad(origin, f"record is a JSON {type(value).__name__}, expected an object (a request body or an envelope)")
+        yield _bad(
+            origin, f"record is a JSON {type(value).__name__}, expected an object (a request body or an envelope)"
+        )
         return
     if "request" in value and isinstance(value["request"], (dict, str)) and "model" not in value:
         yield from _envelope(value, origin, redactor, fmt)
@@ -66,8 +73,10 @@ def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iter
     request = value.get("request")
     url = value.get("url")
     headers: Any = value.get("headers")
-    if isinstance(request, dict) and isinstance(request.get("body"), (dict, str)) and (
-        "url" in request or "headers" in request or "method" in request
+    if (
+        isinstance(request, dict)
+        and isinstance(request.get("body"), (dict, str))
+        and ("url" in request or "headers" in request or "method" in request)
     ):
         # {"request": {"url", "headers", "body"}, "response": {...}}: an HTTP-shaped envelope
         url = url or request.get("url")
@@ -82,8 +91,10 @@ def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iter
     response = value.get("response")
     response_headers: Any = value.get("response_headers")
     status = value.get("status")
-    if isinstance(response, dict) and isinstance(response.get("body"), (dict, str)) and (
-        "status" in response or "headers" in response or "status_code" in response
+    if (
+        isinstance(response, dict)
+        and isinstance(response.get("body"), (dict, str))
+        and ("status" in response or "headers" in response or "status_code" in response)
     ):
         response_headers = response_headers if response_headers is not None else response.get("headers")
         status = status if status is not None else response.get("status", response.get("status_code"))
@@ -112,13 +123,32 @@ def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iter
 # database row's created_at…). ``--time-field NAME`` (``time-field`` in [tool.cachelint.audit])
 # names another one. Their values are read by ``parse_time``.
 TIME_FIELDS = (
-    "time", "timestamp", "started_at", "ts", "@timestamp", "created_at", "createdAt", "start_time",
-    "startTime", "request_time", "datetime",
+    "time",
+    "timestamp",
+    "started_at",
+    "ts",
+    "@timestamp",
+    "created_at",
+    "createdAt",
+    "start_time",
+    "startTime",
+    "request_time",
+    "datetime",
 )
 # The fields an envelope names its session in, in order: conversation ids first (a session of
 # cachelint is one conversation), then run and trace ids, which may hold several conversations
 # (a team of agents in one trace): ``TRACE_FIELDS``, which group weakly (cachelint.payloads.sessions).
-SESSION_FIELDS = ("session", "session_id", "sessionId", "conversation_id", "conversationId", "thread_id", "threadId", "trace_id", "traceId")
+SESSION_FIELDS = (
+    "session",
+    "session_id",
+    "sessionId",
+    "conversation_id",
+    "conversationId",
+    "thread_id",
+    "threadId",
+    "trace_id",
+    "traceId",
+)
 TRACE_FIELDS = frozenset(("trace_id", "traceId"))
 _SESSION_FIELD_SET = frozenset(SESSION_FIELDS)
 
@@ -214,5 +244,7 @@ def parse_time(value: Any) -> datetime | None:
     except (ValueError, TypeError, OverflowError, OSError, IndexError):
         return None
     return None
+
+
 def header_lookup(headers: Mapping[str, str], name: str) -> str | None:
     return headers.get(name.lower())

@@ -1,6 +1,7 @@
 """Finding log files and telling their format: the walk of the paths given, opening (gzip
 detected from the magic bytes, read in counted chunks), the first bytes and the name -> format, and
 the limits a read keeps to."""
+
 from __future__ import annotations
 
 import errno
@@ -86,6 +87,7 @@ class _ChunkedReads(io.RawIOBase):
 
     def seekable(self) -> bool:
         return self.raw.seekable()
+
 
 # --- finding the files ------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """The JSONL reader: streamed line by line, with the limits on lines, records and gzip expansion,
 and the reuse of the bytes a line repeats from a recent one (``cachelint.payloads.reuse``)."""
+
 from __future__ import annotations
 
 import functools
@@ -54,7 +55,9 @@ def _read_jsonl(
         try:
             raw = handle.readline(limits.max_record_size + 1)
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            yield unreadable(display, f"truncated or corrupt gzip data after line {line_no}: {exc}", line=line_no + 1, record=record)
+            yield unreadable(
+                display, f"truncated or corrupt gzip data after line {line_no}: {exc}", line=line_no + 1, record=record
+            )
             return
         if not raw:
             return
@@ -122,7 +125,11 @@ def _read_jsonl(
 
 
 def _reused_record(
-    text: bytes, origin: Origin, redactor: Redactor, reuse: LineReuse, records: Callable[..., Iterator[Item]] | None = None
+    text: bytes,
+    origin: Origin,
+    redactor: Redactor,
+    reuse: LineReuse,
+    records: Callable[..., Iterator[Item]] | None = None,
 ) -> Record | None:
     """The record of a line decoded with reuse, or None (then it is decoded in full)."""
     records = records or _records_from_value
@@ -143,7 +150,11 @@ def _reused_record(
 
 
 def _reread(
-    text: bytes, origin: Origin, redactor: Redactor, index: LineIndex, records: Callable[..., Iterator[Item]] | None = None
+    text: bytes,
+    origin: Origin,
+    redactor: Redactor,
+    index: LineIndex,
+    records: Callable[..., Iterator[Item]] | None = None,
 ) -> Record | Diagnostic:
     """A record decoded with reuse, decoded in full (when a reused part did not fit)."""
     records = records or _records_from_value

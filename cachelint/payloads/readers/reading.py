@@ -1,5 +1,6 @@
 """Reading one log: the format it is read as (forced, a log format of cachelint.payloads.formats,
 or one of the generic readers) and the reader that reads it, from a file or from bytes."""
+
 from __future__ import annotations
 
 import gzip
@@ -16,7 +17,17 @@ from cachelint.payloads.shapes import not_a_log
 from cachelint.payloads.readers.bodies import BodyTexts
 from cachelint.payloads.readers.documents import _read_document
 from cachelint.payloads.readers.envelopes import Item
-from cachelint.payloads.readers.files import FORMATS, GZIP_MAGIC, ReadLimits, _ChunkedReads, _glance, _open, _peek, detect_format, format_from_name
+from cachelint.payloads.readers.files import (
+    FORMATS,
+    GZIP_MAGIC,
+    ReadLimits,
+    _ChunkedReads,
+    _glance,
+    _open,
+    _peek,
+    detect_format,
+    format_from_name,
+)
 from cachelint.payloads.readers.jsonl import _compressed_bytes, _read_jsonl
 
 
@@ -69,7 +80,14 @@ def read_log(
                 return
             if fmt == "jsonl":
                 # reuse needs orjson (jsonio.FAST): without it every line is decoded in full
-                yield from _read_jsonl(handle, display, redactor, limits, LineReuse() if reuse and jsonio.FAST else None, _compressed_bytes(handle))
+                yield from _read_jsonl(
+                    handle,
+                    display,
+                    redactor,
+                    limits,
+                    LineReuse() if reuse and jsonio.FAST else None,
+                    _compressed_bytes(handle),
+                )
             else:
                 data = handle.read(limits.max_document_size + 1)
                 if len(data) > limits.max_document_size:
@@ -106,18 +124,28 @@ def _log_format(handle: IO[bytes], display: str, fmt: str, limits: ReadLimits) -
         return None
     if chosen.read is not None:
         return chosen, "own"
-    return chosen, by_name if by_name in ("jsonl", "json") else detect_format(display, _peek(handle, limits.max_record_size))
+    return chosen, by_name if by_name in ("jsonl", "json") else detect_format(
+        display, _peek(handle, limits.max_record_size)
+    )
 
 
 def _read_log_format(
-    handle: IO[bytes], display: str, log_format: tuple[Any, str], redactor: Redactor, limits: ReadLimits, reuse: bool, joins: Any
+    handle: IO[bytes],
+    display: str,
+    log_format: tuple[Any, str],
+    redactor: Redactor,
+    limits: ReadLimits,
+    reuse: bool,
+    joins: Any,
 ) -> Iterator[Item]:
     from cachelint.payloads import formats
 
     fmt, container = log_format
     ctx = formats.ReadContext(display, redactor, limits, joins if joins is not None else formats.Joins())
     # the history of content-level requests built once (needs the same consumer as reuse)
-    ctx.state["replay"] = bool(reuse and jsonio.FAST) and fmt.fidelity != "wire" or bool(reuse and fmt.name == "langsmith")
+    ctx.state["replay"] = (
+        bool(reuse and jsonio.FAST) and fmt.fidelity != "wire" or bool(reuse and fmt.name == "langsmith")
+    )
     if reuse and jsonio.FAST:
         ctx.state["bodies"] = BodyTexts(redactor)  # bodies held as text or among other fields
     line_reuse = None
@@ -146,7 +174,9 @@ def sniff_format(path: Path, display: str, fmt: str, limits: ReadLimits = ReadLi
             return fmt if fmt != "auto" else "jsonl"
 
 
-def read_bytes_as_log(data: bytes, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits()) -> list[Item]:
+def read_bytes_as_log(
+    data: bytes, display: str, fmt: str, redactor: Redactor, limits: ReadLimits = ReadLimits()
+) -> list[Item]:
     """Read an in-memory log (fuzzing, tests): the same code path as files."""
     handle: IO[bytes] = io.BufferedReader(io.BytesIO(data))
     if data[:2] == GZIP_MAGIC:

@@ -4,6 +4,7 @@ built from one, a directory listing, ``glob``...).
 Tools render first: another order is another prefix from byte 0. Reported where the order enters
 (one finding per construction site, naming the first call it reaches), with the ``sorted(...)``
 fix of ``cachelint.code.fixes``."""
+
 from __future__ import annotations
 
 from typing import Iterable

@@ -3,6 +3,7 @@ from a set, formatted from a directory listing...).
 
 Reported where the order enters (one finding per construction site, naming the first call it
 reaches), with the ``sorted(...)`` fix of ``cachelint.code.fixes``."""
+
 from __future__ import annotations
 
 from typing import Iterable

@@ -1,6 +1,7 @@
 """CL103 tools-changed-in-loop: the tools are mutated or rebound inside the loop that repeats the
 call (the loop analysis of ``cachelint.code.flow.loops``), so the next request sends other tools:
 the whole prefix is written again."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -13,4 +14,8 @@ CODE = "CL103"
 
 def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for c in facts.first_change_per_place("tools"):
-        yield facts.diagnostic(CODE, facts.loop_change_message(c, "so each change rewrites the cached prefix from the tools (position 0) on"), c.site)
+        yield facts.diagnostic(
+            CODE,
+            facts.loop_change_message(c, "so each change rewrites the cached prefix from the tools (position 0) on"),
+            c.site,
+        )

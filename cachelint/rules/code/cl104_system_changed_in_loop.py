@@ -1,6 +1,7 @@
 """CL104 system-changed-in-loop: the system prompt or instructions are changed inside the loop
 that repeats the call (the loop analysis of ``cachelint.code.flow.loops``), so the next request
 rewrites the cached prefix from the system prompt on."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -13,4 +14,8 @@ CODE = "CL104"
 
 def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for c in facts.first_change_per_place("system"):
-        yield facts.diagnostic(CODE, facts.loop_change_message(c, "so each change rewrites the cached prefix from the system prompt on"), c.site)
+        yield facts.diagnostic(
+            CODE,
+            facts.loop_change_message(c, "so each change rewrites the cached prefix from the system prompt on"),
+            c.site,
+        )

@@ -10,6 +10,7 @@ cached prefix per user.
 Where no sink is in view, a value whose name says it is the system prompt (``SYSTEM_PROMPT``, the
 return of ``build_system_prompt``) stands for one: a clock in it is reported the same way, saying
 the prompt differs each time it is built (how often that is, the code out of view decides)."""
+
 from __future__ import annotations
 
 import ast
@@ -86,7 +87,10 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             effect, severity = "the cached prefix changes on every run of the agent (each user turn)", None
         elif r.sink.tier == NAMED_SYSTEM:
             # how often the prompt is built (each request, each run) is out of view
-            effect, severity = "the system prompt differs each time it is built, and with it every cached prefix that includes it", None
+            effect, severity = (
+                "the system prompt differs each time it is built, and with it every cached prefix that includes it",
+                None,
+            )
         else:
             effect, severity = "the cached prefix changes on every request", None
         msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"

@@ -1,6 +1,7 @@
 """CL106 setting-changed-in-loop: a cache-key setting (tool_choice, thinking, model...) changed
 inside the loop that repeats the call: every change loses cached tiers without a byte of them
 changing."""
+
 from __future__ import annotations
 
 from typing import Iterable

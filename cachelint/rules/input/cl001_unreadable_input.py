@@ -6,6 +6,7 @@ Raised where inputs are read, through ``cachelint.diagnostics.unreadable``: the 
 tree (``cachelint.skills.tree``: SKILL.md files, front matter refused as input), the log readers
 and formats (``cachelint.payloads.readers``, ``cachelint.payloads.formats``) and the engine's
 deadlines."""
+
 from __future__ import annotations
 
 CODE = "CL001"

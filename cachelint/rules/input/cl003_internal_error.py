@@ -4,6 +4,7 @@ Raised through ``cachelint.diagnostics.internal_error`` where the runners catch 
 exception: the engine's per-file analysis and skill checks, the audit's check loop. No input is
 meant to trigger it, so its catalog entry has no examples (``TRIGGERED_BY_INPUT``); the tests
 trigger it by making a check raise."""
+
 from __future__ import annotations
 
 CODE = "CL003"

@@ -3,6 +3,7 @@
 Tools render first (docs/background/prefix-and-invalidation.md#render-order): any change there, a reorder included, rewrites
 the whole prefix. A marker that moved is not a change (markers are stripped); a key order that
 changed is (wire bytes are the truth). A change that is only a volatile value is CL309's."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -37,4 +38,8 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         f"tools changed ({KIND_TEXT.get(td.kind, td.kind)}) at byte {td.offset}: {first}; "
         f"everything after position 0 is rewritten (invalidates {lost_text(diff.invalidated)})"
     )
-    return (break_finding(CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)
+    return (
+        break_finding(
+            CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)
+        ),
+    )

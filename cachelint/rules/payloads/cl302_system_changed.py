@@ -2,6 +2,7 @@
 
 System renders after tools (docs/background/prefix-and-invalidation.md#render-order, docs/background/prefix-and-invalidation.md#anthropic): a change loses the cached system
 and every message. A change that is only a volatile value (a date, a uuid) is CL309's."""
+
 from __future__ import annotations
 
 from typing import Iterable

@@ -8,6 +8,7 @@ The API rewrites it too: with thinking on, the older Opus and Sonnet models and 
 the earlier turns' thinking blocks when a user turn other than tool results arrives (docs/background/prefix-and-invalidation.md#anthropic). The
 bytes sent only grow, so that is read from the pair's shape (``cachelint/payloads/thinking.py``) and
 reported once per session, kind ``thinking-stripped``."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -38,7 +39,11 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         f"history rewritten at message {td.first_block} (byte {td.offset}): {first}; "
         f"the messages from there on are written again instead of read"
     )
-    return (break_finding(CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)),)
+    return (
+        break_finding(
+            CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)
+        ),
+    )
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
@@ -76,4 +81,8 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         "source": verdict[1] if verdict else "",
         "invalidated": ["messages"],
     }
-    return (break_finding(CODE, message, prev, cur, ctx, prev.messages[first].offset, kind="thinking-stripped", details=details),)
+    return (
+        break_finding(
+            CODE, message, prev, cur, ctx, prev.messages[first].offset, kind="thinking-stripped", details=details
+        ),
+    )

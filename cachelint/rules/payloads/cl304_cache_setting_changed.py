@@ -11,6 +11,7 @@ A setting whose effect on the cache is undocumented (``confirmed: false``: the s
 ``anthropic-beta`` headers, ``context_management``, ``output_format``, which Anthropic's cache
 diagnostics list as prompt-affecting, docs/background/usage-and-pricing.md#cache-diagnostics) is reported as information: it is not a
 break, and CL308 names it as the likely cause when the response then reads less than expected."""
+
 from __future__ import annotations
 
 from typing import Iterable

@@ -20,6 +20,7 @@ Limits are dated data (``rules/packs/payloads-limits.yaml``). A static problem i
 first request of a session and again only when a later request introduces it, so that a session of
 200 requests with one misplaced marker gives one finding, not 200.
 """
+
 from __future__ import annotations
 
 import re
@@ -76,7 +77,11 @@ def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], 
                 "too-many",
                 f"{len(slots)} cache breakpoints{' (counting the top-level automatic one)' if automatic else ''};"
                 f" the limit is {provider.max_breakpoints}: the API rejects the request",
-                {"breakpoints": [_where(bp) for bp in slots], "limit": provider.max_breakpoints, "source": provider.source},
+                {
+                    "breakpoints": [_where(bp) for bp in slots],
+                    "limit": provider.max_breakpoints,
+                    "source": provider.source,
+                },
             )
         )
     explicit_at = {bp.position: bp for bp in req.breakpoints if not bp.automatic}
@@ -132,7 +137,9 @@ def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], 
                 continue
             tokens, exact = tokens_up_to(req, blocks[bp.block].end, limits)
             if tokens < least:
-                short = provider.common_min_cacheable_tokens is not None and tokens < provider.common_min_cacheable_tokens
+                short = (
+                    provider.common_min_cacheable_tokens is not None and tokens < provider.common_min_cacheable_tokens
+                )
                 out.append(
                     (
                         # A marker that moves with the conversation (automatic, or on the latest
@@ -197,7 +204,11 @@ def _rejected(req: Request) -> list[Diagnostic]:
             f"the provider rejected the request's cache markers (HTTP {failure.status}): {failure.message!r}",
             req,
             kind="rejected",
-            details={"status": failure.status, "provider_message": failure.message, "breakpoints": [_where(bp) for bp in req.breakpoints]},
+            details={
+                "status": failure.status,
+                "provider_message": failure.message,
+                "breakpoints": [_where(bp) for bp in req.breakpoints],
+            },
         )
     ]
 

@@ -9,6 +9,7 @@ TTLs are dated data (``rules/packs/payloads-limits.yaml``).
 The finding is made only where the prefix itself held (a break is its own finding) and the
 response does not show a cache read (the provider kept the entry longer than documented).
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -21,11 +22,11 @@ from cachelint.payloads.model import Request, duration_text, seconds_between
 from cachelint.payloads.spend import marked_end
 from cachelint.payloads.usage import usage_of
 
-FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
+FIDELITY = (
+    "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
+)
 
 CODE = "CL306"
-
-
 
 
 def _was_cacheable(prev: Request, provider: ProviderLimits, limits: Limits) -> bool:

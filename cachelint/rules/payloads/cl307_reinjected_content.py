@@ -13,6 +13,7 @@ from ``reinjected-min-tokens`` (``[tool.cachelint.audit]``, default 256, about 1
 a 1.4 KB skill body loaded again is worth fixing), not from a floor in characters. Texts from
 ``reinjected-min-chars`` characters (default 512) are compared.
 """
+
 from __future__ import annotations
 
 import hashlib

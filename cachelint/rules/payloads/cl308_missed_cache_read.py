@@ -12,6 +12,7 @@ disagreement.
 Judged over the whole session, so that a session that never reads at all is one CL311 finding
 rather than a CL308 on every request.
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
@@ -25,7 +26,9 @@ from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
 from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, reads_reported, usage_of
 
-FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
+FIDELITY = (
+    "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
+)
 
 CODE = "CL308"
 # OpenAI reports hits in 128-token steps (older copies of OpenAI's docs) and Anthropic counts are exact: a shortfall below
@@ -35,7 +38,10 @@ TOLERANCE_RATIO = 0.05
 
 
 def _prefix_held(
-    prev: Request, cur: Request, explicit: bool, unconfirmed: frozenset[str] = frozenset(),
+    prev: Request,
+    cur: Request,
+    explicit: bool,
+    unconfirmed: frozenset[str] = frozenset(),
     rows: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[bool, list[str]]:
     """(whether the cached prefix held, the settings that changed without reaching it). A setting
@@ -95,7 +101,10 @@ def _within_ttl(prev: Request, cur: Request, limits: Limits) -> bool:
 
 
 def missed_reads(
-    prev: Request, cur: Request, limits: Limits, unconfirmed: frozenset[str] = frozenset(),
+    prev: Request,
+    cur: Request,
+    limits: Limits,
+    unconfirmed: frozenset[str] = frozenset(),
     rows: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
     """The miss between two consecutive requests of a session, or None. ``unconfirmed``: settings

@@ -3,6 +3,7 @@ ticks — a timestamp, date, uuid, counter or id (patterns: rules/packs/payloads
 
 Anthropic's own list of silent invalidators starts with ``datetime.now()`` and ``uuid4()`` in the
 system prompt (docs/background/prefix-and-invalidation.md#silent-invalidators); every request then rewrites the prefix from there."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -36,5 +37,9 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         )
         details = tier_details(diff, td)
         details["volatile"] = [dict(v) for v in td.volatile]
-        out.append(break_finding(CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=span["pattern"], details=details))
+        out.append(
+            break_finding(
+                CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=span["pattern"], details=details
+            )
+        )
     return out

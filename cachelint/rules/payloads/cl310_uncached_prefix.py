@@ -17,6 +17,7 @@ one-shot prompt, or a session's last request, is not reported: a breakpoint woul
 write premium. Reported once per run of qualifying requests of a session (again after a request
 that carried markers or was too short).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -51,7 +52,9 @@ def _uncached(req: Request, limits: Limits) -> tuple[int, bool, int, str] | None
     return tokens, exact, minimum[0], minimum[1]
 
 
-def _diagnostic(req: Request, found: tuple[int, bool, int, str], limits: Limits, reused: int | None = None) -> Diagnostic:
+def _diagnostic(
+    req: Request, found: tuple[int, bool, int, str], limits: Limits, reused: int | None = None
+) -> Diagnostic:
     tokens, exact, minimum, source = found
     automatic = limits.provider(req.provider)
     hint = (
@@ -94,7 +97,9 @@ class _Shared:
 @dataclass
 class _State:
     pending: dict[str, _Pending] = field(default_factory=dict)  # session id -> its first request
-    reported: dict[str, None] = field(default_factory=dict)  # sessions whose current run of qualifying requests was reported
+    reported: dict[str, None] = field(
+        default_factory=dict
+    )  # sessions whose current run of qualifying requests was reported
     shared: dict[tuple[Any, ...], _Shared] = field(default_factory=dict)
 
 
@@ -182,6 +187,13 @@ def check_run_end(ctx: CheckContext) -> Iterable[Diagnostic]:
             f" (the first here) with no cache breakpoint: each pays them at the full input rate; mark the"
             f" last system block and they are read at a tenth of it"
         )
-        out.append(replace(d, message=message, kind="shared", details={**d.details, "requests": shared.requests, "shared_tokens": first.shared_tokens}))
+        out.append(
+            replace(
+                d,
+                message=message,
+                kind="shared",
+                details={**d.details, "requests": shared.requests, "shared_tokens": first.shared_tokens},
+            )
+        )
     state.shared.clear()
     return out

@@ -8,6 +8,7 @@ tools+system floor while every turn writes the whole conversation again (Anthrop
 #91514). Judged from usage across the session (``write-never-read-min-requests`` requests with
 usage, default 3): too few requests say nothing about "never".
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -17,11 +18,11 @@ from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.cache_state import never_read
 from cachelint.payloads.model import Request, Session
 
-FIDELITY = "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
+FIDELITY = (
+    "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
+)
 
 CODE = "CL311"
-
-
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:

@@ -7,6 +7,7 @@ carries more than about 15 requests a minute spills onto other machines, where t
 cached. GPT-5.6+ matches reliably only with a key. The rate is dated data
 (``requests_per_minute_per_key`` in ``rules/packs/payloads-limits.yaml``).
 """
+
 from __future__ import annotations
 
 from datetime import timedelta

@@ -4,6 +4,7 @@ The problems were found while parsing (``cachelint.skills.frontmatter``, as data
 turns those of the given files into Diagnostics. A front matter refused as input (an alias bomb,
 nesting) is a CL001 instead, which the skills runner reports (``skills.tree.unreadable_front_matter``).
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -31,7 +32,16 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             seen.add(key)
             if skill.nested:
                 # loaders list one SKILL.md per skill folder; a nested one is a page its skill links
-                out.append(Diagnostic(CODE, problem.message + SUB_DOCUMENT, skill.display, problem.line, problem.column, severity=Severity.INFO))
+                out.append(
+                    Diagnostic(
+                        CODE,
+                        problem.message + SUB_DOCUMENT,
+                        skill.display,
+                        problem.line,
+                        problem.column,
+                        severity=Severity.INFO,
+                    )
+                )
                 continue
             out.append(Diagnostic(CODE, problem.message, skill.display, problem.line, problem.column))
         seen.clear()

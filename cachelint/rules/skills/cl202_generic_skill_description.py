@@ -8,6 +8,7 @@ phrase ("use when", "use para"). The words come from rules/packs/skills-lexicon-
 description in a language none of them covers (another script or alphabet) is judged by its
 placeholders alone.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,10 +29,16 @@ _SLOT = re.compile(r"<[A-Za-z][^<>\n]*>|\{\{[^{}\n]*\}\}")
 
 
 def _slots(description: str) -> list[re.Match[str]]:
-    return [m for m in _SLOT.finditer(description) if m.group(0).startswith("{") or any(c.isspace() or c == "_" for c in m.group(0))]
+    return [
+        m
+        for m in _SLOT.finditer(description)
+        if m.group(0).startswith("{") or any(c.isspace() or c == "_" for c in m.group(0))
+    ]
 
 
-def _placeholders(description: str, text: NormalText, lexicon: Lexicon, exact_case: bool = True) -> tuple[list[str], set[int]]:
+def _placeholders(
+    description: str, text: NormalText, lexicon: Lexicon, exact_case: bool = True
+) -> tuple[list[str], set[int]]:
     """The placeholders in ``description`` as written (in order, once each) and the tokens they
     cover; ``exact_case=False`` leaves out the uppercase ones ("TODO"), which a text in another
     language may name as its subject without the words around it to tell."""

@@ -3,6 +3,7 @@
 Which skills an index must list is its scope (``cachelint.skills.scope``). Reported on given
 files only: when the skill or the index was given.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

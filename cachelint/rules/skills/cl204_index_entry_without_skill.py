@@ -4,6 +4,7 @@ The index's scope is ``cachelint.skills.scope``. Reported on given files only: w
 was given or a given skill lies in the index's scope (a renamed skill leaves a stale entry in an
 index nobody touched).
 """
+
 from __future__ import annotations
 
 import os
@@ -71,7 +72,12 @@ def _builtin_command_blocks(index: IndexFile, tree: SkillTree) -> set[int]:
 
 
 def _entry_problem(
-    entry: IndexEntry, index: IndexFile, hits: dict[int, int], tree: SkillTree, builtin_commands: bool = False, listing: frozenset[int] = frozenset()
+    entry: IndexEntry,
+    index: IndexFile,
+    hits: dict[int, int],
+    tree: SkillTree,
+    builtin_commands: bool = False,
+    listing: frozenset[int] = frozenset(),
 ) -> str | None:
     res = entry.resolution
     if entry.heading or entry.mention:

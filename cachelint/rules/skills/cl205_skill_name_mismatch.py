@@ -6,6 +6,7 @@ skill whose folder is the repository root is skipped: a checkout's folder name i
 choice, not the author's. So is a SKILL.md placed directly in a hidden tool folder (`.claude/`,
 `.codex/`): no skill can be named like it, and skill installers copy it under its name.
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -29,7 +30,8 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             out.append(
                 Diagnostic(
                     CODE,
-                    f'name "{skill.name}" differs from the skill\'s folder "{skill.folder_name}"' + (SUB_DOCUMENT if skill.nested else ""),
+                    f'name "{skill.name}" differs from the skill\'s folder "{skill.folder_name}"'
+                    + (SUB_DOCUMENT if skill.nested else ""),
                     skill.display,
                     skill.name_line,
                     1,

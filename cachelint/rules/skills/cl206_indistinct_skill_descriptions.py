@@ -19,6 +19,7 @@ Clusters are the connected components (union-find), reported once at the descrip
 their first member that the user gave, listing every member. Skills that share a name (copies
 of one skill in two folders) are never united with each other, only through a third skill.
 """
+
 from __future__ import annotations
 
 import math
@@ -147,7 +148,10 @@ def find_clusters(
         # 2. near-duplicates among distinct sets
         distinct = sorted(by_set, key=lambda s: by_set[s][0])
         for a, b in _jaccard_pairs(distinct, threshold):
-            join(sorted(by_set[distinct[a]] + by_set[distinct[b]]), f"descriptions share at least {threshold:.0%} of their words")
+            join(
+                sorted(by_set[distinct[a]] + by_set[distinct[b]]),
+                f"descriptions share at least {threshold:.0%} of their words",
+            )
         # 3. one-slot templates
         by_key: dict[tuple, list[int]] = defaultdict(list)
         for m in members:

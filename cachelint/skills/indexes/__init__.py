@@ -19,6 +19,7 @@ The modules, by responsibility: ``model`` (the data types), ``resolve`` (entries
 other JSON/YAML lists), ``detection`` (which files are indexes, their stale entries, the blocks
 and plugins an index's scope is read from).
 """
+
 from __future__ import annotations
 
 from cachelint.skills.indexes.model import (

@@ -1,5 +1,6 @@
 """Detection: which files of a tree are indexes (configured, detected, or selections of some
 skills), their stale entries, and the blocks, layouts and plugins an index's scope is read from."""
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,9 @@ if TYPE_CHECKING:
     from cachelint.diagnostics import Diagnostic
 
 
-def parse_index_file(tree: SkillTree, path: Path, display: str, text: str, rules: IndexRules = IndexRules()) -> IndexFile | None:
+def parse_index_file(
+    tree: SkillTree, path: Path, display: str, text: str, rules: IndexRules = IndexRules()
+) -> IndexFile | None:
     suffix = path.suffix.lower()
     if suffix in (".md", ".markdown", ".txt"):
         return parse_markdown(tree, path, display, text, rules)
@@ -29,7 +32,6 @@ def parse_index_file(tree: SkillTree, path: Path, display: str, text: str, rules
     if path.name == "plugin.json":
         return parse_plugin_manifest(tree, path, display, text, data)
     return parse_data(tree, path, display, text, data)
-
 
 
 def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tuple[list[IndexFile], list[Diagnostic]]:
@@ -68,7 +70,11 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
             if configured and tree.is_given(f.path):
                 problems.append(source)
             continue
-        if not configured and f.path.name not in ("marketplace.json", "plugin.json") and not _may_list_skills(tree, f.path, source.text):
+        if (
+            not configured
+            and f.path.name not in ("marketplace.json", "plugin.json")
+            and not _may_list_skills(tree, f.path, source.text)
+        ):
             continue
         try:
             parsed = parse_index_file(tree, f.path, f.display, source.text, rules)
@@ -121,13 +127,21 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -
         return bool(index.entries)
     named = index.named_directly(headings=False)
     conventional = has_prompt_name(index.path)
-    linked = any(e.strict and e.skills and not e.mention and e.resolution is not None and not e.resolution.collection for e in index.entries)
+    linked = any(
+        e.strict and e.skills and not e.mention and e.resolution is not None and not e.resolution.collection
+        for e in index.entries
+    )
     if len(named) < (1 if conventional or linked else 2):
         return False
     # An index lists each skill once; a page of worked examples or a change log names the same
     # skills again and again ("Skills used: …" under every example).
     mentions = sum(
-        1 for e in index.entries if e.skills and not e.heading and not e.mention and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous))
+        1
+        for e in index.entries
+        if e.skills
+        and not e.heading
+        and not e.mention
+        and not (e.resolution and (e.resolution.collection or e.resolution.ambiguous))
     )
     if mentions > REPEAT_LIMIT * len(named):
         return False
@@ -192,7 +206,13 @@ def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
     out = []
     for entry in index.entries:
         res = entry.resolution
-        if entry.skills or entry.external or entry.heading or entry.mention or (res is not None and (res.present or res.outside)):
+        if (
+            entry.skills
+            or entry.external
+            or entry.heading
+            or entry.mention
+            or (res is not None and (res.present or res.outside))
+        ):
             continue
         if entry.strict or (entry.name is not None and _SLUG.match(entry.name) and hits.get(entry.block, 0) >= needed):
             out.append(entry)
@@ -221,7 +241,9 @@ def layout_folders(tree: SkillTree, parents: set[Path]) -> set[Path]:
         if len(drawn) < LAYOUT_MIN_FOLDERS:
             continue
         alike = {
-            s.folder.parent for s in tree.skills_under(top) if s.folder.parent.name == name and s.folder.parent.parent.parent == top and not s.nested
+            s.folder.parent
+            for s in tree.skills_under(top)
+            if s.folder.parent.name == name and s.folder.parent.parent.parent == top and not s.nested
         }
         if 3 * len(drawn) >= 2 * len(alike):
             out |= alike

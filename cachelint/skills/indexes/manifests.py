@@ -1,5 +1,6 @@
 """JSON and YAML indexes: plugin marketplaces (``marketplace.json``), plugin manifests
 (``plugin.json``) and other lists of objects with a ``name``."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,14 @@ from typing import Any, Iterator
 
 from cachelint.discovery import is_relative_to
 from cachelint.skills.indexes.model import IndexEntry, IndexFile, Resolution
-from cachelint.skills.indexes.resolve import _folder_of_skills, _is_local_link, _outside, _resolve_name, _settle_shared_names, resolve_path
+from cachelint.skills.indexes.resolve import (
+    _folder_of_skills,
+    _is_local_link,
+    _outside,
+    _resolve_name,
+    _settle_shared_names,
+    resolve_path,
+)
 from cachelint.skills.tree import SkillTree
 
 
@@ -80,7 +88,11 @@ def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data
     root = marketplace_root(path)
     root_label = "the marketplace root" if root == tree.root else f"the marketplace root {_rel(tree, root)}/"
     metadata = data.get("metadata") if isinstance(data, dict) else None
-    plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) and isinstance(metadata.get("pluginRoot"), str) else None
+    plugin_root = (
+        metadata.get("pluginRoot")
+        if isinstance(metadata, dict) and isinstance(metadata.get("pluginRoot"), str)
+        else None
+    )
     entries: list[IndexEntry] = []
     for plugin in data.get("plugins", []) if isinstance(data, dict) else []:
         if not isinstance(plugin, dict):
@@ -92,15 +104,23 @@ def parse_marketplace(tree: SkillTree, path: Path, display: str, text: str, data
             candidate, outside = _plugin_source(tree, source, root, plugin_root)
             line, col, end = locate.find(source)
             if outside:
-                entries.append(IndexEntry(line, col, end, source, path=source, resolution=Resolution(outside=True), strict=True))
+                entries.append(
+                    IndexEntry(line, col, end, source, path=source, resolution=Resolution(outside=True), strict=True)
+                )
             elif candidate is not None and candidate.is_dir():
                 plugin_bases.append((f"the plugin source {source} from {root_label}", candidate))
                 if not skills:
-                    res = Resolution(skills=tree.skills_under(candidate), collection=True, resolved=root_label, present=True)
-                    entries.append(IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True))
+                    res = Resolution(
+                        skills=tree.skills_under(candidate), collection=True, resolved=root_label, present=True
+                    )
+                    entries.append(
+                        IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True)
+                    )
             else:
                 res = Resolution(tried=[root_label])
-                entries.append(IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True))
+                entries.append(
+                    IndexEntry(line, col, end, source, path=source, resolution=res, strict=True, source=True)
+                )
         bases: list[tuple[str, Path]] = []
         for label, base in plugin_bases + [("the marketplace's folder", folder), ("the repository root", tree.root)]:
             if all(base != b for _, b in bases):
@@ -144,7 +164,11 @@ def parse_data(tree: SkillTree, path: Path, display: str, text: str, data: Any) 
         name = obj["name"]
         line, col, end = locate.find(name)
         hint = " ".join(v for v in (obj.get("path"), obj.get("source")) if isinstance(v, str))
-        entries.append(IndexEntry(line, col, end, name, name=name, resolution=_resolve_name(tree, name, path.parent, hint), block=1))
+        entries.append(
+            IndexEntry(
+                line, col, end, name, name=name, resolution=_resolve_name(tree, name, path.parent, hint), block=1
+            )
+        )
     _settle_shared_names(entries)
     return IndexFile(path, display, "data", entries)
 

@@ -1,5 +1,6 @@
 """Markdown and text indexes: list items, table rows, lines that start with a link, headings, and
 the blocks (lists, tables) they form."""
+
 from __future__ import annotations
 
 import os
@@ -71,7 +72,11 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             kind, body, offset = "list", m.body, m.offset
         else:
             t = table_row(line)
-            if t is None and line.lstrip().startswith("|") and (last_table == number - 1 or is_table_separator(lines[number] if number < len(lines) else "")):
+            if (
+                t is None
+                and line.lstrip().startswith("|")
+                and (last_table == number - 1 or is_table_separator(lines[number] if number < len(lines) else ""))
+            ):
                 # a row without its closing pipe is still a row (GitHub renders it)
                 start = len(line) - len(line.lstrip())
                 t = TableRow(line[start + 1 :].rstrip(), start + 1)
@@ -119,7 +124,9 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             entries.append(entry)
     _settle_shared_names(entries)
     skill_tables = frozenset(
-        block for block, row in headers.items() if _SKILL_HEADER.match(_clean(_cell(_cells(row), name_column.get(block, 0))))
+        block
+        for block, row in headers.items()
+        if _SKILL_HEADER.match(_clean(_cell(_cells(row), name_column.get(block, 0))))
     )
     return IndexFile(path, display, "markdown", entries, skill_tables=skill_tables)
 
@@ -188,7 +195,9 @@ def _mapping_tables(tree: SkillTree, rows, name_column: dict[int, int]) -> set[i
     return out
 
 
-def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, column=0, hint="") -> Iterator[IndexEntry]:
+def _line_entries(
+    tree, kind, body, offset, number, block, base, skill_folders, column=0, hint=""
+) -> Iterator[IndexEntry]:
     near = base[0][1]  # the index file's folder
     lead = body
     if kind == "table":
@@ -203,12 +212,24 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         target = link.target
         col = offset + link.start + 1
         res = resolve_path(tree, target, base[:1], base[1:])  # the root: for root-relative paths written without "/"
-        if not res.skills and not _looks_like_skill_path(target, skill_folders) and not _missing_folder(res, target, base):
+        if (
+            not res.skills
+            and not _looks_like_skill_path(target, skill_folders)
+            and not _missing_folder(res, target, base)
+        ):
             continue  # a link to some other document, in the repository or not: not an entry
         if res.collection:
             _narrow_to_label(res, link.label, target)
         yield IndexEntry(
-            number, col, offset + link.end + 1, link.text(body), path=target, resolution=res, strict=not heading, block=block, heading=heading
+            number,
+            col,
+            offset + link.end + 1,
+            link.text(body),
+            path=target,
+            resolution=res,
+            strict=not heading,
+            block=block,
+            heading=heading,
         )
     if local:
         return
@@ -242,8 +263,16 @@ def _line_entries(tree, kind, body, offset, number, block, base, skill_folders, 
         return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
     col = offset + body.find(name) + 1 if name in body else offset + 1
     yield IndexEntry(
-        number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, external=external,
-        slash=slash, heading=heading,
+        number,
+        col,
+        col + len(name),
+        name,
+        name=name,
+        resolution=_resolve_name(tree, name, near, hint),
+        block=block,
+        external=external,
+        slash=slash,
+        heading=heading,
     )
 
 
@@ -271,7 +300,11 @@ def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, headi
     elif "," not in cleaned:
         return
     names = [part.strip().strip("*_`").strip() for part in _NOTE.sub("", cleaned).split(",")]
-    if len(names) < (1 if labelled else 2) or not all(_SLUG.match(n) for n in names) or not any(n in tree.by_name for n in names):
+    if (
+        len(names) < (1 if labelled else 2)
+        or not all(_SLUG.match(n) for n in names)
+        or not any(n in tree.by_name for n in names)
+    ):
         return
     cursor = 0
     for name in names:
@@ -279,7 +312,14 @@ def _comma_entries(tree, cleaned, body, offset, number, block, near, hint, headi
         cursor = at + len(name) if at != -1 else cursor
         col = offset + (at if at != -1 else 0) + 1
         yield IndexEntry(
-            number, col, col + len(name), name, name=name, resolution=_resolve_name(tree, name, near, hint), block=block, heading=heading
+            number,
+            col,
+            col + len(name),
+            name,
+            name=name,
+            resolution=_resolve_name(tree, name, near, hint),
+            block=block,
+            heading=heading,
         )
 
 

@@ -1,5 +1,6 @@
 """The index data types: an index file, its entries, where each entry led, and the detection
 settings."""
+
 from __future__ import annotations
 
 import re

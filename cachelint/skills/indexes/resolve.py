@@ -1,5 +1,6 @@
 """Resolving an entry's path or name to the skills it leads to; never reads, never leaves the
 repository root."""
+
 from __future__ import annotations
 
 import os
@@ -57,7 +58,12 @@ def resolve_path(
             return res
         linked = _symlinked_skills(tree, folder)
         if linked:
-            res.skills, res.collection, res.resolved, res.outside = linked, linked[0].folder != _real(folder), label, False
+            res.skills, res.collection, res.resolved, res.outside = (
+                linked,
+                linked[0].folder != _real(folder),
+                label,
+                False,
+            )
             return res
     return res
 
@@ -109,7 +115,9 @@ def _resolve_name(tree: SkillTree, name: str, near: Path, hint: str = "") -> Res
     if not found and name in tree.collections_by_name:
         # the name of a folder of skills (a plugin): it lists them, and is no stale entry; an
         # index whose folder holds skills names a folder among them (not another plugin)
-        folders = sorted(f for f in tree.collections_by_name[name] if home is None or tree.skills_under(f)[0].path in home)
+        folders = sorted(
+            f for f in tree.collections_by_name[name] if home is None or tree.skills_under(f)[0].path in home
+        )
         under = {s.path: s for folder in folders for s in tree.skills_under(folder)}
         if under:
             return Resolution(skills=sorted(under.values(), key=lambda s: s.display), collection=True, resolved="name")
@@ -141,7 +149,9 @@ def _hint_score(tree: SkillTree, skill: Skill, name: str, hint: str) -> int:
         score = 0
         for wanted, actual in zip(reversed(parts[: parts.index(name, 1)]), reversed(parents)):
             wanted_letters, actual_letters = _loose(wanted), _loose(actual)
-            if not actual_letters or not (wanted_letters == actual_letters or (len(actual_letters) >= 3 and actual_letters in wanted_letters)):
+            if not actual_letters or not (
+                wanted_letters == actual_letters or (len(actual_letters) >= 3 and actual_letters in wanted_letters)
+            ):
                 break
             score += len(actual_letters)
         best = max(best, score)
