@@ -113,6 +113,43 @@ def _request_body(raw: bytes) -> Any:
     return body
 
 
+def make_envelope(
+    *,
+    started: datetime,
+    method: str,
+    url: str,
+    request_headers: Any,
+    request_content: bytes,
+    status: int | None,
+    response_headers: Any,
+    response_content: bytes | None,
+    session: str | None = None,
+) -> dict[str, Any]:
+    """One exchange as the line a capture holds: bodies decoded (gzip, deflate) and parsed,
+    credentials dropped, personal ids hashed, and key-shaped strings pasted into the prompt masked
+    (``cachelint.masking``: the same length, so offsets and diffs are unchanged)."""
+    from cachelint.masking import masker
+
+    content_type = response_headers.get("content-type") if response_headers is not None else None
+    encoding = response_headers.get("content-encoding") if response_headers is not None else None
+    request_encoding = request_headers.get("content-encoding") if request_headers is not None else None
+    envelope: dict[str, Any] = {
+        "request": _request_body(_decoded(request_content, request_encoding) or b""),
+        "response": _body(
+            _decoded(response_content, encoding) if response_content is not None else None, content_type
+        ),
+        "time": started.isoformat(),
+        "url": _redactor().url(url),
+        "method": method,
+        "status": status,
+        "headers": _headers(request_headers),
+        "response_headers": _headers(response_headers) if response_headers is not None else {},
+    }
+    if session is not None:
+        envelope["session"] = session
+    return masker().mask_value(envelope)
+
+
 class CaptureWriter:
     """Appends one envelope a line; safe to share between threads and clients."""
 
@@ -133,28 +170,31 @@ class CaptureWriter:
         response_headers: Any,
         response_content: bytes | None,
     ) -> dict[str, Any]:
-        content_type = response_headers.get("content-type") if response_headers is not None else None
-        encoding = response_headers.get("content-encoding") if response_headers is not None else None
-        envelope: dict[str, Any] = {
-            "request": _request_body(request_content),
-            "response": _body(
-                _decoded(response_content, encoding) if response_content is not None else None, content_type
-            ),
-            "time": started.isoformat(),
-            "url": _redactor().url(url),
-            "method": method,
-            "status": status,
-            "headers": _headers(request_headers),
-            "response_headers": _headers(response_headers) if response_headers is not None else {},
-        }
-        if self.session is not None:
-            envelope["session"] = self.session
-        line = json.dumps(envelope, ensure_ascii=False) + "\n"
+        envelope = make_envelope(
+            started=started,
+            method=method,
+            url=url,
+            request_headers=request_headers,
+            request_content=request_content,
+            status=status,
+            response_headers=response_headers,
+            response_content=response_content,
+            session=self.session,
+        )
+        self.append(envelope_line(envelope))
+        return envelope
+
+    def append(self, line: str) -> None:
+        """Append one line (``envelope_line``) to the file, whole: lines of several writers never mix."""
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as handle:
                 handle.write(line)
-        return envelope
+
+
+def envelope_line(envelope: dict[str, Any]) -> str:
+    """The JSONL line of an envelope, newline included."""
+    return json.dumps(envelope, ensure_ascii=False) + "\n"
 
 
 @functools.lru_cache(maxsize=1)
@@ -312,6 +352,8 @@ def async_capture_client(path: str | Path, *, session: str | None = None, **clie
 
 __all__ = [
     "CaptureWriter",
+    "envelope_line",
+    "make_envelope",
     "async_capture_client",
     "async_capture_transport",
     "capture_client",
