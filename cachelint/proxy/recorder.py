@@ -78,7 +78,8 @@ class CaptureRecorder:
             if exchange is None:
                 return
             try:
-                line = envelope_line(_envelope(exchange, self._session))
+                envelope = _envelope(exchange, self._session)
+                line = envelope_line(envelope)
                 self._writer.append(line)
             except Exception as exc:  # noqa: BLE001 - a full disk must not stop the relaying
                 if not failed:
@@ -87,6 +88,11 @@ class CaptureRecorder:
                 continue
             self._line += 1
             self.written += 1
+            if envelope["request"] is None and exchange.request_body.strip():
+                self._report(
+                    f"{exchange.method} {exchange.url}: the request body is not JSON; forwarded as is, recorded "
+                    f"without a body ({self.path}:{self._line})"
+                )
             if self._observe is None:
                 continue
             try:
