@@ -212,7 +212,7 @@ class FakeModel:
                 return gemini.count_tokens(size)
             conv = gemini.read(parsed, found["model"], found["verb"] == "streamGenerateContent")
             sse = query.get("alt") == "sse"
-            return self._answer(gemini, conv, lambda t, c: gemini.reply(t, c, self.ids, size, sse))
+            return self._answer(gemini, conv, lambda t, c: gemini.reply(t, c, self.ids, sse))
         return api.error(
             404,
             f"the fake model answers Messages (/v1/messages), Chat Completions (/v1/chat/completions), "

@@ -90,7 +90,8 @@ def _json(value: Any) -> bytes:
 
 def _tokens(size: int) -> int:
     """A token count from a size in bytes (about four bytes a token): the scripted model has no
-    tokenizer, and says so in the docs."""
+    tokenizer. Its usage never says what was read from or written to the cache (those fields are
+    left out: unknown, not 0), since it keeps no cache; the audit then judges the bytes alone."""
     return max(1, size // 4)
 
 
@@ -155,12 +156,7 @@ class AnthropicMessages:
             {"type": "tool_use", "id": c.id, "name": c.name, "input": dict(c.arguments)} for c in turn.calls
         ] or [{"type": "text", "text": turn.text}]
         stop = "tool_use" if turn.calls else "end_turn"
-        usage = {
-            "input_tokens": _tokens(prompt_bytes),
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-            "output_tokens": _tokens(len(_json(content))),
-        }
+        usage = {"input_tokens": _tokens(prompt_bytes), "output_tokens": _tokens(len(_json(content)))}
         message = {
             "id": ids.new("msg_"),
             "type": "message",
@@ -270,7 +266,6 @@ class OpenAIChat:
             "prompt_tokens": _tokens(prompt_bytes),
             "completion_tokens": completion_tokens,
             "total_tokens": _tokens(prompt_bytes) + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0},
         }
         head = {"id": ids.new("chatcmpl-"), "created": int(time.time()), "model": conv.model}
         if not conv.stream:
@@ -398,9 +393,7 @@ class OpenAIResponses:
             "metadata": {},
             "usage": {
                 "input_tokens": _tokens(prompt_bytes),
-                "input_tokens_details": {"cached_tokens": 0},
                 "output_tokens": output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
                 "total_tokens": _tokens(prompt_bytes) + output_tokens,
             },
         }
@@ -487,26 +480,17 @@ class GeminiGenerateContent:
             tools=tuple(tools), turns=turns, called=tuple(called), model=model, stream=stream, forced=forced, tools_off=mode == "NONE"
         )
 
-    def reply(self, turn: Turn, conv: Conversation, ids: Ids, prompt_bytes: int, sse: bool) -> Reply:
+    def reply(self, turn: Turn, conv: Conversation, ids: Ids, sse: bool) -> Reply:
         parts = [{"functionCall": {"name": c.name, "args": dict(c.arguments)}} for c in turn.calls] or [{"text": turn.text}]
-        prompt_tokens = _tokens(prompt_bytes)
-        output_tokens = _tokens(len(_json(parts)))
         response_id = ids.new("")
 
         def answer(chunk_parts: list[Any], last: bool) -> dict[str, Any]:
+            # No usageMetadata: Gemini leaves cachedContentTokenCount out when nothing was read, so
+            # any usage would say "no cache read"; the scripted model does not know.
             candidate: dict[str, Any] = {"content": {"parts": chunk_parts, "role": "model"}, "index": 0}
             if last:
                 candidate["finishReason"] = "STOP"
-            return {
-                "candidates": [candidate],
-                "usageMetadata": {
-                    "promptTokenCount": prompt_tokens,
-                    "candidatesTokenCount": output_tokens,
-                    "totalTokenCount": prompt_tokens + output_tokens,
-                },
-                "modelVersion": conv.model,
-                "responseId": response_id,
-            }
+            return {"candidates": [candidate], "modelVersion": conv.model, "responseId": response_id}
 
         if not conv.stream:
             return _json_reply(200, answer(parts, True))

@@ -174,15 +174,16 @@ def _string(schema: Mapping[str, Any]) -> str:
         return text + "0" * max(0, length - len(text))
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
-        # A few plain strings of the right length: most patterns of tool schemas (digits, a word,
-        # an identifier) accept one of them.
-        size = max(length, 1)
-        for text in ("a" * length, "0" * size, "a" * size, "A" * size, "a0" * size, "example", "a-b", "a_b"):
-            try:
-                if re.search(pattern, text):
-                    return text
-            except re.error:
-                break
+        # Runs of one kind of character, shortest first: most patterns of tool schemas (a code of
+        # three capitals, digits, an identifier) accept one of them.
+        for size in dict.fromkeys((length, *range(max(length, 1), max(length, 1) + 16))):
+            for unit in ("a", "A", "0", "a0", "Aa0", "a-", "a_", "a."):
+                text = (unit * size)[:size] if size else ""
+                try:
+                    if re.search(pattern, text):
+                        return text
+                except re.error:
+                    return "a" * length
     return "a" * length
 
 
