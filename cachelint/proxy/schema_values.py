@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 # Past this depth a required property that refers back to its own schema gets null: a recursive
 # schema that requires itself has no finite instance anyway.
@@ -174,17 +174,90 @@ def _string(schema: Mapping[str, Any]) -> str:
         return text + "0" * max(0, length - len(text))
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
-        # Runs of one kind of character, shortest first: most patterns of tool schemas (a code of
-        # three capitals, digits, an identifier) accept one of them.
-        for size in dict.fromkeys((length, *range(max(length, 1), max(length, 1) + 16))):
-            for unit in ("a", "A", "0", "a0", "Aa0", "a-", "a_", "a."):
-                text = (unit * size)[:size] if size else ""
-                try:
-                    if re.search(pattern, text):
-                        return text
-                except re.error:
-                    return "a" * length
+        for text in _pattern_candidates(pattern, length):
+            try:
+                if re.search(pattern, text):
+                    return text
+            except re.error:
+                break
     return "a" * length
+    return "a" * length
+
+
+def _pattern_candidates(pattern: str, length: int) -> Iterator[str]:
+    """Strings to try against a ``pattern``: the shortest one its regular expression spells out,
+    then runs of one kind of character (three capitals, digits, an identifier…)."""
+    spelled = shortest_match(pattern)
+    if spelled is not None:
+        yield spelled + "a" * max(0, length - len(spelled))
+    for size in dict.fromkeys((length, *range(max(length, 1), max(length, 1) + 16))):
+        for unit in ("a", "A", "0", "a0", "Aa0", "a-", "a_", "a."):
+            yield (unit * size)[:size]
+
+
+def shortest_match(pattern: str) -> str | None:
+    """A short string ``pattern`` matches, spelled from its parsed form (each repeat at its
+    minimum, the first branch, the first character of a class); None for what it cannot spell
+    (look-arounds, back-references). Python's own parser reads the pattern."""
+    try:
+        from re import _parser as parser  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_parse as parser  # type: ignore[no-redef]
+    try:
+        return _spell(parser.parse(pattern), parser)
+    except Exception:  # noqa: BLE001 - a construct this does not spell: fall back to plain runs
+        return None
+
+
+def _spell(items: Any, parser: Any) -> str:
+    constants = parser
+    out = []
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(arg))
+        elif name == "NOT_LITERAL":
+            out.append("a" if chr(arg) != "a" else "b")
+        elif name == "ANY":
+            out.append("a")
+        elif name == "IN":
+            out.append(_class_member(arg))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, _, sub = arg
+            out.append(_spell(sub, constants) * low)
+        elif name == "SUBPATTERN":
+            out.append(_spell(arg[-1], constants))
+        elif name == "ATOMIC_GROUP":
+            out.append(_spell(arg, constants))
+        elif name == "BRANCH":
+            out.append(_spell(arg[1][0], constants))
+        elif name == "AT":
+            continue
+        else:
+            raise ValueError(name)
+    return "".join(out)
+
+
+def _class_member(items: Any) -> str:
+    """A character of a ``[...]`` class (or of ``\\d``, ``\\w``, ``\\s``)."""
+    if items and str(items[0][0]) == "NEGATE":
+        excluded = set()
+        for op, arg in items[1:]:
+            if str(op) == "LITERAL":
+                excluded.add(chr(arg))
+            elif str(op) == "RANGE":
+                excluded.update(chr(c) for c in range(arg[0], arg[1] + 1))
+            else:
+                raise ValueError(str(op))
+        return next(c for c in "a0A_-. " if c not in excluded)
+    op, arg = items[0]
+    if str(op) == "LITERAL":
+        return chr(arg)
+    if str(op) == "RANGE":
+        return chr(arg[0])
+    if str(op) == "CATEGORY":
+        return {"CATEGORY_DIGIT": "0", "CATEGORY_SPACE": " ", "CATEGORY_WORD": "a"}.get(str(arg), "a")
+    raise ValueError(str(op))
 
 
 def _number(schema: Mapping[str, Any], integer: bool) -> int | float:
