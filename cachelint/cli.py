@@ -644,11 +644,11 @@ def proxy(listen, capture, upstreams, fake_model, no_live, allow_remote, session
         capture, upstreams, fake_model, no_live, config, isolated, host, port, allow_remote=allow_remote, session=session
     )
     server = _started_proxy(options)
-    for line in banner(server, options):
-        stderr_report(line)
+    for line in banner(server, options):  # the export lines bare, to be copied
+        click.echo(line if line.startswith(" ") else f"cachelint: {line}", err=True)
     try:
-        threading.Event().wait()  # until Ctrl-C or SIGTERM
-    except KeyboardInterrupt:
+        threading.Event().wait()  # until Ctrl-C or SIGTERM: both the ordinary way to stop a server
+    except (KeyboardInterrupt, _Terminated):
         pass
     finally:
         server.stop()
