@@ -135,9 +135,7 @@ def make_envelope(
     request_encoding = request_headers.get("content-encoding") if request_headers is not None else None
     envelope: dict[str, Any] = {
         "request": _request_body(_decoded(request_content, request_encoding) or b""),
-        "response": _body(
-            _decoded(response_content, encoding) if response_content is not None else None, content_type
-        ),
+        "response": _body(_decoded(response_content, encoding) if response_content is not None else None, content_type),
         "time": started.isoformat(),
         "url": _redactor().url(url),
         "method": method,

@@ -641,7 +641,16 @@ def proxy(listen, capture, upstreams, fake_model, no_live, allow_remote, session
     except ValueError as exc:
         _fail(f"--listen: {exc}")
     options = _proxy_setup(
-        capture, upstreams, fake_model, no_live, config, isolated, host, port, allow_remote=allow_remote, session=session
+        capture,
+        upstreams,
+        fake_model,
+        no_live,
+        config,
+        isolated,
+        host,
+        port,
+        allow_remote=allow_remote,
+        session=session,
     )
     server = _started_proxy(options)
     for line in banner(server, options):  # the export lines bare, to be copied
@@ -677,7 +686,7 @@ def proxy(listen, capture, upstreams, fake_model, no_live, allow_remote, session
 )
 @_proxy_options
 @click.pass_context
-def run(ctx, command, capture, upstreams, fake_model, no_live, output_format, **report_options):
+def run(ctx, /, command, capture, upstreams, fake_model, no_live, output_format, **report_options):
     """Run COMMAND through the recording proxy, then audit what it sent: the usual report and exit code.
 
     The proxy takes a free port on 127.0.0.1; the command gets ANTHROPIC_BASE_URL, OPENAI_BASE_URL and the

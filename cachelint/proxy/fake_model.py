@@ -186,7 +186,9 @@ class FakeModel:
     def respond(self, upstream: str, method: str, path: str, query: Mapping[str, str], body: bytes) -> Reply:
         api: Any = _error_family(upstream)
         if method != "POST":
-            return api.error(404, f"the fake model answers POST requests to generate or count tokens, not {method} {path}")
+            return api.error(
+                404, f"the fake model answers POST requests to generate or count tokens, not {method} {path}"
+            )
         try:
             parsed = json.loads(body) if body else None
         except ValueError as exc:

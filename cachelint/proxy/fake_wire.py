@@ -112,6 +112,10 @@ def _stream_reply(chunks: list[bytes]) -> Reply:
     return Reply(200, {"content-type": "text/event-stream", "cache-control": "no-cache"}, chunks)
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _schema(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {"type": "object", "properties": {}}
 
@@ -139,7 +143,7 @@ class AnthropicMessages:
                 for block in content if isinstance(content, list) else ():
                     if isinstance(block, Mapping) and block.get("type") == "tool_use":
                         called.append(str(block.get("name")))
-        choice = body.get("tool_choice") if isinstance(body.get("tool_choice"), Mapping) else {}
+        choice = _mapping(body.get("tool_choice"))
         kind = choice.get("type")
         return Conversation(
             tools=tools,
@@ -185,7 +189,9 @@ class AnthropicMessages:
             else:
                 start = {"type": "text", "text": ""}
                 deltas = [{"type": "text_delta", "text": piece} for piece in _text_pieces(block["text"])]
-            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+            events.append(
+                ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+            )
             events.extend(
                 ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas
             )
@@ -235,7 +241,7 @@ class OpenAIChat:
         choice = body.get("tool_choice", body.get("function_call"))
         forced: str | None = None
         if isinstance(choice, Mapping):
-            named = choice.get("function") if isinstance(choice.get("function"), Mapping) else choice
+            named = _mapping(choice.get("function")) or choice
             forced = str(named.get("name")) if named.get("name") else None
         elif choice == "required":
             forced = ""
@@ -251,7 +257,7 @@ class OpenAIChat:
 
     def reply(self, turn: Turn, conv: Conversation, ids: Ids, prompt_bytes: int, body: Mapping[str, Any]) -> Reply:
         legacy = bool(body.get("functions")) and not body.get("tools")
-        calls = [
+        calls: list[dict[str, Any]] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments(c)}}
             for c in turn.calls
         ]
@@ -293,12 +299,15 @@ class OpenAIChat:
             events.append(chunk({"function_call": {"arguments": function["arguments"]}}))
         for index, call in enumerate(calls if not legacy else ()):
             opening = {"index": index, "id": call["id"], "type": "function"}
-            events.append(chunk({"tool_calls": [{**opening, "function": {"name": call["function"]["name"], "arguments": ""}}]}))
-            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]}))
+            events.append(
+                chunk({"tool_calls": [{**opening, "function": {"name": call["function"]["name"], "arguments": ""}}]})
+            )
+            events.append(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]})
+            )
         events.extend(chunk({"content": piece}) for piece in (_text_pieces(turn.text) if not calls else ()))
         events.append(chunk({}, finish))
-        options = body.get("stream_options") if isinstance(body.get("stream_options"), Mapping) else {}
-        if options.get("include_usage"):
+        if _mapping(body.get("stream_options")).get("include_usage"):
             events.append({**head, "object": "chat.completion.chunk", "choices": [], "usage": usage})
         return _stream_reply(_sse([(None, e) for e in events]) + [b"data: [DONE]\n\n"])
 
@@ -412,12 +421,30 @@ class OpenAIResponses:
         emit("response.in_progress", response=opening)
         for index, item in enumerate(output):
             if item["type"] == "function_call":
-                emit("response.output_item.added", output_index=index, item={**item, "arguments": "", "status": "in_progress"})
-                emit("response.function_call_arguments.delta", item_id=item["id"], output_index=index, delta=item["arguments"])
-                emit("response.function_call_arguments.done", item_id=item["id"], output_index=index, arguments=item["arguments"])
+                emit(
+                    "response.output_item.added",
+                    output_index=index,
+                    item={**item, "arguments": "", "status": "in_progress"},
+                )
+                emit(
+                    "response.function_call_arguments.delta",
+                    item_id=item["id"],
+                    output_index=index,
+                    delta=item["arguments"],
+                )
+                emit(
+                    "response.function_call_arguments.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    arguments=item["arguments"],
+                )
             else:
                 part = item["content"][0]
-                emit("response.output_item.added", output_index=index, item={**item, "content": [], "status": "in_progress"})
+                emit(
+                    "response.output_item.added",
+                    output_index=index,
+                    item={**item, "content": [], "status": "in_progress"},
+                )
                 emit(
                     "response.content_part.added",
                     item_id=item["id"],
@@ -470,18 +497,26 @@ class GeminiGenerateContent:
                 for part in content.get("parts") or ():
                     if isinstance(part, Mapping) and isinstance(part.get("functionCall"), Mapping):
                         called.append(str(part["functionCall"].get("name")))
-        config = body.get("toolConfig", {}).get("functionCallingConfig", {}) if isinstance(body.get("toolConfig"), Mapping) else {}
-        mode = str(config.get("mode", "")).upper() if isinstance(config, Mapping) else ""
-        allowed = config.get("allowedFunctionNames") if isinstance(config, Mapping) else None
+        config = _mapping(_mapping(body.get("toolConfig")).get("functionCallingConfig"))
+        mode = str(config.get("mode", "")).upper()
+        allowed = config.get("allowedFunctionNames")
         forced = None
         if mode == "ANY":
             forced = str(allowed[0]) if isinstance(allowed, list) and len(allowed) == 1 else ""
         return Conversation(
-            tools=tuple(tools), turns=turns, called=tuple(called), model=model, stream=stream, forced=forced, tools_off=mode == "NONE"
+            tools=tuple(tools),
+            turns=turns,
+            called=tuple(called),
+            model=model,
+            stream=stream,
+            forced=forced,
+            tools_off=mode == "NONE",
         )
 
     def reply(self, turn: Turn, conv: Conversation, ids: Ids, sse: bool) -> Reply:
-        parts = [{"functionCall": {"name": c.name, "args": dict(c.arguments)}} for c in turn.calls] or [{"text": turn.text}]
+        parts: list[dict[str, Any]] = [
+            {"functionCall": {"name": c.name, "args": dict(c.arguments)}} for c in turn.calls
+        ] or [{"text": turn.text}]
         response_id = ids.new("")
 
         def answer(chunk_parts: list[Any], last: bool) -> dict[str, Any]:

@@ -100,9 +100,7 @@ def build_proxy(options: ProxyOptions, report: Callable[[str], None]) -> ProxySe
 
         observe = LiveBreaks(str(options.capture), options.settings).observe
     recorder = CaptureRecorder(options.capture, options.session, observe, report)
-    return ProxyServer(
-        route_table(options), recorder, host=options.host, port=options.port, fake=fake, report=report
-    )
+    return ProxyServer(route_table(options), recorder, host=options.host, port=options.port, fake=fake, report=report)
 
 
 def run_command(argv: Sequence[str], environ: Mapping[str, str]) -> int:
@@ -174,9 +172,7 @@ def banner(server: ProxyServer, options: ProxyOptions) -> list[str]:
     lines.append("point an agent at it:")
     env = server.routes.child_environment(server.base_url)
     lines.extend(f"  export {name}={value}" for name, value in env.items())
-    lines.append(
-        "routes: " + ", ".join(f"{server.base_url}/{u.name} -> {u.url}" for u in server.routes.upstreams)
-    )
+    lines.append("routes: " + ", ".join(f"{server.base_url}/{u.name} -> {u.url}" for u in server.routes.upstreams))
     return lines
 
 

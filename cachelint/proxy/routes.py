@@ -149,9 +149,7 @@ class RouteTable:
 
     def placeholder_keys(self, environ: Mapping[str, str]) -> dict[str, str]:
         """Placeholder API keys for the variables not set (the scripted model needs no key)."""
-        return {
-            name: PLACEHOLDER_KEY for u in self.upstreams for name in u.placeholder_keys if not environ.get(name)
-        }
+        return {name: PLACEHOLDER_KEY for u in self.upstreams for name in u.placeholder_keys if not environ.get(name)}
 
 
 def is_loopback(host: str) -> bool:

@@ -127,7 +127,7 @@ def _type_of(schema: Mapping[str, Any]) -> str | None:
 
 
 def _object(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> dict[str, Any]:
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    properties: Mapping[str, Any] = schema["properties"] if isinstance(schema.get("properties"), Mapping) else {}
     required = [name for name in schema.get("required") or () if isinstance(name, str)]
     value = {name: minimal_value(properties.get(name, {}), root, depth + 1) for name in required}
     wanted = schema.get("minProperties")
@@ -140,8 +140,8 @@ def _object(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> d
 
 
 def _array(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> list[Any]:
-    count = schema.get("minItems") if isinstance(schema.get("minItems"), int) else 0
-    prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else []
+    count = _count(schema.get("minItems"))
+    prefix: list[Any] = schema["prefixItems"] if isinstance(schema.get("prefixItems"), list) else []
     items = schema.get("items", {})
     out = []
     for i in range(count):
@@ -166,8 +166,13 @@ def _distinct(value: Any, index: int) -> Any:
     return value
 
 
+def _count(value: Any) -> int:
+    """A ``minItems`` / ``minLength``: a non-negative integer, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _string(schema: Mapping[str, Any]) -> str:
-    length = schema.get("minLength") if isinstance(schema.get("minLength"), int) else 0
+    length = _count(schema.get("minLength"))
     fmt = schema.get("format")
     if isinstance(fmt, str) and fmt.lower() in _FORMATS:
         text = _FORMATS[fmt.lower()]
@@ -180,7 +185,6 @@ def _string(schema: Mapping[str, Any]) -> str:
                     return text
             except re.error:
                 break
-    return "a" * length
     return "a" * length
 
 
@@ -199,10 +203,12 @@ def shortest_match(pattern: str) -> str | None:
     """A short string ``pattern`` matches, spelled from its parsed form (each repeat at its
     minimum, the first branch, the first character of a class); None for what it cannot spell
     (look-arounds, back-references). Python's own parser reads the pattern."""
+    import importlib
+
     try:
-        from re import _parser as parser  # type: ignore[attr-defined]
-    except ImportError:  # Python 3.10
-        import sre_parse as parser  # type: ignore[no-redef]
+        parser = importlib.import_module("re._parser")
+    except ImportError:  # Python 3.10 keeps it under its old name
+        parser = importlib.import_module("sre_parse")
     try:
         return _spell(parser.parse(pattern), parser)
     except Exception:  # noqa: BLE001 - a construct this does not spell: fall back to plain runs

@@ -215,7 +215,12 @@ class ProxyServer:
             self.report(f"cannot reach {url} ({reason}); answered 502, recorded without a response")
             self.recorder.record(exchange.failed())
             return web.json_response(
-                {"error": {"type": "cachelint_proxy_error", "message": f"cachelint proxy: cannot reach {url}: {reason}"}},
+                {
+                    "error": {
+                        "type": "cachelint_proxy_error",
+                        "message": f"cachelint proxy: cannot reach {url}: {reason}",
+                    }
+                },
                 status=502,
             )
         try:

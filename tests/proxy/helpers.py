@@ -90,10 +90,16 @@ class FakeUpstream:
         )
         mode = request.headers.get("x-test-mode", "json")
         if mode == "error":
-            return web.Response(status=500, body=b'{"type":"error","error":{"type":"api_error","message":"boom"}}', content_type="application/json")
+            return web.Response(
+                status=500,
+                body=b'{"type":"error","error":{"type":"api_error","message":"boom"}}',
+                content_type="application/json",
+            )
         if mode == "gzip":
             self.sent.append(gzip.compress(JSON_REPLY))
-            return web.Response(body=self.sent[-1], headers={"content-type": "application/json", "content-encoding": "gzip"})
+            return web.Response(
+                body=self.sent[-1], headers={"content-type": "application/json", "content-encoding": "gzip"}
+            )
         if mode in ("sse", "gate", "cut"):
             response = web.StreamResponse(headers={"content-type": "text/event-stream"})
             await response.prepare(request)

@@ -89,7 +89,9 @@ def test_an_upstream_that_drops_the_stream_leaves_a_well_formed_line(proxy, upst
     received = b""
     try:
         with httpx.Client(timeout=10) as client:
-            with client.stream("POST", f"{proxy.base_url}/anthropic/v1/messages", content=BODY, headers={"x-test-mode": "cut"}) as response:
+            with client.stream(
+                "POST", f"{proxy.base_url}/anthropic/v1/messages", content=BODY, headers={"x-test-mode": "cut"}
+            ) as response:
                 for chunk in response.iter_raw():
                     received += chunk
     except httpx.HTTPError:
@@ -106,7 +108,9 @@ def test_a_client_that_leaves_mid_stream_leaves_a_well_formed_line(proxy, upstre
     """The client reads the first event and hangs up; the upstream holds its second event until
     then. The capture gets one whole line with what had arrived, and the proxy goes on."""
     with httpx.Client(timeout=10) as client:
-        with client.stream("POST", f"{proxy.base_url}/anthropic/v1/messages", content=BODY, headers={"x-test-mode": "gate"}) as response:
+        with client.stream(
+            "POST", f"{proxy.base_url}/anthropic/v1/messages", content=BODY, headers={"x-test-mode": "gate"}
+        ) as response:
             first = next(response.iter_raw())
         # leaving the block closes the connection mid-stream
     assert first == SSE_CHUNKS[0]
@@ -118,5 +122,9 @@ def test_a_client_that_leaves_mid_stream_leaves_a_well_formed_line(proxy, upstre
     proxy.stop()
     left, served = capture_lines(proxy.recorder.path)
     assert left["response"].startswith(SSE_CHUNKS[0].decode()) and left["status"] == 200
-    assert left["request"] == {"model": "claude-sonnet-4-5", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+    assert left["request"] == {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
     assert any("the client closed the connection after" in r for r in proxy.reports)

@@ -23,7 +23,9 @@ request = urllib.request.Request(os.environ["ANTHROPIC_BASE_URL"] + "/v1/message
 print(urllib.request.urlopen(request).read().decode())
 sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
 """
-PRINT_ENV = "import json, os; print(json.dumps({k: v for k, v in os.environ.items() if 'BASE' in k or k.endswith('_API_KEY')}))"
+PRINT_ENV = (
+    "import json, os; print(json.dumps({k: v for k, v in os.environ.items() if 'BASE' in k or k.endswith('_API_KEY')}))"
+)
 
 
 def _environment(**extra: str) -> dict[str, str]:
@@ -44,7 +46,14 @@ def cachelint(*args: str, env: dict[str, str] | None = None, cwd: Path | None = 
 
 def test_run_sets_the_base_urls_and_placeholder_keys_for_the_command(tmp_path):
     done = cachelint(
-        "run", "--isolated", "--fake-model", "--", sys.executable, "-c", PRINT_ENV, env=_environment(OPENAI_API_KEY="mine")
+        "run",
+        "--isolated",
+        "--fake-model",
+        "--",
+        sys.executable,
+        "-c",
+        PRINT_ENV,
+        env=_environment(OPENAI_API_KEY="mine"),
     )
     assert done.returncode == 2  # it sent nothing
     child = json.loads(done.stdout.splitlines()[0])
@@ -106,7 +115,18 @@ def test_proxy_without_its_extra_says_how_to_install_it(tmp_path):
 def test_proxy_serves_until_stopped_and_says_what_it_captured(tmp_path):
     capture = tmp_path / "cap.jsonl"
     process = subprocess.Popen(
-        [sys.executable, "-m", "cachelint", "proxy", "--isolated", "--listen", "127.0.0.1:0", "-o", str(capture), "--fake-model"],
+        [
+            sys.executable,
+            "-m",
+            "cachelint",
+            "proxy",
+            "--isolated",
+            "--listen",
+            "127.0.0.1:0",
+            "-o",
+            str(capture),
+            "--fake-model",
+        ],
         stderr=subprocess.PIPE,
         text=True,
         env=_environment(),
@@ -150,7 +170,12 @@ def test_a_key_anywhere_in_a_request_reaches_no_capture_and_no_output(tmp_path, 
                 "messages": [{"role": "user", "content": f"my other key is {google}"}]
                 + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "and?"}] * turn,
             }
-            headers = {"x-api-key": key, "authorization": f"Bearer {key}", "x-goog-api-key": google, "x-test-mode": "json"}
+            headers = {
+                "x-api-key": key,
+                "authorization": f"Bearer {key}",
+                "x-goog-api-key": google,
+                "x-test-mode": "json",
+            }
             httpx.post(f"{proxy.base_url}/anthropic/v1/messages?key={google}", json=body, headers=headers, timeout=30)
         time.sleep(0.2)
     finally:

@@ -80,14 +80,23 @@ def _chat(messages, stream=False, **extra):
 
 def test_chat_completions_calls_then_answers_and_streams_with_usage():
     model = FakeModel()
-    first = json.loads(_answer(model, "/v1/chat/completions", _chat([{"role": "user", "content": "x"}]), upstream="openai")[1])
+    first = json.loads(
+        _answer(model, "/v1/chat/completions", _chat([{"role": "user", "content": "x"}]), upstream="openai")[1]
+    )
     choice = first["choices"][0]
     assert choice["finish_reason"] == "tool_calls"
     call = choice["message"]["tool_calls"][0]
     assert call["function"]["name"] == "lookup" and json.loads(call["function"]["arguments"]) == {"q": "aaa"}
-    history = [{"role": "user", "content": "x"}, choice["message"], {"role": "tool", "tool_call_id": call["id"], "content": "ok"}]
+    history = [
+        {"role": "user", "content": "x"},
+        choice["message"],
+        {"role": "tool", "tool_call_id": call["id"], "content": "ok"},
+    ]
     reply, text = _answer(
-        model, "/v1/chat/completions", _chat(history, stream=True, stream_options={"include_usage": True}), upstream="openai"
+        model,
+        "/v1/chat/completions",
+        _chat(history, stream=True, stream_options={"include_usage": True}),
+        upstream="openai",
     )
     assert text.endswith("data: [DONE]\n\n")
     chunks = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
@@ -102,10 +111,16 @@ def test_responses_chain_by_previous_response_id():
     body = {"model": "gpt-5", "input": "go", "tools": tools}
     first = json.loads(_answer(model, "/v1/responses", body, upstream="openai")[1])
     assert [i["name"] for i in first["output"]] == ["a"]
-    chained = {**body, "input": [{"type": "function_call_output", "call_id": "x", "output": "ok"}], "previous_response_id": first["id"]}
+    chained = {
+        **body,
+        "input": [{"type": "function_call_output", "call_id": "x", "output": "ok"}],
+        "previous_response_id": first["id"],
+    }
     second = json.loads(_answer(model, "/v1/responses", chained, upstream="openai")[1])
     assert [i["name"] for i in second["output"]] == ["b"]  # knows what the chain already called
-    reply, text = _answer(model, "/v1/responses", {**chained, "previous_response_id": second["id"], "stream": True}, upstream="openai")
+    reply, text = _answer(
+        model, "/v1/responses", {**chained, "previous_response_id": second["id"], "stream": True}, upstream="openai"
+    )
     completed = assemble_sse(text)  # as the audit reads the stream: the completed response
     assert completed["id"].startswith("resp_") and completed["output"][0]["content"][0]["text"] == "Done."
     assert completed["usage"]["input_tokens"] > 0
@@ -118,13 +133,31 @@ def test_gemini_generate_content_and_its_streams(sse):
     model = FakeModel()
     body = {
         "contents": [{"role": "user", "parts": [{"text": "go"}]}],
-        "tools": [{"functionDeclarations": [{"name": "find", "parameters": {"type": "OBJECT", "properties": {"n": {"type": "INTEGER", "minimum": 2}}, "required": ["n"]}}]}],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "find",
+                        "parameters": {
+                            "type": "OBJECT",
+                            "properties": {"n": {"type": "INTEGER", "minimum": 2}},
+                            "required": ["n"],
+                        },
+                    }
+                ]
+            }
+        ],
     }
     first = json.loads(_answer(model, "/v1beta/models/gemini-2.5-flash:generateContent", body, upstream="gemini")[1])
     assert first["candidates"][0]["content"]["parts"] == [{"functionCall": {"name": "find", "args": {"n": 2}}}]
-    body["contents"] += [first["candidates"][0]["content"], {"role": "user", "parts": [{"functionResponse": {"name": "find", "response": {}}}]}]
+    body["contents"] += [
+        first["candidates"][0]["content"],
+        {"role": "user", "parts": [{"functionResponse": {"name": "find", "response": {}}}]},
+    ]
     query = {"alt": "sse"} if sse else {}
-    reply, text = _answer(model, "/v1beta/models/gemini-2.5-flash:streamGenerateContent", body, query, upstream="gemini")
+    reply, text = _answer(
+        model, "/v1beta/models/gemini-2.5-flash:streamGenerateContent", body, query, upstream="gemini"
+    )
     if sse:
         pieces = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
     else:
@@ -203,19 +236,70 @@ def test_a_bad_script_is_refused_with_its_file_and_place(tmp_path, text, message
 SCHEMAS = [
     {"type": "object", "properties": {}},
     {"type": "object", "properties": {"a": {"type": "integer", "minimum": 5, "maximum": 9}}, "required": ["a"]},
-    {"type": "object", "properties": {"a": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.25}}, "required": ["a"]},
+    {
+        "type": "object",
+        "properties": {"a": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.25}},
+        "required": ["a"],
+    },
     {"type": "object", "properties": {"a": {"type": "integer", "maximum": -3}}, "required": ["a"]},
-    {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}, "minItems": 3, "uniqueItems": True}}, "required": ["a"]},
-    {"type": "object", "properties": {"a": {"type": "string", "format": "date-time"}, "b": {"type": "string", "format": "email"}}, "required": ["a", "b"]},
+    {
+        "type": "object",
+        "properties": {"a": {"type": "array", "items": {"type": "string"}, "minItems": 3, "uniqueItems": True}},
+        "required": ["a"],
+    },
+    {
+        "type": "object",
+        "properties": {"a": {"type": "string", "format": "date-time"}, "b": {"type": "string", "format": "email"}},
+        "required": ["a", "b"],
+    },
     {"type": "object", "properties": {"a": {"const": "fixed"}, "b": {"enum": [3, 4]}}, "required": ["a", "b"]},
-    {"type": "object", "properties": {"a": {"anyOf": [{"type": "integer", "minimum": 10}, {"type": "null"}]}}, "required": ["a"]},
-    {"type": "object", "properties": {"a": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}}, "required": ["a"]},
-    {"allOf": [{"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"]}, {"required": ["b"], "properties": {"b": {"type": "string"}}}]},
-    {"type": "object", "properties": {"a": {"$ref": "#/$defs/point"}}, "required": ["a"], "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}},
-    {"type": "object", "properties": {"a": {"$ref": "#/definitions/n"}}, "required": ["a"], "definitions": {"n": {"type": ["null", "integer"], "minimum": 1}}},
+    {
+        "type": "object",
+        "properties": {"a": {"anyOf": [{"type": "integer", "minimum": 10}, {"type": "null"}]}},
+        "required": ["a"],
+    },
+    {
+        "type": "object",
+        "properties": {"a": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}},
+        "required": ["a"],
+    },
+    {
+        "allOf": [
+            {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"]},
+            {"required": ["b"], "properties": {"b": {"type": "string"}}},
+        ]
+    },
+    {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/point"}},
+        "required": ["a"],
+        "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}},
+    },
+    {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/definitions/n"}},
+        "required": ["a"],
+        "definitions": {"n": {"type": ["null", "integer"], "minimum": 1}},
+    },
     {"type": "object", "minProperties": 2, "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}},
-    {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{2}[0-9]{2}$"}}, "required": ["code"]},
-    {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2}}, "required": ["b"]}}, "required": ["a"]},
+    {
+        "type": "object",
+        "properties": {"code": {"type": "string", "pattern": "^[A-Z]{2}[0-9]{2}$"}},
+        "required": ["code"],
+    },
+    {
+        "type": "object",
+        "properties": {
+            "a": {
+                "type": "object",
+                "properties": {
+                    "b": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2}
+                },
+                "required": ["b"],
+            }
+        },
+        "required": ["a"],
+    },
 ]
 
 

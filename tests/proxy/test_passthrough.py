@@ -31,7 +31,9 @@ HEADERS = {
 def test_a_request_and_its_json_response_pass_unchanged(proxy, upstream):
     with httpx.Client() as client:
         response = client.post(
-            f"{proxy.base_url}/anthropic/v1/messages?beta=true", content=REQUEST, headers={**HEADERS, "x-test-mode": "json"}
+            f"{proxy.base_url}/anthropic/v1/messages?beta=true",
+            content=REQUEST,
+            headers={**HEADERS, "x-test-mode": "json"},
         )
     assert response.status_code == 200
     assert response.content == JSON_REPLY  # the bytes the upstream sent
@@ -51,7 +53,9 @@ def test_a_request_and_its_json_response_pass_unchanged(proxy, upstream):
 
 
 def test_the_agents_own_headers_reach_the_upstream_and_no_others(proxy, upstream):
-    raw = httpx.Request("POST", f"{proxy.base_url}/anthropic/v1/messages", content=REQUEST, headers={"x-test-mode": "json"})
+    raw = httpx.Request(
+        "POST", f"{proxy.base_url}/anthropic/v1/messages", content=REQUEST, headers={"x-test-mode": "json"}
+    )
     with httpx.Client() as client:
         client.send(raw)
     [seen] = upstream.seen
@@ -85,7 +89,10 @@ def test_a_stream_passes_chunk_by_chunk_and_is_captured_whole(proxy, upstream):
 def test_a_compressed_response_reaches_the_client_compressed(proxy, upstream):
     with httpx.Client() as client:
         with client.stream(
-            "POST", f"{proxy.base_url}/anthropic/v1/messages", content=REQUEST, headers={**HEADERS, "x-test-mode": "gzip"}
+            "POST",
+            f"{proxy.base_url}/anthropic/v1/messages",
+            content=REQUEST,
+            headers={**HEADERS, "x-test-mode": "gzip"},
         ) as response:
             raw = b"".join(response.iter_raw())
     assert response.headers["content-encoding"] == "gzip"
@@ -103,7 +110,10 @@ def test_a_compressed_response_reaches_the_client_compressed(proxy, upstream):
         ("/openai/chat/completions", "/v1/chat/completions"),  # a client that appends only the path
         ("/anthropic/v1/messages", "/v1/messages"),  # ANTHROPIC_BASE_URL form
         ("/anthropic/messages", "/v1/messages"),  # a base URL that ended in /v1 (older AI SDK)
-        ("/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"),
+        (
+            "/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        ),
         ("/v1/messages", "/v1/messages"),  # no route: told by its path
         ("/v1/chat/completions", "/v1/chat/completions"),
         ("/v1beta/models/gemini-2.5-flash:generateContent", "/v1beta/models/gemini-2.5-flash:generateContent"),

@@ -42,14 +42,19 @@ def converse(client: anthropic.Anthropic, question: str, stream: bool) -> None:
                 reply = events.get_final_message()
         else:
             reply = client.messages.create(**options)
-        messages.append({"role": "assistant", "content": [block.model_dump(exclude_none=True) for block in reply.content]})
+        messages.append(
+            {"role": "assistant", "content": [block.model_dump(exclude_none=True) for block in reply.content]}
+        )
         calls = [block for block in reply.content if block.type == "tool_use"]
         if not calls:
             print("answer:", reply.content[0].text)
             return
         print("called:", ", ".join(f"{c.name}{c.input}" for c in calls))
         messages.append(
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": c.id, "content": "sunny"} for c in calls]}
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": c.id, "content": "sunny"} for c in calls],
+            }
         )
     sys.exit("no answer after 10 turns")
 

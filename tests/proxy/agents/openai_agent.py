@@ -35,7 +35,11 @@ def chat(client: openai.OpenAI, question: str, stream: bool) -> None:
                 "role": "assistant",
                 "content": None,
                 "tool_calls": [
-                    {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.function.name, "arguments": c.function.arguments},
+                    }
                     for c in message.tool_calls
                 ],
             }
@@ -51,7 +55,9 @@ def responses(client: openai.OpenAI, question: str, stream: bool) -> None:
     items: list = [{"role": "user", "content": question}]
     previous = None
     for _ in range(10):
-        options = dict(model="gpt-5", instructions=INSTRUCTIONS, tools=tools, input=items, previous_response_id=previous)
+        options = dict(
+            model="gpt-5", instructions=INSTRUCTIONS, tools=tools, input=items, previous_response_id=previous
+        )
         if stream:
             with client.responses.stream(**options) as events:
                 response = events.get_final_response()
