@@ -125,11 +125,8 @@ def make_envelope(
     response_content: bytes | None,
     session: str | None = None,
 ) -> dict[str, Any]:
-    """One exchange as the line a capture holds: bodies decoded (gzip, deflate) and parsed,
-    credentials dropped, personal ids hashed, and key-shaped strings pasted into the prompt masked
-    (``cachelint.masking``: the same length, so offsets and diffs are unchanged)."""
-    from cachelint.masking import masker
-
+    """One exchange as a capture holds it: bodies decoded (gzip, deflate) and parsed, credentials
+    dropped, personal ids hashed. ``envelope_line`` masks what is left of keys."""
     content_type = response_headers.get("content-type") if response_headers is not None else None
     encoding = response_headers.get("content-encoding") if response_headers is not None else None
     request_encoding = request_headers.get("content-encoding") if request_headers is not None else None
@@ -145,7 +142,7 @@ def make_envelope(
     }
     if session is not None:
         envelope["session"] = session
-    return masker().mask_value(envelope)
+    return envelope
 
 
 class CaptureWriter:
@@ -191,8 +188,14 @@ class CaptureWriter:
 
 
 def envelope_line(envelope: dict[str, Any]) -> str:
-    """The JSONL line of an envelope, newline included."""
-    return json.dumps(envelope, ensure_ascii=False) + "\n"
+    """The JSONL line of an envelope, newline included, with every key-shaped string pasted into
+    the prompt masked (``cachelint.masking``: the same length, so offsets and diffs are unchanged).
+    The line is masked as one text: a pass of each pattern over the line costs less than one per
+    string of a long history (a 130 KB body: ~3 ms against ~60 ms), and a mask replaces only
+    characters of the key itself, never a quote, so the line stays the same JSON."""
+    from cachelint.masking import masker
+
+    return masker().mask(json.dumps(envelope, ensure_ascii=False)) + "\n"
 
 
 @functools.lru_cache(maxsize=1)
