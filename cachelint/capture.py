@@ -153,29 +153,10 @@ class CaptureWriter:
         self.session = session
         self._lock = _lock_for(self.path)
 
-    def write(
-        self,
-        *,
-        started: datetime,
-        method: str,
-        url: str,
-        request_headers: Any,
-        request_content: bytes,
-        status: int | None,
-        response_headers: Any,
-        response_content: bytes | None,
-    ) -> dict[str, Any]:
-        envelope = make_envelope(
-            started=started,
-            method=method,
-            url=url,
-            request_headers=request_headers,
-            request_content=request_content,
-            status=status,
-            response_headers=response_headers,
-            response_content=response_content,
-            session=self.session,
-        )
+    def write(self, **exchange: Any) -> dict[str, Any]:
+        """Append one exchange, given by the keywords of ``make_envelope`` (the writer's session
+        added); returns its envelope."""
+        envelope = make_envelope(**exchange, session=self.session)
         self.append(envelope_line(envelope))
         return envelope
 

@@ -407,15 +407,22 @@ def _exit_on_internal_errors(diagnostics) -> None:
         sys.exit(EXIT_ERROR)
 
 
+def _audit_output_format(help_text: str):
+    """``--output-format`` of the commands that end with an audit report (``audit``, ``run``)."""
+    return click.option(
+        "--output-format",
+        type=click.Choice(["concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html"]),
+        default=None,
+        envvar="CACHELINT_OUTPUT_FORMAT",
+        help=help_text,
+    )
+
+
 @main.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path())
 @_common_report_options
-@click.option(
-    "--output-format",
-    type=click.Choice(["concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html"]),
-    default=None,
-    envvar="CACHELINT_OUTPUT_FORMAT",
-    help="Output format (default full: each session, then its breaks with the byte diff and their cost). See docs/outputs.md.",
+@_audit_output_format(
+    "Output format (default full: each session, then its breaks with the byte diff and their cost). See docs/outputs.md."
 )
 @click.option(
     "--input-format",
@@ -671,13 +678,7 @@ def proxy(listen, capture, upstreams, fake_model, no_live, allow_remote, session
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @_common_report_options
-@click.option(
-    "--output-format",
-    type=click.Choice(["concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html"]),
-    default=None,
-    envvar="CACHELINT_OUTPUT_FORMAT",
-    help="Output format of the audit (default full). See docs/outputs.md.",
-)
+@_audit_output_format("Output format of the audit (default full). See docs/outputs.md.")
 @click.option(
     "--capture",
     type=click.Path(dir_okay=False),

@@ -112,6 +112,18 @@ def _stream_reply(chunks: list[bytes]) -> Reply:
     return Reply(200, {"content-type": "text/event-stream", "cache-control": "no-cache"}, chunks)
 
 
+def _offered(tools: Any, schema_key: str, kind: str | None = None) -> tuple[Offered, ...]:
+    """The tools a request offers that the agent runs: named, with ``schema_key`` (or of type
+    ``kind``: the others are the provider's own tools)."""
+    return tuple(
+        Offered(t["name"], _schema(t.get(schema_key)))
+        for t in (tools if isinstance(tools, list) else ())
+        if isinstance(t, Mapping)
+        and isinstance(t.get("name"), str)
+        and (t.get("type") == kind if kind else schema_key in t)
+    )
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -130,11 +142,7 @@ class AnthropicMessages:
     name = "anthropic"
 
     def read(self, body: Mapping[str, Any]) -> Conversation:
-        tools = tuple(
-            Offered(t["name"], _schema(t.get("input_schema")))
-            for t in body.get("tools") or ()
-            if isinstance(t, Mapping) and isinstance(t.get("name"), str) and "input_schema" in t
-        )
+        tools = _offered(body.get("tools"), "input_schema")  # a server tool (web search) has none
         turns, called = 0, []
         for message in body.get("messages") or ():
             if isinstance(message, Mapping) and message.get("role") == "assistant":
@@ -321,11 +329,7 @@ class OpenAIResponses:
     name = "openai-responses"
 
     def read(self, body: Mapping[str, Any]) -> Conversation:
-        tools = tuple(
-            Offered(t["name"], _schema(t.get("parameters")))
-            for t in body.get("tools") or ()
-            if isinstance(t, Mapping) and t.get("type") == "function" and isinstance(t.get("name"), str)
-        )
+        tools = _offered(body.get("tools"), "parameters", kind="function")
         turns, called = 0, []
         items = body.get("input")
         previous = None

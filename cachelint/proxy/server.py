@@ -87,7 +87,6 @@ class ProxyServer:
         self._failure: BaseException | None = None
         self._runner: Any = None
         self._client: Any = None
-        self.served = 0
 
     @property
     def base_url(self) -> str:
@@ -185,7 +184,6 @@ class ProxyServer:
             return web.json_response(
                 {"error": {"type": "cachelint_proxy_error", "message": message}}, status=404, reason="Not Found"
             )
-        self.served += 1
         query = request.rel_url.raw_query_string
         url = target.url + (f"?{query}" if query else "")
         if self.fake is not None:
