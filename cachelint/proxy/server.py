@@ -150,9 +150,8 @@ class ProxyServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
-        sockets = getattr(site._server, "sockets", None) or ()
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
+        if self._runner.addresses:  # the port the system chose for port 0
+            self.port = self._runner.addresses[0][1]
         self._client = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=0),
             auto_decompress=False,

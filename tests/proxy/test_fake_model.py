@@ -4,6 +4,7 @@ the audit reads a response), what a script makes it do, and the smallest argumen
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -204,6 +205,23 @@ def test_a_script_says_which_tools_each_answer_calls(tmp_path):
         [(None, None, "All done.")],
     ]
     assert reports == []
+
+
+def test_the_script_schema_is_a_schema_and_the_documented_script_follows_it(tmp_path):
+    import re
+
+    import jsonschema
+
+    from cachelint.catalog import rules_dir
+
+    schema = json.loads((rules_dir() / "schema" / "fake-model-script.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "capture.md").read_text(encoding="utf-8")
+    [documented] = re.findall(r"```yaml\n(turns:.*?)```", docs, re.S)
+    (tmp_path / "documented.yaml").write_text(documented, encoding="utf-8")
+    script = Script.load(tmp_path / "documented.yaml")
+    assert len(script.turns) == 4 and script.turns[1].calls[0].arguments == {"path": "README.md"}
+    assert script.turns[3].every and script.final_text == "All done."
 
 
 def test_a_script_naming_a_tool_not_offered_is_a_400_that_says_so(tmp_path):
