@@ -709,8 +709,9 @@ def run(ctx, /, command, capture, upstreams, fake_model, no_live, output_format,
         except OSError as exc:
             _fail(f"cannot write {capture}: {exc.strerror or exc}")
     try:
+        quiet = no_live or report_options["silent"]  # -s prints nothing, live lines included
         options = _proxy_setup(
-            capture, upstreams, fake_model, no_live, report_options["config"], report_options["isolated"]
+            capture, upstreams, fake_model, quiet, report_options["config"], report_options["isolated"]
         )
         server = _started_proxy(options)
         try:

@@ -198,7 +198,7 @@ class ProxyServer:
         skip = {name for name in _CLIENT_DEFAULTS if name.lower() not in headers}
         exchange = _Exchange(started, request.method, url, headers, body)
         try:
-            upstream_cm = self._client.request(
+            upstream = await self._client.request(
                 request.method,
                 URL(url, encoded=True),
                 data=body if body else None,
@@ -206,7 +206,6 @@ class ProxyServer:
                 skip_auto_headers=skip,
                 allow_redirects=False,
             )
-            upstream = await upstream_cm.__aenter__()
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError, ValueError) as exc:
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             self.report(f"cannot reach {url} ({reason}); answered 502, recorded without a response")
@@ -231,7 +230,7 @@ class ProxyServer:
             await self._relay(upstream.content.iter_any(), request, response, exchange, upstream.content_length)
             return response
         finally:
-            await upstream_cm.__aexit__(*sys.exc_info())
+            upstream.release()  # back to the pool when read to the end, else its connection is closed
 
     async def _answer_locally(
         self, request: Any, target: Target, url: str, started: datetime, headers: Mapping[str, str], body: bytes
