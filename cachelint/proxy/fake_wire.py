@@ -124,6 +124,15 @@ def _offered(tools: Any, schema_key: str, kind: str | None = None) -> tuple[Offe
     )
 
 
+def _conversation(
+    body: Mapping[str, Any], tools: tuple[Offered, ...], turns: int, called: list[str], **choice: Any
+) -> Conversation:
+    """A request's view where the body names the model and asks for a stream (all but Gemini,
+    whose URL says both)."""
+    model = str(body.get("model") or "")
+    return Conversation(tools, turns, tuple(called), model, body.get("stream") is True, **choice)
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -153,15 +162,8 @@ class AnthropicMessages:
                         called.append(str(block.get("name")))
         choice = _mapping(body.get("tool_choice"))
         kind = choice.get("type")
-        return Conversation(
-            tools=tools,
-            turns=turns,
-            called=tuple(called),
-            model=str(body.get("model") or ""),
-            stream=body.get("stream") is True,
-            forced=str(choice.get("name")) if kind == "tool" else "" if kind == "any" else None,
-            tools_off=kind == "none",
-        )
+        forced = str(choice.get("name")) if kind == "tool" else "" if kind == "any" else None
+        return _conversation(body, tools, turns, called, forced=forced, tools_off=kind == "none")
 
     def reply(self, turn: Turn, conv: Conversation, ids: Ids, prompt_bytes: int) -> Reply:
         content: list[dict[str, Any]] = [
@@ -253,15 +255,7 @@ class OpenAIChat:
             forced = str(named.get("name")) if named.get("name") else None
         elif choice == "required":
             forced = ""
-        return Conversation(
-            tools=tuple(tools),
-            turns=turns,
-            called=tuple(called),
-            model=str(body.get("model") or ""),
-            stream=body.get("stream") is True,
-            forced=forced,
-            tools_off=choice == "none",
-        )
+        return _conversation(body, tuple(tools), turns, called, forced=forced, tools_off=choice == "none")
 
     def reply(self, turn: Turn, conv: Conversation, ids: Ids, prompt_bytes: int, body: Mapping[str, Any]) -> Reply:
         legacy = bool(body.get("functions")) and not body.get("tools")
@@ -351,16 +345,8 @@ class OpenAIResponses:
         elif choice == "required":
             forced = ""
         continues = body.get("previous_response_id")
-        return Conversation(
-            tools=tools,
-            turns=turns,
-            called=tuple(called),
-            model=str(body.get("model") or ""),
-            stream=body.get("stream") is True,
-            forced=forced,
-            tools_off=choice == "none",
-            continues=continues if isinstance(continues, str) else None,
-        )
+        chained = continues if isinstance(continues, str) else None
+        return _conversation(body, tools, turns, called, forced=forced, tools_off=choice == "none", continues=chained)
 
     def reply(self, turn: Turn, conv: Conversation, ids: Ids, prompt_bytes: int, body: Mapping[str, Any]) -> Reply:
         output: list[dict[str, Any]] = []
