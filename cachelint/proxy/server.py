@@ -24,8 +24,7 @@ from cachelint.proxy.fake_model import FakeModel
 from cachelint.proxy.recorder import CaptureRecorder, Exchange
 from cachelint.proxy.routes import RouteTable, Target, base_url
 
-# Connection-level headers a proxy must not forward (RFC 9110 section 7.6.1), and those the
-# client library sets itself for the bytes it sends.
+# Connection-level headers a proxy must not forward (RFC 9110 section 7.6.1).
 HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -39,7 +38,9 @@ HOP_BY_HOP = frozenset(
         "upgrade",
     }
 )
-_SET_BY_CLIENT = frozenset({"host", "content-length"})
+# Set by the client library for the bytes it sends; and Expect: 100-continue, answered to the
+# agent already (the proxy reads the whole body before it forwards it).
+_SET_BY_CLIENT = frozenset({"host", "content-length", "expect"})
 # Headers aiohttp's client adds when absent: left out unless the agent sent them, so the upstream
 # sees the agent's headers and no others.
 _CLIENT_DEFAULTS = ("User-Agent", "Accept", "Accept-Encoding", "Content-Type")

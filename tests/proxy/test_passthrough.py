@@ -64,6 +64,21 @@ def test_the_agents_own_headers_reach_the_upstream_and_no_others(proxy, upstream
     assert names == expected  # host and content-length are rewritten, never added to
 
 
+def test_a_large_body_sent_with_expect_continue_arrives_whole(proxy, upstream):
+    """curl asks `Expect: 100-continue` before a large body; the proxy answers it itself."""
+    body = (
+        b'{"model":"claude-sonnet-4-5","max_tokens":8,"messages":[{"role":"user","content":"'
+        + b"x" * 2_000_000
+        + b'"}]}'
+    )
+    headers = {"content-type": "application/json", "expect": "100-continue", "x-test-mode": "json"}
+    with httpx.Client(timeout=30) as client:
+        response = client.post(f"{proxy.base_url}/anthropic/v1/messages", content=body, headers=headers)
+    assert response.status_code == 200 and response.content == JSON_REPLY
+    [seen] = upstream.seen
+    assert seen["body"] == body and "expect" not in {k.lower() for k, _ in seen["headers"]}
+
+
 def test_a_stream_passes_chunk_by_chunk_and_is_captured_whole(proxy, upstream):
     """The second event is held at the upstream until the client has read the first through the
     proxy: a proxy that buffered the stream would never deliver it, and the test would time out."""
