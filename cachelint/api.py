@@ -83,6 +83,10 @@ def audit_logs(
             hidden.extend(dropped)
         return kept
 
-    result = run_audit([str(p) for p in paths], settings, options, cwd, select=select)
+    # The rules to run: those the settings enable when one configuration selects the findings of
+    # every log (else every rule runs and each log's own configuration selects afterwards).
+    one_selection = resolver is None or resolver.fixed is not None
+    enabled = frozenset(settings.enabled_codes()) if one_selection else None
+    result = run_audit([str(p) for p in paths], settings, options, cwd, select=select, enabled=enabled)
     result.summary.baselined = len(hidden)
     return result
