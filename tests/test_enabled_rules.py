@@ -106,7 +106,7 @@ def test_a_selection_of_one_code_rule_runs_that_rule_alone(tmp_path, monkeypatch
     called.clear()
     result = _run(tmp_path, "check", "--isolated", "--no-cache", "--output-format", "json", ".")
     assert [d["code"] for d in json.loads(result.stdout)] == ["CL101"]
-    assert called == ["CL101", "CL102", "CL103", "CL104", "CL105", "CL106"]
+    assert called == list(rules.codes("code"))
 
 
 def test_a_selection_without_a_skill_rule_builds_no_skill_tree(tmp_path, monkeypatch):

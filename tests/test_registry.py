@@ -137,7 +137,7 @@ def test_the_skills_runner_runs_every_skill_rule(tmp_path, monkeypatch):
             return ()
 
         spied.append(dataclasses.replace(rule, check=spy))
-    monkeypatch.setattr("cachelint.rules.declared", lambda scope: tuple(spied) if scope == "skills" else ())
+    monkeypatch.setattr("cachelint.rules.enabled", lambda scope, settings: tuple(spied) if scope == "skills" else ())
     check_skills(
         [InputFile(tmp_path / "pdf" / "SKILL.md", "pdf/SKILL.md", explicit=True)], Settings(root=tmp_path), tmp_path
     )
