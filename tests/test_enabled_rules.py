@@ -7,43 +7,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 
 import pytest
-from click.testing import CliRunner
 
 import cachelint.rules as rules
-from cachelint.cli import main
 
-from conftest import write_tree
+from conftest import forget_rule_memos, invoke_in, write_tree
 
 AGENT = "import anthropic\n\ndef run(names):\n    return anthropic.Anthropic().messages.create(model='m', tools=[{'name': n} for n in set(names)], messages=[])\n"
 SKILL = "---\nname: other-name\ndescription: Use when the task merges PDF files.\n---\n"
 
 
-def _run(root, *args: str):
-    old = os.getcwd()
-    os.chdir(root)
-    try:
-        return CliRunner().invoke(main, list(args), catch_exceptions=False)
-    finally:
-        os.chdir(old)
-
-
-def _forget() -> None:
-    import cachelint.payloads.hooks as hooks
-
-    rules._enabled.cache_clear()
-    for name in dir(hooks):
-        if hasattr(getattr(hooks, name), "cache_clear"):
-            getattr(hooks, name).cache_clear()
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    _forget()
-    yield
-    _forget()
+pytestmark = pytest.mark.usefixtures("fresh_rule_memos")
+_run = invoke_in
 
 
 def _spy_on(monkeypatch, scope: str, hooks: tuple[str, ...]) -> list[str]:
@@ -68,7 +44,7 @@ def _spy_on(monkeypatch, scope: str, hooks: tuple[str, ...]) -> list[str]:
     monkeypatch.setattr(
         rules, "declared", lambda wanted: tuple(spied(r) for r in real(wanted)) if wanted == scope else real(wanted)
     )
-    _forget()
+    forget_rule_memos()
     return called
 
 

@@ -4,37 +4,17 @@ the rest of the run goes on, and the command exits 2 (its result is not complete
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
-from click.testing import CliRunner
 
 import cachelint.code
-from cachelint.cli import main
 
-from conftest import write_tree
-
-
-def _run(root, *args: str):
-    old = os.getcwd()
-    os.chdir(root)
-    try:
-        return CliRunner().invoke(main, list(args), catch_exceptions=False)
-    finally:
-        os.chdir(old)
+from conftest import forget_rule_memos, invoke_in, write_tree
 
 
-def _forget_declarations() -> None:
-    """The registry's and the audit's memos of the declarations (a test replaces one)."""
-    import cachelint.payloads.hooks as hooks
-    import cachelint.rules as rules
-
-    rules._enabled.cache_clear()
-    for name in dir(hooks):
-        memo = getattr(hooks, name)
-        if hasattr(memo, "cache_clear"):
-            memo.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_rule_memos")
+_run = invoke_in
 
 
 def _replace_rule(monkeypatch, scope: str, code: str, **changes) -> None:
@@ -52,13 +32,7 @@ def _replace_rule(monkeypatch, scope: str, code: str, **changes) -> None:
         return tuple(dataclasses.replace(r, **changes) if r.code == code else r for r in found)
 
     monkeypatch.setattr(rules, "declared", declared)
-    _forget_declarations()  # and again after the test (``_fresh_declarations``)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_declarations():
-    yield
-    _forget_declarations()
+    forget_rule_memos()  # and again after the test (``fresh_rule_memos``)
 
 
 def _break_the_code_checks(monkeypatch, only: str) -> None:
