@@ -224,6 +224,12 @@ _SEVERITIES = frozenset(s.value for s in Severity)
 _RULE_TABLES: dict[Path | None, dict[str, RuleSummary]] = {}
 
 
+def loaded_rule_index() -> dict[str, RuleSummary] | None:
+    """The rule table if this process has read it already, else None (reading it costs the YAML
+    of the whole catalog where no cache folder holds its compact copy: an audit's case)."""
+    return next(iter(_RULE_TABLES.values())) if _RULE_TABLES else None
+
+
 def rule_index(folder: CatalogFolder | None = None) -> dict[str, RuleSummary]:
     """Every rule's code, name, scope, default severity and status, in code order: read from the
     compact copy in ``folder`` (written there when missing or stale), else the table this process
