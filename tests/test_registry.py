@@ -56,10 +56,16 @@ def test_a_declaration_of_another_scope_or_none_fails_loudly(monkeypatch):
 
 
 def test_a_file_name_that_is_not_its_catalog_entry_fails_loudly(monkeypatch):
+    from cachelint.catalog import rule_index
+
+    rule_index()  # read: the name and scope are compared (without it, only the entry's file)
     spec = _fake_rule_module(monkeypatch, "cachelint.rules.code.cl101_fake", CodeRule("CL101", print, ("sink-call",)))
     with pytest.raises(RegistryError, match="the catalog says CL101 is 'unordered-tools' of scope 'code'"):
         declaration_of(dataclasses.replace(spec, name="unordered-prompt"))
     orphan = _fake_rule_module(monkeypatch, "cachelint.rules.code.cl199_fake", CodeRule("CL199", print, ("sink-call",)))
+    with pytest.raises(RegistryError, match="no catalog entry"):
+        declaration_of(orphan)
+    monkeypatch.setattr("cachelint.catalog._RULE_TABLES", {})
     with pytest.raises(RegistryError, match="no catalog entry"):
         declaration_of(orphan)
 
