@@ -38,7 +38,7 @@ class CheckedFiles(Protocol):
     dotted module name."""
 
     digests: dict[str, str | None]
-    reader: FileReader  # how the run read its files: the bytes of stdin stand for the file it names
+    reader: "FileReader | None"  # the bytes of stdin for the file it names (None: the disk)
 
     def fact_digest(self, path: str) -> str | None: ...
 
@@ -179,7 +179,7 @@ def apply_fixes(
                 tuple(_unique_fixes(plan.items)),
                 settings.max_file_size,
                 options.diff,
-                run.reader.provided_bytes(Path(real)),
+                run.reader.provided_bytes(Path(real)) if run.reader is not None else None,
             )
         )
         names_of[primary] = names

@@ -13,9 +13,9 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.discovery import InputFile
 from cachelint.engine.imports import ModuleLocator, dependency_digest
 from cachelint.engine.tasks import CheckTask, FactsTask, collect_facts
-from cachelint.textio import DISK, FileReader
 
 if TYPE_CHECKING:
+    from cachelint.textio import FileReader
     from cachelint.cache import ResultCache
 
 FACT_KEYS = ("sha256", "mtime_ns", "size", "module", "imports", "summary", "summary_digest", "summary_deps")
@@ -35,7 +35,7 @@ class PythonRun:
     digests: dict[str, str | None] = field(default_factory=dict)
     facts: dict[str, dict] = field(default_factory=dict)
     locator: "ModuleLocator | None" = None
-    reader: FileReader = DISK  # how the run read its files (the fixer writes only what it read)
+    reader: "FileReader | None" = None  # the bytes of stdin for the file it names (None: the disk)
 
     def summaries_of(self, display: str) -> dict[str, dict]:
         return self.summaries.for_deps(self.deps_of.get(display, ()))
@@ -120,7 +120,11 @@ class SummaryStore:
     file, else made again here (the side file lost them)."""
 
     def __init__(
-        self, facts: dict[str, dict], cache: "ResultCache | None", settings: Settings, reader: FileReader = DISK
+        self,
+        facts: dict[str, dict],
+        cache: "ResultCache | None",
+        settings: Settings,
+        reader: "FileReader | None" = None,
     ) -> None:
         self.facts = facts
         self.cache = cache

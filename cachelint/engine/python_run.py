@@ -13,9 +13,9 @@ from cachelint.engine.imports import ImportGraph, ModuleLocator
 from cachelint.engine.scheduler import run_tasks
 from cachelint.engine.tasks import FactsTask, collect_facts
 from cachelint.engine.workers import Workers
-from cachelint.textio import DISK, FileReader
 
 if TYPE_CHECKING:
+    from cachelint.textio import FileReader
     from cachelint.cache import ResultCache
 
 
@@ -24,7 +24,7 @@ def check_python(
     settings: Settings,
     cache: "ResultCache | None",
     jobs: int | None,
-    reader: FileReader = DISK,
+    reader: "FileReader | None" = None,
 ) -> PythonRun:
     """Both phases as one flow of tasks: a summary is made once the summaries of the modules it
     imports are known (or found in the cache, when its text and theirs are unchanged); a check
@@ -63,7 +63,7 @@ def phase_one(
     locator: ModuleLocator,
     settings: Settings,
     cache: "ResultCache | None",
-    reader: FileReader = DISK,
+    reader: "FileReader | None" = None,
 ) -> tuple[dict[str, dict], dict[str, tuple[str, str, bool]]]:
     """Facts of every file of the run (identity, imports; from the cache where the file is
     unchanged) and the project modules whose summaries the run needs, with (display, dotted name,

@@ -17,7 +17,6 @@ from cachelint.engine.python_run import check_python
 from cachelint.engine.selection import finalize
 from cachelint.engine.skills_run import apply_skill_suppressions, check_skills_cached
 from cachelint.engine_types import CheckOptions, CheckResult
-from cachelint.textio import DISK, FileReader
 
 if TYPE_CHECKING:
     from cachelint.config import ConfigResolver
@@ -99,7 +98,11 @@ def _run_check(
     result.warnings.extend(_left_out_warnings(left_out, files, problems, cwd, result))
     stdin = options.stdin is not None
     # the bytes of stdin stand for the file it names, for every part that reads that file
-    reader = FileReader({str(options.stdin.path): options.stdin.data}) if options.stdin is not None else DISK
+    reader = None  # every input from its file
+    if options.stdin is not None:
+        from cachelint.textio import FileReader
+
+        reader = FileReader({str(options.stdin.path): options.stdin.data})
     folders: list[CatalogFolder] = []  # where the catalog keeps its start-up data, per group with a cache
 
     for group_settings, group in groups:
@@ -148,12 +151,24 @@ def _run_check(
     return result
 
 
+def reads_inputs(scope: str, settings: Settings) -> bool:
+    """Whether a run reads the inputs of ``scope`` (``code``: Python files and notebooks;
+    ``skills``: skill and index files) at all: when one of its rules is enabled, or when the
+    selection names CL001 or CL002 (unreadable inputs, invalid suppressions) itself. CL001 kept
+    on by default is no reason to read a file no selected rule looks at: ``--select CL2`` does
+    not parse a Python file. From the rule table (its scopes are the registry's, which checks
+    them): the warm path imports no rule."""
+    from cachelint.catalog import rule_index
+
+    enabled = settings.enabled_codes()
+    if any(rule.scope == scope and code in enabled for code, rule in rule_index().items()):
+        return True
+    return bool(settings.selected_codes() & {"CL001", "CL002"})
+
+
 def _read_by_selection(files: Sequence[InputFile], settings: Settings) -> list[InputFile]:
     """The files of a group that its selection has a rule for: no Python file is read when no
-    code rule is selected (``--select CL2``), no skill file when no skill rule is
-    (``cachelint.rules.reads_inputs``)."""
-    from cachelint.rules import reads_inputs
-
+    code rule is selected (``--select CL2``), no skill file when no skill rule is."""
     python, skills = reads_inputs("code", settings), reads_inputs("skills", settings)
     if python and skills:
         return list(files)

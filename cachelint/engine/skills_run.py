@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Sequence
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic, internal_error
 from cachelint.discovery import InputFile, repository_root, root_fallbacks
-from cachelint.textio import DISK, FileReader
 
 if TYPE_CHECKING:
+    from cachelint.textio import FileReader
     from cachelint.cache import ResultCache
 
 
@@ -47,16 +47,17 @@ def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], setting
 
 
 def apply_skill_suppressions(
-    found: Sequence[Diagnostic], settings: Settings, cwd: Path, reader: FileReader = DISK
+    found: Sequence[Diagnostic], settings: Settings, cwd: Path, reader: "FileReader | None" = None
 ) -> list[Diagnostic]:
     """The inline suppressions of the Markdown and YAML files the skill findings are about."""
     if not found:
         return []
     from cachelint.catalog import rule_index
     from cachelint.suppressions import apply_text_file_suppressions
+    from cachelint.textio import DISK
 
     def text_of(display: str) -> str | None:
-        source = reader.read_text(cwd / display, display, settings.max_file_size)
+        source = (reader or DISK).read_text(cwd / display, display, settings.max_file_size)
         return None if isinstance(source, Diagnostic) else source.text
 
     return apply_text_file_suppressions(found, text_of, rule_index())
@@ -68,7 +69,7 @@ def check_skills_cached(
     settings: Settings,
     cwd: Path,
     cache: "ResultCache | None",
-    reader: FileReader = DISK,
+    reader: "FileReader | None" = None,
 ) -> list[Diagnostic]:
     checked = checked_folders(paths, cwd)
     key = skills_cache_key(files, checked, settings) if cache is not None else None

@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from cachelint.config import Settings
 from cachelint.deadline import TimeLimitExceeded, deadline
 from cachelint.diagnostics import Diagnostic, internal_error, unreadable
 from cachelint.engine.imports import import_candidates, informative, notebook_code, summary_digest
-from cachelint.textio import DISK, FileReader
+
+if TYPE_CHECKING:
+    from cachelint.textio import FileReader
 
 
 @dataclass(frozen=True)
@@ -26,19 +28,20 @@ class FactsTask:
     summarize: bool
     # the summaries of the project modules it imports (by dotted name), made before this one
     project_summaries: dict[str, dict] | None = None
-    reader: FileReader = DISK  # how the run reads its files
+    reader: "FileReader | None" = None  # the bytes of stdin for the file it names (None: the disk)
 
 
 def collect_facts(task: FactsTask) -> dict | None:
     """Phase 1 for one file: identity and imports, and with ``task.summarize`` its summary. None
     when the file cannot be read (phase 2 reports it as CL001). Never raises."""
-    from cachelint.textio import decode
+    from cachelint.textio import DISK, decode
 
+    reader = task.reader or DISK
     p = Path(task.path)
-    stamp = task.reader.identity(p)
+    stamp = reader.identity(p)
     if stamp is None:
         return None
-    data = task.reader.read_bytes(p, task.display, task.settings.max_file_size)
+    data = reader.read_bytes(p, task.display, task.settings.max_file_size)
     if isinstance(data, Diagnostic):
         return None
     from cachelint import fileutil
@@ -86,14 +89,15 @@ def analyze_python_file(
     display: str,
     settings: Settings,
     project_summaries: dict[str, dict] | None = None,
-    reader: FileReader = DISK,
+    reader: "FileReader | None" = None,
 ) -> tuple[list[dict], str | None, int, int]:
     """Analyse one Python file; returns (diagnostic dicts, sha256, mtime_ns, size).
 
     Never raises: an unreadable file, a syntax error, a crash in a check or a timeout become CL001.
     """
-    from cachelint.textio import decode
+    from cachelint.textio import DISK, decode
 
+    reader = reader or DISK
     p = Path(path)
     mtime, size = reader.identity(p) or (0, 0)
     data = reader.read_bytes(p, display, settings.max_file_size)
@@ -142,7 +146,7 @@ class CheckTask:
     display: str
     settings: Settings
     project_summaries: dict[str, dict] | None
-    reader: FileReader = DISK  # how the run reads its files
+    reader: "FileReader | None" = None  # the bytes of stdin for the file it names (None: the disk)
 
 
 def _check_task(task: CheckTask) -> tuple[list[dict], str | None, int, int]:

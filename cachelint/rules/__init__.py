@@ -131,19 +131,6 @@ def _enabled(scope: str, codes: frozenset[str]) -> tuple[Any, ...]:
     return tuple(r for r in declared(scope) if r.code in codes)
 
 
-def reads_inputs(scope: str, settings: Any) -> bool:
-    """Whether a run reads the inputs of ``scope`` (``code``: Python files and notebooks;
-    ``skills``: skill and index files) at all: when one of its rules is enabled, or when the
-    selection names CL001 or CL002 (unreadable inputs, invalid suppressions) itself. CL001 kept
-    on by default is no reason to read a file no selected rule looks at: ``--select CL2`` does
-    not parse a Python file."""
-    if settings is None:
-        return True
-    # from the file names: deciding imports no rule (the warm path of a run imports no check)
-    selected = settings.enabled_codes()
-    return any(code in selected for code in codes(scope)) or bool(settings.selected_codes() & {"CL001", "CL002"})
-
-
 def label(code: str) -> str:
     """``CL301 tools-changed``: a rule as a message names it."""
     name = next((s.name for s in specs() if s.code == code), None)
@@ -167,7 +154,6 @@ __all__ = [
     "declared",
     "enabled",
     "label",
-    "reads_inputs",
     "rule_failed",
     "specs",
 ]
