@@ -414,13 +414,13 @@ def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
 
 
 @functools.lru_cache(maxsize=8)
-def _cached(pack_paths: tuple[str, ...], options_json: str) -> Knowledge:
+def _cached(pack_paths: tuple[str, ...], options_json: str, folder: Any = None) -> Knowledge:
     from cachelint.catalog import load_packs
 
     return build_knowledge(
-        load_packs("code-sinks", pack_paths),
-        load_packs("code-order", pack_paths),
-        load_packs("code-volatile", pack_paths),
+        load_packs("code-sinks", pack_paths, folder),
+        load_packs("code-order", pack_paths, folder),
+        load_packs("code-volatile", pack_paths, folder),
         json.loads(options_json),
     )
 
@@ -429,4 +429,5 @@ def knowledge_for(settings: Any) -> Knowledge:
     """The compiled knowledge for these settings (cached per worker process)."""
     options = dict(settings.section("code")) if settings is not None else {}
     paths = tuple(settings.pack_paths()) if settings is not None else ()
-    return _cached(paths, json.dumps(options, sort_keys=True))
+    folder = settings.catalog_folder if settings is not None else None
+    return _cached(paths, json.dumps(options, sort_keys=True), folder)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from cachelint.config import Settings
-from cachelint.diagnostics import Diagnostic, internal_error, unreadable
+from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDetail, SessionReport
 from cachelint.payloads.context import CheckContext
 from cachelint.payloads.hooks import (
@@ -24,8 +24,10 @@ from cachelint.payloads.hooks import (
     change_only_pair_checks,
     first_only_request_checks,
     pair_checks,
+    prefix_break_codes,
     rejected_request_checks,
     request_checks,
+    run_checks,
     run_end_checks,
     session_checks,
 )
@@ -41,11 +43,6 @@ from cachelint.payloads.formats._run import unread_reason
 
 DEFAULT_SESSION_WINDOW = 1000
 MAX_BREAKS_SHOWN = 20
-
-
-# Findings that report a break of the prefix the pair diff found (PrefixDiff.broken): a break
-# whose findings are all deselected or baselined is left out of the session's breaks.
-PREFIX_BREAK_CODES = frozenset({"CL301", "CL302", "CL303", "CL304", "CL309", "CL312"})
 
 
 @dataclass
@@ -71,6 +68,7 @@ class _Run:
     grouper: SessionGrouper
     ctx: CheckContext
     ledger: Any = None
+    enabled: frozenset[str] | None = None  # the codes of the rules to run (None: all)
     block_cache: BlockCache = field(default_factory=BlockCache)
     progress: Any = None  # cachelint.progress.Progress, set by run_audit
     # the checks to call: every one (first request of a session, a pair that changed) or only
@@ -80,7 +78,7 @@ class _Run:
     changed_pair_checks: tuple[Any, ...] = ()
     quiet_pair_checks: tuple[Any, ...] = ()
     # the same four for requests read from logs that keep less than the wire request (content,
-    # usage): only the checks their fidelity supports (cachelint.payloads.hooks: FIDELITY)
+    # usage): only the checks their fidelity supports (a rule's declared fidelity)
     fidelity_checks: dict[str, tuple[tuple[Any, ...], ...]] = field(default_factory=dict)
     formats: Any = None  # cachelint.payloads.formats._run.FormatRun: joins, fidelity, unread records
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -101,13 +99,19 @@ Selection = Callable[[Sequence[Diagnostic]], list[Diagnostic]]
 
 
 def run_audit(
-    paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path, select: Selection | None = None
+    paths: Sequence[str],
+    settings: Settings,
+    options: AuditOptions,
+    cwd: Path,
+    select: Selection | None = None,
+    enabled: frozenset[str] | None = None,
 ) -> AuditResult:
     """Audit the logs under ``paths``. ``select``: the findings to report out of all the checks
     found (selection, baseline); it runs before the summary is made, so that a finding left out is
-    left out of the session reports, the break counts and the money too."""
+    left out of the session reports, the break counts and the money too. ``enabled``: the codes
+    of the rules to run (None: every rule; see ``cachelint.payloads.hooks.payload_rules``)."""
     with _fewer_collections():
-        return _run_audit(paths, settings, options, cwd, select)
+        return _run_audit(paths, settings, options, cwd, select, enabled)
 
 
 # The audit allocates a few small containers per request and builds almost no reference cycles,
@@ -129,11 +133,16 @@ def _fewer_collections() -> Iterator[None]:
 
 
 def _run_audit(
-    paths: Sequence[str], settings: Settings, options: AuditOptions, cwd: Path, select: Selection | None
+    paths: Sequence[str],
+    settings: Settings,
+    options: AuditOptions,
+    cwd: Path,
+    select: Selection | None,
+    enabled: frozenset[str] | None = None,
 ) -> AuditResult:
     from cachelint.progress import Progress, file_size
 
-    run = _start(settings, options)
+    run = _start(settings, options, enabled)
     items = list(iter_log_files(list(paths), cwd))  # a listing only: the bar needs the total
     logs = [item for item in items if not isinstance(item, Diagnostic)]
     run.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=options.progress)
@@ -166,7 +175,7 @@ def _run_audit(
     run.progress.close()
     _close(run, run.grouper.close_all())
     run.diagnostics.extend(run.formats.unjoined())
-    _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
+    run_checks(run.diagnostics, run_end_checks(run.enabled), None, (run.ctx,))
     kept = select(run.diagnostics) if select is not None else list(run.diagnostics)
     from cachelint.masking import masker
 
@@ -174,7 +183,7 @@ def _run_audit(
     return AuditResult(diagnostics=kept, summary=masker(settings.pack_paths()).mask_value(_summary(run, kept)))
 
 
-def _start(settings: Settings, options: AuditOptions) -> _Run:
+def _start(settings: Settings, options: AuditOptions, enabled: frozenset[str] | None = None) -> _Run:
     from cachelint.catalog import load_packs
 
     extra = settings.pack_paths()
@@ -201,6 +210,7 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
         ),
         ctx=ctx,
         ledger=ledger,
+        enabled=enabled,
     )
     _checks(run, options.fast_paths)
     run.time_field = options.time_field or audit_options.get("time-field") or None
@@ -211,14 +221,14 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
 
 
 def _checks(run: _Run, fast_paths: bool) -> None:
-    """Which checks each request and pair calls. A module flagged ``REQUEST_FIRST_ONLY`` or
-    ``PAIR_NEEDS_CHANGE`` (cachelint.payloads.hooks) returns nothing on a later request or a quiet
+    """Which checks each request and pair calls. A rule declared ``request_first_only`` or
+    ``pair_needs_change`` (cachelint.rules.declarations) returns nothing on a later request or a quiet
     pair, so it is not called there; ``fast_paths=False`` calls every check everywhere (the
     equivalence tests compare both)."""
-    run.first_request_checks = request_checks()
-    run.changed_pair_checks = pair_checks()
-    first_only = set(first_only_request_checks()) if fast_paths else set()
-    change_only = set(change_only_pair_checks()) if fast_paths else set()
+    run.first_request_checks = request_checks(run.enabled)
+    run.changed_pair_checks = pair_checks(run.enabled)
+    first_only = set(first_only_request_checks(run.enabled)) if fast_paths else set()
+    change_only = set(change_only_pair_checks(run.enabled)) if fast_paths else set()
     run.later_request_checks = tuple(c for c in run.first_request_checks if c not in first_only)
     run.quiet_pair_checks = tuple(c for c in run.changed_pair_checks if c not in change_only)
     for fidelity in ("content", "usage"):
@@ -353,13 +363,13 @@ def _audit_built(run: _Run, req: Request, item: Any) -> None:
 
 
 def _audit_failed(run: _Run, req: Request, record: Any) -> None:
-    """The checks that say why the provider rejected a request (``REJECTED_REQUESTS``), outside
+    """The checks that say why the provider rejected a request (``rejected_requests``), outside
     any session: it is the first and only request of none, and a finding quotes the provider's
     error."""
     req.failed = failure_of(record.status, record.response)
     req.session = None
     req.index_in_session = 0
-    _run_checks(run.diagnostics, rejected_request_checks(), req.origin, (req, run.ctx))
+    run_checks(run.diagnostics, rejected_request_checks(run.enabled), req.origin, (req, run.ctx))
 
 
 def _note_time(run: _Run, display: str, req: Request) -> None:
@@ -396,13 +406,13 @@ def _audit_request(run: _Run, req: Request, record: Any) -> None:
     if sets is None:
         sets = (run.first_request_checks, run.later_request_checks, run.changed_pair_checks, run.quiet_pair_checks)
     checks = sets[0] if req.index_in_session == 0 else sets[1]
-    _run_checks(run.diagnostics, checks, req.origin, (req, ctx))
+    run_checks(run.diagnostics, checks, req.origin, (req, ctx))
     diff: PrefixDiff | None = None
     if prev is not None:
         diff = prefix_diff(prev, req, run.table, run.volatile)
         share_blocks(prev, req)
         checks = sets[3] if _quiet(prev, req, diff) else sets[2]
-        _run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx.with_diff(diff)))
+        run_checks(run.diagnostics, checks, req.origin, (prev, req, ctx.with_diff(diff)))
         if diff.broken:
             session.breaks += 1
             report.break_records.append((req.origin.path, req.origin.record))
@@ -423,26 +433,6 @@ def _quiet(prev: Request, cur: Request, diff: PrefixDiff) -> bool:
         if td.breaks:
             return False
     return prev.settings is cur.settings or prev.settings == cur.settings
-
-
-def _run_checks(out: list[Diagnostic], checks: tuple[Any, ...], origin: Any, args: tuple[Any, ...]) -> None:
-    """Run each check; a bug in one becomes a CL003 at the request instead of ending the audit
-    (a request nested past the interpreter's limit stays the input's CL001). Most checks return
-    an empty tuple or list: nothing is copied then."""
-    for check in checks:
-        try:
-            found = check(*args)
-            if found:
-                out.extend(found if type(found) in (list, tuple) else list(found))
-        except RecursionError:
-            if origin is not None:
-                out.append(
-                    unreadable(origin.path, "too deeply nested to check", line=origin.line, record=origin.record)
-                )
-        except Exception as exc:  # noqa: BLE001 - any check bug
-            if origin is not None:
-                what = f"in {check.__module__.rsplit('.', 1)[-1]}"
-                out.append(internal_error(origin.path, what, exc, line=origin.line, record=origin.record))
 
 
 def share_blocks(prev: Request, cur: Request) -> None:
@@ -496,12 +486,12 @@ def _show(value: Any) -> str:
 
 
 def _close(run: _Run, sessions: Iterable[Session]) -> None:
-    checks = session_checks()
+    checks = session_checks(run.enabled)
     for session in sessions:
         ctx = run.ctx.for_session(session)
         origin = session.requests[-1].origin if session.requests else None
         fidelity = session.requests[-1].fidelity if session.requests else "wire"
-        _run_checks(
+        run_checks(
             run.diagnostics, checks if fidelity == "wire" else checks_for(fidelity, checks), origin, (session, ctx)
         )
         session.requests = []  # closed: the summary keeps counts and breaks only
@@ -519,8 +509,10 @@ def _summary(run: _Run, kept: Sequence[Diagnostic]) -> AuditSummary:
     removed: set[tuple[str, int]] = set()
     reported: set[tuple[str, int]] = set()
     kept_ids = {id(d) for d in kept}
+    # a break whose findings are all deselected or baselined is left out of the session's breaks
+    breaks = prefix_break_codes()
     for d in run.diagnostics:
-        if d.code in PREFIX_BREAK_CODES and d.record is not None:
+        if d.code in breaks and d.record is not None:
             (reported if id(d) in kept_ids else removed).add((d.path, d.record))
     left_out = removed - reported
     sessions = []

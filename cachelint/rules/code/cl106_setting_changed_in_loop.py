@@ -8,6 +8,7 @@ from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
 from cachelint.diagnostics import Diagnostic
+from cachelint.rules.declarations import CodeRule
 
 CODE = "CL106"
 
@@ -28,3 +29,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
         setting = c.sink.label.split("=", 1)[0]
         effect = f"and each change of {setting} loses {_SETTING_LOSES.get(setting, 'cached tiers')}"
         yield facts.diagnostic(CODE, facts.loop_change_message(c, effect), c.site)
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call",))
