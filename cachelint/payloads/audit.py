@@ -32,12 +32,12 @@ from cachelint.payloads.hooks import (
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.model import TIERS, PrefixDiff, Request, Session
 from cachelint.payloads.providers import BlockCache, ProviderRules, ReuseMismatch, failure_of, to_request
-from cachelint.payloads.readers import ReadLimits, envelope_time, iter_log_files, read_log
+from cachelint.payloads.formats.registry import read_log
+from cachelint.payloads.readers import ReadLimits, envelope_time, iter_log_files
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys, longest_lifetime
-from cachelint.payloads.shapes import unread_shape
-from cachelint.payloads.formats._run import unread_reason
+from cachelint.payloads.formats.unread import unread_reason, unread_shape
 
 DEFAULT_SESSION_WINDOW = 1000
 MAX_BREAKS_SHOWN = 20
@@ -82,7 +82,7 @@ class _Run:
     # the same four for requests read from logs that keep less than the wire request (content,
     # usage): only the checks their fidelity supports (cachelint.payloads.hooks: FIDELITY)
     fidelity_checks: dict[str, tuple[tuple[Any, ...], ...]] = field(default_factory=dict)
-    formats: Any = None  # cachelint.payloads.formats._run.FormatRun: joins, fidelity, unread records
+    formats: Any = None  # cachelint.payloads.formats.run.FormatRun: joins, fidelity, unread records
     diagnostics: list[Diagnostic] = field(default_factory=list)
     reports: dict[str, _SessionReport] = field(default_factory=dict)
     records: int = 0
@@ -204,7 +204,7 @@ def _start(settings: Settings, options: AuditOptions) -> _Run:
     )
     _checks(run, options.fast_paths)
     run.time_field = options.time_field or audit_options.get("time-field") or None
-    from cachelint.payloads.formats._run import FormatRun
+    from cachelint.payloads.formats.run import FormatRun
 
     run.formats = FormatRun(options.input_format, _limits(settings))
     return run

@@ -181,7 +181,7 @@ class _RangeReader:
         return piece
 
     def _count(self, piece: bytes, limit: int) -> None:
-        # as readers._read_jsonl: it reads ``max-record-size + 1`` bytes of a line
+        # as readers.read_lines: it reads ``max-record-size + 1`` bytes of a line
         if 0 <= limit - 1 < len(piece) and not piece.endswith(b"\n"):
             self.records += 1  # over the limit: a CL001 with a record number of its own
             return
@@ -202,7 +202,7 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     as in the file and the limit is applied."""
     from cachelint.payloads.audit import build_request, unread_facts
     from cachelint.payloads.providers import BlockCache
-    from cachelint.payloads.readers import _compressed_bytes, _open, _read_jsonl
+    from cachelint.payloads.readers import compressed_bytes, open_log, read_lines
     from cachelint.payloads.reuse import LineReuse
 
     state = _state(config)
@@ -210,7 +210,7 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     display = task.display
     try:
         if task.whole:
-            handle, raw = _open(Path(task.path))
+            handle, raw = open_log(Path(task.path))
             reader = None
         else:
             out.pad = line_base if line_base is not None else (1 if task.start > 0 else 0)
@@ -227,8 +227,8 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     events = out.events
     keys = state.keys
     try:
-        items = _read_jsonl(
-            handle, display, state.redactor, limits, LineReuse() if state.reuse else None, _compressed_bytes(handle)
+        items = read_lines(
+            handle, display, state.redactor, limits, LineReuse() if state.reuse else None, compressed_bytes(handle)
         )
         for item in items:
             if isinstance(item, Diagnostic):
@@ -292,16 +292,16 @@ def default_jobs() -> int:
 def plan_tasks(path: Path, display: str, chunk_bytes: int) -> list[MapTask] | None:
     """The map tasks of one log the generic JSONL reader reads, or None when the file is read in
     the driver (it cannot be opened, or does not look like a log: ``read_log`` says why)."""
-    from cachelint.payloads.readers import _glance, _open
+    from cachelint.payloads.readers import glance, open_log
     from cachelint.payloads.shapes import not_a_log
 
     try:
-        handle, raw = _open(path)
+        handle, raw = open_log(path)
     except OSError:
         return None
     with raw, handle:
         try:
-            if not_a_log(display, _glance(handle)) is not None:
+            if not_a_log(display, glance(handle)) is not None:
                 return None
             size = os.fstat(raw.fileno()).st_size
         except (OSError, EOFError, gzip.BadGzipFile, zlib.error):

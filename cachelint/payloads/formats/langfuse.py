@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import (
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.common import (
     Part,
     content_body,
     json_value,

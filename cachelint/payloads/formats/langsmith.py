@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.jsonio import dumps
-from cachelint.payloads.formats._common import (
+from cachelint.payloads.formats.common import (
     Part,
     content_body,
     dig,

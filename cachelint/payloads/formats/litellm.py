@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import dig, json_value, make_record, provider_of, usage_response
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.common import dig, json_value, make_record, provider_of, usage_response
 from cachelint.payloads.model import Origin
 
 NAME = "litellm"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import (
+from cachelint.payloads.formats.common import (
     Part,
     content_body,
     json_value,

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import (
+from cachelint.payloads.formats.common import (
     Part,
     content_body,
     json_value,
@@ -63,7 +63,7 @@ def _functions(raw: list[tuple[str, Any]], state: dict[str, Any]) -> list[dict[s
     """The tools of ``llm.request.functions.N.*`` (the attributes in span order). An agent sends
     the same tools with every call, so the lists of the last few spans are remembered by their
     attributes: the same list object again, with no schema decoded again (and the tools built
-    once downstream: ``_common.content_body``)."""
+    once downstream: ``common.content_body``)."""
     memo: dict[tuple, list[dict[str, Any]]] = state.setdefault("functions", {})
     key: tuple | None = tuple(raw)
     try:

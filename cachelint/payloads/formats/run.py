@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.unread import unread_reason
 from cachelint.payloads.model import Breakpoint, Record, Request
 
 # What a request of lower fidelity does not let the audit judge (beyond the checks that do not run).
@@ -19,14 +20,6 @@ LIMITS_TEXT = {
     "content": "byte offsets and key order are those of the re-encoded prompt, not the wire's; cache markers are not known",
     "usage": "no system prompt, tools or request bytes: prefix breaks cannot be found, only what the usage shows",
 }
-
-
-def unread_reason(record: Record) -> str | None:
-    """Why a record the audit skipped (no provider told) looks like an LLM log in a shape no reader
-    took (``registry.resemblance``), or None."""
-    if record.fmt not in ("jsonl", "json", "har", "vcr") or record.request is None:
-        return None  # a log format's own records say why themselves; a record without body is not a call
-    return registry.resemblance(record)
 
 
 @dataclass
@@ -45,13 +38,11 @@ class FormatRun:
 
     def plan(self, logs: Iterable[tuple[Path, str]]) -> None:
         """Sniff every file's format once; remember the side files."""
-        from cachelint.payloads.readers import sniff_format
-
         for path, display in logs:
-            name = sniff_format(path, display, self.input_format, self.limits)
+            name = registry.sniff_format(path, display, self.input_format, self.limits)
             if self.input_format != "auto":
                 # a forced format still reads a batch's results file as results (its other half)
-                found = registry.get(sniff_format(path, display, "auto", self.limits))
+                found = registry.get(registry.sniff_format(path, display, "auto", self.limits))
                 if found is not None and found.side:
                     name = found.name
             self.formats[display] = name
@@ -64,10 +55,8 @@ class FormatRun:
 
     def read_side(self, path: Path, display: str, redactor: Any) -> list[Diagnostic]:
         """Read a side file into the joins; its CL001s."""
-        from cachelint.payloads.readers import read_log
-
         found = []
-        for item in read_log(path, display, self.format_of(display), redactor, self.limits, joins=self.joins):
+        for item in registry.read_log(path, display, self.format_of(display), redactor, self.limits, joins=self.joins):
             if isinstance(item, Diagnostic):
                 found.append(item)
         return found

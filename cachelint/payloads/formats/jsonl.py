@@ -1,0 +1,49 @@
+"""JSONL, the generic log: one record a line — a bare request body, an envelope ``{"request",
+"response", "time", "session", "url", "headers"}`` (the request may also be ``{"url", "headers",
+"body"}``), or an OpenAI Batch input line ``{"custom_id", "url", "body"}``
+(``readers.envelopes``). Streamed line by line, so memory does not grow with the file; the bytes a
+line repeats from a recent one are not decoded again (``cachelint.payloads.reuse``). Also the
+container of the log formats whose records are JSONL lines: a file whose first record another
+format claims is read by that format.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Iterator
+
+from cachelint.diagnostics import unreadable
+from cachelint.payloads.formats import registry
+from cachelint.payloads.readers.files import glance
+from cachelint.payloads.readers.lines import compressed_bytes, read_lines
+from cachelint.payloads.reuse import BODY_PATHS
+from cachelint.payloads.shapes import not_a_log
+
+NAME = "jsonl"
+
+
+def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
+    unlike = not_a_log(ctx.display, glance(handle))
+    if unlike is not None:
+        yield unreadable(ctx.display, unlike)
+        return
+    yield from read_lines(handle, ctx.display, ctx.redactor, ctx.limits, ctx.reuse, compressed_bytes(handle))
+
+
+FORMAT = registry.LogFormat(
+    name=NAME,
+    title="JSONL log",
+    fidelity="wire",
+    keeps={
+        "wire bytes": "yes (the body, or the envelope's request)",
+        "key order": "yes",
+        "cache markers": "yes",
+        "usage": "yes (the envelope's response)",
+        "time": "the envelope's time fields (--time-field)",
+        "session key": "the envelope's session fields, headers",
+    },
+    read=read,
+    body_paths=BODY_PATHS,
+    suffixes=(".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz"),
+    generic=True,
+    source="https://jsonlines.org/",
+)
