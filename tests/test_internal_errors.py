@@ -57,12 +57,12 @@ def test_no_selection_hides_an_internal_error_and_exit_zero_does_not_pass_it(tmp
 
 
 def test_audit_reports_a_crashing_check_as_cl003_and_exits_2(tmp_path, monkeypatch):
-    import cachelint.payloads.audit as audit_module
+    import cachelint.payloads.pipeline as pipeline_module
 
     def broken(req, ctx):
         raise ValueError("simulated")
 
-    monkeypatch.setattr(audit_module, "request_checks", lambda: (broken,))
+    monkeypatch.setattr(pipeline_module, "request_checks", lambda: (broken,))
     body = {"model": "claude-sonnet-4-5", "system": "You help.", "messages": [{"role": "user", "content": "hi"}]}
     (tmp_path / "log.jsonl").write_text(json.dumps(body) + "\n")
     result = _run(tmp_path, "audit", "--isolated", "--output-format", "concise", "log.jsonl")

@@ -399,12 +399,12 @@ def test_first_message_rewritten_is_cl303_but_a_second_mid_session_log_is_not(tm
 
 
 def test_a_crashing_check_becomes_cl003_and_the_audit_goes_on(tmp_path, monkeypatch):
-    import cachelint.payloads.audit as audit_module
+    import cachelint.payloads.pipeline as pipeline_module
 
     def broken(prev, cur, ctx):
         raise KeyError("boom")
 
-    monkeypatch.setattr(audit_module, "pair_checks", lambda: (broken,))
+    monkeypatch.setattr(pipeline_module, "pair_checks", lambda: (broken,))
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3)), anthropic(turns(5))])
     assert [(d.code, d.record) for d in r.diagnostics] == [("CL003", 1), ("CL003", 2)]
     assert "internal error in test_audit: KeyError: 'boom'" in r.diagnostics[0].message and r.summary.requests == 3
