@@ -39,7 +39,7 @@ from cachelint.payloads.hooks import (
     run_end_checks,
     session_checks,
 )
-from cachelint.payloads.limits import limits_for
+from cachelint.payloads.limits import Limits, limits_for
 from cachelint.payloads.model import TIERS, Origin, PrefixDiff, Record, Request, Session
 from cachelint.payloads.providers import failure_of
 from cachelint.payloads.readers import ReadLimits, iter_log_files
@@ -150,7 +150,7 @@ class AuditPipeline:
         self.time_field: str | None = options.time_field or audit_options.get("time-field") or None
         self.builder = RequestBuilder(self.rules, self.time_field)
         self.limits = ReadLimits.from_options(audit_options)
-        self.formats = FormatRun(options.input_format, self.limits)
+        self.formats = FormatRun(options.input_format, self.limits, _marker_caching(limits_for(self.ctx)))
         try:
             from cachelint.payloads.spend import ledger_for
 
@@ -438,6 +438,16 @@ class AuditPipeline:
                     session.usage = by_id.get(session.id)
         summary.fidelity = self.formats.summary()
         return summary
+
+
+def _marker_caching(limits: Limits) -> Callable[[str | None], bool]:
+    """Whether a provider caches a prefix only at its cache markers (the limits packs)."""
+
+    def caches_at_markers(provider: str | None) -> bool:
+        found = limits.provider(provider)
+        return found is not None and found.caching == "explicit"
+
+    return caches_at_markers
 
 
 def _tell(position: list[Any] | None) -> int | None:

@@ -15,17 +15,9 @@ from typing import Any
 
 from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats.common import (
-    Part,
-    content_body,
-    json_value,
-    make_record,
-    memo_of,
-    provider_of,
-    span_time,
-    text_parts,
-    usage_response,
-)
+from cachelint.payloads.content import Part, json_value, text_parts
+from cachelint.payloads.formats.common import content_body, make_record, memo_of, span_time, usage_response
+from cachelint.payloads.providers.registry import content_provider
 from cachelint.payloads.model import Origin
 
 NAME = "openllmetry"
@@ -87,7 +79,7 @@ def _functions(raw: list[tuple[str, Any]], state: dict[str, Any]) -> list[dict[s
 
 def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
-    provider = provider_of(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
+    provider = content_provider(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
     prompts: dict[int, dict[str, Any]] = {}
     raw_functions: list[tuple[str, Any]] = []
     for key, value in attrs.items():

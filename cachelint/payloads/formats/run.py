@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.formats import registry
@@ -28,6 +28,10 @@ class FormatRun:
 
     input_format: str
     limits: Any
+    # whether a provider caches a prefix only at its cache markers (``caching: explicit`` in the
+    # payloads-limits packs), so that a log that dropped the markers is given one where the usage
+    # shows a cache write or read
+    caches_at_markers: Callable[[str | None], bool] = lambda provider: False
     joins: registry.Joins = field(default_factory=registry.Joins)
     formats: dict[str, str] = field(default_factory=dict)  # display -> format name (sniffed once)
     side: set[str] = field(default_factory=set)  # displays of side files (read before the others)
@@ -112,7 +116,7 @@ class FormatRun:
         entry = self.fidelity.setdefault(record.fidelity, {"requests": 0, "formats": set()})
         entry["requests"] += 1
         entry["formats"].add(record.fmt)
-        if req.breakpoints or req.provider not in ("anthropic", "bedrock-converse") or not isinstance(req.usage, dict):
+        if req.breakpoints or not self.caches_at_markers(req.provider) or not isinstance(req.usage, dict):
             return
         usage = req.usage
         read = usage.get("cache_read_input_tokens", usage.get("cacheReadInputTokens")) or 0

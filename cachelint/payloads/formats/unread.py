@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 
 from cachelint.payloads.formats.registry import get, match
 from cachelint.payloads.model import Record
+from cachelint.payloads.providers.registry import is_response
 
 
 def unread_reason(record: Record) -> str | None:
@@ -131,13 +132,8 @@ def _attribute_keys(attributes: Any) -> list[str]:
 
 
 def _is_response(value: Any) -> bool:
-    if not isinstance(value, Mapping):
-        return False
-    if value.get("type") == "message" and value.get("role") == "assistant" and "content" in value:
-        return True  # Anthropic Messages
-    if value.get("object") in ("chat.completion", "chat.completion.chunk", "response"):
-        return True  # OpenAI Chat Completions, Responses
-    return "candidates" in value and "usageMetadata" in value  # Gemini
+    """A provider's response body (each provider's ``is_response``)."""
+    return isinstance(value, Mapping) and is_response(value)
 
 
 def _looks_like_body(value: Mapping[str, Any]) -> bool:
