@@ -13,9 +13,10 @@ from typing import Any, Iterator
 from cachelint.payloads.formats import registry
 from cachelint.payloads.formats.common import make_record
 from cachelint.payloads.model import Origin
+from cachelint.payloads.providers.registry import endpoint
 
 NAME = "anthropic-batch"
-URL = "https://api.anthropic.com/v1/messages"
+URL = endpoint("anthropic")  # a batch request's params are a Messages body
 
 
 def matches(value: Any) -> bool:
