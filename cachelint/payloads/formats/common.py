@@ -205,7 +205,11 @@ def content_body(
         built.extend(
             message.messages if type(message) is Built else shape.messages(*cast("tuple[str, list[Part]]", message))
         )
-    return shape.body(model, shaped_tools, system, built)
+    body: dict[str, Any] = {"model": model}
+    if shaped_tools is not None:
+        body["tools"] = shaped_tools
+    body.update(shape.prompt(system, built))
+    return body
 
 
 def provider_messages(provider: str, role: str, parts: list[Part]) -> list[dict[str, Any]]:

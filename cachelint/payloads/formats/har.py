@@ -8,19 +8,16 @@ from __future__ import annotations
 
 from typing import IO, Iterator
 
-from cachelint.diagnostics import unreadable
 from cachelint.payloads.formats import registry
 from cachelint.payloads.readers.documents import read_document_file
-from cachelint.payloads.readers.files import glance
-from cachelint.payloads.shapes import not_a_log
 
 NAME = "har"
 
 
 def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
-    unlike = not_a_log(ctx.display, glance(handle))
+    unlike = registry.unlike_a_log(handle, ctx.display)
     if unlike is not None:
-        yield unreadable(ctx.display, unlike)
+        yield unlike
         return
     yield from read_document_file(handle, ctx.display, NAME, ctx.redactor, ctx.limits)
 

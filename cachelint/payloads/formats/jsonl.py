@@ -11,20 +11,18 @@ from __future__ import annotations
 
 from typing import IO, Iterator
 
-from cachelint.diagnostics import unreadable
 from cachelint.payloads.formats import registry
-from cachelint.payloads.readers.files import glance
+from cachelint.payloads.readers.envelopes import ENVELOPE_KEEPS
 from cachelint.payloads.readers.lines import compressed_bytes, read_lines
 from cachelint.payloads.reuse import BODY_PATHS
-from cachelint.payloads.shapes import not_a_log
 
 NAME = "jsonl"
 
 
 def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
-    unlike = not_a_log(ctx.display, glance(handle))
+    unlike = registry.unlike_a_log(handle, ctx.display)
     if unlike is not None:
-        yield unreadable(ctx.display, unlike)
+        yield unlike
         return
     yield from read_lines(handle, ctx.display, ctx.redactor, ctx.limits, ctx.reuse, compressed_bytes(handle))
 
@@ -33,14 +31,7 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="JSONL log",
     fidelity="wire",
-    keeps={
-        "wire bytes": "yes (the body, or the envelope's request)",
-        "key order": "yes",
-        "cache markers": "yes",
-        "usage": "yes (the envelope's response)",
-        "time": "the envelope's time fields (--time-field)",
-        "session key": "the envelope's session fields, headers",
-    },
+    keeps=ENVELOPE_KEEPS,
     read=read,
     body_paths=BODY_PATHS,
     suffixes=(".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz"),

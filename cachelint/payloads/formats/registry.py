@@ -38,10 +38,11 @@ from cachelint.payloads.formats.stream import JsonStream, StreamError, first_key
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.readers.bodies import BodyTexts
 from cachelint.payloads.readers.envelopes import records_from_value
-from cachelint.payloads.readers.files import GZIP_MAGIC, ChunkedReads, ReadLimits, open_log, peek
+from cachelint.payloads.readers.files import GZIP_MAGIC, ChunkedReads, ReadLimits, glance, open_log, peek
 from cachelint.payloads.readers.lines import compressed_bytes, read_lines
 from cachelint.payloads.reuse import LineReuse
 from cachelint.payloads.secrets import Redactor
+from cachelint.payloads.shapes import not_a_log
 
 Item = Record | Diagnostic
 
@@ -320,6 +321,14 @@ def first_record_format(handle: IO[bytes], container: str, limits: Any) -> LogFo
 
 
 # --- reading a log ---------------------------------------------------------------------------
+
+
+def unlike_a_log(handle: IO[bytes], display: str) -> Diagnostic | None:
+    """One CL001 saying what a file whose first bytes are not JSON looks like (Python,
+    Markdown…), instead of one "not valid JSON" per line; None for a file that starts like JSON
+    (the generic JSON formats ask it first)."""
+    unlike = not_a_log(display, glance(handle))
+    return unreadable(display, unlike) if unlike is not None else None
 
 
 def read_log(

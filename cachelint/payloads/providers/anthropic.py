@@ -299,16 +299,10 @@ def content_messages(role: str, parts: list[Part]) -> list[dict[str, Any]]:
     return [{"role": "assistant" if role in ("assistant", "model", "ai") else "user", "content": blocks}]
 
 
-def content_body(
-    model: Any, tools: list[Any] | None, system: list[str], messages: list[dict[str, Any]]
-) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model}
-    if tools is not None:
-        body["tools"] = tools
-    if system:
-        body["system"] = [{"type": "text", "text": s} for s in system]
-    body["messages"] = messages
-    return body
+def content_prompt(system: list[str], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    if not system:
+        return {"messages": messages}
+    return {"system": [{"type": "text", "text": s} for s in system], "messages": messages}
 
 
 def content_usage(prompt: int, uncached: int, read: int, written: int, output: int | None) -> dict[str, Any]:
@@ -337,6 +331,6 @@ PROVIDER = Provider(
     is_response=is_response,
     endpoint="https://api.anthropic.com/v1/messages",
     names_it=names_it,
-    content=ContentShape(tools=content_tools, messages=content_messages, body=content_body, usage=content_usage),
+    content=ContentShape(tools=content_tools, messages=content_messages, prompt=content_prompt, usage=content_usage),
     thinking_blocks=True,
 )

@@ -135,16 +135,10 @@ def content_messages(role: str, parts: list[Part]) -> list[dict[str, Any]]:
     return [{"role": "model" if role in ("assistant", "model", "ai") else "user", "parts": out}]
 
 
-def content_body(
-    model: Any, tools: list[Any] | None, system: list[str], messages: list[dict[str, Any]]
-) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model}
-    if tools is not None:
-        body["tools"] = tools
-    if system:
-        body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
-    body["contents"] = messages
-    return body
+def content_prompt(system: list[str], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    if not system:
+        return {"contents": messages}
+    return {"systemInstruction": {"parts": [{"text": s} for s in system]}, "contents": messages}
 
 
 def content_usage(prompt: int, uncached: int, read: int, written: int, output: int | None) -> dict[str, Any]:
@@ -167,5 +161,5 @@ PROVIDER = Provider(
     response_usage=response_usage,
     is_response=is_response,
     names_it=names_it,
-    content=ContentShape(tools=content_tools, messages=content_messages, body=content_body, usage=content_usage),
+    content=ContentShape(tools=content_tools, messages=content_messages, prompt=content_prompt, usage=content_usage),
 )

@@ -138,14 +138,9 @@ def content_messages(role: str, parts: list[Part]) -> list[dict[str, Any]]:
     return out
 
 
-def content_body(
-    model: Any, tools: list[Any] | None, system: list[str], messages: list[dict[str, Any]]
-) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model}
-    if tools is not None:
-        body["tools"] = tools
-    body["messages"] = [{"role": "system", "content": s} for s in system] + messages
-    return body
+def content_prompt(system: list[str], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The system texts as leading system messages."""
+    return {"messages": [{"role": "system", "content": s} for s in system] + messages}
 
 
 def content_usage(prompt: int, uncached: int, read: int, written: int, output: int | None) -> dict[str, Any]:
@@ -155,7 +150,7 @@ def content_usage(prompt: int, uncached: int, read: int, written: int, output: i
     return {"usage": usage}
 
 
-CONTENT = ContentShape(tools=content_tools, messages=content_messages, body=content_body, usage=content_usage)
+CONTENT = ContentShape(tools=content_tools, messages=content_messages, prompt=content_prompt, usage=content_usage)
 
 PROVIDER = Provider(
     name=NAME,

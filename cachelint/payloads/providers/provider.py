@@ -26,14 +26,14 @@ class ContentShape:
     ``Part``s, tool definitions with their ``parameters``) is rebuilt in the provider's request
     shape, and its usage in the provider's response shape (``cachelint.payloads.formats``:
     content-level logs). ``tools(definitions)``: the tools list; ``messages(role, parts)``: one
-    message (or several: OpenAI gives tool results messages of their own); ``body(model, tools,
-    system, messages)``: the request (``tools`` None when there are none); ``usage(prompt,
+    message (or several: OpenAI gives tool results messages of their own); ``prompt(system,
+    messages)``: the body's members after the model and the tools, in order; ``usage(prompt,
     uncached, read, written, output)``: a response carrying only that usage (``output`` None when
     unknown)."""
 
     tools: Callable[[list[dict[str, Any]]], list[Any]]
     messages: Callable[[str, list[Part]], list[dict[str, Any]]]
-    body: Callable[[Any, list[Any] | None, list[str], list[dict[str, Any]]], dict[str, Any]]
+    prompt: Callable[[list[str], list[dict[str, Any]]], dict[str, Any]]
     usage: Callable[[int, int, int, int, int | None], dict[str, Any]]
 
 

@@ -118,6 +118,17 @@ def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iter
     )
 
 
+# What a bare body or an envelope keeps of the request sent (the docs table's columns): a JSONL
+# line or a JSON document of them.
+ENVELOPE_KEEPS = {
+    "wire bytes": "yes (the body, or the envelope's request)",
+    "key order": "yes",
+    "cache markers": "yes",
+    "usage": "yes (the envelope's response)",
+    "time": "the envelope's time fields (--time-field)",
+    "session key": "the envelope's session fields, headers",
+}
+
 # The fields an envelope names its time in, in order: the names loggers and observability exports
 # use (a Python logging or structlog line, OpenTelemetry exports, Elastic's @timestamp, a
 # database row's created_at…). ``--time-field NAME`` (``time-field`` in [tool.cachelint.audit])
