@@ -17,9 +17,8 @@ NAME = "har"
 def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
     unlike = registry.unlike_a_log(handle, ctx.display)
     if unlike is not None:
-        yield unlike
-        return
-    yield from read_document_file(handle, ctx.display, NAME, ctx.redactor, ctx.limits)
+        return iter((unlike,))
+    return read_document_file(handle, ctx.display, NAME, ctx.redactor, ctx.limits)
 
 
 FORMAT = registry.LogFormat(

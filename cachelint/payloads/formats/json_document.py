@@ -18,9 +18,8 @@ NAME = "json"
 def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
     unlike = registry.unlike_a_log(handle, ctx.display)
     if unlike is not None:
-        yield unlike
-        return
-    yield from read_document_file(handle, ctx.display, ctx.name or NAME, ctx.redactor, ctx.limits)
+        return iter((unlike,))
+    return read_document_file(handle, ctx.display, ctx.name or NAME, ctx.redactor, ctx.limits)
 
 
 FORMAT = registry.LogFormat(

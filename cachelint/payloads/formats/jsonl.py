@@ -22,9 +22,8 @@ NAME = "jsonl"
 def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
     unlike = registry.unlike_a_log(handle, ctx.display)
     if unlike is not None:
-        yield unlike
-        return
-    yield from read_lines(handle, ctx.display, ctx.redactor, ctx.limits, ctx.reuse, compressed_bytes(handle))
+        return iter((unlike,))
+    return read_lines(handle, ctx.display, ctx.redactor, ctx.limits, ctx.reuse, compressed_bytes(handle))
 
 
 FORMAT = registry.LogFormat(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import itertools
 import importlib
 import io
 import pkgutil
@@ -181,10 +182,12 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> LogFormat | None:
-    for fmt in all_formats():
-        if fmt.name == name:
-            return fmt
-    return None
+    return _by_name().get(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _by_name() -> dict[str, LogFormat]:
+    return {fmt.name: fmt for fmt in all_formats()}
 
 
 def by_name(name: str) -> LogFormat | None:
@@ -397,7 +400,7 @@ def read_as(
     line_reuse = None
     if fast and container == "jsonl" and fmt.body_paths:
         line_reuse = LineReuse(body_paths=fmt.body_paths)
-    yield from read_records(fmt, handle, container, ctx, line_reuse)
+    return read_records(fmt, handle, container, ctx, line_reuse)
 
 
 def sniff_format(path: Path, display: str, fmt: str, limits: ReadLimits = ReadLimits()) -> str:
@@ -440,16 +443,31 @@ def read_records(
     fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, reuse: LineReuse | None = None
 ) -> Iterator[Item]:
     """Every item of one file of format ``fmt`` held in ``container`` (``jsonl``, ``json``, or
-    the format's own reader). ``reuse``: of the bytes a JSONL line repeats (``ctx.reuse``)."""
+    the format's own reader). ``reuse``: of the bytes a JSONL line repeats (``ctx.reuse``). The
+    items pass through no more Python frames than the reading needs: a line of a large log is
+    read in a few microseconds."""
     if reuse is not None:
         ctx.reuse = reuse
-    items = _items(fmt, handle, container, ctx)
+    if fmt.read is not None:
+        items = fmt.read(handle, ctx)
+    elif container == "jsonl":
+        items = _jsonl_records(fmt, handle, ctx)
+    else:
+        items = _document_records(fmt, handle, ctx)
+    items = itertools.chain(items, _end_of_file(fmt, ctx))
     bodies = ctx.state.get("bodies")
     if bodies is not None:
         items = _bound(items, bodies)
     if ctx.state.get("replay"):
         items = _replayed(items, ctx)
-    yield from items
+    return items
+
+
+def _end_of_file(fmt: LogFormat, ctx: ReadContext) -> Iterator[Item]:
+    """What a format says once the file is read: the records it held back, the unread ones."""
+    if fmt.finish is not None:
+        yield from fmt.finish(ctx)
+    yield from ctx.unread.diagnostics()
 
 
 def _bound(items: Iterator[Item], bodies: Any) -> Iterator[Item]:
@@ -469,69 +487,65 @@ def _replayed(items: Iterator[Item], ctx: ReadContext) -> Iterator[Item]:
         yield item
 
 
-def _items(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext) -> Iterator[Item]:
-    if fmt.read is not None:
-        yield from fmt.read(handle, ctx)
-    elif container == "jsonl":
-        jsonl_records = fmt.records
-        assert jsonl_records is not None
+def _jsonl_records(fmt: LogFormat, handle: IO[bytes], ctx: ReadContext) -> Iterator[Item]:
+    """The records of a format whose records are JSONL lines."""
+    jsonl_records = fmt.records
+    assert jsonl_records is not None
 
-        def adapt(value: Any, origin: Origin, redactor: Any, _fmt: str) -> Iterator[Item]:
+    def adapt(value: Any, origin: Origin, redactor: Any, _fmt: str) -> Iterator[Item]:
+        if not isinstance(value, dict):
+            yield unreadable(
+                origin.path,
+                f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)",
+                line=origin.line,
+                record=origin.record,
+            )
+        elif _claims(fmt, value):
+            yield from _guarded(fmt, jsonl_records, value, origin, ctx, ())
+        else:  # a record of another shape in the file: read as the generic reader would
+            yield from records_from_value(value, origin, redactor, "jsonl")
+
+    return read_lines(handle, ctx.display, ctx.redactor, ctx.limits, ctx.reuse, compressed_bytes(handle), records=adapt)
+
+
+def _document_records(fmt: LogFormat, handle: IO[bytes], ctx: ReadContext) -> Iterator[Item]:
+    """The records of a format whose records sit in a JSON document, streamed."""
+    records = fmt.records
+    assert records is not None
+    head = peek(handle, ctx.limits.max_record_size)
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"["):
+        path: tuple[str, ...] = ("*",)
+    else:
+        path = fmt.document_paths.get(first_key(head) or "", ())
+    stream = JsonStream(handle, ctx.limits.max_record_size)
+    if head.startswith(b"\xef\xbb\xbf"):
+        handle.read(3)
+    index = 0
+    try:
+        for value, line, context in stream.items(path, sequence=fmt.sequence):
+            origin = Origin(ctx.display, line, index, index)
+            index += 1
             if not isinstance(value, dict):
                 yield unreadable(
-                    origin.path,
+                    ctx.display,
                     f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)",
-                    line=origin.line,
+                    line=line,
                     record=origin.record,
                 )
             elif _claims(fmt, value):
-                yield from _guarded(fmt, jsonl_records, value, origin, ctx, ())
-            else:  # a record of another shape in the file: read as the generic reader would
-                yield from records_from_value(value, origin, redactor, "jsonl")
-
-        yield from read_lines(
-            handle, ctx.display, ctx.redactor, ctx.limits, ctx.reuse, compressed_bytes(handle), records=adapt
+                yield from _guarded(fmt, records, value, origin, ctx, context)
+            else:
+                yield from records_from_value(value, origin, ctx.redactor, "json")
+    except StreamError as exc:
+        yield unreadable(ctx.display, f"{fmt.title}: {exc}; records after it not read", line=exc.line, record=index)
+    except RecursionError:
+        yield unreadable(
+            ctx.display,
+            f"{fmt.title}: JSON nested too deeply to read; records after it not read",
+            line=stream.line,
+            record=index,
         )
-    else:
-        records = fmt.records
-        assert records is not None
-        head = peek(handle, ctx.limits.max_record_size)
-        text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-        if text.startswith(b"["):
-            path: tuple[str, ...] = ("*",)
-        else:
-            path = fmt.document_paths.get(first_key(head) or "", ())
-        stream = JsonStream(handle, ctx.limits.max_record_size)
-        if head.startswith(b"\xef\xbb\xbf"):
-            handle.read(3)
-        index = 0
-        try:
-            for value, line, context in stream.items(path, sequence=fmt.sequence):
-                origin = Origin(ctx.display, line, index, index)
-                index += 1
-                if not isinstance(value, dict):
-                    yield unreadable(
-                        ctx.display,
-                        f"record is a JSON {type(value).__name__}, expected a {fmt.title} record (an object)",
-                        line=line,
-                        record=origin.record,
-                    )
-                elif _claims(fmt, value):
-                    yield from _guarded(fmt, records, value, origin, ctx, context)
-                else:
-                    yield from records_from_value(value, origin, ctx.redactor, "json")
-        except StreamError as exc:
-            yield unreadable(ctx.display, f"{fmt.title}: {exc}; records after it not read", line=exc.line, record=index)
-        except RecursionError:
-            yield unreadable(
-                ctx.display,
-                f"{fmt.title}: JSON nested too deeply to read; records after it not read",
-                line=stream.line,
-                record=index,
-            )
-    if fmt.finish is not None:
-        yield from fmt.finish(ctx)
-    yield from ctx.unread.diagnostics()
 
 
 def _guarded(

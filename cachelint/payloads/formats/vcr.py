@@ -17,7 +17,7 @@ NAME = "vcr"
 
 
 def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
-    yield from read_document_file(handle, ctx.display, NAME, ctx.redactor, ctx.limits)
+    return read_document_file(handle, ctx.display, NAME, ctx.redactor, ctx.limits)
 
 
 FORMAT = registry.LogFormat(

@@ -22,6 +22,10 @@ PROVIDERS: tuple[Provider, ...] = (
     openai_responses.PROVIDER,
 )
 _BY_NAME = {p.name: p for p in PROVIDERS}
+# asked of every record that came without its URL: the predicates bound once
+_CLAIMS = tuple((p.claims_body, p.name) for p in PROVIDERS)
+_HINTS = tuple((p.hints_body, p.name) for p in PROVIDERS if p.hints_body is not None)
+_RESPONSES = tuple(p.is_response for p in PROVIDERS if p.is_response is not None)
 
 # The usage objects, in the order their fields tell them apart: Anthropic's cache fields first
 # (LiteLLM adds them to an OpenAI-shaped usage, and they are the ones that count the cache), then
@@ -60,12 +64,12 @@ def family_of(name: str | None) -> str:
 def body_provider(body: Mapping[str, Any]) -> str | None:
     """The provider a request body's shape alone says (a log of bare bodies has no URL), or None:
     the first that claims it, else the first it hints at."""
-    for p in PROVIDERS:
-        if p.claims_body(body):
-            return p.name
-    for p in PROVIDERS:
-        if p.hints_body is not None and p.hints_body(body):
-            return p.name
+    for claims, name in _CLAIMS:
+        if claims(body):
+            return name
+    for hints, name in _HINTS:
+        if hints(body):
+            return name
     return None
 
 
@@ -108,4 +112,7 @@ def endpoint(name: str) -> str | None:
 
 def is_response(value: Mapping[str, Any]) -> bool:
     """Whether a value is a response body of one of the providers (a log of responses alone)."""
-    return any(p.is_response is not None and p.is_response(value) for p in PROVIDERS)
+    for is_one in _RESPONSES:
+        if is_one(value):
+            return True
+    return False
