@@ -131,7 +131,7 @@ def _read_log(data: bytes, display: str, fmt: str) -> list[Diagnostic]:
     """The reader, then the provider adapter on every record (what the audit does next)."""
     from cachelint.diagnostics import unreadable
     from cachelint.payloads.providers import BlockCache, to_request
-    from cachelint.payloads.readers import read_bytes_as_log
+    from cachelint.payloads.formats.registry import read_bytes_as_log
 
     redactor, rules = _audit_tools()
     found: list[Diagnostic] = []
@@ -331,7 +331,8 @@ def fuzz_code(data: bytes) -> list[Diagnostic]:
 def fuzz_gzip(data: bytes) -> list[Diagnostic]:
     """A gzip-compressed JSONL log (many tiny records, bombs, cut streams) through the reader
     with small bounds: it ends, with CL001 past max-records or max-gzip-ratio."""
-    from cachelint.payloads.readers import ReadLimits, read_bytes_as_log
+    from cachelint.payloads.formats.registry import read_bytes_as_log
+    from cachelint.payloads.readers import ReadLimits
 
     redactor, _ = _audit_tools()
     items = read_bytes_as_log(data, "fuzz.jsonl.gz", "jsonl", redactor, ReadLimits(max_records=5_000))

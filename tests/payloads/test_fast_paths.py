@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cachelint.payloads import AuditOptions
-from cachelint.payloads.audit import _quiet
+from cachelint.payloads.pipeline import quiet_pair
 from cachelint.payloads.hooks import change_only_pair_checks, first_only_request_checks
 
 from helpers import audit_outcome
@@ -91,16 +91,16 @@ def test_a_pair_is_quiet_only_when_nothing_but_the_tail_changed(tmp_path: Path) 
     grown = request(
         [b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'], {"model": "claude-sonnet-4-5"}
     )
-    assert _quiet(base, grown, prefix_diff(base, grown, table, volatile))
+    assert quiet_pair(base, grown, prefix_diff(base, grown, table, volatile))
     keyed = request(
         [b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'],
         {"model": "claude-sonnet-4-5", "prompt_cache_key": "k"},
     )
-    assert not _quiet(base, keyed, prefix_diff(base, keyed, table, volatile))  # settings differ: CL312 must look
+    assert not quiet_pair(base, keyed, prefix_diff(base, keyed, table, volatile))  # settings differ: CL312 must look
     retooled = request([b'{"role":"user","content":"a"}'], {"model": "claude-sonnet-4-5"}, tools=b'{"name":"u"}')
-    assert not _quiet(base, retooled, prefix_diff(base, retooled, table, volatile))
+    assert not quiet_pair(base, retooled, prefix_diff(base, retooled, table, volatile))
     rewritten = request([b'{"role":"user","content":"z"}'], {"model": "claude-sonnet-4-5"})
-    assert not _quiet(base, rewritten, prefix_diff(base, rewritten, table, volatile))
+    assert not quiet_pair(base, rewritten, prefix_diff(base, rewritten, table, volatile))
 
 
 def test_canonical_bytes_strips_every_marker_spelling() -> None:
