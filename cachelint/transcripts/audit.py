@@ -1,0 +1,421 @@
+"""The audit of coding-agent session files: files -> readers -> Turns and Events -> RebuildFinder
+-> findings (CL313, from the rule modules' ``check_rebuild``) and the summary (per session and per
+thread: tokens, hit rate, money, cold starts, rebuilds by cause, advice).
+
+``TranscriptRun`` is fed whole files (``read_file``) or lines as they are appended (``feed``, what
+``--follow`` uses): the same state either way. ``summary()`` is plain JSON-light data; the
+reporters render it (``cachelint.report.coding_agents``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.payloads.limits import Limits
+from cachelint.payloads.pricing import PriceTable
+from cachelint.transcripts import claude_code, codex
+from cachelint.transcripts.advice import Pause, keepalive_advice, ttl_advice
+from cachelint.transcripts.lines import LineDecoder, open_session_file
+from cachelint.transcripts.model import CAUSES, COLD_STARTS, ColdStart, Event, Rebuild, Turn
+from cachelint.transcripts.rebuilds import RebuildFinder
+
+# The log-format names of the session files this part reads (the registry's names).
+FORMAT_AGENTS = {"claude-code": "claude-code", "codex": "codex"}
+AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex CLI"}
+REBUILDS_SHOWN = 20  # per thread in the summary, costliest first (all are findings)
+
+
+def agent_of(value: Any) -> str | None:
+    """The coding agent whose session file a parsed line belongs to, or None."""
+    if codex.matches(value):
+        return "codex"
+    if claude_code.matches(value):
+        return "claude-code"
+    return None
+
+
+@dataclass
+class _Tally:
+    """What the summary keeps of one thread."""
+
+    turn: Turn  # its first call
+    turns: int = 0
+    read: int = 0
+    written: int = 0
+    written_5m: int = 0
+    written_1h: int = 0
+    uncached: int = 0
+    money: float = 0.0
+    money_without_cache: float = 0.0
+    unpriced: int = 0
+    models: set[str] = field(default_factory=set)
+    cold_start: ColdStart | None = None
+    rebuilds: list[Rebuild] = field(default_factory=list)
+    minor: list[Rebuild] = field(default_factory=list)
+    pauses: list[Pause] = field(default_factory=list)
+    last: Turn | None = None
+    last_ttl: str | None = None
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+    hours: dict[str, list[int]] = field(default_factory=dict)  # "YYYY-MM-DDTHH" (UTC) -> [read, prompt]
+
+
+@dataclass
+class TranscriptRun:
+    """One audit of session files. ``checks``: the rule modules' ``check_rebuild`` hooks."""
+
+    limits: Limits
+    prices: PriceTable
+    checks: tuple[Callable[[Rebuild], Iterable[Diagnostic]], ...]
+    timeline: bool = False
+    finder: RebuildFinder = field(init=False)
+    seen_calls: set[str] = field(default_factory=set)
+    readers: dict[str, Any] = field(default_factory=dict)  # display -> reader (and its LineDecoder)
+    tallies: dict[str, _Tally] = field(default_factory=dict)  # thread -> tally
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: dict[str, int] = field(default_factory=dict)  # agent -> files read
+    records: int = 0
+    turns: int = 0
+
+    def __post_init__(self) -> None:
+        self.finder = RebuildFinder(self.limits, self.prices)
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def read_file(self, path: Path, display: str, agent: str | None = None) -> list[Rebuild | ColdStart]:
+        """Read a whole session file; what it found (rebuilds and cold starts), in order."""
+        found: list[Rebuild | ColdStart] = []
+        try:
+            with open_session_file(path) as handle:
+                for raw in handle:
+                    found.extend(self.feed(display, raw, agent))
+        except (OSError, EOFError) as exc:
+            self.diagnostics.append(unreadable(display, f"cannot read session file: {exc}"))
+        return found
+
+    def feed(self, display: str, raw: bytes, agent: str | None = None) -> list[Rebuild | ColdStart]:
+        """One line of a session file (files are fed line by line, in order)."""
+        entry = self.readers.get(display)
+        if entry is None:
+            entry = self.readers[display] = [LineDecoder(display), None]
+        decoder, reader = entry
+        decoded = decoder.decode(raw)
+        if decoded is None:
+            return []
+        if isinstance(decoded, Diagnostic):
+            self.diagnostics.append(decoded)
+            return []
+        line, record, value = decoded
+        self.records += 1
+        if reader is None:
+            kind = agent or agent_of(value)
+            if kind is None:
+                return []  # a line before the first one an agent wrote (another tool's line)
+            reader = entry[1] = (
+                codex.CodexReader(display) if kind == "codex" else claude_code.ClaudeCodeReader(display, self.seen_calls)
+            )
+            self.files[kind] = self.files.get(kind, 0) + 1
+        out: list[Rebuild | ColdStart] = []
+        for item in reader.feed(value, line, record):
+            if isinstance(item, Event):
+                self.finder.event(item)
+            else:
+                found = self._turn(item)
+                if found is not None:
+                    out.append(found)
+        return out
+
+    def _turn(self, turn: Turn) -> Rebuild | ColdStart | None:
+        self.turns += 1
+        state = self.finder.threads.get(turn.thread)
+        ttl_before = state.ttl if state is not None else None
+        found = self.finder.turn(turn)
+        tally = self.tallies.get(turn.thread)
+        if tally is None:
+            tally = self.tallies[turn.thread] = _Tally(turn)
+        self._count(tally, turn, found, ttl_before)
+        if isinstance(found, Rebuild):
+            for check in self.checks:
+                self.diagnostics.extend(check(found))
+        return found
+
+    def _count(self, tally: _Tally, turn: Turn, found: Rebuild | ColdStart | None, ttl_before: str | None) -> None:
+        usage = turn.usage
+        tally.turns += 1
+        tally.read += usage.read
+        tally.written += usage.written
+        tally.written_5m += usage.written_5m
+        tally.written_1h += usage.written_1h
+        tally.uncached += usage.uncached
+        if turn.model:
+            tally.models.add(turn.model)
+        price = self.prices.lookup(turn.model)
+        if price is None:
+            tally.unpriced += 1
+        else:
+            tally.money += price.prompt_cost(usage)
+            tally.money_without_cache += price.uncached_cost(usage)
+        if isinstance(found, ColdStart):
+            tally.cold_start = found
+        elif isinstance(found, Rebuild):
+            (tally.minor if found.minor else tally.rebuilds).append(found)
+        prev = tally.last
+        if prev is not None and prev.time is not None and turn.time is not None:
+            limits = self.limits.provider(turn.family)
+            seconds = limits.ttl_seconds(ttl_before) if limits is not None and ttl_before else None
+            try:
+                gap = (turn.time - prev.time).total_seconds()
+            except TypeError:
+                gap = None
+            if gap is not None and gap >= 0 and seconds:
+                rebuilt = found.rewritten if isinstance(found, Rebuild) and found.cause == "idle-gap" else 0
+                tally.pauses.append(Pause(gap, _cached(prev), rebuilt, ttl_before or "", seconds))
+        if turn.time is not None:
+            slot = tally.hours.setdefault(turn.time.astimezone(timezone.utc).strftime("%Y-%m-%dT%H"), [0, 0])
+            slot[0] += usage.read
+            slot[1] += usage.prompt
+        tally.last = turn
+        tally.last_ttl = self.finder.threads[turn.thread].ttl
+        if self.timeline:
+            tally.timeline.append(
+                {
+                    "line": turn.line,
+                    "time": turn.time.isoformat() if turn.time else None,
+                    "model": turn.model,
+                    "read": usage.read,
+                    "written": usage.written,
+                    "uncached": usage.uncached,
+                    "rebuild": found.cause if isinstance(found, Rebuild) else None,
+                    "cold_start": found.kind if isinstance(found, ColdStart) else None,
+                }
+            )
+
+    # --- the summary --------------------------------------------------------------------------
+
+    def summary(self, kept: Iterable[Diagnostic] | None = None) -> dict[str, Any]:
+        """Per session (its threads), the causes, the cold starts, the hit rate by hour, the
+        advice and the totals. ``kept``: the findings reported (selection, baseline): a rebuild
+        whose finding was left out is left out of the money by cause too."""
+        reported = None if kept is None else {(d.path, d.line) for d in kept if d.code == "CL313"}
+        sessions: dict[tuple[str, str], list[_Tally]] = {}
+        for thread in sorted(self.tallies):
+            tally = self.tallies[thread]
+            sessions.setdefault((tally.turn.agent, tally.turn.session), []).append(tally)
+        out_sessions = []
+        causes: dict[str, dict[str, Any]] = {}
+        colds: dict[str, dict[str, Any]] = {}
+        hours: dict[str, list[int]] = {}
+        for (agent, session), tallies in sorted(sessions.items()):
+            tallies.sort(key=_thread_order)
+            out_sessions.append(self._session(agent, session, tallies, reported))
+            for t in tallies:
+                for r in t.rebuilds + t.minor:
+                    if reported is not None and not r.minor and (r.turn.path, r.turn.line) not in reported:
+                        continue
+                    entry = causes.setdefault(r.cause, {"rebuilds": 0, "minor": 0, "tokens": 0, "money": 0.0})
+                    entry["minor" if r.minor else "rebuilds"] += 1
+                    entry["tokens"] += r.rewritten
+                    entry["money"] += r.money or 0.0
+                if t.cold_start is not None:
+                    c = colds.setdefault(t.cold_start.kind, {"count": 0, "tokens": 0, "money": 0.0})
+                    c["count"] += 1
+                    c["tokens"] += t.cold_start.written
+                    c["money"] += t.cold_start.money or 0.0
+        for tally in self.tallies.values():
+            for hour, (read, prompt) in tally.hours.items():
+                slot = hours.setdefault(hour, [0, 0])
+                slot[0] += read
+                slot[1] += prompt
+        totals = _totals(out_sessions)
+        return {
+            "agents": dict(sorted(self.files.items())),
+            "prices_as_of": self.prices.as_of,
+            "currency": self.prices.currency,
+            "sessions": out_sessions,
+            "causes": {
+                c: {**v, "money": round(v["money"], 6)} for c, v in sorted(causes.items(), key=lambda kv: CAUSES.index(kv[0]))
+            },
+            "cold_starts": {
+                k: {**v, "money": round(v["money"], 6)} for k, v in sorted(colds.items(), key=lambda kv: COLD_STARTS.index(kv[0]))
+            },
+            "hit_rate_by_hour": [
+                {"hour": hour, "read": read, "prompt": prompt, "hit_rate": round(read / prompt, 4) if prompt else None}
+                for hour, (read, prompt) in sorted(hours.items())
+            ],
+            "total": totals,
+        }
+
+    def _session(self, agent: str, session: str, tallies: list[_Tally], reported: set[tuple[str, int]] | None) -> dict[str, Any]:
+        threads = [self._thread(t, reported) for t in tallies]
+        main = tallies[0]
+        advice: dict[str, Any] = {}
+        for name in ("ttl_1h", "keepalive"):
+            found = [t["advice"][name] for t in threads if name in t.get("advice", {})]
+            if found:
+                net = round(sum(a["net"] for a in found), 6)
+                advice[name] = {"threads": len(found), "net": net, "pays": net > 0}
+        read = sum(t["tokens"]["read"] for t in threads)
+        written = sum(t["tokens"]["written"] for t in threads)
+        uncached = sum(t["tokens"]["uncached"] for t in threads)
+        prompt = read + written + uncached
+        priced = [t for t in threads if t["money"] is not None]
+        return {
+            "id": session,
+            "agent": agent,
+            "path": main.turn.path,
+            "first": f"{main.turn.path}:{main.turn.line}",
+            "turns": sum(t["turns"] for t in threads),
+            "threads": threads,
+            "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
+            "hit_rate": round(read / prompt, 4) if prompt else None,
+            "money": round(sum(t["money"] for t in priced), 6) if priced else None,
+            "money_without_cache": round(sum(t["money_without_cache"] for t in priced), 6) if priced else None,
+            "rebuilds": sum(len(t["rebuilds"]) for t in threads),
+            "rebuild_tokens": sum(r["tokens"] for t in threads for r in t["rebuilds"]),
+            "rebuild_money": round(sum(r["money"] or 0.0 for t in threads for r in t["rebuilds"]), 6),
+            "minor_rebuilds": sum(t["minor_rebuilds"]["count"] for t in threads),
+            "advice": advice,
+        }
+
+    def _thread(self, tally: _Tally, reported: set[tuple[str, int]] | None) -> dict[str, Any]:
+        turn = tally.turn
+        prompt = tally.read + tally.written + tally.uncached
+        rebuilds = [
+            r for r in tally.rebuilds if reported is None or (r.turn.path, r.turn.line) in reported
+        ]
+        shown = sorted(rebuilds, key=lambda r: (-(r.money or 0.0), -r.rewritten, r.turn.line))[:REBUILDS_SHOWN]
+        cold = tally.cold_start
+        out: dict[str, Any] = {
+            "id": turn.thread,
+            "subagent": turn.subagent,
+            "kind": turn.subagent_kind or "main",
+            "path": turn.path,
+            "first_line": turn.line,
+            "models": sorted(tally.models),
+            "turns": tally.turns,
+            "tokens": {"read": tally.read, "written": tally.written, "uncached": tally.uncached, "prompt": prompt},
+            "hit_rate": round(tally.read / prompt, 4) if prompt else None,
+            "money": round(tally.money, 6) if tally.turns > tally.unpriced else None,
+            "money_without_cache": round(tally.money_without_cache, 6) if tally.turns > tally.unpriced else None,
+            "turns_unpriced": tally.unpriced,
+            "cold_start": None
+            if cold is None
+            else {
+                "kind": cold.kind,
+                "line": cold.turn.line,
+                "tokens": cold.written,
+                "read": cold.turn.usage.read,
+                "money": None if cold.money is None else round(cold.money, 6),
+            },
+            "rebuilds": [_rebuild_entry(r) for r in sorted(shown, key=lambda r: r.turn.line)],
+            "rebuilds_not_shown": max(0, len(rebuilds) - len(shown)),
+            "minor_rebuilds": {
+                "count": len(tally.minor),
+                "tokens": sum(r.rewritten for r in tally.minor),
+                "money": round(sum(r.money or 0.0 for r in tally.minor), 6),
+            },
+        }
+        advice = self._advice(tally)
+        if advice:
+            out["advice"] = advice
+        if self.timeline:
+            out["timeline"] = list(tally.timeline)
+        return out
+
+    def _advice(self, tally: _Tally) -> dict[str, Any]:
+        """The 1-hour TTL and keep-alive verdicts of one thread, from its own pauses."""
+        price = self.prices.lookup(tally.last.model if tally.last is not None else tally.turn.model)
+        out: dict[str, Any] = {}
+        if price is None:
+            return out
+        if tally.turn.family == "anthropic":
+            found = ttl_advice(tally.pauses, tally.written_5m, tally.written_1h, price)
+            if found is not None:
+                out["ttl_1h"] = found
+        writes = price.cache_write_5m if tally.turn.family == "anthropic" else price.input
+        if tally.written_1h and not tally.written_5m:
+            writes = price.cache_write_1h
+        end = [(_cached(tally.last), tally.last_ttl or "", 0)] if tally.last is not None else []
+        found = keepalive_advice(tally.pauses, end, price, writes)
+        if found is not None:
+            out["keepalive"] = found
+        return out
+
+
+def _thread_order(tally: _Tally) -> tuple[bool, float, str]:
+    """The main thread first, then the sub-agents by their first call's time."""
+    time = tally.turn.time.timestamp() if tally.turn.time is not None else 0.0
+    return (tally.turn.subagent is not None, time, tally.turn.thread)
+
+
+def _cached(turn: Turn | None) -> int:
+    """What a call left in the cache: exact on Anthropic, the prompt on OpenAI."""
+    if turn is None:
+        return 0
+    usage = turn.usage
+    return usage.read + usage.written if turn.family == "anthropic" else usage.prompt
+
+
+def _rebuild_entry(r: Rebuild) -> dict[str, Any]:
+    return {
+        "line": r.turn.line,
+        "time": r.turn.time.isoformat() if r.turn.time else None,
+        "cause": r.cause,
+        "because": r.because,
+        "evidence": list(r.evidence),
+        "tokens": r.rewritten,
+        "tokens_read": r.kept,
+        "gap_seconds": None if r.gap is None else int(r.gap),
+        "ttl": r.ttl,
+        "model": r.turn.model,
+        "money": None if r.money is None else round(r.money, 6),
+    }
+
+
+def _totals(sessions: list[dict[str, Any]]) -> dict[str, Any]:
+    read = sum(s["tokens"]["read"] for s in sessions)
+    written = sum(s["tokens"]["written"] for s in sessions)
+    uncached = sum(s["tokens"]["uncached"] for s in sessions)
+    prompt = read + written + uncached
+    money = [s["money"] for s in sessions if s["money"] is not None]
+    without = [s["money_without_cache"] for s in sessions if s["money_without_cache"] is not None]
+    return {
+        "sessions": len(sessions),
+        "threads": sum(len(s["threads"]) for s in sessions),
+        "turns": sum(s["turns"] for s in sessions),
+        "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
+        "hit_rate": round(read / prompt, 4) if prompt else None,
+        "money": round(sum(money), 6) if money else None,
+        "money_without_cache": round(sum(without), 6) if without else None,
+        "rebuilds": sum(s["rebuilds"] for s in sessions),
+        "rebuild_money": round(sum(s["rebuild_money"] for s in sessions), 6),
+        "minor_rebuilds": sum(s["minor_rebuilds"] for s in sessions),
+    }
+
+
+def rebuild_checks() -> tuple[Callable[[Rebuild], Iterable[Diagnostic]], ...]:
+    """The rule modules' ``check_rebuild`` hooks, in code order (the registry's)."""
+    from cachelint.rules import modules
+
+    return tuple(m.check_rebuild for m in modules("payloads") if hasattr(m, "check_rebuild"))
+
+
+def new_run(settings: Any, timeline: bool = False) -> TranscriptRun:
+    """A run with the packs of ``settings`` (built-in and the user's)."""
+    from cachelint.catalog import load_packs
+
+    extra = settings.pack_paths() if settings is not None else ()
+    return TranscriptRun(
+        limits=Limits.from_packs(load_packs("payloads-limits", extra)),
+        prices=PriceTable.from_packs(load_packs("payloads-prices", extra)),
+        checks=rebuild_checks(),
+        timeline=timeline,
+    )
+
+
+def iter_found(run: TranscriptRun, files: Iterable[tuple[Path, str, str | None]]) -> Iterator[Rebuild | ColdStart]:
+    for path, display, agent in files:
+        yield from run.read_file(path, display, agent)

@@ -1,0 +1,237 @@
+"""Claude Code session files (``~/.claude/projects/<project>/<session>.jsonl``, its sub-agents in
+``<session>/subagents/agent-<id>.jsonl``): one event a line, with ``type`` (``user``,
+``assistant``, ``system``, ``progress``, ``summary``…), ``sessionId``, ``uuid`` / ``parentUuid``,
+``isSidechain``, ``agentId``, ``timestamp`` and ``version``. Claude Code writes one assistant
+line per content block of a response, each with the response's ``usage`` and ``requestId``: a
+call is read once, at its first line.
+
+Threads: the main thread of a session is its lines with ``isSidechain: false``. A sub-agent's lines
+carry ``isSidechain: true`` and, in versions that write one file per sub-agent, its ``agentId``
+(``acompact-…`` is the agent that writes a compaction's summary); in older versions sub-agents
+are written inside the session's file without an id, each starting at a line whose
+``parentUuid`` is null and continued by the lines whose ``parentUuid`` points into it (two Task
+agents run in parallel interleave their lines).
+
+Events the cause of a rebuild is read from (documented by Claude Code: settings, slash commands
+and hooks pages): ``system`` lines of subtype ``compact_boundary`` (``compactMetadata.trigger``
+auto or manual, ``preTokens``) and ``microcompact_boundary``; the ``SessionStart`` hooks' names
+(``SessionStart:resume``, ``SessionStart:clear``: the hook's matcher is how the session started);
+slash commands as the user line records them (``<command-name>/model</command-name>``); an
+interrupted request; edits of a memory file (CLAUDE.md) by the agent's own tools.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Any, Mapping
+
+from cachelint.payloads.readers.envelopes import parse_time
+from cachelint.payloads.usage import read_usage
+from cachelint.transcripts.model import Event, Turn
+
+AGENT = "claude-code"
+RECORD_TYPES = (
+    "user",
+    "assistant",
+    "summary",
+    "system",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+)
+_COMMAND = re.compile(r"<command-name>\s*(/[\w:.-]+)\s*</command-name>")
+# Files Claude Code reads into the prompt as memory (its memory page: CLAUDE.md, CLAUDE.local.md).
+MEMORY_FILES = ("CLAUDE.md", "CLAUDE.local.md")
+_EDIT_TOOLS = ("Edit", "Write", "MultiEdit")
+
+
+def matches(value: Any) -> bool:
+    """Whether a parsed line is a Claude Code transcript event."""
+    if not isinstance(value, Mapping):
+        return False
+    kind = value.get("type")
+    if kind not in RECORD_TYPES:
+        return False
+    if kind == "summary":
+        return "leafUuid" in value
+    if kind == "file-history-snapshot":
+        return "messageId" in value and "snapshot" in value
+    return "sessionId" in value and ("uuid" in value or "message" in value or "operation" in value)
+
+
+class ClaudeCodeReader:
+    """Reads the lines of one session file, in order, into Turns and Events. ``seen_calls`` is the
+    run's set of request ids: a call copied into another file (a resumed or forked session starts
+    with its parent's lines) is read once."""
+
+    def __init__(self, display: str, seen_calls: set[str]) -> None:
+        self.display = display
+        self.seen = seen_calls
+        self.stem = PurePosixPath(display).stem
+        # uuid -> (session, sub-agent or None): the thread each line belongs to, for the lines of
+        # sub-agents written without an id and for sessions continued from another one
+        self.threads: dict[str, tuple[str, str | None]] = {}
+        self.started: set[str] = set()  # threads that have a call
+
+    def feed(self, value: Any, line: int, record: int) -> list[Turn | Event]:
+        if not isinstance(value, Mapping):
+            return []
+        session = value.get("sessionId")
+        session = session if isinstance(session, str) and session else self.stem
+        subagent = self._subagent(value, session)
+        thread = session if subagent is None else f"{session}/{subagent}"
+        time = parse_time(value.get("timestamp"))
+        out: list[Turn | Event] = []
+        parent = value.get("parentUuid")
+        if subagent is None and isinstance(parent, str):
+            before = self.threads.get(parent)
+            if before is not None and before[0] != session and thread not in self.started:
+                out.append(self._event("resume", line, session, thread, time, how=f"continues session {before[0]}"))
+        uuid = value.get("uuid")
+        if isinstance(uuid, str):
+            self.threads[uuid] = (session, subagent)
+        kind = value.get("type")
+        if kind == "assistant":
+            out.extend(self._assistant(value, line, record, session, thread, subagent, time))
+        elif kind == "system":
+            sub = value.get("subtype")
+            if sub == "compact_boundary":
+                meta = value.get("compactMetadata") if isinstance(value.get("compactMetadata"), Mapping) else {}
+                out.append(
+                    self._event(
+                        "compaction",
+                        line,
+                        session,
+                        thread,
+                        time,
+                        trigger=meta.get("trigger"),
+                        pre_tokens=meta.get("preTokens") if isinstance(meta.get("preTokens"), int) else None,
+                    )
+                )
+            elif sub == "microcompact_boundary":
+                out.append(self._event("compaction", line, session, thread, time, trigger="micro"))
+        elif kind == "user":
+            out.extend(self._user(value, line, session, thread, time))
+        elif kind == "progress":
+            data = value.get("data") if isinstance(value.get("data"), Mapping) else {}
+            hook = data.get("hookName")
+            if data.get("hookEvent") == "SessionStart" and isinstance(hook, str):
+                source = hook.partition(":")[2]
+                if source == "resume":
+                    out.append(self._event("resume", line, session, thread, time, how="SessionStart:resume hook"))
+                elif source == "clear":
+                    out.append(self._event("clear", line, session, thread, time))
+        return out
+
+    def _subagent(self, value: Mapping[str, Any], session: str) -> str | None:
+        if not value.get("isSidechain"):
+            return None
+        agent = value.get("agentId")
+        if isinstance(agent, str) and agent:
+            return agent
+        parent = value.get("parentUuid")
+        if isinstance(parent, str) and parent in self.threads:
+            found = self.threads[parent]
+            if found[1] is not None:
+                return found[1]
+        uuid = value.get("uuid")
+        return f"sidechain-{uuid[:8]}" if isinstance(uuid, str) else "sidechain"
+
+    def _assistant(
+        self,
+        value: Mapping[str, Any],
+        line: int,
+        record: int,
+        session: str,
+        thread: str,
+        subagent: str | None,
+        time: Any,
+    ) -> list[Turn | Event]:
+        message = value.get("message")
+        if not isinstance(message, Mapping):
+            return []
+        out: list[Turn | Event] = []
+        for block in message.get("content") if isinstance(message.get("content"), list) else ():
+            edited = _memory_file_edited(block)
+            if edited:
+                out.append(self._event("context-file-edit", line, session, thread, time, file=edited))
+        model = message.get("model")
+        usage = read_usage(message.get("usage"), "anthropic")
+        if usage is None or not isinstance(model, str) or model.startswith("<"):
+            return out  # "<synthetic>": a message Claude Code wrote itself (an error), no API call
+        call = value.get("requestId") or message.get("id")
+        if isinstance(call, str):
+            if call in self.seen:
+                return out  # another content block of a call already read
+            self.seen.add(call)
+        self.started.add(thread)
+        version = value.get("version")
+        out.insert(
+            0,
+            Turn(
+                agent=AGENT,
+                path=self.display,
+                line=line,
+                record=record,
+                session=session,
+                thread=thread,
+                subagent=subagent,
+                subagent_kind=_subagent_kind(subagent),
+                time=time,
+                model=model,
+                usage=usage,
+                family="anthropic",
+                version=version if isinstance(version, str) else None,
+            ),
+        )
+        return out
+
+    def _user(self, value: Mapping[str, Any], line: int, session: str, thread: str, time: Any) -> list[Event]:
+        message = value.get("message")
+        if not isinstance(message, Mapping):
+            return []
+        content = message.get("content")
+        texts = [content] if isinstance(content, str) else []
+        if isinstance(content, list):
+            texts = [b.get("text") for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
+        out: list[Event] = []
+        for text in texts:
+            found = _COMMAND.search(text[:2000])
+            if found:
+                name = found[1]
+                kind = {"/model": "model-command", "/clear": "clear"}.get(name, "command")
+                out.append(self._event(kind, line, session, thread, time, name=name))
+            elif text.startswith("[Request interrupted by user"):
+                out.append(self._event("interrupt", line, session, thread, time))
+        return out
+
+    def _event(self, kind: str, line: int, session: str, thread: str, time: Any, **detail: Any) -> Event:
+        return Event(
+            kind=kind,
+            path=self.display,
+            line=line,
+            session=session,
+            thread=thread,
+            time=time,
+            detail={k: v for k, v in detail.items() if v is not None},
+        )
+
+
+def _subagent_kind(subagent: str | None) -> str | None:
+    if subagent is None:
+        return None
+    if subagent.startswith("acompact"):
+        return "compaction"  # the agent that writes a compaction's summary (its own file)
+    return "task"
+
+
+def _memory_file_edited(block: Any) -> str | None:
+    """The memory file an Edit / Write / MultiEdit tool call of the agent changes, or None."""
+    if not isinstance(block, Mapping) or block.get("type") != "tool_use" or block.get("name") not in _EDIT_TOOLS:
+        return None
+    target = block.get("input", {}).get("file_path") if isinstance(block.get("input"), Mapping) else None
+    if isinstance(target, str) and PurePosixPath(target.replace("\\", "/")).name in MEMORY_FILES:
+        return PurePosixPath(target.replace("\\", "/")).name
+    return None

@@ -1,0 +1,67 @@
+"""Session files as JSON lines: the values, their line numbers and a CL001 for a line that is not
+JSON, so that one damaged line (a session file cut while the agent was writing it) never stops the
+audit of the others."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.payloads.jsonio import loads
+
+# The longest line read (32 MiB): a tool result a user pasted can be large, a line beyond this is
+# no transcript record (the audit's max-record-size, docs/audit.md).
+MAX_LINE = 32 * 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def open_session_file(path: Path) -> IO[bytes]:
+    """The file's bytes, inflated when it is gzip-compressed (an archived session)."""
+    raw = open(path, "rb", buffering=1 << 20)
+    try:
+        magic = raw.read(2)
+        raw.seek(0)
+    except BaseException:
+        raw.close()
+        raise
+    if magic == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    return raw
+
+
+class LineDecoder:
+    """Decodes the lines of one file as they come (whole files, or lines appended later while
+    following it): a value per line with its 1-based line and 0-based record index."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.line = 0
+        self.record = 0
+
+    def decode(self, raw: bytes) -> tuple[int, int, Any] | Diagnostic | None:
+        """(line, record, value) of one line, a CL001 when it is not JSON, None when blank."""
+        self.line += 1
+        text = raw.strip()
+        if not text:
+            return None
+        record = self.record
+        self.record += 1
+        if len(raw) > MAX_LINE:
+            return unreadable(
+                self.display, f"line longer than {MAX_LINE:,} bytes: not read", line=self.line, record=record
+            )
+        try:
+            return self.line, record, loads(text)
+        except (ValueError, RecursionError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
+            return unreadable(self.display, f"session file line {reason}: not read", line=self.line, record=record)
+
+
+def json_lines(handle: IO[bytes], display: str) -> Iterator[tuple[int, int, Any] | Diagnostic]:
+    decoder = LineDecoder(display)
+    for raw in handle:
+        found = decoder.decode(raw)
+        if found is not None:
+            yield found
