@@ -95,6 +95,7 @@ class _Run:
     format_counts: dict[str, int] = field(default_factory=dict)  # files a record was read from, per format
     files_without_records: int = 0
     unread: dict[str, int] = field(default_factory=dict)  # records of LLM log shapes not read, per shape
+    agents: Any = None  # cachelint.transcripts.audit.TranscriptRun: the coding-agent session files
 
 
 Selection = Callable[[Sequence[Diagnostic]], list[Diagnostic]]
@@ -138,6 +139,7 @@ def _run_audit(
     logs = [item for item in items if not isinstance(item, Diagnostic)]
     run.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=options.progress)
     run.formats.plan(logs)
+    agents = _agent_sessions(run, logs)
     for path, display in logs:  # batch results first: their usage joins requests of other files
         if display in run.formats.side:
             run.diagnostics.extend(run.formats.read_side(path, display, run.redactor))
@@ -146,7 +148,7 @@ def _run_audit(
         # one process asked for: the worker machinery is not even imported (start-up counts)
         from cachelint.payloads.parallel import start_feed
 
-        feed = start_feed(run, logs)
+        feed = start_feed(run, [log for log in logs if log[1] not in agents])
     try:
         for item in items:
             if isinstance(item, Diagnostic):
@@ -154,7 +156,9 @@ def _run_audit(
                 continue
             path, display = item
             run.files += 1
-            if feed is not None and feed.takes(display):
+            if display in agents:
+                _audit_agent_sessions(run, path, display, agents[display])
+            elif feed is not None and feed.takes(display):
                 feed.audit_file(run, display)
             elif display not in run.formats.side:
                 _audit_file(run, path, display)
@@ -165,6 +169,8 @@ def _run_audit(
             feed.close()
     run.progress.close()
     _close(run, run.grouper.close_all())
+    if run.agents is not None:
+        run.diagnostics.extend(run.agents.diagnostics)
     run.diagnostics.extend(run.formats.unjoined())
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
     kept = select(run.diagnostics) if select is not None else list(run.diagnostics)
@@ -242,6 +248,32 @@ def _limits(settings: Settings) -> ReadLimits:
         max_records=int(section.get("max-records", defaults.max_records)),
         max_gzip_ratio=float(section.get("max-gzip-ratio", defaults.max_gzip_ratio)),
     )
+
+
+def _agent_sessions(run: _Run, logs: Sequence[tuple[Path, str]]) -> dict[str, str]:
+    """display -> format name of the files that are a coding agent's sessions (Claude Code,
+    Codex CLI): they are audited whole by ``cachelint.transcripts``, not read as requests."""
+    from cachelint.payloads import formats
+
+    found = {}
+    for _path, display in logs:
+        fmt = formats.get(run.formats.format_of(display))
+        if fmt is not None and fmt.agent_sessions:
+            found[display] = fmt.name
+    if found:
+        from cachelint.transcripts.audit import new_run
+
+        run.agents = new_run(run.settings, timeline=run.options.timeline)
+    return found
+
+
+def _audit_agent_sessions(run: _Run, path: Path, display: str, name: str) -> None:
+    before = run.agents.records
+    run.agents.read_file(path, display, name)
+    if run.agents.records > before:
+        run.format_counts[name] = run.format_counts.get(name, 0) + 1
+    else:
+        run.files_without_records += 1
 
 
 def _audit_file(run: _Run, path: Path, display: str) -> None:
@@ -568,4 +600,8 @@ def _summary(run: _Run, kept: Sequence[Diagnostic]) -> AuditSummary:
             for session in sessions:
                 session.usage = by_id.get(session.id)
     summary.fidelity = run.formats.summary() if run.formats is not None else {}
+    if run.agents is not None:
+        summary.coding_agents = run.agents.summary(kept)
+        summary.requests += run.agents.turns
+        summary.records += run.agents.records
     return summary

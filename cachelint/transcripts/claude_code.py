@@ -205,6 +205,8 @@ class ClaudeCodeReader:
                 out.append(self._event(kind, line, session, thread, time, name=name))
             elif text.startswith("[Request interrupted by user"):
                 out.append(self._event("interrupt", line, session, thread, time))
+            elif text.lstrip().startswith("<task-notification>"):
+                out.append(self._event("task-notification", line, session, thread, time))
         return out
 
     def _event(self, kind: str, line: int, session: str, thread: str, time: Any, **detail: Any) -> Event:

@@ -72,7 +72,8 @@ class Turn:
 class Event:
     """Something the transcript records between calls that can change the prompt or its cache:
     ``kind`` is one of ``compaction``, ``model-command``, ``resume``, ``clear``, ``interrupt``,
-    ``settings`` (Codex's turn context changed), ``context-file-edit``, ``command``, ``session-meta``.
+    ``settings`` (Codex's turn context changed), ``context-file-edit``, ``command``,
+    ``task-notification`` (Claude Code added a background task's result as a user message).
     ``thread``: the thread it belongs to (a session-wide event belongs to the main thread).
     ``detail``: what the record says (JSON-light)."""
 
@@ -102,6 +103,8 @@ class Event:
             return "history cleared (/clear)"
         if self.kind == "interrupt":
             return "request interrupted by the user"
+        if self.kind == "task-notification":
+            return "a background task's notification added to the conversation"
         return self.kind
 
 

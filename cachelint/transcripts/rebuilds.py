@@ -203,8 +203,9 @@ def cause_of(
     )
     if changed:
         return "context-changed", f"the instructions in the prompt changed ({', '.join(changed)})", tuple(evidence)
-    shown = "; ".join(evidence[:-1] if gap is not None and gap >= 0 else evidence)
-    why = "nothing in the transcript explains it" + (f" (between the calls: {shown})" if shown else "")
+    shown = "; ".join(e for e in evidence if not e.endswith("since the previous call"))
+    why = "nothing in the session file explains it" + (f" (between the calls: {shown})" if shown else "")
+    why += f"; the read stopped at {cur.usage.read:,} tokens"
     return "unknown", why, tuple(evidence)
 
 

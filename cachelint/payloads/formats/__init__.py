@@ -17,6 +17,7 @@ from typing import Any
 # checks it against the modules).
 NAMES = (
     "claude-code",
+    "codex",
     "bedrock-invocation",
     "helicone",
     "anthropic-batch-results",

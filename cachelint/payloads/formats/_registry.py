@@ -121,6 +121,7 @@ class LogFormat:
     ``side``: the file holds results of requests that sit in other files (batch results), read
     into ``Joins`` first. ``suffixes``: file names that say the format (``.zhar``). ``finish``:
     called at the end of each file (records held back, e.g. to merge lines of one API call).
+    ``agent_sessions``: the files are a coding agent's sessions, audited by ``cachelint.transcripts``.
     """
 
     name: str
@@ -137,6 +138,9 @@ class LogFormat:
     finish: Callable[[ReadContext], Iterator[Item]] | None = None
     sequence: bool = False  # a JSON file may hold several documents one after the other
     source: str = ""  # the public specification the reader follows (docs table)
+    # a coding agent's session files: audited whole by cachelint.transcripts (threads, rebuilds and
+    # their causes), not read as requests (``records`` and ``read`` are then unused)
+    agent_sessions: bool = False
 
 
 @functools.lru_cache(maxsize=1)
