@@ -35,7 +35,7 @@ def test_no_module_sits_in_another_scope_than_its_catalog_entry():
 
 
 def test_payload_rules_have_the_hooks_the_audit_calls():
-    hooks = ("check_request", "check_pair", "check_session", "check_run_end")
+    hooks = ("check_request", "check_pair", "check_session", "check_run_end", "check_rebuild")
     for module in modules("payloads"):
         assert any(hasattr(module, h) for h in hooks), module.__name__
     assert codes("payloads") == tuple(sorted(codes("payloads")))

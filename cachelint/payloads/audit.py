@@ -157,7 +157,7 @@ def _run_audit(
             path, display = item
             run.files += 1
             if display in agents:
-                _audit_agent_sessions(run, path, display, agents[display])
+                pass  # read together at the end: a session's threads may sit in several files
             elif feed is not None and feed.takes(display):
                 feed.audit_file(run, display)
             elif display not in run.formats.side:
@@ -170,7 +170,7 @@ def _run_audit(
     run.progress.close()
     _close(run, run.grouper.close_all())
     if run.agents is not None:
-        run.diagnostics.extend(run.agents.diagnostics)
+        _audit_agent_sessions(run, [(p, d) for p, d in logs if d in agents], agents)
     run.diagnostics.extend(run.formats.unjoined())
     _run_checks(run.diagnostics, run_end_checks(), None, (run.ctx,))
     kept = select(run.diagnostics) if select is not None else list(run.diagnostics)
@@ -267,13 +267,17 @@ def _agent_sessions(run: _Run, logs: Sequence[tuple[Path, str]]) -> dict[str, st
     return found
 
 
-def _audit_agent_sessions(run: _Run, path: Path, display: str, name: str) -> None:
-    before = run.agents.records
-    run.agents.read_file(path, display, name)
-    if run.agents.records > before:
-        run.format_counts[name] = run.format_counts.get(name, 0) + 1
-    else:
-        run.files_without_records += 1
+def _audit_agent_sessions(run: _Run, logs: Sequence[tuple[Path, str]], agents: dict[str, str]) -> None:
+    """The coding-agent session files, read and judged together (``cachelint.transcripts``)."""
+    forced = run.options.input_format != "auto"
+    run.agents.read_files((path, display, agents[display] if forced else None) for path, display in logs)
+    for _path, display in logs:
+        reader = run.agents.readers.get(display)
+        if reader is not None and reader[1] is not None:
+            run.format_counts[agents[display]] = run.format_counts.get(agents[display], 0) + 1
+        else:
+            run.files_without_records += 1
+    run.diagnostics.extend(run.agents.diagnostics)
 
 
 def _audit_file(run: _Run, path: Path, display: str) -> None:

@@ -9,7 +9,8 @@ unordered-tools). A rule module defines ``CODE = "CL101"`` and the hooks its sco
   (``cachelint.skills.context.SkillContext``);
 - ``payloads``: any of ``check_request``, ``check_pair``, ``check_session``, ``check_run_end``
   (see ``cachelint.payloads.hooks`` for their arguments and flags, ``cachelint.payloads.context``
-  for their context);
+  for their context), or ``check_rebuild(rebuild)``, called by the coding-agent session audit
+  (``cachelint.transcripts.audit``) for each rebuild it finds;
 - ``input``: none; these rules are raised where inputs are read (the module documents where).
 
 The shared analyses the rules read (order-flow facts, skill trees and indexes, the prefix diff)

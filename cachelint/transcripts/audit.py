@@ -9,10 +9,11 @@ reporters render it (``cachelint.report.coding_agents``).
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from datetime import timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.limits import Limits
@@ -85,19 +86,50 @@ class TranscriptRun:
 
     # --- reading ------------------------------------------------------------------------------
 
-    def read_file(self, path: Path, display: str, agent: str | None = None) -> list[Rebuild | ColdStart]:
-        """Read a whole session file; what it found (rebuilds and cold starts), in order."""
+    def read_files(self, files: Iterable[tuple[Path, str, str | None]]) -> list[Rebuild | ColdStart]:
+        """Read whole session files (path, display, forced format or None). A session's threads
+        may sit in several files (Claude Code writes each sub-agent in its own): every thread's
+        calls and events are judged in the order of their times, each thread in its file order,
+        so that a pause of the main thread knows which sub-agents ran meanwhile."""
+        threads: dict[str, list[tuple[float, int, Turn | Event]]] = {}
+        seq = 0
+        for path, display, agent in files:
+            last_time = 0.0
+            try:
+                with open_session_file(path) as handle:
+                    for raw in handle:
+                        for item in self.parse(display, raw, agent):
+                            if item.time is not None:
+                                last_time = item.time.timestamp()
+                            threads.setdefault(item.thread, []).append((last_time, seq, item))
+                            seq += 1
+            except (OSError, EOFError) as exc:
+                self.diagnostics.append(unreadable(display, f"cannot read session file: {exc}"))
         found: list[Rebuild | ColdStart] = []
-        try:
-            with open_session_file(path) as handle:
-                for raw in handle:
-                    found.extend(self.feed(display, raw, agent))
-        except (OSError, EOFError) as exc:
-            self.diagnostics.append(unreadable(display, f"cannot read session file: {exc}"))
+        # heapq.merge keeps each thread's own order whatever its times (a clock that steps back)
+        for _time, _seq, item in heapq.merge(*(threads[t] for t in sorted(threads)), key=lambda e: (e[0], e[1])):
+            judged = self.judge(item)
+            if judged is not None:
+                found.append(judged)
         return found
 
     def feed(self, display: str, raw: bytes, agent: str | None = None) -> list[Rebuild | ColdStart]:
-        """One line of a session file (files are fed line by line, in order)."""
+        """One line of a session file, judged at once (what ``--follow`` does as lines come)."""
+        found = []
+        for item in self.parse(display, raw, agent):
+            judged = self.judge(item)
+            if judged is not None:
+                found.append(judged)
+        return found
+
+    def judge(self, item: Turn | Event) -> Rebuild | ColdStart | None:
+        if isinstance(item, Event):
+            self.finder.event(item)
+            return None
+        return self._turn(item)
+
+    def parse(self, display: str, raw: bytes, agent: str | None = None) -> list[Turn | Event]:
+        """The Turns and Events of one line of a session file (files are parsed line by line, in order)."""
         entry = self.readers.get(display)
         if entry is None:
             entry = self.readers[display] = [LineDecoder(display), None]
@@ -118,15 +150,7 @@ class TranscriptRun:
                 codex.CodexReader(display) if kind == "codex" else claude_code.ClaudeCodeReader(display, self.seen_calls)
             )
             self.files[kind] = self.files.get(kind, 0) + 1
-        out: list[Rebuild | ColdStart] = []
-        for item in reader.feed(value, line, record):
-            if isinstance(item, Event):
-                self.finder.event(item)
-            else:
-                found = self._turn(item)
-                if found is not None:
-                    out.append(found)
-        return out
+        return reader.feed(value, line, record)
 
     def _turn(self, turn: Turn) -> Rebuild | ColdStart | None:
         self.turns += 1
@@ -416,6 +440,3 @@ def new_run(settings: Any, timeline: bool = False) -> TranscriptRun:
     )
 
 
-def iter_found(run: TranscriptRun, files: Iterable[tuple[Path, str, str | None]]) -> Iterator[Rebuild | ColdStart]:
-    for path, display, agent in files:
-        yield from run.read_file(path, display, agent)

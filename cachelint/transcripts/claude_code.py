@@ -137,7 +137,7 @@ class ClaudeCodeReader:
             if found[1] is not None:
                 return found[1]
         uuid = value.get("uuid")
-        return f"sidechain-{uuid[:8]}" if isinstance(uuid, str) else "sidechain"
+        return f"sidechain-{uuid}" if isinstance(uuid, str) else "sidechain"
 
     def _assistant(
         self,

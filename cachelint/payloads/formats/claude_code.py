@@ -17,7 +17,7 @@ NAME = "claude-code"
 
 FORMAT = registry.LogFormat(
     name=NAME,
-    title="Claude Code session file",
+    title="Claude Code transcript",
     fidelity="usage",
     keeps={
         "wire bytes": "no (no system prompt, no tools)",
