@@ -144,11 +144,13 @@ def _run_audit(
         if display in run.formats.side:
             run.diagnostics.extend(run.formats.read_side(path, display, run.redactor))
     feed = None  # None: one process (one job, or a small log)
-    if options.jobs != 1 or options.engine != "local":
-        # one process asked for: the worker machinery is not even imported (start-up counts)
+    requests = [log for log in logs if log[1] not in agents]
+    if requests and (options.jobs != 1 or options.engine != "local"):
+        # one process asked for, or only session files: the worker machinery is not even imported
+        # (start-up counts)
         from cachelint.payloads.parallel import start_feed
 
-        feed = start_feed(run, [log for log in logs if log[1] not in agents])
+        feed = start_feed(run, requests)
     try:
         for item in items:
             if isinstance(item, Diagnostic):
@@ -270,10 +272,11 @@ def _agent_sessions(run: _Run, logs: Sequence[tuple[Path, str]]) -> dict[str, st
 def _audit_agent_sessions(run: _Run, logs: Sequence[tuple[Path, str]], agents: dict[str, str]) -> None:
     """The coding-agent session files, read and judged together (``cachelint.transcripts``)."""
     forced = run.options.input_format != "auto"
-    run.agents.read_files((path, display, agents[display] if forced else None) for path, display in logs)
+    jobs = run.options.jobs or int(run.settings.section("audit").get("jobs", 0)) or None  # None: the CPUs
+    files = [(path, display, agents[display] if forced else None) for path, display in logs]
+    run.agents.read_files(files, jobs if run.options.engine == "local" else 1)
     for _path, display in logs:
-        reader = run.agents.readers.get(display)
-        if reader is not None and reader[1] is not None:
+        if display in run.agents.file_agents:
             run.format_counts[agents[display]] = run.format_counts.get(agents[display], 0) + 1
         else:
             run.files_without_records += 1

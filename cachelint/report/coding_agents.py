@@ -125,19 +125,15 @@ def _thread_lines(t: Mapping[str, Any], found: Sequence[Diagnostic], cur: str, f
             + (f", {cold['read']:,} read" if cold.get("read") else "")
             + f", {_money(cold['money'], cur)}"
         )
-    reported = {d.line for d in found}
-    for r in t["rebuilds"]:
-        if r["line"] not in reported:
-            continue  # its finding was left out (selection, baseline)
-        when = r["time"][11:19] if r.get("time") else "--:--:--"
+    for d in sorted(found, key=lambda d: d.line):
+        r = d.details or {}
+        when = str(r.get("time") or "")[11:19] or "--:--:--"
         lines.append(
-            f"    line {r['line']} {when} {r['cause']}: {r['tokens']:,} tokens paid again, {_money(r['money'], cur)}"
-            f" — {r['because']}"
+            f"    line {d.line} {when} {d.kind}: {r.get('tokens_rewritten', 0):,} tokens paid again,"
+            f" {_money(r.get('money'), cur)} — {r.get('because', '')}"
         )
-        if full and r["evidence"]:
+        if full and r.get("evidence"):
             lines.append(f"      between the calls: {'; '.join(r['evidence'])}")
-    if t.get("rebuilds_not_shown"):
-        lines.append(f"    … {_n(t['rebuilds_not_shown'], 'more rebuild')} (each a CL313 finding)")
     minor = t.get("minor_rebuilds") or {}
     if minor.get("count"):
         lines.append(
@@ -179,17 +175,19 @@ def _e(value: Any) -> str:
 def render_html(part: Mapping[str, Any], diagnostics: Sequence[Diagnostic]) -> str:
     """The coding-agent section of the HTML report: the overview, then a table a session."""
     ids = thread_ids(part)
-    reported = {(d.path, d.line) for d in diagnostics if d.session in ids}
+    by_thread: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        if d.session in ids:
+            by_thread.setdefault(str(d.session), []).append(d)
     cur = part.get("currency", "USD")
     rows = []
     for s in part.get("sessions", ()):
         for t in s["threads"]:
             name = "main" if t["subagent"] is None else f"sub-agent {t['subagent']} ({t['kind']})"
             rebuilds = "".join(
-                f"<li>line {r['line']} · <b>{_e(r['cause'])}</b> · {r['tokens']:,} tokens · {_e(_money(r['money'], cur))}"
-                f" — {_e(r['because'])}</li>"
-                for r in t["rebuilds"]
-                if (t["path"], r["line"]) in reported or (s["path"], r["line"]) in reported
+                f"<li>{_e(d.path)}:{d.line} · <b>{_e(d.kind)}</b> · {(d.details or {}).get('tokens_rewritten', 0):,} tokens"
+                f" · {_e(_money((d.details or {}).get('money'), cur))} — {_e((d.details or {}).get('because'))}</li>"
+                for d in sorted(by_thread.get(str(t["id"]), ()), key=lambda d: (d.path, d.line))
             )
             advice = t.get("advice") or {}
             notes = "".join(

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from datetime import timezone
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.limits import Limits
@@ -27,7 +27,6 @@ from cachelint.transcripts.rebuilds import RebuildFinder
 # The log-format names of the session files this part reads (the registry's names).
 FORMAT_AGENTS = {"claude-code": "claude-code", "codex": "codex"}
 AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex CLI"}
-REBUILDS_SHOWN = 20  # per thread in the summary, costliest first (all are findings)
 
 
 def agent_of(value: Any) -> str | None:
@@ -61,7 +60,7 @@ class _Tally:
     last: Turn | None = None
     last_ttl: str | None = None
     timeline: list[dict[str, Any]] = field(default_factory=list)
-    hours: dict[str, list[int]] = field(default_factory=dict)  # "YYYY-MM-DDTHH" (UTC) -> [read, prompt]
+    hours: dict[int, list[int]] = field(default_factory=dict)  # hours since the epoch (UTC) -> [read, prompt]
 
 
 @dataclass
@@ -77,34 +76,55 @@ class TranscriptRun:
     readers: dict[str, Any] = field(default_factory=dict)  # display -> reader (and its LineDecoder)
     tallies: dict[str, _Tally] = field(default_factory=dict)  # thread -> tally
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    files: dict[str, int] = field(default_factory=dict)  # agent -> files read
-    records: int = 0
+    file_agents: dict[str, str] = field(default_factory=dict)  # display -> the agent whose session file it is
+    lines_read: int = 0  # lines of the files read whole (those followed count in their decoders)
     turns: int = 0
 
     def __post_init__(self) -> None:
         self.finder = RebuildFinder(self.limits, self.prices)
 
+    @property
+    def records(self) -> int:
+        """Lines read (the lines no question needs are counted too, not decoded)."""
+        return self.lines_read + sum(entry[0].record for entry in self.readers.values())
+
+    @property
+    def files(self) -> dict[str, int]:
+        """Files read per agent."""
+        out: dict[str, int] = {}
+        for agent in self.file_agents.values():
+            out[agent] = out.get(agent, 0) + 1
+        return out
+
     # --- reading ------------------------------------------------------------------------------
 
-    def read_files(self, files: Iterable[tuple[Path, str, str | None]]) -> list[Rebuild | ColdStart]:
-        """Read whole session files (path, display, forced format or None). A session's threads
-        may sit in several files (Claude Code writes each sub-agent in its own): every thread's
-        calls and events are judged in the order of their times, each thread in its file order,
-        so that a pause of the main thread knows which sub-agents ran meanwhile."""
+    def read_files(
+        self, files: Iterable[tuple[Path, str, str | None]], jobs: int | None = 1, threshold: int | None = None
+    ) -> list[Rebuild | ColdStart]:
+        """Read whole session files (path, display, forced format or None): parsed file by file
+        (in ``jobs`` worker processes when there is enough to read), then judged. A session's
+        threads may sit in several files (Claude Code writes each sub-agent in its own): every
+        thread's calls and events are judged in the order of their times, each thread in its file
+        order, so that a pause of the main thread knows which sub-agents ran meanwhile. A call
+        found in two files (a resumed session starts with its parent's lines) is judged once, in
+        the first."""
         threads: dict[str, list[tuple[float, int, Turn | Event]]] = {}
         seq = 0
-        for path, display, agent in files:
+        for parsed in parse_files(list(files), jobs, PARALLEL_BYTES if threshold is None else threshold):
+            self.diagnostics.extend(parsed.diagnostics)
+            self.lines_read += parsed.records
+            if parsed.agent is not None:
+                self.file_agents[parsed.display] = parsed.agent
             last_time = 0.0
-            try:
-                with open_session_file(path) as handle:
-                    for raw in handle:
-                        for item in self.parse(display, raw, agent):
-                            if item.time is not None:
-                                last_time = item.time.timestamp()
-                            threads.setdefault(item.thread, []).append((last_time, seq, item))
-                            seq += 1
-            except (OSError, EOFError) as exc:
-                self.diagnostics.append(unreadable(display, f"cannot read session file: {exc}"))
+            for item in parsed.items:
+                if isinstance(item, Turn) and item.call is not None:
+                    if item.call in self.seen_calls:
+                        continue
+                    self.seen_calls.add(item.call)
+                if item.time is not None:
+                    last_time = item.time.timestamp()
+                threads.setdefault(item.thread, []).append((last_time, seq, item))
+                seq += 1
         found: list[Rebuild | ColdStart] = []
         # heapq.merge keeps each thread's own order whatever its times (a clock that steps back)
         for _time, _seq, item in heapq.merge(*(threads[t] for t in sorted(threads)), key=lambda e: (e[0], e[1])):
@@ -130,26 +150,30 @@ class TranscriptRun:
 
     def parse(self, display: str, raw: bytes, agent: str | None = None) -> list[Turn | Event]:
         """The Turns and Events of one line of a session file (files are parsed line by line, in order)."""
+        entry = self._entry(display)
+        decoded = entry[0].decode(raw, entry[1].wanted if entry[1] is not None else None)
+        return [] if decoded is None else self._items(entry, decoded, agent)
+
+    def _entry(self, display: str) -> list[Any]:
+        """[the file's LineDecoder, its reader (None until its first line says which agent)]."""
         entry = self.readers.get(display)
         if entry is None:
             entry = self.readers[display] = [LineDecoder(display), None]
-        decoder, reader = entry
-        decoded = decoder.decode(raw)
-        if decoded is None:
-            return []
+        return entry
+
+    def _items(self, entry: list[Any], decoded: tuple[int, int, Any] | Diagnostic, agent: str | None) -> list[Turn | Event]:
+        reader = entry[1]
+        display = entry[0].display
         if isinstance(decoded, Diagnostic):
             self.diagnostics.append(decoded)
             return []
         line, record, value = decoded
-        self.records += 1
         if reader is None:
             kind = agent or agent_of(value)
             if kind is None:
                 return []  # a line before the first one an agent wrote (another tool's line)
-            reader = entry[1] = (
-                codex.CodexReader(display) if kind == "codex" else claude_code.ClaudeCodeReader(display, self.seen_calls)
-            )
-            self.files[kind] = self.files.get(kind, 0) + 1
+            reader = entry[1] = new_reader(kind, display, self.seen_calls)
+            self.file_agents[display] = kind
         return reader.feed(value, line, record)
 
     def _turn(self, turn: Turn) -> Rebuild | ColdStart | None:
@@ -198,7 +222,7 @@ class TranscriptRun:
                 rebuilt = found.rewritten if isinstance(found, Rebuild) and found.cause == "idle-gap" else 0
                 tally.pauses.append(Pause(gap, _cached(prev), rebuilt, ttl_before or "", seconds))
         if turn.time is not None:
-            slot = tally.hours.setdefault(turn.time.astimezone(timezone.utc).strftime("%Y-%m-%dT%H"), [0, 0])
+            slot = tally.hours.setdefault(int(turn.time.timestamp() // 3600), [0, 0])
             slot[0] += usage.read
             slot[1] += usage.prompt
         tally.last = turn
@@ -231,7 +255,7 @@ class TranscriptRun:
         out_sessions = []
         causes: dict[str, dict[str, Any]] = {}
         colds: dict[str, dict[str, Any]] = {}
-        hours: dict[str, list[int]] = {}
+        hours: dict[int, list[int]] = {}
         for (agent, session), tallies in sorted(sessions.items()):
             tallies.sort(key=_thread_order)
             out_sessions.append(self._session(agent, session, tallies, reported))
@@ -266,7 +290,12 @@ class TranscriptRun:
                 k: {**v, "money": round(v["money"], 6)} for k, v in sorted(colds.items(), key=lambda kv: COLD_STARTS.index(kv[0]))
             },
             "hit_rate_by_hour": [
-                {"hour": hour, "read": read, "prompt": prompt, "hit_rate": round(read / prompt, 4) if prompt else None}
+                {
+                    "hour": datetime.fromtimestamp(hour * 3600, tz=timezone.utc).strftime("%Y-%m-%dT%H"),
+                    "read": read,
+                    "prompt": prompt,
+                    "hit_rate": round(read / prompt, 4) if prompt else None,
+                }
                 for hour, (read, prompt) in sorted(hours.items())
             ],
             "total": totals,
@@ -297,9 +326,9 @@ class TranscriptRun:
             "hit_rate": round(read / prompt, 4) if prompt else None,
             "money": round(sum(t["money"] for t in priced), 6) if priced else None,
             "money_without_cache": round(sum(t["money_without_cache"] for t in priced), 6) if priced else None,
-            "rebuilds": sum(len(t["rebuilds"]) for t in threads),
-            "rebuild_tokens": sum(r["tokens"] for t in threads for r in t["rebuilds"]),
-            "rebuild_money": round(sum(r["money"] or 0.0 for t in threads for r in t["rebuilds"]), 6),
+            "rebuilds": sum(t["rebuilds"]["count"] for t in threads),
+            "rebuild_tokens": sum(t["rebuilds"]["tokens"] for t in threads),
+            "rebuild_money": round(sum(t["rebuilds"]["money"] for t in threads), 6),
             "minor_rebuilds": sum(t["minor_rebuilds"]["count"] for t in threads),
             "advice": advice,
         }
@@ -307,10 +336,10 @@ class TranscriptRun:
     def _thread(self, tally: _Tally, reported: set[tuple[str, int]] | None) -> dict[str, Any]:
         turn = tally.turn
         prompt = tally.read + tally.written + tally.uncached
-        rebuilds = [
-            r for r in tally.rebuilds if reported is None or (r.turn.path, r.turn.line) in reported
-        ]
-        shown = sorted(rebuilds, key=lambda r: (-(r.money or 0.0), -r.rewritten, r.turn.line))[:REBUILDS_SHOWN]
+        rebuilds = [r for r in tally.rebuilds if reported is None or (r.turn.path, r.turn.line) in reported]
+        by_cause: dict[str, int] = {}
+        for r in rebuilds:
+            by_cause[r.cause] = by_cause.get(r.cause, 0) + 1
         cold = tally.cold_start
         out: dict[str, Any] = {
             "id": turn.thread,
@@ -334,8 +363,13 @@ class TranscriptRun:
                 "read": cold.turn.usage.read,
                 "money": None if cold.money is None else round(cold.money, 6),
             },
-            "rebuilds": [_rebuild_entry(r) for r in sorted(shown, key=lambda r: r.turn.line)],
-            "rebuilds_not_shown": max(0, len(rebuilds) - len(shown)),
+            # each rebuild is a CL313 finding (its session is this thread's id): counted here
+            "rebuilds": {
+                "count": len(rebuilds),
+                "tokens": sum(r.rewritten for r in rebuilds),
+                "money": round(sum(r.money or 0.0 for r in rebuilds), 6),
+                "by_cause": dict(sorted(by_cause.items(), key=lambda kv: CAUSES.index(kv[0]))),
+            },
             "minor_rebuilds": {
                 "count": len(tally.minor),
                 "tokens": sum(r.rewritten for r in tally.minor),
@@ -369,6 +403,88 @@ class TranscriptRun:
         return out
 
 
+def new_reader(agent: str, display: str, seen_calls: set[str]) -> Any:
+    return codex.CodexReader(display) if agent == "codex" else claude_code.ClaudeCodeReader(display, seen_calls)
+
+
+@dataclass
+class ParsedFile:
+    """One session file's Turns and Events, in file order, as ``parse_file`` read them."""
+
+    display: str
+    agent: str | None
+    records: int
+    items: list[Turn | Event]
+    diagnostics: list[Diagnostic]
+
+
+def parse_file(path: Path, display: str, agent: str | None = None) -> ParsedFile:
+    """Read one session file into its Turns and Events (what a worker process runs)."""
+    decoder = LineDecoder(display)
+    reader: Any = None
+    items: list[Turn | Event] = []
+    diagnostics: list[Diagnostic] = []
+    try:
+        with open_session_file(path) as handle:
+            for raw in handle:
+                if reader is not None and raw[:1] == b"{" and not reader.wanted(raw):
+                    decoder.line += 1  # a line the reader has no use for (most): counted only
+                    decoder.record += 1
+                    continue
+                decoded = decoder.decode(raw, reader.wanted if reader is not None else None)
+                if decoded is None:
+                    continue
+                if isinstance(decoded, Diagnostic):
+                    diagnostics.append(decoded)
+                    continue
+                line, record, value = decoded
+                if reader is None:
+                    kind = agent or agent_of(value)
+                    if kind is None:
+                        continue  # a line before the first one an agent wrote (another tool's line)
+                    agent, reader = kind, new_reader(kind, display, set())
+                items.extend(reader.feed(value, line, record))
+    except (OSError, EOFError) as exc:
+        diagnostics.append(unreadable(display, f"cannot read session file: {exc}"))
+    return ParsedFile(display, agent if reader is not None else None, decoder.record, items, diagnostics)
+
+
+def _parse_file_task(task: tuple[Path, str, str | None]) -> ParsedFile:
+    return parse_file(*task)
+
+
+# Below this many bytes of session files a run parses them in one process: starting workers costs
+# more than it saves (the same threshold as the JSONL audit's chunk size, docs/scale.md).
+PARALLEL_BYTES = 32 << 20
+
+
+def parse_files(files: list[tuple[Path, str, str | None]], jobs: int | None, threshold: int) -> Iterator[ParsedFile]:
+    """Every file parsed, in the order given: in ``jobs`` worker processes (None: the CPUs) when
+    there are more than ``threshold`` bytes to read, else here. The same result either way."""
+    total = 0
+    for path, _display, _agent in files:
+        try:
+            total += path.stat().st_size
+        except OSError:
+            pass  # parse_file says why it cannot be read
+    if jobs is None and total >= threshold:
+        from cachelint.payloads.parallel import default_jobs  # not imported by a small run
+
+        jobs = default_jobs()
+    if jobs is None or jobs <= 1 or len(files) < 2 or total < threshold:
+        for task in files:
+            yield parse_file(*task)
+        return
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork on Linux: workers start at once with the modules already imported
+    context = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
+    with ProcessPoolExecutor(min(jobs, len(files)), mp_context=context) as pool:
+        yield from pool.map(_parse_file_task, files, chunksize=max(1, len(files) // (jobs * 8)))
+
+
 def _thread_order(tally: _Tally) -> tuple[bool, float, str]:
     """The main thread first, then the sub-agents by their first call's time."""
     time = tally.turn.time.timestamp() if tally.turn.time is not None else 0.0
@@ -381,22 +497,6 @@ def _cached(turn: Turn | None) -> int:
         return 0
     usage = turn.usage
     return usage.read + usage.written if turn.family == "anthropic" else usage.prompt
-
-
-def _rebuild_entry(r: Rebuild) -> dict[str, Any]:
-    return {
-        "line": r.turn.line,
-        "time": r.turn.time.isoformat() if r.turn.time else None,
-        "cause": r.cause,
-        "because": r.because,
-        "evidence": list(r.evidence),
-        "tokens": r.rewritten,
-        "tokens_read": r.kept,
-        "gap_seconds": None if r.gap is None else int(r.gap),
-        "ttl": r.ttl,
-        "model": r.turn.model,
-        "money": None if r.money is None else round(r.money, 6),
-    }
 
 
 def _totals(sessions: list[dict[str, Any]]) -> dict[str, Any]:

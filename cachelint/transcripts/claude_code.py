@@ -61,10 +61,59 @@ def matches(value: Any) -> bool:
     return "sessionId" in value and ("uuid" in value or "message" in value or "operation" in value)
 
 
+# Which lines the audit reads, decided from their first bytes before any is decoded: a tool's
+# output, most of a session file, says nothing about the cache. Claude Code writes each line's
+# keys in one order (``parentUuid``, ``isSidechain``, …, ``type`` before ``message`` or ``data``;
+# an assistant line's ``message`` comes first and starts with its own ``"type":"message"``), so
+# the first ``"type":`` of a line says what it is within a few hundred bytes. Read: every call
+# (assistant), system lines (compactions), SessionStart hooks (progress), user text that starts
+# with a slash command, an interrupt or a background task's notification, and every line of an
+# old-style sub-agent (its calls are linked through its user lines). A line of another layout is
+# decoded. Measured on 339 MB of real sessions: 5x less CPU than substring tests over 4 KB.
+_USER_TELLS = (b"<command-name>", b"[Request interrupted", b"<task-notification>")
+_READ_TYPES = (b'"assistant"', b'"message"', b'"system"')
+_SKIPPED_TYPES = (b'"file-history', b'"queue-operation"', b'"summary"', b'"attachment"')
+_HEAD = 4096
+
+
+def wanted(raw: bytes) -> bool:
+    """Whether a line can matter (decided from its first bytes, before it is decoded)."""
+    if raw.find(b'"isSidechain":true', 0, 200) >= 0 or raw.find(b'"isSidechain": true', 0, 200) >= 0:
+        if raw.find(b'"agentId"', 0, _HEAD) < 0:
+            return True
+    at = raw.find(b'"type":', 0, _HEAD)
+    if at < 0:
+        return True  # not the layout Claude Code writes: decode it
+    at += 7
+    if raw.startswith(b" ", at):
+        at += 1
+    if raw.startswith(_READ_TYPES, at):
+        return True
+    if raw.startswith(b'"progress"', at):
+        return raw.find(b"SessionStart", at, at + 400) >= 0
+    if raw.startswith(b'"user"', at):
+        return any(raw.find(tell, at, at + 600) >= 0 for tell in _USER_TELLS)
+    return not raw.startswith(_SKIPPED_TYPES, at)
+
+
 class ClaudeCodeReader:
     """Reads the lines of one session file, in order, into Turns and Events. ``seen_calls`` is the
     run's set of request ids: a call copied into another file (a resumed or forked session starts
     with its parent's lines) is read once."""
+
+    def wanted(self, raw: bytes) -> bool:
+        """``wanted``, and not another content block of a call already read (the request id sits
+        near the end of an assistant line), unless it may edit a memory file."""
+        if not wanted(raw):
+            return False
+        if raw.find(b'"role":"assistant"', 0, _HEAD) < 0:
+            return True
+        at = raw.rfind(b'"requestId":"')
+        if at < 0:
+            return True
+        end = raw.find(b'"', at + 13)
+        call = raw[at + 13 : end].decode("utf-8", "replace")
+        return call not in self.seen or raw.find(b"CLAUDE") >= 0
 
     def __init__(self, display: str, seen_calls: set[str]) -> None:
         self.display = display
@@ -76,13 +125,13 @@ class ClaudeCodeReader:
         self.started: set[str] = set()  # threads that have a call
 
     def feed(self, value: Any, line: int, record: int) -> list[Turn | Event]:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return []
         session = value.get("sessionId")
         session = session if isinstance(session, str) and session else self.stem
         subagent = self._subagent(value, session)
         thread = session if subagent is None else f"{session}/{subagent}"
-        time = parse_time(value.get("timestamp"))
+        time = value.get("timestamp")  # parsed only for what is kept (most lines keep nothing)
         out: list[Turn | Event] = []
         parent = value.get("parentUuid")
         if subagent is None and isinstance(parent, str):
@@ -150,7 +199,7 @@ class ClaudeCodeReader:
         time: Any,
     ) -> list[Turn | Event]:
         message = value.get("message")
-        if not isinstance(message, Mapping):
+        if not isinstance(message, dict):
             return []
         out: list[Turn | Event] = []
         for block in message.get("content") if isinstance(message.get("content"), list) else ():
@@ -158,14 +207,16 @@ class ClaudeCodeReader:
             if edited:
                 out.append(self._event("context-file-edit", line, session, thread, time, file=edited))
         model = message.get("model")
-        usage = read_usage(message.get("usage"), "anthropic")
-        if usage is None or not isinstance(model, str) or model.startswith("<"):
+        if not isinstance(model, str) or model.startswith("<") or not isinstance(message.get("usage"), dict):
             return out  # "<synthetic>": a message Claude Code wrote itself (an error), no API call
         call = value.get("requestId") or message.get("id")
         if isinstance(call, str):
             if call in self.seen:
                 return out  # another content block of a call already read
             self.seen.add(call)
+        usage = read_usage(message["usage"], "anthropic")
+        if usage is None:
+            return out
         self.started.add(thread)
         version = value.get("version")
         out.insert(
@@ -179,11 +230,12 @@ class ClaudeCodeReader:
                 thread=thread,
                 subagent=subagent,
                 subagent_kind=_subagent_kind(subagent),
-                time=time,
+                time=parse_time(time),
                 model=model,
                 usage=usage,
                 family="anthropic",
                 version=version if isinstance(version, str) else None,
+                call=call if isinstance(call, str) else None,
             ),
         )
         return out
@@ -216,7 +268,7 @@ class ClaudeCodeReader:
             line=line,
             session=session,
             thread=thread,
-            time=time,
+            time=parse_time(time),
             detail={k: v for k, v in detail.items() if v is not None},
         )
 
@@ -231,9 +283,9 @@ def _subagent_kind(subagent: str | None) -> str | None:
 
 def _memory_file_edited(block: Any) -> str | None:
     """The memory file an Edit / Write / MultiEdit tool call of the agent changes, or None."""
-    if not isinstance(block, Mapping) or block.get("type") != "tool_use" or block.get("name") not in _EDIT_TOOLS:
+    if not isinstance(block, dict) or block.get("type") != "tool_use" or block.get("name") not in _EDIT_TOOLS:
         return None
-    target = block.get("input", {}).get("file_path") if isinstance(block.get("input"), Mapping) else None
+    target = block.get("input", {}).get("file_path") if isinstance(block.get("input"), dict) else None
     if isinstance(target, str) and PurePosixPath(target.replace("\\", "/")).name in MEMORY_FILES:
         return PurePosixPath(target.replace("\\", "/")).name
     return None

@@ -43,8 +43,24 @@ def matches(value: Any) -> bool:
     )
 
 
+# What a rollout line the audit reads says in its first bytes (its type, its payload's type): the
+# conversation's items, most of the file, are not needed and not decoded.
+_TELLS = (b"token_count", b"turn_context", b"session_meta", b"compacted", b"turn_aborted")
+_HEAD = 1024
+
+
+def wanted(raw: bytes) -> bool:
+    head = raw[:_HEAD]
+    for tell in _TELLS:
+        if tell in head:
+            return True
+    return False
+
+
 class CodexReader:
     """Reads the lines of one rollout, in order, into Turns and Events."""
+
+    wanted = staticmethod(wanted)
 
     def __init__(self, display: str) -> None:
         self.display = display

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.jsonio import loads
@@ -40,20 +40,23 @@ class LineDecoder:
         self.line = 0
         self.record = 0
 
-    def decode(self, raw: bytes) -> tuple[int, int, Any] | Diagnostic | None:
-        """(line, record, value) of one line, a CL001 when it is not JSON, None when blank."""
+    def decode(self, raw: bytes, wanted: Callable[[bytes], bool] | None = None) -> tuple[int, int, Any] | Diagnostic | None:
+        """(line, record, value) of one line, a CL001 when it is not JSON, None when blank or
+        when ``wanted`` says from its bytes that the reader has no use for it (it is counted, not
+        decoded: most of a session file is tool output no cache question needs)."""
         self.line += 1
-        text = raw.strip()
-        if not text:
+        if not raw or raw.isspace():  # isspace stops at the first other byte: no copy of a long line
             return None
         record = self.record
         self.record += 1
+        if wanted is not None and not wanted(raw.lstrip() if raw[:1].isspace() else raw):
+            return None
         if len(raw) > MAX_LINE:
             return unreadable(
                 self.display, f"line longer than {MAX_LINE:,} bytes: not read", line=self.line, record=record
             )
         try:
-            return self.line, record, loads(text)
+            return self.line, record, loads(raw)
         except (ValueError, RecursionError) as exc:
             reason = "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
             return unreadable(self.display, f"session file line {reason}: not read", line=self.line, record=record)

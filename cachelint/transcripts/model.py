@@ -59,6 +59,7 @@ class Turn:
     usage: CacheUsage
     family: str
     version: str | None = None
+    call: str | None = None  # the API call's id (Claude Code's requestId): a call copied into two files is one
 
     @property
     def label(self) -> str:

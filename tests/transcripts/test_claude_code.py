@@ -68,9 +68,9 @@ def test_five_rebuilds_each_with_its_cause_and_sub_agents_apart(tmp_path: Path) 
     [sub] = [t for t in threads.values() if t["subagent"] is not None]
     assert sub["subagent"].startswith("sidechain-") and sub["kind"] == "task"
     assert main["cold_start"]["kind"] == "session-start" and main["cold_start"]["line"] == lines["start"]
-    assert sub["cold_start"]["kind"] == "sub-agent-start" and sub["rebuilds"] == []  # its first call is no rebuild
+    assert sub["cold_start"]["kind"] == "sub-agent-start" and sub["rebuilds"]["count"] == 0  # its first call is no rebuild
     assert sub["turns"] == 2 and main["turns"] == 9
-    assert [r["cause"] for r in main["rebuilds"]] == ["idle-gap", "model-switch", "unknown", "model-switch", "compaction"]
+    assert main["rebuilds"]["by_cause"] == {"compaction": 1, "model-switch": 2, "idle-gap": 1, "unknown": 1}
     assert set(part["causes"]) <= set(CAUSES) and part["causes"]["model-switch"]["rebuilds"] == 2
     # money per cause at the dated prices: the idle gap rewrote 20,500 tokens at the 5-minute write rate
     idle = part["causes"]["idle-gap"]

@@ -50,6 +50,7 @@ def check_rebuild(rebuild: Rebuild) -> Iterable[Diagnostic]:
                 "model": turn.model,
                 "previous_model": rebuild.previous.model,
                 "previous_line": rebuild.previous.line,
+                "time": turn.time.isoformat() if turn.time else None,
                 "tokens_lost": rebuild.lost,
                 "tokens_rewritten": rebuild.rewritten,
                 "tokens_read": rebuild.kept,

@@ -1,0 +1,187 @@
+"""cachelint's coding-agent audit beside the transcript auditors on PyPI, on the same session files.
+
+    python benchmarks/compare_agent_peers.py --home DIR \
+        [--cachemiss BIN] [--claude-cache-audit BIN] [--kvleak BIN] [--runs 5]
+
+``DIR`` is a HOME holding ``.claude/projects`` (and ``.codex/sessions``): every tool reads it as
+the user's own (each peer is run with ``HOME=DIR``, cachelint with ``--coding-agent``). Install
+each peer in a throw-away virtual environment and pass its console script. The script prints, in
+Markdown: each rebuild a peer reports and what cachelint says of the same call (a rebuild and its
+cause, a cold start, a rebuild under the model's minimum, or nothing), the causes each tool
+names, and the wall time of each tool on the same files (median of ``--runs`` fresh processes,
+interleaved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Item:
+    tool: str
+    session: str  # the first 8 characters of the session id
+    when: float  # epoch seconds
+    tokens: int
+    cause: str
+    resolution: float  # seconds: how precisely the tool prints the time
+
+
+def _epoch(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def ours(home: Path) -> tuple[list[Item], list[Item]]:
+    """cachelint's rebuilds (every one, minor too) and cold starts, from the API."""
+    from cachelint.transcripts.audit import new_run
+    from cachelint.transcripts.model import ColdStart, Rebuild
+
+    files = []
+    for root in (home / ".claude" / "projects", home / ".codex" / "sessions"):
+        files += sorted(root.rglob("*.jsonl")) if root.is_dir() else []
+    run = new_run(None)
+    rebuilds, colds = [], []
+    for found in run.read_files((p, str(p), None) for p in files):
+        turn = found.turn
+        when = turn.time.timestamp() if turn.time else 0.0
+        if isinstance(found, Rebuild):
+            cause = found.cause + (" (minor)" if found.minor else "")
+            rebuilds.append(Item("cachelint", turn.session[:8], when, found.rewritten, cause, 1))
+        elif isinstance(found, ColdStart):
+            colds.append(Item("cachelint", turn.session[:8], when, found.written, found.kind, 1))
+    return rebuilds, colds
+
+
+def cachemiss(binary: str, home: Path) -> list[Item]:
+    out = _run([binary, "ledger", "--since", "all", "--json"], home)
+    data = json.loads(out)
+    return [
+        Item("cachemiss", r["session_id"][:8], _epoch(r["ts"]), int(r["rebuilt_tokens"]), r["reason"], 1)
+        for r in data.get("rebuilds", [])
+    ]
+
+
+_CCA_LINE = re.compile(r"^\s*(\d\d-\d\d \d\d:\d\d)\s+\S+\s+([0-9a-f]{8})\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+([\d.]+)K\s+\$")
+
+
+def claude_cache_audit(binary: str, home: Path, year: int) -> list[Item]:
+    out = _run([binary, "--all", "rebuilds", "--top", "100000"], home)
+    items = []
+    for line in out.splitlines():
+        m = _CCA_LINE.match(line)
+        if m:
+            when = datetime.strptime(f"{year}-{m[1]}", "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc).timestamp()
+            items.append(Item("claude-cache-audit", m[2], when, int(float(m[5]) * 1000), m[4], 60))
+    return items
+
+
+def kvleak(binary: str, home: Path) -> list[Item]:
+    items = []
+    for root in (home / ".claude" / "projects", home / ".codex" / "sessions"):
+        if not root.is_dir():
+            continue
+        data = json.loads(_run([binary, "audit", "--path", str(root), "--json", "--top-misses", "100000"], home))
+        for m in data.get("top_misses", []):
+            if m["cause"] in ("cold_start", "subagent_cold_start"):
+                continue  # kvleak's own cold starts are no rebuild claim
+            items.append(Item("kvleak", m["session_id"][:8], _epoch(m["ts"]), int(m["rebuilt"]), m["cause"], 1))
+    return items
+
+
+def _run(args: list[str], home: Path) -> str:
+    env = {**os.environ, "HOME": str(home)}
+    return subprocess.run(args, env=env, capture_output=True, text=True, check=False).stdout
+
+
+def match(item: Item, rebuilds: list[Item], colds: list[Item]) -> str:
+    """What cachelint says of the call a peer reports: its rebuild's cause, a cold start, or nothing."""
+    slack = item.resolution + 1
+    for pool, label in ((rebuilds, "rebuild"), (colds, "cold start")):
+        near = [o for o in pool if o.session == item.session and (item.when - 1) <= o.when < item.when + slack]
+        near.sort(key=lambda o: abs(o.tokens - item.tokens))
+        if near and abs(near[0].tokens - item.tokens) <= max(1000, item.tokens // 50):
+            return f"{label}: {near[0].cause}"
+    return "not found"
+
+
+def timing(commands: dict[str, list[str]], home: Path, runs: int) -> dict[str, float]:
+    """Median wall seconds of each command, fresh processes, interleaved."""
+    spent: dict[str, list[float]] = {name: [] for name in commands}
+    env = {**os.environ, "HOME": str(home)}
+    for _ in range(runs):
+        for name, args in commands.items():
+            start = time.perf_counter()
+            subprocess.run(args, env=env, capture_output=True, check=False)
+            spent[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in spent.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--cachemiss")
+    parser.add_argument("--claude-cache-audit")
+    parser.add_argument("--kvleak")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--year", type=int, default=2026, help="the year claude-cache-audit's MM-DD times are in")
+    args = parser.parse_args()
+    home = args.home.resolve()
+    rebuilds, colds = ours(home)
+    peers: list[Item] = []
+    if args.cachemiss:
+        peers += cachemiss(args.cachemiss, home)
+    if args.claude_cache_audit:
+        peers += claude_cache_audit(args.claude_cache_audit, home, args.year)
+    if args.kvleak:
+        peers += kvleak(args.kvleak, home)
+    print("| tool | rebuilds it reports | cachelint: same call a rebuild | cachelint: a cold start | not found |")
+    print("|---|---|---|---|---|")
+    verdicts: dict[str, list[str]] = {}
+    for item in peers:
+        verdicts.setdefault(item.tool, []).append(match(item, rebuilds, colds))
+    for tool, found in verdicts.items():
+        print(
+            f"| {tool} | {len(found)} | {sum(v.startswith('rebuild') for v in found)} |"
+            f" {sum(v.startswith('cold') for v in found)} | {sum(v == 'not found' for v in found)} |"
+        )
+    major = [r for r in rebuilds if "(minor)" not in r.cause]
+    print(f"| cachelint | {len(major)} (+{len(rebuilds) - len(major)} minor) | | {len(colds)} cold starts | |")
+    print()
+    print("| tool | causes named |")
+    print("|---|---|")
+    for tool, items in [("cachelint", rebuilds)] + [(t, [i for i in peers if i.tool == t]) for t in verdicts]:
+        causes = sorted({i.cause.replace(" (minor)", "") for i in items})
+        print(f"| {tool} | {', '.join(causes)} |")
+    print()
+    print("Each peer rebuild and cachelint's verdict on the same call:")
+    print()
+    for item in sorted(peers, key=lambda i: (i.tool, i.when)):
+        stamp = datetime.fromtimestamp(item.when, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        print(f"- {item.tool} {stamp} {item.session} {item.cause} {item.tokens:,}: {match(item, rebuilds, colds)}")
+    commands = {"cachelint": [sys.executable, "-m", "cachelint", "audit", "--isolated", "--coding-agent", "claude", "--output-format", "json"]}
+    if args.cachemiss:
+        commands["cachemiss"] = [args.cachemiss, "ledger", "--since", "all", "--json"]
+    if args.claude_cache_audit:
+        commands["claude-cache-audit"] = [args.claude_cache_audit, "--all", "--json"]
+    if args.kvleak:
+        commands["kvleak"] = [args.kvleak, "audit", "--path", str(home / ".claude" / "projects"), "--json"]
+    print()
+    print(f"Wall time on {home / '.claude' / 'projects'} (median of {args.runs} runs, fresh processes):")
+    print()
+    for name, seconds in timing(commands, home, args.runs).items():
+        print(f"- {name}: {seconds:.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
