@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -74,15 +75,22 @@ def cachemiss(binary: str, home: Path) -> list[Item]:
 _CCA_LINE = re.compile(r"^\s*(\d\d-\d\d \d\d:\d\d)\s+\S+\s+([0-9a-f]{8})\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+([\d.]+)K\s+\$")
 
 
-def claude_cache_audit(binary: str, home: Path, year: int) -> list[Item]:
+def claude_cache_audit(binary: str, home: Path) -> list[Item]:
+    """Its rebuilds as its text report lists them (its JSON has no per-rebuild list): the time
+    to the minute without the year (MM-DD HH:MM, UTC), the tokens in thousands."""
     out = _run([binary, "--all", "rebuilds", "--top", "100000"], home)
     items = []
     for line in out.splitlines():
         m = _CCA_LINE.match(line)
         if m:
-            when = datetime.strptime(f"{year}-{m[1]}", "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc).timestamp()
+            when = datetime.strptime(f"2000-{m[1]}", "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc).timestamp()
             items.append(Item("claude-cache-audit", m[2], when, int(float(m[5]) * 1000), m[4], 60))
     return items
+
+
+def _minute_of_year(when: float) -> float:
+    """The same instant in the year 2000 (claude-cache-audit prints no year)."""
+    return datetime.fromtimestamp(when, tz=timezone.utc).replace(year=2000, second=0, microsecond=0).timestamp()
 
 
 def kvleak(binary: str, home: Path) -> list[Item]:
@@ -105,25 +113,35 @@ def _run(args: list[str], home: Path) -> str:
 
 def match(item: Item, rebuilds: list[Item], colds: list[Item]) -> str:
     """What cachelint says of the call a peer reports: its rebuild's cause, a cold start, or nothing."""
-    slack = item.resolution + 1
     for pool, label in ((rebuilds, "rebuild"), (colds, "cold start")):
-        near = [o for o in pool if o.session == item.session and (item.when - 1) <= o.when < item.when + slack]
+        if item.resolution >= 60:
+            near = [o for o in pool if o.session == item.session and _minute_of_year(o.when) == item.when]
+        else:
+            near = [o for o in pool if o.session == item.session and abs(o.when - item.when) <= 1]
         near.sort(key=lambda o: abs(o.tokens - item.tokens))
         if near and abs(near[0].tokens - item.tokens) <= max(1000, item.tokens // 50):
             return f"{label}: {near[0].cause}"
     return "not found"
 
 
-def timing(commands: dict[str, list[str]], home: Path, runs: int) -> dict[str, float]:
-    """Median wall seconds of each command, fresh processes, interleaved."""
-    spent: dict[str, list[float]] = {name: [] for name in commands}
+def timing(commands: dict[str, list[str]], home: Path, runs: int) -> dict[str, tuple[float, float]]:
+    """(median wall seconds, median CPU seconds of the process and its children) of each command,
+    fresh processes, interleaved (a shared machine's load then weighs on every tool alike)."""
+    spent: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     env = {**os.environ, "HOME": str(home)}
     for _ in range(runs):
         for name, args in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             subprocess.run(args, env=env, capture_output=True, check=False)
-            spent[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in spent.items()}
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            spent[name].append((wall, cpu))
+    return {
+        name: (statistics.median(v[0] for v in values), statistics.median(v[1] for v in values))
+        for name, values in spent.items()
+    }
 
 
 def main() -> int:
@@ -133,7 +151,6 @@ def main() -> int:
     parser.add_argument("--claude-cache-audit")
     parser.add_argument("--kvleak")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--year", type=int, default=2026, help="the year claude-cache-audit's MM-DD times are in")
     args = parser.parse_args()
     home = args.home.resolve()
     rebuilds, colds = ours(home)
@@ -141,7 +158,7 @@ def main() -> int:
     if args.cachemiss:
         peers += cachemiss(args.cachemiss, home)
     if args.claude_cache_audit:
-        peers += claude_cache_audit(args.claude_cache_audit, home, args.year)
+        peers += claude_cache_audit(args.claude_cache_audit, home)
     if args.kvleak:
         peers += kvleak(args.kvleak, home)
     print("| tool | rebuilds it reports | cachelint: same call a rebuild | cachelint: a cold start | not found |")
@@ -168,7 +185,18 @@ def main() -> int:
     for item in sorted(peers, key=lambda i: (i.tool, i.when)):
         stamp = datetime.fromtimestamp(item.when, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
         print(f"- {item.tool} {stamp} {item.session} {item.cause} {item.tokens:,}: {match(item, rebuilds, colds)}")
-    commands = {"cachelint": [sys.executable, "-m", "cachelint", "audit", "--isolated", "--coding-agent", "claude", "--output-format", "json"]}
+    audit = [
+        sys.executable,
+        "-m",
+        "cachelint",
+        "audit",
+        "--isolated",
+        "--coding-agent",
+        "claude",
+        "--output-format",
+        "json",
+    ]
+    commands = {"cachelint": audit, "cachelint --jobs 1": [*audit, "--jobs", "1"]}
     if args.cachemiss:
         commands["cachemiss"] = [args.cachemiss, "ledger", "--since", "all", "--json"]
     if args.claude_cache_audit:
@@ -176,10 +204,12 @@ def main() -> int:
     if args.kvleak:
         commands["kvleak"] = [args.kvleak, "audit", "--path", str(home / ".claude" / "projects"), "--json"]
     print()
-    print(f"Wall time on {home / '.claude' / 'projects'} (median of {args.runs} runs, fresh processes):")
+    print(f"Time on {home / '.claude' / 'projects'} (median of {args.runs} runs, fresh processes, interleaved):")
     print()
-    for name, seconds in timing(commands, home, args.runs).items():
-        print(f"- {name}: {seconds:.3f} s")
+    print("| tool | wall | CPU |")
+    print("|---|---|---|")
+    for name, (wall, cpu) in timing(commands, home, args.runs).items():
+        print(f"| {name} | {wall:.2f} s | {cpu:.2f} s |")
     return 0
 
 

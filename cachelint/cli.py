@@ -563,7 +563,9 @@ def _agent_inputs(logs: tuple[str, ...], input_format: str, coding_agent: str | 
     its own folder when no path is named (nothing else is read)."""
     if coding_agent is None:
         if not logs:
-            _fail("name the logs to audit (LOG...), or --coding-agent claude|codex to read a coding agent's session files")
+            _fail(
+                "name the logs to audit (LOG...), or --coding-agent claude|codex to read a coding agent's session files"
+            )
         return logs, input_format
     from cachelint.transcripts.locations import AGENT_FORMATS, default_folder
 

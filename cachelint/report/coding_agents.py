@@ -70,7 +70,9 @@ def overview_lines(part: Mapping[str, Any]) -> list[str]:
     if colds:
         lines.append(
             "  cold starts (a thread's first call, not rebuilds): "
-            + "; ".join(f"{k} {c['count']:,}, {c['tokens']:,} tokens, {_money(c['money'], cur)}" for k, c in colds.items())
+            + "; ".join(
+                f"{k} {c['count']:,}, {c['tokens']:,} tokens, {_money(c['money'], cur)}" for k, c in colds.items()
+            )
         )
     hours = part.get("hit_rate_by_hour") or []
     if hours:
@@ -107,7 +109,9 @@ def session_lines(part: Mapping[str, Any], findings: Mapping[str, Sequence[Diagn
             out.extend(_thread_lines(t, findings.get(str(t["id"]), ()), cur, full))
     if quiet > QUIET_SESSIONS_SHOWN:
         out.append("")
-        out.append(f"… {_n(quiet - QUIET_SESSIONS_SHOWN, 'more session')} without a rebuild (the JSON and HTML reports list every one)")
+        out.append(
+            f"… {_n(quiet - QUIET_SESSIONS_SHOWN, 'more session')} without a rebuild (the JSON and HTML reports list every one)"
+        )
     return out
 
 

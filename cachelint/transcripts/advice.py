@@ -89,7 +89,9 @@ def ttl_advice(
     }
 
 
-def keepalive_advice(pauses: list[Pause], ends: list[tuple[int, str, int]], price: Price | None, writes: float) -> dict[str, Any] | None:
+def keepalive_advice(
+    pauses: list[Pause], ends: list[tuple[int, str, int]], price: Price | None, writes: float
+) -> dict[str, Any] | None:
     """Whether keep-alive pings would have paid: ``pauses`` of the threads, ``ends`` (tokens
     cached at each thread's last call, its TTL class and seconds), ``writes`` the rate a rebuild
     pays per million tokens (a 5-minute write, or plain input where writes are free)."""

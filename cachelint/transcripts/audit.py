@@ -161,7 +161,9 @@ class TranscriptRun:
             entry = self.readers[display] = [LineDecoder(display), None]
         return entry
 
-    def _items(self, entry: list[Any], decoded: tuple[int, int, Any] | Diagnostic, agent: str | None) -> list[Turn | Event]:
+    def _items(
+        self, entry: list[Any], decoded: tuple[int, int, Any] | Diagnostic, agent: str | None
+    ) -> list[Turn | Event]:
         reader = entry[1]
         display = entry[0].display
         if isinstance(decoded, Diagnostic):
@@ -284,10 +286,12 @@ class TranscriptRun:
             "currency": self.prices.currency,
             "sessions": out_sessions,
             "causes": {
-                c: {**v, "money": round(v["money"], 6)} for c, v in sorted(causes.items(), key=lambda kv: CAUSES.index(kv[0]))
+                c: {**v, "money": round(v["money"], 6)}
+                for c, v in sorted(causes.items(), key=lambda kv: CAUSES.index(kv[0]))
             },
             "cold_starts": {
-                k: {**v, "money": round(v["money"], 6)} for k, v in sorted(colds.items(), key=lambda kv: COLD_STARTS.index(kv[0]))
+                k: {**v, "money": round(v["money"], 6)}
+                for k, v in sorted(colds.items(), key=lambda kv: COLD_STARTS.index(kv[0]))
             },
             "hit_rate_by_hour": [
                 {
@@ -301,7 +305,9 @@ class TranscriptRun:
             "total": totals,
         }
 
-    def _session(self, agent: str, session: str, tallies: list[_Tally], reported: set[tuple[str, int]] | None) -> dict[str, Any]:
+    def _session(
+        self, agent: str, session: str, tallies: list[_Tally], reported: set[tuple[str, int]] | None
+    ) -> dict[str, Any]:
         threads = [self._thread(t, reported) for t in tallies]
         main = tallies[0]
         advice: dict[str, Any] = {}
@@ -538,5 +544,3 @@ def new_run(settings: Any, timeline: bool = False) -> TranscriptRun:
         checks=rebuild_checks(),
         timeline=timeline,
     )
-
-

@@ -147,7 +147,8 @@ class ClaudeCodeReader:
         elif kind == "system":
             sub = value.get("subtype")
             if sub == "compact_boundary":
-                meta = value.get("compactMetadata") if isinstance(value.get("compactMetadata"), Mapping) else {}
+                meta = value.get("compactMetadata")
+                meta = meta if isinstance(meta, dict) else {}
                 out.append(
                     self._event(
                         "compaction",
@@ -164,7 +165,8 @@ class ClaudeCodeReader:
         elif kind == "user":
             out.extend(self._user(value, line, session, thread, time))
         elif kind == "progress":
-            data = value.get("data") if isinstance(value.get("data"), Mapping) else {}
+            data = value.get("data")
+            data = data if isinstance(data, dict) else {}
             hook = data.get("hookName")
             if data.get("hookEvent") == "SessionStart" and isinstance(hook, str):
                 source = hook.partition(":")[2]
@@ -202,7 +204,8 @@ class ClaudeCodeReader:
         if not isinstance(message, dict):
             return []
         out: list[Turn | Event] = []
-        for block in message.get("content") if isinstance(message.get("content"), list) else ():
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
             edited = _memory_file_edited(block)
             if edited:
                 out.append(self._event("context-file-edit", line, session, thread, time, file=edited))
@@ -245,9 +248,9 @@ class ClaudeCodeReader:
         if not isinstance(message, Mapping):
             return []
         content = message.get("content")
-        texts = [content] if isinstance(content, str) else []
+        texts: list[str] = [content] if isinstance(content, str) else []
         if isinstance(content, list):
-            texts = [b.get("text") for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
+            texts = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
         out: list[Event] = []
         for text in texts:
             found = _COMMAND.search(text[:2000])

@@ -112,8 +112,8 @@ class CodexReader:
             parent = None
             label = "sub-agent"
             if isinstance(spawn, Mapping):
-                detail = spawn.get("thread_spawn") if isinstance(spawn.get("thread_spawn"), Mapping) else {}
-                parent = detail.get("parent_thread_id")
+                detail = spawn.get("thread_spawn")
+                parent = detail.get("parent_thread_id") if isinstance(detail, Mapping) else None
                 label = next((str(k) for k in spawn), label)
             elif isinstance(spawn, str):
                 label = spawn
@@ -153,7 +153,9 @@ class CodexReader:
         self.totals = totals
         prompt = _count(last.get("input_tokens"))
         read = min(prompt, _count(last.get("cached_input_tokens")))
-        usage = CacheUsage(provider="openai", uncached=prompt - read, read=read, output=_count(last.get("output_tokens")))
+        usage = CacheUsage(
+            provider="openai", uncached=prompt - read, read=read, output=_count(last.get("output_tokens"))
+        )
         self.turns += 1
         self.compacted = False
         return [

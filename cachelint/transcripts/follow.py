@@ -105,7 +105,9 @@ class Follower:
             found.extend(self.run.feed(tail.display, line + b"\n", self.agent))
         return found
 
-    def follow(self, emit: Callable[[str], None], interval: float = 0.5, stop: Callable[[], bool] = lambda: False) -> None:
+    def follow(
+        self, emit: Callable[[str], None], interval: float = 0.5, stop: Callable[[], bool] = lambda: False
+    ) -> None:
         """Poll until ``stop()`` (or an interrupt), emitting a line a rebuild."""
         while not stop():
             for rebuild in self.poll():

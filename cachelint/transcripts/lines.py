@@ -40,7 +40,9 @@ class LineDecoder:
         self.line = 0
         self.record = 0
 
-    def decode(self, raw: bytes, wanted: Callable[[bytes], bool] | None = None) -> tuple[int, int, Any] | Diagnostic | None:
+    def decode(
+        self, raw: bytes, wanted: Callable[[bytes], bool] | None = None
+    ) -> tuple[int, int, Any] | Diagnostic | None:
         """(line, record, value) of one line, a CL001 when it is not JSON, None when blank or
         when ``wanted`` says from its bytes that the reader has no use for it (it is counted, not
         decoded: most of a session file is tool output no cache question needs)."""

@@ -74,7 +74,9 @@ class RebuildFinder:
         if rewritten <= 0:
             return None
         gap = seconds_between(prev, turn)
-        cause, because, evidence = cause_of(prev, turn, events, gap, ttl_before, self._ttl_seconds(turn, ttl_before), waited)
+        cause, because, evidence = cause_of(
+            prev, turn, events, gap, ttl_before, self._ttl_seconds(turn, ttl_before), waited
+        )
         cost = break_cost_from_usage(rewritten, turn.usage, price)
         minimum = self._minimum(turn)
         return Rebuild(

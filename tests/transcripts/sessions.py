@@ -73,7 +73,10 @@ class ClaudeSession:
     ) -> int:
         """One API call, written as Claude Code does: a line per content block, same usage. Returns
         the line number of its first line."""
-        split = {"ephemeral_5m_input_tokens": written if ttl == "5m" else 0, "ephemeral_1h_input_tokens": written if ttl == "1h" else 0}
+        split = {
+            "ephemeral_5m_input_tokens": written if ttl == "5m" else 0,
+            "ephemeral_1h_input_tokens": written if ttl == "1h" else 0,
+        }
         usage = {
             "input_tokens": uncached,
             "cache_creation_input_tokens": written,
@@ -85,16 +88,32 @@ class ClaudeSession:
         request = f"req_{self.session}_{len(self.lines):05d}"
         first = len(self.lines) + 1
         for i in range(blocks):
-            content = [{"type": "text", "text": "Working on it."}] if i == 0 else [
-                {"type": "tool_use", "id": f"toolu_{len(self.lines)}", "name": "Read", "input": {"file_path": "src/retry.py"}}
-            ]
+            content = (
+                [{"type": "text", "text": "Working on it."}]
+                if i == 0
+                else [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{len(self.lines)}",
+                        "name": "Read",
+                        "input": {"file_path": "src/retry.py"},
+                    }
+                ]
+            )
             self._base(
                 minutes,
                 thread,
                 agent,
                 type="assistant",
                 requestId=request,
-                message={"id": f"msg_{request}", "type": "message", "role": "assistant", "model": model, "content": content, "usage": usage},
+                message={
+                    "id": f"msg_{request}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": content,
+                    "usage": usage,
+                },
             )
         return first
 
@@ -130,7 +149,19 @@ class CodexRollout:
         self.session = session
         self.lines: list[dict[str, Any]] = []
         self.total = 0
-        self.line(0, "session_meta", {"id": session, "timestamp": at(0), "cwd": "/srv/project", "originator": "codex_cli_rs", "cli_version": "0.60.0", "source": source, "model_provider": "openai"})
+        self.line(
+            0,
+            "session_meta",
+            {
+                "id": session,
+                "timestamp": at(0),
+                "cwd": "/srv/project",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.60.0",
+                "source": source,
+                "model_provider": "openai",
+            },
+        )
         self.context: dict[str, Any] = {}
 
     def line(self, minutes: float, kind: str, payload: dict[str, Any]) -> int:
@@ -138,22 +169,58 @@ class CodexRollout:
         return len(self.lines)
 
     def turn_context(self, minutes: float, **settings: Any) -> None:
-        self.context = {"cwd": "/srv/project", "approval_policy": "on-request", "model": "gpt-5-codex", "effort": "medium", "user_instructions": "Use ruff.", **self.context, **settings}
+        self.context = {
+            "cwd": "/srv/project",
+            "approval_policy": "on-request",
+            "model": "gpt-5-codex",
+            "effort": "medium",
+            "user_instructions": "Use ruff.",
+            **self.context,
+            **settings,
+        }
         self.line(minutes, "turn_context", {"turn_id": f"t{len(self.lines)}", **self.context})
 
     def call(self, minutes: float, prompt: int, cached: int, repeat: bool = True) -> int:
         """A call's token_count event (sent twice, as Codex does), then a rate-limit-only one."""
         self.total += prompt
-        last = {"input_tokens": prompt, "cached_input_tokens": cached, "output_tokens": 200, "reasoning_output_tokens": 64, "total_tokens": prompt + 200}
-        info = {"total_token_usage": {"input_tokens": self.total, "cached_input_tokens": 0, "output_tokens": 0, "total_tokens": self.total}, "last_token_usage": last, "model_context_window": 272000}
+        last = {
+            "input_tokens": prompt,
+            "cached_input_tokens": cached,
+            "output_tokens": 200,
+            "reasoning_output_tokens": 64,
+            "total_tokens": prompt + 200,
+        }
+        info = {
+            "total_token_usage": {
+                "input_tokens": self.total,
+                "cached_input_tokens": 0,
+                "output_tokens": 0,
+                "total_tokens": self.total,
+            },
+            "last_token_usage": last,
+            "model_context_window": 272000,
+        }
         first = self.line(minutes, "event_msg", {"type": "token_count", "info": info, "rate_limits": None})
         if repeat:
             self.line(minutes, "event_msg", {"type": "token_count", "info": info, "rate_limits": None})
-        self.line(minutes, "event_msg", {"type": "token_count", "info": None, "rate_limits": {"primary": {"used_percent": 3.0}}})
+        self.line(
+            minutes,
+            "event_msg",
+            {"type": "token_count", "info": None, "rate_limits": {"primary": {"used_percent": 3.0}}},
+        )
         return first
 
     def compacted(self, minutes: float) -> None:
-        self.line(minutes, "compacted", {"message": "", "replacement_history": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "summary"}]}]})
+        self.line(
+            minutes,
+            "compacted",
+            {
+                "message": "",
+                "replacement_history": [
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "summary"}]}
+                ],
+            },
+        )
         self.line(minutes, "event_msg", {"type": "context_compacted"})
 
     def write(self, path: Path) -> Path:
@@ -197,7 +264,11 @@ def _claude(path: Path, numbered: list[tuple[int, Any]]) -> set[tuple[str, int]]
         if line.get("uuid"):
             owner[line["uuid"]] = key
         message = line.get("message")
-        if line.get("type") != "assistant" or not isinstance(message, dict) or not isinstance(message.get("usage"), dict):
+        if (
+            line.get("type") != "assistant"
+            or not isinstance(message, dict)
+            or not isinstance(message.get("usage"), dict)
+        ):
             continue
         if str(message.get("model", "")).startswith("<"):
             continue

@@ -11,7 +11,11 @@ SONNET = Price("*sonnet*", input=3.0, cache_write_5m=3.75, cache_write_1h=6.0, c
 
 def test_the_hour_pays_when_pauses_rebuild_more_than_65_percent_of_the_writes() -> None:
     # two 20-minute pauses rebuilt 100k tokens each; the thread wrote 250k in all
-    pauses = [Pause(1200, 100_000, 100_000, "5m", 300), Pause(1200, 100_000, 100_000, "5m", 300), Pause(30, 100_000, 0, "5m", 300)]
+    pauses = [
+        Pause(1200, 100_000, 100_000, "5m", 300),
+        Pause(1200, 100_000, 100_000, "5m", 300),
+        Pause(30, 100_000, 0, "5m", 300),
+    ]
     advice = ttl_advice(pauses, written_5m=250_000, written_1h=0, price=SONNET)
     assert advice is not None
     assert advice["saved"] == round(200_000 * (3.75 - 0.3) / 1e6, 6)  # $0.69

@@ -27,7 +27,10 @@ def five_rebuilds() -> tuple[ClaudeSession, dict[str, int]]:
     s.call(1.3, read=12_000, written=300, thread="task-1")
     s.user(8.5, "Add a test for the cap.")  # 7.9 minutes after the main thread's last call
     lines["idle-gap"] = s.call(8.5, read=0, written=20_600)
-    s.user(9, "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args>opus</command-args>")
+    s.user(
+        9,
+        "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args>opus</command-args>",
+    )
     lines["model-switch"] = s.call(9.1, read=0, written=21_100, model=OPUS)
     s.user(9.5, "Go on.")
     s.call(9.6, read=21_100, written=300, model=OPUS)
@@ -68,7 +71,9 @@ def test_five_rebuilds_each_with_its_cause_and_sub_agents_apart(tmp_path: Path) 
     [sub] = [t for t in threads.values() if t["subagent"] is not None]
     assert sub["subagent"].startswith("sidechain-") and sub["kind"] == "task"
     assert main["cold_start"]["kind"] == "session-start" and main["cold_start"]["line"] == lines["start"]
-    assert sub["cold_start"]["kind"] == "sub-agent-start" and sub["rebuilds"]["count"] == 0  # its first call is no rebuild
+    assert (
+        sub["cold_start"]["kind"] == "sub-agent-start" and sub["rebuilds"]["count"] == 0
+    )  # its first call is no rebuild
     assert sub["turns"] == 2 and main["turns"] == 9
     assert main["rebuilds"]["by_cause"] == {"compaction": 1, "model-switch": 2, "idle-gap": 1, "unknown": 1}
     assert set(part["causes"]) <= set(CAUSES) and part["causes"]["model-switch"]["rebuilds"] == 2
@@ -95,7 +100,10 @@ def test_the_main_thread_waiting_on_a_sub_agent_names_it(tmp_path: Path) -> None
     assert "the thread waited on a1b2c3d" in finding.message
     threads = result.summary.coding_agents["sessions"][0]["threads"]
     assert [t["subagent"] for t in threads] == [None, "a1b2c3d"]
-    assert threads[1]["cold_start"]["kind"] == "sub-agent-start" and threads[1]["path"] == "p/" + sub_path.relative_to(tmp_path / "p").as_posix()
+    assert (
+        threads[1]["cold_start"]["kind"] == "sub-agent-start"
+        and threads[1]["path"] == "p/" + sub_path.relative_to(tmp_path / "p").as_posix()
+    )
 
 
 def test_one_hour_writes_survive_a_twenty_minute_pause_and_not_ninety(tmp_path: Path) -> None:
@@ -162,7 +170,14 @@ def test_a_healthy_session_and_look_alikes_raise_nothing(tmp_path: Path) -> None
     s.call(0, read=0, written=20_000, blocks=3)
     s.call(0.5, read=20_000, written=400)
     s.call(30, read=20_400, written=100)  # a long pause, and yet read: no rebuild, whatever the clock says
-    s.lines.append({**s.lines[-1], "requestId": "synthetic", "uuid": "x", "message": {**s.lines[-1]["message"], "model": "<synthetic>"}})
+    s.lines.append(
+        {
+            **s.lines[-1],
+            "requestId": "synthetic",
+            "uuid": "x",
+            "message": {**s.lines[-1]["message"], "model": "<synthetic>"},
+        }
+    )
     s.call(31, read=20_500, written=0, uncached=40)
     path = s.write(tmp_path / "s.jsonl")
     result = audit_logs([str(path)], cwd=tmp_path)

@@ -88,7 +88,18 @@ def test_a_key_pasted_in_a_session_is_never_printed(tmp_path: Path, fmt: str) ->
     s = ClaudeSession(version=f"2.1.0-{KEY}")
     s.user(0, f"my key is {KEY}")
     s.call(0.1, read=0, written=20_000)
-    s.lines.append({**s.lines[-1], "type": "user", "uuid": "r1", "requestId": None, "message": {"role": "user", "content": [{"type": "tool_result", "content": f"export ANTHROPIC_API_KEY={KEY}"}]}})
+    s.lines.append(
+        {
+            **s.lines[-1],
+            "type": "user",
+            "uuid": "r1",
+            "requestId": None,
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "content": f"export ANTHROPIC_API_KEY={KEY}"}],
+            },
+        }
+    )
     s.user(0.2, f"<command-name>/model</command-name>\n<command-args>{KEY}</command-args>")
     s.version = "2.1.1"
     s.call(0.5, read=0, written=20_300)  # another version: the finding quotes both

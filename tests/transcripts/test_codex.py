@@ -58,7 +58,12 @@ def test_codex_rebuilds_with_their_causes(tmp_path: Path) -> None:
         "money": round(20_000 * 1.25 / 1e6, 6),
     }
     # money: OpenAI bills no write, a rebuilt token costs input minus cached input
-    assert part["causes"]["idle-gap"] == {"rebuilds": 1, "minor": 0, "tokens": 21_000, "money": round(21_000 * (1.25 - 0.125) / 1e6, 6)}
+    assert part["causes"]["idle-gap"] == {
+        "rebuilds": 1,
+        "minor": 0,
+        "tokens": 21_000,
+        "money": round(21_000 * (1.25 - 0.125) / 1e6, 6),
+    }
 
 
 def test_a_codex_sub_agent_is_a_thread_of_its_parent_session(tmp_path: Path) -> None:
