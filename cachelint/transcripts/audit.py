@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.pricing import PriceTable
+from cachelint.payloads.spend import tokens_and_money
 from cachelint.transcripts import claude_code, codex
 from cachelint.transcripts.advice import Pause, keepalive_advice, ttl_advice
 from cachelint.transcripts.lines import LineDecoder, open_session_file
@@ -316,11 +317,6 @@ class TranscriptRun:
             if found:
                 net = round(sum(a["net"] for a in found), 6)
                 advice[name] = {"threads": len(found), "net": net, "pays": net > 0}
-        read = sum(t["tokens"]["read"] for t in threads)
-        written = sum(t["tokens"]["written"] for t in threads)
-        uncached = sum(t["tokens"]["uncached"] for t in threads)
-        prompt = read + written + uncached
-        priced = [t for t in threads if t["money"] is not None]
         return {
             "id": session,
             "agent": agent,
@@ -328,10 +324,7 @@ class TranscriptRun:
             "first": f"{main.turn.path}:{main.turn.line}",
             "turns": sum(t["turns"] for t in threads),
             "threads": threads,
-            "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
-            "hit_rate": round(read / prompt, 4) if prompt else None,
-            "money": round(sum(t["money"] for t in priced), 6) if priced else None,
-            "money_without_cache": round(sum(t["money_without_cache"] for t in priced), 6) if priced else None,
+            **tokens_and_money(threads),
             "rebuilds": sum(t["rebuilds"]["count"] for t in threads),
             "rebuild_tokens": sum(t["rebuilds"]["tokens"] for t in threads),
             "rebuild_money": round(sum(t["rebuilds"]["money"] for t in threads), 6),
@@ -506,20 +499,11 @@ def _cached(turn: Turn | None) -> int:
 
 
 def _totals(sessions: list[dict[str, Any]]) -> dict[str, Any]:
-    read = sum(s["tokens"]["read"] for s in sessions)
-    written = sum(s["tokens"]["written"] for s in sessions)
-    uncached = sum(s["tokens"]["uncached"] for s in sessions)
-    prompt = read + written + uncached
-    money = [s["money"] for s in sessions if s["money"] is not None]
-    without = [s["money_without_cache"] for s in sessions if s["money_without_cache"] is not None]
     return {
         "sessions": len(sessions),
         "threads": sum(len(s["threads"]) for s in sessions),
         "turns": sum(s["turns"] for s in sessions),
-        "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
-        "hit_rate": round(read / prompt, 4) if prompt else None,
-        "money": round(sum(money), 6) if money else None,
-        "money_without_cache": round(sum(without), 6) if without else None,
+        **tokens_and_money(sessions),
         "rebuilds": sum(s["rebuilds"] for s in sessions),
         "rebuild_money": round(sum(s["rebuild_money"] for s in sessions), 6),
         "minor_rebuilds": sum(s["minor_rebuilds"] for s in sessions),

@@ -10,6 +10,7 @@ session, thread, cause, tokens, money. The same ``TranscriptRun`` judges them as
 from __future__ import annotations
 
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,7 +87,10 @@ class Follower:
 
     def _read(self, tail: _Tail) -> list[Rebuild | ColdStart]:
         try:
-            size = tail.path.stat().st_size
+            info = tail.path.stat()
+            if not stat.S_ISREG(info.st_mode):
+                return []  # a FIFO or a device named like a session file: opening it would wait forever
+            size = info.st_size
             if size < tail.offset:  # rewritten from the start: read it again
                 tail.offset, tail.partial = 0, b""
             if size == tail.offset:

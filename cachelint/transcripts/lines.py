@@ -4,31 +4,29 @@ audit of the others."""
 
 from __future__ import annotations
 
-import gzip
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.jsonio import loads
+from cachelint.payloads.readers.files import open_log
 
 # The longest line read (32 MiB): a tool result a user pasted can be large, a line beyond this is
 # no transcript record (the audit's max-record-size, docs/audit.md).
 MAX_LINE = 32 * 1024 * 1024
-GZIP_MAGIC = b"\x1f\x8b"
 
 
-def open_session_file(path: Path) -> IO[bytes]:
-    """The file's bytes, inflated when it is gzip-compressed (an archived session)."""
-    raw = open(path, "rb", buffering=1 << 20)
+@contextmanager
+def open_session_file(path: Path) -> Iterator[IO[bytes]]:
+    """The file's bytes, inflated when it is gzip-compressed (an archived session); a FIFO or a
+    device is refused (``payloads.readers.files.open_log``: reading one would wait forever)."""
+    stream, raw = open_log(path)
     try:
-        magic = raw.read(2)
-        raw.seek(0)
-    except BaseException:
+        yield stream
+    finally:
+        stream.close()
         raw.close()
-        raise
-    if magic == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    return raw
 
 
 class LineDecoder:
@@ -62,11 +60,3 @@ class LineDecoder:
         except (ValueError, RecursionError) as exc:
             reason = "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
             return unreadable(self.display, f"session file line {reason}: not read", line=self.line, record=record)
-
-
-def json_lines(handle: IO[bytes], display: str) -> Iterator[tuple[int, int, Any] | Diagnostic]:
-    decoder = LineDecoder(display)
-    for raw in handle:
-        found = decoder.decode(raw)
-        if found is not None:
-            yield found

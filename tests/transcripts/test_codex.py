@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sessions import CodexRollout, count_rebuilds
+from .sessions import CodexRollout, count_rebuilds
 
 from cachelint.api import audit_logs
 

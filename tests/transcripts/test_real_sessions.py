@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from sessions import ClaudeSession, CodexRollout, count_rebuilds
+from .sessions import ClaudeSession, CodexRollout, count_rebuilds
 
 from cachelint.transcripts.audit import new_run
 from cachelint.transcripts.model import CAUSES, Rebuild

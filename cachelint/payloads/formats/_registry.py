@@ -245,6 +245,9 @@ def _items(fmt: LogFormat, handle: IO[bytes], container: str, ctx: ReadContext, 
 
     if fmt.read is not None:
         yield from fmt.read(handle, ctx)
+    elif fmt.records is None:  # a coding agent's session files: audited whole by cachelint.transcripts
+        yield unreadable(ctx.display, f"a {fmt.title}: `cachelint audit` reads it as a coding agent's sessions")
+        return
     elif container == "jsonl":
         jsonl_records = fmt.records
         assert jsonl_records is not None

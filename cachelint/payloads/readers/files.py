@@ -155,6 +155,9 @@ def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
     return raw, raw
 
 
+open_log = _open  # its public name: the coding-agent audit opens session files with it
+
+
 def _peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
     """The first ``size`` bytes, extended to the end of the first line (up to ``limit``) so that
     a long first JSONL record can still be recognised; the stream is rewound."""

@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-from sessions import ClaudeSession, CodexRollout
+from .sessions import ClaudeSession, CodexRollout
 
 from cachelint.cli import main
 from cachelint.catalog import load_schema
