@@ -76,11 +76,18 @@ _SKIPPED_TYPES = (b'"file-history', b'"queue-operation"', b'"summary"', b'"attac
 _HEAD = 4096
 
 
+def linked_sidechain(raw: bytes) -> bool:
+    """A line of an old-style sub-agent (a side chain without an ``agentId``): every one is read,
+    its calls are linked through them."""
+    if raw.find(b'"isSidechain":true', 0, 200) < 0 and raw.find(b'"isSidechain": true', 0, 200) < 0:
+        return False
+    return raw.find(b'"agentId"', 0, _HEAD) < 0
+
+
 def wanted(raw: bytes) -> bool:
     """Whether a line can matter (decided from its first bytes, before it is decoded)."""
-    if raw.find(b'"isSidechain":true', 0, 200) >= 0 or raw.find(b'"isSidechain": true', 0, 200) >= 0:
-        if raw.find(b'"agentId"', 0, _HEAD) < 0:
-            return True
+    if linked_sidechain(raw):
+        return True
     at = raw.find(b'"type":', 0, _HEAD)
     if at < 0:
         return True  # not the layout Claude Code writes: decode it
@@ -106,7 +113,7 @@ class ClaudeCodeReader:
         near the end of an assistant line), unless it may edit a memory file."""
         if not wanted(raw):
             return False
-        if raw.find(b'"role":"assistant"', 0, _HEAD) < 0:
+        if raw.find(b'"role":"assistant"', 0, _HEAD) < 0 or linked_sidechain(raw):
             return True
         at = raw.rfind(b'"requestId":"')
         if at < 0:

@@ -136,9 +136,14 @@ class ClaudeSession:
             data={"type": "hook_progress", "hookEvent": name.partition(":")[0], "hookName": name, "command": "notify"},
         )
 
-    def write(self, path: Path) -> Path:
+    def write(self, path: Path, compact: bool = True) -> Path:
+        """The lines as Claude Code writes them (JSON without spaces), or with spaces (``compact``
+        False: another writer's layout, which the reader must read too)."""
+        separators = (",", ":") if compact else (", ", ": ")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(line) + "\n" for line in self.lines), encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(line, separators=separators) + "\n" for line in self.lines), encoding="utf-8"
+        )
         return path
 
 

@@ -157,10 +157,13 @@ def test_parallel_sub_agents_written_in_one_file_are_apart(tmp_path: Path) -> No
     s.call(1.1, read=0, written=11_005, thread="b")
     s.call(1.3, read=11_000, written=300, thread="a")
     s.call(1.3, read=11_005, written=300, thread="b")
-    path = s.write(tmp_path / "s.jsonl")
-    result = audit_logs([str(path)], cwd=tmp_path)
-    assert result.diagnostics == [] and count_rebuilds([path]) == set()
-    assert result.summary.coding_agents["cold_starts"]["sub-agent-start"]["count"] == 2
+    for compact in (True, False):  # as Claude Code writes JSON, and with spaces
+        path = s.write(tmp_path / f"s{compact}.jsonl", compact)
+        result = audit_logs([str(path)], cwd=tmp_path)
+        assert result.diagnostics == [] and count_rebuilds([path]) == set()
+        assert result.summary.coding_agents["cold_starts"]["sub-agent-start"]["count"] == 2
+        threads = result.summary.coding_agents["sessions"][0]["threads"]
+        assert [t["turns"] for t in threads] == [1, 2, 2]  # each call's second content block on its own line
 
 
 def test_a_healthy_session_and_look_alikes_raise_nothing(tmp_path: Path) -> None:

@@ -77,3 +77,41 @@ def test_worker_processes_read_the_same_as_one(tmp_path: Path) -> None:
         run.read_files(((p, p.name, None) for p in files), jobs=jobs, threshold=0)
         results.append(([d.to_dict() for d in run.diagnostics], run.summary(), run.records))
     assert results[0] == results[1] and len(results[0][0]) == 8
+
+
+def everything_decoded(files: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[list, dict]:
+    """The findings and summary with every line decoded (the readers' byte tests turned off)."""
+    from cachelint.transcripts import claude_code, codex
+
+    with monkeypatch.context() as patch:
+        patch.setattr(claude_code, "wanted", lambda raw: True)
+        patch.setattr(claude_code.ClaudeCodeReader, "wanted", lambda self, raw: True)
+        patch.setattr(codex.CodexReader, "wanted", staticmethod(lambda raw: True))
+        run = new_run(None)
+        run.read_files((p, str(p), None) for p in files)
+        return [d.to_dict() for d in run.diagnostics], run.summary()
+
+
+def lines_skipped_by_bytes_change_nothing(files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    run = new_run(None)
+    run.read_files((p, str(p), None) for p in files)
+    assert ([d.to_dict() for d in run.diagnostics], run.summary()) == everything_decoded(files, monkeypatch)
+
+
+def test_lines_skipped_from_their_bytes_change_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = ClaudeSession()
+    s.sidechain_root(0, "a")
+    s.call(0.1, read=0, written=11_000, thread="a", blocks=3)
+    s.call(0.3, read=11_000, written=300, thread="a", blocks=3)
+    s.user(1, "<command-name>/model</command-name>")
+    s.call(1.1, read=0, written=20_000, blocks=3)
+    s.compact(2)
+    s.call(2.1, read=3_000, written=2_000)
+    files = [s.write(tmp_path / "a.jsonl"), s.write(tmp_path / "b.jsonl", compact=False)]
+    lines_skipped_by_bytes_change_nothing(files, monkeypatch)
+
+
+@pytest.mark.skipif(not CORPUS, reason="set CACHELINT_TRANSCRIPT_CORPUS to folders of real session files")
+@pytest.mark.parametrize("root", CORPUS, ids=str)
+def test_corpus_lines_skipped_from_their_bytes_change_nothing(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines_skipped_by_bytes_change_nothing(session_files(root), monkeypatch)
