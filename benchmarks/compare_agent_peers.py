@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -42,16 +43,29 @@ def _epoch(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def ours(home: Path) -> tuple[list[Item], list[Item]]:
-    """cachelint's rebuilds (every one, minor too) and cold starts, from the API."""
+def ours(home: Path, calls: list[Item]) -> tuple[list[Item], list[Item]]:
+    """cachelint's rebuilds (every one, minor too) and cold starts, from the API; ``calls`` gets
+    every call with what it read."""
     from cachelint.transcripts.audit import new_run
-    from cachelint.transcripts.model import ColdStart, Rebuild
+    from cachelint.transcripts.model import ColdStart, Rebuild, Turn
 
     files = []
     for root in (home / ".claude" / "projects", home / ".codex" / "sessions"):
         files += sorted(root.rglob("*.jsonl")) if root.is_dir() else []
     run = new_run(None)
     rebuilds, colds = [], []
+    judge = run.judge
+
+    def keep(item: Any) -> Any:  # every call, to say what cachelint saw where a peer saw a rebuild
+        if isinstance(item, Turn):
+            state = run.finder.threads.get(item.thread)
+            before = state.last if state is not None else None
+            cached = before.usage.read + before.usage.written if before is not None else 0
+            cause = f"no rebuild: it read {item.usage.read:,} of the {cached:,} tokens the previous call cached"
+            calls.append(Item("cachelint", item.session[:8], item.time.timestamp() if item.time else 0.0, 0, cause, 1))
+        return judge(item)
+
+    run.judge = keep  # type: ignore[method-assign]
     for found in run.read_files((p, str(p), None) for p in files):
         turn = found.turn
         when = turn.time.timestamp() if turn.time else 0.0
@@ -111,8 +125,15 @@ def _run(args: list[str], home: Path) -> str:
     return subprocess.run(args, env=env, capture_output=True, text=True, check=False).stdout
 
 
-def match(item: Item, rebuilds: list[Item], colds: list[Item]) -> str:
-    """What cachelint says of the call a peer reports: its rebuild's cause, a cold start, or nothing."""
+def match(item: Item, rebuilds: list[Item], colds: list[Item], calls: list[Item]) -> str:
+    """What cachelint says of the call a peer reports: its rebuild's cause, a cold start, a call
+    that read all that was cached, or nothing."""
+    if item.resolution >= 60:
+        # to the minute, tokens in thousands: a rebuild of that session in that minute, whatever its size
+        pool = [o for o in rebuilds if o.session == item.session and _minute_of_year(o.when) == item.when]
+        if pool:
+            near = min(pool, key=lambda o: abs(o.tokens - item.tokens))
+            return f"rebuild: {near.cause}"
     for pool, label in ((rebuilds, "rebuild"), (colds, "cold start")):
         if item.resolution >= 60:
             near = [o for o in pool if o.session == item.session and _minute_of_year(o.when) == item.when]
@@ -121,6 +142,14 @@ def match(item: Item, rebuilds: list[Item], colds: list[Item]) -> str:
         near.sort(key=lambda o: abs(o.tokens - item.tokens))
         if near and abs(near[0].tokens - item.tokens) <= max(1000, item.tokens // 50):
             return f"{label}: {near[0].cause}"
+    if item.resolution >= 60:
+        same = [o for o in calls if o.session == item.session and _minute_of_year(o.when) == item.when]
+    else:
+        same = [o for o in calls if o.session == item.session and abs(o.when - item.when) <= 1]
+    if len(same) == 1:
+        return f"call: {same[0].cause}"
+    if same:  # to the minute: none of the session's calls in it was a rebuild or a cold start
+        return f"call: no rebuild in any of the session's {len(same)} calls of that minute"
     return "not found"
 
 
@@ -153,7 +182,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     home = args.home.resolve()
-    rebuilds, colds = ours(home)
+    calls: list[Item] = []
+    rebuilds, colds = ours(home, calls)
     peers: list[Item] = []
     if args.cachemiss:
         peers += cachemiss(args.cachemiss, home)
@@ -161,18 +191,22 @@ def main() -> int:
         peers += claude_cache_audit(args.claude_cache_audit, home)
     if args.kvleak:
         peers += kvleak(args.kvleak, home)
-    print("| tool | rebuilds it reports | cachelint: same call a rebuild | cachelint: a cold start | not found |")
-    print("|---|---|---|---|---|")
+    print(
+        "| tool | rebuilds it reports | cachelint: the same call a rebuild | cachelint: a cold start |"
+        " cachelint: read all that was cached | not found |"
+    )
+    print("|---|---|---|---|---|---|")
     verdicts: dict[str, list[str]] = {}
     for item in peers:
-        verdicts.setdefault(item.tool, []).append(match(item, rebuilds, colds))
+        verdicts.setdefault(item.tool, []).append(match(item, rebuilds, colds, calls))
     for tool, found in verdicts.items():
         print(
             f"| {tool} | {len(found)} | {sum(v.startswith('rebuild') for v in found)} |"
-            f" {sum(v.startswith('cold') for v in found)} | {sum(v == 'not found' for v in found)} |"
+            f" {sum(v.startswith('cold') for v in found)} | {sum(v.startswith('call') for v in found)} |"
+            f" {sum(v == 'not found' for v in found)} |"
         )
     major = [r for r in rebuilds if "(minor)" not in r.cause]
-    print(f"| cachelint | {len(major)} (+{len(rebuilds) - len(major)} minor) | | {len(colds)} cold starts | |")
+    print(f"| cachelint | {len(major)} (+{len(rebuilds) - len(major)} minor) | | {len(colds)} cold starts | | |")
     print()
     print("| tool | causes named |")
     print("|---|---|")
@@ -184,7 +218,9 @@ def main() -> int:
     print()
     for item in sorted(peers, key=lambda i: (i.tool, i.when)):
         stamp = datetime.fromtimestamp(item.when, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
-        print(f"- {item.tool} {stamp} {item.session} {item.cause} {item.tokens:,}: {match(item, rebuilds, colds)}")
+        print(
+            f"- {item.tool} {stamp} {item.session} {item.cause} {item.tokens:,}: {match(item, rebuilds, colds, calls)}"
+        )
     audit = [
         sys.executable,
         "-m",

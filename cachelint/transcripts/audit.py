@@ -21,7 +21,7 @@ from cachelint.payloads.pricing import PriceTable
 from cachelint.payloads.spend import tokens_and_money
 from cachelint.transcripts import claude_code, codex
 from cachelint.transcripts.advice import Pause, keepalive_advice, ttl_advice
-from cachelint.transcripts.lines import LineDecoder, open_session_file
+from cachelint.transcripts.lines import LineDecoder, decode_value, open_session_file
 from cachelint.transcripts.model import CAUSES, COLD_STARTS, ColdStart, Event, Rebuild, Turn
 from cachelint.transcripts.rebuilds import RebuildFinder
 
@@ -418,34 +418,43 @@ class ParsedFile:
 
 
 def parse_file(path: Path, display: str, agent: str | None = None) -> ParsedFile:
-    """Read one session file into its Turns and Events (what a worker process runs)."""
-    decoder = LineDecoder(display)
+    """Read one session file into its Turns and Events (what a worker process runs). The loop
+    every line of every file goes through: most lines are only told from their first bytes
+    (``reader.wanted``) and counted."""
     reader: Any = None
+    wanted: Callable[[bytes], bool] | None = None
     items: list[Turn | Event] = []
     diagnostics: list[Diagnostic] = []
+    line = record = 0
     try:
         with open_session_file(path) as handle:
             for raw in handle:
-                if reader is not None and raw[:1] == b"{" and not reader.wanted(raw):
-                    decoder.line += 1  # a line the reader has no use for (most): counted only
-                    decoder.record += 1
+                line += 1
+                if wanted is not None and raw[:1] == b"{":
+                    record += 1
+                    if not wanted(raw):
+                        continue  # a line the reader has no use for (most): counted only
+                elif not raw or raw.isspace():
                     continue
-                decoded = decoder.decode(raw, reader.wanted if reader is not None else None)
-                if decoded is None:
-                    continue
+                else:
+                    record += 1
+                    if wanted is not None and not wanted(raw.lstrip()):
+                        continue
+                decoded = decode_value(raw, display, line, record - 1)
                 if isinstance(decoded, Diagnostic):
                     diagnostics.append(decoded)
                     continue
-                line, record, value = decoded
+                value = decoded[2]
                 if reader is None:
                     kind = agent or agent_of(value)
                     if kind is None:
                         continue  # a line before the first one an agent wrote (another tool's line)
                     agent, reader = kind, new_reader(kind, display, set())
-                items.extend(reader.feed(value, line, record))
+                    wanted = reader.wanted
+                items.extend(reader.feed(value, line, record - 1))
     except (OSError, EOFError) as exc:
         diagnostics.append(unreadable(display, f"cannot read session file: {exc}"))
-    return ParsedFile(display, agent if reader is not None else None, decoder.record, items, diagnostics)
+    return ParsedFile(display, agent if reader is not None else None, record, items, diagnostics)
 
 
 def _parse_file_task(task: tuple[Path, str, str | None]) -> ParsedFile:

@@ -71,36 +71,45 @@ def matches(value: Any) -> bool:
 # old-style sub-agent (its calls are linked through its user lines). A line of another layout is
 # decoded. Measured on 339 MB of real sessions: 5x less CPU than substring tests over 4 KB.
 _USER_TELLS = (b"<command-name>", b"[Request interrupted", b"<task-notification>")
-_READ_TYPES = (b'"assistant"', b'"message"', b'"system"')
+_CALL_TYPES = (b'"assistant"', b'"message"')  # an assistant line's first "type" is its message's
 _SKIPPED_TYPES = (b'"file-history', b'"queue-operation"', b'"summary"', b'"attachment"')
 _HEAD = 4096
 
 
-def linked_sidechain(raw: bytes) -> bool:
-    """A line of an old-style sub-agent (a side chain without an ``agentId``): every one is read,
-    its calls are linked through them."""
-    if raw.find(b'"isSidechain":true', 0, 200) < 0 and raw.find(b'"isSidechain": true', 0, 200) < 0:
-        return False
-    return raw.find(b'"agentId"', 0, _HEAD) < 0
+# What a line is, from its first bytes: not read, read, or a call's line (read unless it is another
+# content block of a call already read).
+SKIP, READ, CALL = 0, 1, 2
+
+
+def line_kind(raw: bytes) -> int:
+    """``SKIP``, ``READ`` or ``CALL``, decided from the line's first bytes before it is decoded."""
+    at = raw.find(b'"isSidechain":', 0, 200)
+    if at >= 0:
+        at += 14
+        if raw.startswith(b" ", at):
+            at += 1
+        if raw.startswith(b"true", at) and raw.find(b'"agentId"', at, _HEAD) < 0:
+            return READ  # an old-style sub-agent's line: its calls are linked through every one
+    at = raw.find(b'"type":', 0, _HEAD)
+    if at < 0:
+        return READ  # not the layout Claude Code writes: decode it
+    at += 7
+    if raw.startswith(b" ", at):
+        at += 1
+    if raw.startswith(_CALL_TYPES, at):
+        return CALL
+    if raw.startswith(b'"system"', at):
+        return READ
+    if raw.startswith(b'"progress"', at):
+        return READ if raw.find(b"SessionStart", at, at + 400) >= 0 else SKIP
+    if raw.startswith(b'"user"', at):
+        return READ if any(raw.find(tell, at, at + 600) >= 0 for tell in _USER_TELLS) else SKIP
+    return SKIP if raw.startswith(_SKIPPED_TYPES, at) else READ
 
 
 def wanted(raw: bytes) -> bool:
     """Whether a line can matter (decided from its first bytes, before it is decoded)."""
-    if linked_sidechain(raw):
-        return True
-    at = raw.find(b'"type":', 0, _HEAD)
-    if at < 0:
-        return True  # not the layout Claude Code writes: decode it
-    at += 7
-    if raw.startswith(b" ", at):
-        at += 1
-    if raw.startswith(_READ_TYPES, at):
-        return True
-    if raw.startswith(b'"progress"', at):
-        return raw.find(b"SessionStart", at, at + 400) >= 0
-    if raw.startswith(b'"user"', at):
-        return any(raw.find(tell, at, at + 600) >= 0 for tell in _USER_TELLS)
-    return not raw.startswith(_SKIPPED_TYPES, at)
+    return line_kind(raw) != SKIP
 
 
 class ClaudeCodeReader:
@@ -111,10 +120,9 @@ class ClaudeCodeReader:
     def wanted(self, raw: bytes) -> bool:
         """``wanted``, and not another content block of a call already read (the request id sits
         near the end of an assistant line), unless it may edit a memory file."""
-        if not wanted(raw):
-            return False
-        if raw.find(b'"role":"assistant"', 0, _HEAD) < 0 or linked_sidechain(raw):
-            return True
+        kind = line_kind(raw)
+        if kind != CALL:
+            return kind == READ
         at = raw.rfind(b'"requestId":"')
         if at < 0:
             return True

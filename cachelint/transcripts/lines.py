@@ -51,12 +51,15 @@ class LineDecoder:
         self.record += 1
         if wanted is not None and not wanted(raw.lstrip() if raw[:1].isspace() else raw):
             return None
-        if len(raw) > MAX_LINE:
-            return unreadable(
-                self.display, f"line longer than {MAX_LINE:,} bytes: not read", line=self.line, record=record
-            )
-        try:
-            return self.line, record, loads(raw)
-        except (ValueError, RecursionError) as exc:
-            reason = "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
-            return unreadable(self.display, f"session file line {reason}: not read", line=self.line, record=record)
+        return decode_value(raw, self.display, self.line, record)
+
+
+def decode_value(raw: bytes, display: str, line: int, record: int) -> tuple[int, int, Any] | Diagnostic:
+    """(line, record, value) of one non-blank line, or its CL001."""
+    if len(raw) > MAX_LINE:
+        return unreadable(display, f"line longer than {MAX_LINE:,} bytes: not read", line=line, record=record)
+    try:
+        return line, record, loads(raw)
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
+        return unreadable(display, f"session file line {reason}: not read", line=line, record=record)
