@@ -78,8 +78,9 @@ def overview_lines(part: Mapping[str, Any]) -> list[str]:
     if hours:
         shown = hours[-HOURS_SHOWN:]
         more = f" (last {len(shown)} of {len(hours)} hours)" if len(hours) > len(shown) else ""
+        cut = 5 if shown[0]["hour"][:4] == shown[-1]["hour"][:4] else 0  # the year, when it is one
         lines.append(
-            f"  hit rate by hour (UTC){more}: " + ", ".join(f"{h['hour'][5:]}h {_pct(h['hit_rate'])}" for h in shown)
+            f"  hit rate by hour (UTC){more}: " + ", ".join(f"{h['hour'][cut:]}h {_pct(h['hit_rate'])}" for h in shown)
         )
     return lines
 
@@ -200,13 +201,14 @@ def render_html(part: Mapping[str, Any], diagnostics: Sequence[Diagnostic]) -> s
                 if a
             )
             cold = t.get("cold_start")
+            calls = _calls_table(t.get("timeline") or ())
             rows.append(
                 "<tr>"
                 f"<td>{_e(AGENT_TITLES.get(s['agent'], s['agent']))}</td><td><code>{_e(s['id'])}</code></td>"
                 f"<td>{_e(name)}</td><td>{t['turns']:,}</td><td>{_e(_pct(t['hit_rate']))}</td>"
                 f"<td>{_e(_money(t['money'], cur))}</td>"
                 f"<td>{_e(cold['kind']) if cold else ''}</td>"
-                f"<td><ul>{rebuilds}{notes}</ul></td></tr>"
+                f"<td><ul>{rebuilds}{notes}</ul>{calls}</td></tr>"
             )
     overview = "".join(f"<li>{_e(line.strip())}</li>" for line in overview_lines(part))
     return (
@@ -215,4 +217,22 @@ def render_html(part: Mapping[str, Any], diagnostics: Sequence[Diagnostic]) -> s
         "<th>cost</th><th>cold start</th><th>rebuilds and advice</th></tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table>"
+    )
+
+
+def _calls_table(timeline: Sequence[Mapping[str, Any]]) -> str:
+    """Each call of a thread: its line, time, model, tokens read, written and uncached, and what
+    it was (a cold start, a rebuild and its cause), folded."""
+    if not timeline:
+        return ""
+    rows = "".join(
+        f"<tr><td>{c['line']}</td><td>{_e((c.get('time') or '')[:19])}</td><td>{_e(c.get('model'))}</td>"
+        f"<td>{c['read']:,}</td><td>{c['written']:,}</td><td>{c['uncached']:,}</td>"
+        f"<td>{_e(c.get('rebuild') or c.get('cold_start') or '')}</td></tr>"
+        for c in timeline
+    )
+    return (
+        f"<details><summary>{len(timeline):,} calls</summary><table class='calls'><thead><tr><th>line</th><th>time</th>"
+        "<th>model</th><th>read</th><th>written</th><th>uncached</th><th></th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></details>"
     )

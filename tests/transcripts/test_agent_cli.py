@@ -163,3 +163,13 @@ def _line(stream, timeout: float = 60.0) -> str:
             assert chunk, f"stream closed: {data!r}"
             data += chunk
     return data.decode("utf-8")
+
+
+def test_the_html_report_lists_each_thread_its_rebuilds_and_its_calls(isolated_home: Path, tmp_path: Path) -> None:
+    claude_home(isolated_home)
+    result = audit("--coding-agent", "claude", "--output-format", "html", "-o", str(tmp_path / "r.html"))
+    assert result.exit_code == 1
+    page = (tmp_path / "r.html").read_text()
+    assert "<h2 id='coding-agents'>Coding-agent sessions</h2>" in page
+    assert "<b>idle-gap</b> · 20,000 tokens" in page and "2 calls</summary>" in page
+    assert "<td>20,000</td><td>3</td><td>session-start</td>" in page  # written, uncached, what the call was
