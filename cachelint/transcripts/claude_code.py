@@ -68,43 +68,50 @@ def matches(value: Any) -> bool:
 # the first ``"type":`` of a line says what it is within a few hundred bytes. Read: every call
 # (assistant), system lines (compactions), SessionStart hooks (progress), user text that starts
 # with a slash command, an interrupt or a background task's notification, and every line of an
-# old-style sub-agent (its calls are linked through its user lines). A line of another layout is
-# decoded. Measured on 339 MB of real sessions: 5x less CPU than substring tests over 4 KB.
+# old-style sub-agent (its calls are linked through its user lines). A line of another layout, or
+# of a type this reader does not know, is decoded.
 _USER_TELLS = (b"<command-name>", b"[Request interrupted", b"<task-notification>")
-_CALL_TYPES = (b'"assistant"', b'"message"')  # an assistant line's first "type" is its message's
-_SKIPPED_TYPES = (b'"file-history', b'"queue-operation"', b'"summary"', b'"attachment"')
-_HEAD = 4096
-
-
 # What a line is, from its first bytes: not read, read, or a call's line (read unless it is another
 # content block of a call already read).
 SKIP, READ, CALL = 0, 1, 2
+_TRUE = (b"true,", b" true")
+_PROGRESS, _USER = 3, 4  # decided by what follows the type
+# A line's first "type" -> what it is (an assistant line's first "type" is its message's: "message").
+_KINDS = {
+    b"assistant": CALL,
+    b"message": CALL,
+    b"system": READ,
+    b"progress": _PROGRESS,
+    b"user": _USER,
+    b"file-history-snapshot": SKIP,
+    b"queue-operation": SKIP,
+    b"summary": SKIP,
+    b"attachment": SKIP,
+}
+_HEAD = 4096
 
 
 def line_kind(raw: bytes) -> int:
     """``SKIP``, ``READ`` or ``CALL``, decided from the line's first bytes before it is decoded."""
     at = raw.find(b'"isSidechain":', 0, 200)
-    if at >= 0:
-        at += 14
-        if raw.startswith(b" ", at):
-            at += 1
-        if raw.startswith(b"true", at) and raw.find(b'"agentId"', at, _HEAD) < 0:
-            return READ  # an old-style sub-agent's line: its calls are linked through every one
+    if at >= 0 and raw[at + 14 : at + 19] in _TRUE and raw.find(b'"agentId"', at, _HEAD) < 0:
+        return READ  # an old-style sub-agent's line: its calls are linked through every one
     at = raw.find(b'"type":', 0, _HEAD)
     if at < 0:
         return READ  # not the layout Claude Code writes: decode it
-    at += 7
-    if raw.startswith(b" ", at):
-        at += 1
-    if raw.startswith(_CALL_TYPES, at):
-        return CALL
-    if raw.startswith(b'"system"', at):
-        return READ
-    if raw.startswith(b'"progress"', at):
+    at += 8 if raw[at + 7 : at + 8] == b" " else 7
+    end = raw.find(b'"', at + 1, at + 32)
+    kind = _KINDS.get(raw[at + 1 : end]) if end > 0 else None
+    if kind is None:
+        return READ  # a type this reader does not know: decode it
+    if kind == _PROGRESS:
         return READ if raw.find(b"SessionStart", at, at + 400) >= 0 else SKIP
-    if raw.startswith(b'"user"', at):
-        return READ if any(raw.find(tell, at, at + 600) >= 0 for tell in _USER_TELLS) else SKIP
-    return SKIP if raw.startswith(_SKIPPED_TYPES, at) else READ
+    if kind == _USER:
+        for tell in _USER_TELLS:
+            if raw.find(tell, at, at + 600) >= 0:
+                return READ
+        return SKIP
+    return kind
 
 
 def wanted(raw: bytes) -> bool:
