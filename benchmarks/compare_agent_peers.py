@@ -239,8 +239,12 @@ def main() -> int:
         commands["claude-cache-audit"] = [args.claude_cache_audit, "--all", "--json"]
     if args.kvleak:
         commands["kvleak"] = [args.kvleak, "audit", "--path", str(home / ".claude" / "projects"), "--json"]
+    codex_home = home / ".codex" / "sessions"
+    if args.kvleak and codex_home.is_dir():
+        commands["cachelint (codex)"] = [*audit[:-4], "--coding-agent", "codex", "--output-format", "json"]
+        commands["kvleak (codex)"] = [args.kvleak, "audit", "--path", str(codex_home), "--json"]
     print()
-    print(f"Time on {home / '.claude' / 'projects'} (median of {args.runs} runs, fresh processes, interleaved):")
+    print(f"Time on {home} (median of {args.runs} runs, fresh processes, interleaved):")
     print()
     print("| tool | wall | CPU |")
     print("|---|---|---|")

@@ -107,8 +107,9 @@ class CodexReader:
             out.append(self._event("resume", line, time, how="a new session_meta line: the rollout was resumed"))
         ident = payload.get("id")
         source = payload.get("source")
-        if isinstance(source, Mapping) and "subagent" in source:
-            spawn = source["subagent"]
+        forked = payload.get("forked_from_id")
+        spawn = source.get("subagent", source.get("subAgent")) if isinstance(source, Mapping) else None
+        if spawn is not None:
             parent = None
             label = "sub-agent"
             if isinstance(spawn, Mapping):
@@ -127,6 +128,9 @@ class CodexReader:
         version = payload.get("cli_version")
         if isinstance(version, str):
             self.version = version
+        if isinstance(forked, str) and forked and not self.turns:
+            # a fork (or a resume into a new rollout) starts with its parent's history
+            out.append(self._event("resume", line, time, how=f"forked from session {forked}"))
         return out
 
     def _context(self, payload: Mapping[str, Any], line: int, time: Any) -> list[Turn | Event]:

@@ -86,3 +86,15 @@ def test_a_codex_sub_agent_is_a_thread_of_its_parent_session(tmp_path: Path) -> 
         (None, "main", "session-start"),
         ("019a0000", "thread_spawn", "sub-agent-start"),
     ]
+
+
+def test_a_forked_rollout_starts_as_a_resumed_session(tmp_path: Path) -> None:
+    r = CodexRollout()
+    r.lines[0]["payload"]["forked_from_id"] = "019a0000-0000-7000-8000-0000000000aa"
+    r.turn_context(0)
+    r.call(0.1, prompt=30_000, cached=0)
+    result = audit_logs([str(r.write(tmp_path / "f.jsonl"))], cwd=tmp_path)
+    assert result.diagnostics == []
+    assert result.summary.coding_agents["cold_starts"] == {
+        "resumed-session": {"count": 1, "tokens": 30_000, "money": round(30_000 * 1.25 / 1e6, 6)}
+    }
