@@ -232,7 +232,7 @@ def main() -> int:
         "--output-format",
         "json",
     ]
-    commands = {"cachelint": audit, "cachelint --jobs 1": [*audit, "--jobs", "1"]}
+    commands = {"cachelint": audit, "cachelint --jobs 2": [*audit, "--jobs", "2"]}
     if args.cachemiss:
         commands["cachemiss"] = [args.cachemiss, "ledger", "--since", "all", "--json"]
     if args.claude_cache_audit:

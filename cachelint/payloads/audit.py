@@ -272,7 +272,9 @@ def _agent_sessions(run: _Run, logs: Sequence[tuple[Path, str]]) -> dict[str, st
 def _audit_agent_sessions(run: _Run, logs: Sequence[tuple[Path, str]], agents: dict[str, str]) -> None:
     """The coding-agent session files, read and judged together (``cachelint.transcripts``)."""
     forced = run.options.input_format != "auto"
-    jobs = run.options.jobs or int(run.settings.section("audit").get("jobs", 0)) or None  # None: the CPUs
+    # one process unless asked: on a shared 2-core machine worker processes cost more than they saved
+    # (docs/coding-agents.md, "Compared with the transcript auditors on PyPI")
+    jobs = run.options.jobs or int(run.settings.section("audit").get("jobs", 0)) or 1
     files = [(path, display, agents[display] if forced else None) for path, display in logs]
     run.agents.read_files(files, jobs if run.options.engine == "local" else 1)
     for _path, display in logs:
