@@ -2,8 +2,9 @@
 -> findings (CL313, from the rule modules' ``check_rebuild``) and the summary (per session and per
 thread: tokens, hit rate, money, cold starts, rebuilds by cause, advice).
 
-``TranscriptRun`` is fed whole files (``read_file``) or lines as they are appended (``feed``, what
-``--follow`` uses): the same state either way. ``summary()`` is plain JSON-light data; the
+``TranscriptRun`` is fed whole files (``read_files``: parsed file by file, then judged in time
+order) or lines as they are appended (``feed``, what ``--follow`` uses): the same judgement either
+way. ``summary()`` is plain JSON-light data; the
 reporters render it (``cachelint.report.coding_agents``).
 """
 
@@ -24,10 +25,6 @@ from cachelint.transcripts.advice import Pause, keepalive_advice, ttl_advice
 from cachelint.transcripts.lines import LineDecoder, decode_value, open_session_file
 from cachelint.transcripts.model import CAUSES, COLD_STARTS, ColdStart, Event, Rebuild, Turn
 from cachelint.transcripts.rebuilds import RebuildFinder
-
-# The log-format names of the session files this part reads (the registry's names).
-FORMAT_AGENTS = {"claude-code": "claude-code", "codex": "codex"}
-AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex CLI"}
 
 
 def agent_of(value: Any) -> str | None:

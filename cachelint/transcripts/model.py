@@ -20,8 +20,6 @@ from typing import Any, Mapping
 
 from cachelint.payloads.usage import CacheUsage
 
-AGENTS = ("claude-code", "codex")
-
 # The causes a rebuild is given, in the order the finder tries them (``rebuilds.cause_of``): the
 # first for which the transcript holds the evidence wins; the others found are kept as evidence.
 CAUSES = (

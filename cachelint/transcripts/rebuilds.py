@@ -23,7 +23,6 @@ the transcript does show between the two calls.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import duration_text, seconds_between
@@ -213,7 +212,3 @@ def cause_of(
 
 def _agent_name(turn: Turn) -> str:
     return {"claude-code": "Claude Code", "codex": "Codex"}.get(turn.agent, turn.agent)
-
-
-def describe_ttl(ttl: Any) -> str:
-    return TTL_WORDS.get(str(ttl), str(ttl))
