@@ -62,7 +62,21 @@ class IgnoreMatcher:
     def __init__(self, root: Path, exclude: Sequence[str], respect_gitignore: bool) -> None:
         self.root = root
         self.respect_gitignore = respect_gitignore
-        self.exclude_rules = compile_patterns(exclude)
+        # the default excludes name generated output (build/, dist/); a folder holding a
+        # SKILL.md is a skill, whatever its name: those patterns never hide it
+        from cachelint.config import DEFAULT_EXCLUDE
+
+        # (the defaults are the leading lines when the configuration kept them: a configured
+        # exclude = ["build"] is the user's and applies to skill folders too)
+        default_lines = len(DEFAULT_EXCLUDE) if tuple(exclude[: len(DEFAULT_EXCLUDE)]) == DEFAULT_EXCLUDE else 0
+        self.exclude_rules: list[IgnoreRule] = []
+        defaults: set[int] = set()
+        for number, line in enumerate(exclude):
+            for rule in compile_patterns([line]):
+                if number < default_lines:
+                    defaults.add(len(self.exclude_rules))
+                self.exclude_rules.append(rule)
+        self.default_rules = frozenset(defaults)
         self._dir_rules: dict[Path, list[IgnoreRule]] = {}
         self._git_root_rules: list[tuple[Path, list[IgnoreRule]]] = []
         if respect_gitignore:
@@ -91,13 +105,15 @@ class IgnoreMatcher:
 
     def ignored(self, path: Path, is_dir: bool, dirs_with_rules: Sequence[Path]) -> bool:
         verdict = None
+        by_default = False  # decided by a default exclude alone
         rel_root = _relative_posix(path, self.root)
-        for rule in self.exclude_rules:
+        for index, rule in enumerate(self.exclude_rules):
             if rule.dir_only and not is_dir:
                 continue
             if rel_root is not None and (rule.matches(rel_root) or rule.matches(path.name)):
                 verdict = not rule.negated
-        if verdict:
+                by_default = index in self.default_rules
+        if verdict and not (by_default and is_dir and os.path.isfile(os.path.join(path, "SKILL.md"))):
             return True
         verdict = None
         for base, rules in self._git_root_rules:

@@ -63,7 +63,7 @@ def test_source_resolves_from_the_marketplace_root_not_the_repository_root(tmp_p
     ]
     assert (
         result[0][3]
-        == "plugin source ./pay names no folder (resolved from the marketplace root bundle/): the plugin cannot be installed"
+        == "plugin source ./pay names no folder (resolved from the marketplace root bundle/): the plugin cannot be installed (Claude Code's plugin marketplace)"
     )
 
 
@@ -141,7 +141,7 @@ def test_missing_from_a_prompt_index_is_never_seen_by_the_model(tmp_path):
     [finding] = _by_code(check_tree(tmp_path), "CL203")
     assert (
         finding.message
-        == 'skill "conciliacao-cartao" is not listed in CLAUDE.md, which lists its sibling skills: the model never sees it'
+        == 'skill "conciliacao-cartao" is not listed in CLAUDE.md (read into the prompt by Claude Code), which lists its sibling skills: the model never sees it'
     )
     assert finding.severity is None  # the catalog's default: error
 

@@ -38,11 +38,12 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
         skill = by_path[path]
         found = sorted(missing[path], key=lambda i: i.display)
         loaded = [i for i in found if i.role != "catalog"]
-        names = ", ".join(i.display for i in (loaded or found))
         if loaded:
+            names = ", ".join(f"{i.display} ({i.view()})" for i in loaded)
             message = f'skill "{skill.label}" is not listed in {names}, which lists its sibling skills: the model never sees it'
             severity = None
         else:
+            names = ", ".join(i.display for i in found)
             message = (
                 f'skill "{skill.label}" is not listed in {names}, the catalog that lists its sibling skills: '
                 "the documentation has drifted from the skills (a catalog is for readers; it is not what the model loads)"
@@ -56,7 +57,7 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 skill.name_line,
                 1,
                 severity=severity,
-                details={"indexes": [i.display for i in found]},
+                details={"indexes": [i.display for i in found], "views": [i.view() for i in (loaded or found)]},
             )
         )
     return out

@@ -146,7 +146,9 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 continue
             if catalog:
                 message += " (in a catalog for readers: the documentation has drifted)"
-            details: dict[str, Any] = {"entry": entry.text}
+            elif index.readers or index.role == "manifest":
+                message += f" ({index.view()})"
+            details: dict[str, Any] = {"entry": entry.text, "view": index.view()}
             if entry.resolution is not None and entry.resolution.tried:
                 details["tried"] = list(entry.resolution.tried)
             out.append(
