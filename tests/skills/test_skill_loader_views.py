@@ -302,3 +302,63 @@ def test_qwen_md_is_a_context_file_read_into_the_prompt(tmp_path):
     result = check_tree(tmp_path)
     assert _severities(result) == [("CL203", "default")]
     assert "read into the prompt by Qwen Code" in result.diagnostics[0].message
+
+
+# --- user-only skills -----------------------------------------------------------------------------
+
+
+USER_ONLY = "disable-model-invocation: true\n"
+
+
+@pytest.mark.parametrize("openai", [None, "policy:\n  allow_implicit_invocation: false\n"])
+def test_a_user_only_description_is_not_judged_for_the_model(tmp_path, openai):
+    files = {"skills/teach/SKILL.md": skill("teach", "Teach the user a concept.", USER_ONLY)}
+    if openai is not None:
+        files["skills/teach/agents/openai.yaml"] = openai
+    write_tree(tmp_path, files)
+    assert check_tree(tmp_path).diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "extra, openai",
+    [
+        ("", None),  # both loaders list it
+        (USER_ONLY, "interface:\n  display_name: Teach\n"),  # Codex lists it: its metadata leaves it implicit
+        (USER_ONLY, "policy:\n  allow_implicit_invocation: yes\n"),
+        ("disable-model-invocation: false\n", None),
+    ],
+)
+def test_a_description_some_model_lists_is_judged(tmp_path, extra, openai):
+    files = {"skills/teach/SKILL.md": skill("teach", "Teach the user a concept.", extra)}
+    if openai is not None:
+        files["skills/teach/agents/openai.yaml"] = openai
+    write_tree(tmp_path, files)
+    assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL202"]
+
+
+def test_a_user_only_skill_is_not_missing_from_the_prompt(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            **_two_skills(),
+            "skills/deploy/SKILL.md": skill("deploy", "Deploy the application to production.", USER_ONLY),
+            "AGENTS.md": f"# Agent\n\n- **pdf**: {PDF}\n- **docx**: {DOCX}\n",
+            "README.md": f"# Skills\n\n- **pdf**: {PDF}\n- **docx**: {DOCX}\n",
+        },
+    )
+    # the prompt is for the model; the catalog for readers still lists the user's commands
+    result = check_tree(tmp_path)
+    assert [(d.code, d.message.split(" is not listed in ")[1][:9]) for d in result.diagnostics] == [("CL203", "README.md")]
+
+
+def test_user_only_skills_are_no_choice_for_the_model(tmp_path):
+    template = "Automate {} tasks via the Composio toolkit and its search tools."
+    write_tree(
+        tmp_path,
+        {
+            "skills/slack-automation/SKILL.md": skill("slack-automation", template.format("Slack"), USER_ONLY),
+            "skills/gmail-automation/SKILL.md": skill("gmail-automation", template.format("Gmail"), USER_ONLY),
+            "skills/notion-automation/SKILL.md": skill("notion-automation", template.format("Notion")),
+        },
+    )
+    assert check_tree(tmp_path).diagnostics == []

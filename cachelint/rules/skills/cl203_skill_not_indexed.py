@@ -30,6 +30,8 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
         for skill in index_scope(tree, index):
             if skill.front.data is None or not skill.description or skill.nested or is_template(skill):
                 continue  # no metadata to list (CL201 says so), a sub-document of another skill, a template
+            if skill.user_only and index.role == "prompt":
+                continue  # the prompt lists what the model may choose; the user invokes this one by name
             if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
                 missing.setdefault(skill.path, []).append(index)
     out = []

@@ -182,7 +182,8 @@ def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
         if not skill.nested:  # a sub-document is chosen through its skill, not by the model
             by_parent[skill.folder.parent].append(skill)
     groups.extend(by_parent[p] for p in sorted(by_parent))
-    return [[s for s in g if s.description] for g in groups if len(g) >= 2]
+    # a user-only skill is in no model's listing: the model never chooses between it and another
+    return [[s for s in g if s.description and not s.user_only] for g in groups if len(g) >= 2]
 
 
 def check(ctx: SkillContext) -> Iterable[Diagnostic]:
