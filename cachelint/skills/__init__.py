@@ -30,12 +30,16 @@ def check_skills(
     from cachelint.skills.context import SkillContext
     from cachelint.skills.indexes import IndexRules, detect_indexes
     from cachelint.skills.lexicon import load_lexicon
+    from cachelint.skills.loaders import Loaders
     from cachelint.skills.options import SkillOptions
     from cachelint.skills.tree import tree_builders, unreadable_front_matter
 
     options = SkillOptions.from_settings(settings)
     lexicon = load_lexicon(settings.pack_paths(), options.lexicon)
-    rules = IndexRules.load(settings.pack_paths(), options.index, options.not_index, options.index_min_coverage)
+    loaders = Loaders.load(settings.pack_paths(), options.listing)
+    rules = IndexRules.load(
+        settings.pack_paths(), options.index, options.not_index, options.index_min_coverage, loaders
+    )
     checks = [rule.check for rule in modules("skills")]
     out: list[Diagnostic] = []
     for tree_files, build in tree_builders(files, settings, cwd, checked):
@@ -47,7 +51,7 @@ def check_skills(
                 indexes, problems = detect_indexes(tree, rules, settings.max_file_size)
                 found.extend(problems)
                 found.extend(unreadable_front_matter(tree))
-                ctx = SkillContext(tree, indexes, lexicon, options)
+                ctx = SkillContext(tree, indexes, lexicon, options, loaders)
                 for check in checks:
                     found.extend(check(ctx))
         except TimeLimitExceeded:

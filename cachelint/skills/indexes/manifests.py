@@ -112,6 +112,8 @@ def parse_marketplace(
             continue
         source = plugin.get("source")
         skills = _as_list(plugin.get("skills"))
+        name = plugin.get("name") if isinstance(plugin.get("name"), str) else None
+        first = len(entries)
         plugin_bases: list[tuple[str, Path]] = []
         if isinstance(source, str) and _is_local_link(source):
             candidate, outside = _plugin_source(tree, source, root, plugin_root)
@@ -149,6 +151,8 @@ def parse_marketplace(
             res = resolve_path(tree, raw, bases)
             _folder_of_skills(raw, res)
             entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
+        for entry in entries[first:]:
+            entry.plugin = name
     return IndexFile(path, display, "marketplace", entries)
 
 
@@ -215,6 +219,9 @@ def parse_plugin_manifest(
         res = resolve_path(tree, raw, [("the plugin root", root), ("the repository root", tree.root)])
         _folder_of_skills(raw, res)
         entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
+    name = data.get("name") if isinstance(data, dict) and isinstance(data.get("name"), str) else None
+    for entry in entries:
+        entry.plugin = name
     return IndexFile(path, display, "plugin", entries)
 
 

@@ -54,6 +54,7 @@ class IndexEntry:
     # names, but is never a stale entry and never makes its file an index
     mention: bool = False
     source: bool = False  # a marketplace plugin's source folder
+    plugin: str | None = None  # the plugin a manifest's entry belongs to (its skills' namespace)
 
     @property
     def skills(self) -> list[Skill]:
