@@ -67,6 +67,13 @@ def is_skill_related(path: Path) -> bool:
     return path.name == "SKILL.md" or path.suffix.lower() in INDEX_SUFFIXES
 
 
+def selects_code_rules(settings: Settings) -> bool:
+    """Whether any code rule (CL1xx) is selected, so that Python files are inputs."""
+    from cachelint.rules import codes
+
+    return bool(settings.enabled_codes() & set(codes("code")))
+
+
 def _accept(path: Path, explicit: bool) -> bool:
     return is_python(path) or is_skill_related(path)
 
@@ -150,6 +157,11 @@ def _run_check(
         result.configurations[str(group_settings.config_path) if group_settings.config_path else None] = len(group)
         python_files = [f for f in group if is_python(f.path)]
         other_files = [f for f in group if not is_python(f.path)]
+        if python_files and not selects_code_rules(group_settings):
+            # no code rule selected (--select CL2): Python files are not inputs of this run, so
+            # they are neither parsed nor counted (parsing them was most of a skills-only run)
+            result.files_checked -= len(python_files)
+            python_files = []
         cache = None
         use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
         # a file read from stdin is not the file on disk: no result of it is read or kept

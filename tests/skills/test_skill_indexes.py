@@ -60,7 +60,12 @@ def test_cl204_entry_for_a_deleted_skill_points_at_the_index_line(tmp_path):
         },
     )
     assert findings(check_tree(tmp_path)) == [
-        ("AGENTS.md", 7, "CL204", 'index lists skill "logistica", but no skill has that name or folder (read into the prompt by Codex)')
+        (
+            "AGENTS.md",
+            7,
+            "CL204",
+            'index lists skill "logistica", but no skill has that name or folder (read into the prompt by Codex)',
+        )
     ]
 
 
@@ -359,7 +364,12 @@ def test_partial_run_reports_a_stale_entry_left_by_a_rename(tmp_path):
     )
     (tmp_path / ".git").mkdir()
     assert findings(check_tree(tmp_path, paths=("skills/emissao-nfe/SKILL.md",))) == [
-        ("AGENTS.md", 5, "CL204", 'index lists skill "emissao-nf", but no skill has that name or folder (read into the prompt by Codex)')
+        (
+            "AGENTS.md",
+            5,
+            "CL204",
+            'index lists skill "emissao-nf", but no skill has that name or folder (read into the prompt by Codex)',
+        )
     ]
 
 
@@ -463,7 +473,12 @@ def test_table_with_a_number_column_uses_the_name_column(tmp_path):
     )
     write_tree(tmp_path, {**BACK_OFFICE, "AGENTS.md": index})
     assert findings(check_tree(tmp_path)) == [
-        ("AGENTS.md", 6, "CL204", 'index lists skill "logistica", but no skill has that name or folder (read into the prompt by Codex)')
+        (
+            "AGENTS.md",
+            6,
+            "CL204",
+            'index lists skill "logistica", but no skill has that name or folder (read into the prompt by Codex)',
+        )
     ]
 
 

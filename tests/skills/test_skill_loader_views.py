@@ -19,7 +19,9 @@ def _at(result, code):
 
 
 def _severities(result, code=None):
-    return [(d.code, d.severity.value if d.severity else "default") for d in result.diagnostics if code in (None, d.code)]
+    return [
+        (d.code, d.severity.value if d.severity else "default") for d in result.diagnostics if code in (None, d.code)
+    ]
 
 
 def _messages(result, code):
@@ -81,7 +83,9 @@ def test_roadmaps_and_to_do_items_are_no_entries(tmp_path, plan):
 
 
 def test_a_list_after_the_roadmap_section_is_read_again(tmp_path):
-    agents = f"# Agent\n\n## Roadmap\n\n- slides\n\n## Skills\n\n- **pdf**: {PDF}\n- **docx**: {DOCX}\n- **charts**: plots\n"
+    agents = (
+        f"# Agent\n\n## Roadmap\n\n- slides\n\n## Skills\n\n- **pdf**: {PDF}\n- **docx**: {DOCX}\n- **charts**: plots\n"
+    )
     write_tree(tmp_path, {**_two_skills(), "AGENTS.md": agents})
     assert _at(check_tree(tmp_path), "CL204") == [("AGENTS.md", 11)]
 
@@ -227,7 +231,9 @@ def test_a_plugin_manifest_declares_skills_the_default_scan_misses(tmp_path):
         {
             "skills/docs/pdf/SKILL.md": skill("pdf", PDF),
             "skills/docs/docx/SKILL.md": skill("docx", DOCX),
-            ".claude-plugin/plugin.json": json.dumps({"name": "p", "skills": ["./skills/docs/pdf", "./skills/docs/docx"]}),
+            ".claude-plugin/plugin.json": json.dumps(
+                {"name": "p", "skills": ["./skills/docs/pdf", "./skills/docs/docx"]}
+            ),
             ".claude-plugin/marketplace.json": _market({"name": "p", "source": "./"}),
         },
     )
@@ -348,7 +354,9 @@ def test_a_user_only_skill_is_not_missing_from_the_prompt(tmp_path):
     )
     # the prompt is for the model; the catalog for readers still lists the user's commands
     result = check_tree(tmp_path)
-    assert [(d.code, d.message.split(" is not listed in ")[1][:9]) for d in result.diagnostics] == [("CL203", "README.md")]
+    assert [(d.code, d.message.split(" is not listed in ")[1][:9]) for d in result.diagnostics] == [
+        ("CL203", "README.md")
+    ]
 
 
 def test_user_only_skills_are_no_choice_for_the_model(tmp_path):

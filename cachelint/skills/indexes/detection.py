@@ -67,12 +67,15 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
 
     wanted = compile_patterns(rules.index)
     unwanted = _combined(compile_patterns(rules.not_index))
+    unwanted_data = _combined(compile_patterns(rules.not_index_data))
     indexes: list[IndexFile] = []
     problems: list[Diagnostic] = []
     for f in tree.index_files:
         rel = f.path.relative_to(tree.root).as_posix() if is_relative_to(f.path, tree.root) else f.path.name
         configured = any(rule.matches(rel) for rule in wanted)
-        if not configured and _matches(unwanted, rel):
+        if not configured and (
+            _matches(unwanted, rel) or (f.path.suffix.lower() in _DATA_SUFFIXES and _matches(unwanted_data, rel))
+        ):
             continue
         if not tree.skills and not configured:
             continue
@@ -113,22 +116,34 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     return indexes, problems
 
 
-def _combined(rules) -> tuple[list, list]:
-    """The file patterns and the folder patterns (``dir/`` ones too) of a pattern set."""
+_DATA_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def _combined(rules) -> tuple[list, list, dict[str, bool]]:
+    """The file patterns and the folder patterns (``dir/`` ones too) of a pattern set, and the
+    verdicts on folders already asked about (the files of a tree share their folders: each is
+    matched once, not once per file)."""
     files = [r for r in rules if not r.dir_only and not r.negated]
     dirs = [r for r in rules if not r.negated]
-    return files, dirs
+    return files, dirs, {}
 
 
 def _matches(combined, rel: str) -> bool:
     """gitignore-like: a pattern matches the file, or a folder pattern matches a parent folder."""
-    files, dirs = combined
+    files, dirs, folders = combined
     if any(rule.matches(rel) for rule in files):
         return True
     if not dirs:
         return False
     parts = rel.split("/")
-    return any(rule.matches("/".join(parts[: i + 1])) for i in range(len(parts) - 1) for rule in dirs)
+    for i in range(len(parts) - 1):
+        prefix = "/".join(parts[: i + 1])
+        verdict = folders.get(prefix)
+        if verdict is None:
+            verdict = folders[prefix] = any(rule.matches(prefix) for rule in dirs)
+        if verdict:
+            return True
+    return False
 
 
 # Entries per distinct skill above which a Markdown or data file is a document that keeps naming

@@ -150,6 +150,7 @@ class IndexRules:
     loaders: Loaders = field(default_factory=builtin_loaders)
     # headings of sections whose lists are plans, not entries ("Roadmap", "Coming soon")
     plan_sections: tuple[str, ...] = ()
+    not_index_data: tuple[str, ...] = ()  # globs of files never indexes when they hold data (tests/)
 
     @classmethod
     def load(cls, pack_paths, index, not_index, min_coverage, loaders: Loaders | None = None) -> "IndexRules":
@@ -159,6 +160,7 @@ class IndexRules:
         return cls(
             loaders=loaders if loaders is not None else Loaders.load(pack_paths),
             plan_sections=tuple(sorted({s.lower() for p in packs for s in p.get("plan_sections", ())})),
+            not_index_data=tuple(g for p in packs for g in p.get("not_index_data", ())),
             index=tuple(index),
             not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),
             skill_folders=tuple(sorted({f for p in packs for f in p.get("skill_folders", ())})) or ("skills",),
