@@ -110,7 +110,8 @@ def listing_views(tree: SkillTree, indexes: Sequence[IndexFile], loaders: Loader
         for top in sorted(collections):
             where = f"under {top}/" if top else "of the repository"
             members = collections[top]
-            mine.append(_view(loader, f"the {len(members)} skills {where}, installed together", members))
+            count = "the skill" if len(members) == 1 else f"the {len(members)} skills"
+            mine.append(_view(loader, f"{count} {where}, installed together", members))
         views.extend(mine)
     return views
 
@@ -296,3 +297,105 @@ def _level(descriptions: Sequence[int], room: int) -> int:
 
 def measure_all(tree: SkillTree, indexes: Sequence[IndexFile], loaders: Loaders) -> list[ListingMeasure]:
     return [measure(view, tree) for view in listing_views(tree, indexes, loaders)]
+
+
+def listing_report(root: Path, settings) -> list[ListingMeasure]:
+    """Every listing of the skills under ``root`` (a repository), measured: what ``cachelint
+    index DIR --listing`` prints."""
+    from cachelint.skills.indexes import IndexRules, detect_indexes
+    from cachelint.skills.options import SkillOptions
+    from cachelint.skills.tree import build_tree
+
+    options = SkillOptions.from_settings(settings)
+    loaders = Loaders.load(settings.pack_paths(), options.listing)
+    rules = IndexRules.load(
+        settings.pack_paths(), options.index, options.not_index, options.index_min_coverage, loaders
+    )
+    root = root.resolve()
+    tree = build_tree(root, [], settings, root)
+    indexes, _problems = detect_indexes(tree, rules, settings.max_file_size)
+    return measure_all(tree, indexes, loaders)
+
+
+BAR_CELLS = 20
+
+
+def bar(share: float) -> str:
+    """``[██████████▌         ]`` for 52%; a listing over budget fills the bar and ends in ``▶``."""
+    eighths = " ▏▎▍▌▋▊▉"
+    filled = min(share, 1.0) * BAR_CELLS
+    whole = int(filled)
+    rest = "" if whole >= BAR_CELLS else eighths[int((filled - whole) * 8)]
+    return "[" + ("█" * whole + rest).ljust(BAR_CELLS) + "]" + ("▶" if share > 1 else "")
+
+
+def render_listing_text(measures: Sequence[ListingMeasure]) -> str:
+    if not measures:
+        return "No skill listing with a documented budget: no skills, or no loader lists them.\n"
+    lines: list[str] = []
+    loader_seen: str | None = None
+    for m in measures:
+        listing = m.view.loader.listing
+        assert listing is not None
+        if m.view.loader.key != loader_seen:
+            loader_seen = m.view.loader.key
+            lines.append(f"{m.view.loader.name}: {m.budget:,} characters ({listing.basis()})")
+        lines.append(
+            f"  {bar(m.share)} {m.share:>5.0%}  {m.used:>7,} chars  {_skills(len(m.view.skills))}  {m.view.what}"
+        )
+        for note in _notes(m):
+            lines.append(f"      {note}")
+    return "\n".join(lines) + "\n"
+
+
+def _skills(count: int) -> str:
+    return f"{count:>4} skill " if count == 1 else f"{count:>4} skills"
+
+
+def _notes(m: ListingMeasure) -> list[str]:
+    notes = []
+    if m.cut_entries:
+        notes.append(f"entries cut at the per-entry cap: {', '.join(entry_name(s) for s in m.cut_entries)}")
+    if not m.over:
+        return notes
+    if m.view.loader.listing and m.view.loader.listing.overflow == "drop-least-invoked":
+        if m.names_only > m.budget:
+            notes.append(f"every description dropped: the names alone take {m.names_only:,} characters")
+        else:
+            fewest, most = m.dropped
+            notes.append(f"descriptions dropped, the least-invoked skills' first: {fewest} to {most}")
+    elif m.omitted:
+        notes.append(f"every description removed; left out: {', '.join(entry_name(s) for s in m.omitted)}")
+    else:
+        notes.append(
+            f"descriptions shortened to {m.shortened_to} characters: {len(m.shortened)} of {len(m.view.skills)}"
+        )
+    return notes
+
+
+def listing_json(measures: Sequence[ListingMeasure]) -> list[dict]:
+    out = []
+    for m in measures:
+        listing = m.view.loader.listing
+        assert listing is not None
+        record: dict = {
+            "loader": m.view.loader.key,
+            "view": m.view.what,
+            "skills": [s.display for s in m.view.skills],
+            "characters": m.used,
+            "budget": m.budget,
+            "basis": listing.basis(),
+            "share": round(m.share, 4),
+            "over": m.over,
+        }
+        if m.cut_entries:
+            record["cut_entries"] = [s.display for s in m.cut_entries]
+        if m.over and listing.overflow == "drop-least-invoked":
+            record["dropped"] = list(m.dropped) if m.names_only <= m.budget else [len(m.view.skills)] * 2
+        if m.shortened_to is not None:
+            record["shortened_to"] = m.shortened_to
+            record["shortened"] = [s.display for s in m.shortened]
+        if m.omitted:
+            record["omitted"] = [s.display for s in m.omitted]
+        out.append(record)
+    return out

@@ -161,3 +161,36 @@ def test_write_refuses_when_two_lists_name_skills(repo):
 def test_diff_without_write_is_a_usage_error(repo):
     result = CliRunner().invoke(main, ["index", ".", "--diff", "--isolated"])
     assert result.exit_code == 2
+
+
+def test_listing_prints_every_listing_against_its_budget(repo):
+    result = run(".", "--listing")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    # comissao is Claude Code's project skill; the two under skills/ are a collection
+    assert lines[0] == "Claude Code: 8,000 characters (1% of a 200,000-token context window at 4 characters a token)"
+    claude = f"{len('comissao') + len(COMISSAO):,}"
+    assert lines[1].endswith(f"{claude} chars     1 skill   the project skills in .claude/skills")
+    assert lines[1].startswith("  [▏")
+    assert "skills under skills/, installed together" in lines[2] and "Codex" in result.output
+
+
+def test_listing_as_json(repo):
+    import json
+
+    result = run(".", "--listing", "--output-format", "json")
+    records = json.loads(result.output)
+    first = records[0]
+    assert (first["loader"], first["view"], first["budget"], first["over"]) == (
+        "claude-code",
+        "the project skills in .claude/skills",
+        8000,
+        False,
+    )
+    assert first["characters"] == len("comissao") + len(COMISSAO)
+    assert first["skills"] == [".claude/skills/comissao/SKILL.md"]
+
+
+def test_listing_takes_no_write(repo):
+    result = run(".", "--listing", "--write", "AGENTS.md")
+    assert result.exit_code == 2

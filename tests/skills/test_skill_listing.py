@@ -93,7 +93,7 @@ def test_codex_leaves_skills_out_when_even_the_names_do_not_fit(tmp_path):
     config = {"skills": {"listing": {"codex": {"context-window": 5000}}}}  # 400 characters: 8 lines of 45
     [finding] = _cl207(tmp_path, config)
     assert finding.details["omitted"] == ["skill-08", "skill-09"]
-    assert "every description is removed and 2 skills are left out (skill-08, skill-09)" in finding.message
+    assert "every description is removed and 2 skills left out (skill-08, skill-09)" in finding.message
 
 
 def test_an_entry_cut_at_1536_characters(tmp_path):

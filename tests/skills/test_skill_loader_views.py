@@ -97,7 +97,7 @@ def test_a_link_in_a_code_span_is_no_link(tmp_path):
 
 
 def test_a_link_outside_the_code_span_is_still_read(tmp_path):
-    agents = f"# Agent\n\n- [pdf](skills/pdf/) `code`\n- [docx](skills/docx/)\n- [old](skills/old/) and `[x](y)`\n"
+    agents = "# Agent\n\n- [pdf](skills/pdf/) `code`\n- [docx](skills/docx/)\n- [old](skills/old/) and `[x](y)`\n"
     write_tree(tmp_path, {**_two_skills(), "AGENTS.md": agents})
     assert _at(check_tree(tmp_path), "CL204") == [("AGENTS.md", 5)]
 

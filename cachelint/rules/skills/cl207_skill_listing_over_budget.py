@@ -22,6 +22,10 @@ LISTED_NAMES = 8
 MAX_DESCRIPTION = 1024  # the Agent Skills limit: a longer description is CL201's
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
 def _names(skills) -> str:
     names = [entry_name(s) for s in skills]
     shown = ", ".join(names[:LISTED_NAMES])
@@ -32,7 +36,7 @@ def _message(m: ListingMeasure) -> str:
     view, listing = m.view, m.view.loader.listing
     assert listing is not None
     head = (
-        f"{view.loader.name}'s skill listing of {view.what}: {len(view.skills)} skills, "
+        f"{view.loader.name}'s skill listing of {view.what}: {_count(len(view.skills), 'skill')}, "
         f"{m.used:,} characters, {m.share:.0%} of its {m.budget:,}-character budget ({listing.basis()})"
     )
     if listing.overflow == "drop-least-invoked":
@@ -51,7 +55,7 @@ def _message(m: ListingMeasure) -> str:
     if m.omitted:
         return (
             f"{head}; even without descriptions the entries exceed it: every description is removed and "
-            f"{len(m.omitted)} skills are left out ({_names(m.omitted)}), and each skill added or removed "
+            f"{_count(len(m.omitted), 'skill')} left out ({_names(m.omitted)}), and each skill added or removed "
             f"changes which, in {listing.place}"
         )
     return (
