@@ -46,6 +46,9 @@ class ListingView:
     namespaces: tuple[tuple[Path, str], ...] = ()  # SKILL.md -> its plugin ("plugin:skill")
     line: int = 1  # the manifest's line of the plugin's entry
     anchor: tuple[Path, str] | None = None  # the manifest file a finding goes to: (path, display)
+    # installed as one by the loader (a plugin, the loader's project folder): CL207 reports it; a
+    # collection installed at once by copying is measured for `cachelint index --listing` only
+    unit: bool = True
 
 
 @dataclass(frozen=True)
@@ -106,12 +109,12 @@ def listing_views(tree: SkillTree, indexes: Sequence[IndexFile], loaders: Loader
                 continue
             if enclosing_plugin(tree, skill.path) is not None:
                 continue  # a plugin's skill (another loader's): installed with its plugin
-            collections.setdefault(_top_folder(tree, skill), []).append(skill)
+            collections.setdefault(_collection_folder(tree, skill), []).append(skill)
         for top in sorted(collections):
             where = f"under {top}/" if top else "of the repository"
             members = collections[top]
             count = "the skill" if len(members) == 1 else f"the {len(members)} skills"
-            mine.append(_view(loader, f"{count} {where}, installed together", members))
+            mine.append(replace(_view(loader, f"{count} {where}, installed together", members), unit=False))
         views.extend(mine)
     return views
 
@@ -149,13 +152,36 @@ def _manifest_views(tree: SkillTree, loader: Loader) -> list[ListingView]:
         root = f.path
         for _ in loader.plugin_manifest.split("/"):
             root = root.parent
-        found = plugin_skills(tree, root) if loader.key == "claude-code" else tree.skills_under(root)
+        found = plugin_skills(tree, root) if loader.key == "claude-code" else declared_skill_folders(tree, f.path, root)
         skills = [s for s in found if listed_by(s, loader)]
         if skills:
             namespaces = {s.path: root.name for s in skills} if root != tree.root else {}
             view = _view(loader, f"the plugin {f.display}", skills, None, namespaces)
             views.append(replace(view, anchor=(f.path, f.display)))
     return views
+
+
+def declared_skill_folders(tree: SkillTree, manifest: Path, root: Path) -> list[Skill]:
+    """A Codex-style plugin's skills: every skill below the folders its manifest's ``skills``
+    field names (``"skills": "./skills/"``), else below its ``skills/`` folder, else below the
+    plugin's root (Codex scans skills folders recursively)."""
+    import json
+    import os
+
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8")) if manifest.stat().st_size < 1 << 20 else None
+    except (OSError, ValueError):
+        data = None
+    raw = data.get("skills") if isinstance(data, dict) else None
+    paths = [raw] if isinstance(raw, str) else [p for p in raw if isinstance(p, str)] if isinstance(raw, list) else []
+    found: dict[Path, Skill] = {}
+    for path in paths:
+        folder = Path(os.path.normpath(root / path))
+        if is_relative_to(folder, tree.root):
+            found.update((s.path, s) for s in tree.skills_under(folder))
+    if not paths:
+        found = {s.path: s for s in (tree.skills_under(root / "skills") or tree.skills_under(root))}
+    return sorted(found.values(), key=lambda s: s.display)
 
 
 def _view(
@@ -193,10 +219,16 @@ def _in_folders(tree: SkillTree, skill: Skill, folders) -> bool:
     return any(rel == f or rel.endswith("/" + f) for f in folders)
 
 
-def _top_folder(tree: SkillTree, skill: Skill) -> str:
-    """The folder below the repository root that holds the skill; "" for a skill folder at the
-    root itself (``pdf/SKILL.md``) or the root's own SKILL.md."""
+def _collection_folder(tree: SkillTree, skill: Skill) -> str:
+    """The folder a collection is installed from: the nearest folder named ``skills`` above the
+    skill (``docs/ja-JP/skills/``, ``skills/`` of ``skills/engineering/tdd``), else the folder below
+    the repository root that holds it; "" for a skill folder at the root itself (``pdf/SKILL.md``)
+    or the root's own SKILL.md."""
     rel = skill.folder.relative_to(tree.root).parts if is_relative_to(skill.folder, tree.root) else ()
+    parents = rel[:-1]
+    for depth in range(len(parents), 0, -1):
+        if parents[depth - 1] == "skills":
+            return "/".join(parents[:depth])
     return rel[0] if len(rel) >= 2 else ""
 
 
@@ -387,6 +419,7 @@ def listing_json(measures: Sequence[ListingMeasure]) -> list[dict]:
             "basis": listing.basis(),
             "share": round(m.share, 4),
             "over": m.over,
+            "unit": m.view.unit,
         }
         if m.cut_entries:
             record["cut_entries"] = [s.display for s in m.cut_entries]

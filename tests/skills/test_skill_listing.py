@@ -34,15 +34,15 @@ def _cl207(tmp_path, config=None):
     return [d for d in result.diagnostics if d.code == "CL207"]
 
 
-def test_a_collection_over_claude_codes_budget(tmp_path):
+def test_a_project_folder_over_claude_codes_budget(tmp_path):
     # 20 entries of an 8-character name and a 400-character description: 8,160 > 8,000 by 160, so
     # one description goes, whichever is invoked least
-    write_tree(tmp_path, _collection(20, 400))
+    write_tree(tmp_path, _collection(20, 400, folder=".claude/skills"))
     [finding] = _cl207(tmp_path)
-    assert finding.path == "skills/skill-00/SKILL.md" and finding.line == 3
+    assert finding.path == ".claude/skills/skill-00/SKILL.md" and finding.line == 3
     assert finding.details == {
         "loader": "claude-code",
-        "view": "the 20 skills under skills/, installed together",
+        "view": "the project skills in .claude/skills",
         "skills": 20,
         "characters": 8160,
         "budget": 8000,
@@ -50,50 +50,68 @@ def test_a_collection_over_claude_codes_budget(tmp_path):
         "dropped": [1, 1],
     }
     assert finding.message.startswith(
-        "Claude Code's skill listing of the 20 skills under skills/, installed together: 20 skills, 8,160 characters, "
+        "Claude Code's skill listing of the project skills in .claude/skills: 20 skills, 8,160 characters, "
         "102% of its 8,000-character budget (1% of a 200,000-token context window at 4 characters a token); "
         "it drops the descriptions of the least-invoked skills until the listing fits (1 of 20 here)"
     )
 
 
-def test_a_collection_within_budget(tmp_path):
-    write_tree(tmp_path, _collection(19, 400))  # 19 x 408 = 7,752
+def test_a_collection_copied_at_once_is_measured_but_not_reported(tmp_path):
+    from cachelint.config import load_settings
+    from cachelint.skills.listing import listing_report
+
+    write_tree(tmp_path, _collection(20, 400))
+    assert _cl207(tmp_path) == []
+    [claude, codex] = listing_report(tmp_path, load_settings(tmp_path, isolated=True))
+    assert (claude.view.what, claude.used, claude.over, claude.view.unit) == (
+        "the 20 skills under skills/, installed together",
+        8160,
+        True,
+        False,
+    )
+    assert codex.view.loader.key == "codex" and not codex.over
+
+
+def test_a_project_folder_within_budget(tmp_path):
+    write_tree(tmp_path, _collection(19, 400, folder=".claude/skills"))  # 19 x 408 = 7,752
     assert _cl207(tmp_path) == []
 
 
 def test_user_only_skills_are_in_no_listing(tmp_path):
-    files = _collection(20, 400)
-    files["skills/skill-00/SKILL.md"] = skill("skill-00", _description(0, 400), "disable-model-invocation: true\n")
+    files = _collection(20, 400, folder=".claude/skills")
+    files[".claude/skills/skill-00/SKILL.md"] = skill(
+        "skill-00", _description(0, 400), "disable-model-invocation: true\n"
+    )
     write_tree(tmp_path, files)
     assert _cl207(tmp_path) == []
 
 
 def test_the_users_model_sets_the_budget(tmp_path):
-    write_tree(tmp_path, _collection(20, 400))
+    write_tree(tmp_path, _collection(20, 400, folder=".claude/skills"))
     config = {"skills": {"listing": {"claude-code": {"context-window": 1_000_000}}}}
     assert _cl207(tmp_path, config) == []
 
 
 def test_codex_shortens_every_description_alike(tmp_path):
-    # 10 lines "- skill-NN: (file: skills/skill-NN/SKILL.md)" and a newline, 45 characters each: 450;
-    # a 50,000-token window gives 2% x 50,000 x 4 = 4,000 characters, so 3,550 remain for the
-    # descriptions, a space and the text each: 10 x (354 + 1) = 3,550, every description cut at 354
-    write_tree(tmp_path, _collection(10, 400))
+    # 10 lines "- skill-NN: (file: .agents/skills/skill-NN/SKILL.md)" and a newline, 53 characters
+    # each: 530; a 50,000-token window gives 2% x 50,000 x 4 = 4,000 characters, so 3,470 remain
+    # for the descriptions, a space and the text each: 10 x (346 + 1) = 3,470, every one cut at 346
+    write_tree(tmp_path, _collection(10, 400, folder=".agents/skills"))
     config = {"skills": {"listing": {"codex": {"context-window": 50_000}}}}
     [finding] = _cl207(tmp_path, config)
     assert finding.details["loader"] == "codex"
-    assert finding.details["characters"] == 450 + 10 * 401
+    assert finding.details["characters"] == 530 + 10 * 401
     assert finding.details["budget"] == 4000
-    assert finding.details["shortened_to"] == 354
-    assert "it shortens every description to 354 characters (10 of 10 cut)" in finding.message
+    assert finding.details["shortened_to"] == 346
+    assert "it shortens every description to 346 characters (10 of 10 cut)" in finding.message
 
 
 def test_codex_leaves_skills_out_when_even_the_names_do_not_fit(tmp_path):
-    write_tree(tmp_path, _collection(10, 100))
-    config = {"skills": {"listing": {"codex": {"context-window": 5000}}}}  # 400 characters: 8 lines of 45
+    write_tree(tmp_path, _collection(10, 100, folder=".agents/skills"))
+    config = {"skills": {"listing": {"codex": {"context-window": 5000}}}}  # 400 characters: 7 lines of 53
     [finding] = _cl207(tmp_path, config)
-    assert finding.details["omitted"] == ["skill-08", "skill-09"]
-    assert "every description is removed and 2 skills left out (skill-08, skill-09)" in finding.message
+    assert finding.details["omitted"] == ["skill-07", "skill-08", "skill-09"]
+    assert "every description is removed and 3 skills left out (skill-07, skill-08, skill-09)" in finding.message
 
 
 def test_an_entry_cut_at_1536_characters(tmp_path):
@@ -158,6 +176,6 @@ def test_another_loaders_plugin_is_not_a_collection(tmp_path):
 
 @pytest.mark.parametrize("fraction, expected", [(0.02, []), (0.01, ["claude-code"])])
 def test_a_raised_budget_fraction(tmp_path, fraction, expected):
-    write_tree(tmp_path, _collection(20, 400))
+    write_tree(tmp_path, _collection(20, 400, folder=".claude/skills"))
     config = {"skills": {"listing": {"claude-code": {"budget-fraction": fraction}}}}
     assert [d.details["loader"] for d in _cl207(tmp_path, config)] == expected

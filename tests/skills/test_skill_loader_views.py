@@ -370,3 +370,12 @@ def test_user_only_skills_are_no_choice_for_the_model(tmp_path):
         },
     )
     assert check_tree(tmp_path).diagnostics == []
+
+
+def test_a_progress_tracker_of_to_do_items_is_no_index(tmp_path):
+    tracker = (
+        "# Status\n\n- [x] pdf (done)\n- [x] docx (done)\n- [ ] slides\n- [ ] charts\n\n"
+        "## Currently\n\n1. **pdf** - checking\n2. **tables** - next\n"
+    )
+    write_tree(tmp_path, {**_two_skills(), "dev/STATUS.md": tracker})
+    assert check_tree(tmp_path).diagnostics == []

@@ -88,8 +88,8 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
     tree = ctx.tree
     out = []
     for m in measure_all(tree, ctx.indexes, ctx.loaders):
-        if not m.over:
-            continue
+        if not m.over or not m.view.unit:
+            continue  # (a collection copied at once is measured by `cachelint index --listing`)
         anchor = m.view.anchor
         if anchor is not None and tree.is_given(anchor[0]):
             at, line = anchor[1], m.view.line

@@ -160,6 +160,9 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, rules: IndexRules) -> 
     it needs checking)."""
     if index.kind in ("marketplace", "plugin", "well-known"):
         return bool(index.entries)
+    listed = sum(1 for e in index.entries if not e.heading)
+    if index.planned >= 3 and index.planned >= listed:
+        return False  # mostly to-do items: a progress tracker or a plan, not the list a prompt holds
     named = index.named_directly(headings=False)
     conventional = has_prompt_name(index.path, rules.loaders)
     linked = any(

@@ -48,6 +48,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     last_table = -1  # the number of the last table line (row, header or separator)
     in_command = False  # under a heading that names a slash command (not a skill)
     plan_level: int | None = None  # the level of the "Roadmap" heading whose section this is
+    planned = 0  # to-do items and items of plan sections
     command_blocks: set[int] = set()
     headers: dict[int, str] = {}  # a table's block -> its header row
     header: str | None = None  # the header row of the table that follows
@@ -86,6 +87,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         m = list_item(line)
         if m and (plan_level is not None or _TASK_BOX.search(line[: m.offset])):
             # a to-do item (``- [ ] future-skill``) or a list under "Roadmap": plans, not entries
+            planned += 1
             previous_kind, item = None, None
             continue
         if m:
@@ -148,7 +150,9 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         for block, row in headers.items()
         if _SKILL_HEADER.match(_clean(_cell(_cells(row), name_column.get(block, 0))))
     )
-    return IndexFile(path, display, "markdown", entries, skill_tables=skill_tables, claimed_skills=claimed)
+    return IndexFile(
+        path, display, "markdown", entries, skill_tables=skill_tables, claimed_skills=claimed, planned=planned
+    )
 
 
 # "181 local specialized skills", "over 1,200 skills": a page stating how many skills it holds

@@ -77,6 +77,7 @@ class IndexFile:
     readers: tuple[str, ...] = ()
     # the largest number of skills the file says it holds ("181 local specialized skills")
     claimed_skills: int | None = None
+    planned: int = 0  # Markdown: to-do items and items of plan sections (no entries)
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
