@@ -379,3 +379,33 @@ def test_a_progress_tracker_of_to_do_items_is_no_index(tmp_path):
     )
     write_tree(tmp_path, {**_two_skills(), "dev/STATUS.md": tracker})
     assert check_tree(tmp_path).diagnostics == []
+
+
+def test_a_task_verb_its_name_repeats_still_tells_a_skill_apart(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            "skills/armor-create-template/SKILL.md": skill(
+                "armor-create-template", "Model Armor: Create a new Model Armor template."
+            ),
+            "skills/armor-delete-template/SKILL.md": skill(
+                "armor-delete-template", "Model Armor: Delete a Model Armor template."
+            ),
+            "skills/armor-list-templates/SKILL.md": skill(
+                "armor-list-templates", "Model Armor: List the Model Armor templates."
+            ),
+        },
+    )
+    assert [d.code for d in check_tree(tmp_path).diagnostics] == []
+
+
+def test_templated_descriptions_whose_slot_is_the_name_are_still_alike(tmp_path):
+    template = "Automate {} tasks via Rube MCP (Composio). Always search tools first for current schemas."
+    write_tree(
+        tmp_path,
+        {
+            f"skills/{app}-automation/SKILL.md": skill(f"{app}-automation", template.format(app.title()))
+            for app in ("slack", "gmail", "notion")
+        },
+    )
+    assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL206"]
