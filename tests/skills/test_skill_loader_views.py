@@ -386,13 +386,13 @@ def test_a_task_verb_its_name_repeats_still_tells_a_skill_apart(tmp_path):
         tmp_path,
         {
             "skills/armor-create-template/SKILL.md": skill(
-                "armor-create-template", "Model Armor: Create a new Model Armor template."
+                "armor-create-template", '"Model Armor: Create a new Model Armor template."'
             ),
             "skills/armor-delete-template/SKILL.md": skill(
-                "armor-delete-template", "Model Armor: Delete a Model Armor template."
+                "armor-delete-template", '"Model Armor: Delete a Model Armor template."'
             ),
             "skills/armor-list-templates/SKILL.md": skill(
-                "armor-list-templates", "Model Armor: List the Model Armor templates."
+                "armor-list-templates", '"Model Armor: List the Model Armor templates."'
             ),
         },
     )
