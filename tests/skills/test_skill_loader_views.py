@@ -409,3 +409,18 @@ def test_templated_descriptions_whose_slot_is_the_name_are_still_alike(tmp_path)
         },
     )
     assert [d.code for d in check_tree(tmp_path).diagnostics] == ["CL206"]
+
+
+def test_a_link_to_the_skills_folder_in_a_sentence_lists_none_of_them(tmp_path):
+    readme = (
+        "# Tool\n\n- **Agent-native** — 2 structured [Skills](./skills/) out of the box\n\n"
+        f"## Skills\n\n| Skill | What |\n|---|---|\n| `pdf` | {PDF} |\n| `docx` | {DOCX} |\n"
+    )
+    write_tree(tmp_path, {**_two_skills(), "skills/xlsx/SKILL.md": skill("xlsx", XLSX), "README.md": readme})
+    assert _at(check_tree(tmp_path), "CL203") == [("skills/xlsx/SKILL.md", 2)]
+
+
+def test_a_link_to_a_folder_of_skills_that_leads_its_entry_lists_them(tmp_path):
+    readme = f"# Tool\n\n- [All skills](./skills/) — every one\n- **pdf**: {PDF}\n- **docx**: {DOCX}\n"
+    write_tree(tmp_path, {**_two_skills(), "skills/xlsx/SKILL.md": skill("xlsx", XLSX), "README.md": readme})
+    assert _at(check_tree(tmp_path), "CL203") == []

@@ -265,6 +265,8 @@ def _line_entries(
             continue  # a link to some other document, in the repository or not: not an entry
         if res.collection:
             _narrow_to_label(res, link.label, target)
+        if res.collection and not _leads(kind, body, link, lead):
+            continue  # "22 structured [Skills](./skills/) out of the box": prose about the folder
         yield IndexEntry(
             number,
             col,
@@ -322,6 +324,15 @@ def _line_entries(
         slash=slash,
         heading=heading,
     )
+
+
+def _leads(kind: str, body: str, link, lead: str) -> bool:
+    """Whether a link starts its entry (after emphasis), or sits in a table row's key column: a
+    link to a folder of skills elsewhere in a line is prose about the folder, not an entry for
+    every skill in it."""
+    if kind == "table":
+        return bool(lead.strip()) and lead in body and body.find(lead) <= link.start < body.find(lead) + len(lead)
+    return not body[: link.start].strip(" \t*_`")
 
 
 def _names_one_skill(res: Resolution) -> bool:
