@@ -175,14 +175,25 @@ def test_agents_md_listing_one_of_two_skills(tmp_path, index):
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/ship/SKILL.md", "CL203")]
 
 
-def test_a_readme_linking_into_a_skill_folder_is_an_index_with_one_entry(tmp_path):
+def test_a_prompt_file_linking_into_a_skill_folder_is_an_index_with_one_entry(tmp_path):
+    tree = {
+        "skills/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
+        "skills/boleto/SKILL.md": skill("boleto", BOLETO),
+        "CLAUDE.md": f"# Habilidades\n\n- [emissao-nf](skills/emissao-nf/): {EMISSAO}\n",
+    }
+    write_tree(tmp_path, tree)
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/boleto/SKILL.md", "CL203")]
+
+
+def test_a_catalog_names_most_of_its_folders_skills(tmp_path):
+    # a README is for readers: linking one skill of two presents it, it is not their catalog
     tree = {
         "skills/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
         "skills/boleto/SKILL.md": skill("boleto", BOLETO),
         "README.md": f"# Habilidades\n\n- [emissao-nf](skills/emissao-nf/): {EMISSAO}\n",
     }
     write_tree(tmp_path, tree)
-    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/boleto/SKILL.md", "CL203")]
+    assert findings(check_tree(tmp_path)) == []
 
 
 def test_one_name_in_a_plain_readme_is_no_index(tmp_path):

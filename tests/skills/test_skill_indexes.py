@@ -578,11 +578,11 @@ def test_a_shared_name_without_hint_resolves_beside_the_index_s_other_skills(tmp
 
 
 def test_a_shared_name_resolves_to_the_copy_nearest_the_index(tmp_path):
-    # app/docs/skills.md lists vendor's skills and a gamma: the copy in app/ is nearer than the one
+    # app/docs/AGENTS.md lists vendor's skills and a gamma: the copy in app/ is nearer than the one
     # beside the other entries, so the index draws from app/builtin/ too
     tree = {f"app/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("builtin/")}
     tree.update({f"vendor/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("examples/")})
-    tree["app/docs/skills.md"] = f"- gamma: {XLSX}\n- delta: {ARXIV}\n- epsilon: {LANGGRAPH}\n- zeta: {WEB}\n"
+    tree["app/docs/AGENTS.md"] = f"- gamma: {XLSX}\n- delta: {ARXIV}\n- epsilon: {LANGGRAPH}\n- zeta: {WEB}\n"
     write_tree(tmp_path, tree)
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [
         ("app/builtin/alpha/SKILL.md", "CL203"),

@@ -424,3 +424,21 @@ def test_a_link_to_a_folder_of_skills_that_leads_its_entry_lists_them(tmp_path):
     readme = f"# Tool\n\n- [All skills](./skills/) — every one\n- **pdf**: {PDF}\n- **docx**: {DOCX}\n"
     write_tree(tmp_path, {**_two_skills(), "skills/xlsx/SKILL.md": skill("xlsx", XLSX), "README.md": readme})
     assert _at(check_tree(tmp_path), "CL203") == []
+
+
+def test_a_section_that_says_it_is_a_selection_misses_nothing(tmp_path):
+    readme = f"# Tool\n\n## Primary workflows\n\n| Skill | What |\n|---|---|\n| `pdf` | {PDF} |\n| `docx` | {DOCX} |\n| `slides` | decks |\n"
+    write_tree(tmp_path, {**_two_skills(), "skills/xlsx/SKILL.md": skill("xlsx", XLSX), "README.md": readme})
+    # xlsx is not missing; the stale entry of the selection is still reported
+    result = check_tree(tmp_path)
+    assert _at(result, "CL203") == [] and _at(result, "CL204") == [("README.md", 9)]
+
+
+def test_a_readme_presenting_some_of_a_plugins_skills_is_not_their_catalog(tmp_path):
+    skills = {
+        f"plugins/zoom/skills/s{i}/SKILL.md": skill(f"s{i}", f"Use when building Zoom flow number {i}.")
+        for i in range(9)
+    }
+    readme = "# Zoom\n\n## Workflows\n\n" + "".join(f"- [`s{i}`](skills/s{i}/SKILL.md) - flow {i}\n" for i in range(5))
+    write_tree(tmp_path, {**skills, "plugins/zoom/README.md": readme})
+    assert check_tree(tmp_path, config={"select": ["CL203"]}).diagnostics == []

@@ -109,6 +109,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
         if parsed.kind in ("markdown", "data"):
             parsed.readers = prompt_readers(f.path, rules.loaders)
         if configured or _is_detected_index(tree, parsed, rules):
+            parsed.selection = not configured and _all_chosen(parsed)
             indexes.append(parsed)
         elif _is_selection(tree, parsed):
             parsed.selection = True
@@ -117,6 +118,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
 
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
+_SYSTEM_PROMPT_NAME = re.compile(r"system[-_ .]?prompt", re.IGNORECASE)
 
 
 def _combined(rules) -> tuple[list, list, dict[str, bool]]:
@@ -185,7 +187,19 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, rules: IndexRules) -> 
         return False
     parents = {s.folder.parent for s in named}
     pool = [s for s in tree.skills if s.folder.parent in parents and not s.nested]
-    return len(named) + len(stale_entries(index)) >= rules.min_coverage * len(pool)
+    # a catalog for readers (no loader reads it) is the catalog of its folders when it names most
+    # of their skills: a page that presents some of them ("Primary workflows", then references)
+    # says nothing of the others
+    catalog = not index.readers and not _SYSTEM_PROMPT_NAME.search(index.path.name)
+    coverage = max(rules.min_coverage, rules.catalog_min_coverage) if catalog else rules.min_coverage
+    return len(named) + len(stale_entries(index)) >= coverage * len(pool)
+
+
+def _all_chosen(index: IndexFile) -> bool:
+    """Every list or table that names a skill lies under a heading that says it is a selection
+    ("Primary workflows"): the file names some skills on purpose, not all."""
+    blocks = {e.block for e in index.entries if e.skills and not e.heading}
+    return bool(blocks) and blocks <= index.chosen_blocks
 
 
 def _is_selection(tree: SkillTree, index: IndexFile) -> bool:

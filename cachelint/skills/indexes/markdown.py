@@ -49,6 +49,8 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     in_command = False  # under a heading that names a slash command (not a skill)
     plan_level: int | None = None  # the level of the "Roadmap" heading whose section this is
     planned = 0  # to-do items and items of plan sections
+    chosen_level: int | None = None  # the level of a heading that says its lists are a selection
+    chosen_blocks: set[int] = set()
     command_blocks: set[int] = set()
     headers: dict[int, str] = {}  # a table's block -> its header row
     header: str | None = None  # the header row of the table that follows
@@ -71,6 +73,10 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
                 plan_level = None
             if plan_level is None and _plain(line[heading.end() :]) in rules.plan_sections:
                 plan_level = level
+            if chosen_level is not None and level <= chosen_level:
+                chosen_level = None
+            if chosen_level is None and set(_plain(line[heading.end() :]).split()) & set(rules.selection_words):
+                chosen_level = level
             # ``### 3. **name** - what it does``: a catalog that lists skills as headings names
             # them there (read for listing only, see IndexEntry.heading)
             start = heading.end()
@@ -131,6 +137,8 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             header = None
         if in_command:
             command_blocks.add(block)
+        if chosen_level is not None:
+            chosen_blocks.add(block)
         if kind == "header":
             item = None
             continue
@@ -151,7 +159,14 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         if _SKILL_HEADER.match(_clean(_cell(_cells(row), name_column.get(block, 0))))
     )
     return IndexFile(
-        path, display, "markdown", entries, skill_tables=skill_tables, claimed_skills=claimed, planned=planned
+        path,
+        display,
+        "markdown",
+        entries,
+        skill_tables=skill_tables,
+        claimed_skills=claimed,
+        planned=planned,
+        chosen_blocks=frozenset(chosen_blocks),
     )
 
 

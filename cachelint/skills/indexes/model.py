@@ -78,6 +78,9 @@ class IndexFile:
     # the largest number of skills the file says it holds ("181 local specialized skills")
     claimed_skills: int | None = None
     planned: int = 0  # Markdown: to-do items and items of plan sections (no entries)
+    # Markdown: the lists and tables under a heading that says they are a selection ("Primary
+    # workflows", "Featured skills"): they name some skills, not all
+    chosen_blocks: frozenset[int] = frozenset()
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
@@ -147,11 +150,13 @@ class IndexRules:
     not_index: tuple[str, ...] = ()
     skill_folders: tuple[str, ...] = ("skills",)
     min_coverage: float = 0.5
+    catalog_min_coverage: float = 0.66  # the share of its folders' skills a catalog for readers names
     max_index_bytes: int = 1 << 20
     loaders: Loaders = field(default_factory=builtin_loaders)
     # headings of sections whose lists are plans, not entries ("Roadmap", "Coming soon")
     plan_sections: tuple[str, ...] = ()
     not_index_data: tuple[str, ...] = ()  # globs of files never indexes when they hold data (tests/)
+    selection_words: tuple[str, ...] = ()  # heading words that make a section's lists a selection
 
     @classmethod
     def load(cls, pack_paths, index, not_index, min_coverage, loaders: Loaders | None = None) -> "IndexRules":
@@ -162,10 +167,14 @@ class IndexRules:
             loaders=loaders if loaders is not None else Loaders.load(pack_paths),
             plan_sections=tuple(sorted({s.lower() for p in packs for s in p.get("plan_sections", ())})),
             not_index_data=tuple(g for p in packs for g in p.get("not_index_data", ())),
+            selection_words=tuple(sorted({w.lower() for p in packs for w in p.get("selection_words", ())})),
             index=tuple(index),
             not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),
             skill_folders=tuple(sorted({f for p in packs for f in p.get("skill_folders", ())})) or ("skills",),
             min_coverage=min_coverage,
+            catalog_min_coverage=(
+                [float(p["catalog_min_coverage"]) for p in packs if "catalog_min_coverage" in p] or [2 / 3]
+            )[-1],
             # the last pack that sets it wins: the user's packs come after the built-in ones
             max_index_bytes=([int(p["max_index_bytes"]) for p in packs if "max_index_bytes" in p] or [1 << 20])[-1],
         )
