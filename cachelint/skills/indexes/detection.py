@@ -106,6 +106,8 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
         if parsed is None:
             continue
         parsed.configured = configured
+        if not configured and _is_tracker(parsed):
+            continue  # mostly to-do items: a progress tracker or a plan, not a list a loader reads
         if parsed.kind in ("markdown", "data"):
             parsed.readers = prompt_readers(f.path, rules.loaders)
         if configured or _is_detected_index(tree, parsed, rules):
@@ -162,9 +164,6 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, rules: IndexRules) -> 
     it needs checking)."""
     if index.kind in ("marketplace", "plugin", "well-known"):
         return bool(index.entries)
-    listed = sum(1 for e in index.entries if not e.heading)
-    if index.planned >= 3 and index.planned >= listed:
-        return False  # mostly to-do items: a progress tracker or a plan, not the list a prompt holds
     named = index.named_directly(headings=False)
     conventional = has_prompt_name(index.path, rules.loaders)
     linked = any(
@@ -193,6 +192,13 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, rules: IndexRules) -> 
     catalog = not index.readers and not _SYSTEM_PROMPT_NAME.search(index.path.name)
     coverage = max(rules.min_coverage, rules.catalog_min_coverage) if catalog else rules.min_coverage
     return len(named) + len(stale_entries(index)) >= coverage * len(pool)
+
+
+def _is_tracker(index: IndexFile) -> bool:
+    """A Markdown file whose to-do items (and plan sections' items) are at least as many as its
+    other entries, three or more: a progress tracker."""
+    listed = sum(1 for e in index.entries if not e.heading)
+    return index.planned >= 3 and index.planned >= listed
 
 
 def _all_chosen(index: IndexFile) -> bool:
