@@ -442,3 +442,14 @@ def test_a_readme_presenting_some_of_a_plugins_skills_is_not_their_catalog(tmp_p
     readme = "# Zoom\n\n## Workflows\n\n" + "".join(f"- [`s{i}`](skills/s{i}/SKILL.md) - flow {i}\n" for i in range(5))
     write_tree(tmp_path, {**skills, "plugins/zoom/README.md": readme})
     assert check_tree(tmp_path, config={"select": ["CL203"]}).diagnostics == []
+
+
+@pytest.mark.parametrize("claim", ["It currently includes these skills:\n\n", "## Available skills\n\n"])
+def test_a_readme_that_says_it_lists_the_skills_is_their_catalog(tmp_path, claim):
+    skills = {
+        f"plugins/zoom/skills/s{i}/SKILL.md": skill(f"s{i}", f"Use when building Zoom flow number {i}.")
+        for i in range(9)
+    }
+    readme = "# Zoom\n\n" + claim + "".join(f"- [`s{i}`](skills/s{i}/SKILL.md) - flow {i}\n" for i in range(5))
+    write_tree(tmp_path, {**skills, "plugins/zoom/README.md": readme})
+    assert len(check_tree(tmp_path, config={"select": ["CL203"]}).diagnostics) == 4

@@ -187,9 +187,9 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, rules: IndexRules) -> 
     parents = {s.folder.parent for s in named}
     pool = [s for s in tree.skills if s.folder.parent in parents and not s.nested]
     # a catalog for readers (no loader reads it) is the catalog of its folders when it names most
-    # of their skills: a page that presents some of them ("Primary workflows", then references)
-    # says nothing of the others
-    catalog = not index.readers and not _SYSTEM_PROMPT_NAME.search(index.path.name)
+    # of their skills, or says it lists them ("It currently includes these skills:"): a page that
+    # presents some of them ("Primary workflows", then references) says nothing of the others
+    catalog = not index.readers and not _SYSTEM_PROMPT_NAME.search(index.path.name) and not index.claims_catalog
     coverage = max(rules.min_coverage, rules.catalog_min_coverage) if catalog else rules.min_coverage
     return len(named) + len(stale_entries(index)) >= coverage * len(pool)
 
