@@ -453,3 +453,15 @@ def test_a_readme_that_says_it_lists_the_skills_is_their_catalog(tmp_path, claim
     readme = "# Zoom\n\n" + claim + "".join(f"- [`s{i}`](skills/s{i}/SKILL.md) - flow {i}\n" for i in range(5))
     write_tree(tmp_path, {**skills, "plugins/zoom/README.md": readme})
     assert len(check_tree(tmp_path, config={"select": ["CL203"]}).diagnostics) == 4
+
+
+def test_the_very_same_short_description_under_two_names_is_one_choice(tmp_path):
+    same = "Development skill from the toolkit."
+    write_tree(
+        tmp_path,
+        {
+            "skills/continuous-learning/SKILL.md": skill("continuous-learning", same),
+            "skills/strategic-compact/SKILL.md": skill("strategic-compact", same),
+        },
+    )
+    assert sorted(d.code for d in check_tree(tmp_path).diagnostics) == ["CL202", "CL202", "CL206"]

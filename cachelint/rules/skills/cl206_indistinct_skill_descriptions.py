@@ -142,6 +142,13 @@ def find_clusters(
 
     for group in groups:
         members = sorted({position[s.display] for s in group})
+        # 0. the very same description under different names, however short: nothing to choose by
+        by_text: dict[str, list[int]] = defaultdict(list)
+        for m in members:
+            by_text[" ".join(normal_text(skills[m].description or "").words)].append(m)
+        for text, ms in by_text.items():
+            if text:
+                join(ms, "the same description")
         members = [m for m in members if len(set(sequences[m])) >= MIN_WORDS]
         # 1. identical word sets
         by_set: dict[frozenset[str], list[int]] = defaultdict(list)
