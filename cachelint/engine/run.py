@@ -157,11 +157,6 @@ def _run_check(
         result.configurations[str(group_settings.config_path) if group_settings.config_path else None] = len(group)
         python_files = [f for f in group if is_python(f.path)]
         other_files = [f for f in group if not is_python(f.path)]
-        if python_files and not selects_code_rules(group_settings):
-            # no code rule selected (--select CL2): Python files are not inputs of this run, so
-            # they are neither parsed nor counted (parsing them was most of a skills-only run)
-            result.files_checked -= len(python_files)
-            python_files = []
         cache = None
         use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
         # a file read from stdin is not the file on disk: no result of it is read or kept
@@ -173,6 +168,10 @@ def _run_check(
             from cachelint.catalog import rule_index
 
             rule_index()  # read (or rebuilt) here, before any worker can rebuild it unseen
+        if python_files and not selects_code_rules(group_settings):
+            # no code rule selected (--select CL2): nothing to look for in Python files, so they
+            # are not parsed (parsing them was most of a skills-only run)
+            python_files = []
         # the provided bytes of stdin live in this process only: no worker may read the file instead
         jobs = 1 if stdin else options.jobs
         python = check_python(python_files, group_settings, cache, jobs)

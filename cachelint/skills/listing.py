@@ -31,7 +31,7 @@ from typing import Sequence
 
 from cachelint.discovery import is_relative_to
 from cachelint.skills.indexes import IndexFile, enclosing_plugin
-from cachelint.skills.indexes.manifests import plugin_skills
+from cachelint.skills.indexes.manifests import plugin_skills, read_manifest
 from cachelint.skills.loaders import Loader, ListingBudget, Loaders
 from cachelint.skills.scope import is_template
 from cachelint.skills.tree import Skill, SkillTree
@@ -165,13 +165,9 @@ def declared_skill_folders(tree: SkillTree, manifest: Path, root: Path) -> list[
     """A Codex-style plugin's skills: every skill below the folders its manifest's ``skills``
     field names (``"skills": "./skills/"``), else below its ``skills/`` folder, else below the
     plugin's root (Codex scans skills folders recursively)."""
-    import json
     import os
 
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8")) if manifest.stat().st_size < 1 << 20 else None
-    except (OSError, ValueError):
-        data = None
+    data = read_manifest(manifest)
     raw = data.get("skills") if isinstance(data, dict) else None
     paths = [raw] if isinstance(raw, str) else [p for p in raw if isinstance(p, str)] if isinstance(raw, list) else []
     found: dict[Path, Skill] = {}

@@ -180,13 +180,7 @@ def plugin_skills(tree: SkillTree, plugin: Path) -> list[Skill]:
 
 def _declared_skills(tree: SkillTree, plugin: Path) -> list[Skill]:
     """The skills the ``skills`` paths of ``<plugin>/.claude-plugin/plugin.json`` lead to."""
-    manifest = plugin / ".claude-plugin" / "plugin.json"
-    try:
-        if manifest.stat().st_size > 1 << 20:
-            return []
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
+    data = read_manifest(plugin / ".claude-plugin" / "plugin.json")
     out: list[Skill] = []
     for raw in _as_list(data.get("skills")) if isinstance(data, dict) else []:
         res = resolve_path(tree, raw, [("the plugin root", plugin)])
@@ -197,6 +191,16 @@ def _declared_skills(tree: SkillTree, plugin: Path) -> list[Skill]:
         else:
             out.extend(res.skills)
     return out
+
+
+def read_manifest(path: Path) -> Any:
+    """A plugin manifest's JSON, or None when it is missing, too large or not JSON."""
+    try:
+        if path.stat().st_size > 1 << 20:
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _rel(tree: SkillTree, path: Path) -> str:
