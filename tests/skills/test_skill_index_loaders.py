@@ -185,17 +185,6 @@ def test_a_prompt_file_linking_into_a_skill_folder_is_an_index_with_one_entry(tm
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/boleto/SKILL.md", "CL203")]
 
 
-def test_a_catalog_names_most_of_its_folders_skills(tmp_path):
-    # a README is for readers: linking one skill of two presents it, it is not their catalog
-    tree = {
-        "skills/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
-        "skills/boleto/SKILL.md": skill("boleto", BOLETO),
-        "README.md": f"# Habilidades\n\n- [emissao-nf](skills/emissao-nf/): {EMISSAO}\n",
-    }
-    write_tree(tmp_path, tree)
-    assert findings(check_tree(tmp_path)) == []
-
-
 def test_one_name_in_a_plain_readme_is_no_index(tmp_path):
     tree = {
         "skills/pay/SKILL.md": skill("pay", PAY),

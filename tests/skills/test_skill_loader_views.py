@@ -167,13 +167,6 @@ def test_a_test_registry_with_plugins_is_no_marketplace(tmp_path):
     assert check_tree(tmp_path).diagnostics == []
 
 
-def test_a_json_with_a_plugins_list_outside_tests_is_no_marketplace(tmp_path):
-    catalog = {"plugins": [{"name": "pdf", "source": "./gone", "description": "x"}, {"name": "docx", "source": "./x"}]}
-    write_tree(tmp_path, {**_two_skills(), "registry.json": json.dumps(catalog)})
-    # read as a list of names: both name skills, nothing is stale
-    assert check_tree(tmp_path).diagnostics == []
-
-
 @pytest.mark.parametrize(
     "catalog",
     [
@@ -381,24 +374,6 @@ def test_a_progress_tracker_of_to_do_items_is_no_index(tmp_path):
     assert check_tree(tmp_path).diagnostics == []
 
 
-def test_a_task_verb_its_name_repeats_still_tells_a_skill_apart(tmp_path):
-    write_tree(
-        tmp_path,
-        {
-            "skills/armor-create-template/SKILL.md": skill(
-                "armor-create-template", '"Model Armor: Create a new Model Armor template."'
-            ),
-            "skills/armor-delete-template/SKILL.md": skill(
-                "armor-delete-template", '"Model Armor: Delete a Model Armor template."'
-            ),
-            "skills/armor-list-templates/SKILL.md": skill(
-                "armor-list-templates", '"Model Armor: List the Model Armor templates."'
-            ),
-        },
-    )
-    assert [d.code for d in check_tree(tmp_path).diagnostics] == []
-
-
 def test_templated_descriptions_whose_slot_is_the_name_are_still_alike(tmp_path):
     template = "Automate {} tasks via Rube MCP (Composio). Always search tools first for current schemas."
     write_tree(
@@ -432,27 +407,6 @@ def test_a_section_that_says_it_is_a_selection_misses_nothing(tmp_path):
     # xlsx is not missing; the stale entry of the selection is still reported
     result = check_tree(tmp_path)
     assert _at(result, "CL203") == [] and _at(result, "CL204") == [("README.md", 9)]
-
-
-def test_a_readme_presenting_some_of_a_plugins_skills_is_not_their_catalog(tmp_path):
-    skills = {
-        f"plugins/zoom/skills/s{i}/SKILL.md": skill(f"s{i}", f"Use when building Zoom flow number {i}.")
-        for i in range(9)
-    }
-    readme = "# Zoom\n\n## Workflows\n\n" + "".join(f"- [`s{i}`](skills/s{i}/SKILL.md) - flow {i}\n" for i in range(5))
-    write_tree(tmp_path, {**skills, "plugins/zoom/README.md": readme})
-    assert check_tree(tmp_path, config={"select": ["CL203"]}).diagnostics == []
-
-
-@pytest.mark.parametrize("claim", ["It currently includes these skills:\n\n", "## Available skills\n\n"])
-def test_a_readme_that_says_it_lists_the_skills_is_their_catalog(tmp_path, claim):
-    skills = {
-        f"plugins/zoom/skills/s{i}/SKILL.md": skill(f"s{i}", f"Use when building Zoom flow number {i}.")
-        for i in range(9)
-    }
-    readme = "# Zoom\n\n" + claim + "".join(f"- [`s{i}`](skills/s{i}/SKILL.md) - flow {i}\n" for i in range(5))
-    write_tree(tmp_path, {**skills, "plugins/zoom/README.md": readme})
-    assert len(check_tree(tmp_path, config={"select": ["CL203"]}).diagnostics) == 4
 
 
 def test_the_very_same_short_description_under_two_names_is_one_choice(tmp_path):

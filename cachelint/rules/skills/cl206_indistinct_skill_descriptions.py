@@ -66,13 +66,9 @@ def _own_words(skill: Skill) -> set[str]:
 
 
 def _content_sequence(skill: Skill, lexicon: Lexicon) -> tuple[str, ...]:
-    """The description's content words without the skill's own name words (a template's slot is
-    the product its name repeats), task words kept: the verb of what the skill does tells it
-    apart even when its name repeats it ("Create a template" for create-template, "Sanitize a
-    prompt" for sanitize-prompt)."""
     own = _own_words(skill)
     words = normal_text(skill.description or "").words
-    return tuple(w for w in lexicon.content_words(words) if w not in own or lexicon.is_task_word(w))
+    return tuple(w for w in lexicon.content_words(words) if w not in own)
 
 
 def _jaccard_pairs(sets: Sequence[frozenset[str]], threshold: float) -> Iterable[tuple[int, int]]:

@@ -36,9 +36,9 @@ def parse_index_file(
         return None
     loaders = rules.loaders
     # A marketplace is a file named marketplace.json (in .claude-plugin/, .agents/plugins/,
-    # .cursor-plugin/ and the like), a plugin manifest a plugin.json: another JSON file that holds
-    # a "plugins" list (a test registry, a package's metadata) is data, read as a list of names
-    if path.name == "marketplace.json":
+    # .cursor-plugin/ and the like) or one of its shape (a "plugins" list: the source a generated
+    # marketplace.json is built from); a test's registry is no index (not_index_data)
+    if path.name == "marketplace.json" or (isinstance(data, dict) and isinstance(data.get("plugins"), list)):
         index = parse_marketplace(tree, path, display, text, data, loaders)
     elif path.name == "plugin.json":
         index = parse_plugin_manifest(tree, path, display, text, data, loaders)
@@ -120,7 +120,6 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
 
 
 _DATA_SUFFIXES = (".json", ".yaml", ".yml")
-_SYSTEM_PROMPT_NAME = re.compile(r"system[-_ .]?prompt", re.IGNORECASE)
 
 
 def _combined(rules) -> tuple[list, list, dict[str, bool]]:
@@ -186,12 +185,7 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, rules: IndexRules) -> 
         return False
     parents = {s.folder.parent for s in named}
     pool = [s for s in tree.skills if s.folder.parent in parents and not s.nested]
-    # a catalog for readers (no loader reads it) is the catalog of its folders when it names most
-    # of their skills, or says it lists them ("It currently includes these skills:"): a page that
-    # presents some of them ("Primary workflows", then references) says nothing of the others
-    catalog = not index.readers and not _SYSTEM_PROMPT_NAME.search(index.path.name) and not index.claims_catalog
-    coverage = max(rules.min_coverage, rules.catalog_min_coverage) if catalog else rules.min_coverage
-    return len(named) + len(stale_entries(index)) >= coverage * len(pool)
+    return len(named) + len(stale_entries(index)) >= rules.min_coverage * len(pool)
 
 
 def _is_tracker(index: IndexFile) -> bool:

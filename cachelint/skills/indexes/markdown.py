@@ -36,7 +36,6 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     entries: list[IndexEntry] = []
     lines = text.splitlines()
     claimed = claimed_total(text)
-    claims = claims_catalog(text, rules.catalog_claims)
     block = 0
     previous_kind = None
     in_fence = False
@@ -168,21 +167,11 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         claimed_skills=claimed,
         planned=planned,
         chosen_blocks=frozenset(chosen_blocks),
-        claims_catalog=claims or claimed is not None,
     )
 
 
 # "181 local specialized skills", "over 1,200 skills": a page stating how many skills it holds
 _CLAIM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)\+?\s+(?:[A-Za-z-]+\s+){0,3}?skills\b", re.IGNORECASE)
-
-
-def claims_catalog(text: str, phrases: tuple[str, ...]) -> bool:
-    """Whether the text says it lists the skills ("It currently includes these skills:",
-    "Available skills"): words of the phrase in order, case and spacing aside."""
-    if not phrases:
-        return False
-    folded = " ".join(re.sub(r"[^\w\s-]+", " ", text.lower()).split())
-    return any(f" {phrase} " in f" {folded} " for phrase in phrases)
 
 
 def claimed_total(text: str) -> int | None:

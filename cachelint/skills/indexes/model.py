@@ -81,8 +81,6 @@ class IndexFile:
     # Markdown: the lists and tables under a heading that says they are a selection ("Primary
     # workflows", "Featured skills"): they name some skills, not all
     chosen_blocks: frozenset[int] = frozenset()
-    # Markdown: the file says it lists the skills ("includes these skills", a stated total)
-    claims_catalog: bool = False
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
@@ -152,14 +150,12 @@ class IndexRules:
     not_index: tuple[str, ...] = ()
     skill_folders: tuple[str, ...] = ("skills",)
     min_coverage: float = 0.5
-    catalog_min_coverage: float = 0.66  # the share of its folders' skills a catalog for readers names
     max_index_bytes: int = 1 << 20
     loaders: Loaders = field(default_factory=builtin_loaders)
     # headings of sections whose lists are plans, not entries ("Roadmap", "Coming soon")
     plan_sections: tuple[str, ...] = ()
     not_index_data: tuple[str, ...] = ()  # globs of files never indexes when they hold data (tests/)
     selection_words: tuple[str, ...] = ()  # heading words that make a section's lists a selection
-    catalog_claims: tuple[str, ...] = ()  # phrases by which a page says it lists the skills
 
     @classmethod
     def load(cls, pack_paths, index, not_index, min_coverage, loaders: Loaders | None = None) -> "IndexRules":
@@ -171,14 +167,10 @@ class IndexRules:
             plan_sections=tuple(sorted({s.lower() for p in packs for s in p.get("plan_sections", ())})),
             not_index_data=tuple(g for p in packs for g in p.get("not_index_data", ())),
             selection_words=tuple(sorted({w.lower() for p in packs for w in p.get("selection_words", ())})),
-            catalog_claims=tuple(sorted({c.lower() for p in packs for c in p.get("catalog_claims", ())})),
             index=tuple(index),
             not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),
             skill_folders=tuple(sorted({f for p in packs for f in p.get("skill_folders", ())})) or ("skills",),
             min_coverage=min_coverage,
-            catalog_min_coverage=(
-                [float(p["catalog_min_coverage"]) for p in packs if "catalog_min_coverage" in p] or [2 / 3]
-            )[-1],
             # the last pack that sets it wins: the user's packs come after the built-in ones
             max_index_bytes=([int(p["max_index_bytes"]) for p in packs if "max_index_bytes" in p] or [1 << 20])[-1],
         )
