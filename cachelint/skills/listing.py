@@ -155,7 +155,14 @@ def _manifest_views(tree: SkillTree, loader: Loader) -> list[ListingView]:
         found = plugin_skills(tree, root) if loader.key == "claude-code" else declared_skill_folders(tree, f.path, root)
         skills = [s for s in found if listed_by(s, loader)]
         if skills:
-            namespaces = {s.path: root.name for s in skills} if root != tree.root else {}
+            # Claude Code names a plugin's skills "<plugin>:<skill>", the plugin by its manifest's name
+            manifest = read_manifest(f.path)
+            name = (
+                manifest.get("name")
+                if isinstance(manifest, dict) and isinstance(manifest.get("name"), str)
+                else root.name
+            )
+            namespaces = {s.path: name for s in skills}
             view = _view(loader, f"the plugin {f.display}", skills, None, namespaces)
             views.append(replace(view, anchor=(f.path, f.display)))
     return views

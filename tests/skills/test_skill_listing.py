@@ -179,3 +179,12 @@ def test_a_raised_budget_fraction(tmp_path, fraction, expected):
     write_tree(tmp_path, _collection(20, 400, folder=".claude/skills"))
     config = {"skills": {"listing": {"claude-code": {"budget-fraction": fraction}}}}
     assert [d.details["loader"] for d in _cl207(tmp_path, config)] == expected
+
+
+def test_a_plugins_skills_are_named_by_its_manifests_name(tmp_path):
+    # "azure:skill-NN": 20 x (6 + 8 + 395) = 8,180 (the folder's name would make it 20 x 13 more)
+    files = _collection(20, 395, folder="plugins/azure-skills/skills")
+    files["plugins/azure-skills/.claude-plugin/plugin.json"] = json.dumps({"name": "azure"})
+    write_tree(tmp_path, files)
+    [finding] = _cl207(tmp_path)
+    assert (finding.path, finding.details["characters"]) == ("plugins/azure-skills/.claude-plugin/plugin.json", 8180)
