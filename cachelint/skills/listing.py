@@ -157,11 +157,8 @@ def _manifest_views(tree: SkillTree, loader: Loader) -> list[ListingView]:
         if skills:
             # Claude Code names a plugin's skills "<plugin>:<skill>", the plugin by its manifest's name
             manifest = read_manifest(f.path)
-            name = (
-                manifest.get("name")
-                if isinstance(manifest, dict) and isinstance(manifest.get("name"), str)
-                else root.name
-            )
+            declared = manifest.get("name") if isinstance(manifest, dict) else None
+            name: str = declared if isinstance(declared, str) else root.name
             namespaces = {s.path: name for s in skills}
             view = _view(loader, f"the plugin {f.display}", skills, None, namespaces)
             views.append(replace(view, anchor=(f.path, f.display)))
@@ -342,9 +339,10 @@ def listing_report(root: Path, settings) -> list[ListingMeasure]:
     from cachelint.skills.tree import build_tree
 
     options = SkillOptions.from_settings(settings)
-    loaders = Loaders.load(settings.pack_paths(), options.listing)
+    folder = settings.catalog_folder
+    loaders = Loaders.load(settings.pack_paths(), options.listing, folder)
     rules = IndexRules.load(
-        settings.pack_paths(), options.index, options.not_index, options.index_min_coverage, loaders
+        settings.pack_paths(), options.index, options.not_index, options.index_min_coverage, loaders, folder
     )
     root = root.resolve()
     tree = build_tree(root, [], settings, root)

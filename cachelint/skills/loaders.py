@@ -109,8 +109,11 @@ class Loaders:
     loaders: tuple[Loader, ...] = ()
 
     @classmethod
-    def load(cls, pack_paths: Sequence[str], overrides: Mapping[str, Any] | None = None) -> "Loaders":
-        return _cached_loaders(tuple(pack_paths), json.dumps(dict(overrides or {}), sort_keys=True))
+    def load(
+        cls, pack_paths: Sequence[str], overrides: Mapping[str, Any] | None = None, folder: Any = None
+    ) -> "Loaders":
+        """``folder``: where the catalog keeps the user's packs as JSON (``cachelint.catalog.load_packs``)."""
+        return _cached_loaders(tuple(pack_paths), json.dumps(dict(overrides or {}), sort_keys=True), folder)
 
     def __iter__(self):
         return iter(self.loaders)
@@ -194,10 +197,10 @@ def _merge(packs: Sequence[Mapping[str, Any]], overrides: Mapping[str, Any]) -> 
 
 
 @functools.lru_cache(maxsize=8)
-def _cached_loaders(pack_paths: tuple[str, ...], overrides_key: str) -> Loaders:
+def _cached_loaders(pack_paths: tuple[str, ...], overrides_key: str, folder: Any = None) -> Loaders:
     from cachelint.catalog import load_packs
 
-    return _merge(load_packs(PACK_KIND, pack_paths), json.loads(overrides_key))
+    return _merge(load_packs(PACK_KIND, pack_paths, folder), json.loads(overrides_key))
 
 
 @functools.lru_cache(maxsize=1)

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 from cachelint.diagnostics import Diagnostic
 from cachelint.skills.context import SkillContext
 from cachelint.skills.listing import ListingMeasure, entry_name, listed_by, measure_all
+from cachelint.rules.declarations import SkillRule
 
 CODE = "CL207"
 LISTED_NAMES = 8
@@ -132,3 +133,6 @@ def _cut_entries(ctx: SkillContext) -> list[Diagnostic]:
                 )
             )
     return out
+
+
+RULE = SkillRule(CODE, check)

@@ -158,12 +158,14 @@ class IndexRules:
     selection_words: tuple[str, ...] = ()  # heading words that make a section's lists a selection
 
     @classmethod
-    def load(cls, pack_paths, index, not_index, min_coverage, loaders: Loaders | None = None) -> "IndexRules":
+    def load(
+        cls, pack_paths, index, not_index, min_coverage, loaders: Loaders | None = None, folder=None
+    ) -> "IndexRules":
         from cachelint.catalog import load_packs
 
-        packs = load_packs("skills-index", pack_paths)
+        packs = load_packs("skills-index", pack_paths, folder)
         return cls(
-            loaders=loaders if loaders is not None else Loaders.load(pack_paths),
+            loaders=loaders if loaders is not None else Loaders.load(pack_paths, None, folder),
             plan_sections=tuple(sorted({s.lower() for p in packs for s in p.get("plan_sections", ())})),
             not_index_data=tuple(g for p in packs for g in p.get("not_index_data", ())),
             selection_words=tuple(sorted({w.lower() for p in packs for w in p.get("selection_words", ())})),
