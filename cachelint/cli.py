@@ -798,12 +798,13 @@ def index(directory, write_file, check_file, show_diff, listing, listing_format,
             click.echo(message, err=True)
             sys.exit(EXIT_CLEAN if ok else EXIT_FINDINGS)
         if write_file:
-            changed, message = write_index(root, Path(write_file), settings, diff=show_diff)
+            changed, message, complete = write_index(root, Path(write_file), settings, diff=show_diff)
             if show_diff and changed:
                 click.echo(message, nl=False)
             else:
                 click.echo(message, err=True)
-            sys.exit(EXIT_CLEAN)
+            # as --fix: exit 1 while something is left to fix by hand (a skill the index cannot list)
+            sys.exit(EXIT_CLEAN if complete else EXIT_FINDINGS)
     except (IndexFileError, OSError) as exc:  # markers out of order, unreadable or unwritable file
         _fail(str(exc))
     _emit(render_index(root, settings), None)

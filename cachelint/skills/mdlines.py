@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, NamedTuple
 
+# the opening or closing line of a fenced code block: what lies between is quoted, not Markdown
+FENCE = re.compile(r"^\s*(```|~~~)")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _NAME_CHAR = _NAME_START | frozenset("_.-")
 _EMPHASIS = ("**", "__", "`")

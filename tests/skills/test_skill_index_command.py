@@ -19,7 +19,6 @@ TREE = {
     "skills/emissao-nf/SKILL.md": skill("emissao-nf", "use para emitir,\n  cancelar ou consultar NF-e", extra=""),
     "skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
     ".claude/skills/comissao/SKILL.md": "---\nname: comissao\ndescription: >\n  use para calcular e exportar\n  comissão de vendedores\n---\n",
-    "skills/broken/SKILL.md": "---\nname: broken\n",
 }
 
 EXPECTED = f"- comissao: {COMISSAO}\n- conciliacao-cartao: {CONCILIACAO}\n- emissao-nf: {EMISSAO}\n"

@@ -11,6 +11,7 @@ from typing import Iterator
 from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRules, Resolution
 from cachelint.skills.indexes.resolve import _is_local_link, _loose, _resolve_name, _settle_shared_names, resolve_path
 from cachelint.skills.mdlines import (
+    FENCE,
     TableRow,
     is_table_separator,
     lead_name,
@@ -22,7 +23,6 @@ from cachelint.skills.mdlines import (
 )
 from cachelint.skills.tree import SkillTree
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+")  # the marker; the title is the rest, trimmed
 _EMPHASIZED = re.compile(r"^(\*\*|__|`)([A-Za-z0-9][A-Za-z0-9_.-]*)\1")
 HEADING_BLOCK = -1  # the block of every heading entry
@@ -59,7 +59,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     for number, line in enumerate(lines, start=1):
         if number <= skip:
             continue
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             item = None
             continue
