@@ -767,7 +767,11 @@ def run(ctx, /, command, capture, upstreams, fake_model, no_live, output_format,
     help="Print each loader's listing of skill names and descriptions against its budget (CL207), over it or not.",
 )
 @click.option(
-    "--output-format", "listing_format", type=click.Choice(["text", "json"]), default="text", help="With --listing."
+    "--output-format",
+    "listing_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    help="With --listing (markdown: tables with a bar per listing, for a CI job's summary).",
 )
 @click.option("--config", "config", multiple=True)
 @click.option("--isolated", is_flag=True)
@@ -780,11 +784,18 @@ def index(directory, write_file, check_file, show_diff, listing, listing_format,
     if listing:
         if write_file or check_file:
             _fail("--listing prints the listings; it takes neither --write nor --check")
-        from cachelint.skills.listing import listing_json, listing_report, render_listing_text
+        from cachelint.skills.listing import (
+            listing_json,
+            listing_report,
+            render_listing_markdown,
+            render_listing_text,
+        )
 
         measures = listing_report(root, settings)
         if listing_format == "json":
             _emit(json.dumps(listing_json(measures), indent=2, ensure_ascii=False) + "\n", None)
+        elif listing_format == "markdown":
+            _emit(render_listing_markdown(measures), None)
         else:
             _emit(render_listing_text(measures), None)
         sys.exit(EXIT_CLEAN)

@@ -381,6 +381,38 @@ def render_listing_text(measures: Sequence[ListingMeasure]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_listing_markdown(measures: Sequence[ListingMeasure]) -> str:
+    """The listings as Markdown tables, one per loader, each share with its bar: a summary for a
+    CI job's page (``>> "$GITHUB_STEP_SUMMARY"``) or a pull request comment."""
+    if not measures:
+        return "No skill listing with a documented budget: no skills, or no loader lists them.\n"
+    lines: list[str] = ["## Skill listings against their budgets", ""]
+    loader_seen: str | None = None
+    for m in measures:
+        listing = m.view.loader.listing
+        assert listing is not None
+        if m.view.loader.key != loader_seen:
+            if loader_seen is not None:
+                lines.append("")
+            loader_seen = m.view.loader.key
+            lines += [
+                f"### {_md(m.view.loader.name)}: {m.budget:,} characters ({_md(listing.basis())})",
+                "",
+                "| listing | skills | characters | share | | notes |",
+                "|---|---:|---:|---:|---|---|",
+            ]
+        notes = "; ".join(_notes(m)) or ("over budget" if m.over else "")
+        lines.append(
+            f"| {_md(m.view.what)} | {len(m.view.skills):,} | {m.used:,} | {m.share:.0%} | `{bar(m.share)}` | {_md(notes)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: pipes escaped, no line breaks."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def _skills(count: int) -> str:
     return f"{count:>4} skill " if count == 1 else f"{count:>4} skills"
 

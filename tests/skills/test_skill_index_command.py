@@ -193,3 +193,27 @@ def test_listing_as_json(repo):
 def test_listing_takes_no_write(repo):
     result = run(".", "--listing", "--write", "AGENTS.md")
     assert result.exit_code == 2
+
+
+def test_listing_as_markdown_has_a_table_and_a_bar_per_listing(repo):
+    result = run(".", "--listing", "--output-format", "markdown")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "## Skill listings against their budgets"
+    assert "### Claude Code: 8,000 characters (1% of a 200,000-token context window at 4 characters a token)" in lines
+    claude = f"{len('comissao') + len(COMISSAO):,}"
+    row = next(line for line in lines if line.startswith("| the project skills in .claude/skills |"))
+    assert f"| 1 | {claude} | 1% | `[▏" in row and row.endswith("]` |  |")
+    assert any(line.startswith("### Codex:") for line in lines)
+
+
+def test_listing_over_budget_fills_the_bar_and_says_what_is_dropped(repo):
+    many = {
+        f".claude/skills/s{i:02d}/SKILL.md": skill(f"s{i:02d}", f"use para a tarefa {i} " + "detalhe " * 40)
+        for i in range(40)
+    }
+    write_tree(repo, many)
+    result = run(".", "--listing", "--output-format", "markdown")
+    row = next(line for line in result.output.splitlines() if line.startswith("| the project skills in .claude/skills"))
+    assert "`[████████████████████]▶`" in row
+    assert "descriptions dropped, the least-invoked skills' first" in row
