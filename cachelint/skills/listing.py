@@ -99,7 +99,7 @@ def listing_views(tree: SkillTree, indexes: Sequence[IndexFile], loaders: Loader
             if not _within(plugin, mine):
                 mine.append(plugin)
         covered = {s.path for view in mine for s in view.skills}
-        project = [s for s in tree.skills if _in_folders(tree, s, loader.skill_folders) and listed_by(s, loader)]
+        project = project_skills(tree, loader)
         if project:
             mine.append(_view(loader, "the project skills in " + ", ".join(loader.skill_folders), project))
             covered |= {s.path for s in project}
@@ -117,6 +117,12 @@ def listing_views(tree: SkillTree, indexes: Sequence[IndexFile], loaders: Loader
             mine.append(replace(_view(loader, f"{count} {where}, installed together", members), unit=False))
         views.extend(mine)
     return views
+
+
+def project_skills(tree: SkillTree, loader: Loader) -> list[Skill]:
+    """The skills ``loader`` lists from its project folders (``.claude/skills`` at any level of
+    the repository), user-only ones left out."""
+    return [s for s in tree.skills if _in_folders(tree, s, loader.skill_folders) and listed_by(s, loader)]
 
 
 def _plugin_views(loader: Loader, index: IndexFile) -> list[ListingView]:

@@ -419,3 +419,48 @@ def test_the_very_same_short_description_under_two_names_is_one_choice(tmp_path)
         },
     )
     assert sorted(d.code for d in check_tree(tmp_path).diagnostics) == ["CL202", "CL202", "CL206"]
+
+
+# CL206 compares what one loader lists together: GitHub Copilot and OpenCode read the project
+# skills of .claude/skills and .agents/skills both (docs.github.com, about agent skills;
+# opencode.ai/docs/skills), so a renamed copy in each is two entries of one description there.
+RECONCILE = "Use when reconciling card receipts against the bank statement and settling the receivables."
+
+
+def test_a_renamed_copy_in_two_folders_one_loader_reads_is_cl206(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            ".claude/skills/conciliacao/SKILL.md": skill("conciliacao", RECONCILE),
+            ".agents/skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", RECONCILE),
+        },
+    )
+    found = [d for d in check_tree(tmp_path).diagnostics if d.code == "CL206"]
+    assert [(d.path, d.line) for d in found] == [(".agents/skills/conciliacao-cartao/SKILL.md", 3)]
+    assert (
+        "conciliacao, conciliacao-cartao" in found[0].message or "conciliacao-cartao, conciliacao" in found[0].message
+    )
+
+
+def test_copies_in_folders_no_single_loader_reads_are_not_compared(tmp_path):
+    """.claude/skills (Claude Code, Copilot, OpenCode) and .gemini/skills (Gemini CLI): no loader
+    lists both, so no model chooses between the two."""
+    write_tree(
+        tmp_path,
+        {
+            ".claude/skills/conciliacao/SKILL.md": skill("conciliacao", RECONCILE),
+            ".gemini/skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", RECONCILE),
+        },
+    )
+    assert _at(check_tree(tmp_path), "CL206") == []
+
+
+def test_one_skill_copied_under_its_name_into_two_folders_is_one_choice(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            ".claude/skills/conciliacao/SKILL.md": skill("conciliacao", RECONCILE),
+            ".agents/skills/conciliacao/SKILL.md": skill("conciliacao", RECONCILE),
+        },
+    )
+    assert _at(check_tree(tmp_path), "CL206") == []
