@@ -822,14 +822,44 @@ def run(ctx, /, command, capture, upstreams, fake_model, no_live, output_format,
 )
 @click.option("--check", "check_file", type=click.Path(dir_okay=False), help="Exit 1 when FILE's index block is stale.")
 @click.option("--diff", "show_diff", is_flag=True, help="With --write: print the change as a diff; write nothing.")
+@click.option(
+    "--listing",
+    is_flag=True,
+    help="Print each loader's listing of skill names and descriptions against its budget (CL207), over it or not.",
+)
+@click.option(
+    "--output-format",
+    "listing_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    help="With --listing (markdown: tables with a bar per listing, for a CI job's summary).",
+)
 @click.option("--config", "config", multiple=True)
 @click.option("--isolated", is_flag=True)
-def index(directory, write_file, check_file, show_diff, config, isolated):
+def index(directory, write_file, check_file, show_diff, listing, listing_format, config, isolated):
     """Print the skill index rendered from the SKILL.md files under DIRECTORY (sorted by name)."""
     from cachelint.skills.indexer import IndexFileError, check_index, render_index, write_index
 
     settings = _load_settings(config, isolated)
     root = Path(directory)
+    if listing:
+        if write_file or check_file:
+            _fail("--listing prints the listings; it takes neither --write nor --check")
+        from cachelint.skills.listing import (
+            listing_json,
+            listing_report,
+            render_listing_markdown,
+            render_listing_text,
+        )
+
+        measures = listing_report(root, settings)
+        if listing_format == "json":
+            _emit(json.dumps(listing_json(measures), indent=2, ensure_ascii=False) + "\n", None)
+        elif listing_format == "markdown":
+            _emit(render_listing_markdown(measures), None)
+        else:
+            _emit(render_listing_text(measures), None)
+        sys.exit(EXIT_CLEAN)
     if write_file and check_file:
         _fail("--write and --check exclude each other")
     if show_diff and not write_file:
@@ -840,12 +870,13 @@ def index(directory, write_file, check_file, show_diff, config, isolated):
             click.echo(message, err=True)
             sys.exit(EXIT_CLEAN if ok else EXIT_FINDINGS)
         if write_file:
-            changed, message = write_index(root, Path(write_file), settings, diff=show_diff)
+            changed, message, complete = write_index(root, Path(write_file), settings, diff=show_diff)
             if show_diff and changed:
                 click.echo(message, nl=False)
             else:
                 click.echo(message, err=True)
-            sys.exit(EXIT_CLEAN)
+            # as --fix: exit 1 while something is left to fix by hand (a skill the index cannot list)
+            sys.exit(EXIT_CLEAN if complete else EXIT_FINDINGS)
     except (IndexFileError, OSError) as exc:  # markers out of order, unreadable or unwritable file
         _fail(str(exc))
     _emit(render_index(root, settings), None)

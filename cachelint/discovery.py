@@ -59,10 +59,25 @@ def compile_patterns(lines: Iterable[str]) -> list[IgnoreRule]:
 class IgnoreMatcher:
     """gitignore semantics: rules from a directory's .gitignore apply below it; last match wins."""
 
-    def __init__(self, root: Path, exclude: Sequence[str], respect_gitignore: bool) -> None:
+    def __init__(
+        self, root: Path, exclude: Sequence[str], respect_gitignore: bool, defaults: Sequence[str] = ()
+    ) -> None:
         self.root = root
         self.respect_gitignore = respect_gitignore
-        self.exclude_rules = compile_patterns(exclude)
+        # the default excludes (``defaults``) name generated output (build/, dist/); a folder
+        # holding a SKILL.md is a skill, whatever its name: those patterns never hide it (they are
+        # the leading lines of ``exclude`` when the configuration kept them: a configured
+        # exclude = ["build"] is the user's and applies to skill folders too)
+        builtin = tuple(defaults)
+        default_lines = len(builtin) if tuple(exclude[: len(builtin)]) == builtin else 0
+        self.exclude_rules: list[IgnoreRule] = []
+        default_indexes: set[int] = set()
+        for number, line in enumerate(exclude):
+            for rule in compile_patterns([line]):
+                if number < default_lines:
+                    default_indexes.add(len(self.exclude_rules))
+                self.exclude_rules.append(rule)
+        self.default_rules = frozenset(default_indexes)
         self._dir_rules: dict[Path, list[IgnoreRule]] = {}
         self._git_root_rules: list[tuple[Path, list[IgnoreRule]]] = []
         if respect_gitignore:
@@ -91,13 +106,15 @@ class IgnoreMatcher:
 
     def ignored(self, path: Path, is_dir: bool, dirs_with_rules: Sequence[Path]) -> bool:
         verdict = None
+        by_default = False  # decided by a default exclude alone
         rel_root = _relative_posix(path, self.root)
-        for rule in self.exclude_rules:
+        for index, rule in enumerate(self.exclude_rules):
             if rule.dir_only and not is_dir:
                 continue
             if rel_root is not None and (rule.matches(rel_root) or rule.matches(path.name)):
                 verdict = not rule.negated
-        if verdict:
+                by_default = index in self.default_rules
+        if verdict and not (by_default and is_dir and os.path.isfile(os.path.join(path, "SKILL.md"))):
             return True
         verdict = None
         for base, rules in self._git_root_rules:
@@ -232,13 +249,15 @@ def walk(
     respect_gitignore: bool,
     force_exclude: bool = False,
     accept=None,
+    default_exclude: Sequence[str] = (),
 ) -> Discovery:
     """Every file under ``paths`` that ``accept(path)`` wants (default: all files), sorted.
 
     ``root``: the folder the configuration file is in, where exclude patterns are anchored; None
     without one, and for a path outside it, the path's own root (``own_root``). Files named
     explicitly are always kept unless ``force_exclude`` (pre-commit passes paths explicitly;
-    ``--force-exclude`` makes excludes apply to them too, as in Ruff)."""
+    ``--force-exclude`` makes excludes apply to them too, as in Ruff). ``default_exclude``: the
+    built-in patterns, which never hide a folder holding a SKILL.md (``IgnoreMatcher``)."""
     configured = root.resolve() if root is not None else None
     matchers: dict[Path, IgnoreMatcher] = {}
     anchors: dict[Path, Path] = {}  # folder -> own_root (pre-commit names many files of few folders)
@@ -261,7 +280,7 @@ def walk(
                 anchors[folder] = own_root(folder)
             anchor = anchors[folder]
         if anchor not in matchers:
-            matchers[anchor] = IgnoreMatcher(anchor, exclude, respect_gitignore)
+            matchers[anchor] = IgnoreMatcher(anchor, exclude, respect_gitignore, default_exclude)
         matcher = matchers[anchor]
         if start_abs.is_file():
             if force_exclude and _excluded_with_ancestors(start_abs, matcher):

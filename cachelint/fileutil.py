@@ -65,7 +65,8 @@ LOCK_WAIT_SECONDS = 10.0
 
 
 class Skipped(Exception):
-    """The file was left alone; the message says why (shown as a warning)."""
+    """The file was left alone; the message says why (the caller says what was not done: "not
+    fixed", "the index was not written")."""
 
 
 class Changed(Skipped):
@@ -94,18 +95,18 @@ def replace_if_unchanged(
     fd, st = _open_locked(path)
     try:
         if not stat.S_ISREG(st.st_mode):
-            raise Skipped("not a regular file; not fixed")
+            raise Skipped("not a regular file")
         if st.st_nlink > 1:
             raise Skipped(
-                f"has {st.st_nlink} hard links; not fixed (a new file would separate it from the other links, "
-                "and writing in place could leave it half written)"
+                f"has {st.st_nlink} hard links: a new file would separate it from the other links, "
+                "and writing in place could leave it half written"
             )
         if not (st.st_mode & 0o222) or not os.access(path, os.W_OK):
-            raise Skipped("is read-only; not fixed")
+            raise Skipped("is read-only")
         _check_owner_can_be_kept(st)
         data = _read_all(fd, max_size)
         if data is None or sha256(data) != expected_sha256:
-            raise Changed("changed on disk since it was checked; not fixed")
+            raise Changed("changed on disk since it was checked")
         new = rewrite(data)
         if new is None or new == data:
             return False
@@ -129,7 +130,7 @@ def _open_locked(path: Path) -> tuple[int, os.stat_result]:
                 os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0),
             )
         except OSError as exc:
-            raise Skipped(f"cannot be opened ({exc.strerror or exc}); not fixed") from exc
+            raise Skipped(f"cannot be opened ({exc.strerror or exc})") from exc
         try:
             if fcntl is not None:
                 while True:
@@ -138,7 +139,7 @@ def _open_locked(path: Path) -> tuple[int, os.stat_result]:
                         break
                     except BlockingIOError:
                         if time.monotonic() > deadline:
-                            raise Skipped("locked by another process for too long; not fixed") from None
+                            raise Skipped("locked by another process for too long") from None
                         time.sleep(0.005)
             st = os.fstat(fd)
             try:
@@ -152,7 +153,7 @@ def _open_locked(path: Path) -> tuple[int, os.stat_result]:
             raise
         os.close(fd)
         if time.monotonic() > deadline:
-            raise Skipped("kept being replaced by another process; not fixed")
+            raise Skipped("kept being replaced by another process")
 
 
 def _read_all(fd: int, max_size: int | None) -> bytes | None:
@@ -177,11 +178,9 @@ def _check_owner_can_be_kept(st: os.stat_result) -> None:
     if euid == 0:
         return
     if st.st_uid != euid:
-        raise Skipped(f"is owned by user {st.st_uid}: a fixed copy would belong to user {euid}; not fixed")
+        raise Skipped(f"is owned by user {st.st_uid}: a new copy would belong to user {euid}")
     if st.st_gid != os.getegid() and st.st_gid not in os.getgroups():
-        raise Skipped(
-            f"belongs to group {st.st_gid}, which this user is not in: a fixed copy could not keep it; not fixed"
-        )
+        raise Skipped(f"belongs to group {st.st_gid}, which this user is not in: a new copy could not keep it")
 
 
 def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
@@ -193,7 +192,7 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0), 0o600
         )
     except OSError as exc:
-        raise Skipped(f"its folder is not writable ({exc.strerror or exc}); not fixed") from exc
+        raise Skipped(f"its folder is not writable ({exc.strerror or exc})") from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -219,7 +218,7 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
             old.st_size,
             old.st_mtime_ns,
         ):
-            raise Changed("changed on disk while it was being fixed; not fixed")
+            raise Changed("changed on disk while it was being replaced")
         os.replace(tmp, path)
     except FileExistsError:
         raise

@@ -306,10 +306,10 @@ def _commit(job: FixJob, done: Computed, result: "CheckResult") -> bool | None:
     try:
         return fileutil.replace_if_unchanged(Path(job.real), job.digest, lambda _current: new, job.max_size)
     except fileutil.Changed as changed:
-        result.warnings.append(f"{job.display}: {changed}")
+        result.warnings.append(f"{job.display}: {changed}; not fixed")
         return None
     except fileutil.Skipped as skipped:
-        result.warnings.append(f"{job.display}: {skipped}")
+        result.warnings.append(f"{job.display}: {skipped}; not fixed")
     except OSError as exc:
         result.warnings.append(f"{job.display}: cannot be written ({exc.strerror or exc}); not fixed")
     return False

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.catalog import CatalogFolder
-from cachelint.config import Settings
+from cachelint.config import DEFAULT_EXCLUDE, Settings
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.discovery import INDEX_SUFFIXES, PYTHON_SUFFIXES, InputFile, walk
 from cachelint.engine.fixes import fix_and_recheck
@@ -73,6 +73,7 @@ def run_check(
             respect_gitignore=settings.respect_gitignore,
             force_exclude=options.force_exclude,
             accept=accept,
+            default_exclude=DEFAULT_EXCLUDE,
         )
         files, problems = discovery.files, discovery.problems
     result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver)
@@ -192,7 +193,9 @@ def _group_by_settings(
             if key not in matchers:
                 from cachelint.discovery import IgnoreMatcher
 
-                matchers[key] = IgnoreMatcher(own.root.resolve(), tuple(own.exclude) + tuple(own.extend_exclude), False)
+                matchers[key] = IgnoreMatcher(
+                    own.root.resolve(), tuple(own.exclude) + tuple(own.extend_exclude), False, DEFAULT_EXCLUDE
+                )
             if _excluded_below(f.path, matchers[key]):
                 continue
         groups.setdefault(key, (own, []))[1].append(f)

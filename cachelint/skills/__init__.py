@@ -38,13 +38,17 @@ def check_skills(
     from cachelint.skills.context import SkillContext
     from cachelint.skills.indexes import IndexRules, detect_indexes
     from cachelint.skills.lexicon import load_lexicon
+    from cachelint.skills.loaders import Loaders
     from cachelint.skills.options import SkillOptions
     from cachelint.skills.tree import tree_builders, unreadable_front_matter
 
     options = SkillOptions.from_settings(settings)
     folder = settings.catalog_folder
     lexicon = load_lexicon(settings.pack_paths(), options.lexicon, folder)
-    rules = IndexRules.load(settings.pack_paths(), options.index, options.not_index, options.index_min_coverage, folder)
+    loaders = Loaders.load(settings.pack_paths(), options.listing, folder)
+    rules = IndexRules.load(
+        settings.pack_paths(), options.index, options.not_index, options.index_min_coverage, loaders, folder
+    )
     skill_rules: tuple[SkillRule, ...] = enabled("skills", settings)
     out: list[Diagnostic] = []
     from cachelint.textio import DISK
@@ -59,7 +63,7 @@ def check_skills(
                 indexes, problems = detect_indexes(tree, rules, settings.max_file_size, reader)
                 found.extend(problems)
                 found.extend(unreadable_front_matter(tree))
-                ctx = SkillContext(tree, indexes, lexicon, options)
+                ctx = SkillContext(tree, indexes, lexicon, options, loaders)
                 for rule in skill_rules:
                     found.extend(run_rule(rule, ctx, tree_files[0].display))
         except TimeLimitExceeded:

@@ -3,11 +3,12 @@ description lexicon and the ``[skills]`` options, built once per tree by ``check
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from cachelint.skills.indexes import IndexFile
 from cachelint.skills.lexicon import Lexicon
+from cachelint.skills.loaders import Loaders, builtin_loaders
 from cachelint.skills.options import SkillOptions
 from cachelint.skills.tree import SkillTree
 
@@ -18,3 +19,4 @@ class SkillContext:
     indexes: Sequence[IndexFile]  # the index files detected in the tree (detect_indexes)
     lexicon: Lexicon  # the words the description rules read (rules/packs/skills-lexicon-*.yaml)
     options: SkillOptions
+    loaders: Loaders = field(default_factory=builtin_loaders)  # rules/packs/skills-loaders.yaml

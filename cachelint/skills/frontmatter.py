@@ -19,7 +19,23 @@ from cachelint.catalog import load_schema
 from cachelint.schema_check import satisfies
 
 # PyYAML's libyaml binding is ~10x faster than the pure-Python loader; both are "safe".
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """The safe loader, except that a scalar of a date's shape that is no real date
+    (``updated: 2024-02-30``) stays the text it is: YAML resolves it to a timestamp, whose
+    construction raises, and one such value would leave the whole front matter (name and
+    description included) unread."""
+
+    def construct_yaml_timestamp(self, node):
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError):
+            return self.construct_scalar(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
 
 # Nodes a front matter may expand to through aliases. Real front matter has a few dozen nodes;
 # ten thousand leaves room for large `metadata` maps and stops exponential alias expansion early.

@@ -32,6 +32,7 @@ CONFIG_KEYS = {
     "placeholders-exact-case": "placeholders_exact_case",
     "generic-phrases": "generic_phrases",
     "triggers": "triggers",
+    "trigger-labels": "trigger_labels",
     "task-verbs": "task_verbs",
     "task-nouns": "task_nouns",
     "not-task-words": "not_task_words",
@@ -145,6 +146,20 @@ class Lexicon:
     # placeholders in scripts written without spaces between words (Japanese, Chinese): matched
     # as substrings of the text (NFC), since their words are not tokens
     placeholder_runs: tuple[str, ...] = ()
+    # labels that open a list of triggers ("TRIGGERS - ...", "Keywords: ..."), folded
+    trigger_labels: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def _trigger_label(self) -> "re.Pattern[str] | None":
+        if not self.trigger_labels:
+            return None
+        words = "|".join(re.escape(label) for label in sorted(self.trigger_labels, key=lambda w: (-len(w), w)))
+        # at the start of the text or of a sentence, then a colon or a dash between spaces
+        return re.compile(r"(?:^|[.;!?()\n]\s*)(?:" + words + r")\s*(?::|\s[-\u2013\u2014]\s)")
+
+    def has_trigger_label(self, folded: str) -> bool:
+        pattern = self._trigger_label
+        return pattern is not None and pattern.search(folded) is not None
 
     def knows_language_of(self, text: str) -> bool:
         """Whether ``text`` is written in a language whose words the lexicon has: fewer than
@@ -253,6 +268,7 @@ def build_lexicon(packs: Sequence[Mapping[str, Any]], extra: Mapping[str, Any]) 
         listed_task_words=frozenset(listed),
         letters=frozenset(letters),
         placeholder_runs=runs,
+        trigger_labels=tuple(sorted({fold(label) for label in merged.get("trigger_labels", ())})),
     )
 
 

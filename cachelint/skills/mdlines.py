@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, NamedTuple
 
+# the opening or closing line of a fenced code block: what lies between is quoted, not Markdown
+FENCE = re.compile(r"^\s*(```|~~~)")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _NAME_CHAR = _NAME_START | frozenset("_.-")
 _EMPHASIS = ("**", "__", "`")
@@ -225,3 +227,42 @@ def path_tokens(text: str) -> list[str]:
     of ``[^\\s`'"()\\[\\]]*/[^\\s`'"()\\[\\]]*`` found, without trying every position of a long
     word that holds none."""
     return [token for token in _PATH_DELIMITERS.split(text) if "/" in token]
+
+
+def mask_code_spans(text: str) -> str:
+    """``text`` with its code spans (```` `...` ````, ```` ``...`` ````) blanked out, offsets kept:
+    a link written inside a code span is code, not a link (CommonMark: code spans take
+    precedence over links). A span opens at a run of backticks and closes at the next run of the
+    same length; a run with no match is literal. One pass over the runs, whatever the line."""
+    if "`" not in text:
+        return text
+    runs: list[tuple[int, int]] = []  # (start, length) of each run of backticks
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == "`":
+            j = i
+            while j < n and text[j] == "`":
+                j += 1
+            runs.append((i, j - i))
+            i = j
+        else:
+            i += 1
+    later: dict[int, list[int]] = {}  # run length -> indexes of the runs of that length, last first
+    for k in range(len(runs) - 1, -1, -1):
+        later.setdefault(runs[k][1], []).append(k)
+    chars = list(text)
+    k = 0
+    while k < len(runs):
+        start, length = runs[k]
+        candidates = later[length]
+        while candidates and candidates[-1] <= k:
+            candidates.pop()
+        if not candidates:
+            k += 1
+            continue
+        close = candidates.pop()
+        end = runs[close][0] + length
+        for p in range(start, end):
+            chars[p] = " "
+        k = close + 1
+    return "".join(chars)

@@ -25,6 +25,8 @@ class SkillOptions:
     index_min_coverage: float = DEFAULT_INDEX_MIN_COVERAGE
     lexicon: Mapping[str, Any] = field(default_factory=dict)
     tree_timeout: float = DEFAULT_TREE_TIMEOUT  # seconds for all skill checks of one tree
+    # [tool.cachelint.skills.listing.<loader>]: context-window, budget-fraction, max-description-chars
+    listing: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: "Settings") -> "SkillOptions":
@@ -38,4 +40,5 @@ class SkillOptions:
             index_min_coverage=float(raw.get("index-min-coverage", DEFAULT_INDEX_MIN_COVERAGE)),
             lexicon=dict(raw.get("lexicon", {})),
             tree_timeout=float(raw.get("tree-timeout", DEFAULT_TREE_TIMEOUT)),
+            listing={key: dict(value) for key, value in raw.get("listing", {}).items()},
         )

@@ -33,8 +33,8 @@ def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
         if folder.name.startswith(".") and folder.name.endswith("-plugin"):
             folder = folder.parent
         return tree.skills_under(folder) or list(tree.skills)
-    if index.kind not in ("marketplace", "plugin"):
-        parents |= layout_folders(tree, parents)
+    if index.kind not in ("marketplace", "plugin", "well-known"):
+        parents |= layout_folders(tree, index, parents)
     scope = [s for s in tree.skills if s.folder.parent in parents]
     if index.kind in ("marketplace", "plugin"):
         # a manifest is the index of its own plugin's skills, not of the folder a symlinked

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from cachelint.config import DEFAULT_EXCLUDE
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.discovery import (
     INDEX_SUFFIXES,
@@ -68,6 +69,42 @@ class Skill:
     def description_line(self) -> int:
         return self.front.description_line
 
+    @property
+    def when_to_use(self) -> str | None:
+        """Claude Code appends ``when_to_use`` to the description in its listing (skills docs)."""
+        value = self.front.string("when_to_use")
+        return value if value and value.strip() and value != self.description else None
+
+    def listing_text(self) -> str:
+        """What a loader's listing shows of the skill: the description, then ``when_to_use``."""
+        parts = [p.strip() for p in (self.description, self.when_to_use) if p and p.strip()]
+        return " ".join(parts)
+
+    @property
+    def disables_model_invocation(self) -> bool:
+        """``disable-model-invocation: true``: Claude Code keeps the description out of the
+        model's context; only the user invokes the skill ("Control who invokes a skill")."""
+        from cachelint.skills.loaders import truthy
+
+        return truthy(self.front.data.get("disable-model-invocation")) if self.front.data else False
+
+    @functools.cached_property
+    def implicit_invocation(self) -> bool | None:
+        """``policy.allow_implicit_invocation`` of ``agents/openai.yaml`` beside the SKILL.md
+        (Codex lists only skills allowed for implicit invocation); None without that file or key."""
+        return _openai_policy(self.folder / "agents" / "openai.yaml")
+
+    @property
+    def user_only(self) -> bool:
+        """Invoked by the user alone, so no model listing holds it: ``disable-model-invocation``
+        is true and Codex's metadata, when present, turns implicit invocation off too (an
+        ``agents/openai.yaml`` that leaves it on puts the skill in Codex's listing)."""
+        if not self.disables_model_invocation:
+            return False
+        return self.implicit_invocation is not True and not (
+            self.implicit_invocation is None and (self.folder / "agents" / "openai.yaml").is_file()
+        )
+
 
 @dataclass
 class SkillTree:
@@ -101,10 +138,23 @@ class SkillTree:
                 self.collections_by_name.setdefault(folder.name, []).append(folder)
         for skill in self.skills:
             skill.nested = any(
-                folder in self.by_folder for folder in skill.folder.parents if is_relative_to(folder, self.root)
+                folder in self.by_folder and not self._is_package_root(folder)
+                for folder in skill.folder.parents
+                if is_relative_to(folder, self.root)
             )
             for key in {k for k in (skill.name, skill.folder_name) if k is not None}:
                 self.by_name.setdefault(key, []).append(skill)
+
+    def _is_package_root(self, folder: Path) -> bool:
+        """A SKILL.md at the repository root or at a plugin's or extension's root makes the
+        folder one installable skill; it does not make the skills below it sub-documents (a
+        plugin with a skills/ folder loads those and ignores a root SKILL.md: Claude Code plugins
+        reference, "Path behavior rules")."""
+        if folder == self.root:
+            return True
+        from cachelint.skills.loaders import builtin_loaders
+
+        return any(os.path.isfile(folder / manifest) for manifest in builtin_loaders().package_manifests)
 
     def is_given(self, path: Path) -> bool:
         return path in self.given
@@ -138,6 +188,28 @@ class SkillTree:
     @functools.cached_property
     def _folder_strings(self) -> frozenset[str]:
         return frozenset(str(folder) for folder in self.by_folder)
+
+
+# Codex's per-skill metadata is a few lines; a larger file is not read.
+_MAX_OPENAI_YAML = 64 * 1024
+
+
+def _openai_policy(path: Path) -> bool | None:
+    try:
+        if path.stat().st_size > _MAX_OPENAI_YAML:
+            return None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+    from cachelint.skills.indexes.manifests import load_data
+    from cachelint.skills.loaders import truthy
+
+    data = load_data(text, ".yaml")  # aliases bounded, parse failures None
+    policy = data.get("policy") if isinstance(data, dict) else None
+    value = policy.get("allow_implicit_invocation") if isinstance(policy, dict) else None
+    if value is None:
+        return None
+    return truthy(value)
 
 
 # Said of a finding about a nested SKILL.md (CL201, CL205): loaders list one SKILL.md per skill
@@ -250,6 +322,7 @@ def build_tree(
             exclude=tuple(settings.exclude) + tuple(settings.extend_exclude),
             respect_gitignore=settings.respect_gitignore,
             accept=accept,
+            default_exclude=DEFAULT_EXCLUDE,
         ).files
     inputs: dict[Path, InputFile] = {f.path: f for f in found}
     for f in given:  # explicitly given files count even when excluded from the walk

@@ -65,7 +65,7 @@ def test_hard_links_are_not_split(tmp_path):
     result = fix(tmp_path, "agent.py")
     assert agent.read_text() == GOOD_AGENT
     assert os.stat(agent).st_ino == os.stat(twin).st_ino
-    assert "agent.py: has 2 hard links; not fixed" in result.stderr
+    assert "agent.py: has 2 hard links: a new file would separate it from the other links" in result.stderr
 
 
 def test_a_read_only_file_is_left_alone(tmp_path):
@@ -142,4 +142,4 @@ def _fix_as_another_user(tmp_path) -> None:
     os.waitpid(pid, 0)
     assert agent.read_text() == GOOD_AGENT, err.read_text()
     assert (agent.stat().st_uid, agent.stat().st_gid) == (12345, 12345)
-    assert "agent.py: is owned by user 12345: a fixed copy would belong to user 65534; not fixed" in err.read_text()
+    assert "agent.py: is owned by user 12345: a new copy would belong to user 65534; not fixed" in err.read_text()

@@ -112,7 +112,7 @@ def test_a_file_changed_during_the_run_is_not_overwritten(tmp_path, monkeypatch)
         os.chdir(old)
     assert agent.read_text() == edited  # the user's edit survives
     assert other.read_text() == FIXED_AGENT  # the rest of the run still fixed what it could
-    assert "agent.py: changed on disk while it was being fixed; not fixed" in result.stderr
+    assert "agent.py: changed on disk while it was being replaced; not fixed" in result.stderr
     assert result.exit_code == 1  # the finding in agent.py stands
     assert "agent.py:4:9: CL101" in result.stdout
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".cachelint_cache") == ["agent.py", "other.py"]
@@ -436,7 +436,7 @@ def test_two_fix_runs_at_once_fix_each_file_once(tmp_path):
                 assert line.endswith(
                     (
                         "changed on disk since it was checked; not fixed",
-                        "changed on disk while it was being fixed; not fixed",
+                        "changed on disk while it was being replaced; not fixed",
                     )
                 ), line
     assert sum(fixed_counts) == MANY, fixed_counts

@@ -19,7 +19,6 @@ TREE = {
     "skills/emissao-nf/SKILL.md": skill("emissao-nf", "use para emitir,\n  cancelar ou consultar NF-e", extra=""),
     "skills/conciliacao-cartao/SKILL.md": skill("conciliacao-cartao", CONCILIACAO),
     ".claude/skills/comissao/SKILL.md": "---\nname: comissao\ndescription: >\n  use para calcular e exportar\n  comissão de vendedores\n---\n",
-    "skills/broken/SKILL.md": "---\nname: broken\n",
 }
 
 EXPECTED = f"- comissao: {COMISSAO}\n- conciliacao-cartao: {CONCILIACAO}\n- emissao-nf: {EMISSAO}\n"
@@ -161,3 +160,60 @@ def test_write_refuses_when_two_lists_name_skills(repo):
 def test_diff_without_write_is_a_usage_error(repo):
     result = CliRunner().invoke(main, ["index", ".", "--diff", "--isolated"])
     assert result.exit_code == 2
+
+
+def test_listing_prints_every_listing_against_its_budget(repo):
+    result = run(".", "--listing")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    # comissao is Claude Code's project skill; the two under skills/ are a collection
+    assert lines[0] == "Claude Code: 8,000 characters (1% of a 200,000-token context window at 4 characters a token)"
+    claude = f"{len('comissao') + len(COMISSAO):,}"
+    assert lines[1].endswith(f"{claude} chars     1 skill   the project skills in .claude/skills")
+    assert lines[1].startswith("  [▏")
+    assert "skills under skills/, installed together" in lines[2] and "Codex" in result.output
+
+
+def test_listing_as_json(repo):
+    import json
+
+    result = run(".", "--listing", "--output-format", "json")
+    records = json.loads(result.output)
+    first = records[0]
+    assert (first["loader"], first["view"], first["budget"], first["over"]) == (
+        "claude-code",
+        "the project skills in .claude/skills",
+        8000,
+        False,
+    )
+    assert first["characters"] == len("comissao") + len(COMISSAO)
+    assert first["skills"] == [".claude/skills/comissao/SKILL.md"]
+
+
+def test_listing_takes_no_write(repo):
+    result = run(".", "--listing", "--write", "AGENTS.md")
+    assert result.exit_code == 2
+
+
+def test_listing_as_markdown_has_a_table_and_a_bar_per_listing(repo):
+    result = run(".", "--listing", "--output-format", "markdown")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "## Skill listings against their budgets"
+    assert "### Claude Code: 8,000 characters (1% of a 200,000-token context window at 4 characters a token)" in lines
+    claude = f"{len('comissao') + len(COMISSAO):,}"
+    row = next(line for line in lines if line.startswith("| the project skills in .claude/skills |"))
+    assert f"| 1 | {claude} | 1% | `[▏" in row and row.endswith("]` |  |")
+    assert any(line.startswith("### Codex:") for line in lines)
+
+
+def test_listing_over_budget_fills_the_bar_and_says_what_is_dropped(repo):
+    many = {
+        f".claude/skills/s{i:02d}/SKILL.md": skill(f"s{i:02d}", f"use para a tarefa {i} " + "detalhe " * 40)
+        for i in range(40)
+    }
+    write_tree(repo, many)
+    result = run(".", "--listing", "--output-format", "markdown")
+    row = next(line for line in result.output.splitlines() if line.startswith("| the project skills in .claude/skills"))
+    assert "`[████████████████████]▶`" in row
+    assert "descriptions dropped, the least-invoked skills' first" in row

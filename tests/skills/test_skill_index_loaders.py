@@ -63,7 +63,7 @@ def test_source_resolves_from_the_marketplace_root_not_the_repository_root(tmp_p
     ]
     assert (
         result[0][3]
-        == "plugin source ./pay names no folder (resolved from the marketplace root bundle/): the plugin cannot be installed"
+        == "plugin source ./pay names no folder (resolved from the marketplace root bundle/): the plugin cannot be installed (Claude Code's plugin marketplace)"
     )
 
 
@@ -141,7 +141,7 @@ def test_missing_from_a_prompt_index_is_never_seen_by_the_model(tmp_path):
     [finding] = _by_code(check_tree(tmp_path), "CL203")
     assert (
         finding.message
-        == 'skill "conciliacao-cartao" is not listed in CLAUDE.md, which lists its sibling skills: the model never sees it'
+        == 'skill "conciliacao-cartao" is not listed in CLAUDE.md (read into the prompt by Claude Code), which lists its sibling skills: the model never sees it'
     )
     assert finding.severity is None  # the catalog's default: error
 
@@ -175,11 +175,11 @@ def test_agents_md_listing_one_of_two_skills(tmp_path, index):
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/ship/SKILL.md", "CL203")]
 
 
-def test_a_readme_linking_into_a_skill_folder_is_an_index_with_one_entry(tmp_path):
+def test_a_prompt_file_linking_into_a_skill_folder_is_an_index_with_one_entry(tmp_path):
     tree = {
         "skills/emissao-nf/SKILL.md": skill("emissao-nf", EMISSAO),
         "skills/boleto/SKILL.md": skill("boleto", BOLETO),
-        "README.md": f"# Habilidades\n\n- [emissao-nf](skills/emissao-nf/): {EMISSAO}\n",
+        "CLAUDE.md": f"# Habilidades\n\n- [emissao-nf](skills/emissao-nf/): {EMISSAO}\n",
     }
     write_tree(tmp_path, tree)
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [("skills/boleto/SKILL.md", "CL203")]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import check_tree, write_tree
 from skilltrees import COMISSAO, CONCILIACAO, DOCX, EMISSAO, LOGISTICA, PDF, XLSX, skill
 
@@ -69,12 +71,25 @@ def test_link_to_a_category_folder_named_after_one_skill(tmp_path):
     assert _codes_at(check_tree(tmp_path), "CL203") == [("20-writing/talks/SKILL.md", 2)]
 
 
-def test_catalog_by_plugin_covers_the_plugins_it_leaves_out(tmp_path):
+def test_catalog_that_claims_every_skill_covers_the_plugins_it_leaves_out(tmp_path):
+    # "7 skills across 7 plugins", naming the skills of six: the page says it is the catalog
     descriptions = [PDF, DOCX, XLSX, CONCILIACAO, EMISSAO, COMISSAO, LOGISTICA]
     tree = {f"plugins/p{i}/skills/k{i}/SKILL.md": skill(f"k{i}", d) for i, d in enumerate(descriptions)}
     rows = "".join(f"| **k{i}** | skill {i} |\n" for i in range(6))
-    write_tree(tmp_path, {**tree, "docs/skills.md": "# Skills by plugin\n\n| Skill | What |\n|---|---|\n" + rows})
+    page = "# Skills by plugin\n\nThis marketplace holds 7 skills across 7 plugins.\n\n| Skill | What |\n|---|---|\n"
+    write_tree(tmp_path, {**tree, "docs/skills.md": page + rows})
     assert _codes_at(check_tree(tmp_path), "CL203") == [("plugins/p6/skills/k6/SKILL.md", 2)]
+
+
+@pytest.mark.parametrize("claim", ["", "It lists 6 skills.\n\n"])
+def test_catalog_of_some_plugins_covers_those_it_lists(tmp_path, claim):
+    # no claim, or a claim it meets: a page that lists plugins covers those, not those it omits
+    descriptions = [PDF, DOCX, XLSX, CONCILIACAO, EMISSAO, COMISSAO, LOGISTICA]
+    tree = {f"plugins/p{i}/skills/k{i}/SKILL.md": skill(f"k{i}", d) for i, d in enumerate(descriptions)}
+    rows = "".join(f"| **k{i}** | skill {i} |\n" for i in range(6))
+    page = "# Skills by plugin\n\n" + claim + "| Skill | What |\n|---|---|\n"
+    write_tree(tmp_path, {**tree, "docs/skills.md": page + rows})
+    assert _codes_at(check_tree(tmp_path), "CL203") == []
 
 
 def test_labelled_lists_of_names(tmp_path):

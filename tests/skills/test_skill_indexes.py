@@ -41,7 +41,7 @@ def test_cl203_skill_missing_from_agents_md(tmp_path):
             "skills/comissao/SKILL.md",
             2,
             "CL203",
-            'skill "comissao" is not listed in AGENTS.md, which lists its sibling skills: the model never sees it',
+            'skill "comissao" is not listed in AGENTS.md (read into the prompt by Codex), which lists its sibling skills: the model never sees it',
         )
     ]
 
@@ -60,7 +60,12 @@ def test_cl204_entry_for_a_deleted_skill_points_at_the_index_line(tmp_path):
         },
     )
     assert findings(check_tree(tmp_path)) == [
-        ("AGENTS.md", 7, "CL204", 'index lists skill "logistica", but no skill has that name or folder')
+        (
+            "AGENTS.md",
+            7,
+            "CL204",
+            'index lists skill "logistica", but no skill has that name or folder (read into the prompt by Codex)',
+        )
     ]
 
 
@@ -224,13 +229,14 @@ def test_marketplace_missing_skill_and_unlisted_skill(tmp_path):
             10,
             "CL204",
             "index entry ./skills/pptx does not lead to a skill "
-            "(tried against: the plugin source ./ from the marketplace root; the marketplace's folder)",
+            "(tried against: the plugin source ./ from the marketplace root; the marketplace's folder)"
+            " (Claude Code's plugin marketplace)",
         ),
         (
             "skills/xlsx/SKILL.md",
             2,
             "CL203",
-            'skill "xlsx" is not listed in .claude-plugin/marketplace.json, which lists its sibling skills: the model never sees it',
+            'skill "xlsx" is not listed in .claude-plugin/marketplace.json (Claude Code\'s plugin marketplace), which lists its sibling skills: the model never sees it',
         ),
     ]
 
@@ -250,7 +256,7 @@ def test_entries_outside_the_repository_are_reported_never_read(tmp_path, hostil
     (repo / ".git").mkdir()
     result = findings(check_tree(repo))
     assert [(p, c) for p, _, c, _ in result] == [(".claude-plugin/marketplace.json", "CL204")]
-    assert result[0][3] == f"index entry {hostile} points outside the repository; not read"
+    assert result[0][3].startswith(f"index entry {hostile} points outside the repository; not read")
 
 
 def test_markdown_link_to_a_skill_outside_the_repository(tmp_path):
@@ -269,7 +275,8 @@ def test_markdown_link_to_a_skill_outside_the_repository(tmp_path):
             "AGENTS.md",
             4,
             "CL204",
-            "index entry ../../vendor/skills/pptx/SKILL.md points outside the repository; not read",
+            "index entry ../../vendor/skills/pptx/SKILL.md points outside the repository; not read"
+            " (read into the prompt by Codex)",
         )
     ]
 
@@ -357,7 +364,12 @@ def test_partial_run_reports_a_stale_entry_left_by_a_rename(tmp_path):
     )
     (tmp_path / ".git").mkdir()
     assert findings(check_tree(tmp_path, paths=("skills/emissao-nfe/SKILL.md",))) == [
-        ("AGENTS.md", 5, "CL204", 'index lists skill "emissao-nf", but no skill has that name or folder')
+        (
+            "AGENTS.md",
+            5,
+            "CL204",
+            'index lists skill "emissao-nf", but no skill has that name or folder (read into the prompt by Codex)',
+        )
     ]
 
 
@@ -461,7 +473,12 @@ def test_table_with_a_number_column_uses_the_name_column(tmp_path):
     )
     write_tree(tmp_path, {**BACK_OFFICE, "AGENTS.md": index})
     assert findings(check_tree(tmp_path)) == [
-        ("AGENTS.md", 6, "CL204", 'index lists skill "logistica", but no skill has that name or folder')
+        (
+            "AGENTS.md",
+            6,
+            "CL204",
+            'index lists skill "logistica", but no skill has that name or folder (read into the prompt by Codex)',
+        )
     ]
 
 
@@ -561,11 +578,11 @@ def test_a_shared_name_without_hint_resolves_beside_the_index_s_other_skills(tmp
 
 
 def test_a_shared_name_resolves_to_the_copy_nearest_the_index(tmp_path):
-    # app/docs/skills.md lists vendor's skills and a gamma: the copy in app/ is nearer than the one
+    # app/docs/AGENTS.md lists vendor's skills and a gamma: the copy in app/ is nearer than the one
     # beside the other entries, so the index draws from app/builtin/ too
     tree = {f"app/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("builtin/")}
     tree.update({f"vendor/{k}": v for k, v in TWO_COLLECTIONS.items() if k.startswith("examples/")})
-    tree["app/docs/skills.md"] = f"- gamma: {XLSX}\n- delta: {ARXIV}\n- epsilon: {LANGGRAPH}\n- zeta: {WEB}\n"
+    tree["app/docs/AGENTS.md"] = f"- gamma: {XLSX}\n- delta: {ARXIV}\n- epsilon: {LANGGRAPH}\n- zeta: {WEB}\n"
     write_tree(tmp_path, tree)
     assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path))] == [
         ("app/builtin/alpha/SKILL.md", "CL203"),

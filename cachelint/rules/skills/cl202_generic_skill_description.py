@@ -69,12 +69,24 @@ def _says_when_beside(
     return has_trigger and len(rest) >= min_content_words and any(lexicon.is_task_word(w) for w in rest)
 
 
+# A list of quoted requests ('when the user asks to "create a hook", "add a PreToolUse hook"'):
+# two quoted phrases or more say when to use the skill, whatever the words around them.
+_QUOTED = re.compile(r'["\u201c\u00ab]([^"\u201d\u00bb\n]{2,80})["\u201d\u00bb]')
+
+
+def _says_when(text: NormalText, description: str, lexicon: Lexicon) -> bool:
+    """A trigger without a phrase of the lexicon: a label that opens a list of triggers
+    ("TRIGGERS - ...", "Keywords: ...") or a list of quoted requests."""
+    return lexicon.has_trigger_label(text.folded) or len(_QUOTED.findall(description)) >= 2
+
+
 def description_signals(description: str, lexicon: Lexicon, min_content_words: int) -> list[str]:
     """The signals that make ``description`` generic; empty when it is specific enough."""
     text = normal_text(description)
     words = text.words
     signals: list[str] = []
     triggers = find_phrases(text, lexicon.triggers)
+    labelled = _says_when(text, description, lexicon)
     placeholders, covered = _placeholders(description, text, lexicon)
     if placeholders and not _says_when_beside(words, covered, triggers, lexicon, min_content_words):
         signals.extend(f'placeholder "{quoted}"' for quoted in placeholders)
@@ -92,7 +104,7 @@ def description_signals(description: str, lexicon: Lexicon, min_content_words: i
             signals.append(f'generic phrase "{text.quote(a, b)}"')
     if len(content) < min_content_words:
         signals.append(f"only {len(content)} content word{'s' if len(content) != 1 else ''}")
-    if not task_any and not triggers:
+    if not task_any and not triggers and not labelled:
         signals.append("no task verb or trigger")
     if signals and not lexicon.knows_language_of(description):
         # its words are not the lexicon's: only a template left in it says it is generic
@@ -109,7 +121,10 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             continue  # (a sub-document inside another skill's folder is never in the index)
         if len(description) > 1024:
             continue  # CL201 already: the description is cut when loaded
-        signals = description_signals(description, lexicon, min_content_words)
+        if skill.user_only:
+            continue  # no model's listing holds it: its description is a label for the user's menu
+        # the listing shows the description, then when_to_use (Claude Code skills docs)
+        signals = description_signals(skill.listing_text(), lexicon, min_content_words)
         if signals:
             out.append(
                 Diagnostic(

@@ -31,6 +31,8 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
         for skill in index_scope(tree, index):
             if skill.front.data is None or not skill.description or skill.nested or is_template(skill):
                 continue  # no metadata to list (CL201 says so), a sub-document of another skill, a template
+            if skill.user_only and index.role == "prompt":
+                continue  # the prompt lists what the model may choose; the user invokes this one by name
             if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
                 missing.setdefault(skill.path, []).append(index)
     out = []
@@ -39,11 +41,12 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
         skill = by_path[path]
         found = sorted(missing[path], key=lambda i: i.display)
         loaded = [i for i in found if i.role != "catalog"]
-        names = ", ".join(i.display for i in (loaded or found))
         if loaded:
+            names = ", ".join(f"{i.display} ({i.view()})" for i in loaded)
             message = f'skill "{skill.label}" is not listed in {names}, which lists its sibling skills: the model never sees it'
             severity = None
         else:
+            names = ", ".join(i.display for i in found)
             message = (
                 f'skill "{skill.label}" is not listed in {names}, the catalog that lists its sibling skills: '
                 "the documentation has drifted from the skills (a catalog is for readers; it is not what the model loads)"
@@ -57,7 +60,7 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 skill.name_line,
                 1,
                 severity=severity,
-                details={"indexes": [i.display for i in found]},
+                details={"indexes": [i.display for i in found], "views": [i.view() for i in (loaded or found)]},
             )
         )
     return out

@@ -83,7 +83,20 @@ def _entry_problem(
     res = entry.resolution
     if entry.heading or entry.mention:
         return None  # a section title, a mapping's key or a command's part: no stale entry
+    if res is not None and res.digest is not None:
+        expected, actual = res.digest
+        return (
+            f"index entry {entry.path}: its digest {expected} does not match the file ({actual}): "
+            "clients refuse the skill (Agent Skills discovery: clients MUST NOT use unverified content); "
+            "regenerate the index"
+        )
     if entry.strict:
+        if res is not None and res.unloaded:
+            count = f"{res.unloaded} skill{'s' if res.unloaded != 1 else ''}"
+            return (
+                f"plugin source {entry.path} holds {count} but is no plugin root: Claude Code loads "
+                "<source>/skills/<name>/SKILL.md, or a SKILL.md at the source, so the plugin loads none of them"
+            )
         if res is not None and res.present:
             return None  # a plugin folder without skills (commands, agents): a valid entry
         if res is not None and res.outside and not res.skills:
@@ -134,7 +147,9 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 continue
             if catalog:
                 message += " (in a catalog for readers: the documentation has drifted)"
-            details: dict[str, Any] = {"entry": entry.text}
+            elif index.readers or index.role == "manifest":
+                message += f" ({index.view()})"
+            details: dict[str, Any] = {"entry": entry.text, "view": index.view()}
             if entry.resolution is not None and entry.resolution.tried:
                 details["tried"] = list(entry.resolution.tried)
             out.append(

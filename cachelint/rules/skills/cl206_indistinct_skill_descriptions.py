@@ -29,6 +29,7 @@ from typing import Iterable, Sequence
 from cachelint.diagnostics import Diagnostic
 from cachelint.skills.context import SkillContext
 from cachelint.skills.lexicon import Lexicon, normal_text, fold
+from cachelint.skills.listing import project_skills
 from cachelint.skills.tree import Skill, SkillTree
 from cachelint.rules.declarations import SkillRule
 
@@ -139,6 +140,13 @@ def find_clusters(
 
     for group in groups:
         members = sorted({position[s.display] for s in group})
+        # 0. the very same description under different names, however short: nothing to choose by
+        by_text: dict[str, list[int]] = defaultdict(list)
+        for m in members:
+            by_text[" ".join(normal_text(skills[m].description or "").words)].append(m)
+        for text, ms in by_text.items():
+            if text:
+                join(ms, "the same description")
         members = [m for m in members if len(set(sequences[m])) >= MIN_WORDS]
         # 1. identical word sets
         by_set: dict[frozenset[str], list[int]] = defaultdict(list)
@@ -174,8 +182,11 @@ def find_clusters(
     return clusters
 
 
-def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
-    """Skills the model sees side by side: each index's list and each folder of skills."""
+def comparison_groups(tree: SkillTree, indexes, loaders=()) -> list[list[Skill]]:
+    """Skills the model sees side by side: each index's list, each folder of skills, and each
+    loader's project skills, which it lists together from all of its folders (GitHub Copilot and
+    OpenCode read .claude/skills and .agents/skills both: a copy of a skill in each, renamed,
+    is two entries of one description in their listing)."""
     # an ambiguous name shows one of its skills, which is unknown: none of them joins the group
     groups: list[list[Skill]] = [index.listed(ambiguous=False) for index in indexes]
     by_parent: dict = defaultdict(list)
@@ -183,14 +194,18 @@ def comparison_groups(tree: SkillTree, indexes) -> list[list[Skill]]:
         if not skill.nested:  # a sub-document is chosen through its skill, not by the model
             by_parent[skill.folder.parent].append(skill)
     groups.extend(by_parent[p] for p in sorted(by_parent))
-    return [[s for s in g if s.description] for g in groups if len(g) >= 2]
+    for loader in loaders:
+        if len(loader.skill_folders) > 1:  # one folder: its skills are a folder's group already
+            groups.append([s for s in project_skills(tree, loader) if not s.nested])
+    # a user-only skill is in no model's listing: the model never chooses between it and another
+    return [[s for s in g if s.description and not s.user_only] for g in groups if len(g) >= 2]
 
 
 def check(ctx: SkillContext) -> Iterable[Diagnostic]:
     tree, indexes, lexicon = ctx.tree, ctx.indexes, ctx.lexicon
     threshold, min_shared = ctx.options.similarity_threshold, ctx.options.template_min_shared_words
     out = []
-    for members, why in find_clusters(comparison_groups(tree, indexes), lexicon, threshold, min_shared):
+    for members, why in find_clusters(comparison_groups(tree, indexes, ctx.loaders), lexicon, threshold, min_shared):
         given = [s for s in members if tree.is_given(s.path)]
         if not given:
             continue

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from cachelint.skills.indexes.model import (
     _SLUG,
-    PROMPT_FILE_NAMES,
     IndexEntry,
     IndexFile,
     IndexRules,
     Resolution,
     has_prompt_name,
+    prompt_readers,
 )
 from cachelint.skills.indexes.resolve import (
     resolve_path,
@@ -39,16 +39,15 @@ from cachelint.skills.indexes.markdown import (
     parse_markdown,
 )
 from cachelint.skills.indexes.manifests import (
-    MARKETPLACE_FOLDERS,
     marketplace_root,
     parse_data,
     parse_marketplace,
     parse_plugin_manifest,
+    parse_well_known,
     plugin_root,
 )
 from cachelint.skills.indexes.detection import (
     LAYOUT_MIN_FOLDERS,
-    PLUGIN_MANIFESTS,
     REPEAT_LIMIT,
     block_hits,
     detect_indexes,
@@ -67,9 +66,6 @@ __all__ = [
     "IndexFile",
     "IndexRules",
     "LAYOUT_MIN_FOLDERS",
-    "MARKETPLACE_FOLDERS",
-    "PLUGIN_MANIFESTS",
-    "PROMPT_FILE_NAMES",
     "REPEAT_LIMIT",
     "Resolution",
     "_SLUG",
@@ -77,6 +73,7 @@ __all__ = [
     "detect_indexes",
     "enclosing_plugin",
     "has_prompt_name",
+    "prompt_readers",
     "layout_folders",
     "listing_blocks",
     "marketplace_root",
@@ -86,6 +83,7 @@ __all__ = [
     "parse_markdown",
     "parse_marketplace",
     "parse_plugin_manifest",
+    "parse_well_known",
     "plugin_root",
     "resolve_path",
     "selection_blocks",

@@ -9,9 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cachelint.discovery import is_relative_to
-from cachelint.skills.indexes.manifests import _load_data, parse_data, parse_marketplace, parse_plugin_manifest
+from cachelint.skills.indexes.manifests import (
+    load_data,
+    parse_data,
+    parse_marketplace,
+    parse_plugin_manifest,
+    parse_well_known,
+)
 from cachelint.skills.indexes.markdown import parse_markdown
-from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRules, has_prompt_name
+from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRules, has_prompt_name, prompt_readers
+from cachelint.skills.loaders import builtin_loaders
 from cachelint.skills.tree import SkillTree
 
 if TYPE_CHECKING:
@@ -25,14 +32,24 @@ def parse_index_file(
     suffix = path.suffix.lower()
     if suffix in (".md", ".markdown", ".txt"):
         return parse_markdown(tree, path, display, text, rules)
-    data = _load_data(text, suffix)
+    data = load_data(text, suffix)
     if data is None:
         return None
+    loaders = rules.loaders
+    # A marketplace is a file named marketplace.json (in .claude-plugin/, .agents/plugins/,
+    # .cursor-plugin/ and the like) or one of its shape (a "plugins" list: the source a generated
+    # marketplace.json is built from); a test's registry is no index (not_index_data)
     if path.name == "marketplace.json" or (isinstance(data, dict) and isinstance(data.get("plugins"), list)):
-        return parse_marketplace(tree, path, display, text, data)
-    if path.name == "plugin.json":
-        return parse_plugin_manifest(tree, path, display, text, data)
-    return parse_data(tree, path, display, text, data)
+        index = parse_marketplace(tree, path, display, text, data, loaders)
+    elif path.name == "plugin.json":
+        index = parse_plugin_manifest(tree, path, display, text, data, loaders)
+    elif loaders.well_known_loader(path) is not None:
+        index = parse_well_known(tree, path, display, text, data)
+    else:
+        return parse_data(tree, path, display, text, data)
+    loader = loaders.marketplace_loader(path) or loaders.plugin_loader(path) or loaders.well_known_loader(path)
+    index.readers = (loader.name,) if loader is not None else ()
+    return index
 
 
 def detect_indexes(
@@ -53,12 +70,15 @@ def detect_indexes(
 
     wanted = compile_patterns(rules.index)
     unwanted = _combined(compile_patterns(rules.not_index))
+    unwanted_data = _combined(compile_patterns(rules.not_index_data))
     indexes: list[IndexFile] = []
     problems: list[Diagnostic] = []
     for f in tree.index_files:
         rel = f.path.relative_to(tree.root).as_posix() if is_relative_to(f.path, tree.root) else f.path.name
         configured = any(rule.matches(rel) for rule in wanted)
-        if not configured and _matches(unwanted, rel):
+        if not configured and (
+            _matches(unwanted, rel) or (f.path.suffix.lower() in _DATA_SUFFIXES and _matches(unwanted_data, rel))
+        ):
             continue
         if not tree.skills and not configured:
             continue
@@ -76,7 +96,8 @@ def detect_indexes(
         if (
             not configured
             and f.path.name not in ("marketplace.json", "plugin.json")
-            and not _may_list_skills(tree, f.path, source.text)
+            and rules.loaders.well_known_loader(f.path) is None
+            and not _may_list_skills(tree, f.path, source.text, rules)
         ):
             continue
         try:
@@ -88,7 +109,12 @@ def detect_indexes(
         if parsed is None:
             continue
         parsed.configured = configured
-        if configured or _is_detected_index(tree, parsed, rules.min_coverage):
+        if not configured and _is_tracker(parsed):
+            continue  # mostly to-do items: a progress tracker or a plan, not a list a loader reads
+        if parsed.kind in ("markdown", "data"):
+            parsed.readers = prompt_readers(f.path, rules.loaders)
+        if configured or _is_detected_index(tree, parsed, rules):
+            parsed.selection = not configured and _all_chosen(parsed)
             indexes.append(parsed)
         elif _is_selection(tree, parsed):
             parsed.selection = True
@@ -96,22 +122,34 @@ def detect_indexes(
     return indexes, problems
 
 
-def _combined(rules) -> tuple[list, list]:
-    """The file patterns and the folder patterns (``dir/`` ones too) of a pattern set."""
+_DATA_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def _combined(rules) -> tuple[list, list, dict[str, bool]]:
+    """The file patterns and the folder patterns (``dir/`` ones too) of a pattern set, and the
+    verdicts on folders already asked about (the files of a tree share their folders: each is
+    matched once, not once per file)."""
     files = [r for r in rules if not r.dir_only and not r.negated]
     dirs = [r for r in rules if not r.negated]
-    return files, dirs
+    return files, dirs, {}
 
 
 def _matches(combined, rel: str) -> bool:
     """gitignore-like: a pattern matches the file, or a folder pattern matches a parent folder."""
-    files, dirs = combined
+    files, dirs, folders = combined
     if any(rule.matches(rel) for rule in files):
         return True
     if not dirs:
         return False
     parts = rel.split("/")
-    return any(rule.matches("/".join(parts[: i + 1])) for i in range(len(parts) - 1) for rule in dirs)
+    for i in range(len(parts) - 1):
+        prefix = "/".join(parts[: i + 1])
+        verdict = folders.get(prefix)
+        if verdict is None:
+            verdict = folders[prefix] = any(rule.matches(prefix) for rule in dirs)
+        if verdict:
+            return True
+    return False
 
 
 # Entries per distinct skill above which a Markdown or data file is a document that keeps naming
@@ -119,17 +157,17 @@ def _matches(combined, rel: str) -> bool:
 REPEAT_LIMIT = 1.5
 
 
-def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -> bool:
+def _is_detected_index(tree: SkillTree, index: IndexFile, rules: IndexRules) -> bool:
     """A marketplace or plugin manifest with an entry is what a loader reads. A Markdown or data
     file names two skills one by one, or one when it has a conventional index name (AGENTS.md,
     CLAUDE.md) or links into a skill folder, and names each about once; it must also cover
     ``min_coverage`` of the folders it draws from (a CLAUDE.md whose status notes name 4 of 47
     skills is no index of them), counting its stale entries too (a table whose skills were deleted stays an index: the staler it gets, the more
     it needs checking)."""
-    if index.kind in ("marketplace", "plugin"):
+    if index.kind in ("marketplace", "plugin", "well-known"):
         return bool(index.entries)
     named = index.named_directly(headings=False)
-    conventional = has_prompt_name(index.path)
+    conventional = has_prompt_name(index.path, rules.loaders)
     linked = any(
         e.strict and e.skills and not e.mention and e.resolution is not None and not e.resolution.collection
         for e in index.entries
@@ -150,7 +188,21 @@ def _is_detected_index(tree: SkillTree, index: IndexFile, min_coverage: float) -
         return False
     parents = {s.folder.parent for s in named}
     pool = [s for s in tree.skills if s.folder.parent in parents and not s.nested]
-    return len(named) + len(stale_entries(index)) >= min_coverage * len(pool)
+    return len(named) + len(stale_entries(index)) >= rules.min_coverage * len(pool)
+
+
+def _is_tracker(index: IndexFile) -> bool:
+    """A Markdown file whose to-do items (and plan sections' items) are at least as many as its
+    other entries, three or more: a progress tracker."""
+    listed = sum(1 for e in index.entries if not e.heading)
+    return index.planned >= 3 and index.planned >= listed
+
+
+def _all_chosen(index: IndexFile) -> bool:
+    """Every list or table that names a skill lies under a heading that says it is a selection
+    ("Primary workflows"): the file names some skills on purpose, not all."""
+    blocks = {e.block for e in index.entries if e.skills and not e.heading}
+    return bool(blocks) and blocks <= index.chosen_blocks
 
 
 def _is_selection(tree: SkillTree, index: IndexFile) -> bool:
@@ -228,10 +280,15 @@ def stale_entries(index: IndexFile, needed: int = 2) -> list[IndexEntry]:
 LAYOUT_MIN_FOLDERS = 5
 
 
-def layout_folders(tree: SkillTree, parents: set[Path]) -> set[Path]:
-    """The folders of skills laid out like those an index draws from: an index that lists the
-    skills of most plugins of ``plugins/`` (``plugins/<p>/skills/<skill>``), by plugin, also lists
-    the plugins it leaves out entirely ("181 skills across 50 plugins" naming 44 of them)."""
+def layout_folders(tree: SkillTree, index: IndexFile, parents: set[Path]) -> set[Path]:
+    """The folders of skills laid out like those an index draws from, when the index says it
+    is the catalog of them all: one that lists the skills of most plugins of ``plugins/``
+    (``plugins/<p>/skills/<skill>``), by plugin, and states a total of skills larger than the
+    number it names ("181 skills across 50 plugins" naming 160 of 44 plugins) also lists the
+    plugins it leaves out entirely. Without such a claim a page that lists plugins covers those
+    it lists, not those it omits."""
+    if index.claimed_skills is None or index.claimed_skills <= len(index.named_directly()):
+        return set()
     by_layout: dict[tuple[Path, str], set[Path]] = {}
     for parent in parents:
         # a folder of plugins below the root (``plugins/``): at the root, ``<x>/skills`` is as
@@ -253,10 +310,6 @@ def layout_folders(tree: SkillTree, parents: set[Path]) -> set[Path]:
     return out
 
 
-# Where a folder is a plugin: its manifest (Claude Code, Cursor, Codex layouts).
-PLUGIN_MANIFESTS = (".claude-plugin/plugin.json", ".cursor-plugin/plugin.json", ".codex-plugin/plugin.json")
-
-
 def enclosing_plugin(tree: SkillTree, path: Path) -> Path | None:
     """The plugin folder (one holding ``.claude-plugin/plugin.json``) that holds the file
     ``path``, below the repository root. Stats, cached per folder."""
@@ -269,7 +322,7 @@ def enclosing_plugin(tree: SkillTree, path: Path) -> Path | None:
             found = cache[folder]
             break
         chain.append(folder)
-        if any(os.path.isfile(folder / manifest) for manifest in PLUGIN_MANIFESTS):
+        if any(os.path.isfile(folder / manifest) for manifest in builtin_loaders().plugin_manifests):
             found = folder
             break
         folder = folder.parent
@@ -293,9 +346,9 @@ def only_in_other_plugins(tree: SkillTree, index: IndexFile, name: str) -> bool:
 _WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
 
 
-def _may_list_skills(tree: SkillTree, path: Path, text: str) -> bool:
+def _may_list_skills(tree: SkillTree, path: Path, text: str, rules: IndexRules) -> bool:
     """Prefilter, linear in the text: a detected index names two skills one by one, by name or
     by folder (a path ends in the folder name), or one when it has an index's name or links to
     it, so a file mentioning fewer cannot be one."""
     named = len(set(_WORD.findall(text)) & tree.by_name.keys())
-    return named >= 2 or (named == 1 and (has_prompt_name(path) or "](" in text))
+    return named >= 2 or (named == 1 and (has_prompt_name(path, rules.loaders) or "](" in text))

@@ -10,10 +10,19 @@ from typing import Iterator
 
 from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRules, Resolution
 from cachelint.skills.indexes.resolve import _is_local_link, _loose, _resolve_name, _settle_shared_names, resolve_path
-from cachelint.skills.mdlines import TableRow, is_table_separator, lead_name, link_at_start, links, list_item, table_row
+from cachelint.skills.mdlines import (
+    FENCE,
+    TableRow,
+    is_table_separator,
+    lead_name,
+    link_at_start,
+    links,
+    list_item,
+    mask_code_spans,
+    table_row,
+)
 from cachelint.skills.tree import SkillTree
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+")  # the marker; the title is the rest, trimmed
 _EMPHASIZED = re.compile(r"^(\*\*|__|`)([A-Za-z0-9][A-Za-z0-9_.-]*)\1")
 HEADING_BLOCK = -1  # the block of every heading entry
@@ -26,6 +35,7 @@ def _clean(text: str) -> str:
 def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: IndexRules = IndexRules()) -> IndexFile:
     entries: list[IndexEntry] = []
     lines = text.splitlines()
+    claimed = claimed_total(text)
     block = 0
     previous_kind = None
     in_fence = False
@@ -37,6 +47,10 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     item: int | None = None  # the row of the list item whose continuation lines follow
     last_table = -1  # the number of the last table line (row, header or separator)
     in_command = False  # under a heading that names a slash command (not a skill)
+    plan_level: int | None = None  # the level of the "Roadmap" heading whose section this is
+    planned = 0  # to-do items and items of plan sections
+    chosen_level: int | None = None  # the level of a heading that says its lists are a selection
+    chosen_blocks: set[int] = set()
     command_blocks: set[int] = set()
     headers: dict[int, str] = {}  # a table's block -> its header row
     header: str | None = None  # the header row of the table that follows
@@ -45,7 +59,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
     for number, line in enumerate(lines, start=1):
         if number <= skip:
             continue
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             item = None
             continue
@@ -54,6 +68,15 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         kind, body, offset = None, "", 0
         heading = _HEADING.match(line)
         if heading:
+            level = len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip("#"))
+            if plan_level is not None and level <= plan_level:
+                plan_level = None
+            if plan_level is None and _plain(line[heading.end() :]) in rules.plan_sections:
+                plan_level = level
+            if chosen_level is not None and level <= chosen_level:
+                chosen_level = None
+            if chosen_level is None and set(_plain(line[heading.end() :]).split()) & set(rules.selection_words):
+                chosen_level = level
             # ``### 3. **name** - what it does``: a catalog that lists skills as headings names
             # them there (read for listing only, see IndexEntry.heading)
             start = heading.end()
@@ -68,6 +91,11 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             in_command = command is not None and lead_name(_SLASH.sub(r"\1", text.strip(), count=1)) not in tree.by_name
             continue
         m = list_item(line)
+        if m and (plan_level is not None or _TASK_BOX.search(line[: m.offset])):
+            # a to-do item (``- [ ] future-skill``) or a list under "Roadmap": plans, not entries
+            planned += 1
+            previous_kind, item = None, None
+            continue
         if m:
             kind, body, offset = "list", m.body, m.offset
         else:
@@ -88,7 +116,7 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
                     kind, header = "header", t.body  # a header row is not an entry
                 else:
                     kind, body, offset = "table", t.body, t.offset
-            elif line.lstrip().startswith("[") and link_at_start(line.lstrip()):
+            elif line.lstrip().startswith("[") and link_at_start(mask_code_spans(line.lstrip())):
                 kind, body, offset = "link", line.lstrip(), len(line) - len(line.lstrip())
         if kind is None:
             if line.strip():
@@ -109,6 +137,8 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
             header = None
         if in_command:
             command_blocks.add(block)
+        if chosen_level is not None:
+            chosen_blocks.add(block)
         if kind == "header":
             item = None
             continue
@@ -128,7 +158,35 @@ def parse_markdown(tree: SkillTree, path: Path, display: str, text: str, rules: 
         for block, row in headers.items()
         if _SKILL_HEADER.match(_clean(_cell(_cells(row), name_column.get(block, 0))))
     )
-    return IndexFile(path, display, "markdown", entries, skill_tables=skill_tables)
+    return IndexFile(
+        path,
+        display,
+        "markdown",
+        entries,
+        skill_tables=skill_tables,
+        claimed_skills=claimed,
+        planned=planned,
+        chosen_blocks=frozenset(chosen_blocks),
+    )
+
+
+# "181 local specialized skills", "over 1,200 skills": a page stating how many skills it holds
+_CLAIM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)\+?\s+(?:[A-Za-z-]+\s+){0,3}?skills\b", re.IGNORECASE)
+
+
+def claimed_total(text: str) -> int | None:
+    """The largest count of skills the text states, if any."""
+    counts = [int(m.group(1).replace(",", "")) for m in _CLAIM.finditer(text)]
+    return max(counts) if counts else None
+
+
+_TASK_BOX = re.compile(r"\[[ xX]\]\s*$")
+_NOT_LETTERS = re.compile(r"[^\w\s-]+")
+
+
+def _plain(title: str) -> str:
+    """A heading's words, lower case, without emphasis, emoji or punctuation ("🗺️ Roadmap:")."""
+    return " ".join(_NOT_LETTERS.sub(" ", title.replace("_", " ")).split()).lower()
 
 
 # the key column's header of a table of skills ("Skill", "Skills", "Skill name")
@@ -204,10 +262,12 @@ def _line_entries(
         cells = _cells(body)
         lead = cells[column] if column < len(cells) else ""
     heading = kind == "heading"
-    found = list(links(body))
+    found = list(links(mask_code_spans(body)))  # a link inside a code span is code
     local = [link for link in found if _is_local_link(link.target)]
     if heading:
-        local = [link for link in local if resolve_path(tree, link.target, base[:1], base[1:]).skills]
+        # a title that links to a skill names it; one that links to a folder of skills (a
+        # plugin) is the page's title, not an entry covering all its skills
+        local = [link for link in local if _names_one_skill(resolve_path(tree, link.target, base[:1], base[1:]))]
     for link in local:
         target = link.target
         col = offset + link.start + 1
@@ -220,6 +280,8 @@ def _line_entries(
             continue  # a link to some other document, in the repository or not: not an entry
         if res.collection:
             _narrow_to_label(res, link.label, target)
+        if res.collection and not _leads(kind, body, link, lead):
+            continue  # "22 structured [Skills](./skills/) out of the box": prose about the folder
         yield IndexEntry(
             number,
             col,
@@ -261,6 +323,9 @@ def _line_entries(
         return
     if external and name not in tree.by_name:
         return  # a link to a skill elsewhere: not one of ours, and not a stale entry either
+    resolution = _resolve_name(tree, name, near, hint)
+    if heading and resolution.collection:
+        return  # a title named like a plugin's folder ("# my-plugin"): not an entry for all its skills
     col = offset + body.find(name) + 1 if name in body else offset + 1
     yield IndexEntry(
         number,
@@ -268,12 +333,25 @@ def _line_entries(
         col + len(name),
         name,
         name=name,
-        resolution=_resolve_name(tree, name, near, hint),
+        resolution=resolution,
         block=block,
         external=external,
         slash=slash,
         heading=heading,
     )
+
+
+def _leads(kind: str, body: str, link, lead: str) -> bool:
+    """Whether a link starts its entry (after emphasis), or sits in a table row's key column: a
+    link to a folder of skills elsewhere in a line is prose about the folder, not an entry for
+    every skill in it."""
+    if kind == "table":
+        return bool(lead.strip()) and lead in body and body.find(lead) <= link.start < body.find(lead) + len(lead)
+    return not body[: link.start].strip(" \t*_`")
+
+
+def _names_one_skill(res: Resolution) -> bool:
+    return bool(res.skills) and not res.collection
 
 
 def _narrow_to_label(res: Resolution, label: str, target: str) -> None:

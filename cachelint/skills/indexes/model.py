@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cachelint.skills.loaders import Loaders, builtin_loaders
 from cachelint.skills.tree import Skill
 
 _SLUG = re.compile(r"^(?=[a-z0-9-]*[a-z])[a-z0-9][a-z0-9-]*$")  # a skill-like name, not a number
@@ -26,6 +27,11 @@ class Resolution:
     tried: list[str] = field(default_factory=list)
     # the path exists and is a valid entry although it leads to no skill (a plugin of commands)
     present: bool = False
+    # skills below a plugin source that its loader does not load (a folder of skills given as
+    # the plugin's root): the entry leads to none of them
+    unloaded: int = 0
+    # a discovery index's digest that does not match the bytes it names: (expected, actual)
+    digest: tuple[str, str] | None = None
 
 
 @dataclass
@@ -48,6 +54,7 @@ class IndexEntry:
     # names, but is never a stale entry and never makes its file an index
     mention: bool = False
     source: bool = False  # a marketplace plugin's source folder
+    plugin: str | None = None  # the plugin a manifest's entry belongs to (its skills' namespace)
 
     @property
     def skills(self) -> list[Skill]:
@@ -66,6 +73,14 @@ class IndexFile:
     selection: bool = False
     # Markdown tables whose key column is headed "Skill": their names are skills, live or stale
     skill_tables: frozenset[int] = frozenset()
+    # the loaders that read the file (into the prompt, or as their manifest), by name
+    readers: tuple[str, ...] = ()
+    # the largest number of skills the file says it holds ("181 local specialized skills")
+    claimed_skills: int | None = None
+    planned: int = 0  # Markdown: to-do items and items of plan sections (no entries)
+    # Markdown: the lists and tables under a heading that says they are a selection ("Primary
+    # workflows", "Featured skills"): they name some skills, not all
+    chosen_blocks: frozenset[int] = frozenset()
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
@@ -95,25 +110,36 @@ class IndexFile:
 
     @property
     def role(self) -> str:
-        """``manifest`` (a plugin marketplace or manifest: what a loader installs), ``prompt``
-        (a file the agent reads: AGENTS.md, CLAUDE.md, a system-prompt file, a configured index,
-        a data file listing skills) or ``catalog`` (a README or docs page: documentation for
-        people, which the model does not read)."""
-        if self.kind in ("marketplace", "plugin"):
+        """``manifest`` (a plugin marketplace or manifest, a discovery index: what a loader
+        installs), ``prompt`` (a file a loader reads into the prompt: CLAUDE.md, AGENTS.md,
+        GEMINI.md, QWEN.md, a system-prompt file, or a configured index) or ``catalog`` (a
+        README, a docs page or a data file: a list for readers, which no loader puts in the
+        prompt)."""
+        if self.kind in ("marketplace", "plugin", "well-known"):
             return "manifest"
-        if self.configured or self.kind == "data" or has_prompt_name(self.path):
+        if self.configured or self.readers or _SYSTEM_PROMPT.search(self.path.name):
             return "prompt"
         return "catalog"
 
+    def view(self) -> str:
+        """Whose view of the skills the index is, for messages: "Claude Code's plugin
+        marketplace", "the prompt file of Codex", "a catalog for readers"."""
+        if self.role == "manifest":
+            what = {"marketplace": "plugin marketplace", "plugin": "plugin manifest", "well-known": "discovery index"}
+            owner = f"{self.readers[0]}'s " if self.readers else ""
+            return f"{owner}{what[self.kind]}"
+        if self.role == "prompt":
+            if self.readers:
+                return f"read into the prompt by {_names(self.readers)}"
+            return "a configured index" if self.configured else "a system-prompt file"
+        return "a catalog for readers"
 
-# Files an agent reads into its prompt by convention (Claude Code reads CLAUDE.md, Codex and
-# others AGENTS.md, Gemini CLI GEMINI.md, GitHub Copilot .github/copilot-instructions.md).
-PROMPT_FILE_NAMES = frozenset({"agents.md", "claude.md", "gemini.md", "copilot-instructions.md"})
+
+def _names(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 _SYSTEM_PROMPT = re.compile(r"system[-_ .]?prompt", re.IGNORECASE)
-
-
-def has_prompt_name(path: Path) -> bool:
-    return path.name.lower() in PROMPT_FILE_NAMES or bool(_SYSTEM_PROMPT.search(path.name))
 
 
 @dataclass(frozen=True)
@@ -125,13 +151,24 @@ class IndexRules:
     skill_folders: tuple[str, ...] = ("skills",)
     min_coverage: float = 0.5
     max_index_bytes: int = 1 << 20
+    loaders: Loaders = field(default_factory=builtin_loaders)
+    # headings of sections whose lists are plans, not entries ("Roadmap", "Coming soon")
+    plan_sections: tuple[str, ...] = ()
+    not_index_data: tuple[str, ...] = ()  # globs of files never indexes when they hold data (tests/)
+    selection_words: tuple[str, ...] = ()  # heading words that make a section's lists a selection
 
     @classmethod
-    def load(cls, pack_paths, index, not_index, min_coverage, folder=None) -> "IndexRules":
+    def load(
+        cls, pack_paths, index, not_index, min_coverage, loaders: Loaders | None = None, folder=None
+    ) -> "IndexRules":
         from cachelint.catalog import load_packs
 
         packs = load_packs("skills-index", pack_paths, folder)
         return cls(
+            loaders=loaders if loaders is not None else Loaders.load(pack_paths, None, folder),
+            plan_sections=tuple(sorted({s.lower() for p in packs for s in p.get("plan_sections", ())})),
+            not_index_data=tuple(g for p in packs for g in p.get("not_index_data", ())),
+            selection_words=tuple(sorted({w.lower() for p in packs for w in p.get("selection_words", ())})),
             index=tuple(index),
             not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),
             skill_folders=tuple(sorted({f for p in packs for f in p.get("skill_folders", ())})) or ("skills",),
@@ -139,3 +176,13 @@ class IndexRules:
             # the last pack that sets it wins: the user's packs come after the built-in ones
             max_index_bytes=([int(p["max_index_bytes"]) for p in packs if "max_index_bytes" in p] or [1 << 20])[-1],
         )
+
+
+def prompt_readers(path: Path, loaders: Loaders) -> tuple[str, ...]:
+    """The names of the loaders that read ``path`` into the prompt (CLAUDE.md: Claude Code)."""
+    return tuple(loader.name for loader in loaders.readers_of(path))
+
+
+def has_prompt_name(path: Path, loaders: Loaders) -> bool:
+    """A context file some loader reads into the prompt, or a system-prompt file by its name."""
+    return bool(loaders.readers_of(path)) or bool(_SYSTEM_PROMPT.search(path.name))
