@@ -207,7 +207,6 @@ def _rule_index_in(folder: CatalogFolder) -> dict[str, RuleSummary]:
     index = _summaries_from_catalog()
     rows = [[s.code, s.name, s.scope, s.severity.value, s.status] for s in index.values()]
     try:
-        folder.path.mkdir(parents=True, exist_ok=True)
         for old in folder.path.glob("rules-*.json"):
             old.unlink()
         cachefile.write(target, "rules", INDEX_FORMAT, json.dumps(rows).encode())
@@ -457,7 +456,6 @@ def _write_pack_copy(folder: CatalogFolder, digest: str, data: dict[str, Any]) -
         from cachelint import cachefile
 
         target = _pack_copy_path(folder, digest)
-        target.parent.mkdir(parents=True, exist_ok=True)
         cachefile.write(target, "pack", 1, text.encode("utf-8"))
         _forget_old_pack_copies(target.parent)
     except OSError:
@@ -535,7 +533,6 @@ def _remember_valid_pack(folder: CatalogFolder, digest: str) -> None:
     try:
         from cachelint import cachefile
 
-        target.parent.mkdir(parents=True, exist_ok=True)
         for old in target.parent.glob("packs-valid-*.json"):
             if old != target:
                 old.unlink()
