@@ -14,6 +14,9 @@ from cachelint.skills.indexes.markdown import parse_markdown
 from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRules, has_prompt_name
 from cachelint.skills.tree import SkillTree
 
+# The manifests plugin loaders read by their file name (docs/background/skills.md).
+MANIFEST_NAMES = ("marketplace.json", "plugin.json")
+
 if TYPE_CHECKING:
     from cachelint.textio import FileReader
     from cachelint.diagnostics import Diagnostic
@@ -62,7 +65,11 @@ def detect_indexes(
             continue
         if not tree.skills and not configured:
             continue
-        if not configured:
+        # Files an agent or a plugin loader reads by their name are read up to max-file-size like
+        # any input, and one that cannot be read is a CL001: a 9 MB AGENTS.md or marketplace.json
+        # used to be skipped without a word. Other candidates past max_index_bytes are documents.
+        read_by_name = f.path.name in MANIFEST_NAMES or has_prompt_name(f.path)
+        if not configured and not read_by_name:
             try:
                 if os.stat(f.path).st_size > rules.max_index_bytes:
                     continue
@@ -70,14 +77,10 @@ def detect_indexes(
                 continue
         source = (reader or DISK).read_text(f.path, f.display, max_file_size)
         if isinstance(source, Diagnostic):
-            if configured and tree.is_given(f.path):
+            if (configured or read_by_name) and tree.is_given(f.path):
                 problems.append(source)
             continue
-        if (
-            not configured
-            and f.path.name not in ("marketplace.json", "plugin.json")
-            and not _may_list_skills(tree, f.path, source.text)
-        ):
+        if not configured and f.path.name not in MANIFEST_NAMES and not _may_list_skills(tree, f.path, source.text):
             continue
         try:
             parsed = parse_index_file(tree, f.path, f.display, source.text, rules)
