@@ -4,7 +4,11 @@ f-strings, whole JSON documents, floods of tiny records."""
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from .helpers import full_findings
 
@@ -48,3 +52,42 @@ def test_a_large_document_no_loader_reads_by_name_stays_quiet(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "guide.md").write_text("- notes: Drafts release notes.\n" + "prose\n" * 1000)
     assert _cl001(tmp_path) == []
+
+
+# --- f-strings ---------------------------------------------------------------------------------
+
+
+def test_an_fstring_counts_its_replacement_fields_in_the_node_bound():
+    from cachelint.code.program import count_tokens
+
+    assert count_tokens('x = f"{a}{b}"', 100) == 4 + 2 * 3
+    assert count_tokens('x = rf"{a}" + F"{b}"', 100) == 7 + 2 * 3
+    # look-alikes: not an f-string, doubled braces, a name that ends where a string starts
+    assert count_tokens('x = "{a}{b}"', 100) == 3
+    assert count_tokens('x = b"{a}" + rb"{b}"', 100) == 7
+    assert count_tokens('x = f"{{a}}"', 100) == 4
+    assert count_tokens('x = elf"{a}"', 100) == 4
+
+
+def _fstring_module(fields: int, prefix: str = "f") -> str:
+    return f'import anthropic\nc = anthropic.Anthropic()\nx = {prefix}"' + "{a}" * fields + '"\n'
+
+
+def test_a_file_of_fstring_fields_past_the_node_bound_is_a_cl001_before_it_is_parsed(tmp_path):
+    (tmp_path / "fields.py").write_text(_fstring_module(1000), encoding="utf-8")
+    (tmp_path / "plain.py").write_text(_fstring_module(1000, prefix=""), encoding="utf-8")
+    found = full_findings(tmp_path, "check", (".",), "--config", "max-syntax-nodes=2000")
+    assert [(d["code"], d["path"]) for d in found] == [("CL001", "fields.py")]
+    assert "more than 2000 tokens" in found[0]["message"]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="f-strings parse in linear time from Python 3.12 (PEP 701)")
+def test_an_fstring_the_parser_would_take_longer_than_the_deadline_on_is_refused_at_once(tmp_path):
+    # 40,000 fields in 120 KB: about 1.2 s to parse on 3.11, more than the 0.5 s deadline
+    (tmp_path / "slow.py").write_text(_fstring_module(40_000), encoding="utf-8")
+    (tmp_path / "fast.py").write_text(_fstring_module(200), encoding="utf-8")
+    started = time.monotonic()
+    found = full_findings(tmp_path, "check", (".",), "--config", "analysis-timeout=0.5")
+    assert time.monotonic() - started < 10
+    assert [(d["code"], d["path"], d["line"]) for d in found] == [("CL001", "slow.py", 3)]
+    assert "40000 replacement fields, line 3" in found[0]["message"]
