@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import full_findings
+from .helpers import full_findings, run_cli
 
 SKILL = "---\nname: notes\ndescription: Drafts release notes from merged pull requests.\n---\nbody\n"
 LIMIT = 4096  # max-file-size for these tests: the same code path as the default 8 MiB
@@ -91,3 +91,55 @@ def test_an_fstring_the_parser_would_take_longer_than_the_deadline_on_is_refused
     assert time.monotonic() - started < 10
     assert [(d["code"], d["path"], d["line"]) for d in found] == [("CL001", "slow.py", 3)]
     assert "40000 replacement fields, line 3" in found[0]["message"]
+
+
+# --- whole documents and floods of empty records -------------------------------------------------
+
+
+def _gzip_document(path: Path, copies: int) -> None:
+    import gzip
+
+    record = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "x" * 20_000}]}
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("[" + ",".join(json.dumps(record) for _ in range(copies)) + "]")
+
+
+def _audit_findings(root: Path, *args: str) -> list[dict]:
+    """The findings of an audit that may read no request at all (exit 2: nothing to audit)."""
+    code, out = run_cli(root, ["audit", "--isolated", "--jobs", "1", "--output-format", "json", *args])
+    assert code in (1, 2), out
+    return json.loads(out)["findings"]
+
+
+def test_a_gzip_json_document_is_held_to_the_gzip_ratio(tmp_path):
+    _gzip_document(tmp_path / "bomb.json.gz", 200)  # 4 MB from a few KB
+    found = _audit_findings(tmp_path, "bomb.json.gz")
+    [problem] = [d for d in found if d["code"] == "CL001"]
+    assert problem["path"] == "bomb.json.gz"
+    assert "expands more than 100 times" in problem["message"] and "max-gzip-ratio" in problem["message"]
+
+
+def test_a_gzip_json_document_within_the_ratio_is_read(tmp_path):
+    _gzip_document(tmp_path / "fine.json.gz", 5)
+    code, out = run_cli(
+        tmp_path,
+        ["audit", "--isolated", "--output-format", "json", "--config", "audit.max-gzip-ratio=1000", "fine.json.gz"],
+    )
+    assert json.loads(out)["summary"]["requests"] == 5
+
+
+def test_a_whole_json_document_over_the_document_size_is_a_cl001(tmp_path):
+    record = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "x" * 4000}]}
+    (tmp_path / "big.json").write_text(json.dumps([record] * 3), encoding="utf-8")
+    found = _audit_findings(tmp_path, "big.json", "--config", "audit.max-document-size=8192")
+    assert [(d["code"], d["path"]) for d in found] == [("CL001", "big.json")]
+    assert "over 8192 bytes (max-document-size)" in found[0]["message"]
+
+
+@pytest.mark.slow
+def test_a_flood_of_empty_records_is_linear_and_fast(tmp_path):
+    # 100,000 here (1M in benchmarks/bench_bounds.py): about 0.6 s of CPU here, 3.6 s before
+    (tmp_path / "empties.jsonl").write_text("{}\n" * 100_000, encoding="utf-8")
+    started = time.process_time()
+    code, out = run_cli(tmp_path, ["audit", "--isolated", "--jobs", "1", "empties.jsonl"])
+    assert code == 2 and time.process_time() - started < 2.0

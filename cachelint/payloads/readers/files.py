@@ -12,7 +12,7 @@ import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads import is_log_name
@@ -86,6 +86,30 @@ class ChunkedReads(io.RawIOBase):
 
     def seekable(self) -> bool:
         return self.raw.seekable()
+
+
+def compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
+    """How many bytes of the file a gzip stream has consumed so far; None for a plain file."""
+    source = getattr(handle, "fileobj", None)
+    if isinstance(source, ChunkedReads):
+        return lambda: source.consumed
+    return None
+
+
+def gzip_bomb(expanded: int, compressed: Callable[[], int], limits: ReadLimits) -> str | None:
+    """What is wrong with a gzip stream that gave ``expanded`` bytes from ``compressed()`` bytes of
+    its file, when that is more than ``max-gzip-ratio`` times (checked past GZIP_RATIO_AFTER), or
+    None. JSONL logs and whole documents alike: a 1 MB ``.json.gz`` of a 300 MB document peaked at
+    1 GB when only JSONL was checked."""
+    if expanded <= GZIP_RATIO_AFTER:
+        return None
+    consumed = max(1, compressed())
+    if expanded <= limits.max_gzip_ratio * consumed:
+        return None
+    return (
+        f"gzip data expands more than {limits.max_gzip_ratio:g} times ({expanded} bytes from the first "
+        f"{consumed} of the file, max-gzip-ratio): a compression bomb, not a log"
+    )
 
 
 # --- finding the files ------------------------------------------------------------------------
