@@ -420,6 +420,8 @@ def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnosti
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list):
         return None, [unreadable(path, "not a valid notebook: no 'cells' list")]
+    from cachelint.textio import python_lines
+
     problems: list[Diagnostic] = []
     body: list[ast.stmt] = []
     lines: list[str] = []
@@ -439,7 +441,13 @@ def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnosti
         if offset:
             ast.increment_lineno(tree, offset)
         spans.append(CellSpan(index=index, first_line=offset + 1))
-        cell_lines = source.split("\n")
+        # lines as the parser counts them (a cell may end its lines with a lone CR, as classic Mac
+        # files do: split at "\n" only, such a cell was one line, and every column and line after
+        # it pointed elsewhere); a last empty line as "\n".split gave, so the next cell's lines
+        # start where they always did
+        cell_lines = python_lines(source)
+        if source.endswith(("\n", "\r")):
+            cell_lines.append("")
         lines.extend(cell_lines)
         body.extend(tree.body)
     module = ast.Module(body=body, type_ignores=[])
