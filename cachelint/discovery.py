@@ -304,12 +304,7 @@ def ignore_reason(
     found nothing to check among files that exist."""
     configured = root.resolve() if root is not None else None
     matcher = IgnoreMatcher(_anchor(path, configured, {}), exclude, respect_gitignore)
-    chain = [path]
-    for parent in path.parents:
-        if parent == matcher.root or not is_relative_to(parent, matcher.root):
-            break
-        chain.append(parent)
-    for candidate in reversed(chain):
+    for candidate in chain_below(path, matcher.root):
         is_dir = candidate != path
         dirs = _gitignore_dirs(candidate.parent, matcher)
         if not matcher.ignored(candidate, is_dir, dirs):
@@ -332,14 +327,20 @@ def ignore_reason(
     return None
 
 
-def _excluded_with_ancestors(path: Path, matcher: IgnoreMatcher) -> bool:
-    """Is ``path`` excluded itself, or inside an excluded folder (below the root)?"""
+def chain_below(path: Path, root: Path) -> list[Path]:
+    """The folders between ``root`` and ``path``, outermost first, then ``path`` itself: what an
+    ignore pattern may match to leave ``path`` out."""
     chain = [path]
     for parent in path.parents:
-        if parent == matcher.root or not is_relative_to(parent, matcher.root):
+        if parent == root or not is_relative_to(parent, root):
             break
         chain.append(parent)
-    for candidate in reversed(chain):
+    return chain[::-1]
+
+
+def _excluded_with_ancestors(path: Path, matcher: IgnoreMatcher) -> bool:
+    """Is ``path`` excluded itself, or inside an excluded folder (below the root)?"""
+    for candidate in chain_below(path, matcher.root):
         is_dir = candidate != path
         if matcher.ignored(candidate, is_dir, _gitignore_dirs(candidate.parent, matcher)):
             return True

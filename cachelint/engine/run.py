@@ -209,16 +209,11 @@ def _group_by_settings(
 
 def _excluded_below(path: Path, matcher: Any) -> bool:
     """Is ``path``, or a folder between it and the matcher's root, excluded by its patterns?"""
-    from cachelint.discovery import is_relative_to
+    from cachelint.discovery import chain_below, is_relative_to
 
     if not is_relative_to(path, matcher.root):
         return False
-    chain = [path]
-    for parent in path.parents:
-        if parent == matcher.root or not is_relative_to(parent, matcher.root):
-            break
-        chain.append(parent)
-    return any(matcher.ignored(candidate, candidate != path, []) for candidate in reversed(chain))
+    return any(matcher.ignored(candidate, candidate != path, []) for candidate in chain_below(path, matcher.root))
 
 
 def _left_out_warnings(
