@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Sequence
 
@@ -73,7 +75,9 @@ def audit_logs(
     accepted = load_baseline(Path(options.baseline)) if options.baseline else None
     if settings is None:
         resolver = resolver or ConfigResolver(cwd)
-        settings = resolver.for_path(cwd / paths[0]) if paths else resolver.default()
+        # the first log in the order the audit reads them (sorted), not in the order given
+        first = min((os.path.normpath(str(p)) for p in paths), default=None)
+        settings = resolver.for_path(cwd / first) if first is not None else resolver.default()
     hidden: list[Diagnostic] = []
 
     def select(found: Sequence[Diagnostic]) -> list[Diagnostic]:

@@ -25,7 +25,8 @@ one is stored with its digest and used only when that digest is the one the resu
 keyed by the catalog files' stat), ``packs-valid-*.json`` (digests of packs that validated against
 the current schemas) and ``pack-<digest>.json`` (their parsed content, so YAML is not parsed again).
 
-The folder ignores itself for git and carries a CACHEDIR.TAG; a corrupt cache file is discarded
+A folder cachelint creates names its own files in a ``.gitignore`` and carries a CACHEDIR.TAG
+(``cachefile.make_folder``); a corrupt cache file is discarded
 with a warning. Loading must stay cheap: this module imports only the standard library and the
 light parts of cachelint (the all-hit path never imports libcst, yaml, jsonschema or the checks).
 """
@@ -46,12 +47,6 @@ FORMAT = 4
 # Results files of other settings (a pre-commit hook with --select beside a full run...) are kept,
 # the most recently used first, up to this many.
 KEEP_RESULT_FILES = 8
-_GITIGNORE = "# created by cachelint: the cache is local to this machine\n*\n"
-_CACHEDIR_TAG = (
-    "Signature: 8a477f597d28d172789f06886806bc55\n"
-    "# This file is a cache directory tag created by cachelint.\n"
-    "# For information about cache directory tags see https://bford.info/cachedir/\n"
-)
 
 
 def cache_folder(settings: Settings) -> Path:
@@ -263,14 +258,7 @@ class ResultCache:
         try:
             from cachelint import cachefile
 
-            folder = self.folder
-            folder.mkdir(parents=True, exist_ok=True)
-            ignore = folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text(_GITIGNORE)
-            tag = folder / "CACHEDIR.TAG"
-            if not tag.exists():
-                tag.write_text(_CACHEDIR_TAG)
+            cachefile.make_folder(self.folder)
             if self._summaries_dirty and self._summaries is not None:
                 # Summaries first: a run killed between the two writes leaves summaries that the
                 # results file does not expect yet, which the digest check ignores.

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any, Callable
@@ -28,6 +29,68 @@ from cachelint import __version__
 
 # A cache file larger than this is not ours (results of the largest trees measured are a few MB).
 MAX_CACHE_FILE = 256 * 1024 * 1024
+
+
+# What a cache folder that cachelint creates holds besides the cache files. The ignore file names
+# the files cachelint writes there, not ``*``: a folder that later holds a user's files (a
+# ``cache-dir`` set to a source folder, a skill dropped into it) keeps them visible to git and to
+# discovery, which honours ignore files. Both are written only into a folder cachelint has just
+# created (as pytest and Ruff do with theirs): ``cache-dir = "."`` once wrote ``*`` into the
+# project's root, which turned off both ``git status`` and the next ``check``.
+CACHE_GITIGNORE = (
+    "# created by cachelint: the cache is local to this machine (only cachelint's own files are named)\n"
+    "/.gitignore\n"
+    "/CACHEDIR.TAG\n"
+    "/results-*.json\n"
+    "/summaries-*.json\n"
+    "/rules-*.json\n"
+    "/packs-valid-*.json\n"
+    "/pack-*.json\n"
+    "/.*.cachelint-tmp\n"
+)
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by cachelint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+
+
+def make_folder(folder: Path) -> None:
+    """Make sure the cache folder ``folder`` exists (raises OSError). A folder made here gets the
+    ignore file and the cache directory tag; one that already exists is not cachelint's to mark
+    (a tag there would also hide the user's files from backup tools that honour it)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir()
+    except FileExistsError:
+        if folder.is_dir():
+            return
+        raise
+    for name, text in ((".gitignore", CACHE_GITIGNORE), ("CACHEDIR.TAG", CACHEDIR_TAG)):
+        try:
+            with open(folder / name, "x", encoding="utf-8") as handle:
+                handle.write(text)
+        except FileExistsError:
+            pass  # another run that found the folder missing too wrote it first
+
+
+# The names of the files cachelint writes into a cache folder (results, summaries, the rule index,
+# pack verdicts and copies), each ``<kind>-<hex digest>.json``.
+_CACHE_FILE_NAME = re.compile(r"(?:results|summaries|rules|packs-valid|pack)-[0-9a-f]+\.json")
+_HEADER_START = b'{"cachelint":'
+
+
+def is_cache_file(path: Path) -> bool:
+    """Whether ``path`` is one of cachelint's cache files: its name is one cachelint gives them and
+    it starts with their header. Discovery leaves them out: with ``cache-dir`` inside the checked
+    tree they are JSON files beside the inputs, and they are no one's skill index."""
+    if not _CACHE_FILE_NAME.fullmatch(path.name):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(_HEADER_START)) == _HEADER_START
+    except OSError:
+        return False
 
 
 def _warn(warnings: list[str], path: Path, why: str) -> None:
@@ -115,6 +178,7 @@ def write(path: Path, kind: str, fmt: int, body: bytes) -> None:
     """Write a cache file atomically (raises OSError like ``atomic_write``)."""
     from cachelint.fileutil import atomic_write
 
+    make_folder(path.parent)
     atomic_write(path, encode(kind, fmt, body))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -216,9 +217,32 @@ def _read_toml(path: Path, raw: bytes | None = None) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from exc
 
 
+def _not_finite(value: Any, path: str = "") -> str | None:
+    """The key path of the first number in ``value`` that is NaN or infinite, with the value.
+    TOML has ``nan`` and ``inf``, JSON Schema cannot say "finite" (JSON has neither), and every
+    range check is false for NaN: ``max-gzip-ratio = nan`` turned the bomb limit off and
+    ``analysis-timeout = inf`` failed every file."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{path}: {value} is not a finite number"
+    if isinstance(value, Mapping):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _not_finite(item, f"{path}/{key}" if path else str(key))
+        if found:
+            return found
+    return None
+
+
 def validate(table: Mapping[str, Any], where: str) -> None:
     if not table:
         return  # nothing to validate: keep jsonschema off the start-up path
+    bad_number = _not_finite(table)
+    if bad_number:
+        raise ConfigError(f"{where}: invalid configuration: {bad_number}")
     from cachelint.catalog import rules_dir, validation_errors
 
     errors = validation_errors(dict(table), "config.schema.json")

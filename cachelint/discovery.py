@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from cachelint.cachefile import is_cache_file
 from cachelint.wildmatch import GitignorePattern
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")
@@ -43,6 +44,13 @@ class IgnoreRule:
     def matches(self, rel: str) -> bool:
         """``rel``: a ``/``-separated path relative to the folder the pattern belongs to."""
         return self.pattern.matches(rel)
+
+    @property
+    def text(self) -> str:
+        """The pattern as written (without trailing spaces), for messages."""
+        p = self.pattern
+        body = ("/" if not p.basename and b"/" not in p.pattern else "") + p.pattern.decode("utf-8", "replace")
+        return ("!" if p.negated else "") + body + ("/" if p.dir_only else "")
 
 
 def compile_patterns(lines: Iterable[str]) -> list[IgnoreRule]:
@@ -80,18 +88,21 @@ class IgnoreMatcher:
         self.default_rules = frozenset(default_indexes)
         self._dir_rules: dict[Path, list[IgnoreRule]] = {}
         self._git_root_rules: list[tuple[Path, list[IgnoreRule]]] = []
+        self.git_root_sources: list[Path] = []  # the file each entry of _git_root_rules was read from
         if respect_gitignore:
             for base in [root, *root.parents]:
                 if (base / ".git").exists():
                     info = base / ".git" / "info" / "exclude"
                     if info.is_file():
                         self._git_root_rules.append((base, compile_patterns(_read_lines(info))))
+                        self.git_root_sources.append(info)
                     # .gitignore files above the scanned root still apply to it
                     for ancestor in [root, *root.parents]:
                         if ancestor != root and is_relative_to(ancestor, base):
                             gi = ancestor / ".gitignore"
                             if gi.is_file():
                                 self._git_root_rules.append((ancestor, compile_patterns(_read_lines(gi))))
+                                self.git_root_sources.append(gi)
                         if ancestor == base:
                             break
                     break
@@ -272,13 +283,7 @@ def walk(
         if not start_abs.exists() and not start_abs.is_symlink():
             problems.append((shown, "no such file or directory"))
             continue
-        if configured is not None and is_relative_to(start_abs, configured):
-            anchor = configured
-        else:
-            folder = start_abs if start_abs.is_dir() else start_abs.parent
-            if folder not in anchors:
-                anchors[folder] = own_root(folder)
-            anchor = anchors[folder]
+        anchor = _anchor(start_abs, configured, anchors)
         if anchor not in matchers:
             matchers[anchor] = IgnoreMatcher(anchor, exclude, respect_gitignore, default_exclude)
         matcher = matchers[anchor]
@@ -298,14 +303,63 @@ def walk(
     return Discovery(files, problems)
 
 
-def _excluded_with_ancestors(path: Path, matcher: IgnoreMatcher) -> bool:
-    """Is ``path`` excluded itself, or inside an excluded folder (below the root)?"""
+def _anchor(start: Path, configured: Path | None, anchors: dict[Path, Path]) -> Path:
+    """Where the patterns of a walk from ``start`` are anchored: the configuration's root when
+    ``start`` is inside it, else ``own_root`` (memoised in ``anchors``)."""
+    if configured is not None and is_relative_to(start, configured):
+        return configured
+    folder = start if start.is_dir() else start.parent
+    if folder not in anchors:
+        anchors[folder] = own_root(folder)
+    return anchors[folder]
+
+
+def ignore_reason(
+    path: Path, *, cwd: Path, root: Path | None, exclude: Sequence[str], respect_gitignore: bool
+) -> str | None:
+    """Why a walk leaves out the file ``path`` (absolute), or None when it does not: the pattern
+    and where it comes from (an ignore file, ``.git/info/exclude`` or the exclude settings), for
+    the file itself or the first of its folders it applies to. For the message of a run that
+    found nothing to check among files that exist."""
+    configured = root.resolve() if root is not None else None
+    matcher = IgnoreMatcher(_anchor(path, configured, {}), exclude, respect_gitignore)
+    for candidate in chain_below(path, matcher.root):
+        is_dir = candidate != path
+        dirs = _gitignore_dirs(candidate.parent, matcher)
+        if not matcher.ignored(candidate, is_dir, dirs):
+            continue
+        shown = display_path(candidate, cwd)
+        rel = _relative_posix(candidate, matcher.root)
+        for rule in matcher.exclude_rules:
+            if rel is not None and (rule.matches(rel) or rule.matches(candidate.name)) and not rule.negated:
+                return f"{shown} is excluded by `{rule.text}` in the exclude settings"
+        sources = [(src, base, rules) for src, (base, rules) in zip(matcher.git_root_sources, matcher._git_root_rules)]
+        sources += [(d / ".gitignore", d, matcher.rules_for_dir(d)) for d in dirs]
+        for source, base, rules in reversed(sources):
+            rel_base = _relative_posix(candidate, base)
+            hits = [
+                r for r in rules if rel_base is not None and not (r.dir_only and not is_dir) and r.matches(rel_base)
+            ]
+            if hits:
+                return f"{shown} is ignored by `{hits[-1].text}` in {display_path(source, cwd)}"
+        return f"{shown} is ignored"
+    return None
+
+
+def chain_below(path: Path, root: Path) -> list[Path]:
+    """The folders between ``root`` and ``path``, outermost first, then ``path`` itself: what an
+    ignore pattern may match to leave ``path`` out."""
     chain = [path]
     for parent in path.parents:
-        if parent == matcher.root or not is_relative_to(parent, matcher.root):
+        if parent == root or not is_relative_to(parent, root):
             break
         chain.append(parent)
-    for candidate in reversed(chain):
+    return chain[::-1]
+
+
+def _excluded_with_ancestors(path: Path, matcher: IgnoreMatcher) -> bool:
+    """Is ``path`` excluded itself, or inside an excluded folder (below the root)?"""
+    for candidate in chain_below(path, matcher.root):
         is_dir = candidate != path
         if matcher.ignored(candidate, is_dir, _gitignore_dirs(candidate.parent, matcher)):
             return True
@@ -381,6 +435,8 @@ def _walk_dir(
                 linked.append((path, rule_dirs, None))
             elif is_dir:
                 subdirs.append((path, rule_dirs, real / entry.name))
+            elif is_cache_file(path):
+                continue  # cachelint's own, in a cache-dir inside the checked tree
             elif accept is None or accept(path, False):
                 found.setdefault(str(path), InputFile(path, display_path(path, cwd)))
         stack.extend(reversed(subdirs))

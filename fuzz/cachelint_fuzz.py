@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gzip
+import io
 import json
 import sys
 import tempfile
@@ -364,7 +365,15 @@ def fuzz_gzip(data: bytes) -> list[Diagnostic]:
     from cachelint.payloads.readers import ReadLimits
 
     redactor, _ = _audit_tools()
-    items = read_bytes_as_log(data, "fuzz.jsonl.gz", "jsonl", redactor, ReadLimits(max_records=5_000))
+    # a stream that starts as a JSON array is read as a whole document (max-document-size and
+    # max-gzip-ratio checked as it is read), any other as JSONL
+    try:
+        head = gzip.GzipFile(fileobj=io.BytesIO(data)).read(1)
+    except Exception:  # noqa: BLE001 - cut or corrupt: the JSONL reader says where it stopped
+        head = b""
+    name, fmt = ("fuzz.json.gz", "json") if head == b"[" else ("fuzz.jsonl.gz", "jsonl")
+    limits = ReadLimits(max_records=5_000, max_document_size=8 << 20)
+    items = read_bytes_as_log(data, name, fmt, redactor, limits)
     found = [item for item in items if isinstance(item, Diagnostic)]
     # lines count in the decompressed stream: checked against it here, then set to the file's
     # first line for the generic check (which counts the compressed bytes' lines)
@@ -373,8 +382,14 @@ def fuzz_gzip(data: bytes) -> list[Diagnostic]:
     except Exception:  # noqa: BLE001 - cut or corrupt: the reader said where it stopped
         plain = None
     if plain is not None:
-        check_contract(found, plain, "fuzz.jsonl.gz", _PAYLOAD_CODES)
-    return [d.with_changes(line=1, end_line=1, end_column=1, column=1) for d in found]
+        check_contract(found, plain, name, _PAYLOAD_CODES)
+    return [d.with_changes(path="fuzz.jsonl.gz", line=1, end_line=1, end_column=1, column=1) for d in found]
+
+
+def _json_array(record: bytes, count: int) -> bytes:
+    """``count`` copies of a JSONL record as the items of one JSON array (a blank record: 0)."""
+    item = record.strip() or b"0"
+    return b"[" + b",".join([item] * count) + b"]"
 
 
 def fuzz_lines(data: bytes) -> list[Diagnostic]:
@@ -1716,8 +1731,11 @@ def structured(name: str) -> Any:
         return st.one_of(markdown, market)
     if name == "gzip":
         record = st.sampled_from([b"{}\n", b"[]\n", b"\n", b'{"a":1}\n', b"x\n", b'{"request":{}}\n'])
-        return st.tuples(record, st.integers(1, 200_000), st.integers(0, 3)).map(
-            lambda t: (lambda z: z if t[2] else z[: len(z) // 2])(gzip.compress(t[0] * t[1], 6))
+        # JSONL, or a whole JSON document of the same records (what a ".json.gz" holds)
+        return st.tuples(record, st.integers(1, 200_000), st.integers(0, 3), st.booleans()).map(
+            lambda t: (lambda z: z if t[2] else z[: len(z) // 2])(
+                gzip.compress(_json_array(t[0], t[1]) if t[3] else t[0] * t[1], 6)
+            )
         )
     if name == "lines":
         prefix = st.sampled_from(
@@ -1765,7 +1783,22 @@ def structured(name: str) -> Any:
             lambda t: (t[0] + t[1] * (t[2] // len(t[1])) + t[3]).encode()
         )
     if name == "literal":
-        unit = st.sampled_from(["1, ", "'a', ", "(", "x.", "a+", "[", "{1: 2}, ", "'''", "\\'", "b'\\x00', "])
+        unit = st.sampled_from(
+            [
+                "1, ",
+                "'a', ",
+                "(",
+                "x.",
+                "a+",
+                "[",
+                "{1: 2}, ",
+                "'''",
+                "\\'",
+                "b'\\x00', ",
+                "f'{a}{b}', ",
+                'rf"{a!r:>{w}}", ',
+            ]
+        )
         return st.tuples(unit, st.integers(1, 60_000)).map(lambda t: ("X = [" + t[0] * t[1] + "]\n").encode())
     if name == "gitignore":
         piece = st.sampled_from(

@@ -41,6 +41,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "deadline",
             "progress",
             "wildmatch",
+            "yamlload",
             "__version__",
         }
     ),  # the nouns and the helpers
@@ -69,6 +70,8 @@ WITHIN_A_LAYER = {
     ("engine_types", "diagnostics"),
     ("textio", "diagnostics"),
     ("discovery", "wildmatch"),
+    ("discovery", "cachefile"),  # a cache-dir inside the checked tree: its files are never inputs
+    ("catalog", "yamlload"),  # packs are user-written YAML
     ("masking", "catalog"),
     ("masking", "diagnostics"),
     ("suppressions", "catalog"),

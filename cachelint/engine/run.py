@@ -76,7 +76,14 @@ def run_check(
             default_exclude=DEFAULT_EXCLUDE,
         )
         files, problems = discovery.files, discovery.problems
-    result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver)
+    nothing_found = None
+    if options.stdin is None and not files and not problems:
+        nothing_found = _all_ignored_warning(paths, settings, cwd)
+    result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver, nothing_found)
+    if files and result.files_checked == 0:
+        result.warnings.append(
+            f"{_count(len(files), 'file')} found under the given paths, but no selected rule reads {'it' if len(files) == 1 else 'them'} (0 files checked)"
+        )
     if accepted is not None:
         result.diagnostics, hidden = accepted.split(result.diagnostics)
         result.baselined = len(hidden)
@@ -92,11 +99,12 @@ def _run_check(
     options: CheckOptions,
     cwd: Path,
     resolver: "ConfigResolver | None",
+    nothing_found: str | None = None,
 ) -> CheckResult:
     diagnostics: list[Diagnostic] = [unreadable(shown, msg) for shown, msg in problems]
     result = CheckResult(diagnostics=diagnostics)
     groups = _group_by_settings(files, settings, resolver)
-    result.warnings.extend(_left_out_warnings(left_out, files, problems, cwd, result))
+    result.warnings.extend(_left_out_warnings(left_out, files, problems, cwd, result, nothing_found))
     stdin = options.stdin is not None
     # the bytes of stdin stand for the file it names, for every part that reads that file
     reader = None  # every input from its file
@@ -204,16 +212,11 @@ def _group_by_settings(
 
 def _excluded_below(path: Path, matcher: Any) -> bool:
     """Is ``path``, or a folder between it and the matcher's root, excluded by its patterns?"""
-    from cachelint.discovery import is_relative_to
+    from cachelint.discovery import chain_below, is_relative_to
 
     if not is_relative_to(path, matcher.root):
         return False
-    chain = [path]
-    for parent in path.parents:
-        if parent == matcher.root or not is_relative_to(parent, matcher.root):
-            break
-        chain.append(parent)
-    return any(matcher.ignored(candidate, candidate != path, []) for candidate in reversed(chain))
+    return any(matcher.ignored(candidate, candidate != path, []) for candidate in chain_below(path, matcher.root))
 
 
 def _left_out_warnings(
@@ -222,6 +225,7 @@ def _left_out_warnings(
     problems: Sequence[tuple[str, str]],
     cwd: Path,
     result: CheckResult,
+    nothing_found: str | None = None,
 ) -> list[str]:
     """What to tell a user whose paths gave ``check`` nothing it reads: request logs belong to
     ``cachelint audit``; a file named on the command line that no part reads is said to be skipped;
@@ -247,7 +251,7 @@ def _left_out_warnings(
             warnings.append(f"{display_path(path, cwd)}: not a Python file, notebook or skill file; skipped")
     others = [shown for shown in result.logs_seen if shown not in explicit_logs]
     if not files and not problems and (others or not explicit_logs):
-        found = "No Python files, notebooks or skill files found under the given paths"
+        found = nothing_found or "No Python files, notebooks or skill files found under the given paths"
         if others:
             example = others[0]
             folder = example.rsplit("/", 1)[0] if "/" in example else "."
@@ -259,6 +263,32 @@ def _left_out_warnings(
             found += f"; {what} with `cachelint audit {folder}`"
         warnings.append(found)
     return warnings
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _all_ignored_warning(paths: Sequence[str], settings: Settings, cwd: Path) -> str | None:
+    """When a walk found nothing to check: whether inputs exist under ``paths`` that ignore files
+    or excludes left out, and why (the first one's pattern and where it comes from). A run that
+    checks 0 files passes, so an ignore file that covers the whole tree (``*`` in the root's
+    ``.gitignore``) would otherwise turn the linter off without a word."""
+    exclude = tuple(settings.exclude) + tuple(settings.extend_exclude)
+    unfiltered = walk(paths, cwd=cwd, root=settings.project_root, exclude=(), respect_gitignore=False, accept=_accept)
+    if not unfiltered.files:
+        return None
+    from cachelint.discovery import ignore_reason
+
+    first = unfiltered.files[0]
+    why = ignore_reason(
+        first.path, cwd=cwd, root=settings.project_root, exclude=exclude, respect_gitignore=settings.respect_gitignore
+    )
+    return (
+        f"0 files checked: {_count(len(unfiltered.files), 'Python, notebook or skill file')} under the given paths"
+        f" {'is' if len(unfiltered.files) == 1 else 'are'} left out by ignore files or excludes"
+        f" ({why or first.display + ' is left out'}); name a file to check it anyway"
+    )
 
 
 def _is_log_file(path: Path) -> bool:

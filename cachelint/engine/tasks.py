@@ -59,9 +59,12 @@ def collect_facts(task: FactsTask) -> dict | None:
     facts["imports"] = import_candidates(text, task.module, task.is_package)
     if not task.summarize:
         return facts
-    from cachelint.code.program import too_many_nodes
+    from cachelint.code.program import slow_fstrings, too_many_nodes
 
-    if too_many_nodes(task.display, source.text, task.settings.max_syntax_nodes) is not None:
+    if (
+        too_many_nodes(task.display, source.text, task.settings.max_syntax_nodes) is not None
+        or slow_fstrings(task.display, text, task.settings.analysis_timeout) is not None
+    ):
         return {**facts, "summary": None, "summary_digest": None}  # its check says why
     summary = None
     if not task.path.endswith(".ipynb"):  # a notebook is not importable: nothing to summarise
@@ -112,9 +115,11 @@ def analyze_python_file(
     # Imported before the deadline starts: loading the checks and their packs is start-up, not
     # the analysis of this file (with a tiny analysis-timeout the first file would time out).
     from cachelint.code import check_module
-    from cachelint.code.program import too_many_nodes
+    from cachelint.code.program import slow_fstrings, too_many_nodes
 
-    oversized = too_many_nodes(display, source.text, settings.max_syntax_nodes)
+    oversized = too_many_nodes(display, source.text, settings.max_syntax_nodes) or slow_fstrings(
+        display, notebook_code(source.text) if path.endswith(".ipynb") else source.text, settings.analysis_timeout
+    )
     if oversized is not None:
         return [oversized.to_dict()], digest, mtime, size
 

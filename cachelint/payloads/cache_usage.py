@@ -85,14 +85,25 @@ class UsageFields:
 MAPPING = (dict, Mapping)
 
 
+# The largest number a usage field can hold and be a token count: 2**53, the largest integer a
+# JSON number keeps exactly in the JavaScript and double-based encoders logs are written with
+# (RFC 8259, section 6). Context windows are a few million tokens; a field beyond this
+# (``1e308``, an infinity) is damage, and summed or priced it overflowed into an internal error
+# that dropped the whole audit's findings.
+MAX_TOKEN_COUNT = 2**53
+
+
 def token_count(value: Any) -> int:
-    """A token count of a usage object: 0 for anything but a number, never negative."""
+    """A token count of a usage object: 0 for anything but a number from 0 to ``MAX_TOKEN_COUNT``
+    (NaN, infinities and larger values are not counts), never negative."""
     if isinstance(value, bool):
         return 0
+    if isinstance(value, float):
+        if not -MAX_TOKEN_COUNT <= value <= MAX_TOKEN_COUNT:  # also false for NaN
+            return 0
+        value = int(value)
     if isinstance(value, int):
-        return max(0, value)
-    if isinstance(value, float) and value == value:  # not NaN
-        return max(0, int(value))
+        return value if 0 <= value <= MAX_TOKEN_COUNT else 0
     return 0
 
 

@@ -99,7 +99,7 @@ class Redactor:
         """Drop secret fields from a request body in place; return it and the hashed ids found
         (dotted path -> hash)."""
         hashed: dict[str, str] = {}
-        if not isinstance(body, dict):
+        if not isinstance(body, dict) or not body:
             return body, hashed
         for path in self.hashed_body_fields:
             value = _pop_path(body, path)

@@ -17,25 +17,7 @@ import yaml
 
 from cachelint.catalog import load_schema
 from cachelint.schema_check import satisfies
-
-# PyYAML's libyaml binding is ~10x faster than the pure-Python loader; both are "safe".
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """The safe loader, except that a scalar of a date's shape that is no real date
-    (``updated: 2024-02-30``) stays the text it is: YAML resolves it to a timestamp, whose
-    construction raises, and one such value would leave the whole front matter (name and
-    description included) unread."""
-
-    def construct_yaml_timestamp(self, node):
-        try:
-            return super().construct_yaml_timestamp(node)
-        except (ValueError, OverflowError):
-            return self.construct_scalar(node)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+from cachelint.yamlload import SafeLoader
 
 # Nodes a front matter may expand to through aliases. Real front matter has a few dozen nodes;
 # ten thousand leaves room for large `metadata` maps and stops exponential alias expansion early.
@@ -155,7 +137,7 @@ def parse_front_matter(text: str) -> FrontMatter:
     yaml_lines, end_line = split
     yaml_text = "\n".join(yaml_lines)
     first = 2  # file line of the first YAML line
-    loader = _Loader(yaml_text)
+    loader = SafeLoader(yaml_text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -188,6 +170,10 @@ def parse_front_matter(text: str) -> FrontMatter:
         )
     except yaml.YAMLError as exc:
         return FrontMatter(None, problems=[Problem(f"front matter is not valid YAML: {exc}")], end_line=end_line)
+    except (ValueError, OverflowError) as exc:  # a value Python cannot hold that yamlload does not keep as text
+        return FrontMatter(
+            None, problems=[Problem(f"front matter holds a value that cannot be read: {exc}")], end_line=end_line
+        )
     except RecursionError:
         return FrontMatter(
             None,

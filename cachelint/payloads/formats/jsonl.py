@@ -13,7 +13,8 @@ from typing import IO, Iterator
 
 from cachelint.payloads.formats import registry
 from cachelint.payloads.readers.envelopes import ENVELOPE_KEEPS
-from cachelint.payloads.readers.lines import compressed_bytes, read_lines
+from cachelint.payloads.readers.files import compressed_bytes
+from cachelint.payloads.readers.lines import read_lines
 from cachelint.payloads.reuse import BODY_PATHS
 
 NAME = "jsonl"

@@ -40,7 +40,8 @@ from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.readers.bodies import BodyTexts
 from cachelint.payloads.readers.envelopes import records_from_value
 from cachelint.payloads.readers.files import GZIP_MAGIC, ChunkedReads, ReadLimits, glance, open_log, peek
-from cachelint.payloads.readers.lines import compressed_bytes, read_lines
+from cachelint.payloads.readers.files import compressed_bytes
+from cachelint.payloads.readers.lines import read_lines
 from cachelint.payloads.reuse import LineReuse
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_log
@@ -207,8 +208,10 @@ def suffixes() -> tuple[str, ...]:
 
 
 def match(record: Any) -> LogFormat | None:
-    """The format a parsed record belongs to, or None (the generic formats then read it)."""
-    if not isinstance(record, dict):
+    """The format a parsed record belongs to, or None (the generic formats then read it). A
+    record without members belongs to none: every format is told by its members (a flood of
+    ``{}`` lines asked each format's test of each line)."""
+    if not isinstance(record, dict) or not record:
         return None
     for fmt in all_formats():
         if fmt.matches is None:

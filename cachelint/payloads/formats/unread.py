@@ -51,8 +51,8 @@ def resemblance(record: Any) -> str | None:
     """Why a record the audit skipped looks like a log of an LLM call in a shape it did not read,
     and what reads it; None when it does not look like one."""
     value = record.request if isinstance(record, Record) else record
-    if not isinstance(value, dict) or "jsonrpc" in value:
-        return None  # a JSON-RPC call (MCP, agent-to-agent): no LLM log
+    if not isinstance(value, dict) or not value or "jsonrpc" in value:
+        return None  # empty, or a JSON-RPC call (MCP, agent-to-agent): no LLM log
     fmt = match(value)
     if fmt is not None:
         return f"are {fmt.title} records but were not read as such: audit them with --input-format {fmt.name} (or let the format be detected)"
@@ -83,8 +83,8 @@ def unread_shape(request: Any, response: Any = None) -> str | None:
         if isinstance(response, Mapping) and _is_response(response.get("body")):
             return "OpenAI Batch output (responses only, without their requests)"
         return None
-    if not isinstance(request, Mapping):
-        return None
+    if not isinstance(request, Mapping) or not request:
+        return None  # an empty body is no log of anything (a response alone is told above)
     fmt = match(dict(request))
     if fmt is not None:  # a log format cachelint reads, met inside a file read as another
         return f"{fmt.title} (audit it with --input-format {fmt.name})"

@@ -32,6 +32,8 @@ def detect_endpoint(record: Record, rules: EndpointRules) -> tuple[str, Endpoint
         return None
     provider = endpoint.provider
     if provider is None:
+        if not body:
+            return None  # no member to tell a provider by (a flood of "{}" lines)
         provider = body_provider(body)
         if provider is None or provider in endpoint.excluded:
             return None

@@ -41,7 +41,8 @@ from cachelint.payloads.readers.files import (
     open_log,
     peek,
 )
-from cachelint.payloads.readers.lines import compressed_bytes, read_lines
+from cachelint.payloads.readers.files import compressed_bytes
+from cachelint.payloads.readers.lines import read_lines
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENT_SIZE",

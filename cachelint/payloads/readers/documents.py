@@ -17,7 +17,7 @@ from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_cassette
 from cachelint.payloads.readers.bodies import BodyTexts, reparsed
-from cachelint.payloads.readers.files import ReadLimits
+from cachelint.payloads.readers.files import ReadLimits, compressed_bytes, gzip_bomb
 from cachelint.payloads.readers.envelopes import (
     Item,
     bad_record,
@@ -34,17 +34,36 @@ from cachelint.payloads.readers.envelopes import (
 def read_document_file(
     handle: IO[bytes], display: str, fmt: str, redactor: Redactor, limits: ReadLimits
 ) -> Iterator[Item]:
-    """The records of a whole JSON, HAR or YAML document of ``fmt``, read at once up to
-    ``max-document-size``."""
-    data = handle.read(limits.max_document_size + 1)
-    if len(data) > limits.max_document_size:
-        yield unreadable(
-            display,
-            f"{fmt} document is over {limits.max_document_size} bytes (max-document-size); "
-            "convert it to JSONL to stream it",
-        )
-        return
+    """The records of a whole JSON, HAR or YAML document of ``fmt``, read up to
+    ``max-document-size`` (decompressed) and, from a gzip file, ``max-gzip-ratio``, both checked
+    as it is read: a bomb stops within a chunk, before it is held or parsed."""
+    compressed = compressed_bytes(handle)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = handle.read(_DOCUMENT_CHUNK)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > limits.max_document_size:
+            yield unreadable(
+                display,
+                f"{fmt} document is over {limits.max_document_size} bytes (max-document-size); "
+                "convert it to JSONL to stream it",
+            )
+            return
+        bomb = gzip_bomb(size, compressed, limits) if compressed is not None else None
+        if bomb:
+            yield unreadable(display, f"{bomb}; not audited")
+            return
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    del chunks
     yield from read_document(data, display, fmt, redactor)
+
+
+# Read a document this much at a time: its bounds are checked between chunks.
+_DOCUMENT_CHUNK = 1 << 20
 
 
 def read_document(data: bytes, display: str, fmt: str, redactor: Redactor) -> Iterator[Item]:

@@ -12,7 +12,7 @@ import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads import is_log_name
@@ -88,23 +88,87 @@ class ChunkedReads(io.RawIOBase):
         return self.raw.seekable()
 
 
+def compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
+    """How many bytes of the file a gzip stream has consumed so far; None for a plain file."""
+    source = getattr(handle, "fileobj", None)
+    if isinstance(source, ChunkedReads):
+        return lambda: source.consumed
+    return None
+
+
+def gzip_bomb(expanded: int, compressed: Callable[[], int], limits: ReadLimits) -> str | None:
+    """What is wrong with a gzip stream that gave ``expanded`` bytes from ``compressed()`` bytes of
+    its file, when that is more than ``max-gzip-ratio`` times (checked past GZIP_RATIO_AFTER), or
+    None. JSONL logs and whole documents alike: a 1 MB ``.json.gz`` of a 300 MB document peaked at
+    1 GB when only JSONL was checked."""
+    if expanded <= GZIP_RATIO_AFTER:
+        return None
+    consumed = max(1, compressed())
+    if expanded <= limits.max_gzip_ratio * consumed:
+        return None
+    return (
+        f"gzip data expands more than {limits.max_gzip_ratio:g} times ({expanded} bytes from the first "
+        f"{consumed} of the file, max-gzip-ratio): a compression bomb, not a log"
+    )
+
+
 # --- finding the files ------------------------------------------------------------------------
 
 
 def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | Diagnostic]:
-    """(absolute path, display path) of every log under ``paths``: files as given, directories
-    walked recursively in sorted order, symlinks not followed out of the tree."""
+    """(absolute path, display path) of every log under ``paths``, then the paths that could not
+    be read: files as given, directories walked recursively, symlinks not followed out of the
+    tree. Whatever the order and spelling of ``paths`` the answer is the same: the logs sorted by
+    display path (lexically normalised: ``./logs`` and ``logs/`` are ``logs``), each file once
+    however many names reach it (its first display path in that order). Sessions run across
+    files in this order, so ``audit b.jsonl a.jsonl`` used to find other breaks than
+    ``audit a.jsonl b.jsonl``, and ``audit logs ./logs`` audited every file twice."""
+    logs: dict[str, tuple[str, Path]] = {}  # real path -> (display, absolute)
+    problems: list[Diagnostic] = []
     for given in paths:
+        shown = _normalised(given, cwd)
         path = Path(given)
         absolute = path if path.is_absolute() else cwd / path
         if absolute.is_file():
-            yield absolute, printable(given)
+            found: Iterable[tuple[Path, str] | Diagnostic] = [(absolute, printable(shown))]
         elif absolute.is_dir():
-            yield from _walk(absolute, given)
+            found = _walk(absolute, shown)
         elif not absolute.exists():
-            yield unreadable(given, "no such file or directory")
+            found = [unreadable(printable(shown), "no such file or directory")]
         else:
-            yield unreadable(given, "not a regular file or directory")
+            found = [unreadable(printable(shown), "not a regular file or directory")]
+        for item in found:
+            if isinstance(item, Diagnostic):
+                problems.append(item)
+                continue
+            full, display = item
+            real = os.path.realpath(full)
+            if real not in logs or display < logs[real][0]:
+                logs[real] = (display, full)
+    for display, full in sorted(logs.values()):
+        yield full, display
+    seen: set[tuple] = set()
+    for problem in sorted(problems, key=Diagnostic.sort_key):
+        key = problem.sort_key()
+        if key not in seen:
+            seen.add(key)
+            yield problem
+
+
+def _normalised(given: str, cwd: Path) -> str:
+    """``given`` without ``.`` components, doubled or trailing slashes and ``x/..`` pairs, and an
+    absolute path inside ``cwd`` relative to it, as ``check`` shows paths; a relative path outside
+    ``cwd`` (``../logs``) stays as written."""
+    if not given:
+        return given
+    shown = os.path.normpath(given)
+    if os.path.isabs(shown):
+        base = os.path.normpath(str(cwd))
+        if shown == base:
+            return "."
+        if shown.startswith(base.rstrip(os.sep) + os.sep):
+            return shown[len(base.rstrip(os.sep)) + 1 :]
+    return shown
 
 
 def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str] | Diagnostic]:

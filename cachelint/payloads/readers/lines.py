@@ -14,18 +14,10 @@ from cachelint.payloads.trace import BuildTrace
 from cachelint.payloads.reuse import LineIndex, LineReuse, follow_path
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.readers.envelopes import Item, bad_record, parse_json, records_from_value
-from cachelint.payloads.readers.files import GZIP_RATIO_AFTER, ReadLimits, ChunkedReads
+from cachelint.payloads.readers.files import ReadLimits, gzip_bomb
 
 
 # --- JSONL ------------------------------------------------------------------------------------
-
-
-def compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
-    """How many bytes of the file a gzip stream has consumed so far; None for a plain file."""
-    source = getattr(handle, "fileobj", None)
-    if isinstance(source, ChunkedReads):
-        return lambda: source.consumed
-    return None
 
 
 # Lines the reuse tries before it gives up on a file where it fails on four lines of five: a log
@@ -72,17 +64,10 @@ def read_lines(
             return
         if compressed is not None:
             expanded += len(raw)
-            if expanded > GZIP_RATIO_AFTER:
-                consumed = max(1, compressed())
-                if expanded > limits.max_gzip_ratio * consumed:
-                    yield unreadable(
-                        display,
-                        f"gzip data expands more than {limits.max_gzip_ratio:g} times ({expanded} bytes from the first "
-                        f"{consumed} of the file, max-gzip-ratio): a compression bomb, not a log; the rest is not audited",
-                        line=line_no,
-                        record=record,
-                    )
-                    return
+            bomb = gzip_bomb(expanded, compressed, limits)
+            if bomb:
+                yield unreadable(display, f"{bomb}; the rest is not audited", line=line_no, record=record)
+                return
         if len(raw) > limits.max_record_size and not raw.endswith(b"\n"):
             _skip_rest_of_line(handle)
             yield unreadable(
@@ -113,7 +98,7 @@ def read_lines(
             yield value
             continue
         for item in records(value, origin, redactor, "jsonl"):
-            if reuse is not None and isinstance(item, Record):
+            if reuse is not None and isinstance(item, Record) and item.request:  # an empty body has nothing to reuse
                 index = reuse.index(text, value, item.request)
                 if index is not None:
                     item.trace = index.trace

@@ -21,6 +21,9 @@ from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRu
 from cachelint.skills.loaders import builtin_loaders
 from cachelint.skills.tree import SkillTree
 
+# The manifests plugin loaders read by their file name (docs/background/skills.md).
+MANIFEST_NAMES = ("marketplace.json", "plugin.json")
+
 if TYPE_CHECKING:
     from cachelint.textio import FileReader
     from cachelint.diagnostics import Diagnostic
@@ -82,7 +85,11 @@ def detect_indexes(
             continue
         if not tree.skills and not configured:
             continue
-        if not configured:
+        # Files an agent or a plugin loader reads by their name are read up to max-file-size like
+        # any input, and one that cannot be read is a CL001: a 9 MB AGENTS.md or marketplace.json
+        # used to be skipped without a word. Other candidates past max_index_bytes are documents.
+        read_by_name = f.path.name in MANIFEST_NAMES or has_prompt_name(f.path, rules.loaders)
+        if not configured and not read_by_name:
             try:
                 if os.stat(f.path).st_size > rules.max_index_bytes:
                     continue
@@ -90,12 +97,12 @@ def detect_indexes(
                 continue
         source = (reader or DISK).read_text(f.path, f.display, max_file_size)
         if isinstance(source, Diagnostic):
-            if configured and tree.is_given(f.path):
+            if (configured or read_by_name) and tree.is_given(f.path):
                 problems.append(source)
             continue
         if (
             not configured
-            and f.path.name not in ("marketplace.json", "plugin.json")
+            and f.path.name not in MANIFEST_NAMES
             and rules.loaders.well_known_loader(f.path) is None
             and not _may_list_skills(tree, f.path, source.text, rules)
         ):

@@ -327,9 +327,10 @@ def load_data(text: str, suffix: str) -> Any:
     try:
         if suffix == ".json":
             return json.loads(text)
-        from cachelint.skills.frontmatter import MAX_EXPANDED_NODES, _expanded_size, _Loader
+        from cachelint.skills.frontmatter import MAX_EXPANDED_NODES, _expanded_size
+        from cachelint.yamlload import SafeLoader
 
-        loader = _Loader(text)
+        loader = SafeLoader(text)
         try:
             node = loader.get_single_node()
             if node is None or _expanded_size(node, MAX_EXPANDED_NODES * 10) is None:
