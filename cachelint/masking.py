@@ -14,8 +14,9 @@ A mask keeps the pattern's ``keep`` first characters (``sk-ant-``, ``AKIA``: wha
 was) and turns each later one into ``*``: the text keeps its length in characters and in bytes (the
 patterns match ASCII only), so a byte offset, a column and the ``⟨`` divergence marker of an
 excerpt still point at the same place. The shapes are data (rules/packs/payloads-secret-patterns.yaml),
-joined here into one scanner: one ``search`` over a text finds the first place any shape matches,
-instead of one pass per shape (a text without a key costs one pass of one compiled pattern).
+compiled once per run; each declares the literals it needs (``keywords``, as gitleaks' rules do),
+and only the patterns whose keywords a text holds run on it; a text with no run of key characters
+long enough to be a key (most of what an audit prints) costs one pass of one pattern.
 
 A key wrapped over lines (``sk-or-v1-3f8a…`` then the rest on the next line, or a PEM body) is
 found in a second view of the text where a line break between two key characters, raw or escaped
@@ -56,6 +57,12 @@ _RUN_REVERSED = re.compile(rf"(?:[ \t]*(?:\n\r|\r|\n|n\\r\\|n\\|r\\)(?=[{_KEY_CH
 # word of a pattern with context (``Bearer ``, ``aws_secret_access_key = ``, ``postgres://user:``)
 # stands within this distance of its value.
 _CONTEXT = 256
+_MASKED_RUN = re.compile(re.escape(MASK) + "+")
+# What every key of the built-in shapes holds: a run of 15 key characters (the shortest, a Slack
+# token, is 15 long; the others 16 or more; a PEM body's lines are 64), or the ``://`` before a
+# URL's password (which may be one character). The patterns' keywords are looked for only in a
+# text that holds one. A user's pattern without keywords is not bound by it: it runs on every text.
+_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.~-]{15}|://")
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,20 @@ class SecretPattern:
     regex: re.Pattern[str]
     keep: int
     min_entropy: float | None = None
+    # lower-case literals one of which every match contains: the pattern runs only on a text that
+    # holds one (none: it runs on every text)
+    keywords: tuple[str, ...] = ()
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The (start, end) of each run of ``text`` this pattern masks (its kept prefix left out)."""
+        out = []
+        for m in self.regex.finditer(text):
+            start, end = m.span(1) if self.regex.groups else m.span()
+            if self.min_entropy is not None and shannon_entropy(text[start:end]) < self.min_entropy:
+                continue  # a word, not a key
+            if end - start > self.keep:
+                out.append((start + self.keep, end))
+        return out
 
 
 def shannon_entropy(text: str) -> float:
@@ -77,10 +98,10 @@ def shannon_entropy(text: str) -> float:
 @dataclass(frozen=True)
 class SecretMasker:
     patterns: tuple[SecretPattern, ...]
-    # every pattern as one alternation, each in a group of its own: ``lastindex`` says which matched
-    scanner: re.Pattern[str] | None = None
-    # the scanner's group number of each pattern -> (pattern, the group to mask)
-    groups: Mapping[int, tuple[SecretPattern, int]] = dataclasses.field(default_factory=dict)
+    # keyword -> the indexes of the patterns that declare it
+    by_keyword: Mapping[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
+    # the patterns that declare no keyword: they run on every text
+    unfiltered: tuple[int, ...] = ()
 
     @classmethod
     def from_packs(cls, packs: Iterable[Mapping[str, Any]]) -> "SecretMasker":
@@ -95,51 +116,68 @@ class SecretMasker:
                         re.compile(p["regex"], re.ASCII),
                         int(p.get("keep", 0)),
                         float(entropy) if entropy is not None else None,
+                        tuple(sorted(k.lower() for k in p.get("keywords", ()))),
                     )
                 )
         return cls.of(out)
 
     @classmethod
     def of(cls, patterns: Sequence[SecretPattern]) -> "SecretMasker":
-        parts: list[str] = []
-        groups: dict[int, tuple[SecretPattern, int]] = {}
-        number = 1
-        for p in patterns:
-            parts.append(f"({_scoped_flags(p.regex.pattern)})")
-            groups[number] = (p, number + 1 if p.regex.groups else number)
-            number += 1 + p.regex.groups
-        scanner = re.compile("|".join(parts), re.ASCII) if parts else None
-        return cls(tuple(patterns), scanner, groups)
+        by_keyword: dict[str, list[int]] = {}
+        for i, p in enumerate(patterns):
+            for k in p.keywords:
+                by_keyword.setdefault(k, []).append(i)
+        return cls(
+            tuple(patterns),
+            {k: tuple(v) for k, v in sorted(by_keyword.items())},
+            tuple(i for i, p in enumerate(patterns) if not p.keywords),
+        )
 
-    # --- finding ----------------------------------------------------------------------------------
+    def _selected(self, text: str) -> list[SecretPattern]:
+        """The patterns ``text`` holds a keyword of (and those without keywords), in pack order.
+        A text with no run of key characters as long as the shortest key and no ``://`` holds
+        no key of the pack's shapes: one pass of one pattern tells (most texts an audit prints
+        are ids, names and prose)."""
+        chosen = list(self.unfiltered)
+        if self.by_keyword and _CANDIDATE.search(text) is not None:
+            lowered = text.lower()
+            for word, indexes in self.by_keyword.items():
+                if word in lowered:
+                    chosen.extend(indexes)
+        return [self.patterns[i] for i in sorted(set(chosen))]
 
-    def _spans(self, text: str) -> list[tuple[int, int]]:
-        """The (start, end) of each masked run of ``text`` (the kept prefix excluded)."""
-        scanner = self.scanner
-        if scanner is None:
-            return []
-        spans: list[tuple[int, int]] = []
-        pos = 0
-        search = scanner.search
-        while True:
-            m = search(text, pos)
-            if m is None:
-                return spans
-            pattern, group = self.groups[m.lastindex or 0]
-            start, end = m.span(group)
-            if pattern.min_entropy is not None and shannon_entropy(text[start:end]) < pattern.min_entropy:
-                # a word, not a key: the value itself may still hold a key of another shape
-                pos = max(start, m.start() + 1)
-                continue
-            if end - start > pattern.keep:
-                spans.append((start + pattern.keep, end))
-            pos = max(m.end(), m.start() + 1)
+    # --- masking ----------------------------------------------------------------------------------
+
+    def mask(self, text: str) -> str:
+        """``text`` with every key-shaped string masked (the same length)."""
+        masked = self._mask_pass(text)
+        if "\n" in text or "\r" in text or "\\" in text:
+            # from the text as it was: a first half long enough to be masked on its own would
+            # no longer join the second
+            spans = self._wrapped_spans(text)
+            if spans:
+                chars = list(masked)
+                for start, end in spans:
+                    chars[start:end] = MASK * (end - start)
+                masked = "".join(chars)
+        return masked
+
+    def _mask_pass(self, text: str) -> str:
+        """One pass of each pattern whose keywords ``text`` holds, in the pack's order, each over
+        the text the ones before it masked (a key that ``api_key=`` announces keeps the prefix
+        its own shape shows)."""
+        for pattern in self._selected(text):
+            spans = pattern.spans(text)
+            if spans:
+                chars = list(text)
+                for start, end in spans:
+                    chars[start:end] = MASK * (end - start)
+                text = "".join(chars)
+        return text
 
     def _wrapped_spans(self, text: str) -> list[tuple[int, int]]:
-        """Spans of keys that run over a line break: found in ``text`` with the breaks between key
-        characters left out, mapped back to ``text`` (one span per piece between breaks)."""
-        if "\n" not in text and "\r" not in text and "\\" not in text:
-            return []
+        """Keys that run over a line break: masked in a view of ``text`` with the breaks between
+        key characters left out; the spans of ``text`` masked there (breaks left out of them)."""
         joined_starts: list[int] = []  # where each piece starts in the joined text
         text_starts: list[int] = []  # and in ``text``
         pieces: list[str] = []
@@ -155,28 +193,20 @@ class SecretMasker:
         joined_starts.append(length)
         text_starts.append(last)
         pieces.append(text[last:])
-        out = []
-        for start, end in self._spans("".join(pieces)):
+        joined = "".join(pieces)
+        masked = self._mask_pass(joined)
+        spans: list[tuple[int, int]] = []
+        if masked == joined:
+            return spans
+        for run in _MASKED_RUN.finditer(masked):
+            start, end = run.span()
             i = bisect.bisect_right(joined_starts, start) - 1
             while i < len(pieces) and joined_starts[i] < end:
                 lo = max(start, joined_starts[i]) - joined_starts[i] + text_starts[i]
                 hi = min(end, joined_starts[i] + len(pieces[i])) - joined_starts[i] + text_starts[i]
-                if hi > lo:
-                    out.append((lo, hi))
+                spans.append((lo, hi))
                 i += 1
-        return out
-
-    # --- masking ----------------------------------------------------------------------------------
-
-    def mask(self, text: str) -> str:
-        """``text`` with every key-shaped string masked (the same length)."""
-        spans = self._spans(text) + self._wrapped_spans(text)
-        if not spans:
-            return text
-        chars = list(text)
-        for start, end in spans:
-            chars[start:end] = MASK * (end - start)
-        return "".join(chars)
+        return spans
 
     def cut(self, text: str, start: int, end: int) -> str:
         """``text[start:end]`` masked as in the whole text: the window masked reaches past each
@@ -194,34 +224,43 @@ class SecretMasker:
         one character: the patterns are ASCII, and a mask never splits a character's bytes)."""
         return self.cut(data.decode("latin-1"), start, end).encode("latin-1")
 
-    def mask_value(self, value: Any) -> Any:
+    def mask_value(self, value: Any, memo: dict[str, str] | None = None) -> Any:
         """Strings masked inside lists, tuples, mappings (keys too) and dataclass instances (the
-        audit's typed summary); other values as they are."""
+        audit's typed summary); other values as they are. ``memo``: the texts already masked in
+        this run (the same keys, tiers and paths recur in every finding)."""
+        if memo is None:
+            memo = {}
         if isinstance(value, str):
-            return self.mask(value)
+            masked = memo.get(value)
+            if masked is None:
+                masked = memo[value] = self.mask(value)
+            return masked
         if isinstance(value, dict):
-            return {self.mask_value(k): self.mask_value(v) for k, v in value.items()}
+            return {self.mask_value(k, memo): self.mask_value(v, memo) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return type(value)(self.mask_value(v) for v in value)
+            return type(value)(self.mask_value(v, memo) for v in value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {f.name: self.mask_value(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+            changes = {
+                f.name: self.mask_value(getattr(value, f.name), memo) for f in dataclasses.fields(value) if f.init
+            }
             return dataclasses.replace(value, **changes)
         return value
 
-    def mask_diagnostic(self, d: Diagnostic) -> Diagnostic:
+    def mask_diagnostic(self, d: Diagnostic, memo: dict[str, str] | None = None) -> Diagnostic:
         """The finding as it may be printed or stored: message, details and path masked (a key
         can name a folder); a fix whose edits would write a key is left out of it (its text
         cannot be shown, and a masked edit would write ``*`` into the file), its description
         masked otherwise."""
+        memo = {} if memo is None else memo
         changes: dict[str, Any] = {}
         message = self.mask(d.message)
         if message != d.message:
             changes["message"] = message
         if d.details:
-            details = self.mask_value(dict(d.details))
+            details = self.mask_value(dict(d.details), memo)
             if details != d.details:
                 changes["details"] = details
-        path = self.mask(d.path)
+        path = self.mask_value(d.path, memo)
         if path != d.path:
             changes["path"] = path
         if d.fix is not None:
@@ -232,16 +271,6 @@ class SecretMasker:
                 if description != d.fix.description:
                     changes["fix"] = dataclasses.replace(d.fix, description=description)
         return d.with_changes(**changes) if changes else d
-
-
-_GLOBAL_FLAGS = re.compile(r"\(\?([imsx]+)\)")
-
-
-def _scoped_flags(source: str) -> str:
-    """A pattern that opens with global flags (``(?i)key…``, as a user's pack may) as the same
-    pattern with the flags scoped to it: in an alternation, global flags are an error."""
-    m = _GLOBAL_FLAGS.match(source)
-    return f"(?{m.group(1)}:{source[m.end():]})" if m else source
 
 
 def reach(text: str, start: int, end: int) -> tuple[int, int]:
