@@ -150,7 +150,9 @@ def generate(
         if turn and rng.random() < 0.01:
             body_tools = base_tools[1:] + base_tools[:1]  # an injected reorder
         if clock:
-            body_system = system + f" Now: 2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z"
+            body_system = (
+                system + f" Now: 2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z"
+            )
         elif turn and rng.random() < 0.01:
             body_system = system + f" Now: 2026-11-29T10:{turn % 60:02d}:00Z"
         if turn and rng.random() < 0.005:
@@ -203,7 +205,9 @@ def main() -> None:
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     with open(args.output, "w") as out:
-        size = generate(args.requests, args.per_session, args.tools, args.seed, out, args.result_bytes, args.schema, args.clock)
+        size = generate(
+            args.requests, args.per_session, args.tools, args.seed, out, args.result_bytes, args.schema, args.clock
+        )
     print(f"{args.output}: {args.requests} requests, {size / 1e6:.1f} MB")
 
 

@@ -154,12 +154,7 @@ class SecretMasker:
         if "\n" in text or "\r" in text or "\\" in text:
             # from the text as it was: a first half long enough to be masked on its own would
             # no longer join the second
-            spans = self._wrapped_spans(text)
-            if spans:
-                chars = list(masked)
-                for start, end in spans:
-                    chars[start:end] = MASK * (end - start)
-                masked = "".join(chars)
+            masked = _masked(masked, self._wrapped_spans(text))
         return masked
 
     def _mask_pass(self, text: str) -> str:
@@ -167,12 +162,7 @@ class SecretMasker:
         the text the ones before it masked (a key that ``api_key=`` announces keeps the prefix
         its own shape shows)."""
         for pattern in self._selected(text):
-            spans = pattern.spans(text)
-            if spans:
-                chars = list(text)
-                for start, end in spans:
-                    chars[start:end] = MASK * (end - start)
-                text = "".join(chars)
+            text = _masked(text, pattern.spans(text))
         return text
 
     def _wrapped_spans(self, text: str) -> list[tuple[int, int]]:
@@ -273,12 +263,27 @@ class SecretMasker:
         return d.with_changes(**changes) if changes else d
 
 
+def _masked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each (start, end) span turned into ``*``."""
+    if not spans:
+        return text
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = MASK * (end - start)
+    return "".join(chars)
+
+
 def reach(text: str, start: int, end: int) -> tuple[int, int]:
     """The window of ``text`` that masking ``text[start:end]`` reads (``SecretMasker.cut``): from
     ``_CONTEXT`` characters before the run of key characters ``start`` falls in to as far after
     the run ``end`` falls in. A caller that holds only part of a larger text (an excerpt's
     rendering) reads more when the window touches an edge of its part."""
-    return max(0, _run_start(text, start) - _CONTEXT), min(len(text), _RUN.match(text, end).end() + _CONTEXT)
+    return max(0, _run_start(text, start) - _CONTEXT), min(len(text), end + _run_length(_RUN, text, end) + _CONTEXT)
+
+
+def _run_length(run: re.Pattern[str], text: str, pos: int) -> int:
+    m = run.match(text, pos)  # the runs match the empty text too: never None
+    return m.end() - pos if m is not None else 0
 
 
 def _run_start(text: str, pos: int) -> int:
@@ -286,15 +291,10 @@ def _run_start(text: str, pos: int) -> int:
     size = 1024
     while True:
         lo = max(0, pos - size)
-        found = _RUN_REVERSED.match(text[lo:pos][::-1]).end()
+        found = _run_length(_RUN_REVERSED, text[lo:pos][::-1], 0)
         if found < pos - lo or lo == 0:
             return pos - found
         size *= 8
-
-
-def mask_bytes(data: bytes) -> bytes:
-    """``data`` masked with the built-in patterns, byte for byte the same length."""
-    return masker().cut_bytes(data, 0, len(data))
 
 
 @functools.lru_cache(maxsize=None)

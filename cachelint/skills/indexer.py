@@ -158,9 +158,7 @@ def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False
         mask = masker(settings.pack_paths()).mask
         name = mask(str(file))
         return True, "".join(
-            difflib.unified_diff(
-                mask(text).splitlines(True), mask(new_text).splitlines(True), f"a/{name}", f"b/{name}"
-            )
+            difflib.unified_diff(mask(text).splitlines(True), mask(new_text).splitlines(True), f"a/{name}", f"b/{name}")
         )
     data = (("\ufeff" if had_bom else "") + new_text).encode("utf-8")
     mode = None
