@@ -91,6 +91,10 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_m
 ENV = dict(os.environ)
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "cachelint-bench-pycache")
+# The measured code is this checkout's, found through PYTHONPATH, and ``-P`` keeps the working
+# folder off the path: run from a checkout, ``python -c`` would import the working folder's
+# cachelint before any PYTHONPATH entry, so ``--against`` measured this checkout twice.
+ENV["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE.parent), ENV.get("PYTHONPATH", "")) if p)
 
 
 def measure(code: str, args: list[str], env: dict[str, str] | None = None) -> tuple[float, ...]:
@@ -98,7 +102,7 @@ def measure(code: str, args: list[str], env: dict[str, str] | None = None) -> tu
     With worker processes, the RSS is the driver's plus the largest worker's times their number:
     a bound on the sum over the processes."""
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env or ENV
+        [sys.executable, "-P", "-c", code, *args], capture_output=True, text=True, check=True, env=env or ENV
     ).stdout.split()
     rss = int(out[1])
     if len(out) > 3 and len(args) > 3 and int(args[3]) > 1:
