@@ -183,3 +183,13 @@ def test_check_diff_masks_the_keys_it_shows(tmp_path):
     # --fix writes the key as it was: only what is shown is masked
     run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--fix", "."])
     assert OPENROUTER in (tmp_path / "agent.py").read_text()
+
+
+def test_a_user_pattern_with_keywords_masks_keys_shorter_than_the_built_in_ones():
+    """The built-in shapes are screened by a run of 15 key characters; a user's are not."""
+    from cachelint.masking import SecretMasker
+
+    pack = {"patterns": [{"name": "acme", "regex": "acme_[0-9]{6}", "keep": 5, "keywords": ["acme_"]}]}
+    assert SecretMasker.from_packs([pack]).mask("id acme_123456.") == "id acme_******."
+    screened = SecretMasker.from_packs([pack], screened_packs=1)
+    assert screened.mask("id acme_123456.") == "id acme_123456."  # what screening would do to it
