@@ -18,6 +18,7 @@ the ratios to the floor and to promptcachelint.
     python benchmarks/bench_audit.py --format helicone --format otel-genai   # the same log in other formats: seconds per MB vs JSONL
     python benchmarks/bench_audit.py --mb 250 --format all --runs 1          # every format (benchmarks/log_formats.py)
     python benchmarks/bench_audit.py --format zhar --against /tmp/before --runs 5   # ratios of a checkout before a change, same rounds
+    python benchmarks/bench_audit.py --requests 2000 --clock --against /tmp/before --runs 7   # every request breaks: the worst case
 """
 
 from __future__ import annotations
@@ -90,6 +91,10 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_m
 ENV = dict(os.environ)
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "cachelint-bench-pycache")
+# The measured code is this checkout's, found through PYTHONPATH, and ``-P`` keeps the working
+# folder off the path: run from a checkout, ``python -c`` would import the working folder's
+# cachelint before any PYTHONPATH entry, so ``--against`` measured this checkout twice.
+ENV["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE.parent), ENV.get("PYTHONPATH", "")) if p)
 
 
 def measure(code: str, args: list[str], env: dict[str, str] | None = None) -> tuple[float, ...]:
@@ -97,7 +102,7 @@ def measure(code: str, args: list[str], env: dict[str, str] | None = None) -> tu
     With worker processes, the RSS is the driver's plus the largest worker's times their number:
     a bound on the sum over the processes."""
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env or ENV
+        [sys.executable, "-P", "-c", code, *args], capture_output=True, text=True, check=True, env=env or ENV
     ).stdout.split()
     rss = int(out[1])
     if len(out) > 3 and len(args) > 3 and int(args[3]) > 1:
@@ -299,6 +304,11 @@ def main() -> None:
         default=0,
         help="generated logs: bytes of tool result per user turn (real agents' lines are longer)",
     )
+    parser.add_argument(
+        "--clock",
+        action="store_true",
+        help="generated logs: every system prompt carries the request's time (every request breaks the cache)",
+    )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
         "--full-decode",
@@ -327,7 +337,7 @@ def main() -> None:
     parser.add_argument(
         "--against",
         metavar="CHECKOUT",
-        help="with --format: also audit with the cachelint of this checkout (first on PYTHONPATH), in the same rounds: its ratio per MB ('then') beside this one's",
+        help="also audit with the cachelint of this checkout (first on PYTHONPATH), in the same rounds: with --format its ratio per MB ('then') beside this one's, else its wall time and ratio to the floor",
     )
     parser.add_argument(
         "--jobs",
@@ -346,6 +356,7 @@ def main() -> None:
     for n in counts:
         suffix = "" if args.per_session == 40 else f"-s{args.per_session}"
         suffix += f"-r{args.result_bytes}" if args.result_bytes else ""
+        suffix += "-clock" if args.clock else ""
         path = tmp / f"cachelint-bench-{n}{suffix}.jsonl"
         if not path.exists():
             command = [
@@ -359,6 +370,7 @@ def main() -> None:
                 str(args.result_bytes),
                 "-o",
                 str(path),
+                *(["--clock"] if args.clock else []),
             ]
             subprocess.run(command, check=True)
         logs.append(path)
@@ -367,6 +379,12 @@ def main() -> None:
     if args.format:
         formats_table(logs, args)
         return
+    against = None
+    if args.against:  # that checkout's cachelint first on the path
+        against = dict(
+            ENV,
+            PYTHONPATH=os.pathsep.join(p for p in (str(Path(args.against).resolve()), ENV.get("PYTHONPATH", "")) if p),
+        )
     rows = []
     print(
         f"{'log':<30} {'MB':>6} {'floor s':>8} {'audit s':>8} {'ratio':>6} {'audit RSS':>9} {'full s':>7} {'peer s':>7} {'peer RSS':>8} {'x peer':>7}"
@@ -378,11 +396,13 @@ def main() -> None:
             peer_trace = tmp / (log.stem + ".promptcachelint.jsonl")
             if not peer_trace.exists():
                 to_peer_trace(log, peer_trace)
-        floors, audits, fulls, peers, alls = [], [], [], [], []
+        floors, audits, fulls, peers, alls, thens = [], [], [], [], [], []
         parallel: dict[int, list] = {j: [] for j in args.jobs if j > 1}
         for run in range(args.runs):  # interleaved: each run measures every tool once
             floors.append(measure(FLOOR, [str(log)]))
             audits.append(measure(AUDIT, [str(log), "1"]))
+            if against is not None:  # the other checkout, in the same round
+                thens.append(measure(AUDIT, [str(log), "1"], against))
             for j, runs_of in parallel.items():
                 runs_of.append(measure(AUDIT, [str(log), "1", "1", str(j)]))
             if args.full_decode:
@@ -410,6 +430,21 @@ def main() -> None:
             "audit_runs": [round(r[0], 3) for r in audits],
         }
         full = peer = peer_rss = None
+        if thens:
+            then = statistics.median(r[0] for r in thens)
+            row["against"] = {
+                "audit_s": round(then, 3),
+                "ratio_to_floor": round(then / floor, 2),
+                "cpu_s": round(statistics.median(r[3] for r in thens), 3),
+                "runs": [round(r[0], 3) for r in thens],
+                "findings": sorted({r[2] for r in thens}),
+            }
+            row["cpu_s"] = round(statistics.median(r[3] for r in audits), 3)
+            print(
+                f"  against {args.against}: audit {then:.2f} s, {then / floor:.2f}x the floor"
+                f" (this checkout {wall:.2f} s, {wall / floor:.2f}x); CPU {row['against']['cpu_s']:.2f} s -> {row['cpu_s']:.2f} s",
+                flush=True,
+            )
         if fulls:
             full = statistics.median(r[0] for r in fulls)
             row["full_decode_s"] = round(full, 3)

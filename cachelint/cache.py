@@ -80,6 +80,7 @@ class ResultCache:
     _valid: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     _summaries: dict[str, Any] | None = None  # loaded on first use
     _summaries_dirty: bool = False
+    secret_packs: tuple[str, ...] = ()  # the user's packs of key shapes (what is stored is masked)
 
     @property
     def folder(self) -> Path:
@@ -94,7 +95,14 @@ class ResultCache:
         path = cache_folder(settings) / f"results-{settings.fingerprint()}.json"
         entries, data, warning = _read_json_table(path, "results", "files")
         skills = cast(dict, data.get("skills")) if isinstance(data.get("skills"), dict) else {}
-        return cls(path=path, entries=entries, skills=skills, warning=warning, dirty=warning is not None)
+        return cls(
+            path=path,
+            entries=entries,
+            skills=skills,
+            warning=warning,
+            dirty=warning is not None,
+            secret_packs=settings.pack_paths(),
+        )
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -235,7 +243,14 @@ class ResultCache:
         diagnostics: list[dict],
     ) -> None:
         key = str(path)
+        kept = self._storable(diagnostics)
         entry = self.entries.get(key)
+        if kept is None:  # a fix would write a key: the file's result is not kept (checked again next time)
+            self.entries.pop(key, None)
+            self._valid.pop(key, None)
+            self.dirty = True
+            return
+        diagnostics = kept
         if not isinstance(entry, dict) or entry.get("sha256") != sha256:
             # the file changed between the phases (or had no facts): keep only what matches it
             entry = {"mtime_ns": mtime_ns, "size": size, "sha256": sha256, "module": module}
@@ -245,8 +260,29 @@ class ResultCache:
         self.dirty = True
 
     def store_skills(self, key: str, diagnostics: list[dict]) -> None:
-        self.skills = {"key": key, "diagnostics": diagnostics}
+        kept = self._storable(diagnostics)
+        self.skills = {"key": key, "diagnostics": kept} if kept is not None else {}
         self.dirty = True
+
+    def _storable(self, diagnostics: list[dict]) -> list[dict] | None:
+        """The findings as the cache may keep them: a key quoted in a message or in details
+        masked, as every output masks it (``cachelint.masking``); None when a fix's edits or
+        description hold a key (masked, the fix would write ``*`` into the file; kept, the
+        cache would hold the key). Paths stay: they are the cache's own keys, and the findings
+        are matched to their files by them."""
+        from cachelint.masking import masker
+
+        shapes = masker(self.secret_packs)
+        out = []
+        for d in diagnostics:
+            fix = d.get("fix")
+            if fix is not None and shapes.mask_value(fix) != fix:
+                return None
+            masked = dict(d, message=shapes.mask(d["message"]))
+            if "details" in d:
+                masked["details"] = shapes.mask_value(d["details"])
+            out.append(masked)
+        return out
 
     def save(self) -> None:
         if not self.dirty and not self._summaries_dirty:

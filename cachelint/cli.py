@@ -19,8 +19,15 @@ from cachelint.payloads.formats import NAMES as LOG_FORMAT_NAMES
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
+def _masked(message: str) -> str:
+    """A message for stderr with its key-shaped strings masked (a path or a value it quotes)."""
+    from cachelint.masking import masker
+
+    return masker().mask(message)
+
+
 def _fail(message: str) -> NoReturn:
-    click.echo(f"cachelint: error: {message}", err=True)
+    click.echo(f"cachelint: error: {_masked(message)}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -73,11 +80,11 @@ class _Output:
 
     def warn(self, message: str) -> None:
         if not self.quiet:
-            click.echo(f"cachelint: warning: {message}", err=True)
+            click.echo(f"cachelint: warning: {_masked(message)}", err=True)
 
     def info(self, message: str) -> None:
         if self.verbose:
-            click.echo(f"cachelint: {message}", err=True)
+            click.echo(f"cachelint: {_masked(message)}", err=True)
 
     def flush(self) -> None:
         text = "".join(self._parts)

@@ -180,6 +180,7 @@ def apply_fixes(
                 settings.max_file_size,
                 options.diff,
                 run.reader.provided_bytes(Path(real)) if run.reader is not None else None,
+                tuple(settings.pack_paths()),
             )
         )
         names_of[primary] = names
@@ -223,6 +224,7 @@ class FixJob:
     max_size: int
     diff: bool
     provided: bytes | None = None
+    secret_packs: tuple[str, ...] = ()  # the user's packs of key shapes, which the diff masks too
 
 
 @dataclass
@@ -262,7 +264,7 @@ def compute(job: FixJob) -> Computed:
         out.new = new
         out.applied = applied
         if job.diff:
-            out.diff = _diff(job.display, data, new)
+            out.diff = _diff(job.display, data, new, job.secret_packs)
     return out
 
 
@@ -358,15 +360,22 @@ def _lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
-def _diff(display: str, old: bytes, new: bytes) -> str:
+def _diff(display: str, old: bytes, new: bytes, secret_packs: Sequence[str] = ()) -> str:
+    """The unified diff of a fix, both texts (and the name) masked first (``cachelint.masking``:
+    the same lengths, so the lines compare as they would unmasked, and a key wrapped over two
+    lines is recognised whole, which it would not be among the diff's ``+``/``-`` marks)."""
     import difflib
 
+    from cachelint.masking import masker
+
+    mask = masker(tuple(secret_packs)).mask
+    name = mask(display)
     return "".join(
         difflib.unified_diff(
-            _lines(old.decode("utf-8", "replace")),
-            _lines(new.decode("utf-8", "replace")),
-            fromfile=f"a/{display}",
-            tofile=f"b/{display}",
+            _lines(mask(old.decode("utf-8", "replace"))),
+            _lines(mask(new.decode("utf-8", "replace"))),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
         )
     )
 

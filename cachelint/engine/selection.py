@@ -39,6 +39,7 @@ def finalize(
     from cachelint.masking import masker
 
     mask = masker(settings.pack_paths(), folder).mask_diagnostic
+    masked: dict[str, str] = {}  # the texts masked in this run: paths and keys recur in every finding
     seen = set()
     out = []
     for d in diagnostics:
@@ -51,7 +52,7 @@ def finalize(
             relative = _relative_to_root(d.path, cwd, root)
             if any(d.code in codes and _glob_match(relative, pattern) for pattern, codes in pfi):
                 continue
-        d = mask(d)
+        d = mask(d, masked)
         key = (d.sort_key(), d.end_line, d.end_column, d.session, d.kind)
         if key in seen:
             continue

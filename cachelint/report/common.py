@@ -55,21 +55,22 @@ class SourceLines:
         self._files: dict[str, list[str] | None] = {}
 
     def line(self, path: str, number: int) -> str | None:
-        """The line, key-shaped strings masked (``cachelint.masking``: it is file content)."""
+        """The line, key-shaped strings masked (``cachelint.masking``: it is file content). The
+        file is masked whole, once: a key wrapped over two lines is recognised in both."""
         if path not in self._files:
+            from cachelint.masking import masker
+
             try:
                 if not stat.S_ISREG(os.stat(path).st_mode):
                     raise OSError("not a regular file")  # a FIFO would wait for a writer forever
                 with open(path, encoding="utf-8", errors="replace") as handle:
-                    self._files[path] = handle.read(self.limit).splitlines()
+                    self._files[path] = masker().mask(handle.read(self.limit)).splitlines()
             except (OSError, ValueError):
                 self._files[path] = None
         lines = self._files[path]
         if not lines or number < 1 or number > len(lines):
             return None
-        from cachelint.masking import masker
-
-        return masker().mask(lines[number - 1])
+        return lines[number - 1]
 
 
 def fingerprint_basis(d: Diagnostic, lines: SourceLines) -> str:

@@ -312,9 +312,18 @@ def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False
     if diff:
         import difflib
 
+        from cachelint.masking import masker
+
+        # printed: masked like every output (the same lengths, so the lines compare as before)
+        mask = masker(settings.pack_paths()).mask
+        name = mask(str(file))
         return (
             True,
-            "".join(difflib.unified_diff(text.splitlines(True), new_text.splitlines(True), f"a/{file}", f"b/{file}")),
+            "".join(
+                difflib.unified_diff(
+                    mask(text).splitlines(True), mask(new_text).splitlines(True), f"a/{name}", f"b/{name}"
+                )
+            ),
             complete,
         )
     new_data = (("\ufeff" if source.had_bom else "") + new_text).encode("utf-8")

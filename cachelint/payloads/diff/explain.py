@@ -155,21 +155,23 @@ def _short(value: Any, limit: int = 60) -> str:
     from cachelint.masking import masker
 
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
-    text = masker().mask(text)  # before the cut, which could leave a key too short to recognise
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return masker().mask(text)
+    # masked as a whole value, then cut: a cut could leave a key too short to recognise
+    return masker().cut(text, 0, limit - 1) + "…"
 
 
 def _text_change(old: str, new: str, context: int = 24) -> str:
     """The changed part of two strings with a little context: '…is 2026-11-28.' -> '…is 2026-11-29.'."""
     from cachelint.masking import masker
 
-    old, new = masker().mask(old), masker().mask(new)  # before the cuts (see _short)
     start = common_prefix_len(old, new)
     end = min(common_prefix_len(old[::-1], new[::-1]), min(len(old), len(new)) - start)
     lo = max(0, start - context)
 
     def cut(text: str) -> str:
-        piece = text[lo : len(text) - end + min(end, context)]
+        # the piece masked as in the whole text (see _short), reading only around its edges
+        piece = masker().cut(text, lo, len(text) - end + min(end, context))
         return ("…" if lo else "") + piece + ("…" if end > context else "")
 
     return f"{_short(cut(old), 90)} -> {_short(cut(new), 90)} (from character {start})"

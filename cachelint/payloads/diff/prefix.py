@@ -245,19 +245,25 @@ def _render_from(req: Request, offset: int, length: int) -> bytes:
     return b"".join(out)
 
 
-# How far past an excerpt's edges the request is read and masked first: a key that the edge cuts
-# is recognised whole (a key is a few hundred characters at most).
-_SECRET_CONTEXT = 512
-
-
 def _excerpt(req: Request, offset: int) -> str:
-    from cachelint.masking import mask_bytes
+    from cachelint.masking import masker, reach
 
     start = max(0, offset - EXCERPT_BEFORE)
-    wide = max(0, start - _SECRET_CONTEXT)
-    # masking keeps the length, so the cut below falls where it would have in the plain bytes
-    data = mask_bytes(_render_from(req, wide, offset - wide + EXCERPT_AFTER + _SECRET_CONTEXT))
-    data = data[start - wide : offset - wide + EXCERPT_AFTER]
+    end = offset + EXCERPT_AFTER
+    # masked before it is cut: the rendering read reaches past the excerpt's edges to the whole
+    # value an edge falls in (a token of kilobytes after "Bearer"), and further when that value
+    # reaches the edge of what was read
+    wide = 4096
+    while True:
+        lo = max(0, start - wide)
+        want = end - lo + wide
+        data = _render_from(req, lo, want)
+        a, b = reach(data.decode("latin-1"), start - lo, min(end - lo, len(data)))
+        if (a > 0 or lo == 0) and (b < len(data) or len(data) < want):
+            break
+        wide *= 8
+    # masking keeps the length, so the cut falls where it would have in the plain bytes
+    data = masker().cut_bytes(data, start - lo, end - lo)
     head = data[: offset - start].decode("utf-8", "replace")
     tail = data[offset - start :].decode("utf-8", "replace")
     prefix = "…" if start > 0 else ""

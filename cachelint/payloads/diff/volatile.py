@@ -74,7 +74,7 @@ def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> t
 def _masked_head(text: str, limit: int) -> str:
     from cachelint.masking import masker
 
-    return masker().mask(text)[:limit]
+    return masker().cut(text, 0, limit)
 
 
 def _dedupe(spans: list[dict[str, Any]]) -> tuple[Mapping[str, Any], ...]:

@@ -130,7 +130,10 @@ def _load_yaml(data: bytes, origin: Origin) -> Any:
         line = mark.line + 1 if mark is not None else 1
         return unreadable(origin.path, f"not valid YAML: {exc.problem or exc}", line=line, record=origin.record)
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        return unreadable(origin.path, f"not valid YAML: {str(exc)[:200]}", line=1, record=origin.record)
+        from cachelint.masking import masker
+
+        reason = masker().cut(str(exc), 0, 200)  # masked whole before the cut (it may quote the input)
+        return unreadable(origin.path, f"not valid YAML: {reason}", line=1, record=origin.record)
     if _has_shared_containers(doc):
         match = re.search(rb"[\[\s,:]\*[A-Za-z0-9_-]+", data)
         line = data.count(b"\n", 0, match.start()) + 1 if match else 1

@@ -23,7 +23,10 @@ def parse_json(data: bytes | str, origin: Origin, what: str) -> Any:
     except RecursionError:
         return bad_record(origin, f"{what} is JSON nested too deeply to read")
     except ValueError as exc:
-        reason = str(exc).split("\n")[0][:200]
+        from cachelint.masking import masker
+
+        first_line = str(exc).split("\n")[0]
+        reason = masker().cut(first_line, 0, 200)  # masked whole before the cut (it may quote the input)
         if (
             isinstance(data, (bytes, bytearray))
             and data.rstrip().endswith(b"}") is False

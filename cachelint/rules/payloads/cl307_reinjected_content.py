@@ -20,6 +20,7 @@ import hashlib
 from typing import Any, Iterable, Iterator
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.masking import masker
 from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Block, Request, Session
@@ -74,7 +75,7 @@ def _repeats(
                 "chars": len(text),
                 "first": f"{first.tier}[{first.index}]",
                 "again": f"{block.tier}[{block.index}]",
-                "starts": text[:80],
+                "starts": masker().cut(text, 0, 80),  # masked whole, then cut (cachelint.masking)
             }
         )
     return out
