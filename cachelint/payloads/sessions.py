@@ -14,7 +14,7 @@ In order of trust:
    a prefix of its own, when nothing says it is another agent (below); or, for the same agent, a
    history rewritten somewhere (CL303). Otherwise it starts a new session. Interleaved sessions in
    one file come apart;
-4. a VCR cassette or a HAR file is one recording: its requests are grouped as above but never with
+4. a VCR cassette, a HAR file or a nock recording is one recording: its requests are grouped as above but never with
    requests of another file, and its sessions close at the end of the file.
 
 What says a request is another agent's (``agent_evidence``): its system prompt, and its tools when
@@ -59,7 +59,7 @@ def _session_number(sid: str) -> int:
 
 
 # Formats whose files are each one recording, never continued in another file.
-_RECORDINGS = ("vcr", "har")
+_RECORDINGS = ("vcr", "har", "nock")
 
 GROUPING_TEXT = {
     "explicit": "explicit session key",
