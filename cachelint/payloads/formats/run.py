@@ -22,6 +22,14 @@ LIMITS_TEXT = {
 }
 
 
+class Aside(str):
+    """Why records were skipped that is worth saying only of a file from which no request was read
+    (calls to an endpoint that is no LLM generation call, beside the requests of a recording, are
+    not worth a notice; a file of nothing else is, so that it is not taken for read)."""
+
+    __slots__ = ()
+
+
 @dataclass
 class FormatRun:
     """The log-format side of one audit run."""
@@ -39,6 +47,8 @@ class FormatRun:
         default_factory=dict
     )  # display -> skipped records that look like LLM logs
     fidelity: dict[str, dict[str, Any]] = field(default_factory=dict)  # fidelity -> {"requests", "formats"}
+    aside: dict[str, registry.Unread] = field(default_factory=dict)  # display -> ``Aside`` reasons
+    requested: set[str] = field(default_factory=set)  # displays a request was read from
 
     def plan(self, logs: Iterable[tuple[Path, str]]) -> None:
         """Sniff every file's format once; remember the side files."""
@@ -97,18 +107,25 @@ class FormatRun:
 
     def note_unread(self, origin: Any, reason: str | None) -> None:
         """A skipped record's ``unread_reason`` (None: nothing to say), at its origin."""
-        if reason is not None:
+        if isinstance(reason, Aside):
+            self.aside.setdefault(origin.path, registry.Unread()).add(reason, origin)
+        elif reason is not None:
             self.unread.setdefault(origin.path, registry.Unread()).add(reason, origin)
 
     def file_done(self, display: str) -> list[Diagnostic]:
         unread = self.unread.pop(display, None)
-        return unread.diagnostics() if unread is not None else []
+        aside = self.aside.pop(display, None)
+        found = unread.diagnostics() if unread is not None else []
+        if aside is not None and display not in self.requested:
+            found += aside.diagnostics()
+        return found
 
     def complete(self, req: Request, record: Record) -> None:
         """Carry the record's fidelity and format to the request; where a log dropped the cache
         markers of a provider that caches only at markers, put one where its usage shows that
         the cache was written or read (the whole prompt, with the TTL the usage tells), so that
         the TTL and missed-read checks can judge it."""
+        self.requested.add(record.origin.path)
         req.fidelity = record.fidelity
         req.source_format = record.fmt
         if record.fidelity == "wire":
