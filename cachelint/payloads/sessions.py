@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len
+from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len, oldest_dropped
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
 from cachelint.payloads.providers import TEXT_MARK
 from cachelint.payloads.usage import usage_of
@@ -510,8 +510,10 @@ class SessionGrouper:
                     k,
                     "it shares only the opening message with a request of other tools or system prompt (a side call)",
                 )
-            if evidence == SAME or (evidence == NONE and last.model == cur.model):
-                return _Verdict(2, k, repeat=True)  # the same request sent again (a retry, a setting changed)
+            if evidence in (SAME, CLOSE) or (evidence == NONE and last.model == cur.model):
+                # the same request sent again (a retry, a setting changed), or the same messages
+                # sent again under the same agent's system prompt edited (a clock in it ticks)
+                return _Verdict(2, k, repeat=True)
             return _Verdict(
                 -1,
                 k,
@@ -522,6 +524,13 @@ class SessionGrouper:
                 -1,
                 k,
                 "an independent request: it repeats the history of the previous one and changes only its last message",
+            )
+        if k and _other_reply(prev, msgs, k):
+            return _Verdict(
+                -1,
+                k,
+                "another conversation that opened alike: its reply to the shared opening differs (two users who"
+                " both said the same first words), not a history rewritten",
             )
         if (
             evidence == NONE
@@ -541,6 +550,8 @@ class SessionGrouper:
             return _Verdict(1, k)  # the same agent's history, rewritten somewhere (CL303)
         if k == 0 and len(prev) >= 2 and len(msgs) >= len(prev) and _only_first_differs(prev, msgs):
             return _Verdict(1, k)  # message 0 rewritten (a timestamp in the first user message), the rest intact
+        if k == 0 and oldest_dropped(prev, msgs):
+            return _Verdict(1, k)  # the oldest turns dropped, the rest carried on (a sliding window)
         return _Verdict(-1, k, _RESTART)
 
     def _too_long(self, last: Request, cur: Request, extends: bool) -> str | None:
@@ -642,6 +653,33 @@ def longest_lifetime(limits: Any) -> Any:
         return found
 
     return lifetime
+
+
+_THINKING_PARTS = frozenset(("thinking", "redacted_thinking", "reasoning"))
+
+
+def _reply(block: Block) -> Any:
+    """An assistant message's reply without its thinking (which the API strips from older turns):
+    its text and tool calls; None for another role or a block that is not a message object."""
+    if block.name not in _ASSISTANT_ROLES:
+        return None
+    message = block.raw
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content", message.get("parts"))
+    if isinstance(content, list):
+        return [p for p in content if not (isinstance(p, dict) and p.get("type") in _THINKING_PARTS)]
+    return content
+
+
+def _other_reply(prev: tuple, cur: tuple, k: int) -> bool:
+    """The two histories share their first ``k`` messages and then hold two different replies of
+    the model to them (not one reply edited: its thinking stripped leaves the reply as it was):
+    two conversations that opened with the same words, each answered on its own."""
+    if k >= len(prev) or k >= len(cur):
+        return False
+    mine, theirs = _reply(prev[k]), _reply(cur[k])
+    return mine is not None and theirs is not None and mine != theirs and k == 1
 
 
 def _only_first_differs(prev: tuple, cur: tuple) -> bool:
