@@ -197,6 +197,8 @@ class AuditPipeline:
         logs = [item for item in items if not isinstance(item, Diagnostic)]
         self.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=self.options.progress)
         self.formats.plan(logs)
+        items = self.formats.recorded_order(items, self.redactor)
+        logs = [item for item in items if not isinstance(item, Diagnostic)]
         self.agent_logs = self._agent_sessions(logs)
         for path, display in logs:  # batch results first: their usage joins requests of other files
             if display in self.formats.side:

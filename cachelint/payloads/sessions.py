@@ -231,6 +231,7 @@ _SIBLINGS = (
 
 
 _REJECT = _Verdict(-1)
+_HANDOFF = "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares"
 
 
 @dataclass
@@ -381,7 +382,12 @@ class SessionGrouper:
         tools (the most recent)."""
         sid = self._by_response.get(req.previous_response_id or "")
         if sid is not None and sid in self._open:
-            return self._open[sid], ("", None)
+            entry = self._open[sid]
+            if agent_evidence(entry.last, req) == OTHER:
+                # a handoff: another agent carries the conversation on (the server prepends the
+                # chain's items), judged as on Chat Completions, where it is handed the history
+                return None, (_HANDOFF, entry.last.origin.describe())
+            return entry, ("", None)
         found: _Open | None = None
         for entry in self._open.values():
             last = entry.last
@@ -476,7 +482,9 @@ class SessionGrouper:
 
     def _judge(self, last: Request, cur: Request, timed: bool) -> _Verdict:
         """Whether ``cur`` continues the session whose last request is ``last``."""
-        if last.side_call is not None or last.provider != cur.provider:
+        if last.side_call is not None or last.provider != cur.provider or last.host != cur.host:
+            # the host is part of a conversation's identity: a provider's cache is its own, and a
+            # gateway or another server of the same API (Groq, Ollama, OpenRouter) keeps another
             return _REJECT
         prev, msgs = last.messages, cur.messages
         k = common_prefix_blocks(prev, msgs)
@@ -495,11 +503,7 @@ class SessionGrouper:
             if evidence == OTHER:
                 # another agent, even when it is handed the whole history (a handoff, a team's
                 # next speaker): each agent's conversation is its own session
-                return _Verdict(
-                    -1,
-                    k,
-                    "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares",
-                )
+                return _Verdict(-1, k, _HANDOFF)
             if replays_response(last, cur, k):
                 return _Verdict(4, k)
             if grows:
@@ -540,11 +544,7 @@ class SessionGrouper:
             return _Verdict(1, k)  # a history without tools or system, rewritten in its middle (CL303)
         if evidence not in (SAME, CLOSE):
             if evidence == OTHER and k:
-                return _Verdict(
-                    -1,
-                    k,
-                    "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares",
-                )
+                return _Verdict(-1, k, _HANDOFF)
             return _Verdict(-1, k, _RESTART)
         if k >= 1 and len(msgs) > 1:
             return _Verdict(1, k)  # the same agent's history, rewritten somewhere (CL303)
@@ -675,11 +675,15 @@ def _reply(block: Block) -> Any:
 def _other_reply(prev: tuple, cur: tuple, k: int) -> bool:
     """The two histories share their first ``k`` messages and then hold two different replies of
     the model to them (not one reply edited: its thinking stripped leaves the reply as it was):
-    two conversations that opened with the same words, each answered on its own."""
-    if k >= len(prev) or k >= len(cur):
+    two conversations that opened with the same words, each answered on its own. A reply edited
+    within one conversation keeps what followed it (the next question is sent again after it)."""
+    if k != 1 or k >= len(prev) or k >= len(cur):
         return False
     mine, theirs = _reply(prev[k]), _reply(cur[k])
-    return mine is not None and theirs is not None and mine != theirs and k == 1
+    if mine is None or theirs is None or mine == theirs:
+        return False
+    later = {b.data for b in cur[k + 1 :]}
+    return not any(b.data in later for b in prev[k + 1 :])
 
 
 def _only_first_differs(prev: tuple, cur: tuple) -> bool:

@@ -187,3 +187,106 @@ def test_a_message_replaced_before_the_last_is_a_rewrite_whatever_the_usage(tmp_
     second = envelope(anthropic(edited, "Now translate it"), 1, read, session="s")
     _, found, _ = audit(tmp_path, [first, second])
     assert found == [("CL303", 1)]
+
+
+# --- the host, handoffs, files of one request --------------------------------------------------
+
+
+def envelope_at(body: dict, i: int, url: str, response: dict | None = None) -> dict:
+    out = envelope(body, i)
+    out["url"] = url
+    if response is not None:
+        out["response"] = response
+    return out
+
+
+def test_the_same_conversation_sent_to_two_hosts_is_two_sessions(tmp_path: Path) -> None:
+    """A gateway or a second server of the same API keeps a cache of its own."""
+    first = anthropic([], "Plan the migration")
+    second = anthropic(
+        [{"role": "user", "content": [text("Plan the migration")]}, {"role": "assistant", "content": "1."}], "Go on"
+    )
+    records = [
+        envelope_at(first, 0, "https://api.anthropic.com/v1/messages"),
+        envelope_at(second, 1, "https://gateway.example.com/v1/messages"),
+    ]
+    sessions, found, _ = audit(tmp_path, records)
+    assert sessions == [1, 1] and found == []
+
+
+def test_a_handoff_is_its_own_session_on_responses_as_on_chat_completions(tmp_path: Path) -> None:
+    triage = "You are the triage agent. Route billing questions to the billing agent. " * 40
+    billing = "You are the billing agent. Answer with the refund policy. " * 40
+    question = "I was charged twice"
+    chat = [
+        {"model": "gpt-5", "messages": [{"role": "system", "content": triage}, {"role": "user", "content": question}]},
+        {
+            "model": "gpt-5",
+            "messages": [
+                {"role": "system", "content": billing},
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": "Transferring you to billing."},
+                {"role": "user", "content": "Thanks"},
+            ],
+        },
+    ]
+    responses = [
+        {"model": "gpt-5", "instructions": triage, "input": question},
+        {"model": "gpt-5", "instructions": billing, "input": "Thanks", "previous_response_id": "resp_1"},
+    ]
+    chat_sessions, chat_found, _ = audit(tmp_path, [envelope(b, i) for i, b in enumerate(chat)])
+    resp_records = [
+        envelope_at(responses[0], 0, "https://api.openai.com/v1/responses", {"id": "resp_1", "object": "response"}),
+        envelope_at(responses[1], 1, "https://api.openai.com/v1/responses", {"id": "resp_2", "object": "response"}),
+    ]
+    resp_sessions, resp_found, _ = audit(tmp_path, resp_records)
+    assert chat_sessions == resp_sessions == [1, 1]
+    assert chat_found == resp_found == []
+
+
+def test_a_chained_request_of_the_same_agent_continues_its_session(tmp_path: Path) -> None:
+    system = "You are the billing agent. Answer with the refund policy. " * 40
+    records = [
+        envelope_at(
+            {"model": "gpt-5", "instructions": system, "input": "Hi"},
+            0,
+            "https://api.openai.com/v1/responses",
+            {"id": "resp_1", "object": "response"},
+        ),
+        envelope_at(
+            {"model": "gpt-5", "instructions": system, "input": "More", "previous_response_id": "resp_1"},
+            1,
+            "https://api.openai.com/v1/responses",
+            {"id": "resp_2", "object": "response"},
+        ),
+    ]
+    sessions, _found, _ = audit(tmp_path, records)
+    assert sessions == [2]
+
+
+def test_files_of_one_request_each_are_read_in_recorded_order_not_name_order(tmp_path: Path) -> None:
+    """Named by a hash, the conversation's second request sorts first: read by name, it would
+    start the session and the first look like a history rewritten."""
+    first = anthropic([], "Plan the migration")
+    second = anthropic(
+        [{"role": "user", "content": [text("Plan the migration")]}, {"role": "assistant", "content": "1."}], "Go on"
+    )
+    third = anthropic(
+        second["messages"][:-1]
+        + [{"role": "user", "content": [text("Go on")]}, {"role": "assistant", "content": "2."}],
+        "Done?",
+    )
+    folder = tmp_path / "requests"
+    folder.mkdir()
+    for name, body, i in (("c41.json", first, 0), ("0a9.json", second, 1), ("7f2.json", third, 2)):
+        (folder / name).write_text(json.dumps(envelope(body, i)), encoding="utf-8")
+    result = audit_logs(["requests"], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
+    assert [s["requests"] for s in result.summary.to_dict()["sessions"]] == [3]
+    assert [d for d in result.diagnostics if d.code in BREAKS] == []
+    # whatever order the paths are given in
+    again = audit_logs(
+        ["requests/7f2.json", "requests/0a9.json", "requests/c41.json"],
+        settings=load_settings(tmp_path, isolated=True),
+        cwd=tmp_path,
+    )
+    assert [s["requests"] for s in again.summary.to_dict()["sessions"]] == [3]

@@ -64,6 +64,31 @@ class FormatRun:
             if fmt is not None and fmt.side:
                 self.side.add(display)
 
+    def recorded_order(self, items: list[Any], redactor: Any) -> list[Any]:
+        """The listing with the files of one request each (JSON documents of one record, a folder
+        of them) put in the order of their recorded times within their folder, in the places the
+        folder's such files held: a file's name (a uuid, a hash) says nothing of when its request
+        was sent, and a conversation's requests read out of order look rewritten. Files without a
+        time, and every other file, keep their places; equal times keep the names' order."""
+        by_folder: dict[str, list[int]] = {}
+        times: dict[int, Any] = {}
+        for index, item in enumerate(items):
+            if not isinstance(item, tuple):
+                continue
+            path, display = item
+            if self.format_of(display) != "json" or display in self.side or _size(path) > _ONE_REQUEST_FILE:
+                continue
+            when = _only_record_time(path, display, redactor, self.limits)
+            if when is not None:
+                times[index] = when
+                by_folder.setdefault(str(Path(display).parent), []).append(index)
+        out = list(items)
+        for places in by_folder.values():
+            ordered = sorted(places, key=lambda i: (times[i].timestamp(), items[i][1]))
+            for place, index in zip(places, ordered):
+                out[place] = items[index]
+        return out
+
     def format_of(self, display: str) -> str:
         return self.formats.get(display, self.input_format)
 
@@ -166,3 +191,25 @@ class FormatRun:
                 "not_judged": LIMITS_TEXT.get(fidelity, ""),
             }
         return out
+
+
+# A file of one request is a request body and its envelope: a few hundred KB at most. Larger JSON
+# documents keep their place unread (the order is only worth one extra read of small files).
+_ONE_REQUEST_FILE = 4 * 1024 * 1024
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return _ONE_REQUEST_FILE + 1
+
+
+def _only_record_time(path: Path, display: str, redactor: Any, limits: Any) -> Any:
+    """The recorded time of a file's one record, or None (no time, or not one record)."""
+    found = None
+    for item in registry.read_log(path, display, "auto", redactor, limits):
+        if not isinstance(item, Record) or found is not None:
+            return None
+        found = item
+    return found.time if found is not None else None

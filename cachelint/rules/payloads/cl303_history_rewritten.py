@@ -67,9 +67,9 @@ def _another_question_on_a_read_prefix(
     return usage.read >= before - _READ_TOLERANCE
 
 
-# Providers that cache by themselves count a read in blocks of 128 tokens (OpenAI's prompt caching
-# guide: "cache hits occur in increments of 128 tokens"): a read that falls short of the bytes
-# before the change by less than that covers them.
+# A read short of the tokens before the change by less than one 128-token step covers them: the
+# step of automatic caching's hits (docs/background/breakpoints-and-ttls.md, OpenAI), the rounding
+# CL308 allows too; the tokens before the change are estimated from bytes when no usage counts them.
 _READ_TOLERANCE = 128
 
 
