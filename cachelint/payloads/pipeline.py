@@ -145,6 +145,7 @@ class AuditPipeline:
             SessionKeys.from_packs(load_packs("payloads-session-keys", extra)),
             window=int(audit_options.get("session-window", DEFAULT_SESSION_WINDOW)),
             lifetime=longest_lifetime(limits_for(self.ctx)),
+            volatile=self.volatile,
         )
         self.time_field: str | None = options.time_field or audit_options.get("time-field") or None
         self.builder = RequestBuilder(self.rules, self.time_field)

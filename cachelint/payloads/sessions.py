@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len, oldest_dropped
+from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len, oldest_dropped, volatile_spans
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
 from cachelint.payloads.providers import TEXT_MARK
 from cachelint.payloads.usage import usage_of
@@ -240,6 +240,9 @@ class SessionGrouper:
     window: int = 1000
     # the longest a request's cache entries can live, in seconds, or None (``longest_lifetime``)
     lifetime: Any = None
+    # the values that tick (``diff.VolatilePatterns``): a system prompt whose only changes are
+    # such values is the same agent's, the same messages sent again under it one conversation
+    volatile: Any = None
     _open: dict[str, _Open] = field(default_factory=dict)
     _by_key: dict[str, dict[str, None]] = field(default_factory=dict)
     _by_response: dict[str, str] = field(default_factory=dict)
@@ -514,9 +517,14 @@ class SessionGrouper:
                     k,
                     "it shares only the opening message with a request of other tools or system prompt (a side call)",
                 )
-            if evidence in (SAME, CLOSE) or (evidence == NONE and last.model == cur.model):
+            if (
+                evidence == SAME
+                or (evidence == NONE and last.model == cur.model)
+                or (evidence == CLOSE and self._ticked(last.system, cur.system))
+            ):
                 # the same request sent again (a retry, a setting changed), or the same messages
-                # sent again under the same agent's system prompt edited (a clock in it ticks)
+                # sent again under the same system prompt but for a value that ticks (a clock in
+                # it); another wording of it is another configuration (a prompt experiment's variant)
                 return _Verdict(2, k, repeat=True)
             return _Verdict(
                 -1,
@@ -553,6 +561,14 @@ class SessionGrouper:
         if k == 0 and oldest_dropped(prev, msgs):
             return _Verdict(1, k)  # the oldest turns dropped, the rest carried on (a sliding window)
         return _Verdict(-1, k, _RESTART)
+
+    def _ticked(self, x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
+        """Whether two system tiers of as many blocks differ only in values that tick (a time, a
+        date, an id: every changed span volatile)."""
+        if self.volatile is None or len(x) != len(y):
+            return False
+        changed = [(a.data, b.data) for a, b in zip(x, y) if a.data != b.data]
+        return bool(changed) and all(volatile_spans(a, b, self.volatile) for a, b in changed)
 
     def _too_long(self, last: Request, cur: Request, extends: bool) -> str | None:
         """Why the pause since ``last`` ends its session, or None: it outlived every cache entry

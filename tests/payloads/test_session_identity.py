@@ -61,7 +61,7 @@ def exchange(who: str, turn: int, opener: str | None = None) -> dict:
 
 def test_a_system_prompt_that_ticks_while_the_same_messages_are_sent_is_one_session(tmp_path: Path) -> None:
     def body(i: int) -> dict:
-        system = "S" * 5000 + f" now=2026-09-20T10:0{i}" + "T" * 1000
+        system = LONG + f" Current time: 2026-09-20T10:0{i}:00Z. " + LONG
         return {
             "model": "gpt-5",
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": "hi"}],
@@ -72,7 +72,22 @@ def test_a_system_prompt_that_ticks_while_the_same_messages_are_sent_is_one_sess
     ]
     sessions, found, _ = audit(tmp_path, [envelope(body(i), i, usage[i]) for i in range(5)])
     assert sessions == [5]
-    assert found == [("CL302", 1), ("CL302", 2), ("CL302", 3), ("CL302", 4)]
+    assert found == [("CL309", 1), ("CL309", 2), ("CL309", 3), ("CL309", 4)]  # the clock in the prompt
+
+
+def test_prompt_variants_sent_with_the_same_messages_are_configurations_not_one_session(tmp_path: Path) -> None:
+    """An experiment that runs each input under two wordings of the system prompt: the wording is
+    no value that ticks, so the variants are not one conversation whose prompt changes."""
+    records = []
+    for item in ("car", "sedan", "jeep"):
+        for system in ("You are a helpful assistant.", "You are an exceedingly helpful assistant."):
+            body = {
+                "model": "gpt-4o-mini",
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": f"Is it a {item}?"}],
+            }
+            records.append(envelope(body, len(records)))
+    sessions, found, _ = audit(tmp_path, records)
+    assert found == [] and len(sessions) == 6
 
 
 def test_the_same_messages_under_another_agents_system_prompt_stay_apart(tmp_path: Path) -> None:
