@@ -65,16 +65,17 @@ _PROMPT_MEMBERS = frozenset(("messages", "prompt", "contents", "system", "instru
 
 
 def not_generating(item: Record) -> Aside | None:
-    """What a record sent to an endpoint that is no LLM generation call is, when its body carries
-    a prompt all the same (token counting, a legacy completion API): said of a file that holds
-    nothing else, never taken for an audited one."""
+    """What a record sent to an endpoint that is no LLM generation call the audit reads is, when
+    its body carries a prompt all the same (token counting, a legacy completion, an Assistants
+    run): said of a file that holds nothing else, so that it is never taken for an audited one."""
     body = item.request
     if not isinstance(body, dict) or body.keys().isdisjoint(_PROMPT_MEMBERS):
         return None
     path = urlsplit(item.url or "").path or "?"
     return Aside(
-        f"are calls to {path}, an endpoint whose calls read and write no prompt cache (token counting, a legacy"
-        " completion API, rules/packs/payloads-providers.yaml not-llm): not audited"
+        f"are calls to {path}, an endpoint that is no LLM generation call the audit reads (token counts,"
+        " legacy completions, the Assistants API, images: not-llm in rules/packs/payloads-providers.yaml):"
+        " not audited"
     )
 
 
