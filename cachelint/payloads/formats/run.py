@@ -76,7 +76,12 @@ class FormatRun:
             if not isinstance(item, tuple):
                 continue
             path, display = item
-            if self.format_of(display) != "json" or display in self.side or _size(path) > _ONE_REQUEST_FILE:
+            if (
+                self.format_of(display) != "json"
+                or display in self.side
+                or display.lower().endswith(".gz")  # its size on disk says nothing of what it holds
+                or _size(path) > _ONE_REQUEST_FILE
+            ):
                 continue
             when = _only_record_time(path, display, redactor, self.limits)
             if when is not None:
