@@ -16,6 +16,7 @@ the system prompt, and a twin whose third request reorders the tools) and by
 from __future__ import annotations
 
 import argparse
+import base64
 import gzip
 import json
 import zlib
@@ -648,6 +649,104 @@ def har_entry(env: dict, i: int) -> dict:
     }
 
 
+def http_date(time: str) -> str:
+    from email.utils import format_datetime
+
+    return format_datetime(datetime.fromisoformat(time.replace("Z", "+00:00")), usegmt=True)
+
+
+def ruby_vcr_interaction(env: dict, i: int) -> dict:
+    """An interaction of the Ruby ``vcr`` gem (https://relishapp.com/vcr/vcr/docs/cassettes/cassette-format):
+    the response of every other request kept as ``base64_string`` (``preserve_exact_body_bytes``)."""
+    response = dumps(message_response(env, i))
+    body = (
+        {"encoding": "ASCII-8BIT", "base64_string": base64.b64encode(response.encode()).decode()}
+        if i % 2
+        else {"encoding": "UTF-8", "string": response}
+    )
+    return {
+        "request": {
+            "method": "post",
+            "uri": "https://api.anthropic.com/v1/messages",
+            "body": {"encoding": "UTF-8", "string": dumps(env["request"])},
+            "headers": {
+                "Content-Type": ["application/json"],
+                "Anthropic-Version": ["2023-06-01"],
+                "X-Api-Key": ["<ANTHROPIC_API_KEY>"],
+            },
+        },
+        "response": {
+            "status": {"code": 200, "message": "OK"},
+            "headers": {"Content-Type": ["application/json"]},
+            "body": body,
+        },
+        "recorded_at": http_date(env["time"]),
+    }
+
+
+def go_vcr_interaction(env: dict, i: int) -> dict:
+    """An interaction of a go-vcr v2+ cassette (``version: 2``; gopkg.in/dnaeon/go-vcr.v2 ``cassette.go``)."""
+    return {
+        "id": i,
+        "request": {
+            "proto": "HTTP/1.1",
+            "proto_major": 1,
+            "proto_minor": 1,
+            "content_length": len(dumps(env["request"])),
+            "host": "api.anthropic.com",
+            "body": dumps(env["request"]),
+            "form": {},
+            "headers": {"Content-Type": ["application/json"], "Anthropic-Version": ["2023-06-01"]},
+            "url": "https://api.anthropic.com/v1/messages",
+            "method": "POST",
+        },
+        "response": {
+            "proto": "HTTP/2.0",
+            "content_length": -1,
+            "body": dumps(message_response(env, i)),
+            "headers": {"Content-Type": ["application/json"], "Date": [http_date(env["time"])]},
+            "status": "200 OK",
+            "code": 200,
+            "duration": "2.1s",
+        },
+    }
+
+
+def nock_definition(env: dict, i: int) -> dict:
+    """A definition of nock's recorder (``output_objects``): the body parsed, the response of
+    every other request gzip-encoded as hex chunks, the response headers as ``rawHeaders``."""
+    response: Any = message_response(env, i)
+    headers = ["Content-Type", "application/json", "Date", http_date(env["time"])]
+    if i % 2:
+        packed = gzip.compress(dumps(response).encode(), mtime=0)
+        response = [packed[:20].hex(), packed[20:].hex()]
+        headers += ["Content-Encoding", "gzip"]
+    return {
+        "scope": "https://api.anthropic.com:443",
+        "method": "POST",
+        "path": "/v1/messages",
+        "body": env["request"],
+        "status": 200,
+        "response": response,
+        "rawHeaders": headers,
+        "responseIsBinary": False,
+    }
+
+
+def polly_entry(env: dict, i: int) -> dict:
+    """A Polly.JS HAR entry (@pollyjs/persister's ``HarEntry``: ``_id``, ``_order``): the
+    response of every other request kept as base64 chunks of its gzip bytes."""
+    entry = har_entry(env, i)
+    entry["_id"] = f"{i:032x}"
+    entry["_order"] = 0
+    if i % 2:
+        packed = gzip.compress(entry["response"]["content"]["text"].encode(), mtime=0)
+        chunks = [base64.b64encode(packed[:20]).decode(), base64.b64encode(packed[20:]).decode()]
+        entry["response"]["content"] = {"mimeType": "application/json", "encoding": "base64", "text": dumps(chunks)}
+        entry["response"]["headers"].append({"name": "content-encoding", "value": "gzip"})
+    return entry
+
+
 # --- files -----------------------------------------------------------------------------------
 
 Envelopes = Callable[[], Iterable[dict]]  # a fresh iterator of the envelopes each call
@@ -734,6 +833,52 @@ def _zhar(name: str) -> Writer:
     return write
 
 
+def _yaml(convert: Callable[[dict, int], dict], name: str, key: str, head: str = "", tail: str = "") -> Writer:
+    """A YAML cassette: ``head``, then ``key:`` and the interactions, then ``tail``."""
+    import yaml
+
+    def write(envs: Envelopes, opener: Callable[[str], IO[bytes]]) -> list[str]:
+        items = [convert(env, i) for i, env in enumerate(envs())]
+        text = yaml.safe_dump({key: items}, sort_keys=False, allow_unicode=True, width=100)
+        with opener(name) as out:
+            out.write((head + text + tail).encode())
+        return [name]
+
+    return write
+
+
+def _vcrpy_aiohttp(name: str) -> Writer:
+    """A vcrpy cassette recorded through aiohttp, whose response carries the request's URL as the
+    Python object vcrpy's YAML dumper tags (``!!python/object/new:yarl.URL``)."""
+
+    def write(envs: Envelopes, opener: Callable[[str], IO[bytes]]) -> list[str]:
+        with opener(name) as out:
+            out.write(b"interactions:\n")
+            for i, env in enumerate(envs()):
+                out.write(
+                    (
+                        "- request:\n"
+                        f"    body: {json.dumps(dumps(env['request']))}\n"
+                        "    headers:\n      content-type:\n      - application/json\n"
+                        "    method: POST\n"
+                        "    uri: https://api.anthropic.com/v1/messages\n"
+                        "  response:\n"
+                        f"    body:\n      string: {json.dumps(dumps(message_response(env, i)))}\n"
+                        f"    headers:\n      Date: {http_date(env['time'])}\n"
+                        "    status:\n      code: 200\n      message: OK\n"
+                        "    url: !!python/object/new:yarl.URL\n"
+                        "      state: !!python/tuple\n"
+                        "      - !!python/object/new:urllib.parse.SplitResult\n"
+                        "        - https\n        - api.anthropic.com\n        - /v1/messages\n        - ''\n        - ''\n"
+                        "      - false\n"
+                    ).encode()
+                )
+            out.write(b"version: 1\n")
+        return [name]
+
+    return write
+
+
 def _gzipped(writer: Writer) -> Writer:
     def write(envs: Envelopes, opener: Callable[[str], IO[bytes]]) -> list[str]:
         def gz(name: str) -> IO[bytes]:
@@ -784,6 +929,23 @@ WRITERS: dict[str, tuple[str, Writer]] = {
     ),
     "claude-code": ("claude-code", _jsonl(claude_code, "claude-code-transcript.jsonl")),
     "zhar": ("zhar", _zhar("flows.zhar")),
+    "vcr-ruby": (
+        "vcr",
+        _yaml(ruby_vcr_interaction, "cassette.yml", "http_interactions", "---\n", "recorded_with: VCR 6.3.1\n"),
+    ),
+    "go-vcr": ("vcr", _yaml(go_vcr_interaction, "cassette.yaml", "interactions", "---\nversion: 2\n")),
+    "vcrpy-aiohttp": ("vcr", _vcrpy_aiohttp("cassette.yaml")),
+    "nock": ("nock", _array(nock_definition, "recording.json", indent=2)),
+    "polly-har": (
+        "har",
+        _array(
+            polly_entry,
+            "recording.har",
+            '{"log": {"_recordingName": "agent", "creator": {"name": "Polly.JS", "version": "6.0.6", "comment": "persister:fs"}, "entries": [\n',
+            '\n], "pages": [], "version": "1.2"}}\n',
+            indent=2,
+        ),
+    ),
 }
 # the formats that keep the request's bytes (their tools-reordered twin must give CL301)
 WIRE = (
@@ -799,6 +961,11 @@ WIRE = (
     "langsmith",
     "openinference",
     "zhar",
+    "vcr-ruby",
+    "go-vcr",
+    "vcrpy-aiohttp",
+    "nock",
+    "polly-har",
 )
 
 

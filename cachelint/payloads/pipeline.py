@@ -145,6 +145,7 @@ class AuditPipeline:
             SessionKeys.from_packs(load_packs("payloads-session-keys", extra)),
             window=int(audit_options.get("session-window", DEFAULT_SESSION_WINDOW)),
             lifetime=longest_lifetime(limits_for(self.ctx)),
+            volatile=self.volatile,
         )
         self.time_field: str | None = options.time_field or audit_options.get("time-field") or None
         self.builder = RequestBuilder(self.rules, self.time_field)
@@ -197,6 +198,8 @@ class AuditPipeline:
         logs = [item for item in items if not isinstance(item, Diagnostic)]
         self.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=self.options.progress)
         self.formats.plan(logs)
+        items = self.formats.recorded_order(items, self.redactor)
+        logs = [item for item in items if not isinstance(item, Diagnostic)]
         self.agent_logs = self._agent_sessions(logs)
         for path, display in logs:  # batch results first: their usage joins requests of other files
             if display in self.formats.side:

@@ -6,9 +6,11 @@ tasks of a parallel audit (``cachelint.payloads.parallel``) run it as the serial
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.endpoints import EndpointRules
+from cachelint.payloads.formats.run import Aside
 from cachelint.payloads.formats.unread import unread_reason, unread_shape
 from cachelint.payloads.model import Origin, Record, Request
 from cachelint.payloads.providers import BlockCache, ReuseMismatch, to_request
@@ -52,8 +54,29 @@ class RequestBuilder:
         counts, images, a tracing upload, a legacy completion API): whatever its body carries, it
         is no unread log shape."""
         if self.rules.classify(item.url).known_not_llm:
-            return None, None
+            return None, not_generating(item)
         return unread_shape(item.request, item.response), unread_reason(item)
+
+
+# Members of a request body that hold a prompt (a chat's messages, a completion's prompt, Gemini's
+# contents, a system prompt or instructions): what makes a call to an endpoint that is no LLM
+# generation call look like one.
+_PROMPT_MEMBERS = frozenset(("messages", "prompt", "contents", "system", "instructions"))
+
+
+def not_generating(item: Record) -> Aside | None:
+    """What a record sent to an endpoint that is no LLM generation call the audit reads is, when
+    its body carries a prompt all the same (token counting, a legacy completion, an Assistants
+    run): said of a file that holds nothing else, so that it is never taken for an audited one."""
+    body = item.request
+    if not isinstance(body, dict) or body.keys().isdisjoint(_PROMPT_MEMBERS):
+        return None
+    path = urlsplit(item.url or "").path or "?"
+    return Aside(
+        f"are calls to {path}, an endpoint that is no LLM generation call the audit reads (token counts,"
+        " legacy completions, the Assistants API, images: not-llm in rules/packs/payloads-providers.yaml):"
+        " not audited"
+    )
 
 
 def record_problem(origin: Origin, message: str) -> Diagnostic:

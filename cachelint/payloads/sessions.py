@@ -14,7 +14,7 @@ In order of trust:
    a prefix of its own, when nothing says it is another agent (below); or, for the same agent, a
    history rewritten somewhere (CL303). Otherwise it starts a new session. Interleaved sessions in
    one file come apart;
-4. a VCR cassette or a HAR file is one recording: its requests are grouped as above but never with
+4. a VCR cassette, a HAR file or a nock recording is one recording: its requests are grouped as above but never with
    requests of another file, and its sessions close at the end of the file.
 
 What says a request is another agent's (``agent_evidence``): its system prompt, and its tools when
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len
+from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len, oldest_dropped, volatile_spans
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
 from cachelint.payloads.providers import TEXT_MARK
 from cachelint.payloads.usage import usage_of
@@ -59,7 +59,7 @@ def _session_number(sid: str) -> int:
 
 
 # Formats whose files are each one recording, never continued in another file.
-_RECORDINGS = ("vcr", "har")
+_RECORDINGS = ("vcr", "har", "nock")
 
 GROUPING_TEXT = {
     "explicit": "explicit session key",
@@ -231,6 +231,7 @@ _SIBLINGS = (
 
 
 _REJECT = _Verdict(-1)
+_HANDOFF = "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares"
 
 
 @dataclass
@@ -239,6 +240,9 @@ class SessionGrouper:
     window: int = 1000
     # the longest a request's cache entries can live, in seconds, or None (``longest_lifetime``)
     lifetime: Any = None
+    # the values that tick (``diff.VolatilePatterns``): a system prompt whose only changes are
+    # such values is the same agent's, the same messages sent again under it one conversation
+    volatile: Any = None
     _open: dict[str, _Open] = field(default_factory=dict)
     _by_key: dict[str, dict[str, None]] = field(default_factory=dict)
     _by_response: dict[str, str] = field(default_factory=dict)
@@ -381,7 +385,12 @@ class SessionGrouper:
         tools (the most recent)."""
         sid = self._by_response.get(req.previous_response_id or "")
         if sid is not None and sid in self._open:
-            return self._open[sid], ("", None)
+            entry = self._open[sid]
+            if agent_evidence(entry.last, req) == OTHER:
+                # a handoff: another agent carries the conversation on (the server prepends the
+                # chain's items), judged as on Chat Completions, where it is handed the history
+                return None, (_HANDOFF, entry.last.origin.describe())
+            return entry, ("", None)
         found: _Open | None = None
         for entry in self._open.values():
             last = entry.last
@@ -476,7 +485,9 @@ class SessionGrouper:
 
     def _judge(self, last: Request, cur: Request, timed: bool) -> _Verdict:
         """Whether ``cur`` continues the session whose last request is ``last``."""
-        if last.side_call is not None or last.provider != cur.provider:
+        if last.side_call is not None or last.provider != cur.provider or last.host != cur.host:
+            # the host is part of a conversation's identity: a provider's cache is its own, and a
+            # gateway or another server of the same API (Groq, Ollama, OpenRouter) keeps another
             return _REJECT
         prev, msgs = last.messages, cur.messages
         k = common_prefix_blocks(prev, msgs)
@@ -495,11 +506,7 @@ class SessionGrouper:
             if evidence == OTHER:
                 # another agent, even when it is handed the whole history (a handoff, a team's
                 # next speaker): each agent's conversation is its own session
-                return _Verdict(
-                    -1,
-                    k,
-                    "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares",
-                )
+                return _Verdict(-1, k, _HANDOFF)
             if replays_response(last, cur, k):
                 return _Verdict(4, k)
             if grows:
@@ -510,8 +517,15 @@ class SessionGrouper:
                     k,
                     "it shares only the opening message with a request of other tools or system prompt (a side call)",
                 )
-            if evidence == SAME or (evidence == NONE and last.model == cur.model):
-                return _Verdict(2, k, repeat=True)  # the same request sent again (a retry, a setting changed)
+            if (
+                evidence == SAME
+                or (evidence == NONE and last.model == cur.model)
+                or (evidence == CLOSE and self._ticked(last.system, cur.system))
+            ):
+                # the same request sent again (a retry, a setting changed), or the same messages
+                # sent again under the same system prompt but for a value that ticks (a clock in
+                # it); another wording of it is another configuration (a prompt experiment's variant)
+                return _Verdict(2, k, repeat=True)
             return _Verdict(
                 -1,
                 k,
@@ -523,6 +537,13 @@ class SessionGrouper:
                 k,
                 "an independent request: it repeats the history of the previous one and changes only its last message",
             )
+        if k and _other_reply(prev, msgs, k):
+            return _Verdict(
+                -1,
+                k,
+                "another conversation that opened alike: its reply to the shared opening differs (two users who"
+                " both said the same first words), not a history rewritten",
+            )
         if (
             evidence == NONE
             and k >= 1
@@ -531,17 +552,23 @@ class SessionGrouper:
             return _Verdict(1, k)  # a history without tools or system, rewritten in its middle (CL303)
         if evidence not in (SAME, CLOSE):
             if evidence == OTHER and k:
-                return _Verdict(
-                    -1,
-                    k,
-                    "another agent: its system prompt (or tools) are unlike those of the request whose messages it shares",
-                )
+                return _Verdict(-1, k, _HANDOFF)
             return _Verdict(-1, k, _RESTART)
         if k >= 1 and len(msgs) > 1:
             return _Verdict(1, k)  # the same agent's history, rewritten somewhere (CL303)
         if k == 0 and len(prev) >= 2 and len(msgs) >= len(prev) and _only_first_differs(prev, msgs):
             return _Verdict(1, k)  # message 0 rewritten (a timestamp in the first user message), the rest intact
+        if k == 0 and oldest_dropped(prev, msgs):
+            return _Verdict(1, k)  # the oldest turns dropped, the rest carried on (a sliding window)
         return _Verdict(-1, k, _RESTART)
+
+    def _ticked(self, x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
+        """Whether two system tiers of as many blocks differ only in values that tick (a time, a
+        date, an id: every changed span volatile)."""
+        if self.volatile is None or len(x) != len(y):
+            return False
+        changed = [(a.data, b.data) for a, b in zip(x, y) if a.data != b.data]
+        return bool(changed) and all(volatile_spans(a, b, self.volatile) for a, b in changed)
 
     def _too_long(self, last: Request, cur: Request, extends: bool) -> str | None:
         """Why the pause since ``last`` ends its session, or None: it outlived every cache entry
@@ -642,6 +669,37 @@ def longest_lifetime(limits: Any) -> Any:
         return found
 
     return lifetime
+
+
+_THINKING_PARTS = frozenset(("thinking", "redacted_thinking", "reasoning"))
+
+
+def _reply(block: Block) -> Any:
+    """An assistant message's reply without its thinking (which the API strips from older turns):
+    its text and tool calls; None for another role or a block that is not a message object."""
+    if block.name not in _ASSISTANT_ROLES:
+        return None
+    message = block.raw
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content", message.get("parts"))
+    if isinstance(content, list):
+        return [p for p in content if not (isinstance(p, dict) and p.get("type") in _THINKING_PARTS)]
+    return content
+
+
+def _other_reply(prev: tuple, cur: tuple, k: int) -> bool:
+    """The two histories share their first ``k`` messages and then hold two different replies of
+    the model to them (not one reply edited: its thinking stripped leaves the reply as it was):
+    two conversations that opened with the same words, each answered on its own. A reply edited
+    within one conversation keeps what followed it (the next question is sent again after it)."""
+    if k != 1 or k >= len(prev) or k >= len(cur):
+        return False
+    mine, theirs = _reply(prev[k]), _reply(cur[k])
+    if mine is None or theirs is None or mine == theirs:
+        return False
+    later = {b.data for b in cur[k + 1 :]}
+    return not any(b.data in later for b in prev[k + 1 :])
 
 
 def _only_first_differs(prev: tuple, cur: tuple) -> bool:

@@ -14,6 +14,32 @@ from typing import Any
 from cachelint.payloads.jsonio import loads
 
 
+# The event types of the providers' streams (Anthropic Messages, OpenAI Responses: the
+# ``response.*`` family), what one event of a stream recorded alone carries in ``type``.
+_STREAM_EVENTS = frozenset(
+    (
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    )
+)
+
+
+def is_stream_event(value: Any) -> bool:
+    """Whether a JSON value is one event of a provider's response stream (a stream fixture
+    records them one a line, without the request)."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    return isinstance(kind, str) and (
+        kind in _STREAM_EVENTS
+        or (kind.startswith("response.") and ("response" in value or "delta" in value or "item" in value))
+    )
+
+
 def looks_like_sse(text: str) -> bool:
     head = text.lstrip()[:16]
     return head.startswith("event:") or head.startswith("data:") or head.startswith(":")

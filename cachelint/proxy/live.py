@@ -52,6 +52,7 @@ class LiveBreaks:
             SessionKeys.from_packs(load_packs("payloads-session-keys", extra)),
             window=int(options.get("session-window", DEFAULT_SESSION_WINDOW)),
             lifetime=longest_lifetime(limits_for(CheckContext(settings=settings, options=options))),
+            volatile=self._volatile,
         )
         self._mask = masker(extra).mask
 

@@ -277,3 +277,69 @@ def test_real_recordings_corpus():
             )
             if d.code == "CL001":
                 assert d.line >= 1 and d.path
+
+
+# --- recorders of other languages, and tags the safe loader does not know ------------------------
+
+SAMPLES = Path(__file__).parent / "format_samples"
+
+
+def _audit_folder(folder: Path):
+    return audit_logs(["."], settings=load_settings(folder, isolated=True), cwd=folder)
+
+
+@pytest.mark.parametrize("sample", ["vcr-ruby", "go-vcr", "vcrpy-aiohttp", "nock", "polly-har"])
+def test_every_response_of_a_recording_is_read_whatever_its_encoding(sample: str) -> None:
+    """Ruby's base64 bodies, nock's gzip hex chunks, Polly's base64 gzip chunks: the second
+    request's usage (a read of 1,850 tokens) is read like the plain ones around it."""
+    result = _audit_folder(SAMPLES / sample / "timestamp")
+    summary = result.summary.to_dict()
+    assert summary["requests"] == 3 and summary["skipped_non_llm"] == 0, summary
+    (session,) = summary["usage"]["sessions"]
+    assert session["requests_with_usage"] == 3 and session["tokens"]["read"] == 1850, session
+
+
+def test_a_ruby_vcr_cassette_takes_its_times_from_recorded_at(tmp_path: Path) -> None:
+    from cachelint.payloads.formats.registry import read_bytes_as_log
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.secrets import Redactor
+
+    data = (SAMPLES / "vcr-ruby" / "timestamp" / "cassette.yml").read_bytes()
+    records = read_bytes_as_log(data, "cassette.yml", "auto", Redactor.from_packs(load_packs("payloads-secrets")))
+    assert [r.time.isoformat() for r in records] == [
+        "2026-11-29T10:00:00+00:00",
+        "2026-11-29T10:00:40+00:00",
+        "2026-11-29T10:01:30+00:00",
+    ]
+    assert all(r.fmt == "vcr" and "x-api-key" not in r.headers for r in records)
+
+
+def test_python_and_ruby_tags_are_read_as_plain_data_and_never_constructed(tmp_path: Path) -> None:
+    """A tag that names a callable (``!!python/object/apply:os.system``) must not run it: the
+    loader reads what it tags as data. ``!binary`` (Psych's) is base64 like ``!!binary``."""
+    from cachelint.payloads.readers.documents import plain_tags_loader
+    import yaml
+
+    marker = tmp_path / "ran"
+    text = (
+        f"a: !!python/object/apply:os.system ['touch {marker}']\n"
+        "b: !!python/object/new:yarl.URL {state: !!python/tuple [https, x]}\n"
+        "c: !ruby/object:Faraday::Response {status: 200}\n"
+        "d: !binary aGVsbG8=\n"
+        "e: !!python/name:builtins.print ''\n"
+    )
+    doc = yaml.load(text, Loader=plain_tags_loader())  # noqa: S506 - the loader under test
+    assert doc == {
+        "a": [f"touch {marker}"],
+        "b": {"state": ["https", "x"]},
+        "c": {"status": 200},
+        "d": b"hello",
+        "e": "",
+    }
+    assert not marker.exists()
+
+
+def test_a_yaml_file_with_tags_that_is_no_cassette_is_still_named_for_what_it_is(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("---\nsettings: !ruby/hash {a: 1}\nname: x\n", encoding="utf-8")
+    (d,) = _audit_folder(tmp_path).diagnostics
+    assert d.code == "CL001" and "keys name, settings, not a VCR cassette" in d.message

@@ -45,6 +45,11 @@ FORMAT_OF = {
     "langfuse": "langfuse",
     "claude-code": "claude-code",
     "zhar": "zhar",
+    "vcr-ruby": "vcr",
+    "go-vcr": "vcr",
+    "vcrpy-aiohttp": "vcr",
+    "nock": "nock",
+    "polly-har": "har",
 }
 CONTENT_LEVEL = ("langsmith-langchain", "otel-genai", "otel-genai-collector", "openllmetry", "langfuse")
 

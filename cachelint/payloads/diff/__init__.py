@@ -17,7 +17,7 @@ prefixes of strings, bytes and tiers).
 
 from __future__ import annotations
 
-from cachelint.payloads.diff.common import common_prefix_blocks, common_prefix_len
+from cachelint.payloads.diff.common import common_prefix_blocks, common_prefix_len, oldest_dropped
 from cachelint.payloads.diff.explain import (
     DROPPED_THINKING_HINT,
     MAX_EXPLANATIONS,
@@ -32,6 +32,7 @@ from cachelint.payloads.diff.setting_changes import InvalidationTable, changed_s
 from cachelint.payloads.diff.volatile import MAX_VOLATILE_TOKEN, VolatilePatterns, volatile_spans
 
 __all__ = [
+    "oldest_dropped",
     "DROPPED_THINKING_HINT",
     "EXCERPT_AFTER",
     "EXCERPT_BEFORE",

@@ -35,3 +35,14 @@ def common_prefix_blocks(a: Sequence[Block], b: Sequence[Block]) -> int:
             break
         n += 1
     return n
+
+
+def oldest_dropped(old: Sequence[Block], new: Sequence[Block]) -> int:
+    """How many of ``old``'s first blocks ``new`` dropped while starting with all the others (at
+    least two carried on, so that one short message repeated, "ok", is no evidence) and going on
+    after them: the oldest turns of a history cut by a sliding window; 0 otherwise."""
+    for drop in range(1, len(old) - 1):
+        kept = old[drop:]
+        if len(new) > len(kept) and all(x.data is y.data or x.data == y.data for x, y in zip(kept, new)):
+            return drop
+    return 0

@@ -85,8 +85,38 @@ def _span(span: Any, origin: Origin, ctx: registry.ReadContext, allowed: tuple[A
             item = convention.record(span, attrs, where, ctx)
             break
     if item is None:
-        item = make_record(where, None, ctx.redactor, fmt=ctx.state["format"])  # not an LLM call
+        reason = unread_span(attrs)
+        if reason is not None:
+            ctx.unread.add(reason, where)
+        item = make_record(where, None, ctx.redactor, fmt=ctx.state["format"])  # not read as an LLM call
     yield from _reorder(ctx, item, span_time(span))
+
+
+# Operations of the GenAI conventions that are no model call: an agent's or a tool's step, an
+# embedding (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-agent-spans/).
+_NOT_MODEL_CALLS = ("execute_tool", "invoke_agent", "create_agent", "embeddings", "invoke_workflow")
+
+
+def unread_span(attrs: dict) -> str | None:
+    """Why a span no convention read looks like an LLM call all the same, or None (an HTTP, a
+    database, a tool or an agent span): said once per file with the count, never counted silently
+    as no LLM call."""
+    operation = attrs.get("gen_ai.operation.name")
+    if operation in _NOT_MODEL_CALLS:
+        return None
+    if any(k.startswith("ai.prompt") for k in attrs):
+        return (
+            "are LLM call spans of the Vercel AI SDK (ai.prompt.messages) that no convention cachelint reads"
+            " takes: export them with OpenTelemetry GenAI attributes (gen_ai.input.messages)"
+        )
+    if any(k.startswith(("gen_ai.usage.", "gen_ai.request.", "gen_ai.response.")) for k in attrs) or operation:
+        return (
+            "are LLM call spans (gen_ai.* attributes) without the prompt or the provider a convention cachelint"
+            " reads needs (gen_ai.input.messages, gen_ai.prompt.N.*, gen_ai.provider.name): not audited"
+        )
+    if "llm.input_messages.0.message.role" in attrs or "input.value" in attrs and "llm.model_name" in attrs:
+        return "are LLM call spans (llm.* attributes) whose openinference.span.kind is not LLM: not audited"
+    return None
 
 
 def _reorder(ctx: registry.ReadContext, item: registry.Item, when: Any) -> Iterator[registry.Item]:

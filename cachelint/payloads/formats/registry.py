@@ -255,7 +255,7 @@ def detect_format(name: str, head: bytes) -> str:
             except (ValueError, RecursionError):
                 pass
         return "json"
-    if text.startswith((b"interactions:", b"---", b"version:", b"requests:")):
+    if text.startswith((b"interactions:", b"http_interactions:", b"---", b"version:", b"requests:")):
         return "vcr"
     return "jsonl"
 

@@ -22,6 +22,14 @@ LIMITS_TEXT = {
 }
 
 
+class Aside(str):
+    """Why records were skipped that is worth saying only of a file from which no request was read
+    (calls to an endpoint that is no LLM generation call, beside the requests of a recording, are
+    not worth a notice; a file of nothing else is, so that it is not taken for read)."""
+
+    __slots__ = ()
+
+
 @dataclass
 class FormatRun:
     """The log-format side of one audit run."""
@@ -39,6 +47,8 @@ class FormatRun:
         default_factory=dict
     )  # display -> skipped records that look like LLM logs
     fidelity: dict[str, dict[str, Any]] = field(default_factory=dict)  # fidelity -> {"requests", "formats"}
+    aside: dict[str, registry.Unread] = field(default_factory=dict)  # display -> ``Aside`` reasons
+    requested: set[str] = field(default_factory=set)  # displays a request was read from
 
     def plan(self, logs: Iterable[tuple[Path, str]]) -> None:
         """Sniff every file's format once; remember the side files."""
@@ -53,6 +63,36 @@ class FormatRun:
             fmt = registry.get(name)
             if fmt is not None and fmt.side:
                 self.side.add(display)
+
+    def recorded_order(self, items: list[Any], redactor: Any) -> list[Any]:
+        """The listing with the files of one request each (JSON documents of one record, a folder
+        of them) put in the order of their recorded times within their folder, in the places the
+        folder's such files held: a file's name (a uuid, a hash) says nothing of when its request
+        was sent, and a conversation's requests read out of order look rewritten. Files without a
+        time, and every other file, keep their places; equal times keep the names' order."""
+        by_folder: dict[str, list[int]] = {}
+        times: dict[int, Any] = {}
+        for index, item in enumerate(items):
+            if not isinstance(item, tuple):
+                continue
+            path, display = item
+            if (
+                self.format_of(display) != "json"
+                or display in self.side
+                or display.lower().endswith(".gz")  # its size on disk says nothing of what it holds
+                or _size(path) > _ONE_REQUEST_FILE
+            ):
+                continue
+            when = _only_record_time(path, display, redactor, self.limits)
+            if when is not None:
+                times[index] = when
+                by_folder.setdefault(str(Path(display).parent), []).append(index)
+        out = list(items)
+        for places in by_folder.values():
+            ordered = sorted(places, key=lambda i: (times[i].timestamp(), items[i][1]))
+            for place, index in zip(places, ordered):
+                out[place] = items[index]
+        return out
 
     def format_of(self, display: str) -> str:
         return self.formats.get(display, self.input_format)
@@ -97,18 +137,25 @@ class FormatRun:
 
     def note_unread(self, origin: Any, reason: str | None) -> None:
         """A skipped record's ``unread_reason`` (None: nothing to say), at its origin."""
-        if reason is not None:
+        if isinstance(reason, Aside):
+            self.aside.setdefault(origin.path, registry.Unread()).add(reason, origin)
+        elif reason is not None:
             self.unread.setdefault(origin.path, registry.Unread()).add(reason, origin)
 
     def file_done(self, display: str) -> list[Diagnostic]:
         unread = self.unread.pop(display, None)
-        return unread.diagnostics() if unread is not None else []
+        aside = self.aside.pop(display, None)
+        found = unread.diagnostics() if unread is not None else []
+        if aside is not None and display not in self.requested:
+            found += aside.diagnostics()
+        return found
 
     def complete(self, req: Request, record: Record) -> None:
         """Carry the record's fidelity and format to the request; where a log dropped the cache
         markers of a provider that caches only at markers, put one where its usage shows that
         the cache was written or read (the whole prompt, with the TTL the usage tells), so that
         the TTL and missed-read checks can judge it."""
+        self.requested.add(record.origin.path)
         req.fidelity = record.fidelity
         req.source_format = record.fmt
         if record.fidelity == "wire":
@@ -149,3 +196,25 @@ class FormatRun:
                 "not_judged": LIMITS_TEXT.get(fidelity, ""),
             }
         return out
+
+
+# A file of one request is a request body and its envelope: a few hundred KB at most. Larger JSON
+# documents keep their place unread (the order is only worth one extra read of small files).
+_ONE_REQUEST_FILE = 4 * 1024 * 1024
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return _ONE_REQUEST_FILE + 1
+
+
+def _only_record_time(path: Path, display: str, redactor: Any, limits: Any) -> Any:
+    """The recorded time of a file's one record, or None (no time, or not one record)."""
+    found = None
+    for item in registry.read_log(path, display, "auto", redactor, limits):
+        if not isinstance(item, Record) or found is not None:
+            return None
+        found = item
+    return found.time if found is not None else None

@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 from cachelint.payloads.formats.registry import get, match
 from cachelint.payloads.model import Record
 from cachelint.payloads.providers.registry import is_response
+from cachelint.payloads.sse import is_stream_event
 
 
 def unread_reason(record: Record) -> str | None:
@@ -56,10 +57,22 @@ def resemblance(record: Any) -> str | None:
     fmt = match(value)
     if fmt is not None:
         return f"are {fmt.title} records but were not read as such: audit them with --input-format {fmt.name} (or let the format be detected)"
+    if is_response(value):
+        return (
+            "are responses of an LLM API without the requests that asked for them (a response object, a test"
+            " fixture): nothing that was sent, so nothing to compare"
+        )
+    if is_stream_event(value):
+        return "are events of a streamed LLM response without its request (a stream fixture): nothing that was sent, so nothing to compare"
     keys = set(value)
-    attributes = value.get("attributes")
-    if isinstance(attributes, dict):
-        keys |= set(attributes)
+    for container in ("attributes", "tags"):  # a span's attributes (OTLP, SDK JSON), Zipkin's and Jaeger's tags
+        keys |= set(_attribute_keys(value.get(container)))
+    spans = value.get("spans")
+    if isinstance(spans, list):  # a trace of a tracing backend's export (Jaeger: {traceID, spans})
+        for span in spans[:50]:
+            if isinstance(span, dict):
+                for container in ("attributes", "tags"):
+                    keys |= set(_attribute_keys(span.get(container)))
     nested = value.get("input")
     if isinstance(nested, dict):
         keys |= {f"input.{k}" if k == "value" else k for k in nested}

@@ -13,6 +13,7 @@ from typing import IO, Any, Iterator, Mapping, cast
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.endpoints import is_upload
+from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_cassette
@@ -79,7 +80,7 @@ def read_document(data: bytes, display: str, fmt: str, redactor: Redactor) -> It
         return
     if isinstance(doc, dict) and isinstance(doc.get("log"), dict) or fmt == "har":
         yield from _har(doc, data, display, redactor)
-    elif isinstance(doc, dict) and "interactions" in doc or fmt == "vcr":
+    elif isinstance(doc, dict) and ("interactions" in doc or "http_interactions" in doc) or fmt == "vcr":
         yield from _cassette(doc, data, display, redactor)
     elif isinstance(doc, list):
         lines = _top_level_item_lines(data)
@@ -117,19 +118,19 @@ def _top_level_item_lines(data: bytes) -> list[int]:
 
 
 def _load_yaml(data: bytes, origin: Origin) -> Any:
-    """Parse a YAML cassette with the safe (libyaml when present) loader, refusing aliases:
-    cassettes never use them, and an alias bomb (billion laughs) would expand into gigabytes once
-    walked. Aliases come back as shared objects, so one pass over the distinct containers finds them."""
+    """Parse a YAML cassette with a safe loader (libyaml's when present) that reads every tag as
+    plain data, refusing aliases: cassettes never use them, and an alias bomb (billion laughs)
+    would expand into gigabytes once walked. Aliases come back as shared objects, so one pass over
+    the distinct containers finds them."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        doc = yaml.load(data, Loader=loader)  # noqa: S506 - a safe loader
+        doc = yaml.load(data, Loader=plain_tags_loader())  # noqa: S506 - a safe loader: no object is constructed
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         return unreadable(origin.path, f"not valid YAML: {exc.problem or exc}", line=line, record=origin.record)
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         from cachelint.masking import masker
 
         reason = masker().cut(str(exc), 0, 200)  # masked whole before the cut (it may quote the input)
@@ -139,6 +140,34 @@ def _load_yaml(data: bytes, origin: Origin) -> Any:
         line = data.count(b"\n", 0, match.start()) + 1 if match else 1
         return unreadable(origin.path, "YAML aliases are not accepted in cassettes", line=line, record=origin.record)
     return doc
+
+
+@functools.lru_cache(maxsize=1)
+def plain_tags_loader() -> type:
+    """The safe loader, with every tag it does not know read as the plain data it tags (a mapping,
+    a list or a string), never as the object it names. vcrpy writes the aiohttp objects of a
+    recording with Python tags (``!!python/object/apply:multidict...``, ``!!python/tuple``), which
+    the safe loader refuses and the unsafe one would construct by running code; Psych (Ruby's YAML,
+    which the ``vcr`` gem writes with) tags bytes that are not UTF-8 ``!binary`` (base64: the
+    standard ``!!binary``) and Ruby objects ``!ruby/...``. What a cassette needs of them is the data
+    (a URL's parts, a header's values), not the object."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class PlainTagsLoader(base):  # type: ignore[misc, valid-type]
+        pass
+
+    def plain(loader: Any, node: Any) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            return loader.construct_mapping(node, deep=True)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node, deep=True)
+        return loader.construct_scalar(node)
+
+    PlainTagsLoader.add_constructor("!binary", yaml.constructor.SafeConstructor.construct_yaml_binary)
+    PlainTagsLoader.add_constructor(None, plain)
+    return PlainTagsLoader
 
 
 def _has_shared_containers(doc: Any) -> bool:
@@ -228,13 +257,7 @@ def har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts 
         status = response.get("status") if isinstance(response.get("status"), int) else None
         content = response.get("content")
         if isinstance(content, dict) and isinstance(content.get("text"), str):
-            text = content["text"]
-            if content.get("encoding") == "base64":
-                try:
-                    text = base64.b64decode(text, validate=False).decode("utf-8", "replace")
-                except ValueError:
-                    text = ""
-            response_body = parse_response(text)
+            response_body = parse_response(_har_content_text(content["text"], content.get("encoding")))
     record = Record(
         origin=origin,
         request=body,
@@ -258,8 +281,41 @@ def har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts 
     return record
 
 
+def _har_content_text(text: str, encoding: Any) -> str:
+    """A HAR response's ``content.text`` as text: base64 decoded (HAR 1.2's ``encoding``), the
+    JSON list of base64 chunks Polly.JS writes for a body it received in chunks joined, and a
+    body still gzip-encoded (recorded as it came over the wire) inflated."""
+    if encoding != "base64":
+        return text
+    chunks = [text]
+    if text.startswith("["):
+        try:
+            listed = loads(text)
+        except (ValueError, RecursionError):
+            listed = None
+        if isinstance(listed, list) and all(isinstance(c, str) for c in listed):
+            chunks = listed
+    try:
+        data = b"".join(base64.b64decode(c, validate=False) for c in chunks)
+    except ValueError:
+        return ""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            data = inflater.decompress(data, _MAX_DECOMPRESSED)
+            if inflater.unconsumed_tail:
+                return ""
+        except zlib.error:
+            return ""
+    return data.decode("utf-8", "replace")
+
+
 def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
     interactions = doc.get("interactions") if isinstance(doc, dict) else None
+    if interactions is None and isinstance(doc, dict) and "http_interactions" in doc:
+        # the Ruby ``vcr`` gem's cassette: ``http_interactions``, each with its ``recorded_at``
+        # (https://relishapp.com/vcr/vcr/docs/cassettes/cassette-format)
+        interactions = doc["http_interactions"]
     if interactions is None and isinstance(doc, dict) and _parallel_lists(doc):
         # vcrpy's in-memory shape, {requests: [...], responses: [...]}, which some persisters
         # write as it is (langchain-aws's gzipped cassettes): the n-th response answers the n-th
@@ -277,7 +333,7 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
         yield unreadable(
             display,
             "cassette has no interactions list"
-            if isinstance(doc, dict) and "interactions" in doc
+            if isinstance(doc, dict) and ("interactions" in doc or "http_interactions" in doc)
             else not_a_cassette(doc),
         )
         return
@@ -305,6 +361,13 @@ _MAX_DECOMPRESSED = 64 * 1024 * 1024
 def _cassette_body(body: Any) -> Any:
     if isinstance(body, dict) and set(body) <= {"string", "encoding"} and "string" in body:
         body = body["string"]
+    elif isinstance(body, dict) and set(body) <= {"base64_string", "encoding"} and "base64_string" in body:
+        # the Ruby ``vcr`` gem's body recorded with ``preserve_exact_body_bytes`` (or not valid in
+        # its encoding): the bytes as base64
+        try:
+            body = base64.b64decode(str(body["base64_string"]), validate=False)
+        except ValueError:
+            return None
     if isinstance(body, (bytes, bytearray)) and bytes(body[:2]) == b"\x1f\x8b":
         # recorded as sent on the wire, gzip-encoded (Content-Encoding: gzip): the usage is inside
         try:
@@ -390,7 +453,7 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
         origin=origin,
         request=body,
         response=parse_response(_cassette_body(_body_or_parsed(response))),
-        time=parse_time(response_headers.get("date")),
+        time=parse_time(response_headers.get("date")) or parse_time(interaction.get("recorded_at")),
         url=redactor.url(request.get("uri", request.get("url"))),
         method=request.get("method") if isinstance(request.get("method"), str) else None,
         headers=headers,

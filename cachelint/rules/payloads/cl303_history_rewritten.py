@@ -15,9 +15,11 @@ from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.context import CheckContext
+from cachelint.payloads.diff import oldest_dropped
 from cachelint.payloads.breaks import break_finding, cached_end_before, first_lost_byte, tier_details
 from cachelint.payloads.thinking import stripped_from, thinking_on
-from cachelint.payloads.limits import limits_for
+from cachelint.payloads.limits import limits_for, tokens_up_to
+from cachelint.payloads.usage import usage_of
 from cachelint.payloads.model import Request, Session
 from cachelint.rules.declarations import PayloadRule
 
@@ -31,7 +33,12 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     td = diff.tier_diff("messages") if diff else None
     if diff is None or td is None or not td.breaks:
         return ()
+    if _another_question_on_a_read_prefix(prev, cur, td.first_block, diff.offset, ctx):
+        return ()
     first = td.explanation[0] if td.explanation else f"message {td.first_block} differs"
+    dropped = oldest_dropped(prev.messages, cur.messages)
+    if dropped:
+        first = f"the {dropped} oldest message(s) dropped, the rest carried on (a sliding window of history)"
     message = (
         f"history rewritten at message {td.first_block} (byte {td.offset}): {first}; "
         f"the messages from there on are written again instead of read"
@@ -41,6 +48,29 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
             CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)
         ),
     )
+
+
+def _another_question_on_a_read_prefix(
+    prev: Request, cur: Request, first_block: int, offset: int | None, ctx: CheckContext
+) -> bool:
+    """Only the previous request's last message, a user's, was replaced (nothing after it) and
+    the usage shows the prefix before it was read: another question asked on the same prefix.
+    Nothing of the history was rewritten; only the replaced message itself is not read, which
+    no request could have reused. Without the usage, CL303 says what the bytes show."""
+    msgs, old = cur.messages, prev.messages
+    if not old or first_block != len(old) - 1 or len(msgs) != len(old) or old[-1].name != "user" or offset is None:
+        return False
+    usage = usage_of(cur)
+    if usage is None or usage.read <= 0:
+        return False
+    before, _exact = tokens_up_to(prev, offset, limits_for(ctx))
+    return usage.read >= before - _READ_TOLERANCE
+
+
+# A read short of the tokens before the change by less than one 128-token step covers them: the
+# step of automatic caching's hits (docs/background/breakpoints-and-ttls.md, OpenAI), the rounding
+# CL308 allows too; the tokens before the change are estimated from bytes when no usage counts them.
+_READ_TOLERANCE = 128
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:

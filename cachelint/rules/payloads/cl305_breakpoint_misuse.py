@@ -9,7 +9,9 @@
   blocks``);
 - a marker whose prefix is below the model's minimum cacheable length (docs/background/minimum-lengths.md: silently uncached);
 - a marker more than ``lookback_blocks`` (20) blocks after the previous request's cache entries,
-  with no marker in between: the lookback stops before it reaches them (docs/background/breakpoints-and-ttls.md#lookback-window).
+  with no marker in between: the lookback stops before it reaches them (docs/background/breakpoints-and-ttls.md#lookback-window);
+- every marker before the previous request's deepest entry while the prefix is carried on (the
+  marker at the end of the conversation dropped): the lookback walks back only, never forward.
 
 A request the provider rejected is checked alone, and its finding quotes the provider's error
 (HTTP 400 "A maximum of 4 blocks with cache_control may be provided. Found 5."); a rejection whose
@@ -234,7 +236,45 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
     lookback = _beyond_lookback(prev, cur, ctx, limits)
     if lookback is not None:
         out.append(lookback)
+    moved = _moved_back(prev, cur, ctx, limits)
+    if moved is not None:
+        out.append(moved)
     return out
+
+
+def _blocks(first: int, last: int) -> str:
+    return f"block {first}" if first == last else f"blocks {first}-{last}"
+
+
+def _moved_back(prev: Request, cur: Request, ctx: CheckContext, limits: Limits) -> Diagnostic | None:
+    """This request carries the previous one's prefix on, but every breakpoint of it sits before
+    the deepest entry the previous request wrote (the marker at the end of the conversation was
+    dropped): the lookback walks back from a breakpoint, never forward, so what was cached after
+    this request's last breakpoint is sent again at the full input rate instead of read."""
+    provider = limits.provider(cur.provider)
+    if provider is None or provider.lookback_blocks is None or not prev.breakpoints or not cur.breakpoints:
+        return None
+    if ctx.diff is None or ctx.diff.broken:
+        return None  # the prefix broke: the break is the finding
+    last = max(bp.position for bp in prev.breakpoints)
+    deepest = max(bp.position for bp in cur.breakpoints)
+    blocks = len(cur.tools) + len(cur.system) + len(cur.messages)
+    if deepest >= last or blocks <= last + 1:
+        return None
+    return at_request(
+        CODE,
+        f"the breakpoint moved back: the previous request cached its prefix up to block {last}, this one"
+        f" carries that prefix on but its last breakpoint is at block {deepest}; the lookback goes back from"
+        f" a breakpoint, never forward, so {_blocks(deepest + 1, last)} cached after it {'is' if deepest + 1 == last else 'are'}"
+        " paid at the full input rate instead of read: keep a breakpoint on the latest message (or use automatic caching)",
+        cur,
+        kind="moved-back",
+        details={
+            "previous_entries": sorted({bp.position for bp in prev.breakpoints}),
+            "breakpoints": sorted({bp.position for bp in cur.breakpoints}),
+            "source": provider.source,
+        },
+    )
 
 
 def _beyond_lookback(prev: Request, cur: Request, ctx: CheckContext, limits: Limits) -> Diagnostic | None:
