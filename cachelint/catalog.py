@@ -68,8 +68,11 @@ def _load_yaml(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
             return yaml.load(handle, Loader=loader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise CatalogError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise CatalogError(f"{path}: {exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        # one line: PyYAML's messages span several ("while parsing …\n  in …, line 2")
+        raise CatalogError(f"{path}: {' '.join(str(exc).split())}") from exc
 
 
 @functools.lru_cache(maxsize=None)
@@ -521,6 +524,14 @@ def pack_validation_errors(path: Path) -> list[str]:
     if (rules_dir() / "schema" / f"pack-{data['kind']}.schema.json").is_file():
         errors += validation_errors(data, f"pack-{data['kind']}.schema.json")
     return errors
+
+
+def validate_pack_files(paths: Sequence[str | Path]) -> None:
+    """Read and validate the user's packs (a configuration's ``packs``) now, where the
+    configuration is read: CatalogError names the first pack that cannot be used. The packs stay
+    loaded for the checks that read them later in this process (and in the workers it forks)."""
+    for path in paths:
+        _load_pack_file(Path(path))
 
 
 def load_packs(kind: str, extra: Sequence[str | Path] = ()) -> list[dict[str, Any]]:

@@ -147,6 +147,13 @@ def _catch_sigterm() -> None:
             pass
 
 
+def _is_configuration_error(exc: Exception) -> bool:
+    from cachelint.catalog import CatalogError
+    from cachelint.config import ConfigError
+
+    return isinstance(exc, (ConfigError, CatalogError))
+
+
 class _Group(click.Group):
     def invoke(self, ctx):
         _catch_sigterm()
@@ -161,6 +168,10 @@ class _Group(click.Group):
             click.echo("cachelint: terminated", err=True)
             sys.exit(143)
         except Exception as exc:  # an internal error is exit 2 with one line, not a traceback
+            if _is_configuration_error(exc):
+                # a configuration (or a pack it names) met below the working directory while
+                # the run walks the tree: the user's file, said as such, like the one at the top
+                _fail(str(exc))
             if os.environ.get("CACHELINT_DEBUG"):
                 raise
             click.echo(f"cachelint: internal error: {type(exc).__name__}: {exc}", err=True)
@@ -552,7 +563,7 @@ def audit(
 @click.option("--isolated", is_flag=True)
 def index(directory, write_file, check_file, show_diff, config, isolated):
     """Print the skill index rendered from the SKILL.md files under DIRECTORY (sorted by name)."""
-    from cachelint.skills.indexer import IndexFileError, check_index, render_index, write_index
+    from cachelint.skills.indexer import IndexFileError, build_index, check_index, write_index
 
     settings = _load_settings(config, isolated)
     root = Path(directory)
@@ -560,13 +571,21 @@ def index(directory, write_file, check_file, show_diff, config, isolated):
         _fail("--write and --check exclude each other")
     if show_diff and not write_file:
         _fail("--diff previews --write FILE")
+
+    def warn_unlisted(index, target: str | None) -> None:
+        # the skills an index cannot list (their metadata is invalid, CL201): said, never dropped silently
+        for warning in index.warnings(target):
+            click.echo(f"cachelint: warning: {warning}", err=True)
+
     try:
         if check_file:
-            ok, message = check_index(root, Path(check_file), settings)
+            ok, message, index = check_index(root, Path(check_file), settings)
+            warn_unlisted(index, check_file)
             click.echo(message, err=True)
             sys.exit(EXIT_CLEAN if ok else EXIT_FINDINGS)
         if write_file:
-            changed, message = write_index(root, Path(write_file), settings, diff=show_diff)
+            changed, message, index = write_index(root, Path(write_file), settings, diff=show_diff)
+            warn_unlisted(index, write_file)
             if show_diff and changed:
                 click.echo(message, nl=False)
             else:
@@ -574,7 +593,9 @@ def index(directory, write_file, check_file, show_diff, config, isolated):
             sys.exit(EXIT_CLEAN)
     except (IndexFileError, OSError) as exc:  # markers out of order, unreadable or unwritable file
         _fail(str(exc))
-    _emit(render_index(root, settings), None)
+    index = build_index(root, settings)
+    warn_unlisted(index, None)
+    _emit(index.text, None)
     sys.exit(EXIT_CLEAN)
 
 

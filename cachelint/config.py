@@ -342,6 +342,13 @@ class ConfigResolver:
             _merge_overrides(merged, self.overrides)
             validate(merged, "command line")
         settings = _settings_from(merged, config_path, self.cwd)
+        if settings.packs:
+            from cachelint.catalog import CatalogError, validate_pack_files
+
+            try:
+                validate_pack_files(settings.pack_paths())
+            except CatalogError as exc:
+                raise ConfigError(f"{config_path or 'command line'}: invalid configuration: packs: {exc}") from exc
         self._by_file[config_path] = settings
         return settings
 

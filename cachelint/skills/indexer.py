@@ -10,6 +10,7 @@ the committed block is current.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,25 +29,47 @@ class IndexFileError(Exception):
     """The target file cannot hold the index (unreadable, or its markers are out of order)."""
 
 
-def index_lines(root: Path, settings: "Settings") -> list[str]:
-    from cachelint.skills.tree import build_tree, has_valid_name
+@dataclass(frozen=True)
+class RenderedIndex:
+    """The index of the skills under a folder: one ``- name: description`` line per skill that
+    can be listed, sorted by name, and the skills left out with why (``unlisted_because``)."""
+
+    lines: tuple[str, ...]
+    unlisted: tuple[tuple[str, str], ...]  # (display path of the SKILL.md, why), by path
+
+    @property
+    def text(self) -> str:
+        return "".join(line + "\n" for line in self.lines)
+
+    def warnings(self, target: str | None = None) -> list[str]:
+        where = f" in {target}" if target else ""
+        return [f"{display}: not listed{where}: {why}" for display, why in self.unlisted]
+
+
+def build_index(root: Path, settings: "Settings", cwd: Path | None = None) -> RenderedIndex:
+    """The index of the skills under ``root``; ``cwd`` anchors the paths of the skills left out."""
+    from cachelint.discovery import display_path
+    from cachelint.skills.tree import build_tree, unlisted_because
 
     root = root.resolve()
     tree = build_tree(root, [], settings, root)
     rows = []
+    unlisted = []
     for skill in tree.skills:
-        # a skill whose front matter does not parse has no name or description to list (CL201)
-        if not has_valid_name(skill) or not skill.description or not skill.description.strip():
+        why = unlisted_because(skill)
+        if why is not None:
+            unlisted.append((display_path(skill.path, cwd or Path.cwd()), why))
             continue
-        rows.append((skill.name, skill.display, " ".join(skill.description.split())))
+        rows.append((skill.name, skill.display, " ".join((skill.description or "").split())))
     rows.sort()
-    return [f"- {name}: {description}" for name, _display, description in rows]
+    return RenderedIndex(
+        tuple(f"- {name}: {description}" for name, _display, description in rows), tuple(sorted(unlisted))
+    )
 
 
 def render_index(root: Path, settings: "Settings") -> str:
     """The index of the skills under ``root``, one ``- name: description`` line each."""
-    lines = index_lines(root, settings)
-    return "".join(line + "\n" for line in lines)
+    return build_index(root, settings).text
 
 
 def _block(rendered: str, newline: str) -> str:
@@ -131,14 +154,15 @@ def replaced_text(text: str, span: tuple[int, int], rendered: str, newline: str)
     return "".join(lines[: first - 1]) + _block(rendered, newline) + newline + tail
 
 
-def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False) -> tuple[bool, str]:
-    """Write the rendered index into ``file`` between the markers; (changed, message). A file
-    without markers whose one list names the skills has that list replaced by the block (a
+def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False) -> tuple[bool, str, RenderedIndex]:
+    """Write the rendered index into ``file`` between the markers; (changed, message, the index).
+    A file without markers whose one list names the skills has that list replaced by the block (a
     second list beside a stale one would leave the stale lines in the prompt); ``diff`` returns
     the change as a unified diff and writes nothing."""
     current = _read(file, settings)
     text, newline, had_bom = current if current is not None else ("", "\n", False)
-    rendered = render_index(root, settings)
+    index = build_index(root, settings)
+    rendered = index.text
     span = (
         hand_written_list(root, file, text, settings)
         if current is not None and _locate(text, str(file)) is None
@@ -148,12 +172,14 @@ def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False
         replaced_text(text, span, rendered, newline) if span else updated_text(text, rendered, newline, str(file))
     )
     if current is not None and new_text == text:
-        return False, f"{file}: index block is up to date"
+        return False, f"{file}: index block is up to date", index
     if diff:
         import difflib
 
-        return True, "".join(
-            difflib.unified_diff(text.splitlines(True), new_text.splitlines(True), f"a/{file}", f"b/{file}")
+        return (
+            True,
+            "".join(difflib.unified_diff(text.splitlines(True), new_text.splitlines(True), f"a/{file}", f"b/{file}")),
+            index,
         )
     data = (("\ufeff" if had_bom else "") + new_text).encode("utf-8")
     mode = None
@@ -164,22 +190,24 @@ def write_index(root: Path, file: Path, settings: "Settings", diff: bool = False
         mode = stat.S_IMODE(os.stat(file).st_mode)
     atomic_write(file, data, mode)
     replaced = f", replacing the list at lines {span[0]}-{span[1]}" if span else ""
-    return True, f"{file}: index block written ({len(index_lines(root, settings))} skills{replaced})"
+    left_out = f"; {len(index.unlisted)} left out, see above" if index.unlisted else ""
+    return True, f"{file}: index block written ({len(index.lines)} skills{replaced}{left_out})", index
 
 
-def check_index(root: Path, file: Path, settings: "Settings") -> tuple[bool, str]:
-    """Whether ``file`` holds the index rendered from ``root``; (ok, message)."""
+def check_index(root: Path, file: Path, settings: "Settings") -> tuple[bool, str, RenderedIndex]:
+    """Whether ``file`` holds the index rendered from ``root``; (ok, message, the index)."""
     fix = f"run cachelint index {root} --write {file}"
+    index = build_index(root, settings)
     current = _read(file, settings)
     if current is None:
-        return False, f"{file}: no such file; {fix}"
+        return False, f"{file}: no such file; {fix}", index
     text, newline, _ = current
     span = _locate(text, str(file))
     if span is None:
-        return False, f"{file}: has no index block ({START} … {END}); {fix}"
+        return False, f"{file}: has no index block ({START} … {END}); {fix}", index
     start, end = span
     committed = text[start:end].replace("\r\n", "\n")
-    expected = _block(render_index(root, settings), "\n")
+    expected = _block(index.text, "\n")
     if committed != expected:
-        return False, f"{file}: index block is stale; {fix}"
-    return True, f"{file}: index block is up to date"
+        return False, f"{file}: index block is stale; {fix}", index
+    return True, f"{file}: index block is up to date", index

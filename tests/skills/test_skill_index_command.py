@@ -39,7 +39,10 @@ def run(*args: str):
 def test_prints_the_index_sorted_by_name_with_whitespace_collapsed(repo):
     result = run(".")
     assert result.exit_code == 0
-    assert result.output == EXPECTED
+    assert result.stdout == EXPECTED
+    assert result.stderr == (
+        "cachelint: warning: skills/broken/SKILL.md: not listed: its front matter cannot be read (CL201)\n"
+    )
 
 
 def test_write_creates_the_block_at_the_end_then_check_passes(repo):
@@ -83,7 +86,7 @@ def test_check_fails_when_stale(repo):
     write_tree(repo, {"skills/logistica/SKILL.md": skill("logistica", "use para abrir chamado em transportadora")})
     result = run(".", "--check", "AGENTS.md")
     assert result.exit_code == 1
-    assert result.output.strip() == "AGENTS.md: index block is stale; run cachelint index . --write AGENTS.md"
+    assert result.stderr.splitlines()[-1] == "AGENTS.md: index block is stale; run cachelint index . --write AGENTS.md"
 
 
 def test_check_fails_without_a_block_or_a_file(repo):
@@ -161,3 +164,67 @@ def test_write_refuses_when_two_lists_name_skills(repo):
 def test_diff_without_write_is_a_usage_error(repo):
     result = CliRunner().invoke(main, ["index", ".", "--diff", "--isolated"])
     assert result.exit_code == 2
+
+
+# The skills an index cannot list: `index --write` writes every other one and says which it left
+# out and why; `index --check` and CL203 agree about the block it wrote.
+
+INVALID = {
+    "skills/beta/SKILL.md": "---\nname: Beta Skill\ndescription: use para redimensionar imagens PNG\n---\n",
+    "skills/gamma/SKILL.md": "---\ndescription: use para traduzir YAML em TOML\n---\n",
+}
+
+
+def test_write_lists_every_valid_skill_and_says_which_it_left_out(repo):
+    write_tree(repo, INVALID)
+    result = run(".", "--write", "AGENTS.md")
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [
+        "cachelint: warning: skills/beta/SKILL.md: not listed in AGENTS.md: its name 'Beta Skill' is not a valid skill name (CL201)",
+        "cachelint: warning: skills/broken/SKILL.md: not listed in AGENTS.md: its front matter cannot be read (CL201)",
+        "cachelint: warning: skills/gamma/SKILL.md: not listed in AGENTS.md: its front matter has no name (CL201)",
+        "AGENTS.md: index block written (3 skills; 3 left out, see above)",
+    ]
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8") == f"{START}\n{EXPECTED}{END}\n"
+    check = run(".", "--check", "AGENTS.md")
+    assert check.exit_code == 0
+    assert check.stderr.splitlines()[-1] == "AGENTS.md: index block is up to date"
+    assert "skills/beta/SKILL.md: not listed in AGENTS.md" in check.stderr
+
+
+def _check_codes(*codes: str):
+    return CliRunner().invoke(main, ["check", ".", "--isolated", "--no-cache", "--select", ",".join(codes)])
+
+
+def test_check_and_cl203_agree_on_the_written_block(repo):
+    """The skills left out have their CL201 and no CL203; once the block is stale, both say so."""
+    write_tree(repo, INVALID)
+    run(".", "--write", "AGENTS.md")
+    clean = _check_codes("CL203")
+    assert clean.exit_code == 0, clean.output
+    assert "CL201" in _check_codes("CL201").output
+    write_tree(repo, {"skills/logistica/SKILL.md": skill("logistica", "use para abrir chamado em transportadora")})
+    stale = run(".", "--check", "AGENTS.md")
+    assert stale.exit_code == 1 and "index block is stale" in stale.stderr
+    reported = _check_codes("CL203")
+    assert reported.exit_code == 1
+    assert reported.stdout.startswith(
+        'skills/logistica/SKILL.md:2:1: CL203 skill "logistica" is not listed in AGENTS.md, which lists its sibling skills'
+    )
+    run(".", "--write", "AGENTS.md")
+    assert run(".", "--check", "AGENTS.md").exit_code == 0
+    assert _check_codes("CL203").exit_code == 0
+
+
+def test_a_written_block_is_an_index_whatever_share_of_the_skills_it_lists(repo):
+    """Detection asks a hand-written list to name half of its folders' skills; a block the
+    command wrote is declared, so a skill added beside a block of one is still CL203."""
+    write_tree(repo, {"skills/logistica/SKILL.md": skill("logistica", "use para abrir chamado em transportadora")})
+    (repo / "skills" / "AGENTS.md").write_text(f"{START}\n- emissao-nf: {EMISSAO}\n{END}\n", encoding="utf-8")
+    assert run("skills", "--check", "skills/AGENTS.md").exit_code == 1
+    reported = _check_codes("CL203")
+    assert reported.exit_code == 1
+    assert sorted(line.split(":")[0] for line in reported.stdout.splitlines() if " CL203 " in line) == [
+        "skills/conciliacao-cartao/SKILL.md",
+        "skills/logistica/SKILL.md",
+    ]

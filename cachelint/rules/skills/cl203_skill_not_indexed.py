@@ -13,6 +13,7 @@ from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.context import SkillContext
 from cachelint.skills.indexes import IndexFile
 from cachelint.skills.scope import index_scope, is_template
+from cachelint.skills.tree import unlisted_because
 
 CODE = "CL203"
 
@@ -28,7 +29,7 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             continue
         listed = {s.path for s in index.listed()}
         for skill in index_scope(tree, index):
-            if skill.front.data is None or not skill.description or skill.nested or is_template(skill):
+            if unlisted_because(skill) is not None or skill.nested or is_template(skill):
                 continue  # no metadata to list (CL201 says so), a sub-document of another skill, a template
             if skill.path not in listed and (tree.is_given(skill.path) or tree.is_given(index.path)):
                 missing.setdefault(skill.path, []).append(index)
