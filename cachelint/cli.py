@@ -458,7 +458,7 @@ def _exit_on_internal_errors(diagnostics) -> None:
     "--engine",
     type=click.Choice(["local", "dask"]),
     default=None,
-    help="Where the workers run: local processes (default) or a Dask cluster (pip install 'cachelint[dask]'; a LocalCluster of --jobs workers without --scheduler).",
+    help="Where the workers run: local processes (default) or a Dask cluster (pip install 'prefix-cache-lint[dask]'; a LocalCluster of --jobs workers without --scheduler).",
 )
 @click.option(
     "--scheduler",

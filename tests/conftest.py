@@ -13,6 +13,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"  # third-party files the tests read (tests/data/README.md)
+# The distribution's name (pyproject.toml) as it appears in file names (dist-info, sdist, wheel)
+DISTRIBUTION_FILE_NAME = "prefix_cache_lint"
 
 
 def links_to_installed_packages(target: Path) -> Path:
@@ -24,8 +26,8 @@ def links_to_installed_packages(target: Path) -> Path:
             name = entry.name.lower().lstrip("_")
             if (
                 name.endswith(".pth")
-                or name.startswith("cachelint")
-                or (name.startswith("editable") and "cachelint" in name)
+                or name.startswith(("cachelint", DISTRIBUTION_FILE_NAME))
+                or (name.startswith("editable") and ("cachelint" in name or DISTRIBUTION_FILE_NAME in name))
             ):
                 continue
             if not (target / entry.name).exists():
