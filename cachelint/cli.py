@@ -61,6 +61,7 @@ class _Output:
         self.silent = silent
         self.verbose = verbose and not self.quiet
         self.color = _use_color(color, output_file)
+        self.to_stderr = False  # the report goes to stderr (stdout carries a fixed buffer)
         self._parts: list[str] = []
 
     def report(self, text: str) -> None:
@@ -92,7 +93,7 @@ class _Output:
             except OSError as exc:
                 _fail(f"cannot write {self.output_file}: {exc.strerror or exc}")
         elif text:
-            click.echo(text, nl=False, color=self.color)
+            click.echo(text, nl=False, color=self.color, err=self.to_stderr)
 
 
 def _use_color(choice: str, output_file: str | None) -> bool:
@@ -343,8 +344,8 @@ def check(
     use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
     if "-" in paths and not use_stdin:
         _fail("'-' (stdin) cannot be combined with other paths")
-    if use_stdin and fix:
-        _fail("--fix cannot write the fixed text of stdin; use --diff to see the fixes")
+    if use_stdin and fix and output_file:
+        _fail("--fix with stdin prints the fixed text on stdout; -o is for the report of files")
     overrides = _selection_overrides(select, ignore, extend_select)
     if extend_exclude:
         overrides["extend-exclude"] = _split_codes(extend_exclude)
@@ -373,6 +374,13 @@ def check(
     out.info(
         f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked in {time.monotonic() - started:.2f} s"
     )
+    if use_stdin and fix:
+        # As Ruff: the buffer, fixed, on stdout (what an editor's format-on-save replaces the
+        # buffer with); what remains to report on stderr.
+        assert options.stdin is not None
+        sys.stdout.buffer.write(result.stdin_fixed if result.stdin_fixed is not None else options.stdin.data)
+        sys.stdout.flush()
+        out.to_stderr = True
     if show_diff:
         out.report("".join(result.diffs))
         out.flush()
