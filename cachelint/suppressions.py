@@ -1,10 +1,13 @@
 """Inline suppressions: ``# cachelint: ignore[CL101, CL103]`` and ``# noqa: CL101``.
 
 A suppression applies to its own line and to the line below it (a comment on the line above the
-flagged one). The same text works in Markdown (``<!-- cachelint: ignore[CL202] -->``) and YAML
-front matter. Codes are required: a blanket ``# noqa`` is another tool's business and is left
-alone. An unknown code inside a cachelint suppression is itself reported (CL002), because a typo
-there silently keeps a finding alive.
+flagged one); ``cachelint: ignore-file[CL101]`` anywhere in a file applies to the whole file. The
+same text works in Markdown (``<!-- cachelint: ignore[CL202] -->``) and YAML front matter. Codes
+are required: a blanket ``# noqa`` is another tool's business and is left alone. An unknown code
+inside a cachelint suppression is itself reported (CL002), because a typo there silently keeps a
+finding alive; so is a code that suppresses nothing (CL004, as Ruff's RUF100), because it would
+hide the next finding of that rule on that line unseen. Both carry the fix that removes the code
+(``cachelint.noqa`` writes and removes suppressions).
 """
 
 from __future__ import annotations
@@ -13,11 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from cachelint.diagnostics import Diagnostic
+from cachelint.diagnostics import Applicability, Diagnostic, Fix
 
 # The codes stop at the next bracket of either kind: ``[^\]]*`` read to the end of the line from
 # every ``cachelint: ignore[`` of a line of them (quadratic).
-_CACHELINT = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]\[]*)\]", re.IGNORECASE)
+_CACHELINT = re.compile(r"cachelint\s*:\s*ignore(-file)?\s*\[([^\]\[]*)\]", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa\s*:\s*([A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 _CODE = re.compile(r"^CL[0-9]{3}$")
 
@@ -28,21 +31,49 @@ class Suppression:
     column: int
     codes: tuple[str, ...]
     explicit: bool  # written for cachelint (not a shared noqa)
+    whole_file: bool = False  # ``ignore-file[...]``: every line of the file
+    # where the codes are written in the line (1-based columns, end exclusive), for the fix that
+    # removes one; the codes as written there
+    codes_column: int = 0
+    codes_end: int = 0
+    written: tuple[str, ...] = ()
 
 
 def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
     out = []
     if "cachelint" in line.lower():
         for m in _CACHELINT.finditer(line):
-            codes = tuple(_code_or_name(c) for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
-            out.append(Suppression(number, offset + m.start() + 1, codes, True))
+            written = tuple(c.strip() for c in re.split(r"[\s,]+", m.group(2)) if c.strip())
+            codes = tuple(_code_or_name(c) for c in written)
+            out.append(
+                Suppression(
+                    number,
+                    offset + m.start() + 1,
+                    codes,
+                    True,
+                    whole_file=m.group(1) is not None,
+                    codes_column=offset + m.start(2) + 1,
+                    codes_end=offset + m.end(2) + 1,
+                    written=written,
+                )
+            )
     if "noqa" in line.lower():
         for m in _NOQA.finditer(line):
-            codes = tuple(c.upper() for c in re.split(r"[\s,]+", m.group(1)) if c)
+            written = tuple(c for c in re.split(r"[\s,]+", m.group(1)) if c)
+            codes = tuple(c.upper() for c in written)
             # noqa is shared with flake8/ruff: only our own codes concern us
-            codes = tuple(c for c in codes if c.startswith("CL"))
-            if codes:
-                out.append(Suppression(number, offset + m.start() + 1, codes, False))
+            if any(c.startswith("CL") for c in codes):
+                out.append(
+                    Suppression(
+                        number,
+                        offset + m.start() + 1,
+                        tuple(c for c in codes if c.startswith("CL")),
+                        False,
+                        codes_column=offset + m.start(1) + 1,
+                        codes_end=offset + m.end(1) + 1,
+                        written=written,
+                    )
+                )
     return out
 
 
@@ -152,7 +183,7 @@ def apply_suppressions(
         suppressions = find_python_suppressions(text)
     else:
         suppressions = find_suppressions(text)
-    return _apply(diagnostics, suppressions, path, known_codes)
+    return _apply(diagnostics, suppressions, path, known_codes, text)
 
 
 def _apply_notebook(
@@ -161,60 +192,146 @@ def _apply_notebook(
     per_cell = find_notebook_suppressions(text)
     if not per_cell:
         return list(diagnostics)
+    complete = not any(d.code in _NEVER_SUPPRESSED for d in diagnostics)
+    known = tuple(known_codes)
+    # ``ignore-file`` in any cell is the notebook's: applied over every cell first, cell by cell
     kept: list[Diagnostic] = []
+    for cell, found in sorted(per_cell.items()):
+        whole = [s for s in found if s.whole_file]
+        if whole:
+            rest = _apply(diagnostics, whole, path, known, complete=complete)
+            diagnostics = [d for d in rest if d.code not in (INVALID_SUPPRESSION, UNUSED_SUPPRESSION)]
+            kept.extend(_in_cell(d, cell) for d in rest if d.code in (INVALID_SUPPRESSION, UNUSED_SUPPRESSION))
     by_cell: dict[int | None, list[Diagnostic]] = {}
     for d in diagnostics:
         cell = d.details.get("cell") if d.details else None
         by_cell.setdefault(cell if isinstance(cell, int) else None, []).append(d)
     kept.extend(by_cell.pop(None, []))
     for cell, suppressions in sorted(per_cell.items()):
-        result = _apply(by_cell.pop(cell, []), suppressions, path, known_codes)
-        for d in result:
-            if d.code == "CL002":
-                d = d.with_changes(message=f"cell {cell}: {d.message}", details={"cell": cell})
-            kept.append(d)
+        lines = [s for s in suppressions if not s.whole_file]
+        result = _apply(by_cell.pop(cell, []), lines, path, known, complete=complete)
+        kept.extend(_in_cell(d, cell) if d.code in (INVALID_SUPPRESSION, UNUSED_SUPPRESSION) else d for d in result)
     for rest in by_cell.values():
         kept.extend(rest)
     return kept
 
 
+def _in_cell(d: Diagnostic, cell: int) -> Diagnostic:
+    """A finding about a suppression in a notebook's cell: said with its cell, as the checks'."""
+    return d.with_changes(message=f"cell {cell}: {d.message}", details={**d.details, "cell": cell})
+
+
 def _apply(
-    diagnostics: Sequence[Diagnostic], suppressions: Sequence[Suppression], path: str, known_codes: Iterable[str]
+    diagnostics: Sequence[Diagnostic],
+    suppressions: Sequence[Suppression],
+    path: str,
+    known_codes: Iterable[str],
+    text: str | None = None,
+    complete: bool = True,
 ) -> list[Diagnostic]:
+    """The diagnostics no suppression covers, then CL002 for each unknown code and CL004 for each
+    code that covered no finding. With ``text`` (a Python file's), each carries the fix that
+    removes the code, or the whole suppression when no code of it is left."""
     if not suppressions:
         return list(diagnostics)
     known = set(known_codes)
-    by_line: dict[int, set[str]] = {}
+    covering: dict[int, list[tuple[int, str]]] = {}  # line -> (suppression, code)
+    whole: dict[str, list[int]] = {}  # code -> ignore-file suppressions
     extra: list[Diagnostic] = []
-    for s in suppressions:
+    unknown: dict[int, list[str]] = {}
+    for i, s in enumerate(suppressions):
         for code in s.codes:
             if code not in known:
                 if s.explicit or _CODE.match(code):
-                    extra.append(
-                        Diagnostic(
-                            code="CL002",
-                            message=f"unknown rule code {code!r} in suppression comment",
-                            path=path,
-                            line=s.line,
-                            column=s.column,
-                        )
-                    )
+                    unknown.setdefault(i, []).append(code)
                 continue
-            by_line.setdefault(s.line, set()).add(code)
-            by_line.setdefault(s.line + 1, set()).add(code)
-    kept = [d for d in diagnostics if d.code not in by_line.get(d.line, ())]
+            if s.whole_file:
+                whole.setdefault(code, []).append(i)
+            else:
+                covering.setdefault(s.line, []).append((i, code))
+                covering.setdefault(s.line + 1, []).append((i, code))
+    used: set[tuple[int, str]] = set()
+    kept = []
+    for d in diagnostics:
+        hits = [(i, code) for i, code in covering.get(d.line, ()) if code == d.code]
+        if d.code not in _NEVER_SUPPRESSED:
+            hits += [(i, d.code) for i in whole.get(d.code, ())]
+        if hits:
+            used.update(hits)
+        else:
+            kept.append(d)
+    lines = None
+    if text is not None and path.endswith((".py", ".pyi")):
+        from cachelint.noqa import lines_of
+
+        lines = lines_of(text)
+    for i, codes in sorted(unknown.items()):
+        s = suppressions[i]
+        for code in codes:
+            extra.append(
+                Diagnostic(
+                    code=INVALID_SUPPRESSION,
+                    message=f"unknown rule code {code!r} in suppression comment",
+                    path=path,
+                    line=s.line,
+                    column=s.column,
+                    # unsafe: the code was meant to name a rule; correcting it keeps the suppression
+                    fix=_removal(s, {code}, lines, f"remove the unknown code {code}", Applicability.UNSAFE),
+                )
+            )
+    # A file whose analysis did not finish (CL001, CL003) has findings missing: nothing is unused.
+    if complete and not any(d.code in _NEVER_SUPPRESSED for d in diagnostics):
+        for i, s in enumerate(suppressions):
+            unused = [c for c in dict.fromkeys(s.codes) if c in known and (i, c) not in used]
+            if not unused:
+                continue
+            where = "in this file" if s.whole_file else "on this line or the next"
+            extra.append(
+                Diagnostic(
+                    code=UNUSED_SUPPRESSION,
+                    message=f"unused suppression of {', '.join(unused)}: no such finding {where}",
+                    path=path,
+                    line=s.line,
+                    column=s.column,
+                    fix=_removal(s, set(unused), lines, f"remove the unused {', '.join(unused)}"),
+                    details={"codes": unused},
+                )
+            )
     return kept + extra
 
 
+INVALID_SUPPRESSION = "CL002"
+UNUSED_SUPPRESSION = "CL004"
+
+
+def _removal(
+    s: Suppression,
+    codes: set[str],
+    lines: Sequence[str] | None,
+    description: str,
+    applicability: Applicability = Applicability.SAFE,
+) -> Fix | None:
+    if lines is None or not 1 <= s.line <= len(lines) or not s.written:
+        return None
+    from cachelint.noqa import removal_edit
+
+    edit = removal_edit(s, codes, lines[s.line - 1], _code_or_name)
+    return None if edit is None else Fix(description, (edit,), applicability)
+
+
 def apply_text_file_suppressions(
-    diagnostics: Sequence[Diagnostic], read_text: "Callable[[str], str | None]", known_codes: Iterable[str]
+    diagnostics: Sequence[Diagnostic],
+    read_text: "Callable[[str], str | None]",
+    known_codes: Iterable[str],
+    also: Sequence[str] = (),
 ) -> list[Diagnostic]:
     """The suppressions of the files other than Python and notebooks (Markdown, YAML front
     matter, plugin manifests): the findings of the skill checks, grouped by file, against the
     comments in that file (``<!-- cachelint: ignore[CL204] -->``, ``# cachelint: ignore[CL202]``).
     Python files and notebooks are done per file where they are analysed; findings about
     unreadable inputs (CL001) or cachelint's own failures (CL003) are never suppressed here.
-    ``read_text``: the text of a displayed path, or None when it cannot be read."""
+    ``read_text``: the text of a displayed path, or None when it cannot be read. ``also``: the
+    other files of the run, whose suppressions are unused (CL004) since they have no finding."""
     by_path: dict[str, list[Diagnostic]] = {}
     kept: list[Diagnostic] = []
     for d in diagnostics:
@@ -223,6 +340,12 @@ def apply_text_file_suppressions(
         else:
             by_path.setdefault(d.path, []).append(d)
     known = tuple(known_codes)
+    # skill checks that did not finish (a file they could not read, their tree's time bound,
+    # their own failure) leave findings unknown: no suppression is called unused then
+    finished = not any(d.code in _NEVER_SUPPRESSED for d in kept)
+    for path in also if finished else ():
+        if not path.endswith((".py", ".pyi", ".ipynb", ".json")):
+            by_path.setdefault(path, [])
     for path in sorted(by_path):
         found = by_path[path]
         text = read_text(path)

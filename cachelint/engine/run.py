@@ -175,7 +175,7 @@ def _run_check(
         # Skills: one pass over the tree (indexes need to see every skill)
         if other_files:
             found = check_skills_cached(other_files, paths, group_settings, cwd, cache)
-            diagnostics.extend(apply_skill_suppressions(found, group_settings, cwd))
+            diagnostics.extend(apply_skill_suppressions(found, group_settings, cwd, other_files))
         if cache is not None:
             cache.save()
             if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read

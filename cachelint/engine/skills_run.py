@@ -45,10 +45,11 @@ def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], setting
     return h.hexdigest()[:32]
 
 
-def apply_skill_suppressions(found: Sequence[Diagnostic], settings: Settings, cwd: Path) -> list[Diagnostic]:
-    """The inline suppressions of the Markdown and YAML files the skill findings are about."""
-    if not found:
-        return []
+def apply_skill_suppressions(
+    found: Sequence[Diagnostic], settings: Settings, cwd: Path, files: Sequence[InputFile] = ()
+) -> list[Diagnostic]:
+    """The inline suppressions of the Markdown and YAML files the skill findings are about, and
+    the unused ones (CL004) of every other such file of the run (``files``)."""
     from cachelint.catalog import rule_index
     from cachelint.suppressions import apply_text_file_suppressions
     from cachelint.textio import read_text
@@ -57,7 +58,7 @@ def apply_skill_suppressions(found: Sequence[Diagnostic], settings: Settings, cw
         source = read_text(cwd / display, display, settings.max_file_size)
         return None if isinstance(source, Diagnostic) else source.text
 
-    return apply_text_file_suppressions(found, text_of, rule_index())
+    return apply_text_file_suppressions(found, text_of, rule_index(), [f.display for f in files])
 
 
 def check_skills_cached(

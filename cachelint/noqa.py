@@ -1,0 +1,437 @@
+"""Suppression comments written and removed: ``check --add-noqa`` (a suppression for every current
+finding), the language server's "suppress" code action, and the fix of an unused suppression
+(CL004) or of an unknown code in one (CL002). ``cachelint.suppressions`` reads what this writes.
+
+Each kind of file gets the comment its own readers ignore:
+
+- Python, and each code cell of a notebook: ``# cachelint: ignore[CODES]`` at the end of the
+  flagged line, else on a line of its own above it. A line that ends inside a string, or with a
+  backslash continuation, cannot end with a comment, nor can a line be put after such a line.
+- YAML (the front matter of a SKILL.md, a YAML index): ``# cachelint: ignore[CODES]`` on a line
+  of its own above the flagged key, with its indentation, else at the end of the line. A finding
+  on the first line of a SKILL.md (the front matter's ``---``, which nothing may precede) gets
+  ``# cachelint: ignore-file[CODES]`` as the front matter's first line.
+- Markdown: ``<!-- cachelint: ignore[CODES] -->`` at the end of the flagged line.
+- JSON (marketplace.json, plugin.json) has no comments: per-file ignores or a baseline.
+
+An existing cachelint suppression on the line, or on its own line just above, gets the codes
+added instead. Nothing is written that no longer reads as before: Python must compile and keep
+every token but its comments, YAML must load to the same data, a notebook must stay the same JSON
+but for the sources of the cells changed (and is rewritten only when it is in nbformat's own
+layout, so that no other byte moves).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from cachelint.diagnostics import Edit
+
+_SUPPRESSION = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]\[]*)\]", re.IGNORECASE)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def lines_of(text: str) -> list[str]:
+    """Lines as Python's tokenizer counts them, each with its end (not split at form feeds)."""
+    return _LINE.findall(text)
+
+
+def _eol(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
+
+
+def _codes_text(codes: Iterable[str]) -> str:
+    return ", ".join(sorted(set(codes)))
+
+
+def _merged(line: str, codes: Iterable[str]) -> str | None:
+    """``line`` with ``codes`` added to its cachelint suppression, or None when it has none."""
+    match = _SUPPRESSION.search(line)
+    if match is None:
+        return None
+    present = [c.strip() for c in re.split(r"[\s,]+", match.group(1)) if c.strip()]
+    merged = list(dict.fromkeys([*present, *sorted(set(codes) - {c.upper() for c in present})]))
+    return line[: match.start(1)] + ", ".join(merged) + line[match.end(1) :]
+
+
+@dataclass
+class Added:
+    """The text with the suppressions added, and the lines that could take none, with why."""
+
+    text: str
+    added: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+# --- Python ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PythonLines:
+    """What each line of a module allows: a comment at its end, a line of its own after it."""
+
+    open_end: frozenset[int]  # lines whose end is inside a string or continued by a backslash
+    comments: dict[int, tuple[int, str]]  # line -> (column, text) of its comment
+
+
+def _python_lines(text: str) -> _PythonLines | None:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    open_end: set[int] = set()
+    comments: dict[int, tuple[int, str]] = {}
+    for tok in tokens:
+        if tok.type == tokenize.COMMENT:
+            comments[tok.start[0]] = (tok.start[1], tok.string)
+        elif tok.start[0] < tok.end[0] and tok.type not in (tokenize.NL, tokenize.NEWLINE):
+            open_end.update(range(tok.start[0], tok.end[0]))  # a string over several lines
+    for number, line in enumerate(lines_of(text), start=1):
+        if line.rstrip("\r\n").endswith("\\") and number not in comments:
+            open_end.add(number)
+    return _PythonLines(frozenset(open_end), comments)
+
+
+def _code_tokens(text: str) -> list[tuple[int, str]] | None:
+    try:
+        return [
+            (t.type, t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+
+
+def python_reads_the_same(old: str, new: str) -> bool:
+    """``new`` compiles, and holds the tokens of ``old`` but for comments and blank lines."""
+    try:
+        compile(new, "<suppressed>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    before = _code_tokens(old)
+    return before is not None and before == _code_tokens(new)
+
+
+def _python_choice(lines: list[str], facts: _PythonLines, number: int, codes: list[str]) -> list[str] | None:
+    """The lines with a suppression of ``codes`` for line ``number`` (1-based), or None."""
+    index = number - 1
+    line = lines[index]
+    if number in facts.comments:
+        merged = _merged(line, codes)
+        if merged is not None:
+            return lines[:index] + [merged] + lines[index + 1 :]
+    if index > 0 and lines[index - 1].lstrip().startswith("#"):
+        merged = _merged(lines[index - 1], codes)
+        if merged is not None:
+            return lines[: index - 1] + [merged] + lines[index:]
+    if number not in facts.open_end:
+        body = line.rstrip("\r\n")
+        eol = _eol(line) or ("\n" if index + 1 < len(lines) else "")
+        return lines[:index] + [f"{body.rstrip()}  # cachelint: ignore[{_codes_text(codes)}]{eol}"] + lines[index + 1 :]
+    if index == 0 or (number - 1) not in facts.open_end:
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        eol = _eol(lines[index - 1]) if index > 0 else (_eol(line) or "\n")
+        return lines[:index] + [f"{indent}# cachelint: ignore[{_codes_text(codes)}]{eol}"] + lines[index:]
+    return None
+
+
+def add_to_python(text: str, wanted: Mapping[int, Iterable[str]]) -> Added:
+    """``text`` (a module, or a notebook cell's Python) with a suppression for each line of
+    ``wanted`` (line -> codes)."""
+    out = Added(text)
+    facts = _python_lines(text)
+    if facts is None:
+        out.skipped = [(line, "the file does not tokenize as Python") for line in sorted(wanted)]
+        return out
+    lines = lines_of(text)
+    # bottom up: a line put above one finding moves none of the findings above it
+    current = lines
+    for number in sorted(wanted, reverse=True):
+        if not 1 <= number <= len(lines):
+            out.skipped.append((number, "no such line"))
+            continue
+        candidate = _python_choice(current, facts, number, list(wanted[number]))
+        if candidate is None:
+            out.skipped.append((number, "the line ends inside a string or a continued line"))
+            continue
+        if not python_reads_the_same(text, "".join(candidate)):
+            out.skipped.append((number, "no comment there leaves the code as it is"))
+            continue
+        current = candidate
+        out.added += 1
+    out.text = "".join(current)
+    return out
+
+
+# --- YAML and Markdown ---------------------------------------------------------------------------
+
+
+def front_matter_span(lines: Sequence[str]) -> tuple[int, int] | None:
+    """1-based (first, last) lines of a SKILL.md's front matter, its ``---`` lines included."""
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in ("---", "..."):
+            return 1, index + 1
+    return None
+
+
+def _yaml_data(text: str) -> object:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return list(yaml.load_all(text, Loader=loader))
+    except yaml.YAMLError:
+        return _UNREADABLE
+
+
+_UNREADABLE = object()
+
+
+def _yaml_choices(lines: list[str], index: int, codes: list[str], first: int) -> list[list[str]]:
+    """Candidate line lists for a suppression of line ``index`` (0-based) of a YAML region that
+    starts at line index ``first``."""
+    line = lines[index]
+    out = []
+    if index > first and lines[index - 1].lstrip().startswith("#"):
+        merged = _merged(lines[index - 1], codes)
+        if merged is not None:
+            out.append(lines[: index - 1] + [merged] + lines[index:])
+    merged = _merged(line, codes)
+    if merged is not None:
+        out.append(lines[:index] + [merged] + lines[index + 1 :])
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    eol = _eol(lines[index - 1]) if index > 0 else "\n"
+    out.append(lines[:index] + [f"{indent}# cachelint: ignore[{_codes_text(codes)}]{eol}"] + lines[index:])
+    body = line.rstrip("\r\n")
+    out.append(
+        lines[:index] + [f"{body.rstrip()}  # cachelint: ignore[{_codes_text(codes)}]{_eol(line)}"] + lines[index + 1 :]
+    )
+    return out
+
+
+def add_to_text(text: str, wanted: Mapping[int, Iterable[str]], yaml_file: bool) -> Added:
+    """A Markdown file (with or without front matter) or a YAML file, with a suppression for each
+    line of ``wanted``."""
+    out = Added(text)
+    lines = lines_of(text)
+    span = None if yaml_file else front_matter_span([line.rstrip("\r\n") for line in lines])
+    for number in sorted(wanted, reverse=True):
+        codes = list(wanted[number])
+        if not 1 <= number <= len(lines):
+            out.skipped.append((number, "no such line"))
+            continue
+        index = number - 1
+        if yaml_file or (span is not None and span[0] < number < span[1]):
+            region = _whole if yaml_file else _front
+            before = _yaml_data(region(lines))
+            for candidate in _yaml_choices(lines, index, codes, 0 if yaml_file else 1):
+                if before is not _UNREADABLE and _yaml_data(region(candidate)) == before:
+                    lines = candidate
+                    out.added += 1
+                    break
+            else:
+                out.skipped.append((number, "no comment there leaves the YAML as it is"))
+            continue
+        if span is not None and number == 1:
+            # nothing may precede the front matter's "---": the code is suppressed for the file
+            eol = _eol(lines[0]) or "\n"
+            lines = [lines[0], f"# cachelint: ignore-file[{_codes_text(codes)}]{eol}", *lines[1:]]
+            out.added += 1
+            continue
+        if span is not None and number == span[1]:
+            out.skipped.append((number, "the front matter's closing line takes no comment"))
+            continue
+        merged = _merged(lines[index], codes)
+        if merged is None:
+            body = lines[index].rstrip("\r\n")
+            merged = f"{body.rstrip()} <!-- cachelint: ignore[{_codes_text(codes)}] -->{_eol(lines[index])}"
+        lines = lines[:index] + [merged] + lines[index + 1 :]
+        out.added += 1
+    out.text = "".join(lines)
+    return out
+
+
+def _whole(lines: Sequence[str]) -> str:
+    return "".join(lines)
+
+
+def _front(lines: Sequence[str]) -> str:
+    """The YAML between a SKILL.md's ``---`` lines."""
+    span = front_matter_span([line.rstrip("\r\n") for line in lines])
+    return "".join(lines[1 : span[1] - 1]) if span else ""
+
+
+# --- notebooks -----------------------------------------------------------------------------------
+
+
+def nbformat_text(data: object) -> str:
+    """A notebook as Jupyter writes it (nbformat: one-space indent, keys sorted, UTF-8 kept)."""
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def add_to_notebook(text: str, wanted: Mapping[tuple[int, int], Iterable[str]]) -> Added:
+    """A notebook with a suppression for each (cell, line) of ``wanted`` (cells 1-based among all
+    cells, lines of the cell), written in the cell's own source."""
+    from cachelint.code.program import python_of_cell
+
+    out = Added(text)
+    try:
+        data = json.loads(text)
+        cells = data["cells"]
+    except (ValueError, KeyError, TypeError) as exc:
+        out.skipped = [(line, f"the notebook cannot be read ({type(exc).__name__})") for _cell, line in wanted]
+        return out
+    if nbformat_text(data) != text:
+        out.skipped = [(line, "the notebook is not in nbformat's layout; not rewritten") for _cell, line in wanted]
+        return out
+    by_cell: dict[int, dict[int, list[str]]] = {}
+    for (cell, line), codes in wanted.items():
+        by_cell.setdefault(cell, {})[line] = list(codes)
+    for cell, lines in sorted(by_cell.items()):
+        entry = cells[cell - 1] if 1 <= cell <= len(cells) and isinstance(cells[cell - 1], dict) else None
+        raw = entry.get("source") if entry else None
+        source = "".join(raw) if isinstance(raw, list) else raw
+        program = python_of_cell(source) if isinstance(source, str) else None
+        if entry is None or not isinstance(source, str) or program is None:
+            out.skipped.extend((line, f"cell {cell} is not a Python cell") for line in sorted(lines))
+            continue
+        own = {n: c for n, c in lines.items() if _same_line(source, program, n)}
+        out.skipped.extend((n, f"cell {cell}: an IPython line takes no comment") for n in sorted(set(lines) - set(own)))
+        done = add_to_python(source, own)
+        out.skipped.extend((n, f"cell {cell}: {why}") for n, why in done.skipped)
+        if done.added and python_of_cell(done.text) is not None:
+            entry["source"] = done.text.splitlines(keepends=True) if isinstance(raw, list) else done.text
+            out.added += done.added
+    out.text = nbformat_text(data)
+    return out
+
+
+def _same_line(source: str, program: str, number: int) -> bool:
+    a, b = source.split("\n"), program.split("\n")
+    return 1 <= number <= min(len(a), len(b)) and a[number - 1] == b[number - 1]
+
+
+# --- one file, whatever its kind ------------------------------------------------------------------
+
+
+def add_suppressions(path: str, text: str, wanted: Mapping[tuple[int | None, int], Iterable[str]]) -> Added:
+    """``text`` (the file ``path``) with a suppression for each (cell, line) of ``wanted``; cell
+    is None but in notebooks."""
+    lower = path.lower()
+    if lower.endswith(".ipynb"):
+        return add_to_notebook(text, {(c or 0, n): v for (c, n), v in wanted.items()})
+    lines = {n: v for (_c, n), v in wanted.items()}
+    if lower.endswith((".py", ".pyi")):
+        return add_to_python(text, lines)
+    if lower.endswith((".md", ".markdown", ".txt")):
+        return add_to_text(text, lines, yaml_file=False)
+    if lower.endswith((".yaml", ".yml")):
+        return add_to_text(text, lines, yaml_file=True)
+    return Added(text, skipped=[(n, "JSON takes no comments: use per-file-ignores or a baseline") for n in lines])
+
+
+def line_edit(old: str, new: str) -> Edit | None:
+    """The one edit that turns ``old`` into ``new``: the lines between the first and the last that
+    differ, replaced (1-based, end exclusive: column 1 of the line after)."""
+    a, b = lines_of(old), lines_of(new)
+    if a == b:
+        return None
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a -= 1
+        end_b -= 1
+    return Edit(start + 1, 1, end_a + 1, 1, "".join(b[start:end_b]))
+
+
+# --- removing codes (the fix of CL002 and CL004) ---------------------------------------------------
+
+
+def removal_edit(suppression, codes: set[str], line: str, code_of) -> Edit | None:
+    """The edit of ``line`` (the suppression's, with its end) that removes ``codes`` from the
+    suppression ``suppression`` (``cachelint.suppressions.Suppression``): the codes alone when
+    others stay, else the whole comment (with the reason written after it), else the whole line
+    when nothing else is on it. ``code_of`` reads a written code or rule name as its code. An edit
+    that replaces text (not an insertion) is a comment edit (``is_comment_fix``)."""
+    # a shared noqa keeps the other linters' codes (they are in ``written``, not in ``codes``)
+    keep = [w for w in suppression.written if code_of(w) not in codes]
+    number = suppression.line
+    if keep:
+        return Edit(number, suppression.codes_column, number, suppression.codes_end, ", ".join(keep))
+    body = line.rstrip("\r\n")
+    start = body.rfind("#", 0, suppression.column - 1)
+    if start == -1:
+        return None
+    end = body.find("#", suppression.codes_end)
+    end = len(body) if end == -1 else end
+    while start > 0 and body[start - 1] in " \t":
+        start -= 1
+    rest = body[:start] + (body[end:] if end < len(body) else "")
+    if not rest.strip():
+        return Edit(number, 1, number + 1, 1, "")
+    if end < len(body):  # another comment follows on the line: it keeps its place
+        return Edit(number, start + 1, number, end + 1, "  " if start > 0 else "")
+    return Edit(number, start + 1, number, len(body) + 1, "")
+
+
+def is_comment_fix(fix) -> bool:
+    """The fix removes text (a suppression's code or comment), as no fix of the code checks does
+    (they insert text around expressions)."""
+    return any((e.line, e.column) != (e.end_line, e.end_column) for e in fix.edits)
+
+
+def apply_comment_fixes(text: str, fixes: Sequence) -> tuple[str, set[int], list, list[tuple[object, str]]]:
+    """``text`` with the comment fixes applied, lines removed whole left empty (so that the
+    positions of other fixes stay valid; ``drop_lines`` removes them after); the lines emptied,
+    the fixes applied, and those not applied with why."""
+    lines = lines_of(text)
+    emptied: set[int] = set()
+    applied: list = []
+    failed: list[tuple[object, str]] = []
+    ordered = sorted(fixes, key=lambda f: (f.edits[0].line, f.edits[0].column), reverse=True)
+    for fix in ordered:
+        if len(fix.edits) != 1:
+            failed.append((fix, "a comment fix is one edit"))
+            continue
+        (e,) = fix.edits
+        if not 1 <= e.line <= len(lines):
+            failed.append((fix, "no such line"))
+            continue
+        line = lines[e.line - 1]
+        eol = _eol(line)
+        body = line[: len(line) - len(eol)]
+        if (e.end_line, e.end_column) == (e.line + 1, 1) and e.column == 1 and not e.content:
+            candidate = lines[: e.line - 1] + [eol] + lines[e.line :]
+            marked = {e.line}
+        elif e.end_line == e.line and e.end_column <= len(body) + 1:
+            candidate = (
+                lines[: e.line - 1]
+                + [body[: e.column - 1] + e.content + body[e.end_column - 1 :] + eol]
+                + lines[e.line :]
+            )
+            marked = set()
+        else:
+            failed.append((fix, "the edit is not within one line"))
+            continue
+        if not python_reads_the_same("".join(lines), "".join(candidate)):
+            failed.append((fix, "removing it would change the code"))
+            continue
+        lines = candidate
+        emptied |= marked
+        applied.append(fix)
+    return "".join(lines), emptied, applied, failed
+
+
+def drop_lines(text: str, numbers: set[int]) -> str:
+    """``text`` without the lines ``numbers`` (1-based) that are empty."""
+    return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())
