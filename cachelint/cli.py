@@ -300,6 +300,11 @@ def _read_stdin(stdin_filename: str | None, cwd: Path):
     "--stdin-filename",
     help="The name of the file read from stdin ('-'): its kind, configuration and the name findings carry.",
 )
+@click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add a suppression comment for every finding (files are rewritten only where they still read the same).",
+)
 @click.option("--no-cache", is_flag=True, envvar="CACHELINT_NO_CACHE", help="Do not read or write .cachelint_cache.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line too.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Worker processes (default: all cores).")
@@ -326,6 +331,7 @@ def check(
     exit_non_zero_on_fix,
     extend_exclude,
     stdin_filename,
+    add_noqa,
     no_cache,
     force_exclude,
     jobs,
@@ -344,6 +350,8 @@ def check(
     use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
     if "-" in paths and not use_stdin:
         _fail("'-' (stdin) cannot be combined with other paths")
+    if add_noqa and (fix or show_diff or use_stdin):
+        _fail("--add-noqa writes suppressions into files: not with --fix, --diff or stdin")
     if use_stdin and fix and output_file:
         _fail("--fix with stdin prints the fixed text on stdout; -o is for the report of files")
     overrides = _selection_overrides(select, ignore, extend_select)
@@ -374,6 +382,19 @@ def check(
     out.info(
         f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked in {time.monotonic() - started:.2f} s"
     )
+    if add_noqa:
+        from cachelint.noqa import write_suppressions
+
+        written = write_suppressions(result.diagnostics, cwd, settings.max_file_size)
+        for warning in written.warnings:
+            out.warn(warning)
+        out.totals(
+            f"Added {written.added} suppression{'s' if written.added != 1 else ''}"
+            f" to {written.files} file{'s' if written.files != 1 else ''}.\n"
+        )
+        out.flush()
+        _exit_on_internal_errors(result.diagnostics)
+        sys.exit(EXIT_CLEAN)
     if use_stdin and fix:
         # As Ruff: the buffer, fixed, on stdout (what an editor's format-on-save replaces the
         # buffer with); what remains to report on stderr.

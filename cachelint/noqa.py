@@ -30,7 +30,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from cachelint.diagnostics import Edit
+from cachelint.diagnostics import Diagnostic, Edit
 
 _SUPPRESSION = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]\[]*)\]", re.IGNORECASE)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -305,13 +305,27 @@ def add_to_notebook(text: str, wanted: Mapping[tuple[int, int], Iterable[str]]) 
             continue
         own = {n: c for n, c in lines.items() if _same_line(source, program, n)}
         out.skipped.extend((n, f"cell {cell}: an IPython line takes no comment") for n in sorted(set(lines) - set(own)))
-        done = add_to_python(source, own)
+        # The program (magics as ``pass``) is what must still compile; its changed lines are put
+        # back into the cell's source, which holds the same text on those lines.
+        done = add_to_python(program, own)
         out.skipped.extend((n, f"cell {cell}: {why}") for n, why in done.skipped)
-        if done.added and python_of_cell(done.text) is not None:
-            entry["source"] = done.text.splitlines(keepends=True) if isinstance(raw, list) else done.text
+        new_source = _onto_source(source, program, done.text)
+        if new_source is None:
+            out.skipped.extend((n, f"cell {cell}: a line of its own in a cell of IPython lines") for n in sorted(own))
+        elif done.added:
+            entry["source"] = new_source.splitlines(keepends=True) if isinstance(raw, list) else new_source
             out.added += done.added
     out.text = nbformat_text(data)
     return out
+
+
+def _onto_source(source: str, program: str, new_program: str) -> str | None:
+    """The cell's source with the lines the program's edit changed, when the edit kept the line
+    count (a comment at a line's end, codes added to one); else None."""
+    old, new, lines = program.split("\n"), new_program.split("\n"), source.split("\n")
+    if len(old) != len(new) or len(lines) != len(old):
+        return None
+    return "\n".join(n if o != n else s for s, o, n in zip(lines, old, new))
 
 
 def _same_line(source: str, program: str, number: int) -> bool:
@@ -435,3 +449,62 @@ def apply_comment_fixes(text: str, fixes: Sequence) -> tuple[str, set[int], list
 def drop_lines(text: str, numbers: set[int]) -> str:
     """``text`` without the lines ``numbers`` (1-based) that are empty."""
     return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())
+
+
+# --- check --add-noqa ------------------------------------------------------------------------------
+
+# Findings no suppression is written for: an input that could not be read and cachelint's own
+# failure are never suppressed inline, and a suppression for a finding about a suppression would
+# only hide that the first one is wrong.
+NOT_SUPPRESSED_INLINE = frozenset({"CL001", "CL002", "CL003", "CL004"})
+
+
+@dataclass
+class Written:
+    """What ``write_suppressions`` did: suppressions added, files changed, lines left, warnings."""
+
+    added: int = 0
+    files: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def write_suppressions(diagnostics: Sequence, cwd, max_size: int) -> Written:
+    """Add a suppression for every finding of ``diagnostics`` to its file, each file rewritten
+    only while it holds the bytes it had when read here (``fileutil.replace_if_unchanged``)."""
+    from pathlib import Path
+
+    from cachelint import fileutil
+    from cachelint.textio import BOM, decode
+
+    out = Written()
+    wanted: dict[str, dict[tuple[int | None, int], set[str]]] = {}
+    for d in diagnostics:
+        if d.code in NOT_SUPPRESSED_INLINE or d.record is not None or d.path == "-":
+            continue
+        cell = d.details.get("cell") if d.details else None
+        key = (cell if isinstance(cell, int) else None, d.line)
+        wanted.setdefault(d.path, {}).setdefault(key, set()).add(d.code)
+    for display in sorted(wanted):
+        path = Path(cwd) / display
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            out.warnings.append(f"{display}: cannot be read ({exc.strerror or exc}); no suppression added")
+            continue
+        source = decode(data, display)
+        if isinstance(source, Diagnostic):
+            out.warnings.append(f"{display}: {source.message}; no suppression added")
+            continue
+        done = add_suppressions(display, source.text, wanted[display])
+        for line, why in sorted(done.skipped):
+            out.warnings.append(f"{display}:{line}: no suppression added: {why}")
+        if not done.added or done.text == source.text:
+            continue
+        new = ((BOM if source.had_bom else "") + done.text).encode("utf-8")
+        try:
+            if fileutil.replace_if_unchanged(path, fileutil.sha256(data), lambda _current: new, max_size):
+                out.added += done.added
+                out.files += 1
+        except (fileutil.Skipped, fileutil.Changed, OSError) as exc:
+            out.warnings.append(f"{display}: {exc}")
+    return out
