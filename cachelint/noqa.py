@@ -502,7 +502,7 @@ def write_suppressions(diagnostics: Sequence, cwd, max_size: int) -> Written:
             continue
         new = ((BOM if source.had_bom else "") + done.text).encode("utf-8")
         try:
-            if fileutil.replace_if_unchanged(path, fileutil.sha256(data), lambda _current: new, max_size):
+            if fileutil.replace_if_unchanged(path, fileutil.sha256(data), lambda _current, new=new: new, max_size):
                 out.added += done.added
                 out.files += 1
         except (fileutil.Skipped, fileutil.Changed, OSError) as exc:

@@ -204,8 +204,8 @@ def _apply_notebook(
             kept.extend(_in_cell(d, cell) for d in rest if d.code in (INVALID_SUPPRESSION, UNUSED_SUPPRESSION))
     by_cell: dict[int | None, list[Diagnostic]] = {}
     for d in diagnostics:
-        cell = d.details.get("cell") if d.details else None
-        by_cell.setdefault(cell if isinstance(cell, int) else None, []).append(d)
+        where = d.details.get("cell") if d.details else None
+        by_cell.setdefault(where if isinstance(where, int) else None, []).append(d)
     kept.extend(by_cell.pop(None, []))
     for cell, suppressions in sorted(per_cell.items()):
         lines = [s for s in suppressions if not s.whole_file]
