@@ -451,6 +451,10 @@ def drop_lines(text: str, numbers: set[int]) -> str:
     return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())
 
 
+def _constant(data: bytes):
+    return lambda _current: data
+
+
 # --- check --add-noqa ------------------------------------------------------------------------------
 
 # Findings no suppression is written for: an input that could not be read and cachelint's own
@@ -502,7 +506,7 @@ def write_suppressions(diagnostics: Sequence, cwd, max_size: int) -> Written:
             continue
         new = ((BOM if source.had_bom else "") + done.text).encode("utf-8")
         try:
-            if fileutil.replace_if_unchanged(path, fileutil.sha256(data), lambda _current, new=new: new, max_size):
+            if fileutil.replace_if_unchanged(path, fileutil.sha256(data), _constant(new), max_size):
                 out.added += done.added
                 out.files += 1
         except (fileutil.Skipped, fileutil.Changed, OSError) as exc:
