@@ -628,6 +628,18 @@ def index(directory, write_file, check_file, show_diff, config, isolated):
     sys.exit(EXIT_CLEAN)
 
 
+@main.command("server")
+def server_cmd():
+    """Run the language server on stdin/stdout (for editors; see docs/editors.md)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pygls") is None:
+        _fail("cachelint server needs pygls: pip install 'prefix-cache-lint[lsp]' (see docs/editors.md)")
+    from cachelint.server import serve_stdio
+
+    serve_stdio()
+
+
 @main.command("rules")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text")
 def rules_cmd(output_format):
