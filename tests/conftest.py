@@ -13,6 +13,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"  # third-party files the tests read (tests/data/README.md)
+# Seconds a test waits for a subprocess before calling it hung. A guard against hangs, never a
+# measure: on a shared 2-core machine a run that needs 5 s of CPU can take minutes of wall time,
+# so no test may fail because the machine is busy (tests bound the work they give, not the time).
+HANG_GUARD = 1800
 # The distribution's name (pyproject.toml) as it appears in file names (dist-info, sdist, wheel)
 DISTRIBUTION_FILE_NAME = "prefix_cache_lint"
 

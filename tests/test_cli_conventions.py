@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from cachelint.cli import main
-from conftest import REPO, write_tree
+from conftest import HANG_GUARD, REPO, write_tree
 
 AGENT = (REPO / "examples" / "agent" / "backoffice_agent.py").read_text(encoding="utf-8")
 LOG = (REPO / "examples" / "logs" / "backoffice-session.jsonl").read_text(encoding="utf-8")
@@ -230,7 +230,12 @@ def _cli(cwd: Path, *args: str, env: dict | None = None) -> subprocess.Completed
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "CACHELINT_OUTPUT_FORMAT")}
     full.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, text=True, env=full, timeout=120
+        [sys.executable, "-m", "cachelint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=HANG_GUARD,
     )
 
 
@@ -271,7 +276,7 @@ def test_colour_on_a_terminal_by_default(tmp_path):
         if not chunk:
             break
         chunks.append(chunk)
-    proc.wait(timeout=120)
+    proc.wait(timeout=HANG_GUARD)
     os.close(leader)
     assert b"\x1b[1magent.py\x1b[0m" in b"".join(chunks)
 

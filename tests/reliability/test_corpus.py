@@ -23,6 +23,7 @@ from cachelint.payloads.readers import DEFAULT_MAX_RECORD_SIZE
 
 from . import big_inputs
 from .helpers import CORPUS, GOOD_AGENT, GOOD_AGENT_FINDING, GOOD_LOG, GOOD_LOG_FINDING, findings, full_findings, listed
+from conftest import HANG_GUARD
 
 CHECK = CORPUS / "check"
 AUDIT = CORPUS / "audit"
@@ -353,7 +354,7 @@ def run_with_timeout(cwd: Path, *args: str) -> tuple[int, list[tuple]]:
         [sys.executable, "-m", "cachelint", *args, "--isolated", "--output-format", "json"],
         cwd=cwd,
         capture_output=True,
-        timeout=60,
+        timeout=HANG_GUARD,
     )
     return proc.returncode, [
         (d["code"], d["path"], d["line"], d["column"], d.get("record")) for d in listed(proc.stdout)
