@@ -25,6 +25,22 @@ START = "<!-- cachelint:index:start -->"
 END = "<!-- cachelint:index:end -->"
 
 
+def declares_index(text: str) -> bool:
+    """The text holds a block ``--write`` made: the start marker alone on a line, outside a fenced
+    code block (a page that shows or names the markers declares nothing)."""
+    if START not in text:
+        return False
+    fence = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = None if fence == marker else (fence or marker)
+        elif fence is None and stripped == START:
+            return True
+    return False
+
+
 class IndexFileError(Exception):
     """The target file cannot hold the index (unreadable, or its markers are out of order)."""
 

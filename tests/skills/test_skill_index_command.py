@@ -228,3 +228,14 @@ def test_a_written_block_is_an_index_whatever_share_of_the_skills_it_lists(repo)
         "skills/conciliacao-cartao/SKILL.md",
         "skills/logistica/SKILL.md",
     ]
+
+
+def test_a_page_that_shows_the_markers_declares_no_index(repo):
+    """Only a block (the start marker alone on a line, outside a code fence) declares an index."""
+    from cachelint.skills.indexer import declares_index
+
+    assert declares_index(f"intro\n{START}\n- a: b\n{END}\n")
+    assert not declares_index(f"`--write` replaces the block between `{START}` and `{END}`\n")
+    assert not declares_index(f"```markdown\n{START}\n- a: b\n{END}\n```\n")
+    (repo / "docs.md").write_text(f"Run `--write`: it fills `{START}` … `{END}` with [vendor skills](vendor/).\n")
+    assert _check_codes("CL204").exit_code == 0

@@ -12,7 +12,7 @@ from cachelint.discovery import is_relative_to
 from cachelint.skills.indexes.manifests import _load_data, parse_data, parse_marketplace, parse_plugin_manifest
 from cachelint.skills.indexes.markdown import parse_markdown
 from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRules, has_prompt_name
-from cachelint.skills.indexer import START
+from cachelint.skills.indexer import declares_index
 from cachelint.skills.tree import SkillTree
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
             continue
         # a block `cachelint index --write` made declares its file an index, as a configured
         # one is: CL203 then holds it to the skills `cachelint index --check` holds it to
-        configured = configured or (f.path.suffix.lower() in (".md", ".markdown") and START in source.text)
+        configured = configured or (f.path.suffix.lower() in (".md", ".markdown") and declares_index(source.text))
         if (
             not configured
             and f.path.name not in ("marketplace.json", "plugin.json")
