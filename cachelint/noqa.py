@@ -383,11 +383,16 @@ def removal_edit(suppression, codes: set[str], line: str, code_of) -> Edit | Non
     if keep:
         return Edit(number, suppression.codes_column, number, suppression.codes_end, ", ".join(keep))
     body = line.rstrip("\r\n")
-    start = body.rfind("#", 0, suppression.column - 1)
-    if start == -1:
-        return None
-    end = body.find("#", suppression.codes_end)
-    end = len(body) if end == -1 else end
+    opening = body.rfind("<!--", 0, suppression.column - 1)
+    closing = body.find("-->", suppression.codes_end - 1)
+    if opening != -1 and closing != -1:  # Markdown: the HTML comment, the reason in it included
+        start, end = opening, closing + 3
+    else:
+        start = body.rfind("#", 0, suppression.column - 1)
+        if start == -1:
+            return None
+        end = body.find("#", suppression.codes_end)
+        end = len(body) if end == -1 else end
     while start > 0 and body[start - 1] in " \t":
         start -= 1
     rest = body[:start] + (body[end:] if end < len(body) else "")
@@ -404,10 +409,14 @@ def is_comment_fix(fix) -> bool:
     return any((e.line, e.column) != (e.end_line, e.end_column) for e in fix.edits)
 
 
-def apply_comment_fixes(text: str, fixes: Sequence) -> tuple[str, set[int], list, list[tuple[object, str]]]:
+def apply_comment_fixes(
+    text: str, fixes: Sequence, reads_the_same=None
+) -> tuple[str, set[int], list, list[tuple[object, str]]]:
     """``text`` with the comment fixes applied, lines removed whole left empty (so that the
     positions of other fixes stay valid; ``drop_lines`` removes them after); the lines emptied,
-    the fixes applied, and those not applied with why."""
+    the fixes applied, and those not applied with why. ``reads_the_same(old, new)``: what must
+    hold of each result (default: a Python module with the same code)."""
+    same = reads_the_same or python_reads_the_same
     lines = lines_of(text)
     emptied: set[int] = set()
     applied: list = []
@@ -437,8 +446,8 @@ def apply_comment_fixes(text: str, fixes: Sequence) -> tuple[str, set[int], list
         else:
             failed.append((fix, "the edit is not within one line"))
             continue
-        if not python_reads_the_same("".join(lines), "".join(candidate)):
-            failed.append((fix, "removing it would change the code"))
+        if not same("".join(lines), "".join(candidate)):
+            failed.append((fix, "removing it would change what the file says"))
             continue
         lines = candidate
         emptied |= marked
@@ -512,3 +521,84 @@ def write_suppressions(diagnostics: Sequence, cwd, max_size: int) -> Written:
         except (fileutil.Skipped, fileutil.Changed, OSError) as exc:
             out.warnings.append(f"{display}: {exc}")
     return out
+
+
+# --- --fix of the suppressions in Markdown and YAML ------------------------------------------------
+
+
+def text_reads_the_same(path: str):
+    """What must hold when a comment is removed from the Markdown or YAML file ``path``: its YAML
+    (a YAML file, a SKILL.md's front matter) loads to the same data; a Markdown body has no more
+    to it (the comment is gone, nothing else moved)."""
+    yaml_file = path.lower().endswith((".yaml", ".yml"))
+
+    def same(old: str, new: str) -> bool:
+        region = _whole if yaml_file else _front
+        before = _yaml_data(region(lines_of(old)))
+        return before is not _UNREADABLE and before == _yaml_data(region(lines_of(new)))
+
+    return same
+
+
+def fix_text_files(diagnostics: Sequence, fixable, cwd, max_size: int, diff: bool) -> "TextFixes":
+    """Apply (or, with ``diff``, show) the fixes of ``diagnostics`` in Markdown and YAML files
+    (those of CL004 and CL002: comments removed); ``fixable(d)`` says which fixes to apply."""
+    from pathlib import Path
+
+    from cachelint import fileutil
+    from cachelint.textio import BOM, decode
+
+    out = TextFixes()
+    by_path: dict[str, list] = {}
+    for d in diagnostics:
+        if d.fix is not None and fixable(d) and d.path.lower().endswith((".md", ".markdown", ".yaml", ".yml")):
+            by_path.setdefault(d.path, []).append(d)
+    for display in sorted(by_path):
+        path = Path(cwd) / display
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            out.warnings.append(f"{display}: cannot be read ({exc.strerror or exc}); not fixed")
+            continue
+        source = decode(data, display)
+        if isinstance(source, Diagnostic):
+            continue
+        kept, emptied, applied, failed = apply_comment_fixes(
+            source.text, [d.fix for d in by_path[display]], text_reads_the_same(display)
+        )
+        for _fix, why in failed:
+            out.warnings.append(f"{display}: a suppression was not removed: {why}")
+        if not applied:
+            continue
+        new = ((BOM if source.had_bom else "") + drop_lines(kept, emptied)).encode("utf-8")
+        done = [d for d in by_path[display] if d.fix in applied]
+        if diff:
+            import difflib
+
+            out.diffs.append(
+                "".join(
+                    difflib.unified_diff(
+                        lines_of(data.decode("utf-8", "replace")),
+                        lines_of(new.decode("utf-8", "replace")),
+                        f"a/{display}",
+                        f"b/{display}",
+                    )
+                )
+            )
+            out.fixed.extend(done)
+            continue
+        try:
+            if fileutil.replace_if_unchanged(path, fileutil.sha256(data), _constant(new), max_size):
+                out.fixed.extend(done)
+        except (fileutil.Skipped, OSError) as exc:
+            out.warnings.append(f"{display}: {exc}")
+    return out
+
+
+@dataclass
+class TextFixes:
+    """What ``fix_text_files`` did: the findings fixed, the diffs (``--diff``), the warnings."""
+
+    fixed: list = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)

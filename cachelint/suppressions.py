@@ -261,7 +261,7 @@ def _apply(
         else:
             kept.append(d)
     lines = None
-    if text is not None and path.endswith((".py", ".pyi")):
+    if text is not None and path.lower().endswith((".py", ".pyi", ".md", ".markdown", ".yaml", ".yml")):
         from cachelint.noqa import lines_of
 
         lines = lines_of(text)

@@ -126,3 +126,40 @@ def test_json_takes_no_suppression(tmp_path, monkeypatch):
 
     done = add_suppressions(".claude-plugin/marketplace.json", "{}", {(None, 1): {"CL204"}})
     assert done.added == 0 and done.skipped == [(1, "JSON takes no comments: use per-file-ignores or a baseline")]
+
+
+def test_fix_removes_unused_suppressions_in_markdown_and_front_matter(tmp_path, monkeypatch):
+    skill = (
+        "---\nname: helper\n# cachelint: ignore[CL202]\n"
+        "description: Use when the user asks to convert CSV files into Parquet tables with a schema.\n---\n"
+        "body <!-- cachelint: ignore[CL204] -- why -->\n"
+    )
+    write_tree(tmp_path, {"skills/helper/SKILL.md": skill})
+    monkeypatch.chdir(tmp_path)
+    found = _check(".")
+    assert [line.split(" ", 2)[:2] for line in found.stdout.splitlines()[:2]] == [
+        ["skills/helper/SKILL.md:3:3:", "CL004"],
+        ["skills/helper/SKILL.md:6:11:", "CL004"],
+    ]
+    diff = _check(".", "--diff")
+    assert diff.exit_code == 1 and "-# cachelint: ignore[CL202]\n" in diff.stdout and "+body\n" in diff.stdout
+    fixed = _check(".", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert (tmp_path / "skills/helper/SKILL.md").read_text(encoding="utf-8") == (
+        "---\nname: helper\n"
+        "description: Use when the user asks to convert CSV files into Parquet tables with a schema.\n---\nbody\n"
+    )
+
+
+def test_a_removal_that_would_change_the_yaml_is_not_made():
+    from cachelint.noqa import apply_comment_fixes, text_reads_the_same
+    from cachelint.suppressions import _code_or_name, find_suppressions
+
+    text = "---\ndescription: |\n  keep # cachelint: ignore[CL202]\n---\n"
+    [s] = find_suppressions(text)
+    from cachelint.diagnostics import Fix
+    from cachelint.noqa import lines_of, removal_edit
+
+    edit = removal_edit(s, {"CL202"}, lines_of(text)[2], _code_or_name)
+    _kept, _emptied, applied, failed = apply_comment_fixes(text, [Fix("x", (edit,))], text_reads_the_same("SKILL.md"))
+    assert applied == [] and failed[0][1] == "removing it would change what the file says"
