@@ -28,9 +28,16 @@ import json
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
-from cachelint.diagnostics import Diagnostic, Edit
+from cachelint.diagnostics import Diagnostic, Edit, Fix
+
+if TYPE_CHECKING:
+    from cachelint.suppressions import Suppression
+
+# What must hold of a file's text after an edit: (old text, new text) -> it reads the same.
+ReadsTheSame = Callable[[str, str], bool]
 
 _SUPPRESSION = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]\[]*)\]", re.IGNORECASE)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -371,7 +378,7 @@ def line_edit(old: str, new: str) -> Edit | None:
 # --- removing codes (the fix of CL002 and CL004) ---------------------------------------------------
 
 
-def removal_edit(suppression, codes: set[str], line: str, code_of) -> Edit | None:
+def removal_edit(suppression: "Suppression", codes: set[str], line: str, code_of: Callable[[str], str]) -> Edit | None:
     """The edit of ``line`` (the suppression's, with its end) that removes ``codes`` from the
     suppression ``suppression`` (``cachelint.suppressions.Suppression``): the codes alone when
     others stay, else the whole comment (with the reason written after it), else the whole line
@@ -403,15 +410,15 @@ def removal_edit(suppression, codes: set[str], line: str, code_of) -> Edit | Non
     return Edit(number, start + 1, number, len(body) + 1, "")
 
 
-def is_comment_fix(fix) -> bool:
+def is_comment_fix(fix: Fix) -> bool:
     """The fix removes text (a suppression's code or comment), as no fix of the code checks does
     (they insert text around expressions)."""
     return any((e.line, e.column) != (e.end_line, e.end_column) for e in fix.edits)
 
 
 def apply_comment_fixes(
-    text: str, fixes: Sequence, reads_the_same=None
-) -> tuple[str, set[int], list, list[tuple[object, str]]]:
+    text: str, fixes: Sequence[Fix], reads_the_same: ReadsTheSame | None = None
+) -> tuple[str, set[int], list[Fix], list[tuple[Fix, str]]]:
     """``text`` with the comment fixes applied, lines removed whole left empty (so that the
     positions of other fixes stay valid; ``drop_lines`` removes them after); the lines emptied,
     the fixes applied, and those not applied with why. ``reads_the_same(old, new)``: what must
@@ -419,8 +426,8 @@ def apply_comment_fixes(
     same = reads_the_same or python_reads_the_same
     lines = lines_of(text)
     emptied: set[int] = set()
-    applied: list = []
-    failed: list[tuple[object, str]] = []
+    applied: list[Fix] = []
+    failed: list[tuple[Fix, str]] = []
     ordered = sorted(fixes, key=lambda f: (f.edits[0].line, f.edits[0].column), reverse=True)
     for fix in ordered:
         if len(fix.edits) != 1:
@@ -460,7 +467,7 @@ def drop_lines(text: str, numbers: set[int]) -> str:
     return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())
 
 
-def _constant(data: bytes):
+def _constant(data: bytes) -> Callable[[bytes], bytes]:
     return lambda _current: data
 
 
@@ -481,11 +488,9 @@ class Written:
     warnings: list[str] = field(default_factory=list)
 
 
-def write_suppressions(diagnostics: Sequence, cwd, max_size: int) -> Written:
+def write_suppressions(diagnostics: Sequence[Diagnostic], cwd: Path, max_size: int) -> Written:
     """Add a suppression for every finding of ``diagnostics`` to its file, each file rewritten
     only while it holds the bytes it had when read here (``fileutil.replace_if_unchanged``)."""
-    from pathlib import Path
-
     from cachelint import fileutil
     from cachelint.textio import BOM, decode
 
@@ -526,7 +531,7 @@ def write_suppressions(diagnostics: Sequence, cwd, max_size: int) -> Written:
 # --- --fix of the suppressions in Markdown and YAML ------------------------------------------------
 
 
-def text_reads_the_same(path: str):
+def text_reads_the_same(path: str) -> ReadsTheSame:
     """What must hold when a comment is removed from the Markdown or YAML file ``path``: its YAML
     (a YAML file, a SKILL.md's front matter) loads to the same data; a Markdown body has no more
     to it (the comment is gone, nothing else moved)."""
@@ -540,11 +545,11 @@ def text_reads_the_same(path: str):
     return same
 
 
-def fix_text_files(diagnostics: Sequence, fixable, cwd, max_size: int, diff: bool) -> "TextFixes":
+def fix_text_files(
+    diagnostics: Sequence[Diagnostic], fixable: Callable[[Diagnostic], bool], cwd: Path, max_size: int, diff: bool
+) -> "TextFixes":
     """Apply (or, with ``diff``, show) the fixes of ``diagnostics`` in Markdown and YAML files
     (those of CL004 and CL002: comments removed); ``fixable(d)`` says which fixes to apply."""
-    from pathlib import Path
-
     from cachelint import fileutil
     from cachelint.textio import BOM, decode
 
@@ -599,6 +604,6 @@ def fix_text_files(diagnostics: Sequence, fixable, cwd, max_size: int, diff: boo
 class TextFixes:
     """What ``fix_text_files`` did: the findings fixed, the diffs (``--diff``), the warnings."""
 
-    fixed: list = field(default_factory=list)
+    fixed: list[Diagnostic] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

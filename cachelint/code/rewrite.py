@@ -112,7 +112,7 @@ def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
         return rewrite_expressions(text, fixes)
     kept, emptied, applied, failed = apply_comment_fixes(text, comment_fixes)
     done = rewrite_expressions(kept, [f for f in fixes if not is_comment_fix(f)])
-    done.failed.extend((f, why) for f, why in failed if isinstance(f, Fix))
+    done.failed.extend(failed)
     if applied:
         new = done.text if done.text is not None else kept
         done.text = drop_lines(new, emptied)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -278,6 +278,3 @@ def _check_uri(ls: CachelintServer, uri: str) -> None:
         ls.check_notebook(notebook.uri)
     else:
         ls.check_document(uri)
-
-
-__all__: Any = ["CachelintServer", "build_server", "code_actions", "lsp_position", "to_lsp", "utf16_column"]
