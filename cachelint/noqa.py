@@ -35,6 +35,7 @@ from cachelint.diagnostics import Diagnostic, Edit, Fix
 
 if TYPE_CHECKING:
     from cachelint.suppressions import Suppression
+    from cachelint.textio import SourceText
 
 # What must hold of a file's text after an edit: (old text, new text) -> it reads the same.
 ReadsTheSame = Callable[[str, str], bool]
@@ -467,6 +468,20 @@ def drop_lines(text: str, numbers: set[int]) -> str:
     return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())
 
 
+def _read_source(path: Path, display: str) -> "tuple[bytes, SourceText] | str":
+    """The bytes of a file and its text, or why they cannot be had."""
+    from cachelint.textio import decode
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"{display}: cannot be read ({exc.strerror or exc})"
+    source = decode(data, display)
+    if isinstance(source, Diagnostic):
+        return f"{display}: {source.message}"
+    return data, source
+
+
 def _constant(data: bytes) -> Callable[[bytes], bytes]:
     return lambda _current: data
 
@@ -492,7 +507,7 @@ def write_suppressions(diagnostics: Sequence[Diagnostic], cwd: Path, max_size: i
     """Add a suppression for every finding of ``diagnostics`` to its file, each file rewritten
     only while it holds the bytes it had when read here (``fileutil.replace_if_unchanged``)."""
     from cachelint import fileutil
-    from cachelint.textio import BOM, decode
+    from cachelint.textio import BOM
 
     out = Written()
     wanted: dict[str, dict[tuple[int | None, int], set[str]]] = {}
@@ -504,15 +519,11 @@ def write_suppressions(diagnostics: Sequence[Diagnostic], cwd: Path, max_size: i
         wanted.setdefault(d.path, {}).setdefault(key, set()).add(d.code)
     for display in sorted(wanted):
         path = Path(cwd) / display
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            out.warnings.append(f"{display}: cannot be read ({exc.strerror or exc}); no suppression added")
+        read = _read_source(path, display)
+        if isinstance(read, str):
+            out.warnings.append(f"{read}; no suppression added")
             continue
-        source = decode(data, display)
-        if isinstance(source, Diagnostic):
-            out.warnings.append(f"{display}: {source.message}; no suppression added")
-            continue
+        data, source = read
         done = add_suppressions(display, source.text, wanted[display])
         for line, why in sorted(done.skipped):
             out.warnings.append(f"{display}:{line}: no suppression added: {why}")
@@ -551,7 +562,7 @@ def fix_text_files(
     """Apply (or, with ``diff``, show) the fixes of ``diagnostics`` in Markdown and YAML files
     (those of CL004 and CL002: comments removed); ``fixable(d)`` says which fixes to apply."""
     from cachelint import fileutil
-    from cachelint.textio import BOM, decode
+    from cachelint.textio import BOM
 
     out = TextFixes()
     by_path: dict[str, list] = {}
@@ -560,14 +571,11 @@ def fix_text_files(
             by_path.setdefault(d.path, []).append(d)
     for display in sorted(by_path):
         path = Path(cwd) / display
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            out.warnings.append(f"{display}: cannot be read ({exc.strerror or exc}); not fixed")
+        read = _read_source(path, display)
+        if isinstance(read, str):
+            out.warnings.append(f"{read}; not fixed")
             continue
-        source = decode(data, display)
-        if isinstance(source, Diagnostic):
-            continue
+        data, source = read
         kept, emptied, applied, failed = apply_comment_fixes(
             source.text, [d.fix for d in by_path[display]], text_reads_the_same(display)
         )

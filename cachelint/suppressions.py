@@ -268,16 +268,10 @@ def _apply(
     for i, codes in sorted(unknown.items()):
         s = suppressions[i]
         for code in codes:
+            # unsafe: the code was meant to name a rule; correcting it keeps the suppression
+            fix = _removal(s, {code}, lines, f"remove the unknown code {code}", Applicability.UNSAFE)
             extra.append(
-                Diagnostic(
-                    code=INVALID_SUPPRESSION,
-                    message=f"unknown rule code {code!r} in suppression comment",
-                    path=path,
-                    line=s.line,
-                    column=s.column,
-                    # unsafe: the code was meant to name a rule; correcting it keeps the suppression
-                    fix=_removal(s, {code}, lines, f"remove the unknown code {code}", Applicability.UNSAFE),
-                )
+                _about(s, INVALID_SUPPRESSION, f"unknown rule code {code!r} in suppression comment", path, fix)
             )
     # A file whose analysis did not finish (CL001, CL003) has findings missing: nothing is unused.
     if complete and not any(d.code in _NEVER_SUPPRESSED for d in diagnostics):
@@ -286,18 +280,19 @@ def _apply(
             if not unused:
                 continue
             where = "in this file" if s.whole_file else "on this line or the next"
-            extra.append(
-                Diagnostic(
-                    code=UNUSED_SUPPRESSION,
-                    message=f"unused suppression of {', '.join(unused)}: no such finding {where}",
-                    path=path,
-                    line=s.line,
-                    column=s.column,
-                    fix=_removal(s, set(unused), lines, f"remove the unused {', '.join(unused)}"),
-                    details={"codes": unused},
-                )
-            )
+            fix = _removal(s, set(unused), lines, f"remove the unused {', '.join(unused)}")
+            message = f"unused suppression of {', '.join(unused)}: no such finding {where}"
+            extra.append(_about(s, UNUSED_SUPPRESSION, message, path, fix, {"codes": unused}))
     return kept + extra
+
+
+def _about(
+    s: Suppression, code: str, message: str, path: str, fix: Fix | None, details: dict | None = None
+) -> Diagnostic:
+    """A finding about the suppression ``s`` (CL002, CL004), at the suppression."""
+    return Diagnostic(
+        code=code, message=message, path=path, line=s.line, column=s.column, fix=fix, details=details or {}
+    )
 
 
 INVALID_SUPPRESSION = "CL002"
