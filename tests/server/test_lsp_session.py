@@ -253,3 +253,27 @@ def test_server_without_pygls_says_how_to_install_it(monkeypatch):
     assert result.stderr == (
         "cachelint: error: cachelint server needs pygls: pip install 'prefix-cache-lint[lsp]' (see docs/editors.md)\n"
     )
+
+
+def test_a_buffer_under_a_bad_configuration_is_the_users_error_not_a_crash(tmp_path):
+    from cachelint.server.buffers import Buffer, check_buffer
+
+    write_tree(tmp_path, {"sub/cachelint.toml": "selekt = 1\n"})
+    checked = check_buffer(Buffer(tmp_path / "sub" / "agent.py", AGENT, tmp_path))
+    assert checked.diagnostics == []
+    assert checked.error == (
+        f"{os.path.realpath(tmp_path / 'sub')}/cachelint.toml: invalid configuration: (top level):"
+        " Additional properties are not allowed ('selekt' was unexpected)"
+    )
+
+
+def test_a_buffer_is_checked_with_the_configuration_closest_to_its_file(tmp_path):
+    from cachelint.server.buffers import Buffer, check_buffer
+
+    write_tree(tmp_path, {"quiet/cachelint.toml": "ignore = ['CL101']\n"})
+    loud = check_buffer(Buffer(tmp_path / "agent.py", AGENT, tmp_path))
+    quiet = check_buffer(Buffer(tmp_path / "quiet" / "agent.py", AGENT, tmp_path))
+    assert [d.code for d in loud.diagnostics] == ["CL101"] and quiet.diagnostics == []
+    fixed = check_buffer(Buffer(tmp_path / "agent.py", AGENT, tmp_path), fix=True)
+    assert fixed.fixed_text == AGENT.replace("in {'a'}]", "in sorted({'a'})]") and fixed.diagnostics == []
+    assert not (tmp_path / "agent.py").exists()
