@@ -55,8 +55,7 @@ _CACHEDIR_TAG = (
 
 
 def cache_folder(settings: Settings) -> Path:
-    base = Path(settings.cache_dir)
-    return base if base.is_absolute() else settings.root / base
+    return settings.cache_folder()
 
 
 def _read_json_table(path: Path, kind: str, key: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:
@@ -67,10 +66,10 @@ def _read_json_table(path: Path, kind: str, key: str) -> tuple[dict[str, Any], d
     def shape(data: Any) -> bool:
         return isinstance(data, dict) and isinstance(data.get(key), dict) and isinstance(data.get("skills", {}), dict)
 
-    data = cachefile.read(path, kind, FORMAT, shape)
-    warnings = cachefile.take_warnings()
+    warnings: list[str] = []
+    data = cachefile.read(path, kind, FORMAT, shape, warnings=warnings)
     if data is None:
-        return {}, {}, "; ".join(warnings) or None
+        return {}, {}, "; ".join(sorted(set(warnings))) or None
     return data[key], data, None
 
 

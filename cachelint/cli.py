@@ -466,7 +466,7 @@ def _audit_output_format(help_text: str):
 )
 @click.option(
     "--input-format",
-    type=click.Choice(["auto", "jsonl", "json", "har", "vcr", *LOG_FORMAT_NAMES]),
+    type=click.Choice(["auto", *LOG_FORMAT_NAMES]),
     default="auto",
     help="Force the log format instead of detecting it (docs/audit.md lists the formats).",
 )

@@ -31,26 +31,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
-from cachelint.diagnostics import Diagnostic, Edit, Fix
+from cachelint.diagnostics import Diagnostic, Edit
+from cachelint.suppressions import (
+    ReadsTheSame,
+    apply_comment_fixes,
+    drop_lines,
+    line_end,
+    lines_of,
+    python_reads_the_same,
+)
 
 if TYPE_CHECKING:
-    from cachelint.suppressions import Suppression
     from cachelint.textio import SourceText
 
-# What must hold of a file's text after an edit: (old text, new text) -> it reads the same.
-ReadsTheSame = Callable[[str, str], bool]
-
 _SUPPRESSION = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]\[]*)\]", re.IGNORECASE)
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def lines_of(text: str) -> list[str]:
-    """Lines as Python's tokenizer counts them, each with its end (not split at form feeds)."""
-    return _LINE.findall(text)
-
-
-def _eol(line: str) -> str:
-    return line[len(line.rstrip("\r\n")) :]
 
 
 def _codes_text(codes: Iterable[str]) -> str:
@@ -105,27 +99,6 @@ def _python_lines(text: str) -> _PythonLines | None:
     return _PythonLines(frozenset(open_end), comments)
 
 
-def _code_tokens(text: str) -> list[tuple[int, str]] | None:
-    try:
-        return [
-            (t.type, t.string)
-            for t in tokenize.generate_tokens(io.StringIO(text).readline)
-            if t.type not in (tokenize.COMMENT, tokenize.NL)
-        ]
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return None
-
-
-def python_reads_the_same(old: str, new: str) -> bool:
-    """``new`` compiles, and holds the tokens of ``old`` but for comments and blank lines."""
-    try:
-        compile(new, "<suppressed>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    before = _code_tokens(old)
-    return before is not None and before == _code_tokens(new)
-
-
 def _python_choice(lines: list[str], facts: _PythonLines, number: int, codes: list[str]) -> list[str] | None:
     """The lines with a suppression of ``codes`` for line ``number`` (1-based), or None."""
     index = number - 1
@@ -140,11 +113,11 @@ def _python_choice(lines: list[str], facts: _PythonLines, number: int, codes: li
             return lines[: index - 1] + [merged] + lines[index:]
     if number not in facts.open_end:
         body = line.rstrip("\r\n")
-        eol = _eol(line) or ("\n" if index + 1 < len(lines) else "")
+        eol = line_end(line) or ("\n" if index + 1 < len(lines) else "")
         return lines[:index] + [f"{body.rstrip()}  # cachelint: ignore[{_codes_text(codes)}]{eol}"] + lines[index + 1 :]
     if index == 0 or (number - 1) not in facts.open_end:
         indent = line[: len(line) - len(line.lstrip(" \t"))]
-        eol = _eol(lines[index - 1]) if index > 0 else (_eol(line) or "\n")
+        eol = line_end(lines[index - 1]) if index > 0 else (line_end(line) or "\n")
         return lines[:index] + [f"{indent}# cachelint: ignore[{_codes_text(codes)}]{eol}"] + lines[index:]
     return None
 
@@ -216,11 +189,13 @@ def _yaml_choices(lines: list[str], index: int, codes: list[str], first: int) ->
     if merged is not None:
         out.append(lines[:index] + [merged] + lines[index + 1 :])
     indent = line[: len(line) - len(line.lstrip(" \t"))]
-    eol = _eol(lines[index - 1]) if index > 0 else "\n"
+    eol = line_end(lines[index - 1]) if index > 0 else "\n"
     out.append(lines[:index] + [f"{indent}# cachelint: ignore[{_codes_text(codes)}]{eol}"] + lines[index:])
     body = line.rstrip("\r\n")
     out.append(
-        lines[:index] + [f"{body.rstrip()}  # cachelint: ignore[{_codes_text(codes)}]{_eol(line)}"] + lines[index + 1 :]
+        lines[:index]
+        + [f"{body.rstrip()}  # cachelint: ignore[{_codes_text(codes)}]{line_end(line)}"]
+        + lines[index + 1 :]
     )
     return out
 
@@ -250,7 +225,7 @@ def add_to_text(text: str, wanted: Mapping[int, Iterable[str]], yaml_file: bool)
             continue
         if span is not None and number == 1:
             # nothing may precede the front matter's "---": the code is suppressed for the file
-            eol = _eol(lines[0]) or "\n"
+            eol = line_end(lines[0]) or "\n"
             lines = [lines[0], f"# cachelint: ignore-file[{_codes_text(codes)}]{eol}", *lines[1:]]
             out.added += 1
             continue
@@ -260,7 +235,7 @@ def add_to_text(text: str, wanted: Mapping[int, Iterable[str]], yaml_file: bool)
         merged = _merged(lines[index], codes)
         if merged is None:
             body = lines[index].rstrip("\r\n")
-            merged = f"{body.rstrip()} <!-- cachelint: ignore[{_codes_text(codes)}] -->{_eol(lines[index])}"
+            merged = f"{body.rstrip()} <!-- cachelint: ignore[{_codes_text(codes)}] -->{line_end(lines[index])}"
         lines = lines[:index] + [merged] + lines[index + 1 :]
         out.added += 1
     out.text = "".join(lines)
@@ -374,98 +349,6 @@ def line_edit(old: str, new: str) -> Edit | None:
         end_a -= 1
         end_b -= 1
     return Edit(start + 1, 1, end_a + 1, 1, "".join(b[start:end_b]))
-
-
-# --- removing codes (the fix of CL002 and CL004) ---------------------------------------------------
-
-
-def removal_edit(suppression: "Suppression", codes: set[str], line: str, code_of: Callable[[str], str]) -> Edit | None:
-    """The edit of ``line`` (the suppression's, with its end) that removes ``codes`` from the
-    suppression ``suppression`` (``cachelint.suppressions.Suppression``): the codes alone when
-    others stay, else the whole comment (with the reason written after it), else the whole line
-    when nothing else is on it. ``code_of`` reads a written code or rule name as its code. An edit
-    that replaces text (not an insertion) is a comment edit (``is_comment_fix``)."""
-    # a shared noqa keeps the other linters' codes (they are in ``written``, not in ``codes``)
-    keep = [w for w in suppression.written if code_of(w) not in codes]
-    number = suppression.line
-    if keep:
-        return Edit(number, suppression.codes_column, number, suppression.codes_end, ", ".join(keep))
-    body = line.rstrip("\r\n")
-    opening = body.rfind("<!--", 0, suppression.column - 1)
-    closing = body.find("-->", suppression.codes_end - 1)
-    if opening != -1 and closing != -1:  # Markdown: the HTML comment, the reason in it included
-        start, end = opening, closing + 3
-    else:
-        start = body.rfind("#", 0, suppression.column - 1)
-        if start == -1:
-            return None
-        end = body.find("#", suppression.codes_end)
-        end = len(body) if end == -1 else end
-    while start > 0 and body[start - 1] in " \t":
-        start -= 1
-    rest = body[:start] + (body[end:] if end < len(body) else "")
-    if not rest.strip():
-        return Edit(number, 1, number + 1, 1, "")
-    if end < len(body):  # another comment follows on the line: it keeps its place
-        return Edit(number, start + 1, number, end + 1, "  " if start > 0 else "")
-    return Edit(number, start + 1, number, len(body) + 1, "")
-
-
-def is_comment_fix(fix: Fix) -> bool:
-    """The fix removes text (a suppression's code or comment), as no fix of the code checks does
-    (they insert text around expressions)."""
-    return any((e.line, e.column) != (e.end_line, e.end_column) for e in fix.edits)
-
-
-def apply_comment_fixes(
-    text: str, fixes: Sequence[Fix], reads_the_same: ReadsTheSame | None = None
-) -> tuple[str, set[int], list[Fix], list[tuple[Fix, str]]]:
-    """``text`` with the comment fixes applied, lines removed whole left empty (so that the
-    positions of other fixes stay valid; ``drop_lines`` removes them after); the lines emptied,
-    the fixes applied, and those not applied with why. ``reads_the_same(old, new)``: what must
-    hold of each result (default: a Python module with the same code)."""
-    same = reads_the_same or python_reads_the_same
-    lines = lines_of(text)
-    emptied: set[int] = set()
-    applied: list[Fix] = []
-    failed: list[tuple[Fix, str]] = []
-    ordered = sorted(fixes, key=lambda f: (f.edits[0].line, f.edits[0].column), reverse=True)
-    for fix in ordered:
-        if len(fix.edits) != 1:
-            failed.append((fix, "a comment fix is one edit"))
-            continue
-        (e,) = fix.edits
-        if not 1 <= e.line <= len(lines):
-            failed.append((fix, "no such line"))
-            continue
-        line = lines[e.line - 1]
-        eol = _eol(line)
-        body = line[: len(line) - len(eol)]
-        if (e.end_line, e.end_column) == (e.line + 1, 1) and e.column == 1 and not e.content:
-            candidate = lines[: e.line - 1] + [eol] + lines[e.line :]
-            marked = {e.line}
-        elif e.end_line == e.line and e.end_column <= len(body) + 1:
-            candidate = (
-                lines[: e.line - 1]
-                + [body[: e.column - 1] + e.content + body[e.end_column - 1 :] + eol]
-                + lines[e.line :]
-            )
-            marked = set()
-        else:
-            failed.append((fix, "the edit is not within one line"))
-            continue
-        if not same("".join(lines), "".join(candidate)):
-            failed.append((fix, "removing it would change what the file says"))
-            continue
-        lines = candidate
-        emptied |= marked
-        applied.append(fix)
-    return "".join(lines), emptied, applied, failed
-
-
-def drop_lines(text: str, numbers: set[int]) -> str:
-    """``text`` without the lines ``numbers`` (1-based) that are empty."""
-    return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())
 
 
 def _read_source(path: Path, display: str) -> "tuple[bytes, SourceText] | str":

@@ -12,11 +12,13 @@ hide the next finding of that rule on that line unseen. Both carry the fix that 
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from cachelint.diagnostics import Applicability, Diagnostic, Fix
+from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix
 
 # The codes stop at the next bracket of either kind: ``[^\]]*`` read to the end of the line from
 # every ``cachelint: ignore[`` of a line of them (quadratic).
@@ -262,8 +264,6 @@ def _apply(
             kept.append(d)
     lines = None
     if text is not None and path.lower().endswith((".py", ".pyi", ".md", ".markdown", ".yaml", ".yml")):
-        from cachelint.noqa import lines_of
-
         lines = lines_of(text)
     for i, codes in sorted(unknown.items()):
         s = suppressions[i]
@@ -308,8 +308,6 @@ def _removal(
 ) -> Fix | None:
     if lines is None or not 1 <= s.line <= len(lines) or not s.written:
         return None
-    from cachelint.noqa import removal_edit
-
     edit = removal_edit(s, codes, lines[s.line - 1], _code_or_name)
     return None if edit is None else Fix(description, (edit,), applicability)
 
@@ -349,3 +347,131 @@ def apply_text_file_suppressions(
 
 
 _NEVER_SUPPRESSED = frozenset({"CL001", "CL003"})
+
+
+# --- removing a suppression's codes (the fix of CL002 and CL004, applied by the fixer in Python
+# files and by ``cachelint.noqa`` in Markdown and YAML) ---------------------------------------------
+
+# What must hold of a file's text after an edit: (old text, new text) -> it reads the same.
+ReadsTheSame = Callable[[str, str], bool]
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def lines_of(text: str) -> list[str]:
+    """Lines as Python's tokenizer counts them, each with its end (not split at form feeds)."""
+    return _LINE.findall(text)
+
+
+def line_end(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
+
+
+def _code_tokens(text: str) -> list[tuple[int, str]] | None:
+    try:
+        return [
+            (t.type, t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+
+
+def python_reads_the_same(old: str, new: str) -> bool:
+    """``new`` compiles, and holds the tokens of ``old`` but for comments and blank lines."""
+    try:
+        compile(new, "<suppressed>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    before = _code_tokens(old)
+    return before is not None and before == _code_tokens(new)
+
+
+def removal_edit(suppression: Suppression, codes: set[str], line: str, code_of: Callable[[str], str]) -> Edit | None:
+    """The edit of ``line`` (the suppression's, with its end) that removes ``codes`` from the
+    suppression ``suppression`` (``cachelint.suppressions.Suppression``): the codes alone when
+    others stay, else the whole comment (with the reason written after it), else the whole line
+    when nothing else is on it. ``code_of`` reads a written code or rule name as its code. An edit
+    that replaces text (not an insertion) is a comment edit (``is_comment_fix``)."""
+    # a shared noqa keeps the other linters' codes (they are in ``written``, not in ``codes``)
+    keep = [w for w in suppression.written if code_of(w) not in codes]
+    number = suppression.line
+    if keep:
+        return Edit(number, suppression.codes_column, number, suppression.codes_end, ", ".join(keep))
+    body = line.rstrip("\r\n")
+    opening = body.rfind("<!--", 0, suppression.column - 1)
+    closing = body.find("-->", suppression.codes_end - 1)
+    if opening != -1 and closing != -1:  # Markdown: the HTML comment, the reason in it included
+        start, end = opening, closing + 3
+    else:
+        start = body.rfind("#", 0, suppression.column - 1)
+        if start == -1:
+            return None
+        end = body.find("#", suppression.codes_end)
+        end = len(body) if end == -1 else end
+    while start > 0 and body[start - 1] in " \t":
+        start -= 1
+    rest = body[:start] + (body[end:] if end < len(body) else "")
+    if not rest.strip():
+        return Edit(number, 1, number + 1, 1, "")
+    if end < len(body):  # another comment follows on the line: it keeps its place
+        return Edit(number, start + 1, number, end + 1, "  " if start > 0 else "")
+    return Edit(number, start + 1, number, len(body) + 1, "")
+
+
+def is_comment_fix(fix: Fix) -> bool:
+    """The fix removes text (a suppression's code or comment), as no fix of the code checks does
+    (they insert text around expressions)."""
+    return any((e.line, e.column) != (e.end_line, e.end_column) for e in fix.edits)
+
+
+def apply_comment_fixes(
+    text: str, fixes: Sequence[Fix], reads_the_same: ReadsTheSame | None = None
+) -> tuple[str, set[int], list[Fix], list[tuple[Fix, str]]]:
+    """``text`` with the comment fixes applied, lines removed whole left empty (so that the
+    positions of other fixes stay valid; ``drop_lines`` removes them after); the lines emptied,
+    the fixes applied, and those not applied with why. ``reads_the_same(old, new)``: what must
+    hold of each result (default: a Python module with the same code)."""
+    same = reads_the_same or python_reads_the_same
+    lines = lines_of(text)
+    emptied: set[int] = set()
+    applied: list[Fix] = []
+    failed: list[tuple[Fix, str]] = []
+    ordered = sorted(fixes, key=lambda f: (f.edits[0].line, f.edits[0].column), reverse=True)
+    for fix in ordered:
+        if len(fix.edits) != 1:
+            failed.append((fix, "a comment fix is one edit"))
+            continue
+        (e,) = fix.edits
+        if not 1 <= e.line <= len(lines):
+            failed.append((fix, "no such line"))
+            continue
+        line = lines[e.line - 1]
+        eol = line_end(line)
+        body = line[: len(line) - len(eol)]
+        if (e.end_line, e.end_column) == (e.line + 1, 1) and e.column == 1 and not e.content:
+            candidate = lines[: e.line - 1] + [eol] + lines[e.line :]
+            marked = {e.line}
+        elif e.end_line == e.line and e.end_column <= len(body) + 1:
+            candidate = (
+                lines[: e.line - 1]
+                + [body[: e.column - 1] + e.content + body[e.end_column - 1 :] + eol]
+                + lines[e.line :]
+            )
+            marked = set()
+        else:
+            failed.append((fix, "the edit is not within one line"))
+            continue
+        if not same("".join(lines), "".join(candidate)):
+            failed.append((fix, "removing it would change what the file says"))
+            continue
+        lines = candidate
+        emptied |= marked
+        applied.append(fix)
+    return "".join(lines), emptied, applied, failed
+
+
+def drop_lines(text: str, numbers: set[int]) -> str:
+    """``text`` without the lines ``numbers`` (1-based) that are empty."""
+    return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())

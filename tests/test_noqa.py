@@ -152,13 +152,14 @@ def test_fix_removes_unused_suppressions_in_markdown_and_front_matter(tmp_path, 
 
 
 def test_a_removal_that_would_change_the_yaml_is_not_made():
-    from cachelint.noqa import apply_comment_fixes, text_reads_the_same
+    from cachelint.noqa import text_reads_the_same
+    from cachelint.suppressions import apply_comment_fixes
     from cachelint.suppressions import _code_or_name, find_suppressions
 
     text = "---\ndescription: |\n  keep # cachelint: ignore[CL202]\n---\n"
     [s] = find_suppressions(text)
     from cachelint.diagnostics import Fix
-    from cachelint.noqa import lines_of, removal_edit
+    from cachelint.suppressions import lines_of, removal_edit
 
     edit = removal_edit(s, {"CL202"}, lines_of(text)[2], _code_or_name)
     _kept, _emptied, applied, failed = apply_comment_fixes(text, [Fix("x", (edit,))], text_reads_the_same("SKILL.md"))

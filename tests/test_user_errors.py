@@ -121,3 +121,41 @@ def test_utf16_text_given_to_audit_says_so(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert result.stdout.startswith("log.jsonl:1:1: CL001 not a request log: UTF-16 text (save the log as UTF-8)")
     assert len(result.stdout.splitlines()) == 1
+
+
+def test_a_pack_that_was_valid_and_is_edited_into_a_bad_one_is_the_users_error(tmp_path, monkeypatch):
+    """A pack found valid is not validated again while its bytes are the same (its verdict is kept
+    in the cache folder); edited, it is validated where the configuration is read, as at first."""
+    import functools
+
+    from cachelint import catalog
+    from conftest import REPO
+
+    pack = REPO / "rules" / "packs" / "code-volatile.yaml"
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.cachelint]\npacks = ["mine.yaml"]\n',
+            "agent.py": AGENT,
+            "mine.yaml": pack.read_text(),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    assert _run("check", ".").exit_code == 1  # the finding of AGENT, with the pack read
+    assert list((tmp_path / ".cachelint_cache").glob("packs-valid-*.json")), "the verdict is kept"
+    assert _run("check", ".").exit_code == 1
+    (tmp_path / "mine.yaml").write_text("kind: code-volatile\nvolatile_calls: 5\n")
+    # a new process, as the next command line is: nothing read of the packs remembered
+    monkeypatch.setattr(
+        catalog, "_load_pack_file", functools.lru_cache(maxsize=None)(catalog._load_pack_file.__wrapped__)
+    )
+    monkeypatch.setattr(
+        catalog, "_known_valid_packs_in", functools.lru_cache(maxsize=None)(catalog._known_valid_packs_in.__wrapped__)
+    )
+    result = _run("check", ".")
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(
+        f"cachelint: error: {os.path.realpath(tmp_path)}/pyproject.toml: invalid configuration: packs:"
+        f" {os.path.realpath(tmp_path)}/mine.yaml: "
+    )

@@ -102,10 +102,10 @@ def _without_lone_cr(text: str) -> str:
 
 def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
     """Apply ``fixes`` (their edits in this text's positions) to the module ``text``: first the
-    fixes that remove a suppression's code or comment (``cachelint.noqa``: text edits within
+    fixes that remove a suppression's code or comment (``cachelint.suppressions``: text edits within
     comments, a line removed whole kept empty until the end so that no other position moves),
     then those that wrap expressions (``rewrite_expressions``)."""
-    from cachelint.noqa import apply_comment_fixes, drop_lines, is_comment_fix
+    from cachelint.suppressions import apply_comment_fixes, drop_lines, is_comment_fix
 
     comment_fixes = [f for f in fixes if is_comment_fix(f)]
     if not comment_fixes:

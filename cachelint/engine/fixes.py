@@ -12,10 +12,12 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.discovery import InputFile
 from cachelint.engine.facts import PythonRun
 from cachelint.engine.python_run import check_python
+from cachelint.engine.workers import map_in_pool
+from cachelint.engine_types import CheckOptions, CheckResult
 
 if TYPE_CHECKING:
     from cachelint.cache import ResultCache
-    from cachelint.engine.run import CheckOptions, CheckResult
+    from cachelint.textio import FileReader
 
 
 def fix_and_recheck(
@@ -24,10 +26,10 @@ def fix_and_recheck(
     group_settings: Settings,
     cache: "ResultCache | None",
     jobs: int | None,
-    options: "CheckOptions",
+    options: CheckOptions,
     paths: Sequence[str],
     cwd: Path,
-    result: "CheckResult",
+    result: CheckResult,
 ) -> dict[str, list[Diagnostic]]:
     """The findings of the Python run per file, their fixes' targets resolved; with ``--fix`` or
     ``--diff`` the fixes applied (``result`` counts them) and the files they touched checked again."""
@@ -37,15 +39,41 @@ def fix_and_recheck(
 
         per_file = resolve_fix_targets(per_file, python, cwd)
         if options.fix or options.diff:
-            touched = apply_fixes(python_files, per_file, python, group_settings, options, paths, cwd, result)
+            touched = apply_fixes(
+                python_files,
+                per_file,
+                python,
+                group_settings,
+                options,
+                paths,
+                cwd,
+                result,
+                lambda work, items: map_in_pool(work, items, jobs),
+            )
             if touched:
                 if cache is not None:
                     cache.forget_validation(f.path for f in touched)
                 # What remains: the files written (or found changed) and those that import them
                 # (their summaries changed).
-                again = check_python(affected(python_files, touched, python), group_settings, cache, jobs)
+                again = check_python(
+                    affected(python_files, touched, python),
+                    group_settings,
+                    cache,
+                    jobs,
+                    _reader_after(python, options, result),
+                )
                 per_file.update(resolve_fix_targets(again.per_file, again, cwd))
     return per_file
+
+
+def _reader_after(python: PythonRun, options: CheckOptions, result: CheckResult) -> "FileReader | None":
+    """How the check after the fixes reads its inputs: stdin's fixed bytes (``--fix`` writes no
+    file for them) in place of the buffer, every other file from disk as before."""
+    if options.stdin is None or result.stdin_fixed is None:
+        return python.reader
+    from cachelint.textio import FileReader
+
+    return FileReader({str(options.stdin.path): result.stdin_fixed})
 
 
 def affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:

@@ -2,7 +2,7 @@
 its session as soon as its exchange is written, and a break is told in one line.
 
 This module is the proxy's only door into the payload audit: a capture line is read as the JSONL
-reader reads it, built into a ``Request`` by the audit's own ``build_request``, grouped by the
+reader reads it, built into a ``Request`` by the audit's own ``RequestBuilder``, grouped by the
 ``SessionGrouper`` and compared by ``prefix_diff``, so a live line and the report that follows
 the run agree. The checks (CL3xx) and the money are left to that report.
 """
@@ -15,13 +15,14 @@ from typing import Any
 
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.audit import DEFAULT_SESSION_WINDOW, build_request, share_blocks
 from cachelint.payloads.context import CheckContext
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
+from cachelint.payloads.endpoints import EndpointRules
+from cachelint.payloads.formats.registry import read_bytes_as_log
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import PrefixDiff, Request, Session
-from cachelint.payloads.providers import BlockCache, ProviderRules
-from cachelint.payloads.readers import read_bytes_as_log
+from cachelint.payloads.pipeline import DEFAULT_SESSION_WINDOW, share_blocks
+from cachelint.payloads.records import RequestBuilder
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.sessions import SessionGrouper, SessionKeys, longest_lifetime
 
@@ -44,7 +45,7 @@ class LiveBreaks:
         options = dict(settings.section("audit"))
         self.display = display
         self._redactor = Redactor.from_packs(load_packs("payloads-secrets", extra))
-        self._rules = ProviderRules.from_packs(load_packs("payloads-providers", extra))
+        self._builder = RequestBuilder(EndpointRules.from_packs(load_packs("payloads-providers", extra)), None)
         self._table = InvalidationTable.from_packs(load_packs("payloads-invalidation", extra))
         self._volatile = VolatilePatterns.from_packs(load_packs("payloads-volatile", extra))
         self._grouper = SessionGrouper(
@@ -52,7 +53,6 @@ class LiveBreaks:
             window=int(options.get("session-window", DEFAULT_SESSION_WINDOW)),
             lifetime=longest_lifetime(limits_for(CheckContext(settings=settings, options=options))),
         )
-        self._cache = BlockCache()
         self._mask = masker(extra).mask
 
     def observe(self, line: str, line_number: int) -> str | None:
@@ -62,7 +62,7 @@ class LiveBreaks:
             if isinstance(item, Diagnostic):
                 return None
             item.origin = replace(item.origin, line=line_number, record=line_number - 1)
-            item, req = build_request(item, self._rules, self._cache, None)
+            item, req = self._builder.build(item)
             if not isinstance(req, Request) or (item.status is not None and item.status >= 400):
                 return None  # a rejected request read and wrote no cache: no session takes it
             session, prev = self._grouper.assign(req, item)

@@ -8,6 +8,7 @@ from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
 from cachelint.diagnostics import Diagnostic
+from cachelint.rules.declarations import CodeRule
 
 CODE = "CL103"
 
@@ -19,3 +20,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             facts.loop_change_message(c, "so each change rewrites the cached prefix from the tools (position 0) on"),
             c.site,
         )
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call",))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterable
 
 from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.rules.declarations import SkillRule
 from cachelint.skills.context import SkillContext
 from cachelint.skills.indexes import IndexFile
 from cachelint.skills.scope import index_scope, is_template
@@ -61,3 +62,6 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             )
         )
     return out
+
+
+RULE = SkillRule(CODE, check)
