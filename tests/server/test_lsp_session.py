@@ -1,7 +1,7 @@
 """`cachelint server` driven as an editor drives it: a real LSP session over the subprocess's stdin
 and stdout (JSON-RPC with Content-Length headers): initialize, didOpen, publishDiagnostics,
-codeAction, notebooks, shutdown. docs/editors.md shows the transcript of such a session (set
-CACHELINT_LSP_TRANSCRIPT=FILE to write one)."""
+codeAction, notebooks, shutdown. docs/editors.md shows the transcript of this session, message
+for message (the test compares them; CACHELINT_LSP_TRANSCRIPT=FILE writes it anew)."""
 
 from __future__ import annotations
 
@@ -129,10 +129,33 @@ def session(tmp_path):
         client.proc.wait()
     target = os.environ.get("CACHELINT_LSP_TRANSCRIPT")
     if target:
-        Path(target).write_text(
-            "\n".join(f"{who}: {json.dumps(m, ensure_ascii=False)}" for who, m in client.transcript) + "\n",
-            encoding="utf-8",
-        )
+        Path(target).write_text(shown_transcript(client.transcript, tmp_path), encoding="utf-8")
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
+DOCS_ROOT = "/projects/demo"  # where the session's folder is in the docs
+
+
+def shown_transcript(transcript: list[tuple[str, dict]], root: Path) -> str:
+    """The session as docs/editors.md shows it: a message a line, ``→`` client to server, ``←``
+    server to client, the test's folder shown as /projects/demo and the version as ``…``."""
+    from cachelint import __version__
+
+    lines = []
+    for who, message in transcript:
+        text = json.dumps(message, ensure_ascii=False)
+        text = text.replace(root.as_uri(), "file://" + DOCS_ROOT).replace(str(root), DOCS_ROOT)
+        text = text.replace(f'"name": "cachelint", "version": "{__version__}"', '"name": "cachelint", "version": "…"')
+        lines.append(("→ " if who == "client" else "← ") + text)
+    return "\n".join(lines) + "\n"
+
+
+def docs_transcript() -> str:
+    """The text block of docs/editors.md's "A session, message by message"."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("### A session, message by message") :]
+    start = section.index("```text\n") + len("```text\n")
+    return section[start : section.index("```\n", start)]
 
 
 def test_an_editor_session_diagnostics_and_code_actions(session):
@@ -229,6 +252,8 @@ def test_an_editor_session_diagnostics_and_code_actions(session):
     assert not clock["message"].startswith("cell ")
 
     assert client.close() == 0
+    # docs/editors.md shows this very session (CACHELINT_LSP_TRANSCRIPT=FILE writes it anew)
+    assert shown_transcript(client.transcript, root) == docs_transcript()
 
 
 def test_positions_are_utf16_code_units():
