@@ -225,6 +225,12 @@ def test_an_editor_session_diagnostics_and_code_actions(session):
         "---\nname: helper\n# cachelint: ignore[CL202]\ndescription: Helps with tasks.\n---\nbody\n"
     )
 
+    # Saved: checked again (the buffer, which a save does not change); closed: its findings cleared.
+    client.notify("textDocument/didSave", {"textDocument": {"uri": skill_uri}})
+    assert [d["code"] for d in client.diagnostics_of(skill_uri)] == ["CL202"]
+    client.notify("textDocument/didClose", {"textDocument": {"uri": skill_uri}})
+    assert client.diagnostics_of(skill_uri) == []
+
     # A notebook, synced cell by cell: the finding is published on its cell's document.
     nb_uri = (root / "nb.ipynb").as_uri()
     cells = [
