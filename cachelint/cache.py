@@ -50,8 +50,7 @@ KEEP_RESULT_FILES = 8
 
 
 def cache_folder(settings: Settings) -> Path:
-    base = Path(settings.cache_dir)
-    return base if base.is_absolute() else settings.root / base
+    return settings.cache_folder()
 
 
 def _read_json_table(path: Path, kind: str, key: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:

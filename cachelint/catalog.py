@@ -75,8 +75,11 @@ def _load_yaml(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as handle:
             return yaml.load(handle, Loader=SafeLoader)  # noqa: S506 - a safe loader
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, RecursionError) as exc:
-        raise CatalogError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise CatalogError(f"{path}: {exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, yaml.YAMLError, ValueError, RecursionError) as exc:
+        # one line: PyYAML's messages span several ("while parsing …\n  in …, line 2")
+        raise CatalogError(f"{path}: {' '.join(str(exc).split())}") from exc
 
 
 @functools.lru_cache(maxsize=None)
@@ -551,6 +554,21 @@ def pack_validation_errors(path: Path) -> list[str]:
     if (rules_dir() / "schema" / f"pack-{data['kind']}.schema.json").is_file():
         errors += validation_errors(data, f"pack-{data['kind']}.schema.json")
     return errors
+
+
+def validate_pack_files(paths: Sequence[str | Path], cache_folder: Path | None = None) -> None:
+    """Read and validate the user's packs (a configuration's ``packs``) now, where the
+    configuration is read: CatalogError names the first pack that cannot be used, as the user's
+    configuration error. A pack whose exact bytes an earlier run found valid in ``cache_folder``
+    (the verdicts ``load_packs`` keeps there) is not read again: this only reads the verdicts, the
+    run's own ``load_packs`` keeps them."""
+    known: set[str] = set()
+    if cache_folder is not None:
+        known = _known_valid_packs_in(_verdict_file(CatalogFolder(cache_folder)))[0]
+    for path in paths:
+        if known and _pack_verdict_key(Path(path)) in known:
+            continue
+        _load_pack_file(Path(path))
 
 
 def load_packs(

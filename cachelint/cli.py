@@ -68,6 +68,7 @@ class _Output:
         self.silent = silent
         self.verbose = verbose and not self.quiet
         self.color = _use_color(color, output_file)
+        self.to_stderr = False  # the report goes to stderr (stdout carries a fixed buffer)
         self._parts: list[str] = []
 
     def report(self, text: str) -> None:
@@ -99,7 +100,7 @@ class _Output:
             except OSError as exc:
                 _fail(f"cannot write {self.output_file}: {exc.strerror or exc}")
         elif text:
-            click.echo(text, nl=False, color=self.color)
+            click.echo(text, nl=False, color=self.color, err=self.to_stderr)
 
 
 def _use_color(choice: str, output_file: str | None) -> bool:
@@ -154,6 +155,13 @@ def _catch_sigterm() -> None:
             pass
 
 
+def _is_configuration_error(exc: Exception) -> bool:
+    from cachelint.catalog import CatalogError
+    from cachelint.config import ConfigError
+
+    return isinstance(exc, (ConfigError, CatalogError))
+
+
 class _Group(click.Group):
     def invoke(self, ctx):
         _catch_sigterm()
@@ -168,6 +176,10 @@ class _Group(click.Group):
             click.echo("cachelint: terminated", err=True)
             sys.exit(143)
         except Exception as exc:  # an internal error is exit 2 with one line, not a traceback
+            if _is_configuration_error(exc):
+                # a configuration (or a pack it names) met below the working directory while
+                # the run walks the tree: the user's file, said as such, like the one at the top
+                _fail(str(exc))
             if os.environ.get("CACHELINT_DEBUG"):
                 raise
             click.echo(f"cachelint: internal error: {type(exc).__name__}: {exc}", err=True)
@@ -295,6 +307,11 @@ def _read_stdin(stdin_filename: str | None, cwd: Path):
     "--stdin-filename",
     help="The name of the file read from stdin ('-'): its kind, configuration and the name findings carry.",
 )
+@click.option(
+    "--add-noqa",
+    is_flag=True,
+    help="Add a suppression comment for every finding (files are rewritten only where they still read the same).",
+)
 @click.option("--no-cache", is_flag=True, envvar="CACHELINT_NO_CACHE", help="Do not read or write .cachelint_cache.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line too.")
 @click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None, help="Worker processes (default: all cores).")
@@ -321,6 +338,7 @@ def check(
     exit_non_zero_on_fix,
     extend_exclude,
     stdin_filename,
+    add_noqa,
     no_cache,
     force_exclude,
     jobs,
@@ -339,8 +357,10 @@ def check(
     use_stdin = list(paths) == ["-"] or (not paths and stdin_filename is not None)
     if "-" in paths and not use_stdin:
         _fail("'-' (stdin) cannot be combined with other paths")
-    if use_stdin and fix:
-        _fail("--fix cannot write the fixed text of stdin; use --diff to see the fixes")
+    if add_noqa and (fix or show_diff or use_stdin):
+        _fail("--add-noqa writes suppressions into files: not with --fix, --diff or stdin")
+    if use_stdin and fix and output_file:
+        _fail("--fix with stdin prints the fixed text on stdout; -o is for the report of files")
     overrides = _selection_overrides(select, ignore, extend_select)
     if extend_exclude:
         overrides["extend-exclude"] = _split_codes(extend_exclude)
@@ -369,6 +389,26 @@ def check(
     out.info(
         f"{result.files_checked} file{'s' if result.files_checked != 1 else ''} checked in {time.monotonic() - started:.2f} s"
     )
+    if add_noqa:
+        from cachelint.noqa import write_suppressions
+
+        written = write_suppressions(result.diagnostics, cwd, settings.max_file_size)
+        for warning in written.warnings:
+            out.warn(warning)
+        out.totals(
+            f"Added {written.added} suppression{'s' if written.added != 1 else ''}"
+            f" to {written.files} file{'s' if written.files != 1 else ''}.\n"
+        )
+        out.flush()
+        _exit_on_internal_errors(result.diagnostics)
+        sys.exit(EXIT_CLEAN)
+    if use_stdin and fix:
+        # As Ruff: the buffer, fixed, on stdout (what an editor's format-on-save replaces the
+        # buffer with); what remains to report on stderr.
+        assert options.stdin is not None
+        sys.stdout.buffer.write(result.stdin_fixed if result.stdin_fixed is not None else options.stdin.data)
+        sys.stdout.flush()
+        out.to_stderr = True
     if show_diff:
         out.report("".join(result.diffs))
         out.flush()
@@ -461,7 +501,7 @@ def _audit_output_format(help_text: str):
     "--engine",
     type=click.Choice(["local", "dask"]),
     default=None,
-    help="Where the workers run: local processes (default) or a Dask cluster (pip install 'cachelint[dask]'; a LocalCluster of --jobs workers without --scheduler).",
+    help="Where the workers run: local processes (default) or a Dask cluster (pip install 'prefix-cache-lint[dask]'; a LocalCluster of --jobs workers without --scheduler).",
 )
 @click.option(
     "--scheduler",
@@ -888,6 +928,18 @@ def index(directory, write_file, check_file, show_diff, listing, listing_format,
         _fail(str(exc))
     _emit(render_index(root, settings), None)
     sys.exit(EXIT_CLEAN)
+
+
+@main.command("server")
+def server_cmd():
+    """Run the language server on stdin/stdout (for editors; see docs/editors.md)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pygls") is None:
+        _fail("cachelint server needs pygls: pip install 'prefix-cache-lint[lsp]' (see docs/editors.md)")
+    from cachelint.server import serve_stdio
+
+    serve_stdio()
 
 
 @main.command("rules")

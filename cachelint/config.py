@@ -104,6 +104,11 @@ class Settings:
     def pack_paths(self) -> tuple[str, ...]:
         return tuple(str((self.root / p).resolve()) if not Path(p).is_absolute() else p for p in self.packs)
 
+    def cache_folder(self) -> Path:
+        """The folder of the result cache (``cache-dir``, relative to the configuration's root)."""
+        base = Path(self.cache_dir)
+        return base if base.is_absolute() else self.root / base
+
     def fingerprint(self) -> str:
         """Key for the result cache: tool version, settings and the bytes of every pack."""
         from cachelint.catalog import rules_dir
@@ -378,6 +383,13 @@ class ConfigResolver:
             _merge_overrides(merged, self.overrides)
             validate(merged, "command line")
         settings = _settings_from(merged, config_path, self.cwd)
+        if settings.packs:
+            from cachelint.catalog import CatalogError, validate_pack_files
+
+            try:
+                validate_pack_files(settings.pack_paths(), settings.cache_folder())
+            except CatalogError as exc:
+                raise ConfigError(f"{config_path or 'command line'}: invalid configuration: packs: {exc}") from exc
         self._by_file[config_path] = settings
         return settings
 

@@ -47,6 +47,9 @@ class CheckResult:
     # request logs met on the way and left to ``cachelint audit`` (display paths, sorted)
     logs_seen: list[str] = field(default_factory=list)
     baselined: int = 0  # findings hidden by the baseline
+    # ``--fix`` of stdin: the fixed bytes of the buffer (None: no fix applied), printed instead of
+    # being written over the file the buffer stands for
+    stdin_fixed: bytes | None = None
 
 
 __all__ = ["CheckOptions", "CheckResult", "StdinInput"]

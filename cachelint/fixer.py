@@ -198,7 +198,13 @@ def apply_fixes(
         if options.diff:
             result.diffs.append(done.diff or "")
             continue
-        outcome = _commit(job, done, result)
+        if job.provided is not None:
+            # stdin (an editor's buffer): the fixed bytes are the output, never written over the
+            # file on disk; the check that follows reads them in place of the buffer
+            result.stdin_fixed = done.new
+            outcome: bool | None = True
+        else:
+            outcome = _commit(job, done, result)
         if outcome is True:
             applied = set(done.applied)
             for d, planned in plan.items:
@@ -215,7 +221,7 @@ def apply_fixes(
 class FixJob:
     """One file to fix: its display name, real path, the SHA-256 of the bytes its fixes were
     computed from, the fixes; ``provided``: the bytes checked in place of the file's (stdin named
-    by ``--stdin-filename``), which only ``--diff`` may show fixed."""
+    by ``--stdin-filename``), whose fixed bytes ``--fix`` returns instead of writing the file."""
 
     display: str
     real: str

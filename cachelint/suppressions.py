@@ -1,23 +1,28 @@
 """Inline suppressions: ``# cachelint: ignore[CL101, CL103]`` and ``# noqa: CL101``.
 
 A suppression applies to its own line and to the line below it (a comment on the line above the
-flagged one). The same text works in Markdown (``<!-- cachelint: ignore[CL202] -->``) and YAML
-front matter. Codes are required: a blanket ``# noqa`` is another tool's business and is left
-alone. An unknown code inside a cachelint suppression is itself reported (CL002), because a typo
-there silently keeps a finding alive.
+flagged one); ``cachelint: ignore-file[CL101]`` anywhere in a file applies to the whole file. The
+same text works in Markdown (``<!-- cachelint: ignore[CL202] -->``) and YAML front matter. Codes
+are required: a blanket ``# noqa`` is another tool's business and is left alone. An unknown code
+inside a cachelint suppression is itself reported (CL002), because a typo there silently keeps a
+finding alive; so is a code that suppresses nothing (CL004, as Ruff's RUF100), because it would
+hide the next finding of that rule on that line unseen. Both carry the fix that removes the code
+(``cachelint.noqa`` writes and removes suppressions).
 """
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from cachelint.diagnostics import Diagnostic
+from cachelint.diagnostics import Applicability, Diagnostic, Edit, Fix
 
 # The codes stop at the next bracket of either kind: ``[^\]]*`` read to the end of the line from
 # every ``cachelint: ignore[`` of a line of them (quadratic).
-_CACHELINT = re.compile(r"cachelint\s*:\s*ignore\s*\[([^\]\[]*)\]", re.IGNORECASE)
+_CACHELINT = re.compile(r"cachelint\s*:\s*ignore(-file)?\s*\[([^\]\[]*)\]", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa\s*:\s*([A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 _CODE = re.compile(r"^CL[0-9]{3}$")
 
@@ -28,21 +33,49 @@ class Suppression:
     column: int
     codes: tuple[str, ...]
     explicit: bool  # written for cachelint (not a shared noqa)
+    whole_file: bool = False  # ``ignore-file[...]``: every line of the file
+    # where the codes are written in the line (1-based columns, end exclusive), for the fix that
+    # removes one; the codes as written there
+    codes_column: int = 0
+    codes_end: int = 0
+    written: tuple[str, ...] = ()
 
 
 def _scan_line(number: int, line: str, offset: int = 0) -> list[Suppression]:
     out = []
     if "cachelint" in line.lower():
         for m in _CACHELINT.finditer(line):
-            codes = tuple(_code_or_name(c) for c in re.split(r"[\s,]+", m.group(1)) if c.strip())
-            out.append(Suppression(number, offset + m.start() + 1, codes, True))
+            written = tuple(c.strip() for c in re.split(r"[\s,]+", m.group(2)) if c.strip())
+            codes = tuple(_code_or_name(c) for c in written)
+            out.append(
+                Suppression(
+                    number,
+                    offset + m.start() + 1,
+                    codes,
+                    True,
+                    whole_file=m.group(1) is not None,
+                    codes_column=offset + m.start(2) + 1,
+                    codes_end=offset + m.end(2) + 1,
+                    written=written,
+                )
+            )
     if "noqa" in line.lower():
         for m in _NOQA.finditer(line):
-            codes = tuple(c.upper() for c in re.split(r"[\s,]+", m.group(1)) if c)
+            written = tuple(c for c in re.split(r"[\s,]+", m.group(1)) if c)
+            codes = tuple(c.upper() for c in written)
             # noqa is shared with flake8/ruff: only our own codes concern us
-            codes = tuple(c for c in codes if c.startswith("CL"))
-            if codes:
-                out.append(Suppression(number, offset + m.start() + 1, codes, False))
+            if any(c.startswith("CL") for c in codes):
+                out.append(
+                    Suppression(
+                        number,
+                        offset + m.start() + 1,
+                        tuple(c for c in codes if c.startswith("CL")),
+                        False,
+                        codes_column=offset + m.start(1) + 1,
+                        codes_end=offset + m.end(1) + 1,
+                        written=written,
+                    )
+                )
     return out
 
 
@@ -152,7 +185,7 @@ def apply_suppressions(
         suppressions = find_python_suppressions(text)
     else:
         suppressions = find_suppressions(text)
-    return _apply(diagnostics, suppressions, path, known_codes)
+    return _apply(diagnostics, suppressions, path, known_codes, text)
 
 
 def _apply_notebook(
@@ -161,60 +194,137 @@ def _apply_notebook(
     per_cell = find_notebook_suppressions(text)
     if not per_cell:
         return list(diagnostics)
+    complete = not any(d.code in _NEVER_SUPPRESSED for d in diagnostics)
+    known = tuple(known_codes)
+    # ``ignore-file`` in any cell is the notebook's: applied over every cell first, cell by cell
     kept: list[Diagnostic] = []
+    for cell, found in sorted(per_cell.items()):
+        whole = [s for s in found if s.whole_file]
+        if whole:
+            rest = _apply(diagnostics, whole, path, known, complete=complete)
+            diagnostics = [d for d in rest if d.code not in (INVALID_SUPPRESSION, UNUSED_SUPPRESSION)]
+            kept.extend(_in_cell(d, cell) for d in rest if d.code in (INVALID_SUPPRESSION, UNUSED_SUPPRESSION))
     by_cell: dict[int | None, list[Diagnostic]] = {}
     for d in diagnostics:
-        cell = d.details.get("cell") if d.details else None
-        by_cell.setdefault(cell if isinstance(cell, int) else None, []).append(d)
+        where = d.details.get("cell") if d.details else None
+        by_cell.setdefault(where if isinstance(where, int) else None, []).append(d)
     kept.extend(by_cell.pop(None, []))
     for cell, suppressions in sorted(per_cell.items()):
-        result = _apply(by_cell.pop(cell, []), suppressions, path, known_codes)
-        for d in result:
-            if d.code == "CL002":
-                d = d.with_changes(message=f"cell {cell}: {d.message}", details={"cell": cell})
-            kept.append(d)
+        lines = [s for s in suppressions if not s.whole_file]
+        result = _apply(by_cell.pop(cell, []), lines, path, known, complete=complete)
+        kept.extend(_in_cell(d, cell) if d.code in (INVALID_SUPPRESSION, UNUSED_SUPPRESSION) else d for d in result)
     for rest in by_cell.values():
         kept.extend(rest)
     return kept
 
 
+def _in_cell(d: Diagnostic, cell: int) -> Diagnostic:
+    """A finding about a suppression in a notebook's cell: said with its cell, as the checks'."""
+    return d.with_changes(message=f"cell {cell}: {d.message}", details={**d.details, "cell": cell})
+
+
 def _apply(
-    diagnostics: Sequence[Diagnostic], suppressions: Sequence[Suppression], path: str, known_codes: Iterable[str]
+    diagnostics: Sequence[Diagnostic],
+    suppressions: Sequence[Suppression],
+    path: str,
+    known_codes: Iterable[str],
+    text: str | None = None,
+    complete: bool = True,
 ) -> list[Diagnostic]:
+    """The diagnostics no suppression covers, then CL002 for each unknown code and CL004 for each
+    code that covered no finding. With ``text`` (a Python file's), each carries the fix that
+    removes the code, or the whole suppression when no code of it is left."""
     if not suppressions:
         return list(diagnostics)
     known = set(known_codes)
-    by_line: dict[int, set[str]] = {}
+    covering: dict[int, list[tuple[int, str]]] = {}  # line -> (suppression, code)
+    whole: dict[str, list[int]] = {}  # code -> ignore-file suppressions
     extra: list[Diagnostic] = []
-    for s in suppressions:
+    unknown: dict[int, list[str]] = {}
+    for i, s in enumerate(suppressions):
         for code in s.codes:
             if code not in known:
                 if s.explicit or _CODE.match(code):
-                    extra.append(
-                        Diagnostic(
-                            code="CL002",
-                            message=f"unknown rule code {code!r} in suppression comment",
-                            path=path,
-                            line=s.line,
-                            column=s.column,
-                        )
-                    )
+                    unknown.setdefault(i, []).append(code)
                 continue
-            by_line.setdefault(s.line, set()).add(code)
-            by_line.setdefault(s.line + 1, set()).add(code)
-    kept = [d for d in diagnostics if d.code not in by_line.get(d.line, ())]
+            if s.whole_file:
+                whole.setdefault(code, []).append(i)
+            else:
+                covering.setdefault(s.line, []).append((i, code))
+                covering.setdefault(s.line + 1, []).append((i, code))
+    used: set[tuple[int, str]] = set()
+    kept = []
+    for d in diagnostics:
+        hits = [(i, code) for i, code in covering.get(d.line, ()) if code == d.code]
+        if d.code not in _NEVER_SUPPRESSED:
+            hits += [(i, d.code) for i in whole.get(d.code, ())]
+        if hits:
+            used.update(hits)
+        else:
+            kept.append(d)
+    lines = None
+    if text is not None and path.lower().endswith((".py", ".pyi", ".md", ".markdown", ".yaml", ".yml")):
+        lines = lines_of(text)
+    for i, codes in sorted(unknown.items()):
+        s = suppressions[i]
+        for code in codes:
+            # unsafe: the code was meant to name a rule; correcting it keeps the suppression
+            fix = _removal(s, {code}, lines, f"remove the unknown code {code}", Applicability.UNSAFE)
+            extra.append(
+                _about(s, INVALID_SUPPRESSION, f"unknown rule code {code!r} in suppression comment", path, fix)
+            )
+    # A file whose analysis did not finish (CL001, CL003) has findings missing: nothing is unused.
+    if complete and not any(d.code in _NEVER_SUPPRESSED for d in diagnostics):
+        for i, s in enumerate(suppressions):
+            unused = [c for c in dict.fromkeys(s.codes) if c in known and (i, c) not in used]
+            if not unused:
+                continue
+            where = "in this file" if s.whole_file else "on this line or the next"
+            fix = _removal(s, set(unused), lines, f"remove the unused {', '.join(unused)}")
+            message = f"unused suppression of {', '.join(unused)}: no such finding {where}"
+            extra.append(_about(s, UNUSED_SUPPRESSION, message, path, fix, {"codes": unused}))
     return kept + extra
 
 
+def _about(
+    s: Suppression, code: str, message: str, path: str, fix: Fix | None, details: dict | None = None
+) -> Diagnostic:
+    """A finding about the suppression ``s`` (CL002, CL004), at the suppression."""
+    return Diagnostic(
+        code=code, message=message, path=path, line=s.line, column=s.column, fix=fix, details=details or {}
+    )
+
+
+INVALID_SUPPRESSION = "CL002"
+UNUSED_SUPPRESSION = "CL004"
+
+
+def _removal(
+    s: Suppression,
+    codes: set[str],
+    lines: Sequence[str] | None,
+    description: str,
+    applicability: Applicability = Applicability.SAFE,
+) -> Fix | None:
+    if lines is None or not 1 <= s.line <= len(lines) or not s.written:
+        return None
+    edit = removal_edit(s, codes, lines[s.line - 1], _code_or_name)
+    return None if edit is None else Fix(description, (edit,), applicability)
+
+
 def apply_text_file_suppressions(
-    diagnostics: Sequence[Diagnostic], read_text: "Callable[[str], str | None]", known_codes: Iterable[str]
+    diagnostics: Sequence[Diagnostic],
+    read_text: "Callable[[str], str | None]",
+    known_codes: Iterable[str],
+    also: Sequence[str] = (),
 ) -> list[Diagnostic]:
     """The suppressions of the files other than Python and notebooks (Markdown, YAML front
     matter, plugin manifests): the findings of the skill checks, grouped by file, against the
     comments in that file (``<!-- cachelint: ignore[CL204] -->``, ``# cachelint: ignore[CL202]``).
     Python files and notebooks are done per file where they are analysed; findings about
     unreadable inputs (CL001) or cachelint's own failures (CL003) are never suppressed here.
-    ``read_text``: the text of a displayed path, or None when it cannot be read."""
+    ``read_text``: the text of a displayed path, or None when it cannot be read. ``also``: the
+    other files of the run, whose suppressions are unused (CL004) since they have no finding."""
     by_path: dict[str, list[Diagnostic]] = {}
     kept: list[Diagnostic] = []
     for d in diagnostics:
@@ -223,6 +333,12 @@ def apply_text_file_suppressions(
         else:
             by_path.setdefault(d.path, []).append(d)
     known = tuple(known_codes)
+    # skill checks that did not finish (a file they could not read, their tree's time bound,
+    # their own failure) leave findings unknown: no suppression is called unused then
+    finished = not any(d.code in _NEVER_SUPPRESSED for d in kept)
+    for path in also if finished else ():
+        if not path.endswith((".py", ".pyi", ".ipynb", ".json")):
+            by_path.setdefault(path, [])
     for path in sorted(by_path):
         found = by_path[path]
         text = read_text(path)
@@ -231,3 +347,131 @@ def apply_text_file_suppressions(
 
 
 _NEVER_SUPPRESSED = frozenset({"CL001", "CL003"})
+
+
+# --- removing a suppression's codes (the fix of CL002 and CL004, applied by the fixer in Python
+# files and by ``cachelint.noqa`` in Markdown and YAML) ---------------------------------------------
+
+# What must hold of a file's text after an edit: (old text, new text) -> it reads the same.
+ReadsTheSame = Callable[[str, str], bool]
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def lines_of(text: str) -> list[str]:
+    """Lines as Python's tokenizer counts them, each with its end (not split at form feeds)."""
+    return _LINE.findall(text)
+
+
+def line_end(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
+
+
+def _code_tokens(text: str) -> list[tuple[int, str]] | None:
+    try:
+        return [
+            (t.type, t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+
+
+def python_reads_the_same(old: str, new: str) -> bool:
+    """``new`` compiles, and holds the tokens of ``old`` but for comments and blank lines."""
+    try:
+        compile(new, "<suppressed>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    before = _code_tokens(old)
+    return before is not None and before == _code_tokens(new)
+
+
+def removal_edit(suppression: Suppression, codes: set[str], line: str, code_of: Callable[[str], str]) -> Edit | None:
+    """The edit of ``line`` (the suppression's, with its end) that removes ``codes`` from the
+    suppression ``suppression`` (``cachelint.suppressions.Suppression``): the codes alone when
+    others stay, else the whole comment (with the reason written after it), else the whole line
+    when nothing else is on it. ``code_of`` reads a written code or rule name as its code. An edit
+    that replaces text (not an insertion) is a comment edit (``is_comment_fix``)."""
+    # a shared noqa keeps the other linters' codes (they are in ``written``, not in ``codes``)
+    keep = [w for w in suppression.written if code_of(w) not in codes]
+    number = suppression.line
+    if keep:
+        return Edit(number, suppression.codes_column, number, suppression.codes_end, ", ".join(keep))
+    body = line.rstrip("\r\n")
+    opening = body.rfind("<!--", 0, suppression.column - 1)
+    closing = body.find("-->", suppression.codes_end - 1)
+    if opening != -1 and closing != -1:  # Markdown: the HTML comment, the reason in it included
+        start, end = opening, closing + 3
+    else:
+        start = body.rfind("#", 0, suppression.column - 1)
+        if start == -1:
+            return None
+        end = body.find("#", suppression.codes_end)
+        end = len(body) if end == -1 else end
+    while start > 0 and body[start - 1] in " \t":
+        start -= 1
+    rest = body[:start] + (body[end:] if end < len(body) else "")
+    if not rest.strip():
+        return Edit(number, 1, number + 1, 1, "")
+    if end < len(body):  # another comment follows on the line: it keeps its place
+        return Edit(number, start + 1, number, end + 1, "  " if start > 0 else "")
+    return Edit(number, start + 1, number, len(body) + 1, "")
+
+
+def is_comment_fix(fix: Fix) -> bool:
+    """The fix removes text (a suppression's code or comment), as no fix of the code checks does
+    (they insert text around expressions)."""
+    return any((e.line, e.column) != (e.end_line, e.end_column) for e in fix.edits)
+
+
+def apply_comment_fixes(
+    text: str, fixes: Sequence[Fix], reads_the_same: ReadsTheSame | None = None
+) -> tuple[str, set[int], list[Fix], list[tuple[Fix, str]]]:
+    """``text`` with the comment fixes applied, lines removed whole left empty (so that the
+    positions of other fixes stay valid; ``drop_lines`` removes them after); the lines emptied,
+    the fixes applied, and those not applied with why. ``reads_the_same(old, new)``: what must
+    hold of each result (default: a Python module with the same code)."""
+    same = reads_the_same or python_reads_the_same
+    lines = lines_of(text)
+    emptied: set[int] = set()
+    applied: list[Fix] = []
+    failed: list[tuple[Fix, str]] = []
+    ordered = sorted(fixes, key=lambda f: (f.edits[0].line, f.edits[0].column), reverse=True)
+    for fix in ordered:
+        if len(fix.edits) != 1:
+            failed.append((fix, "a comment fix is one edit"))
+            continue
+        (e,) = fix.edits
+        if not 1 <= e.line <= len(lines):
+            failed.append((fix, "no such line"))
+            continue
+        line = lines[e.line - 1]
+        eol = line_end(line)
+        body = line[: len(line) - len(eol)]
+        if (e.end_line, e.end_column) == (e.line + 1, 1) and e.column == 1 and not e.content:
+            candidate = lines[: e.line - 1] + [eol] + lines[e.line :]
+            marked = {e.line}
+        elif e.end_line == e.line and e.end_column <= len(body) + 1:
+            candidate = (
+                lines[: e.line - 1]
+                + [body[: e.column - 1] + e.content + body[e.end_column - 1 :] + eol]
+                + lines[e.line :]
+            )
+            marked = set()
+        else:
+            failed.append((fix, "the edit is not within one line"))
+            continue
+        if not same("".join(lines), "".join(candidate)):
+            failed.append((fix, "removing it would change what the file says"))
+            continue
+        lines = candidate
+        emptied |= marked
+        applied.append(fix)
+    return "".join(lines), emptied, applied, failed
+
+
+def drop_lines(text: str, numbers: set[int]) -> str:
+    """``text`` without the lines ``numbers`` (1-based) that are empty."""
+    return "".join(line for number, line in enumerate(lines_of(text), start=1) if number not in numbers or line.strip())

@@ -70,13 +70,23 @@ def _audit_tools() -> tuple[Any, Any]:
     )
 
 
+def _scratch_folder(prefix: str) -> str:
+    """A temporary folder removed when the process ends (a test run leaves nothing behind)."""
+    import atexit
+    import shutil
+
+    folder = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
 @functools.lru_cache(maxsize=1)
 def _skill_tree() -> Any:
     """A small repository with two skills (pdf, docx) for the index parser to resolve against."""
     from cachelint.skills.frontmatter import parse_front_matter
     from cachelint.skills.tree import Skill, SkillTree
 
-    root = Path(tempfile.mkdtemp(prefix="cachelint-fuzz-")).resolve()
+    root = Path(_scratch_folder("cachelint-fuzz-")).resolve()
     tree = SkillTree(root=root)
     for name in ("pdf", "docx"):
         folder = root / "skills" / name
@@ -241,7 +251,7 @@ def fuzz_audit(data: bytes) -> list[Diagnostic]:
     from cachelint.report import AUDIT_FORMATS, render
 
     if not _AUDIT_DIR:
-        _AUDIT_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-audit-")))
+        _AUDIT_DIR.append(Path(_scratch_folder("cachelint-fuzz-audit-")))
     folder = _AUDIT_DIR[0]
     (folder / "fuzz.jsonl").write_bytes(data)
     result = audit_logs(["fuzz.jsonl"], settings=_settings(), cwd=folder)
@@ -291,7 +301,7 @@ def fuzz_skills(data: bytes) -> list[Diagnostic]:
     from cachelint.skills import check_skills
 
     if not _SKILLS_DIR:
-        root = Path(tempfile.mkdtemp(prefix="cachelint-fuzz-skills-")).resolve()
+        root = Path(_scratch_folder("cachelint-fuzz-skills-")).resolve()
         (root / ".git").mkdir()
         for rel, text in _SKILL_PEERS.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -460,7 +470,7 @@ def fuzz_cache(data: bytes) -> list[Diagnostic]:
     from cachelint.catalog import _RULE_TABLES, _catalog_stat_key, _known_valid_packs_in
 
     if not _CACHE_DIR:
-        _CACHE_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-cache-")))
+        _CACHE_DIR.append(Path(_scratch_folder("cachelint-fuzz-cache-")))
     root = _CACHE_DIR[0]
     (root / "cachelint.toml").write_text("")
     (root / "agent.py").write_text(
@@ -519,7 +529,7 @@ def fuzz_secrets(data: bytes) -> list[Diagnostic]:
         return json.dumps({"request": body, "session": "s"}, ensure_ascii=False)
 
     if not _AUDIT_DIR:
-        _AUDIT_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-audit-")))
+        _AUDIT_DIR.append(Path(_scratch_folder("cachelint-fuzz-audit-")))
     folder = _AUDIT_DIR[0]
     (folder / "secrets.jsonl").write_text(
         request(1) + "\n" + request(2) + "\n", encoding="utf-8", errors="surrogateescape"
@@ -610,7 +620,7 @@ def fuzz_fix(data: bytes) -> list[Diagnostic]:
 
 @functools.lru_cache(maxsize=1)
 def _scratch() -> Path:
-    return Path(tempfile.mkdtemp(prefix="cachelint-fuzz-fix-")).resolve()
+    return Path(_scratch_folder("cachelint-fuzz-fix-")).resolve()
 
 
 # Separates the bytes a file holds when it is checked from those it holds when it is fixed.

@@ -13,6 +13,27 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"  # third-party files the tests read (tests/data/README.md)
+# Seconds a test waits for a subprocess before calling it hung. A guard against hangs, never a
+# measure: on a shared 2-core machine a run that needs 5 s of CPU can take minutes of wall time,
+# so no test may fail because the machine is busy (tests bound the work they give, not the time).
+HANG_GUARD = 1800
+
+
+def cpu_limit(seconds: float):
+    """A ``preexec_fn`` that lets the child (and each process it starts) use ``seconds`` of CPU
+    and no more (the kernel ends it with SIGXCPU): a bound on the work, the same whatever else the
+    machine runs, where a wall-clock timeout fails a sound run on a busy machine."""
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, (int(seconds), int(seconds) + 5))
+
+    return limit
+
+
+# The distribution's name (pyproject.toml) as it appears in file names (dist-info, sdist, wheel)
+DISTRIBUTION_FILE_NAME = "prefix_cache_lint"
 
 
 def links_to_installed_packages(target: Path) -> Path:
@@ -24,8 +45,8 @@ def links_to_installed_packages(target: Path) -> Path:
             name = entry.name.lower().lstrip("_")
             if (
                 name.endswith(".pth")
-                or name.startswith("cachelint")
-                or (name.startswith("editable") and "cachelint" in name)
+                or name.startswith(("cachelint", DISTRIBUTION_FILE_NAME))
+                or (name.startswith("editable") and ("cachelint" in name or DISTRIBUTION_FILE_NAME in name))
             ):
                 continue
             if not (target / entry.name).exists():

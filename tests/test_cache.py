@@ -15,7 +15,7 @@ import cachelint.code
 import cachelint.skills
 from cachelint import cachefile
 from cachelint.diagnostics import Diagnostic
-from conftest import check_with_cache, REPO, write_tree
+from conftest import HANG_GUARD, REPO, check_with_cache, write_tree
 
 
 pytestmark = pytest.mark.usefixtures("frozen_code_stamp")
@@ -258,9 +258,9 @@ def test_the_warm_run_imports_no_parser_schema_validator_or_checks(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("CACHELINT_NO_CACHE", None)
     cmd = [sys.executable, "-c", WARM_PROBE]
-    first = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    first = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_GUARD)
     assert "HEAVY=" in first.stderr, first.stderr
-    second = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    second = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HANG_GUARD)
     heavy = second.stderr.split("HEAVY=")[1].strip()
     assert heavy == "", f"imported on the all-hit path: {heavy}"
     assert second.stdout == first.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from cachelint.cli import main
-from conftest import REPO, write_tree
+from conftest import HANG_GUARD, REPO, write_tree
 
 
 def run(args, cwd: Path):
@@ -144,13 +144,13 @@ def test_audit_works_where_orjson_cannot_be_imported():
         "import sys; sys.modules['orjson'] = None; sys.argv = ['cachelint', 'audit', 'examples/logs',"
         " '--output-format', 'concise', '--isolated']; from cachelint.cli import main; main()"
     )
-    blocked = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    blocked = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=HANG_GUARD)
     normal = subprocess.run(
         [sys.executable, "-m", "cachelint", "audit", "examples/logs", "--output-format", "concise", "--isolated"],
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD,
     )
     assert "internal error" not in blocked.stderr, blocked.stderr
     assert (blocked.returncode, blocked.stdout) == (normal.returncode, normal.stdout) and normal.returncode == 1

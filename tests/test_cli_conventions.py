@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from cachelint.cli import main
-from conftest import REPO, write_tree
+from conftest import HANG_GUARD, REPO, write_tree
 
 AGENT = (REPO / "examples" / "agent" / "backoffice_agent.py").read_text(encoding="utf-8")
 LOG = (REPO / "examples" / "logs" / "backoffice-session.jsonl").read_text(encoding="utf-8")
@@ -120,10 +120,30 @@ def test_stdin_is_read_with_a_dash_and_named_by_stdin_filename(tmp_path):
     write_tree(tmp_path, {"src/cachelint.toml": "ignore = ['CL101']\n"})
     configured = run(["check", "--no-cache", "--stdin-filename", "src/agent.py"], tmp_path, stdin=FIXABLE)
     assert configured.exit_code == 0, configured.stdout
-    # no file was written or left behind, and --fix is refused rather than writing the file on disk
+    # no file was written or left behind
     assert not (tmp_path / "src" / "agent.py").exists()
-    refused = check(tmp_path, "--fix", "-", stdin=FIXABLE)
-    assert refused.exit_code == 2 and "--fix cannot write the fixed text of stdin" in refused.stderr
+
+
+def test_stdin_fix_prints_the_fixed_buffer_and_reports_on_stderr(tmp_path):
+    """As Ruff: `--fix` with stdin prints the fixed text (what an editor's format-on-save puts in
+    the buffer) and writes no file; what is left to report goes to stderr."""
+    buffer = (
+        FIXABLE + "import time\nclient.messages.create(model='m', max_tokens=1, system=f'{time.time()}', messages=[])\n"
+    )
+    write_tree(tmp_path, {"src/agent.py": "on disk\n"})
+    result = check(tmp_path, "--fix", "--stdin-filename", "src/agent.py", "-", stdin=buffer)
+    assert result.stdout == buffer.replace("for n in {'a'}]", "for n in sorted({'a'})]")
+    assert result.exit_code == 1  # the CL105 has no fix
+    assert result.stderr.startswith("src/agent.py:7:")
+    assert " CL105 " in result.stderr and "CL101" not in result.stderr
+    assert "Found 2 findings (1 fixed, 1 remaining in 1 file)" in result.stderr
+    assert (tmp_path / "src" / "agent.py").read_text(encoding="utf-8") == "on disk\n"
+    # nothing to fix: the buffer as it came, exit 0
+    clean = check(tmp_path, "--fix", "--stdin-filename", "src/ok.py", "-", stdin="x = 1\n")
+    assert (clean.exit_code, clean.stdout) == (0, "x = 1\n")
+    # --exit-zero for editors that read a non-zero exit as a failed format
+    zero = check(tmp_path, "--fix", "--exit-zero", "--stdin-filename", "src/agent.py", "-", stdin=buffer)
+    assert zero.exit_code == 0 and zero.stdout == result.stdout
 
 
 def test_stdin_diff_shows_the_fix(tmp_path):
@@ -210,7 +230,12 @@ def _cli(cwd: Path, *args: str, env: dict | None = None) -> subprocess.Completed
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "CACHELINT_OUTPUT_FORMAT")}
     full.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, text=True, env=full, timeout=120
+        [sys.executable, "-m", "cachelint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=HANG_GUARD,
     )
 
 
@@ -251,7 +276,7 @@ def test_colour_on_a_terminal_by_default(tmp_path):
         if not chunk:
             break
         chunks.append(chunk)
-    proc.wait(timeout=120)
+    proc.wait(timeout=HANG_GUARD)
     os.close(leader)
     assert b"\x1b[1magent.py\x1b[0m" in b"".join(chunks)
 

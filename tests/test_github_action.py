@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import pytest
 import yaml
 
-from conftest import REPO, offline_pip_env, write_tree
+from conftest import HANG_GUARD, REPO, offline_pip_env, write_tree
 from test_reports import validate_sarif
 
 pytestmark = pytest.mark.slow
@@ -54,7 +54,7 @@ def run_step(step: Mapping[str, Any], inputs: Mapping[str, str], env: Mapping[st
         env=step_env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_GUARD,
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, offline_pip_env, write_tree
+from conftest import HANG_GUARD, REPO, offline_pip_env, write_tree
 
 pytestmark = pytest.mark.slow
 
@@ -101,7 +101,7 @@ def offline_env(tmp_path_factory) -> dict[str, str]:
 
 def _pre_commit(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     exe = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
-    return subprocess.run([exe, *args], cwd=project, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run([exe, *args], cwd=project, capture_output=True, text=True, env=env, timeout=HANG_GUARD)
 
 
 def _try_repo(project: Path, repo: Path, hook: str, env: dict[str, str], *files: str):

@@ -101,14 +101,34 @@ def _without_lone_cr(text: str) -> str:
 
 
 def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
-    """Apply ``fixes`` (their edits in this text's positions) to the module ``text``.
+    """Apply ``fixes`` (their edits in this text's positions) to the module ``text``: first the
+    fixes that remove a suppression's code or comment (``cachelint.suppressions``: text edits within
+    comments, a line removed whole kept empty until the end so that no other position moves),
+    then those that wrap expressions (``rewrite_expressions``)."""
+    from cachelint.suppressions import apply_comment_fixes, drop_lines, is_comment_fix
+
+    comment_fixes = [f for f in fixes if is_comment_fix(f)]
+    if not comment_fixes:
+        return rewrite_expressions(text, fixes)
+    kept, emptied, applied, failed = apply_comment_fixes(text, comment_fixes)
+    done = rewrite_expressions(kept, [f for f in fixes if not is_comment_fix(f)])
+    done.failed.extend(failed)
+    if applied:
+        new = done.text if done.text is not None else kept
+        done.text = drop_lines(new, emptied)
+        done.applied = [*applied, *done.applied]
+    return done
+
+
+def rewrite_expressions(text: str, fixes: Sequence[Fix]) -> Rewrite:
+    """Apply ``fixes`` that wrap expressions (their edits in this text's positions) to ``text``.
 
     LibCST parses the whole file (and the fixed file again, to prove it can); the positions of
     nodes and the rewriting are computed on the top-level statements the fixes are in, whose
     printed code is spliced back into the text (LibCST's positions and printing cost as much
     as its parsing again, per statement instead of per file: a fix in a 2,000-line module)."""
     if "\r" in text and "\n" not in text:
-        done = rewrite_python(_without_lone_cr(text), fixes)
+        done = rewrite_expressions(_without_lone_cr(text), fixes)
         if done.text is not None:
             done.text = done.text.replace("\n", "\r")  # a fix inserts no line break
         return done

@@ -17,6 +17,7 @@ from cachelint.engine_types import CheckOptions, CheckResult
 
 if TYPE_CHECKING:
     from cachelint.cache import ResultCache
+    from cachelint.textio import FileReader
 
 
 def fix_and_recheck(
@@ -55,10 +56,24 @@ def fix_and_recheck(
                 # What remains: the files written (or found changed) and those that import them
                 # (their summaries changed).
                 again = check_python(
-                    affected(python_files, touched, python), group_settings, cache, jobs, python.reader
+                    affected(python_files, touched, python),
+                    group_settings,
+                    cache,
+                    jobs,
+                    _reader_after(python, options, result),
                 )
                 per_file.update(resolve_fix_targets(again.per_file, again, cwd))
     return per_file
+
+
+def _reader_after(python: PythonRun, options: CheckOptions, result: CheckResult) -> "FileReader | None":
+    """How the check after the fixes reads its inputs: stdin's fixed bytes (``--fix`` writes no
+    file for them) in place of the buffer, every other file from disk as before."""
+    if options.stdin is None or result.stdin_fixed is None:
+        return python.reader
+    from cachelint.textio import FileReader
+
+    return FileReader({str(options.stdin.path): result.stdin_fixed})
 
 
 def affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:

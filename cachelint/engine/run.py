@@ -148,7 +148,16 @@ def _run_check(
         # Skills: one pass over the tree (indexes need to see every skill)
         if other_files:
             found = check_skills_cached(other_files, paths, group_settings, cwd, cache, reader)
-            diagnostics.extend(apply_skill_suppressions(found, group_settings, cwd, reader))
+            shown = apply_skill_suppressions(found, group_settings, cwd, reader, other_files)
+            if (
+                (options.fix or options.diff)
+                and not stdin
+                and _fix_suppressions(shown, group_settings, options, cwd, result)
+            ):
+                # comments removed (and lines with them): the findings of the files are found again
+                found = check_skills_cached(other_files, paths, group_settings, cwd, cache, reader)
+                shown = apply_skill_suppressions(found, group_settings, cwd, reader, other_files)
+            diagnostics.extend(shown)
         if cache is not None:
             cache.save()
             if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
@@ -158,6 +167,27 @@ def _run_check(
     catalog_warnings = sorted({w for folder in folders for w in folder.warnings})  # the catalog's files
     result.warnings.extend(w for w in catalog_warnings if w not in result.warnings)
     return result
+
+
+def _fix_suppressions(
+    found: Sequence[Diagnostic], settings: Settings, options: CheckOptions, cwd: Path, result: CheckResult
+) -> bool:
+    """``--fix`` / ``--diff`` of the suppressions in Markdown and YAML files (CL004, CL002: the
+    Python files' go with the other fixes, ``cachelint.fixer``); True when a file was written."""
+    from cachelint.fixer import fixable
+    from cachelint.noqa import fix_text_files
+
+    enabled = settings.enabled_codes()
+    done = fix_text_files(found, lambda d: fixable(d, enabled, options), cwd, settings.max_file_size, options.diff)
+    result.warnings.extend(done.warnings)
+    result.diffs.extend(done.diffs)
+    if options.diff:
+        return False
+    for d in done.fixed:
+        result.fixes_applied += 1
+        per_code = result.fixed.setdefault(d.path, {})
+        per_code[d.code] = per_code.get(d.code, 0) + 1
+    return bool(done.fixed)
 
 
 def reads_inputs(scope: str, settings: Settings) -> bool:

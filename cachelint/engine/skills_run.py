@@ -47,10 +47,15 @@ def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], setting
 
 
 def apply_skill_suppressions(
-    found: Sequence[Diagnostic], settings: Settings, cwd: Path, reader: "FileReader | None" = None
+    found: Sequence[Diagnostic],
+    settings: Settings,
+    cwd: Path,
+    reader: "FileReader | None" = None,
+    files: Sequence[InputFile] = (),
 ) -> list[Diagnostic]:
-    """The inline suppressions of the Markdown and YAML files the skill findings are about."""
-    if not found:
+    """The inline suppressions of the Markdown and YAML files the skill findings are about, and
+    the unused ones (CL004) of every other such file of the run (``files``)."""
+    if not found and not files:
         return []
     from cachelint.catalog import rule_index
     from cachelint.suppressions import apply_text_file_suppressions
@@ -60,7 +65,7 @@ def apply_skill_suppressions(
         source = (reader or DISK).read_text(cwd / display, display, settings.max_file_size)
         return None if isinstance(source, Diagnostic) else source.text
 
-    return apply_text_file_suppressions(found, text_of, rule_index())
+    return apply_text_file_suppressions(found, text_of, rule_index(), [f.display for f in files])
 
 
 def check_skills_cached(

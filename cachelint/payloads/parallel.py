@@ -374,7 +374,7 @@ class _DaskEngine:
 
             from distributed import Client, LocalCluster
         except ImportError as exc:
-            raise EngineError("--engine dask needs Dask distributed: pip install 'cachelint[dask]'") from exc
+            raise EngineError("--engine dask needs Dask distributed: pip install 'prefix-cache-lint[dask]'") from exc
         self.cluster = None
         try:
             if address:

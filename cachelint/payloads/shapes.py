@@ -8,6 +8,7 @@ reader or provider took it: ``cachelint.payloads.formats.unread``.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Mapping
 
@@ -53,11 +54,18 @@ def not_a_log(name: str, head: bytes) -> str | None:
     named = suffix in _SUFFIX_KINDS and suffix != ".txt"
     if not stripped or (stripped[:1] in (b"{", b"[") and not named):
         return None
-    if suffix not in _SUFFIX_KINDS and any(line.lstrip()[:1] in (b"{", b"[") for line in text.splitlines()[:50]):
+    # JSON text holds no NUL byte (control characters are escaped inside strings): a file with
+    # one is binary, whatever its random lines start with (one in 128 starts with "{" or "["),
+    # unless a whole line of it is JSON (a log whose unflushed blocks a crash left as NULs).
+    lines = text.splitlines()[:50]
+    binary = b"\x00" in text[:8192] and not any(_is_json_line(line) for line in lines[:-1])
+    if not binary and suffix not in _SUFFIX_KINDS and any(line.lstrip()[:1] in (b"{", b"[") for line in lines):
         return None  # a log whose first line is damaged (cut by a rotation): its other lines are read
     if named:
         kind = _SUFFIX_KINDS[suffix]
-    elif b"\x00" in text[:8192]:
+    elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        kind = "UTF-16 text (save the log as UTF-8)"  # what Windows PowerShell 5 redirects write
+    elif binary:
         kind = "a binary file"
     elif suffix in _SUFFIX_KINDS:
         kind = _SUFFIX_KINDS[suffix]
@@ -73,6 +81,17 @@ def not_a_log(name: str, head: bytes) -> str | None:
     if suffix in _CHECKED_BY_CHECK:
         message += f"; check code and skill files with `cachelint check {name}`"
     return message
+
+
+def _is_json_line(line: bytes) -> bool:
+    stripped = line.strip(b" \t\r\x00")
+    if stripped[:1] not in (b"{", b"["):
+        return False
+    try:
+        json.loads(stripped)
+    except ValueError:
+        return False
+    return True
 
 
 def not_a_cassette(doc: Any) -> str:

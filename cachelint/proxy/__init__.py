@@ -6,6 +6,6 @@ by ``fake_model`` in the API's wire format, ``fake_wire``) -> ``recorder`` (one 
 ``cachelint.capture``'s format) -> ``live`` (the audit's diff with the previous request of its
 session: a break told in one line). ``launch`` puts them together for the CLI.
 
-aiohttp (the optional extra ``cachelint[proxy]``) is imported only by ``server`` when it starts:
+aiohttp (the optional extra ``prefix-cache-lint[proxy]``) is imported only by ``server`` when it starts:
 importing this package costs the linter nothing.
 """

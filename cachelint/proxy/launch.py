@@ -50,7 +50,7 @@ def require_extra() -> None:
         import aiohttp  # noqa: F401
     except ImportError:
         raise ProxyError(
-            "the proxy needs aiohttp, which the linter's own install leaves out: pip install 'cachelint[proxy]'"
+            "the proxy needs aiohttp, which the linter's own install leaves out: pip install 'prefix-cache-lint[proxy]'"
         ) from None
 
 

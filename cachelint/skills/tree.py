@@ -227,6 +227,21 @@ def has_valid_name(skill) -> bool:
     return not any(not p.unreadable and p.line == line for p in skill.front.problems)
 
 
+def unlisted_because(skill: Skill) -> str | None:
+    """Why no index can list ``skill`` (an index line is its name and its description), or None
+    when one can. Both ``cachelint index`` (which leaves it out and says why) and CL203 (which
+    does not ask for it) read this: the skill's CL201 finding is what to fix first."""
+    if skill.front.data is None:
+        return "its front matter cannot be read (CL201)"
+    if skill.name is None:
+        return "its front matter has no name (CL201)"
+    if not has_valid_name(skill):
+        return f"its name {skill.name!r} is not a valid skill name (CL201)"
+    if not skill.description or not skill.description.strip():
+        return "its front matter has no description (CL201)"
+    return None
+
+
 def unreadable_front_matter(tree: SkillTree) -> list[Diagnostic]:
     """CL001 of the given SKILL.md files whose front matter was refused as input (an alias bomb,
     nesting too deep), once per message and line of a file."""

@@ -17,6 +17,7 @@ from cachelint.payloads.spend import ledger_for
 from cachelint.report.html import render_html
 
 from .conftest import CC, a_usage, anthropic, assistant, at, make_requests, sys_block, text, user
+from conftest import HANG_GUARD
 
 EVIL = "</pre><script>alert('x')</script><img src=x onerror=alert(1)>"
 
@@ -210,7 +211,7 @@ def _measured(browser: str, tmp_path: Path, html: str, size: str, probe: str) ->
         _headless(browser, tmp_path, "1280,900") + ["--virtual-time-budget=3000", "--dump-dom", page.as_uri()],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD,
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
     found = re.search(r"<title>R=(.*?)</title>", dom.stdout)
@@ -228,7 +229,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
         _headless(browser, tmp_path, "1280,900") + ["--dump-dom", page.as_uri()],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD,
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "cachelint audit report" in dom.stdout
@@ -241,7 +242,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
             _headless(browser, tmp_path, size) + [f"--screenshot={shot}", page.as_uri()],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANG_GUARD,
         )
         assert run.returncode == 0, run.stderr[-2000:]
         assert shot.is_file() and shot.stat().st_size > 10_000

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, check_tree, write_tree
+from conftest import HANG_GUARD, REPO, check_tree, write_tree
 
 from cachelint.diagnostics import Applicability
 
@@ -214,7 +214,7 @@ def _run(root: Path, module: str, seed: int) -> list:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD,
     )
     assert proc.returncode == 0, f"the program raised:\n{proc.stderr}"
     return json.loads(out.read_text())

@@ -252,9 +252,13 @@ def test_config_sets_jobs_and_chunk_size(logs, monkeypatch):
     assert seen == [3]
 
 
-def test_dask_on_a_local_cluster_of_two_workers_gives_the_local_findings(logs):
+def test_dask_on_a_local_cluster_of_two_workers_gives_the_local_findings(logs, tmp_path):
     pytest.importorskip("distributed")
+    import dask
+
     paths = ["catalog.jsonl", "damaged.jsonl", "interleaved.jsonl", "days", "zipped.jsonl.gz"]
     local = _outputs(logs, paths, jobs=2, chunk_size=4096)
-    assert _outputs(logs, paths, jobs=2, chunk_size=4096, engine="dask") == local
+    # the workers' scratch folder in the test's own (Dask's default is the temp folder, left behind)
+    with dask.config.set({"temporary-directory": str(tmp_path / "dask")}):
+        assert _outputs(logs, paths, jobs=2, chunk_size=4096, engine="dask") == local
     assert local == _outputs(logs, paths, jobs=1)

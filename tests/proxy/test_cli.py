@@ -109,7 +109,7 @@ def test_proxy_refuses_a_public_address_without_the_flag_and_says_why():
 def test_proxy_without_its_extra_says_how_to_install_it(tmp_path):
     code = "import sys; sys.modules['aiohttp'] = None; from cachelint.cli import main; main(['proxy', '--isolated'])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "pip install 'cachelint[proxy]'" in done.stderr
+    assert done.returncode == 2 and "pip install 'prefix-cache-lint[proxy]'" in done.stderr
 
 
 def test_proxy_serves_until_stopped_and_says_what_it_captured(tmp_path):

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from .helpers import CORPUS
+from conftest import HANG_GUARD
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -60,7 +61,7 @@ def run_driver(cwd: Path, seed: str, order: str, *args: str) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": seed}
     env.pop("CACHELINT_OUTPUT_FORMAT", None)
     proc = subprocess.run(
-        [sys.executable, str(DRIVER), order, *args], cwd=cwd, capture_output=True, env=env, timeout=300
+        [sys.executable, str(DRIVER), order, *args], cwd=cwd, capture_output=True, env=env, timeout=HANG_GUARD
     )
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     return json.loads(proc.stdout)

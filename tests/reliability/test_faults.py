@@ -17,6 +17,7 @@ from cachelint import cachefile
 from cachelint.cli import main
 
 from .helpers import CORPUS, GOOD_AGENT
+from conftest import HANG_GUARD
 
 
 def make_tree(root: Path) -> Path:
@@ -131,7 +132,7 @@ def test_two_runs_at_once_share_the_cache_safely(tmp_path):
         subprocess.Popen(CHECK_IN_SUBPROCESS, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         for _ in range(2)
     ]
-    outs = [p.communicate(timeout=300) for p in runs]
+    outs = [p.communicate(timeout=HANG_GUARD) for p in runs]
     for proc, (out, err) in zip(runs, outs):
         assert proc.returncode == 1, err.decode()
         assert out == expected.stdout

@@ -21,6 +21,7 @@ import pytest
 from cachelint import fileutil
 
 from .helpers import GOOD_AGENT, run_cli
+from conftest import HANG_GUARD
 
 FIXED_AGENT = GOOD_AGENT.replace("for n in names]", "for n in sorted(names)]")
 UNSAFE_ONLY = """import anthropic
@@ -275,7 +276,7 @@ def expected_fixed(tmp_path_factory) -> dict[str, str]:
     """The fixed text of every file, from a complete run (no kill)."""
     root = tmp_path_factory.mktemp("complete")
     write_tree(root)
-    proc = subprocess.run([sys.executable, "-c", SLOW_CLI], cwd=root, capture_output=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-c", SLOW_CLI], cwd=root, capture_output=True, timeout=HANG_GUARD)
     assert proc.returncode == 0, proc.stderr.decode()
     texts = {p.name: p.read_text() for p in root.glob("m*.py")}
     assert texts == {f"m{i:03d}.py": fixed_module(i) for i in range(FILES)}
@@ -323,7 +324,7 @@ def _kill_fix_run(
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, sig)
-        proc.wait(timeout=30)
+        proc.wait(timeout=HANG_GUARD)
     state = {"old": 0, "new": 0}
     for name, original in originals.items():
         text = (tmp_path / name).read_text()
@@ -409,7 +410,7 @@ def test_sigkill_at_random_moments_of_a_500_file_fix(tmp_path):
         finally:
             if proc.poll() is None:
                 os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
+            proc.wait(timeout=HANG_GUARD)
         state = _assert_each_file_old_or_fixed(root)
         assert state.get("fixed", 0) >= kill_after
         leftovers = sorted(p.name for p in root.iterdir() if not p.name.startswith("m"))
@@ -424,7 +425,7 @@ def test_two_fix_runs_at_once_fix_each_file_once(tmp_path):
     procs = [
         subprocess.Popen(CLI, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
     ]
-    outputs = [p.communicate(timeout=300) for p in procs]
+    outputs = [p.communicate(timeout=HANG_GUARD) for p in procs]
     assert _assert_each_file_old_or_fixed(tmp_path) == {"fixed": MANY}
     fixed_counts = []
     for out, err in outputs:
@@ -466,7 +467,7 @@ def test_a_user_editing_files_during_a_fix_breaks_none(tmp_path):
             text = handle.read()
             handle.seek(0)
             handle.write(line + text)
-    _out, err = proc.communicate(timeout=300)
+    _out, err = proc.communicate(timeout=HANG_GUARD)
     state = _assert_each_file_old_or_fixed(tmp_path, extra, files)
     assert state.get("old", 0) == 0, err  # every file the user left alone was fixed
 

@@ -1,8 +1,11 @@
 """Inputs crafted to hang or exhaust cachelint: each runs through the CLI in a subprocess with a
-deadline far above what the run takes (milliseconds to a few seconds) and far below what it took
-before it was bounded (minutes, or never ending), and must end with the findings of a sound run.
+bound of CPU time far above what the run takes (milliseconds to a few seconds) and far below what
+it took before it was bounded (minutes, or never ending), and must end with the findings of a
+sound run.
 
-The deadlines are failure detectors, not speed measurements (benchmarks/ measures speed)."""
+The bounds are failure detectors, not speed measurements (benchmarks/ measures speed): CPU
+seconds of the child, not wall-clock time, so a busy machine slows a run without failing it
+(HANG_GUARD still ends a run that waits forever without working)."""
 
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import HANG_GUARD, cpu_limit
+
 from .helpers import GOOD_AGENT, GOOD_LOG
 
-DEADLINE = 90  # seconds; what each case below took before: minutes, hours or forever
+DEADLINE = 90  # CPU seconds; what each case below took before: minutes, hours or forever
 
 SKILL = "---\nname: {name}\ndescription: Use when the user asks to {task}.\n---\nBody\n"
 
@@ -25,7 +30,13 @@ SKILL = "---\nname: {name}\ndescription: Use when the user asks to {task}.\n---\
 def cli(cwd: Path, *args: str, deadline: float = DEADLINE) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CACHELINT")}
     return subprocess.run(
-        [sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, text=True, timeout=deadline, env=env
+        [sys.executable, "-m", "cachelint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        env=env,
+        preexec_fn=cpu_limit(deadline),
     )
 
 
@@ -160,7 +171,12 @@ def test_an_eight_megabyte_list_literal_costs_bounded_memory(tmp_path):
         "print(r.stdout)\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=DEADLINE
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        preexec_fn=cpu_limit(DEADLINE),
     ).stdout
     peak_kb, report = out.split("\n", 1)
     assert "CL001" in report and "max-syntax-nodes" in report

@@ -23,6 +23,7 @@ import cachelint.code
 
 from . import big_inputs
 from .helpers import GOOD_AGENT, GOOD_LOG, GOOD_LOG_FINDING, findings, full_findings
+from conftest import HANG_GUARD
 
 AUDIT_CORPUS = Path(__file__).resolve().parent / "corpus" / "audit"
 
@@ -170,7 +171,9 @@ print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 def peak_rss_mb(cwd: Path, *args: str) -> tuple[int, float]:
     """(exit code, peak resident memory in MiB) of ``cachelint ARGS`` in a fresh process."""
-    out = subprocess.run([sys.executable, "-c", MEASURE, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, *args], cwd=cwd, capture_output=True, text=True, timeout=HANG_GUARD
+    )
     code, kib = out.stdout.split()
     return int(code), int(kib) / 1024
 
