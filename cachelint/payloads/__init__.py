@@ -174,7 +174,9 @@ class AuditSummary:
     def breaks(self) -> int:
         return sum(s.breaks for s in self.sessions)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, sessions: bool = True) -> dict[str, Any]:
+        """``sessions=False``: the "sessions" entry is an empty list (the JSON report writes the
+        sessions one at a time in its place)."""
         data: dict[str, Any] = {
             "files": self.files,
             "records": self.records,
@@ -186,7 +188,7 @@ class AuditSummary:
             "files_without_records": self.files_without_records,
             "baselined": self.baselined,
             "untimed_files": list(self.untimed_files),
-            "sessions": [s.to_dict() for s in self.sessions],
+            "sessions": [s.to_dict() for s in self.sessions] if sessions else [],
             "totals": {"sessions": len(self.sessions), "requests": self.requests, "breaks": self.breaks},
         }
         if self.fidelity:
