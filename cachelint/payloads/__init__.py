@@ -64,6 +64,10 @@ class AuditOptions:
     # bytes of a JSONL log per map task (None: [audit] chunk-size, else 32 MiB); a run with less
     # JSONL than this is audited in one process
     chunk_size: int | None = None
+    # object storage paths (s3://, gs://, az://): the Hive-style time partitions kept, ISO dates or
+    # times, both ends included (cachelint.payloads.readers.storage; docs/scale.md)
+    since: str | None = None
+    until: str | None = None
 
 
 @dataclass

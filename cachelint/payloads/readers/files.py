@@ -91,10 +91,19 @@ class ChunkedReads(io.RawIOBase):
 # --- finding the files ------------------------------------------------------------------------
 
 
-def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | Diagnostic]:
+def iter_log_files(
+    paths: list[str], cwd: Path, staging: Any = None, window: Any = None
+) -> Iterator[tuple[Path, str] | Diagnostic]:
     """(absolute path, display path) of every log under ``paths``: files as given, directories
-    walked recursively in sorted order, symlinks not followed out of the tree."""
+    walked recursively in sorted order, symlinks not followed out of the tree. Object storage
+    URLs (``storage.is_remote``) are listed, filtered by ``window`` (a ``storage.TimeWindow``),
+    copied into ``staging`` (a ``storage.Staging``) and shown by their URL."""
+    from cachelint.payloads.readers import storage
+
     for given in paths:
+        if storage.is_remote(given):
+            yield from _objects(given, staging, window or storage.TimeWindow())
+            continue
         path = Path(given)
         absolute = path if path.is_absolute() else cwd / path
         if absolute.is_file():
@@ -105,6 +114,20 @@ def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | D
             yield unreadable(given, "no such file or directory")
         else:
             yield unreadable(given, "not a regular file or directory")
+
+
+def _objects(url: str, staging: Any, window: Any) -> Iterator[tuple[Path, str] | Diagnostic]:
+    from cachelint.payloads.readers import storage
+
+    if staging is None:
+        yield unreadable(printable(url), "object storage paths are read by the audit only")
+        return
+    for found in storage.list_objects(url, window):
+        if isinstance(found, Diagnostic):
+            yield found
+            continue
+        local = staging.fetch(found)
+        yield local if isinstance(local, Diagnostic) else (local, printable(found))
 
 
 def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str] | Diagnostic]:
