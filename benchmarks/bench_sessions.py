@@ -58,7 +58,11 @@ def agents(n: int, seed: int = 7) -> list[str]:
     for i in range(n):
         first = [{"role": "user", "content": task}]
         out.append(_line({"model": MODEL, "max_tokens": 64, "system": prompts[i], "messages": first}, len(out)))
-        later = [*first, {"role": "assistant", "content": f"Bullets of agent {i}."}, {"role": "user", "content": "Shorter."}]
+        later = [
+            *first,
+            {"role": "assistant", "content": f"Bullets of agent {i}."},
+            {"role": "user", "content": "Shorter."},
+        ]
         out.append(_line({"model": MODEL, "max_tokens": 64, "system": prompts[i], "messages": later}, len(out)))
     return out
 
@@ -106,7 +110,9 @@ def main() -> None:
     print(f"{path}: {len(lines)} requests, {os.path.getsize(path) / 1e6:.1f} MB")
     if args.time:
         seconds, peak, code = audit_once(path, args.output_format)
-        print(f"audit --jobs 1 --output-format {args.output_format}: {seconds:.2f} s, peak RSS {peak:.0f} MB, exit {code}")
+        print(
+            f"audit --jobs 1 --output-format {args.output_format}: {seconds:.2f} s, peak RSS {peak:.0f} MB, exit {code}"
+        )
 
 
 if __name__ == "__main__":

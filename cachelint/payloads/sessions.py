@@ -488,9 +488,7 @@ class SessionGrouper:
         if best is not None and best[0][0] >= 2:
             return best[1], ("", None)
         others = {
-            sid: None
-            for sid in second
-            if sid not in sharing_first and any(sid in bucket for bucket in same_agent)
+            sid: None for sid in second if sid not in sharing_first and any(sid in bucket for bucket in same_agent)
         }
         best = self._best(req, others, weak_key, best, rejected=rejected)
         if best is not None:

@@ -135,7 +135,7 @@ def test_bad_objects_each_say_why_and_the_rest_is_audited(s3, tmp_path):
     fs.pipe(f"{BUCKET}/bad/truncated.jsonl.gz", gzip.compress(_anthropic_log(5))[:-40])
     fs.pipe(f"{BUCKET}/bad/notes.jsonl", b"Meeting notes, not a log.\nSecond line.\n")
     fs.invalidate_cache()
-    out = _json([f"s3://no-such-bucket-here/", f"s3://{BUCKET}/bad/", f"s3://{BUCKET}/agent/"], tmp_path, jobs=1)
+    out = _json(["s3://no-such-bucket-here/", f"s3://{BUCKET}/bad/", f"s3://{BUCKET}/agent/"], tmp_path, jobs=1)
     found = json.loads(out)
     messages = {(d["path"], d["message"]) for d in found["findings"] if d["code"].startswith("CL0")}
     paths = {path for path, _ in messages}

@@ -204,7 +204,7 @@ def open_object(url: str) -> tuple[IO[bytes], IO[bytes]]:
         return gzip.GzipFile(fileobj=ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
     # the JSONL reader reads lines of at most a record's size: readline(limit), which fsspec's
     # files do not take
-    return io.BufferedReader(raw, 1 << 20), raw  # type: ignore[arg-type]
+    return io.BufferedReader(raw, 1 << 20), raw
 
 
 def staging_root() -> Path:
