@@ -40,6 +40,7 @@ NAMES = (
     "otel-genai",
     "openllmetry",
     "zhar",
+    "parquet",
 )
 
 
