@@ -165,7 +165,13 @@ def open_log(path: Path) -> tuple[IO[bytes], IO[bytes]]:
         raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)")
     # 1 MiB buffer: JSONL records of agents are tens of KB; readline through the default 8 KiB
     # buffer took 3x longer on the issue-7 benchmark log
-    raw = open(path, "rb", buffering=1 << 20)
+    return stream_of(open(path, "rb", buffering=1 << 20))
+
+
+def stream_of(raw: IO[bytes], plain: Any = None) -> tuple[IO[bytes], IO[bytes]]:
+    """(the stream to read, ``raw``) of an opened file or object: a gzip stream over it, read in
+    counted chunks (the gzip ratio bound), when its magic bytes say so, else ``plain(raw)`` (or
+    ``raw`` itself). ``raw`` is closed when its first bytes cannot be read."""
     try:
         magic = raw.read(2)
         raw.seek(0)
@@ -174,7 +180,7 @@ def open_log(path: Path) -> tuple[IO[bytes], IO[bytes]]:
         raise
     if magic == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
-    return raw, raw
+    return (raw if plain is None else plain(raw)), raw
 
 
 def peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:

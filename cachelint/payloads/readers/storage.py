@@ -13,7 +13,7 @@ and a message names the object and the cause, never a credential or a signed URL
 
 from __future__ import annotations
 
-import gzip
+import errno
 import io
 import os
 import re
@@ -25,7 +25,7 @@ from typing import IO, Any, Iterator
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads import is_log_name
-from cachelint.payloads.readers.files import GZIP_MAGIC, ChunkedReads
+from cachelint.payloads.readers.files import stream_of
 
 # scheme -> (fsspec protocol, the cachelint extra that installs its file system)
 SCHEMES = {
@@ -193,18 +193,10 @@ def open_object(url: str) -> tuple[IO[bytes], IO[bytes]]:
     except ImportError:
         raise
     except Exception as exc:
-        raise OSError(0, f"cannot read object: {_cause(exc)}") from exc
-    try:
-        magic = raw.read(2)
-        raw.seek(0)
-    except BaseException:
-        raw.close()
-        raise
-    if magic == GZIP_MAGIC:  # counted reads: the gzip ratio bound holds as for a local file
-        return gzip.GzipFile(fileobj=ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
+        raise OSError(errno.EIO, _cause(exc)) from exc
     # the JSONL reader reads lines of at most a record's size: readline(limit), which fsspec's
     # files do not take
-    return io.BufferedReader(raw, 1 << 20), raw
+    return stream_of(raw, lambda plain: io.BufferedReader(plain, 1 << 20))
 
 
 def staging_root() -> Path:
