@@ -174,3 +174,23 @@ def test_no_permission_is_one_message_without_the_credentials(monkeypatch, tmp_p
     assert len(refused) == 1 and "permission denied" in refused[0]["message"]
     assert found["summary"]["requests"] == 3  # the local log is audited
     assert "AKIAEXAMPLEKEYID12345" not in out
+
+
+def test_a_key_never_leads_out_of_the_staging_folder(tmp_path, monkeypatch):
+    from cachelint.payloads.readers import storage
+
+    class Objects:
+        def open(self, path, mode):
+            import io
+
+            return io.BytesIO(path.encode())
+
+    monkeypatch.setattr(storage, "file_system", lambda url: (Objects(), url.partition("://")[2]))
+    staging = storage.Staging(tmp_path / "stage")
+    first = staging.fetch("s3://bucket/../../escape.jsonl")
+    second = staging.fetch("s3://bucket/escape.jsonl")
+    assert isinstance(first, Path) and isinstance(second, Path) and first != second
+    for found in (first, second):
+        assert found.resolve().is_relative_to((tmp_path / "stage").resolve())
+    assert first.read_bytes() == b"bucket/../../escape.jsonl"
+    assert not (tmp_path / "escape.jsonl").exists()

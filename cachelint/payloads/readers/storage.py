@@ -169,7 +169,11 @@ class Staging:
     def fetch(self, url: str) -> Path | Diagnostic:
         """The local copy of one object, or why it cannot be read."""
         scheme, _, key = url.partition("://")
-        target = self.root / scheme / key
+        # a key is any string: "..", "." and empty segments never lead out of the folder
+        parts = [part for part in key.split("/") if part not in ("", ".", "..")]
+        target = self.root.joinpath(scheme, *parts) if parts else self.root / scheme / "object"
+        while target in self.urls:  # two keys that differ only by such segments
+            target = target.with_name("_" + target.name)
         try:
             fs, path = file_system(url)
             target.parent.mkdir(parents=True, exist_ok=True)
