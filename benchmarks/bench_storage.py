@@ -53,7 +53,9 @@ def main() -> None:
                 data = gzip.compress(b"".join(lines[hour * per_hour : (hour + 1) * per_hour]))
                 stored += len(data)
                 fs.pipe(f"bench/agent/year=2026/month=12/day=01/hour={hour:02d}/requests.jsonl.gz", data)
-            print(f"load average {os.getloadavg()[0]:.1f}; {len(lines)} requests, {log.stat().st_size / 1e6:.0f} MB in {args.hours} objects ({stored / 1e6:.1f} MB gzip)")
+            print(
+                f"load average {os.getloadavg()[0]:.1f}; {len(lines)} requests, {log.stat().st_size / 1e6:.0f} MB in {args.hours} objects ({stored / 1e6:.1f} MB gzip)"
+            )
             runs = {
                 "1 process": ["--jobs", "1"],
                 # a chunk under the objects' stored size: the workers are used (a run with less JSONL
@@ -62,7 +64,16 @@ def main() -> None:
                 "Dask LocalCluster, 2 workers": ["--jobs", "2", "--engine", "dask", "--chunk-size", "65536"],
             }
             for name, extra in runs.items():
-                command = [sys.executable, "-m", "cachelint", "audit", *extra, "--output-format", "json", "s3://bench/agent/"]
+                command = [
+                    sys.executable,
+                    "-m",
+                    "cachelint",
+                    "audit",
+                    *extra,
+                    "--output-format",
+                    "json",
+                    "s3://bench/agent/",
+                ]
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 start = time.perf_counter()
                 done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
