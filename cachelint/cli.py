@@ -103,6 +103,16 @@ class _Output:
             click.echo(text, nl=False, color=self.color, err=self.to_stderr)
 
 
+def _check_window(since: str | None, until: str | None) -> None:
+    """--since / --until are ISO dates or times (a usage error otherwise)."""
+    from cachelint.payloads.readers.storage import TimeWindow
+
+    try:
+        TimeWindow.parse(since, until)
+    except ValueError:
+        _fail(f"--since / --until: not an ISO date or time: {since if since else until!r}")
+
+
 def _use_color(choice: str, output_file: str | None) -> bool:
     """``--color always|never`` decide; ``auto`` (the default) colours a terminal only, and not a
     file: ``FORCE_COLOR`` (non-empty) turns colour on anywhere, ``NO_COLOR`` (non-empty) off."""
@@ -510,6 +520,18 @@ def _audit_output_format(help_text: str):
     help="The Dask scheduler to run the workers on (tcp://host:8786); implies --engine dask. The workers must read the logs at the same paths.",
 )
 @click.option(
+    "--since",
+    metavar="TIME",
+    default=None,
+    help="Of logs in object storage (s3://, gs://, az://), read only the time partitions (year=/month=/day=/hour=) that end at or after this ISO date or time (UTC when no zone).",
+)
+@click.option(
+    "--until",
+    metavar="TIME",
+    default=None,
+    help="Of logs in object storage, read only the time partitions that start at or before this ISO date or time.",
+)
+@click.option(
     "--coding-agent",
     type=click.Choice(["claude", "codex"]),
     default=None,
@@ -542,6 +564,8 @@ def audit(
     chunk_size,
     engine,
     scheduler,
+    since,
+    until,
     coding_agent,
     follow,
 ):
@@ -572,7 +596,10 @@ def audit(
         chunk_size=chunk_size,
         engine=engine or ("dask" if scheduler else "local"),
         scheduler=scheduler,
+        since=since,
+        until=until,
     )
+    _check_window(since, until)
     if options.engine != "dask" and scheduler:
         _fail("--scheduler needs --engine dask")
     from cachelint.payloads.parallel import EngineError

@@ -64,6 +64,10 @@ class AuditOptions:
     # bytes of a JSONL log per map task (None: [audit] chunk-size, else 32 MiB); a run with less
     # JSONL than this is audited in one process
     chunk_size: int | None = None
+    # object storage paths (s3://, gs://, az://): the Hive-style time partitions kept, ISO dates or
+    # times, both ends included (cachelint.payloads.readers.storage; docs/scale.md)
+    since: str | None = None
+    until: str | None = None
 
 
 @dataclass
@@ -174,7 +178,9 @@ class AuditSummary:
     def breaks(self) -> int:
         return sum(s.breaks for s in self.sessions)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, sessions: bool = True) -> dict[str, Any]:
+        """``sessions=False``: the "sessions" entry is an empty list (the JSON report writes the
+        sessions one at a time in its place)."""
         data: dict[str, Any] = {
             "files": self.files,
             "records": self.records,
@@ -186,7 +192,7 @@ class AuditSummary:
             "files_without_records": self.files_without_records,
             "baselined": self.baselined,
             "untimed_files": list(self.untimed_files),
-            "sessions": [s.to_dict() for s in self.sessions],
+            "sessions": [s.to_dict() for s in self.sessions] if sessions else [],
             "totals": {"sessions": len(self.sessions), "requests": self.requests, "breaks": self.breaks},
         }
         if self.fidelity:

@@ -205,6 +205,7 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     a range again itself when the file's line limit falls in it): the events are then numbered
     as in the file and the limit is applied."""
     from cachelint.payloads.readers import compressed_bytes, open_log, read_lines
+    from cachelint.payloads.readers.storage import is_remote, open_object
     from cachelint.payloads.records import RequestBuilder
     from cachelint.payloads.reuse import LineReuse
 
@@ -213,7 +214,8 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     display = task.display
     try:
         if task.whole:
-            handle, raw = open_log(Path(task.path))
+            # an object in storage is read from there, by the worker (docs/scale.md)
+            handle, raw = open_object(task.path) if is_remote(task.path) else open_log(Path(task.path))
             reader = None
         else:
             out.pad = line_base if line_base is not None else (1 if task.start > 0 else 0)
@@ -484,6 +486,7 @@ def start_feed(pipeline: AuditPipeline, logs: Sequence[tuple[Path, str]]) -> Par
     """The feed for the JSONL logs of a run, or None when the run is audited in one process:
     one job, or less than one range of JSONL in all."""
     from cachelint.catalog import load_packs
+    from cachelint.payloads.readers.storage import is_remote
 
     options = pipeline.options
     section = pipeline.settings.section("audit")
@@ -506,6 +509,11 @@ def start_feed(pipeline: AuditPipeline, logs: Sequence[tuple[Path, str]]) -> Par
         return None  # before any file is opened: a small audit starts as fast as in one process
     tasks: dict[str, list[MapTask]] = {}
     for display, path in chosen.items():
+        if engine_name == "dask" and is_remote(display):
+            # an object in storage is one task, read by its worker from the storage, not from
+            # the driver's copy (which only the driver can see)
+            tasks[display] = [MapTask(display, display, whole=True)]
+            continue
         planned = plan_tasks(path, display, chunk_bytes)
         if planned is not None:
             tasks[display] = planned

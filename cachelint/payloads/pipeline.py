@@ -192,9 +192,20 @@ class AuditPipeline:
         """Every log under ``paths`` through the pipeline, in file order: the logs the feed
         ``start_feed`` starts takes (JSONL logs read by worker processes) from it, the rest read
         here."""
+        from cachelint.payloads.readers.storage import Staging, TimeWindow, is_remote, staging_root
+
+        staging = Staging(staging_root()) if any(is_remote(p) for p in paths) else None
+        try:
+            window = TimeWindow.parse(self.options.since, self.options.until)
+            # a listing only (the bar needs the total); objects in storage are copied here
+            self._read_items(list(iter_log_files(list(paths), cwd, staging, window)), start_feed)
+        finally:
+            if staging is not None:
+                staging.close()
+
+    def _read_items(self, items: list[tuple[Path, str] | Diagnostic], start_feed: FeedStarter | None) -> None:
         from cachelint.progress import Progress, file_size
 
-        items = list(iter_log_files(list(paths), cwd))  # a listing only: the bar needs the total
         logs = [item for item in items if not isinstance(item, Diagnostic)]
         self.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=self.options.progress)
         self.formats.plan(logs)

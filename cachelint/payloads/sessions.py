@@ -202,14 +202,68 @@ class _Open:
 
 def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
     """Index keys of a session whose last request is ``req``: its first message (continuations
-    share it) and its agent signature (tools, system: rewrites of message 0 share it)."""
+    share it), its agent signature (tools, system: rewrites of message 0 share it) and its second
+    message (a rewrite of message 0 keeps the rest: ``_only_first_differs``)."""
     keys: list[Any] = []
     if req.messages:
         keys.append(("first", scope, req.provider, req.messages[0].data))
     for tier in (req.tools, req.system):
         if tier:
             keys.append(("agent", scope, req.provider, len(tier), hash(tuple(map(_DATA, tier)))))
+    if len(req.messages) >= 2:
+        keys.append(("second", scope, req.provider, req.messages[1].data))
     return tuple(keys)
+
+
+# The prints of a tier for ``may_be_one_agent``: its bytes [E - 16, E) and the same from its end,
+# for E = 16, 32, 64… while 4 * E fits in the tier. Two tiers that are close (``_close_tiers``)
+# share at least half of the shorter one's m bytes as a common head and tail, so a head or a tail
+# of m / 4 bytes: their last window with 4 * E <= m is equal at the head or at the tail. Windows
+# further in than the first bytes skip what every tier starts with (``{"type":"text","text":"``).
+_WINDOW = 16
+_PRINT_MEMO = "sessions:agent print"
+
+
+def _tier_print(tier: tuple[Block, ...]) -> tuple[tuple[bytes, ...], tuple[bytes, ...]] | None:
+    """A tier's windows from its start and from its end (None: no tier)."""
+    if not tier:
+        return None
+    data = b"".join(blk.data for blk in tier)
+    heads: list[bytes] = []
+    tails: list[bytes] = []
+    end = _WINDOW
+    while 4 * end <= len(data):
+        heads.append(data[end - _WINDOW : end])
+        tails.append(data[len(data) - end : len(data) - end + _WINDOW])
+        end *= 2
+    return tuple(heads), tuple(tails)
+
+
+def _agent_print(req: Request) -> tuple[Any, Any]:
+    found = req.memo.get(_PRINT_MEMO)
+    if found is None:
+        found = req.memo[_PRINT_MEMO] = (_tier_print(req.system), _tier_print(req.tools))
+    return found
+
+
+def _may_be_close(p: tuple[tuple[bytes, ...], ...], q: tuple[tuple[bytes, ...], ...]) -> bool:
+    """False only when two tiers are neither equal nor close (``_close_tiers``)."""
+    k = min(len(p[0]), len(q[0])) - 1
+    return k < 0 or p[0][k] == q[0][k] or p[1][k] == q[1][k]
+
+
+def may_be_one_agent(a: Request, b: Request) -> bool:
+    """False only when ``agent_evidence(a, b)`` is ``OTHER``, from the tiers' prints: every branch
+    of ``agent_evidence`` that does not give ``OTHER``, with "equal or close" widened to
+    ``_may_be_close``. A session this rules out cannot be continued by ``b`` (``_judge``)."""
+    (sa, ta), (sb, tb) = _agent_print(a), _agent_print(b)
+    if sa is not None and sb is not None:
+        return _may_be_close(sa, sb) or (ta is not None and tb is not None and _may_be_close(ta, tb))
+    if ta is not None and tb is not None:
+        return _may_be_close(ta, tb)
+    if sa is None and sb is not None:
+        return ta is None and tb is None
+    return True
 
 
 class _Verdict(NamedTuple):  # a tuple: one is made for every candidate of every request
@@ -260,8 +314,8 @@ class SessionGrouper:
             keys = ()  # found by their key or their response ids, not by history
         elif keys is None:
             keys = _candidate_keys(req, entry.scope)
-        if keys == entry.index_keys:
-            return  # same buckets (same first message and agent): nothing moves
+        # each bucket keeps its sessions in the order they were last touched (a session moves to
+        # its end): the most recent session a request does not continue is found from the end
         self._unindex(sid, entry.index_keys)
         entry.index_keys = keys
         for key in entry.index_keys:
@@ -416,23 +470,67 @@ class SessionGrouper:
     ) -> tuple[_Open | None, tuple[str, str | None]]:
         """The open session this request continues, by history. Sessions whose last request
         shares the first message are ranked first: only they can be true continuations, so when
-        one is, the sessions that share only the agent's tools or system need not be looked at."""
+        one is, the sessions that share only the agent's tools or system need not be looked at.
+
+        Only the sessions that can be continued are judged: of those sharing the first message,
+        the ones ``may_be_one_agent`` does not rule out; of the others (same agent), the ones
+        that share the second message (message 0 rewritten, the rest intact is the only way to
+        continue a history whose first message differs). Of the sessions ruled out, the most
+        recent is judged for the reason a new session starts (``max(rejected)``): the index's
+        buckets are in the order sessions were last touched."""
         sharing_first: dict[str, None] = {}
-        same_agent: dict[str, None] = {}
+        same_agent: list[dict[str, None]] = []  # the buckets of its tools and of its system prompt
+        second: dict[str, None] = {}
         for key in keys:
-            (sharing_first if key[0] == "first" else same_agent).update(self._index.get(key, {}))
+            bucket = self._index.get(key)
+            if bucket is None:
+                continue
+            if key[0] == "first":
+                sharing_first = bucket
+            elif key[0] == "agent":
+                same_agent.append(bucket)
+            else:
+                second = bucket
         rejected: list[tuple[int, str, str]] = []
-        best = self._best(req, sharing_first, weak_key, None, rejected=rejected)
+        viable = {sid: None for sid in sharing_first if may_be_one_agent(self._open[sid].last, req)}
+        best = self._best(req, viable, weak_key, None, rejected=rejected)
         if best is not None and best[0][0] >= 2:
             return best[1], ("", None)
-        others = {sid: None for sid in same_agent if sid not in sharing_first}
+        others = {
+            sid: None for sid in second if sid not in sharing_first and any(sid in bucket for bucket in same_agent)
+        }
         best = self._best(req, others, weak_key, best, rejected=rejected)
         if best is not None:
             return best[1], ("", None)
+        judged = viable.keys() | others.keys()
+        for bucket in (sharing_first, *same_agent):
+            self._latest_rejection(req, bucket, judged, weak_key, rejected)
         if rejected:
             _, reason, where = max(rejected)  # the most recent session it did not continue
             return None, (reason, where)
         return None, ("", None)
+
+    def _latest_rejection(
+        self,
+        req: Request,
+        bucket: dict[str, None],
+        judged: Any,
+        weak_key: str | None,
+        rejected: list[tuple[int, str, str]],
+    ) -> None:
+        """Judge the most recently touched session of ``bucket`` not ``judged`` yet that gives a
+        reason (all of them are rejected), and add it to ``rejected``."""
+        touched = max(rejected)[0] if rejected else -1
+        for sid in reversed(bucket):
+            candidate = self._open[sid]
+            if candidate.touched <= touched:
+                return  # in touched order: none after it can be the most recent rejection
+            if sid in judged:
+                continue
+            verdict = self._judge(candidate.last, req, not (weak_key is not None and candidate.weak_key == weak_key))
+            if verdict.reason:
+                rejected.append((candidate.touched, verdict.reason, candidate.last.origin.describe()))
+                return
 
     def _best(
         self,

@@ -66,10 +66,36 @@ def records(diagnostics: Sequence[Diagnostic]) -> list[dict]:
 def render_json(diagnostics: Sequence[Diagnostic], summary: Any = None) -> str:
     """``summary``: the audit's ``AuditSummary`` (then the output is the audit's object)."""
     if summary is None:
-        data: Any = records(diagnostics)
-    else:
-        data = {"version": AUDIT_OUTPUT_VERSION, "findings": records(diagnostics), "summary": summary.to_dict()}
-    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+        return _dumps(records(diagnostics)) + "\n"
+    # the text of json.dumps(indent=2) of the whole object, made a finding and a session at a time:
+    # one object of every session, and the encoder's pieces of it, would weigh ten times the text
+    # (a million one-request sessions)
+    data = summary.to_dict(sessions=False)
+    parts = ['{\n  "version": ', _dumps(AUDIT_OUTPUT_VERSION), ',\n  "findings": ']
+    parts.append(_list_text((diagnostic_record(d, fp) for d, fp in zip(diagnostics, fingerprints(diagnostics))), 1))
+    parts.append(',\n  "summary": {')
+    for i, (key, value) in enumerate(data.items()):
+        parts.append(("," if i else "") + "\n    " + _dumps(key) + ": ")
+        if key == "sessions":
+            parts.append(_list_text((s.to_dict() for s in summary.sessions), 2))
+        else:
+            parts.append(_dumps(value).replace("\n", "\n    "))
+    parts.append("\n  }\n}\n")
+    return "".join(parts)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _list_text(items: Any, level: int) -> str:
+    """What json.dumps(indent=2) writes for a list of ``items`` nested ``level`` deep (JSON text
+    holds no raw line break but its layout's, so nesting is a change of indent)."""
+    pad = "\n" + "  " * (level + 1)
+    texts = [pad + _dumps(item).replace("\n", pad) for item in items]
+    if not texts:
+        return "[]"
+    return "[" + ",".join(texts) + "\n" + "  " * level + "]"
 
 
 def render_json_lines(diagnostics: Sequence[Diagnostic]) -> str:

@@ -41,6 +41,7 @@ NAMES = (
     "openllmetry",
     "zhar",
     "nock",
+    "parquet",
 )
 
 

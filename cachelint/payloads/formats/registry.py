@@ -165,6 +165,9 @@ class LogFormat:
     source: str = ""  # the public specification the reader follows (docs table)
     generic: bool = False
     agent_sessions: bool = False
+    # a Parquet export's column -> the field of this format's record it holds (a dotted path),
+    # where the table renames them; other columns keep their names (``formats.parquet``)
+    columns: Mapping[str, str] = field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=1)

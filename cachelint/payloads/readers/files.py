@@ -115,10 +115,13 @@ def gzip_bomb(expanded: int, compressed: Callable[[], int], limits: ReadLimits) 
 # --- finding the files ------------------------------------------------------------------------
 
 
-def iter_log_files(paths: list[str], cwd: Path) -> Iterator[tuple[Path, str] | Diagnostic]:
+def iter_log_files(
+    paths: list[str], cwd: Path, staging: Any = None, window: Any = None
+) -> Iterator[tuple[Path, str] | Diagnostic]:
     """(absolute path, display path) of every log under ``paths``, then the paths that could not
     be read: files as given, directories walked recursively, symlinks not followed out of the
-    tree. Whatever the order and spelling of ``paths`` the answer is the same: the logs sorted by
+    tree; object storage URLs (``storage.is_remote``) listed, filtered by ``window`` (a
+    ``storage.TimeWindow``), copied into ``staging`` (a ``storage.Staging``) and shown by their URL. Whatever the order and spelling of ``paths`` the answer is the same: the logs sorted by
     display path (lexically normalised: ``./logs`` and ``logs/`` are ``logs``), each file once
     however many names reach it (its first display path in that order). Sessions run across
     files in this order, so ``audit b.jsonl a.jsonl`` used to find other breaks than
@@ -171,6 +174,20 @@ def _normalised(given: str, cwd: Path) -> str:
     return shown
 
 
+def _objects(url: str, staging: Any, window: Any) -> Iterator[tuple[Path, str] | Diagnostic]:
+    from cachelint.payloads.readers import storage
+
+    if staging is None:
+        yield unreadable(printable(url), "object storage paths are read by the audit only")
+        return
+    for found in storage.list_objects(url, window):
+        if isinstance(found, Diagnostic):
+            yield found
+            continue
+        local = staging.fetch(found)
+        yield local if isinstance(local, Diagnostic) else (local, printable(found))
+
+
 def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str] | Diagnostic]:
     real_root = os.path.realpath(root)
     found: list[tuple[str, Path]] = []
@@ -206,7 +223,13 @@ def open_log(path: Path) -> tuple[IO[bytes], IO[bytes]]:
         raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device)")
     # 1 MiB buffer: JSONL records of agents are tens of KB; readline through the default 8 KiB
     # buffer took 3x longer on the issue-7 benchmark log
-    raw = open(path, "rb", buffering=1 << 20)
+    return stream_of(open(path, "rb", buffering=1 << 20))
+
+
+def stream_of(raw: IO[bytes], plain: Any = None) -> tuple[IO[bytes], IO[bytes]]:
+    """(the stream to read, ``raw``) of an opened file or object: a gzip stream over it, read in
+    counted chunks (the gzip ratio bound), when its magic bytes say so, else ``plain(raw)`` (or
+    ``raw`` itself). ``raw`` is closed when its first bytes cannot be read."""
     try:
         magic = raw.read(2)
         raw.seek(0)
@@ -215,7 +238,7 @@ def open_log(path: Path) -> tuple[IO[bytes], IO[bytes]]:
         raise
     if magic == GZIP_MAGIC:
         return gzip.GzipFile(fileobj=ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
-    return raw, raw
+    return (raw if plain is None else plain(raw)), raw
 
 
 def peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
