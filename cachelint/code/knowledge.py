@@ -120,12 +120,18 @@ class UnorderedCall:
 @dataclass(frozen=True)
 class VolatileCall:
     what: str
-    granularity: str  # "time" | "date"
+    granularity: str  # "time" | "date" | "process"
     format_argument: int | None = None
     needs_volatile_argument: bool = False
     # the call that seeds this generator's global state (random.seed): once the module seeds it,
     # its values are the same, in the same order, in every process
     seeded_by: str | None = None
+    # positions of arguments that decide (see the code-volatile pack): a time given to read instead
+    # of the clock, a seed, the value hashed, the list shuffled in place
+    time_argument: int | None = None
+    seed_argument: int | None = None
+    text_argument: int | None = None
+    reorders_argument: int | None = None
 
 
 @dataclass
@@ -162,6 +168,7 @@ class Knowledge:
     volatile: CallTable[VolatileCall] = field(default_factory=CallTable)
     seeding_calls: set[tuple[str, ...]] = field(default_factory=set)  # random.seed: see VolatileCall.seeded_by
     format_methods: frozenset[str] = frozenset()
+    reordering_methods: frozenset[str] = frozenset()  # rng.shuffle(x): x in a random order
     date_methods: frozenset[str] = frozenset()
     date_attributes: frozenset[str] = frozenset()
     stable_members: frozenset[str] = frozenset()
@@ -348,11 +355,16 @@ def build_knowledge(
                     format_argument=entry.get("format_argument"),
                     needs_volatile_argument=bool(entry.get("needs_volatile_argument", False)),
                     seeded_by=entry.get("seeded_by"),
+                    time_argument=entry.get("time_argument"),
+                    seed_argument=entry.get("seed_argument"),
+                    text_argument=entry.get("text_argument"),
+                    reorders_argument=entry.get("reorders_argument"),
                 ),
             )
             if entry.get("seeded_by"):
                 k.seeding_calls.add(tuple(entry["seeded_by"].split(".")))
     k.format_methods = names(volatile_packs, "format_methods")
+    k.reordering_methods = names(volatile_packs, "reordering_methods")
     k.date_methods = names(volatile_packs, "date_methods")
     k.date_attributes = names(volatile_packs, "date_attributes")
     k.stable_members = names(volatile_packs, "stable_members")

@@ -116,6 +116,25 @@ def _is_empty_set_call(node: ast.Call) -> bool:
     )
 
 
+def _given(node: ast.Call, position: int | None) -> bool:
+    """The call has a positional argument at ``position`` that is not the constant None."""
+    if position is None or len(node.args) <= position:
+        return False
+    if any(isinstance(a, ast.Starred) for a in node.args[: position + 1]):
+        return False
+    arg = node.args[position]
+    return not (isinstance(arg, ast.Constant) and arg.value is None)
+
+
+def _is_text(positional: list[Value], position: int) -> bool:
+    """The argument at ``position`` is known to be a str (or a collection of str: a tuple of str
+    hashes as its items do)."""
+    if len(positional) <= position:
+        return False
+    arg = positional[position]
+    return arg.kind == STR or (arg.kind is None and arg.elements == STR)
+
+
 def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
     """The caller's value for ``param`` or for one of its keys/attributes (``data.['system']``),
     falling back to the whole argument when that part is not known."""
@@ -250,6 +269,10 @@ class Calls(Expressions):
             receiver = self.eval(func.value, frame)
         elif not isinstance(func, ast.Name):
             self.eval(func, frame)
+        if method in ("append", "extend", "insert"):
+            # messages.extend([{"role": "system", ...}]): a list added to another is not a message
+            # list of its own (what its first item is to the list it joins, the place says)
+            self.appended_lists.update(id(a) for a in node.args if isinstance(a, ast.List))
         text = method == "format" and isinstance(func, ast.Attribute) and is_str_expr(func.value)
         if text:
             self._text_depth += 1
@@ -362,11 +385,19 @@ class Calls(Expressions):
         volatile = self.k.volatile.match(path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
-            if volatile.needs_volatile_argument or (
-                volatile.seeded_by is not None and volatile.seeded_by in self.seeded
+            if (
+                volatile.needs_volatile_argument
+                or (volatile.seeded_by is not None and volatile.seeded_by in self.seeded)
+                or _given(node, volatile.time_argument)  # time.ctime(0): that time, not the clock
+                or _given(node, volatile.seed_argument)  # random.Random(0): the same values in every process
+                or (volatile.text_argument is not None and not _is_text(positional, volatile.text_argument))
             ):
                 return args_value
             granularity = volatile.granularity
+            if volatile.reorders_argument is not None:
+                # random.shuffle(tools): the list is in a random order from here on
+                self._reorder(node, volatile.reorders_argument, Origin(VOLATILE, volatile.what, span_of(node)), frame)
+                return CLEAN
             if volatile.format_argument is not None and len(node.args) > volatile.format_argument:
                 fmt = node.args[volatile.format_argument]
                 if (
@@ -718,6 +749,18 @@ class Calls(Expressions):
         fields.update((k, v) for k, v in keywords.items() if k is not None)
         return fields
 
+    def _reorder(self, node: ast.Call, position: int, origin: Origin, frame: Frame) -> None:
+        """The argument at ``position`` is put in a random order in place: the place it names
+        carries ``origin`` (volatile: another order on every call) from here on."""
+        if len(node.args) <= position:
+            return
+        arg = node.args[position]
+        path = path_of(arg)
+        if path is None:
+            return
+        current = self._read_path(path, arg, frame)
+        self._write_path(path, arg, union(current, Value(frozenset([origin]), EMPTY)), frame)
+
     def _method_call(
         self,
         node: ast.Call,
@@ -730,6 +773,13 @@ class Calls(Expressions):
     ) -> Value | None:
         k = self.k
         target_path = path_of(func.value)
+        if method in k.reordering_methods and node.args and any(o.kind == VOLATILE for o in receiver.own):
+            # rng.shuffle(tools) of a generator that is not seeded: a random order from here on
+            for o in sorted(receiver.own, key=lambda o: o.site):
+                if o.kind == VOLATILE:
+                    self._reorder(node, 0, Origin(VOLATILE, f"{o.what} (.{method}(): a random order)", span_of(node)), frame)
+                    break
+            return CLEAN
         if method in k.sort_methods:
             if target_path is not None:
                 self._write_path(target_path, func.value, sanitized(receiver), frame)
@@ -773,6 +823,19 @@ class Calls(Expressions):
                     ):
                         self._record_change(
                             frame, target_path + FIRST, node, "given another first message (.insert(0, ...))"
+                        )
+                if method in ("append", "extend"):
+                    item = node.args[0] if len(node.args) == 1 else None
+                    if method == "append":
+                        self._note_added_messages(func.value, [item] if item is not None else None, frame)
+                    else:
+                        elts = item.elts if isinstance(item, (ast.List, ast.Tuple)) else None
+                        self._note_added_messages(
+                            func.value,
+                            [e for e in elts if not isinstance(e, ast.Starred)]
+                            if elts is not None and not any(isinstance(e, ast.Starred) for e in elts)
+                            else None,
+                            frame,
                         )
                 if method in k.adding_methods:
                     added = CLEAN

@@ -478,6 +478,11 @@ class Scopes:
         # id(list display) added after other messages (``history + [SystemMessage(...)]``,
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()
+        # id(list display) -> what was added to the list it built, in order (``messages = []``
+        # then ``messages.append({"role": "system", ...})``): each item's node, or None for an
+        # addition whose place or number is not certain (in a loop, under a condition, not a
+        # display); read where the list is sent, to know which messages come first
+        self.added_items: dict[int, list[ast.AST | None]] = {}
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
         # id(call of a class the analysis does not know) -> what the object carries as a tool:
         # its arguments, without the clocks and ids given to keywords that only configure it

@@ -192,10 +192,11 @@ class Sinks(Loops):
             for used in _history_paths(arg_node):
                 for loop in frame.loops:
                     loop.history[used] = None
-            first = self._first_message(arg_node, frame)
-            if first is not None:
-                (content, role) = first
-                sink = SinkRef("system", f"the first {role} message in {label}", line)
+            for i, (content, role) in enumerate(self._leading_system_messages(arg_node, frame)):
+                # the system messages a list starts with, in order: all of them come before the
+                # conversation (``messages = []``, then ``messages.append({"role": "system", ...})``)
+                where = f"the first {role} message" if i == 0 else f"a {role} message ahead of the conversation"
+                sink = SinkRef("system", f"{where} in {label}", line)
                 self._reach(content, sink, None, frame)
             if frame.loops or frame.summary is not None:
                 self._first_message_uses(arg_node, label, line, frame)
@@ -336,6 +337,50 @@ class Sinks(Loops):
                 if kw.arg == key:
                     return self.eval(kw.value, frame), kw.value
         return None
+
+    def _message_sequence(self, node: ast.AST, frame: Frame) -> list[ast.AST | None]:
+        """The messages of a list sent, in order, as far as they are known: the display that built
+        it (``[first] + rest``: the first display's), then what was added to it since (None: a
+        message whose place is not certain)."""
+        target = self._structure(node, frame)
+        rest: list[ast.AST | None] = []
+        while isinstance(target, ast.BinOp) and isinstance(target.op, ast.Add):
+            rest = [None]
+            target = (
+                self._structure(target.left, frame)
+                if not isinstance(target.left, (ast.List, ast.Tuple))
+                else target.left
+            )
+        if not isinstance(target, (ast.List, ast.Tuple)):
+            return []
+        items: list[ast.AST | None] = [None if isinstance(e, ast.Starred) else e for e in target.elts]
+        return items + self.added_items.get(id(target), []) + rest
+
+    def _leading_system_messages(self, node: ast.AST, frame: Frame) -> list[tuple[Value, str]]:
+        """(content, role) of the system messages a list sent starts with (Chat-style APIs render
+        them before the first message of another role)."""
+        out: list[tuple[Value, str]] = []
+        for item in self._message_sequence(node, frame):
+            if isinstance(item, (ast.Name, ast.Attribute)):
+                item = self._structure(item, frame)
+            found = self.role_contents.get(id(item)) if item is not None else None
+            if found is None:
+                break
+            out.append(found)
+        return out
+
+    def _note_added_messages(self, target: ast.AST, items: list[ast.AST] | None, frame: Frame) -> None:
+        """``target.append(item)``, ``target.extend([...])``, ``target += [...]`` of a list built from
+        a display: what was added, in order; an addition in a loop or under a condition (how many
+        times, or whether, it is made is not certain), or of what is not a display, as None."""
+        display = self._structure(target, frame)
+        if not isinstance(display, ast.List):
+            return
+        added = self.added_items.setdefault(id(display), [])
+        if items is None or frame.loops or self._branch_path:
+            added.append(None)
+        else:
+            added.extend(items)
 
     def _first_message(self, node: ast.AST, frame: Frame) -> tuple[Value, str] | None:
         target = self._structure(node, frame)

@@ -24,6 +24,16 @@ from cachelint.code.flow.scopes import (
 from cachelint.code.values import CLEAN, EMPTY, Value, as_element, filled, merge, union
 
 
+def _irrefutable(pattern: Any) -> bool:
+    """A pattern that matches any subject: a wildcard or a capture (``_``, ``name``), or an or-pattern
+    with one of them (PEP 634: irrefutable patterns)."""
+    if isinstance(pattern, ast.MatchAs):
+        return pattern.pattern is None or _irrefutable(pattern.pattern)
+    if isinstance(pattern, ast.MatchOr):
+        return any(_irrefutable(p) for p in pattern.patterns)
+    return False
+
+
 class Statements(Calls):
     """The handlers of the statements other than loops."""
 
@@ -107,6 +117,10 @@ class Statements(Calls):
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
         if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):
             self.appended_lists.add(id(node.value))
+            elts = node.value.elts
+            self._note_added_messages(
+                node.target, None if any(isinstance(e, ast.Starred) for e in elts) else list(elts), frame
+            )
         value = self.eval(node.value, frame)
         target = node.target
         path = path_of(target)
@@ -235,7 +249,12 @@ class Statements(Calls):
 
     def _match(self, node: Any, frame: Frame) -> None:
         self.eval(node.subject, frame)
-        self._branches(frame, [case.body for case in node.cases] + [[]])
+        bodies = [case.body for case in node.cases]
+        # Without an irrefutable case (``case _:``, ``case name:``, unguarded: the language runs
+        # it whenever no case before it matched) the match may run no case at all.
+        if not any(case.guard is None and _irrefutable(case.pattern) for case in node.cases):
+            bodies.append([])
+        self._branches(frame, bodies)
 
     def _try(self, node: ast.Try, frame: Frame) -> None:
         # A handler that lets the loop go on retries what failed in the body: a call followed by

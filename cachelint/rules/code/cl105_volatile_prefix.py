@@ -70,6 +70,14 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 " the prompt again; put per-user data after the cached part (a user message)"
             )
             severity = Severity.INFO
+        elif r.origin.granularity == "process":
+            # a process id, the machine's name, a str hash (salted per process): fixed while the
+            # process runs, different in the next one
+            effect = (
+                "the same for every request of a process and different in another process or on another machine:"
+                " each process writes the cached prefix again instead of reading the one before it"
+            )
+            severity = Severity.INFO
         elif (r.origin.external is None and once_lines.evaluated_once(r.origin.site[0])) or (
             r.sink.tier == NAMED_SYSTEM and once_lines.evaluated_once(r.sink.line)
         ):  # made at module level, or (a named prompt) bound there: SYSTEM_PROMPT = build()
