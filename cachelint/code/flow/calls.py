@@ -777,7 +777,9 @@ class Calls(Expressions):
             # rng.shuffle(tools) of a generator that is not seeded: a random order from here on
             for o in sorted(receiver.own, key=lambda o: o.site):
                 if o.kind == VOLATILE:
-                    self._reorder(node, 0, Origin(VOLATILE, f"{o.what} (.{method}(): a random order)", span_of(node)), frame)
+                    self._reorder(
+                        node, 0, Origin(VOLATILE, f"{o.what} (.{method}(): a random order)", span_of(node)), frame
+                    )
                     break
             return CLEAN
         if method in k.sort_methods:

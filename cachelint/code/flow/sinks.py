@@ -6,18 +6,24 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+import string
+from typing import TYPE_CHECKING, Any
 
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, INSTANCE, PARAM, VOLATILE, Span, Value, substitute, union
+from cachelint.code.values import CLEAN, EMPTY, INSTANCE, PARAM, VOLATILE, Origin, Span, Value, substitute, union
 
 # The tier of a value bound to a name that says it is the system prompt (``SYSTEM_PROMPT = ...``,
 # ``return`` of ``build_system_prompt``) where no sink is in view: read by CL105 alone, for a clock
 # or uuid, and never followed into loops or summaries.
 NAMED_SYSTEM = "named system"
+# The tiers of the messages that are cached prefix (read by CL105 for a clock or an id): the
+# blocks up to a cache_control breakpoint, and, in a request without a system prompt, the first
+# message ahead of its static text (see Sinks._messages_prefix).
+CACHED = "cached"
+OPENING = "opening"
 
 # {key} or {key?} in a template filled from the session state (an optional key may be absent)
 _STATE_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\??\}")
@@ -53,6 +59,39 @@ def _builds_text(node: ast.AST) -> bool:
     if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, (ast.Add, ast.Mod)):
         return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS
+
+
+# Characters of literal text after a clock in a one-shot prompt that make it instructions rather
+# than a label ("Question:", "Time:"): about ten tokens.
+_STATIC_TEXT_WORTH_CACHING = 40
+# The parts of a text expression (Sinks._text_parts): literal text, text read through a name (a
+# constant: the instructions, whatever their length), and a value formatted in.
+_LITERAL, _NAMED, _VALUE = "literal", "named", "value"
+# A %-format field ("%s", "%5.2f"): the text between them is the template's literal text.
+_PERCENT_FIELD = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?[sdrfiaxXeEgGc]")
+
+
+def _is_text_expr(node: ast.AST | None) -> bool:
+    """A str literal, an f-string, text joined with ``+`` or ``%``, or a literal's ``.format()``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return _is_text_expr(node.left) or _is_text_expr(node.right)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and _is_text_expr(node.func.value)
+    )
+
+
+def _volatile_only(v: Value) -> Value:
+    """What of ``v`` changes between requests: its volatile origins (and the parameters a caller
+    may fill with one)."""
+    keep = frozenset(o for o in v.own | v.inner if o.kind in (VOLATILE, PARAM))
+    return Value(keep, EMPTY) if keep else CLEAN
 
 
 def _within(site: Span, outer: Span) -> bool:
@@ -95,6 +134,8 @@ class Sinks(Loops):
     def _sink_call(self, node: ast.Call, sink: Sink, positional: list[Value], keywords: dict, frame: Frame) -> None:
         callee = ast.unparse(node.func)
         starred_kwargs = [kw.value for kw in node.keywords if kw.arg is None]
+        given_tiers: set[str] = set()
+        sent_messages: tuple[ast.AST, str] | None = None
         for argument in sink.arguments:
             arg_node: ast.AST | None = None
             value = CLEAN
@@ -135,6 +176,9 @@ class Sinks(Loops):
                         break
             if arg_node is None:
                 continue
+            given_tiers.add(argument.tier)
+            if argument.tier == "messages" and sent_messages is None:
+                sent_messages = (arg_node, f"{how} of {callee}")
             if argument.keyword in sink.state_arguments:
                 self._state_template(node, arg_node, f"{how} of {callee}", sink, frame)
             self._sink_argument(
@@ -148,6 +192,9 @@ class Sinks(Loops):
                 sink.tool_key,
                 argument.keys,
             )
+        if sent_messages is not None and not sink.configures:
+            messages_node, label = sent_messages
+            self._messages_prefix(node, messages_node, label, "system" in given_tiers, frame)
 
     def _sink_argument(
         self,
@@ -337,6 +384,227 @@ class Sinks(Loops):
                 if kw.arg == key:
                     return self.eval(kw.value, frame), kw.value
         return None
+
+    def _messages_prefix(
+        self, call: ast.Call, messages_node: ast.AST, label: str, has_system: bool, frame: Frame
+    ) -> None:
+        """What of the messages is cached prefix, for the clocks and ids built into them:
+
+        - the blocks up to a ``cache_control`` breakpoint (on a content block or a message, or the
+          request's own ``cache_control=``, which marks the last block: Anthropic's automatic
+          caching): the breakpoint's entry is keyed on every byte up to it, so a value made for
+          this request ahead of it means the entry is written and never read. The block that
+          carries the breakpoint counts only in a message list built whole for this request (no
+          history): in a conversation, the newest message's entry is read by the next turn;
+        - without a system prompt, the first message: the prompt starts there, so a value ahead
+          of the static text that follows it keeps that text from ever being read from the cache
+          (a one-shot prompt: "Today is <date>. <long instructions>")."""
+        sequence = self._message_sequence(messages_node, frame)
+        if not sequence and _is_text_expr(self._structure(messages_node, frame)):
+            sequence = [messages_node]  # input="..." (the Responses API): one user message
+        if not sequence:
+            return
+        whole = None not in sequence
+        blocks = self._message_blocks(sequence, frame)
+        if any(kw.arg == "cache_control" for kw in call.keywords) and blocks and blocks[-1] is not None:
+            value, node, _marked = blocks[-1]
+            blocks[-1] = (value, node, True)  # automatic caching: the last cacheable block
+        first_mark = next((i for i, b in enumerate(blocks) if b is not None and b[2]), None)
+        if first_mark is not None:
+            mark_line = blocks[first_mark][1].lineno  # type: ignore[index, union-attr]
+            sink = SinkRef(
+                CACHED, f"the messages up to the cache_control breakpoint (line {mark_line}) of {label}", call.lineno
+            )
+            for i in range(first_mark + 1 if whole else first_mark):
+                block = blocks[i]
+                if block is not None:
+                    self._reach(_volatile_only(block[0]), sink, None, frame)
+        if has_system or self._leading_system_messages(messages_node, frame):
+            return
+        first = sequence[0]
+        content = self._message_text(first, frame)
+        if content is None:
+            return
+        followed = len(sequence) > 1
+        ahead = self._volatile_ahead_of_text(content, frame, followed)
+        if ahead:
+            sink = SinkRef(
+                OPENING, f"the first message of {label} (no system prompt: the prompt starts there)", call.lineno
+            )
+            self._reach(Value(frozenset(ahead), EMPTY), sink, None, frame)
+
+    def _message_text(self, item: ast.AST | None, frame: Frame) -> ast.AST | None:
+        """The text node of a message (its ``content`` as a string, or its first text block), or
+        the item itself when it is text (``input="..."``)."""
+        if item is None:
+            return None
+        target = self._structure(item, frame) if isinstance(item, (ast.Name, ast.Attribute)) else item
+        if target is None:
+            return None
+        entries = self.dict_entries.get(id(target))
+        if entries is None:
+            return target if _is_text_expr(target) else None
+        content = entries.get("content")
+        if content is None:
+            return None
+        node = content[1]
+        inner = self._structure(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else node
+        if isinstance(inner, (ast.List, ast.Tuple)):
+            for block in inner.elts:
+                text = self.dict_entries.get(id(block), {}).get("text")
+                if text is not None:
+                    return text[1]
+            return None
+        return node
+
+    def _message_blocks(self, sequence: list[ast.AST | None], frame: Frame) -> list[tuple[Value, ast.AST, bool] | None]:
+        """The content blocks of the messages, in order: (what the block carries, the node that
+        marks it, whether it carries a ``cache_control`` breakpoint); None where not known."""
+        out: list[tuple[Value, ast.AST, bool] | None] = []
+        for item in sequence:
+            target = self._structure(item, frame) if isinstance(item, (ast.Name, ast.Attribute)) else item
+            entries = self.dict_entries.get(id(target)) if target is not None else None
+            if target is None or entries is None or "content" not in entries:
+                out.append(None)
+                continue
+            value, node = entries["content"]
+            marked = "cache_control" in entries
+            inner = self._structure(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else node
+            if isinstance(inner, (ast.List, ast.Tuple)) and inner.elts:
+                for block in inner.elts:
+                    block_entries = self.dict_entries.get(id(block))
+                    if block_entries is None:
+                        out.append(None)
+                        continue
+                    text = block_entries.get("text")
+                    block_value = text[0] if text is not None else CLEAN
+                    out.append((block_value, block, "cache_control" in block_entries))
+                last = out[-1] if out else None
+                if marked and last is not None:
+                    out[-1] = (last[0], target, True)
+            else:
+                out.append((value, target, marked))
+        return out
+
+    def _volatile_ahead_of_text(self, node: ast.AST, frame: Frame, followed: bool) -> set[Origin]:
+        """The volatile origins of a text expression that static text comes after (in the same
+        text, or, with ``followed``, in the messages after it): what they make differ keeps that
+        text from being read from the cache. Parts are read in order: the literal text and values
+        of an f-string, the operands of ``+``, a constant template's ``.format()`` or ``%``
+        fields; a name is followed to the text it was bound to. Static text is a named constant
+        (``INSTRUCTIONS``), whatever its length, or literal text long enough to be instructions
+        rather than a label (``"Question:"``)."""
+        ahead: set[Origin] = set()
+        pending: set[Origin] = set()
+        literal_after = 0
+        for part, kind in self._text_parts(node, frame, 0, False):
+            if kind != _VALUE:
+                if pending:
+                    literal_after += len(part)
+                    if kind == _NAMED or literal_after >= _STATIC_TEXT_WORTH_CACHING:
+                        ahead |= pending
+                        pending = set()
+                        literal_after = 0
+                continue
+            self._text_depth += 1  # formatted into text: a name such as request_id says what it holds
+            try:
+                value = self.eval(part, frame)
+            finally:
+                self._text_depth -= 1
+            volatile = {o for o in value.own | value.inner if o.kind == VOLATILE}
+            if volatile:
+                pending |= volatile
+        if followed:
+            ahead |= pending
+        return ahead
+
+    def _text_parts(self, node: ast.AST, frame: Frame, depth: int, named: bool) -> list[tuple[Any, str]]:
+        """The parts of a text expression, in order: (literal text, _LITERAL or _NAMED: read
+        through a name) and (expression, _VALUE)."""
+        literal = _NAMED if named else _LITERAL
+        if depth > 8:
+            return [(node, _VALUE)]
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [(node.value.strip(), literal)]
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mult)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.left.value, str)
+        ):
+            return [(node.left.value.strip(), literal)]  # "rule " * 30
+        if isinstance(node, ast.JoinedStr):
+            out: list[tuple[Any, str]] = []
+            for v in node.values:
+                if isinstance(v, ast.FormattedValue):
+                    out.extend(self._text_parts(v.value, frame, depth + 1, named))
+                elif isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    out.append((v.value.strip(), literal))
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self._text_parts(node.left, frame, depth + 1, named) + self._text_parts(
+                node.right, frame, depth + 1, named
+            )
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
+            template = node.left.value
+            args = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            if isinstance(template, str) and "%(" not in template:
+                pieces = _PERCENT_FIELD.split(template.replace("%%", ""))
+                if len(pieces) == len(args) + 1:
+                    out = [(pieces[0].strip(), literal)]
+                    for arg, piece in zip(args, pieces[1:]):
+                        out += self._text_parts(arg, frame, depth + 1, named) + [(piece.strip(), literal)]
+                    return out
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+        ):
+            return self._format_parts(node, node.func.value.value, frame, depth, named)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            bound = self._structure(node, frame)
+            if _is_text_expr(bound) or (
+                isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Mult) and _is_text_expr(bound.left)
+            ):
+                return self._text_parts(bound, frame, depth + 1, True)  # type: ignore[arg-type]
+            if bound is None and not self.eval(node, frame):
+                return [(ast.unparse(node), _NAMED)]  # a constant defined out of view (STATIC_RULES)
+        return [(node, _VALUE)]
+
+    def _format_parts(
+        self, node: ast.Call, template: str, frame: Frame, depth: int, named: bool
+    ) -> list[tuple[Any, str]]:
+        """``"Time: {}\\n{}".format(now, RULES)``: the template's literal text and the arguments its
+        fields name, in the template's order (automatic, numbered or named fields)."""
+        try:
+            fields = list(string.Formatter().parse(template))
+        except ValueError:
+            return [(node, _VALUE)]
+        keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+        out: list[tuple[Any, str]] = []
+        auto = 0
+        for text, name, _spec, _conversion in fields:
+            out.append((text.strip(), _NAMED if named else _LITERAL))
+            if name is None:
+                continue
+            key = re.split(r"[.\[]", name, maxsplit=1)[0]
+            index: int | str
+            if key == "":
+                index = auto
+                auto += 1
+            else:
+                index = int(key) if key.isdigit() else key
+            arg = (
+                (node.args[index] if index < len(node.args) else None)
+                if isinstance(index, int)
+                else keywords.get(index)
+            )
+            if arg is None or isinstance(arg, ast.Starred):
+                return [(node, _VALUE)]
+            out.extend(self._text_parts(arg, frame, depth + 1, named))
+        return out
 
     def _message_sequence(self, node: ast.AST, frame: Frame) -> list[ast.AST | None]:
         """The messages of a list sent, in order, as far as they are known: the display that built

@@ -7,6 +7,10 @@ prefix differs from one process to the next, which costs a write per run, not pe
 reported as information, saying so. A per-user or per-session value is information too: one
 cached prefix per user.
 
+In the messages, a value counts ahead of a ``cache_control`` breakpoint (the entry the breakpoint
+writes is keyed on it), and, in a request without a system prompt, ahead of the static text of the
+first message (the prompt starts there).
+
 Where no sink is in view, a value whose name says it is the system prompt (``SYSTEM_PROMPT``, the
 return of ``build_system_prompt``) stands for one: a clock in it is reported the same way, saying
 the prompt differs each time it is built (how often that is, the code out of view decides)."""
@@ -18,7 +22,7 @@ from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
 from cachelint.code.flow.facts import Reach
-from cachelint.code.flow.sinks import NAMED_SYSTEM
+from cachelint.code.flow.sinks import CACHED, NAMED_SYSTEM, OPENING
 from cachelint.code.program import Program
 from cachelint.code.values import VOLATILE
 from cachelint.diagnostics import Diagnostic, Severity
@@ -47,7 +51,7 @@ class _OnceLines:
 def _reaches(facts: CodeFacts) -> list[Reach]:
     """One reach per construction site: into a sink's tools or system prompt, else into a value
     whose name says it is the system prompt (the call that sends it out of view)."""
-    sent = facts.first_reach_per_origin(VOLATILE, ("tools", "system"))
+    sent = facts.first_reach_per_origin(VOLATILE, ("tools", "system", CACHED, OPENING))
     seen = {r.origin.site for r in sent}
     named = [r for r in facts.first_reach_per_origin(VOLATILE, (NAMED_SYSTEM,)) if r.origin.site not in seen]
     return sorted(sent + named, key=lambda r: r.origin.site)
@@ -91,6 +95,17 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             severity = Severity.INFO
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
+        elif r.sink.tier == CACHED:
+            effect, severity = (
+                "the breakpoint's cache entry is keyed on it, so it is written on every request and never read",
+                None,
+            )
+        elif r.sink.tier == OPENING:
+            effect, severity = (
+                "the static text after it is never read from the cache, since the prefix differs from that value"
+                " on; put the value after the text",
+                None,
+            )
         elif r.sink.renewed == "run":
             effect, severity = "the cached prefix changes on every run of the agent (each user turn)", None
         elif r.sink.tier == NAMED_SYSTEM:
