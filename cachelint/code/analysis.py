@@ -203,7 +203,10 @@ def check(
             analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return problems + [unreadable(path, "too deeply nested to analyse")]
-    return sorted(problems + diagnostics_for(program, analysis.reaches, analysis.changes), key=Diagnostic.sort_key)
+    return sorted(
+        problems + diagnostics_for(program, analysis.reaches, analysis.changes, analysis.uncached),
+        key=Diagnostic.sort_key,
+    )
 
 
 def _says_something(v: Value) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cachelint.code.flow.facts import LoopChange, Reach
+from cachelint.code.flow.facts import LoopChange, Reach, UncachedPrefix
 from cachelint.code.program import Program
 from cachelint.code.values import Span
 from cachelint.diagnostics import Diagnostic, Fix, Severity
@@ -24,6 +24,8 @@ class CodeFacts:
     # a place a loop changes that reaches a call it repeats, one tier per changed place: the one
     # earliest in the prefix (``request.update(tools=..., tool_choice=...)`` is a tools change)
     changes: tuple[LoopChange, ...]
+    # requests to a provider that caches only at a marker, whose static prefix carries none (CL107)
+    uncached: tuple[UncachedPrefix, ...] = ()
 
     def where(self, line: int) -> str:
         """``line 12``, or ``cell 3, line 4`` in a notebook."""

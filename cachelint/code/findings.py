@@ -13,7 +13,7 @@ from typing import Iterable
 
 from cachelint import rules
 from cachelint.code.facts import CodeFacts
-from cachelint.code.flow.facts import LoopChange, Reach
+from cachelint.code.flow.facts import LoopChange, Reach, UncachedPrefix
 from cachelint.code.program import Program
 from cachelint.code.values import Span
 from cachelint.diagnostics import Diagnostic
@@ -49,8 +49,13 @@ def _one_fix_per_place(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-def diagnostics_for(program: Program, reaches: list[Reach], changes: list[LoopChange]) -> list[Diagnostic]:
-    facts = CodeFacts(program, tuple(reaches), tuple(_one_tier_per_site(changes)))
+def diagnostics_for(
+    program: Program,
+    reaches: list[Reach],
+    changes: list[LoopChange],
+    uncached: Iterable[UncachedPrefix] = (),
+) -> list[Diagnostic]:
+    facts = CodeFacts(program, tuple(reaches), tuple(_one_tier_per_site(changes)), tuple(uncached))
     found: list[Diagnostic] = []
     for rule in rules.modules("code"):
         found.extend(rule.check(facts))

@@ -107,6 +107,9 @@ class Sink:
     # callback with how often it runs ("request": before each model call, "run": each agent run)
     state_arguments: tuple[str, ...] = ()
     state_callbacks: tuple[tuple[str, str], ...] = ()
+    # the provider caches only at an explicit marker: (the marker's key, the provider whose
+    # minimum cacheable lengths apply), e.g. ("cache_control", "anthropic")
+    explicit_cache: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -292,6 +295,9 @@ def build_knowledge(
                 entry.get("tool_key"),
                 tuple(entry.get("state_templates", {}).get("arguments", ())),
                 tuple(sorted(entry.get("state_templates", {}).get("callbacks", {}).items())),
+                (entry["explicit_cache"]["marker"], entry["explicit_cache"]["provider"])
+                if "explicit_cache" in entry
+                else None,
             )
             for call in entry["calls"]:
                 k.sinks.add(call, sink)

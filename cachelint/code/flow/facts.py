@@ -44,6 +44,21 @@ class Reach:
 
 
 @dataclass(frozen=True)
+class UncachedPrefix:
+    """A call to a provider that caches only at an explicit marker, with static text in its prefix
+    and no marker in view (CL107)."""
+
+    site: Span  # the system (or tools) argument: where a breakpoint would go
+    label: str  # "system= of client.messages.create"
+    line: int  # the call
+    chars: int  # characters of static text: the system prompt and literal tools
+    model: str | None  # the model= given as a constant
+    marker: str  # the key that would set a breakpoint: cache_control, cachePoint
+    provider: str  # whose minimum cacheable lengths apply (payloads-limits)
+    once: bool = False  # made at module level, outside loops: once per process
+
+
+@dataclass(frozen=True)
 class LoopChange:
     tier: str
     sink: SinkRef

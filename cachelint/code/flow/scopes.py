@@ -17,6 +17,7 @@ from cachelint.code.flow.facts import (
     Reach,
     SinkRef,
     Summary,
+    UncachedPrefix,
 )
 from cachelint.code.knowledge import Knowledge
 from cachelint.code.values import (
@@ -473,6 +474,8 @@ class Scopes:
         self.pending: list[ast.AST] = []
         self.seeded: set[str] = set()  # the seeding calls (random.seed) this module has made with a seed
         self.reaches: list[Reach] = []
+        self.uncached: list[UncachedPrefix] = []  # static prefixes sent with no cache marker (CL107)
+        self._marker_written: dict[str, bool] | None = None  # cache marker key -> written in the module
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
         # id(list display) added after other messages (``history + [SystemMessage(...)]``,

@@ -5,11 +5,12 @@ around the call watch; and what may be the first (system) message of a list sent
 from __future__ import annotations
 
 import ast
+import json
 import re
 import string
 from typing import TYPE_CHECKING, Any
 
-from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
+from cachelint.code.flow.facts import Reach, SinkRef, Summary, UncachedPrefix, span_of
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
@@ -69,6 +70,26 @@ _STATIC_TEXT_WORTH_CACHING = 40
 _LITERAL, _NAMED, _VALUE = "literal", "named", "value"
 # A %-format field ("%s", "%5.2f"): the text between them is the template's literal text.
 _PERCENT_FIELD = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?[sdrfiaxXeEgGc]")
+
+
+def _mentions(scope: ast.AST, key: str) -> bool:
+    """``key`` written in ``scope``: a str constant (a dict key, a subscript) or a keyword."""
+    for sub in ast.walk(scope):
+        if isinstance(sub, ast.Constant) and sub.value == key:
+            return True
+        if isinstance(sub, ast.keyword) and sub.arg == key:
+            return True
+    return False
+
+
+def _literal_length(node: ast.AST | None) -> int | None:
+    """Characters of a literal (tool definitions written as displays of constants) as JSON."""
+    if node is None:
+        return None
+    try:
+        return len(json.dumps(ast.literal_eval(node)))
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
 
 
 def _is_text_expr(node: ast.AST | None) -> bool:
@@ -136,6 +157,7 @@ class Sinks(Loops):
         starred_kwargs = [kw.value for kw in node.keywords if kw.arg is None]
         given_tiers: set[str] = set()
         sent_messages: tuple[ast.AST, str] | None = None
+        prefix_args: list[tuple[str, ast.AST, str]] = []  # (tier, node, label) of tools and system
         for argument in sink.arguments:
             arg_node: ast.AST | None = None
             value = CLEAN
@@ -179,6 +201,8 @@ class Sinks(Loops):
             given_tiers.add(argument.tier)
             if argument.tier == "messages" and sent_messages is None:
                 sent_messages = (arg_node, f"{how} of {callee}")
+            elif argument.tier in PREFIX_TIERS:
+                prefix_args.append((argument.tier, arg_node, f"{how} of {callee}"))
             if argument.keyword in sink.state_arguments:
                 self._state_template(node, arg_node, f"{how} of {callee}", sink, frame)
             self._sink_argument(
@@ -195,6 +219,108 @@ class Sinks(Loops):
         if sent_messages is not None and not sink.configures:
             messages_node, label = sent_messages
             self._messages_prefix(node, messages_node, label, "system" in given_tiers, frame)
+        if sink.explicit_cache is not None and prefix_args:
+            self._uncached_prefix(node, sink.explicit_cache, prefix_args, frame)
+
+    def _uncached_prefix(
+        self, call: ast.Call, explicit: tuple[str, str], prefix_args: list[tuple[str, ast.AST, str]], frame: Frame
+    ) -> None:
+        """A request to a provider that caches only at a marker (``cache_control``), made more than
+        once (in a function or a loop), whose tools and system are static text of a known length
+        and where no marker is in view: every request reads that text at the full input price
+        (CL107 weighs it against the model's minimum cacheable length)."""
+        marker, provider = explicit
+        if any(kw.arg == marker for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
+            return  # the request's own marker, or arguments out of view (**options)
+        if self._marker_written is None:
+            self._marker_written = {}
+        written = self._marker_written.get(marker)
+        if written is None:
+            written = self._marker_written[marker] = _mentions(self.tree, marker)
+        if written:
+            return  # markers set somewhere in the module: by a display, a helper, a key written
+        chars = 0
+        site: Span | None = None
+        label = ""
+        for tier, arg_node, arg_label in prefix_args:
+            length = (
+                self._static_length(arg_node, frame, 0)
+                if tier == "system"
+                else _literal_length(
+                    self._structure(arg_node, frame) if isinstance(arg_node, (ast.Name, ast.Attribute)) else arg_node
+                )
+            )
+            if length is None:
+                return  # part of the prefix is not static: whether it could be cached is out of view
+            chars += length
+            if tier == "system" or site is None:
+                site, label = span_of(arg_node), arg_label
+        if site is None or not chars:
+            return
+        model_node = next((kw.value for kw in call.keywords if kw.arg == "model"), None)
+        model = self._structure(model_node, frame) if isinstance(model_node, (ast.Name, ast.Attribute)) else model_node
+        name = model.value if isinstance(model, ast.Constant) and isinstance(model.value, str) else None
+        once = frame is self.module_frame and not frame.loops  # one request per process (a script)
+        self.uncached.append(UncachedPrefix(site, label, call.lineno, chars, name, marker, provider, once))
+
+    def _static_length(self, node: ast.AST | None, frame: Frame, depth: int) -> int | None:
+        """Characters of a text that is the same on every request (literals, constants, a list of
+        text blocks of them), or None."""
+        if node is None or depth > 8:
+            return None
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            bound = self._structure(node, frame)
+            return (
+                self._static_length(bound, frame, depth + 1)
+                if bound is not None and not self.eval(node, frame)
+                else None
+            )
+        if isinstance(node, ast.Constant):
+            return len(node.value) if isinstance(node.value, str) else None
+        if isinstance(node, ast.JoinedStr):
+            if all(isinstance(v, ast.Constant) for v in node.values):
+                return sum(
+                    len(v.value) for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                )
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left = self._static_length(node.left, frame, depth + 1)
+            right = self._static_length(node.right, frame, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            text, times = (node.left, node.right) if isinstance(node.right, ast.Constant) else (node.right, node.left)
+            length = self._static_length(text, frame, depth + 1)
+            if length is not None and isinstance(times, ast.Constant) and type(times.value) is int:
+                return length * max(times.value, 0)
+            return None
+        if isinstance(node, (ast.List, ast.Tuple)):  # system=[{"type": "text", "text": ...}, ...]
+            total = 0
+            for block in node.elts:
+                entries = self.dict_entries.get(id(block))
+                # Anthropic's text blocks carry "text"; Bedrock Converse's are {"text": ...} too
+                entry = entries.get("text") if entries is not None else None
+                length = self._static_length(entry[1], frame, depth + 1) if entry is not None else None
+                if length is None:
+                    return None
+                total += length
+            return total
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("strip", "lstrip", "rstrip") and not node.args:
+                return self._static_length(node.func.value, frame, depth + 1)
+            if node.func.attr == "join" and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+                sep = self._static_length(node.func.value, frame, depth + 1)
+                parts = [self._static_length(e, frame, depth + 1) for e in node.args[0].elts]
+                if sep is None or any(p is None for p in parts):
+                    return None
+                return sum(p for p in parts if p is not None) + sep * max(len(parts) - 1, 0)
+        if (
+            isinstance(node, ast.Call)
+            and self.callee_path(node.func) == ("textwrap", "dedent")
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            return self._static_length(node.args[0], frame, depth + 1)
+        return None
 
     def _sink_argument(
         self,
