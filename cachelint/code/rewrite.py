@@ -18,6 +18,8 @@ replaced in the notebook's text, so that its formatting and every other byte sta
 
 from __future__ import annotations
 
+import ast
+
 import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -52,7 +54,10 @@ def parse_error(text: str, round_trip: bool = False) -> str | None:
     try:
         compile(text, "<fixed>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
     except SyntaxError as exc:
-        return f"syntax error: {exc.msg} (line {exc.lineno})"
+        from cachelint.code.program import parse_newer
+
+        if not isinstance(parse_newer("<fixed>", text), ast.Module):  # not a later grammar's either
+            return f"syntax error: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"does not compile: {type(exc).__name__}: {exc}"
     import libcst
@@ -169,16 +174,26 @@ def rewrite_python(text: str, fixes: Sequence[Fix]) -> Rewrite:
     return out
 
 
+def ast_of(text: str) -> ast.Module:
+    """The ast of a module, in this interpreter's grammar or a later one (program.parse_newer)."""
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        from cachelint.code.program import parse_newer
+
+        tree = parse_newer("<fixed>", text)
+        if isinstance(tree, ast.Module):
+            return tree
+        raise
+
+
 def _statements(module: Any, text: str) -> list[_Statement]:
     """LibCST's top-level statements with the line their code starts at, from ``ast`` (which
     gives each statement's first line): a simple statement line of LibCST holds the ast
     statements separated by ``;``; a decorated definition starts at its first decorator."""
-    import ast
-
     import libcst
 
-    tree = ast.parse(text)
-    body = tree.body
+    body = ast_of(text).body
     out = []
     i = 0
     for node in module.body:
