@@ -1,7 +1,9 @@
 """Inline suppressions: ``# cachelint: ignore[CL101, CL103]`` and ``# noqa: CL101``.
 
 A suppression applies to its own line and to the line below it (a comment on the line above the
-flagged one). The same text works in Markdown (``<!-- cachelint: ignore[CL202] -->``) and YAML
+flagged one). A code finding shows on several lines: where the value is made (its line), where it
+is put in order and where it reaches the call (``details["related_lines"]``); a suppression on any
+of them applies. The same text works in Markdown (``<!-- cachelint: ignore[CL202] -->``) and YAML
 front matter. Codes are required: a blanket ``# noqa`` is another tool's business and is left
 alone. An unknown code inside a cachelint suppression is itself reported (CL002), because a typo
 there silently keeps a finding alive.
@@ -202,8 +204,17 @@ def _apply(
                 continue
             by_line.setdefault(s.line, set()).add(code)
             by_line.setdefault(s.line + 1, set()).add(code)
-    kept = [d for d in diagnostics if d.code not in by_line.get(d.line, ())]
+    kept = [d for d in diagnostics if not any(d.code in by_line.get(n, ()) for n in _lines_of(d))]
     return kept + extra
+
+
+def _lines_of(d: Diagnostic) -> list[int]:
+    """The line of a finding and the other lines where the user sees it (a code finding's call and
+    argument, where its value is put in order: ``details["related_lines"]``)."""
+    related = d.details.get("related_lines") if d.details else None
+    if not isinstance(related, list):
+        return [d.line]
+    return [d.line, *(n for n in related if isinstance(n, int))]
 
 
 def apply_text_file_suppressions(

@@ -8,7 +8,7 @@ Made by the runner (findings.py) from the order-flow analysis (flow/) of the mod
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from cachelint.code.flow.facts import LoopChange, Reach, UncachedPrefix
 from cachelint.code.program import Program
@@ -46,16 +46,29 @@ class CodeFacts:
         }
 
     def diagnostic(
-        self, code: str, message: str, span: Span, fix: Fix | None = None, severity: Severity | None = None
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        related: Iterable[int] = (),
     ) -> Diagnostic:
+        """``related``: the other lines of the program where the user sees this finding (the call
+        it reaches, its argument, where the value is put in order): a suppression comment on one
+        of them applies too (``details["related_lines"]``, in the finding's cell for a notebook)."""
         loc = self.location(span)
         details: dict[str, Any] = {}
         line, end_line = loc["line"], loc["end_line"]
+        others = sorted(set(related) - {line})
         if self.program.is_notebook:
             cell, line = self.program.locate(loc["line"])
             _, end_line = self.program.locate(loc["end_line"])
             details["cell"] = cell
             message = f"cell {cell}: {message}"
+            others = sorted({n for c, n in map(self.program.locate, others) if c == cell} - {line})
+        if others:
+            details["related_lines"] = others
         return Diagnostic(
             code=code,
             message=message,
@@ -68,6 +81,17 @@ class CodeFacts:
             fix=fix,
             details=details,
         )
+
+    @staticmethod
+    def reach_lines(r: Reach) -> list[int]:
+        """Where a reach shows besides its origin: the call, the argument, where the value is put
+        in order in this module."""
+        lines = [r.sink.line]
+        if r.arg_span is not None:
+            lines.append(r.arg_span[0])
+        if r.origin.fix_at is not None and r.origin.fix_module is None:
+            lines.append(r.origin.fix_at[0])
+        return lines
 
     def first_reach_per_origin(self, kind: str, tiers: tuple[str, ...]) -> list[Reach]:
         """One reach per construction site of an origin of ``kind`` into one of ``tiers``: the sink

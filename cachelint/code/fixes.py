@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cachelint.code.facts import CodeFacts
 from cachelint.code.flow.facts import Reach
-from cachelint.code.values import SORTABLE_KINDS, Span
+from cachelint.code.values import DICT, SORTABLE_KINDS, Span
 from cachelint.diagnostics import Applicability, Edit, Fix
 
 
@@ -50,6 +50,8 @@ def sorted_fix(facts: CodeFacts, reach: Reach) -> Fix | None:
         return None
     if reach.arg_elements in SORTABLE_KINDS and o.sortable:
         return wrap_in_sorted(facts, reach.arg_span, None, True, "the argument")
+    if reach.arg_elements == DICT and not (reach.sink.tier == "tools" and reach.sink.tool_key):
+        return None  # sorted() of dicts raises TypeError: no fix that would break the call
     if reach.sink.tier == "tools" and reach.sink.tool_key:
         # The tools themselves (dicts or objects of this SDK), collected in an unknown order:
         # sort them by name at the call. Unsafe: a tool without a name would raise.

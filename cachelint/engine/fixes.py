@@ -37,15 +37,27 @@ def fix_and_recheck(
 
         per_file = resolve_fix_targets(per_file, python, cwd)
         if options.fix or options.diff:
-            touched = apply_fixes(python_files, per_file, python, group_settings, options, paths, cwd, result)
-            if touched:
+            run, fixing = python, per_file
+            for _ in range(MAX_FIX_ROUNDS):
+                touched = apply_fixes(python_files, fixing, run, group_settings, options, paths, cwd, result)
+                if not touched:
+                    break
                 if cache is not None:
                     cache.forget_validation(f.path for f in touched)
                 # What remains: the files written (or found changed) and those that import them
                 # (their summaries changed).
-                again = check_python(affected(python_files, touched, python), group_settings, cache, jobs)
-                per_file.update(resolve_fix_targets(again.per_file, again, cwd))
+                run = check_python(affected(python_files, touched, run), group_settings, cache, jobs)
+                fixing = resolve_fix_targets(run.per_file, run, cwd)
+                per_file.update(fixing)
+                if options.diff:
+                    break  # nothing was written: what a second round would fix is not known yet
     return per_file
+
+
+# A fix can bring the next one into view (one set iterated for two calls: the finding names the
+# first; once it is sorted, the second shows): --fix applies, checks again and repeats until a
+# round changes nothing, as Ruff does, up to this many rounds.
+MAX_FIX_ROUNDS = 10
 
 
 def affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:

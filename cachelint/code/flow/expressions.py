@@ -20,6 +20,7 @@ from cachelint.code.flow.sinks import Sinks
 from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.values import (
     CLEAN,
+    DICT,
     EMPTY,
     PARAM,
     PATH,
@@ -287,7 +288,7 @@ class Expressions(Sinks):
             self.role_contents[id(node)] = (content[0], role)
         if stash:
             self.dict_entries[id(node)] = stash
-        value = union(*parts) if parts else CLEAN
+        value = typed(union(*parts) if parts else CLEAN, DICT)
         if stash and len(stash) == len(node.keys):  # every key a string constant, none repeated
             self.keyed_displays[id(node)] = value
         return value
@@ -386,6 +387,8 @@ class Expressions(Sinks):
         elements = None
         if isinstance(node, ast.DictComp):
             elt = union(as_element(self.eval(node.key, inner)), as_element(self.eval(node.value, inner)))
+            value = union(elt, Value(order, EMPTY)) if order else elt
+            return typed(value, DICT)
         else:
             item = self.eval(node.elt, inner)
             elements = item.kind

@@ -22,6 +22,7 @@ from cachelint.code.flow.facts import (
 from cachelint.code.knowledge import Knowledge
 from cachelint.code.values import (
     CLEAN,
+    DICT,
     EMPTY,
     PARAM,
     UNORDERED,
@@ -31,6 +32,7 @@ from cachelint.code.values import (
     element_of,
     filled,
     merge,
+    typed,
     union,
 )
 
@@ -689,6 +691,8 @@ class Scopes:
         order = self._iter_order(frame)
         current = filled(self._read_path(path, node, frame))
         new = union(current, added, Value(order, EMPTY)) if order else union(current, added)
+        if current.kind == DICT:
+            new = typed(new, DICT)  # a dict with an item put in it is still a dict
         self._write_path(path, node, new, frame)
 
     def _read_path(self, path: str, node: ast.AST, frame: Frame) -> Value:

@@ -18,4 +18,5 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             CODE,
             facts.loop_change_message(c, "so each change rewrites the cached prefix from the system prompt on"),
             c.site,
+            related=[c.sink.line],
         )

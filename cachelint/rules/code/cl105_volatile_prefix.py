@@ -117,4 +117,4 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
         else:
             effect, severity = "the cached prefix changes on every request", None
         msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
-        yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity)
+        yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity, related=facts.reach_lines(r))

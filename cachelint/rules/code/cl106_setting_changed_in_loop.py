@@ -27,4 +27,4 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for c in facts.first_change_per_place("setting"):
         setting = c.sink.label.split("=", 1)[0]
         effect = f"and each change of {setting} loses {_SETTING_LOSES.get(setting, 'cached tiers')}"
-        yield facts.diagnostic(CODE, facts.loop_change_message(c, effect), c.site)
+        yield facts.diagnostic(CODE, facts.loop_change_message(c, effect), c.site, related=[c.sink.line])

@@ -58,6 +58,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             # a script's request: a cache write pays back only if the script runs again within
             # the cache's lifetime
             message += "; made once per process, it pays back only when the process runs again within that lifetime"
-            yield facts.diagnostic(CODE, message, u.site, severity=Severity.INFO)
+            yield facts.diagnostic(CODE, message, u.site, severity=Severity.INFO, related=[u.line])
         else:
-            yield facts.diagnostic(CODE, message, u.site)
+            yield facts.diagnostic(CODE, message, u.site, related=[u.line])
