@@ -173,7 +173,7 @@ def _apply_notebook(
         result = _apply(by_cell.pop(cell, []), suppressions, path, known_codes)
         for d in result:
             if d.code == "CL002":
-                d = d.with_changes(message=f"cell {cell}: {d.message}", details={"cell": cell})
+                d = d.with_changes(details={"cell": cell})
             kept.append(d)
     for rest in by_cell.values():
         kept.extend(rest)

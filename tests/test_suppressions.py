@@ -76,7 +76,7 @@ def test_notebook_suppressions_are_per_cell():
     d_cell3 = Diagnostic(code="CL101", message="cell 3: m", path="n.ipynb", line=2, column=1, details={"cell": 3})
     kept = apply_suppressions([d_cell2, d_cell3], text, "n.ipynb", KNOWN)
     assert [(d.code, d.details.get("cell")) for d in kept] == [("CL101", 3), ("CL002", 3)]
-    assert kept[1].message.startswith("cell 3: ")
+    assert kept[1].details == {"cell": 3} and kept[1].message.startswith("unknown rule code")
 
 
 # --- Markdown and YAML, end to end: the skill findings honour them --------------------------

@@ -65,7 +65,6 @@ class CodeFacts:
             cell, line = self.program.locate(loc["line"])
             _, end_line = self.program.locate(loc["end_line"])
             details["cell"] = cell
-            message = f"cell {cell}: {message}"
             others = sorted({n for c, n in map(self.program.locate, others) if c == cell} - {line})
         if others:
             details["related_lines"] = others

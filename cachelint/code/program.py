@@ -220,7 +220,7 @@ def _syntax_error(
     elif exc.text and _looks_like_template(exc.text) or _looks_like_template(path):
         message += " (this looks like a template, Jinja or cookiecutter, not Python: exclude it with extend-exclude)"
     if cell is not None:
-        return unreadable(path, f"cell {cell}: {message}", line=exc.lineno or 1, column=column, details={"cell": cell})
+        return unreadable(path, message, line=exc.lineno or 1, column=column, details={"cell": cell})
     return unreadable(path, message, line=line, column=max(1, column))
 
 
@@ -368,7 +368,7 @@ def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | 
                 return tree, text
         return _syntax_error(path, exc, cell=index, source=source)
     except (RecursionError, MemoryError, ValueError):
-        return unreadable(path, f"cell {index}: too deeply nested to parse", details={"cell": index})
+        return unreadable(path, "too deeply nested to parse", details={"cell": index})
 
 
 def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnostic]]:

@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from cachelint.code.notebook_json import array_items, source_spans
 from cachelint.diagnostics import Fix
 
 _HOLE = "__cachelint_fix_hole__"
@@ -404,7 +405,7 @@ def rewrite_notebook(text: str, fixes: Sequence[Fix]) -> Rewrite:
     try:
         data = json.loads(text)
         cells = data["cells"]
-        spans = _source_spans(text)
+        spans = source_spans(text)
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         out.not_applicable = [(f, f"the notebook's JSON cannot be read ({type(exc).__name__})") for f in fixes]
         return out
@@ -501,7 +502,7 @@ def _serialised_source(text: str, start: int, end: int, old_source: str, new_sou
     original = text[start:end]
     if not original.startswith("["):
         return json.dumps(new_source, ensure_ascii=ensure_ascii)
-    items = _array_items(text, start)
+    items = array_items(text, start)
     old_lines = _lines_keepends(old_source)
     new_lines = _lines_keepends(new_source)
     values = [json.loads(text[a:b]) for a, b in items]
@@ -534,85 +535,4 @@ def _lines_keepends(source: str) -> list[str]:
     out = [line + "\n" for line in lines[:-1]]
     if lines[-1]:
         out.append(lines[-1])
-    return out
-
-
-# A tiny scanner over the notebook's JSON text: where each code cell's "source" value is.
-_WHITESPACE = " \t\n\r"
-
-
-def _skip(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _WHITESPACE:
-        i += 1
-    return i
-
-
-def _value_end(text: str, i: int) -> int:
-    _, end = _DECODER.raw_decode(text, i)
-    return end
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _object_members(text: str, i: int):
-    """(key, start of value, end of value) of the object starting at ``text[i] == "{"``."""
-    from json.decoder import scanstring  # type: ignore[attr-defined]  # public, but not in typeshed
-
-    if text[i] != "{":
-        raise ValueError("not an object")
-    i = _skip(text, i + 1)
-    if text[i] == "}":
-        return
-    while True:
-        if text[i] != '"':
-            raise ValueError("not a key")
-        key, i = scanstring(text, i + 1)
-        i = _skip(text, i)
-        if text[i] != ":":
-            raise ValueError("no colon")
-        start = _skip(text, i + 1)
-        end = _value_end(text, start)
-        yield key, start, end
-        i = _skip(text, end)
-        if text[i] == "}":
-            return
-        if text[i] != ",":
-            raise ValueError("no comma")
-        i = _skip(text, i + 1)
-
-
-def _array_items(text: str, i: int) -> list[tuple[int, int]]:
-    if text[i] != "[":
-        raise ValueError("not an array")
-    out: list[tuple[int, int]] = []
-    i = _skip(text, i + 1)
-    if text[i] == "]":
-        return out
-    while True:
-        end = _value_end(text, i)
-        out.append((i, end))
-        i = _skip(text, end)
-        if text[i] == "]":
-            return out
-        if text[i] != ",":
-            raise ValueError("no comma")
-        i = _skip(text, i + 1)
-
-
-def _source_spans(text: str) -> dict[int, tuple[int, int]]:
-    """(start, end) of the "source" value of each cell (1-based index) in the notebook's text
-    (the last one, as json.loads keeps the last of repeated keys)."""
-    start = _skip(text, 0)
-    out: dict[int, tuple[int, int]] = {}
-    for key, value_start, _value_stop in _object_members(text, start):
-        if key != "cells":
-            continue
-        out = {}
-        for index, (cell_start, _cell_end) in enumerate(_array_items(text, value_start), start=1):
-            if text[cell_start] != "{":
-                continue
-            for cell_key, a, b in _object_members(text, cell_start):
-                if cell_key == "source":
-                    out[index] = (a, b)
     return out

@@ -91,7 +91,7 @@ def test_notebook_cells_are_one_program_with_cell_locations():
     assert d.details["cell"] == 3
     assert (d.line, d.column) == (1, 9)
     assert d.message.startswith(
-        "cell 3: tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2"
+        "tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2"
     )
     # the fix names the cell it edits and lines of that cell
     assert d.fix is not None and {(e.cell, e.line) for e in d.fix.edits} == {(4, 3)}
@@ -103,7 +103,7 @@ def test_notebook_syntax_error_in_one_cell_does_not_hide_the_others():
     found = check_module("agent.ipynb", notebook(cells, markdown_at=None), None)
     found.sort(key=lambda d: d.details["cell"])
     assert [(d.code, d.details.get("cell"), d.line) for d in found] == [("CL001", 2, 1), ("CL101", 3, 1)]
-    assert found[0].message.startswith("cell 2: syntax error")
+    assert found[0].message.startswith("syntax error")
 
 
 def test_invalid_notebook_json_is_cl001():
