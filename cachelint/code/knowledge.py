@@ -65,6 +65,11 @@ class CallTable(Generic[T]):
                 return value
         return None
 
+    def keys(self) -> tuple[set[str], set[str]]:
+        """(last segments, first segments) a callee must have for some pattern to match it: the
+        last of exact and ``*.`` patterns, the first of ``a.*`` ones."""
+        return {p[-1] for p in self._exact} | set(self._suffix), set(self._prefix)
+
     def tokens(self) -> list[tuple[str, bool, T]]:
         """(name, called, value) for every pattern: the name a matching callee ends with, and
         whether the text must show it called (exact and ``*.`` patterns) or only as a word (``a.*``,
@@ -188,6 +193,35 @@ class Knowledge:
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
     stash_keys: frozenset[str] = frozenset()
+    # names_system_prompt's answers by name (a memo of a pure function of the packs)
+    _names_system_prompt: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    # the segments a callee needs for any call table of a call's own handling to match it
+    _call_keys: tuple[frozenset[str], frozenset[str]] | None = field(default=None, repr=False, compare=False)
+
+    def may_name_a_known_call(self, path: tuple[str, ...]) -> bool:
+        """Some table of calls (sinks, sources, sanitizers, volatile calls, what calls return...)
+        could match ``path``: most calls of a program match none, and this one test spares ten."""
+        if self._call_keys is None:
+            lasts: set[str] = set()
+            firsts: set[str] = set()
+            for table in (
+                self.sinks,
+                self.system_message_classes,
+                self.sanitizers,
+                self.keeps_elements,
+                self.unordered,
+                self.volatile,
+                self.materializers,
+                self.sorting_changes_result,
+                self.str_calls,
+                self.path_calls,
+            ):
+                last, first = table.keys()
+                lasts |= last
+                firsts |= first
+            self._call_keys = (frozenset(lasts), frozenset(firsts))
+        last_segments, first_segments = self._call_keys
+        return bool(path) and (path[-1] in last_segments or path[0] in first_segments)
 
     def is_membership_keyword(self, name: str | None) -> bool:
         return (
@@ -214,7 +248,14 @@ class Knowledge:
 
     def names_system_prompt(self, name: str) -> bool:
         """``SYSTEM_PROMPT``, ``system_message_content``, ``build_system_prompt``: the name says its
-        value is (or is returned as) a system prompt."""
+        value is (or is returned as) a system prompt. Asked for every keyword and assignment of a
+        run: the answers are kept by name (names repeat)."""
+        known = self._names_system_prompt.get(name)
+        if known is None:
+            known = self._names_system_prompt[name] = self._says_system_prompt(name)
+        return known
+
+    def _says_system_prompt(self, name: str) -> bool:
         if not self.system_prompt_stems or self.system_prompt_rest_re is None or len(name) > MAX_MATCHED_NAME:
             return False
         lowered = name.lower().lstrip("_")

@@ -290,6 +290,7 @@ class Calls(Expressions):
                     kw.arg, keywords[kw.arg], kw.value, frame, kw.value
                 )  # Agent(system_prompt=...)
         path = self.callee_path(func)
+        known = self.k.may_name_a_known_call(path)  # else no table below matches it
         fields = self._constructor_fields(node, func, positional, keywords)
         if fields is not None:
             self.call_keywords[id(node)] = fields
@@ -297,7 +298,7 @@ class Calls(Expressions):
             # A class instantiated with keywords: its attributes of those names hold those values.
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
-        if self.k.system_message_classes.match(path) is not None:
+        if known and self.k.system_message_classes.match(path) is not None:
             content = keywords["content"] if "content" in keywords else (positional[0] if positional else CLEAN)
             self.role_contents[id(node)] = (content, "system")
         elif path == ("dict",) and "content" in keywords and frame.lookup("dict") is None:
@@ -344,7 +345,7 @@ class Calls(Expressions):
                     if found_ext is not None:
                         return self._apply_external(node, found_ext, positional, keywords, frame)
 
-        sink = self.k.sinks.match(path)
+        sink = self.k.sinks.match(path) if known else None
         if sink is None:
             sink = self._aliased_sink(func, frame)
         if sink is not None:
@@ -352,7 +353,11 @@ class Calls(Expressions):
             return CLEAN
         self._constructor_call(node, func, positional, keywords, frame)
 
-        if self.k.sanitizers.match(path) is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+        if (
+            known
+            and self.k.sanitizers.match(path) is not None
+            and not (len(path) == 1 and frame.lookup(path[0]) is not None)
+        ):
             if not positional:
                 return CLEAN
             result = sanitized(union(*positional))
@@ -360,7 +365,7 @@ class Calls(Expressions):
                 result = typed(result, None, positional[0].elements)  # sorted(x): x's elements
             return result
 
-        unordered = self.k.unordered.match(path)
+        unordered = self.k.unordered.match(path) if known else None
         if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             if path in (("set",), ("frozenset",)) and _is_empty_set_call(node):
                 if path == ("frozenset",):
@@ -382,7 +387,7 @@ class Calls(Expressions):
                 )
             return typed(union(Value(own, inner), element_of(carried)), None, elements)
 
-        volatile = self.k.volatile.match(path)
+        volatile = self.k.volatile.match(path) if known else None
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
             if (
@@ -420,7 +425,7 @@ class Calls(Expressions):
             if handled is not None:
                 return handled
 
-        if self.k.materializers.match(path) is not None:
+        if known and self.k.materializers.match(path) is not None:
             iterated = self.k.sorting_changes_result.match(path) is None
             values = [materialized(v, span_of(a), iterated) for v, a in zip(positional, node.args)]
             result = union(receiver, *values, *keywords.values())

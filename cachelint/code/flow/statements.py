@@ -236,7 +236,12 @@ class Statements(Calls):
                 self._branch_path = outside
             for name, value in frame.names.items():
                 old = merged.get(name)
-                merged[name] = merge(old, value) if old is not None else value
+                # most names are the same object in every body (the value from before the
+                # branches): merging it with itself would only rebuild it
+                if old is None:
+                    merged[name] = value
+                elif old is not value:
+                    merged[name] = merge(old, value)
             for name, expr in frame.exprs.items():
                 if before_exprs.get(name) is not expr:
                     merged_exprs[name] = expr
