@@ -48,19 +48,20 @@ def main() -> None:
 
     from cachelint.config import load_settings
     from cachelint.payloads import AuditOptions
-    from cachelint.payloads import audit as pipeline
+    from cachelint.payloads import audit, pipeline, records
+    from cachelint.payloads.pipeline import AuditPipeline
     from cachelint.payloads.sessions import SessionGrouper
     from cachelint.payloads.spend import UsageLedger
 
     counter: Counter = Counter()
     stages = {
-        "build the request": (pipeline, "to_request"),
+        "build the request": (records, "to_request"),
         "group into sessions": (SessionGrouper, "assign"),
         "prefix diff": (pipeline, "prefix_diff"),
         "share blocks": (pipeline, "share_blocks"),
         "checks (request, pair, session)": (pipeline, "_run_checks"),
         "usage ledger": (UsageLedger, "add"),
-        "summary": (pipeline, "_summary"),
+        "summary": (AuditPipeline, "summary"),
     }
     for label, (owner, name) in stages.items():
         setattr(owner, name, timed(counter, label, getattr(owner, name)))
@@ -69,7 +70,7 @@ def main() -> None:
     for run in range(args.runs + 1):
         counter.clear()
         start = time.perf_counter()
-        result = pipeline.run_audit([str(log)], settings, AuditOptions(timeline=False, jobs=1), Path.cwd())
+        result = audit.run_audit([str(log)], settings, AuditOptions(timeline=False, jobs=1), Path.cwd())
         total = time.perf_counter() - start
         if run == 0:
             continue  # warm-up: first-time imports and caches

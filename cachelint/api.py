@@ -83,6 +83,20 @@ def audit_logs(
             hidden.extend(dropped)
         return kept
 
-    result = run_audit([str(p) for p in paths], settings, options, cwd, select=select)
+    result = run_audit(
+        [str(p) for p in paths], settings, options, cwd, select=select, enabled=_rules_to_run(settings, resolver)
+    )
     result.summary.baselined = len(hidden)
     return result
+
+
+def _rules_to_run(settings: Settings, resolver: ConfigResolver | None) -> frozenset[str] | None:
+    """The codes of the rules an audit runs: those the settings enable when one configuration
+    selects the findings of every log, else None (every rule runs, and each log's own
+    configuration selects afterwards). None too for the default selection, every rule: expanding
+    it would read the whole catalog for nothing."""
+    if resolver is not None and resolver.fixed is None:
+        return None
+    if tuple(settings.select) == ("ALL",) and not settings.extend_select and not settings.ignore:
+        return None
+    return frozenset(settings.enabled_codes())

@@ -67,10 +67,10 @@ def _read_json_table(path: Path, kind: str, key: str) -> tuple[dict[str, Any], d
     def shape(data: Any) -> bool:
         return isinstance(data, dict) and isinstance(data.get(key), dict) and isinstance(data.get("skills", {}), dict)
 
-    data = cachefile.read(path, kind, FORMAT, shape)
-    warnings = cachefile.take_warnings()
+    warnings: list[str] = []
+    data = cachefile.read(path, kind, FORMAT, shape, warnings=warnings)
     if data is None:
-        return {}, {}, "; ".join(warnings) or None
+        return {}, {}, "; ".join(sorted(set(warnings))) or None
     return data[key], data, None
 
 

@@ -29,38 +29,30 @@ from cachelint import __version__
 # A cache file larger than this is not ours (results of the largest trees measured are a few MB).
 MAX_CACHE_FILE = 256 * 1024 * 1024
 
-_warnings: list[str] = []
+
+def _warn(warnings: list[str], path: Path, why: str) -> None:
+    warnings.append(f"cache file {path} {why}; discarded and rebuilt")
 
 
-def take_warnings() -> list[str]:
-    """The warnings about damaged cache files found since the last call (sorted, once each)."""
-    out = sorted(set(_warnings))
-    _warnings.clear()
-    return out
-
-
-def _warn(path: Path, why: str) -> None:
-    _warnings.append(f"cache file {path} {why}; discarded and rebuilt")
-
-
-def read_regular_file(path: Path, limit: int = MAX_CACHE_FILE) -> bytes | None:
+def read_regular_file(path: Path, warnings: list[str], limit: int = MAX_CACHE_FILE) -> bytes | None:
     """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes. Missing: None
-    without a warning; anything else that is not a readable regular file: None with one."""
+    without a warning; anything else that is not a readable regular file: None with one, added
+    to ``warnings`` (the caller's: it says them where its run's warnings go)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        _warn(path, f"cannot be read ({exc.strerror or exc})")
+        _warn(warnings, path, f"cannot be read ({exc.strerror or exc})")
         return None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            _warn(path, "is not a regular file")
+            _warn(warnings, path, "is not a regular file")
             return None
         if st.st_size > limit:
-            _warn(path, f"is {st.st_size} bytes, more than a cache file holds")
+            _warn(warnings, path, f"is {st.st_size} bytes, more than a cache file holds")
             return None
         chunks = []
         remaining = limit + 1
@@ -72,11 +64,11 @@ def read_regular_file(path: Path, limit: int = MAX_CACHE_FILE) -> bytes | None:
             remaining -= len(chunk)
         data = b"".join(chunks)
         if len(data) > limit:
-            _warn(path, "grew while it was read")
+            _warn(warnings, path, "grew while it was read")
             return None
         return data
     except OSError as exc:
-        _warn(path, f"cannot be read ({exc.strerror or exc})")
+        _warn(warnings, path, f"cannot be read ({exc.strerror or exc})")
         return None
     finally:
         os.close(fd)
@@ -87,11 +79,12 @@ def encode(kind: str, fmt: int, body: bytes) -> bytes:
     return json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n" + body
 
 
-def read(path: Path, kind: str, fmt: int, shape: Callable[[Any], bool], **loads: Any) -> Any:
+def read(path: Path, kind: str, fmt: int, shape: Callable[[Any], bool], *, warnings: list[str], **loads: Any) -> Any:
     """The body of the cache file ``path`` of this ``kind`` and ``fmt``, or None (missing, of
-    another version, or damaged: then with a warning). ``shape(body)`` says whether the decoded
-    body has the form this kind of file has; ``loads``: arguments of ``json.loads``."""
-    data = read_regular_file(path)
+    another version, or damaged: then with a warning added to ``warnings``). ``shape(body)`` says
+    whether the decoded body has the form this kind of file has; ``loads``: arguments of
+    ``json.loads``."""
+    data = read_regular_file(path, warnings)
     if data is None:
         return None
     head, newline, body = data.partition(b"\n")
@@ -100,20 +93,20 @@ def read(path: Path, kind: str, fmt: int, shape: Callable[[Any], bool], **loads:
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("kind") != kind:
-        _warn(path, "is not a cachelint cache file of its kind" if data else "is empty")
+        _warn(warnings, path, "is not a cachelint cache file of its kind" if data else "is empty")
         return None
     if header.get("cachelint") != __version__ or header.get("format") != fmt:
         return None  # written by another version: rebuilt without a word
     if header.get("sha256") != hashlib.sha256(body).hexdigest():
-        _warn(path, "does not hold the bytes it was written with (damaged)")
+        _warn(warnings, path, "does not hold the bytes it was written with (damaged)")
         return None
     try:
         value = json.loads(body, **loads)
     except (ValueError, UnicodeDecodeError, TypeError):
-        _warn(path, "is not valid JSON")
+        _warn(warnings, path, "is not valid JSON")
         return None
     if not shape(value):
-        _warn(path, "does not have the shape of its kind")
+        _warn(warnings, path, "does not have the shape of its kind")
         return None
     return value
 

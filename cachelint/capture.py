@@ -113,6 +113,38 @@ def _request_body(raw: bytes) -> Any:
     return body
 
 
+def make_envelope(
+    *,
+    started: datetime,
+    method: str,
+    url: str,
+    request_headers: Any,
+    request_content: bytes,
+    status: int | None,
+    response_headers: Any,
+    response_content: bytes | None,
+    session: str | None = None,
+) -> dict[str, Any]:
+    """One exchange as a capture holds it: bodies decoded (gzip, deflate) and parsed, credentials
+    dropped, personal ids hashed. ``envelope_line`` masks what is left of keys."""
+    content_type = response_headers.get("content-type") if response_headers is not None else None
+    encoding = response_headers.get("content-encoding") if response_headers is not None else None
+    request_encoding = request_headers.get("content-encoding") if request_headers is not None else None
+    envelope: dict[str, Any] = {
+        "request": _request_body(_decoded(request_content, request_encoding) or b""),
+        "response": _body(_decoded(response_content, encoding) if response_content is not None else None, content_type),
+        "time": started.isoformat(),
+        "url": _redactor().url(url),
+        "method": method,
+        "status": status,
+        "headers": _headers(request_headers),
+        "response_headers": _headers(response_headers) if response_headers is not None else {},
+    }
+    if session is not None:
+        envelope["session"] = session
+    return envelope
+
+
 class CaptureWriter:
     """Appends one envelope a line; safe to share between threads and clients."""
 
@@ -121,40 +153,30 @@ class CaptureWriter:
         self.session = session
         self._lock = _lock_for(self.path)
 
-    def write(
-        self,
-        *,
-        started: datetime,
-        method: str,
-        url: str,
-        request_headers: Any,
-        request_content: bytes,
-        status: int | None,
-        response_headers: Any,
-        response_content: bytes | None,
-    ) -> dict[str, Any]:
-        content_type = response_headers.get("content-type") if response_headers is not None else None
-        encoding = response_headers.get("content-encoding") if response_headers is not None else None
-        envelope: dict[str, Any] = {
-            "request": _request_body(request_content),
-            "response": _body(
-                _decoded(response_content, encoding) if response_content is not None else None, content_type
-            ),
-            "time": started.isoformat(),
-            "url": _redactor().url(url),
-            "method": method,
-            "status": status,
-            "headers": _headers(request_headers),
-            "response_headers": _headers(response_headers) if response_headers is not None else {},
-        }
-        if self.session is not None:
-            envelope["session"] = self.session
-        line = json.dumps(envelope, ensure_ascii=False) + "\n"
+    def write(self, **exchange: Any) -> dict[str, Any]:
+        """Append one exchange, given by the keywords of ``make_envelope`` (the writer's session
+        added); returns its envelope."""
+        envelope = make_envelope(**exchange, session=self.session)
+        self.append(envelope_line(envelope))
+        return envelope
+
+    def append(self, line: str) -> None:
+        """Append one line (``envelope_line``) to the file, whole: lines of several writers never mix."""
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as handle:
                 handle.write(line)
-        return envelope
+
+
+def envelope_line(envelope: dict[str, Any]) -> str:
+    """The JSONL line of an envelope, newline included, with every key-shaped string pasted into
+    the prompt masked (``cachelint.masking``: the same length, so offsets and diffs are unchanged).
+    The line is masked as one text: a pass of each pattern over the line costs less than one per
+    string of a long history (a 130 KB body: ~3 ms against ~60 ms), and a mask replaces only
+    characters of the key itself, never a quote, so the line stays the same JSON."""
+    from cachelint.masking import masker
+
+    return masker().mask(json.dumps(envelope, ensure_ascii=False)) + "\n"
 
 
 @functools.lru_cache(maxsize=1)
@@ -312,6 +334,8 @@ def async_capture_client(path: str | Path, *, session: str | None = None, **clie
 
 __all__ = [
     "CaptureWriter",
+    "envelope_line",
+    "make_envelope",
     "async_capture_client",
     "async_capture_transport",
     "capture_client",

@@ -45,6 +45,12 @@ class RuleDoc:
     def stable(self) -> bool:
         return self.status == "stable"
 
+    def example_inputs(self, kind: str) -> list[Any]:
+        """The inputs of the ``bad`` or ``good`` examples: a good example is its input, a bad one
+        ``{input, expect}``, its input and the findings it gives."""
+        examples = self.examples.get(kind, [])
+        return [example["input"] for example in examples] if kind == "bad" else list(examples)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
@@ -133,10 +139,21 @@ def load_catalog() -> dict[str, RuleDoc]:
 # selection, default severities and rule names in the output. Parsing 25+ YAML files costs
 # ~45 ms (20 ms of it importing yaml), a sixth of the 0.3 s warm budget, so that table is kept
 # as a small JSON file in the project's cache folder, keyed by the catalog files' stat. The
-# engine names the folder (``use_index_folder``); without one, the YAML is read.
+# engine hands the folder to ``rule_index`` and, through the settings, to ``load_packs``; without
+# one, the YAML is read.
 
 INDEX_FORMAT = 1
-_index_folder: list[Path] = []  # at most one element: the folder the engine set for this process
+
+
+@dataclass(frozen=True)
+class CatalogFolder:
+    """Where the catalog keeps its start-up data in a run that uses the result cache (its folder):
+    the compact rule index, the user's packs as JSON and their validation verdicts; and the
+    warnings about damaged files found there, for the run to show. Two are equal when their paths
+    are (what is read from a folder is memoised per path, in workers too)."""
+
+    path: Path
+    warnings: list[str] = field(default_factory=list, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -146,11 +163,6 @@ class RuleSummary:
     scope: str
     severity: Severity
     status: str
-
-
-def use_index_folder(folder: Path | None) -> None:
-    """Keep the compact rule index in ``folder`` (the result cache folder), or nowhere."""
-    _index_folder[:] = [folder] if folder is not None else []
 
 
 def _catalog_stat_key() -> str:
@@ -173,13 +185,10 @@ def _summaries_from_catalog() -> dict[str, RuleSummary]:
     }
 
 
-@functools.lru_cache(maxsize=None)
-def _rule_index_in(folder: Path | None) -> dict[str, RuleSummary]:
-    if folder is None:
-        return _summaries_from_catalog()
+def _rule_index_in(folder: CatalogFolder) -> dict[str, RuleSummary]:
     from cachelint import cachefile
 
-    target = folder / f"rules-{_catalog_stat_key()}.json"
+    target = folder.path / f"rules-{_catalog_stat_key()}.json"
     codes = sorted(p.stem for p in (rules_dir() / "catalog").glob("CL*.yaml"))
 
     def shape(rows: Any) -> bool:
@@ -192,14 +201,14 @@ def _rule_index_in(folder: Path | None) -> dict[str, RuleSummary]:
             and all(r[3] in _SEVERITIES for r in rows)
         )
 
-    rows = cachefile.read(target, "rules", INDEX_FORMAT, shape)
+    rows = cachefile.read(target, "rules", INDEX_FORMAT, shape, warnings=folder.warnings)
     if rows is not None:
         return {r[0]: RuleSummary(r[0], r[1], r[2], Severity(r[3]), r[4]) for r in rows}
     index = _summaries_from_catalog()
     rows = [[s.code, s.name, s.scope, s.severity.value, s.status] for s in index.values()]
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for old in folder.glob("rules-*.json"):
+        folder.path.mkdir(parents=True, exist_ok=True)
+        for old in folder.path.glob("rules-*.json"):
             old.unlink()
         cachefile.write(target, "rules", INDEX_FORMAT, json.dumps(rows).encode())
     except OSError:
@@ -210,9 +219,28 @@ def _rule_index_in(folder: Path | None) -> dict[str, RuleSummary]:
 _SEVERITIES = frozenset(s.value for s in Severity)
 
 
-def rule_index() -> dict[str, RuleSummary]:
-    """Every rule's code, name, scope, default severity and status, in code order."""
-    return _rule_index_in(_index_folder[0] if _index_folder else None)
+# The rule table of this process, by the folder it was read from (None: the YAML). The table is
+# the same whichever way it was read: a call without a folder takes the one already read.
+_RULE_TABLES: dict[Path | None, dict[str, RuleSummary]] = {}
+
+
+def loaded_rule_index() -> dict[str, RuleSummary] | None:
+    """The rule table if this process has read it already, else None (reading it costs the YAML
+    of the whole catalog where no cache folder holds its compact copy: an audit's case)."""
+    return next(iter(_RULE_TABLES.values())) if _RULE_TABLES else None
+
+
+def rule_index(folder: CatalogFolder | None = None) -> dict[str, RuleSummary]:
+    """Every rule's code, name, scope, default severity and status, in code order: read from the
+    compact copy in ``folder`` (written there when missing or stale), else the table this process
+    already read, else the catalog's YAML."""
+    if folder is None and _RULE_TABLES:
+        return next(iter(_RULE_TABLES.values()))
+    key = folder.path if folder is not None else None
+    table = _RULE_TABLES.get(key)
+    if table is None:
+        table = _RULE_TABLES[key] = _summaries_from_catalog() if folder is None else _rule_index_in(folder)
+    return table
 
 
 def rule(code: str) -> RuleDoc:
@@ -283,7 +311,7 @@ def _pack_files(extra: Sequence[str | Path]) -> list[Path]:
 
 
 @functools.lru_cache(maxsize=None)
-def _load_pack_file(path: Path) -> dict[str, Any]:
+def _load_pack_file(path: Path, folder: CatalogFolder | None = None) -> dict[str, Any]:
     # Validating every pack with jsonschema costs ~0.2 s a run (import included), and parsing
     # them from YAML ~75 ms (import included): a pack whose exact bytes already validated against
     # the same schema files is neither validated nor parsed again, but read from its JSON copy.
@@ -294,10 +322,10 @@ def _load_pack_file(path: Path) -> dict[str, Any]:
         bundled = _bundled_pack(path)
         if bundled is not None:
             return bundled
-    verdict = _pack_verdict_key(path)
-    known_valid = builtin or (verdict is not None and verdict in _known_valid_packs())
-    if known_valid and verdict is not None:
-        copy = _read_pack_copy(verdict)
+    verdict = _pack_verdict_key(path) if folder is not None else None
+    known_valid = builtin or (folder is not None and verdict is not None and verdict in _known_valid_packs(folder))
+    if known_valid and folder is not None and verdict is not None:
+        copy = _read_pack_copy(folder, verdict)
         if copy is not None:
             return copy
     data = _load_yaml(path)
@@ -305,17 +333,17 @@ def _load_pack_file(path: Path) -> dict[str, Any]:
         raise CatalogError(f"{path}: a pack is a mapping with a 'kind' key")
     kind_schema = rules_dir() / "schema" / f"pack-{data['kind']}.schema.json"
     if known_valid:
-        if verdict is not None:
-            _write_pack_copy(verdict, data)
+        if folder is not None and verdict is not None:
+            _write_pack_copy(folder, verdict, data)
         return data
     errors = validation_errors(data, "pack.schema.json")
     if kind_schema.is_file():
         errors += validation_errors(data, kind_schema.name)
     if errors:
         raise CatalogError(f"{path}: " + "; ".join(errors))
-    if verdict is not None:
-        _remember_valid_pack(verdict)
-        _write_pack_copy(verdict, data)
+    if folder is not None and verdict is not None:
+        _remember_valid_pack(folder, verdict)
+        _write_pack_copy(folder, verdict, data)
     return data
 
 
@@ -403,20 +431,22 @@ def _has_tag_like_keys(value: Any) -> bool:
     return False
 
 
-def _pack_copy_path(digest: str) -> Path:
-    return _index_folder[0] / f"pack-{digest}.json"
+def _pack_copy_path(folder: CatalogFolder, digest: str) -> Path:
+    return folder.path / f"pack-{digest}.json"
 
 
-def _read_pack_copy(digest: str) -> dict[str, Any] | None:
+def _read_pack_copy(folder: CatalogFolder, digest: str) -> dict[str, Any] | None:
     from cachelint import cachefile
 
     def shape(data: Any) -> bool:
         return isinstance(data, dict) and isinstance(data.get("kind"), str)
 
-    return cachefile.read(_pack_copy_path(digest), "pack", 1, shape, object_hook=_decode_pack_object)
+    return cachefile.read(
+        _pack_copy_path(folder, digest), "pack", 1, shape, warnings=folder.warnings, object_hook=_decode_pack_object
+    )
 
 
-def _write_pack_copy(digest: str, data: dict[str, Any]) -> None:
+def _write_pack_copy(folder: CatalogFolder, digest: str, data: dict[str, Any]) -> None:
     if _has_tag_like_keys(data):
         return
     try:
@@ -426,7 +456,7 @@ def _write_pack_copy(digest: str, data: dict[str, Any]) -> None:
     try:
         from cachelint import cachefile
 
-        target = _pack_copy_path(digest)
+        target = _pack_copy_path(folder, digest)
         target.parent.mkdir(parents=True, exist_ok=True)
         cachefile.write(target, "pack", 1, text.encode("utf-8"))
         _forget_old_pack_copies(target.parent)
@@ -466,9 +496,7 @@ def _schema_stat_key() -> str:
 
 
 def _pack_verdict_key(path: Path) -> str | None:
-    """Digest of a pack's bytes, or None when there is no folder to remember verdicts in."""
-    if not _index_folder:
-        return None
+    """Digest of a pack's bytes (None: unreadable), the key of its verdict and its copy."""
     import hashlib
 
     try:
@@ -477,28 +505,32 @@ def _pack_verdict_key(path: Path) -> str | None:
         return None
 
 
-def _verdict_file() -> Path:
-    return _index_folder[0] / f"packs-valid-{_schema_stat_key()}.json"
+def _verdict_file(folder: CatalogFolder) -> Path:
+    return folder.path / f"packs-valid-{_schema_stat_key()}.json"
 
 
 @functools.lru_cache(maxsize=None)
-def _known_valid_packs_in(target: Path) -> set[str]:
+def _known_valid_packs_in(target: Path) -> tuple[set[str], tuple[str, ...]]:
+    """(the digests of the packs known valid, the warnings of reading them), read once a process."""
     from cachelint import cachefile
 
     def shape(data: Any) -> bool:
         return isinstance(data, list) and all(isinstance(d, str) and len(d) == 32 for d in data)
 
-    data = cachefile.read(target, "packs-valid", 1, shape)
-    return set(data) if data is not None else set()
+    warnings: list[str] = []
+    data = cachefile.read(target, "packs-valid", 1, shape, warnings=warnings)
+    return (set(data) if data is not None else set()), tuple(warnings)
 
 
-def _known_valid_packs() -> set[str]:
-    return _known_valid_packs_in(_verdict_file())
+def _known_valid_packs(folder: CatalogFolder) -> set[str]:
+    known, warnings = _known_valid_packs_in(_verdict_file(folder))
+    folder.warnings.extend(w for w in warnings if w not in folder.warnings)
+    return known
 
 
-def _remember_valid_pack(digest: str) -> None:
-    target = _verdict_file()
-    known = _known_valid_packs_in(target)
+def _remember_valid_pack(folder: CatalogFolder, digest: str) -> None:
+    target = _verdict_file(folder)
+    known = _known_valid_packs(folder)
     known.add(digest)
     try:
         from cachelint import cachefile
@@ -523,12 +555,15 @@ def pack_validation_errors(path: Path) -> list[str]:
     return errors
 
 
-def load_packs(kind: str, extra: Sequence[str | Path] = ()) -> list[dict[str, Any]]:
+def load_packs(
+    kind: str, extra: Sequence[str | Path] = (), folder: CatalogFolder | None = None
+) -> list[dict[str, Any]]:
     """Every pack of ``kind``: the built-in ones (sorted by file name), then the user's, in the
-    order configured. Consumers merge them (later packs extend earlier ones)."""
+    order configured. Consumers merge them (later packs extend earlier ones). ``folder``: where
+    the user's packs that validated are kept as JSON (the run's cache folder), if anywhere."""
     out = []
     for path in _pack_files(tuple(extra)):
-        data = _load_pack_file(Path(path))
+        data = _load_pack_file(Path(path), folder)
         if data["kind"] == kind:
             out.append(data)
     return out

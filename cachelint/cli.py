@@ -407,19 +407,26 @@ def _exit_on_internal_errors(diagnostics) -> None:
         sys.exit(EXIT_ERROR)
 
 
+def _audit_output_format(help_text: str):
+    """``--output-format`` of the commands that end with an audit report (``audit``, ``run``)."""
+    return click.option(
+        "--output-format",
+        type=click.Choice(["concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html"]),
+        default=None,
+        envvar="CACHELINT_OUTPUT_FORMAT",
+        help=help_text,
+    )
+
+
 @main.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path())
 @_common_report_options
-@click.option(
-    "--output-format",
-    type=click.Choice(["concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit", "html"]),
-    default=None,
-    envvar="CACHELINT_OUTPUT_FORMAT",
-    help="Output format (default full: each session, then its breaks with the byte diff and their cost). See docs/outputs.md.",
+@_audit_output_format(
+    "Output format (default full: each session, then its breaks with the byte diff and their cost). See docs/outputs.md."
 )
 @click.option(
     "--input-format",
-    type=click.Choice(["auto", "jsonl", "json", "har", "vcr", *LOG_FORMAT_NAMES]),
+    type=click.Choice(["auto", *LOG_FORMAT_NAMES]),
     default="auto",
     help="Force the log format instead of detecting it (docs/audit.md lists the formats).",
 )
@@ -539,6 +546,212 @@ def audit(
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _proxy_options(func):
+    """The options ``proxy`` and ``run`` share: where requests go, and the scripted model."""
+    func = click.option(
+        "--no-live", is_flag=True, help="Do not print each cache break as it happens (the capture is written alike)."
+    )(func)
+    func = click.option(
+        "--fake-model",
+        "fake_model",
+        is_flag=False,
+        flag_value="",
+        default=None,
+        metavar="[SCRIPT]",
+        help="Answer locally in each provider's wire format instead of forwarding (no key, no network): call each "
+        "offered tool once, then answer with text; SCRIPT (YAML/JSON) says which tools each answer calls. "
+        "Write --fake-model=SCRIPT, or put -- before the command. See docs/capture.md.",
+    )(func)
+    func = click.option(
+        "--upstream",
+        "upstreams",
+        multiple=True,
+        metavar="NAME=URL",
+        help="Send route NAME (anthropic, openai, gemini, or a new one) to URL: a gateway or an OpenAI-compatible "
+        "server (repeatable).",
+    )(func)
+    return func
+
+
+def _proxy_setup(capture, upstreams, fake_model, no_live, config, isolated, host="127.0.0.1", port=0, **more):
+    from cachelint.proxy.launch import ProxyError, ProxyOptions, parse_upstreams
+
+    try:
+        parsed = parse_upstreams(upstreams)
+    except ProxyError as exc:
+        _fail(str(exc))
+    return ProxyOptions(
+        capture=Path(capture),
+        settings=_load_settings(config, isolated),
+        host=host,
+        port=port,
+        upstreams=parsed,
+        fake_model=fake_model,
+        live=not no_live,
+        environ=dict(os.environ),
+        **more,
+    )
+
+
+def _started_proxy(options):
+    from cachelint.proxy.launch import ProxyError, build_proxy, stderr_report
+
+    try:
+        server = build_proxy(options, stderr_report)
+        return server.start()
+    except ProxyError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}")
+
+
+@main.command()
+@click.option(
+    "--listen",
+    default="127.0.0.1:8787",
+    show_default=True,
+    metavar="HOST:PORT",
+    help="Where to listen (port 0: any free port). Loopback only unless --allow-remote.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "capture",
+    default="capture.jsonl",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="The capture file (JSONL, appended to): what 'cachelint audit' reads.",
+)
+@_proxy_options
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Allow listening on an address other than loopback. Risky: whoever reaches it can spend the keys the "
+    "requests carry and read the prompts it records.",
+)
+@click.option("--session", help="Tag every record with this session id (the audit groups by it).")
+@click.option("--config", "config", multiple=True)
+@click.option("--isolated", is_flag=True)
+def proxy(listen, capture, upstreams, fake_model, no_live, allow_remote, session, config, isolated):
+    """Record the requests any agent sends (in any language): a local reverse proxy for the Anthropic,
+    OpenAI (Chat Completions, Responses), Gemini and OpenAI-compatible APIs. Point the agent's base URL at
+    it; each cache break is printed as it happens; Ctrl-C stops. Then: cachelint audit CAPTURE."""
+    import threading
+
+    from cachelint.proxy.launch import banner, stderr_report
+    from cachelint.proxy.routes import parse_listen
+
+    try:
+        host, port = parse_listen(listen)
+    except ValueError as exc:
+        _fail(f"--listen: {exc}")
+    options = _proxy_setup(
+        capture,
+        upstreams,
+        fake_model,
+        no_live,
+        config,
+        isolated,
+        host,
+        port,
+        allow_remote=allow_remote,
+        session=session,
+    )
+    server = _started_proxy(options)
+    for line in banner(server, options):  # the export lines bare, to be copied
+        click.echo(line if line.startswith(" ") else f"cachelint: {line}", err=True)
+    try:
+        threading.Event().wait()  # until Ctrl-C or SIGTERM: both the ordinary way to stop a server
+    except (KeyboardInterrupt, _Terminated):
+        pass
+    finally:
+        server.stop()
+        stderr_report(
+            f"{server.recorder.written} exchange{'s' if server.recorder.written != 1 else ''} captured in "
+            f"{options.capture}; audit them: cachelint audit {options.capture}"
+        )
+    sys.exit(EXIT_CLEAN)
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@_common_report_options
+@_audit_output_format("Output format of the audit (default full). See docs/outputs.md.")
+@click.option(
+    "--capture",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Keep the capture of this run in FILE (replaced); by default it goes to a temporary file, removed after the audit.",
+)
+@_proxy_options
+@click.pass_context
+def run(ctx, /, command, capture, upstreams, fake_model, no_live, output_format, **report_options):
+    """Run COMMAND through the recording proxy, then audit what it sent: the usual report and exit code.
+
+    The proxy takes a free port on 127.0.0.1; the command gets ANTHROPIC_BASE_URL, OPENAI_BASE_URL and the
+    other base-URL variables SDKs and coding agents read (docs/capture.md). Exit 2 also when the command
+    failed or sent nothing through the proxy."""
+    import shutil
+    import tempfile
+
+    from cachelint.proxy.launch import ProxyError, child_environment, describe_exit, run_command, stderr_report
+
+    temporary = None
+    if capture is None:
+        temporary = tempfile.mkdtemp(prefix="cachelint-run-")
+        capture = os.path.join(temporary, "capture.jsonl")
+    else:
+        try:  # the capture of this run, not of the runs before it
+            Path(capture).parent.mkdir(parents=True, exist_ok=True)
+            Path(capture).write_bytes(b"")
+        except OSError as exc:
+            _fail(f"cannot write {capture}: {exc.strerror or exc}")
+    try:
+        quiet = no_live or report_options["silent"]  # -s prints nothing, live lines included
+        options = _proxy_setup(
+            capture, upstreams, fake_model, quiet, report_options["config"], report_options["isolated"]
+        )
+        server = _started_proxy(options)
+        try:
+            if not report_options["quiet"] and not report_options["silent"]:
+                mode = " (scripted model)" if fake_model is not None else ""
+                stderr_report(f"running {' '.join(command)} through {server.base_url}{mode}")
+            status = run_command(command, child_environment(server, options))
+        except ProxyError as exc:
+            _fail(str(exc))
+        finally:
+            server.stop()
+        if server.recorder.written == 0:
+            names = ", ".join(v.name for v in server.routes.variables)
+            _fail(
+                f"the command {describe_exit(status)} and sent no request through the proxy: does it read its base "
+                f"URL from {names}, or set one in its code?"
+            )
+        code = EXIT_CLEAN
+        try:
+            ctx.invoke(
+                audit,
+                logs=(capture,),
+                output_format=output_format,
+                input_format="jsonl",
+                time_field=None,
+                jobs=1,
+                chunk_size=None,
+                engine=None,
+                scheduler=None,
+                **report_options,
+            )
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else EXIT_ERROR
+        if status != 0:
+            click.echo(f"cachelint: error: the command {describe_exit(status)}", err=True)
+            code = EXIT_ERROR
+        sys.exit(code)
+    finally:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
 
 
 @main.command()

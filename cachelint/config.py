@@ -16,7 +16,10 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from cachelint.catalog import CatalogFolder
 
 from cachelint import __version__
 
@@ -71,6 +74,9 @@ class Settings:
     max_syntax_nodes: int = DEFAULT_MAX_SYNTAX_NODES
     cache_dir: str = ".cachelint_cache"
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Where the catalog keeps its start-up data in a run that uses the result cache: set by the
+    # engine for that run, no part of the configuration (nor of its fingerprint).
+    catalog_folder: "CatalogFolder | None" = field(default=None, compare=False)
 
     @property
     def project_root(self) -> Path | None:
@@ -85,11 +91,17 @@ class Settings:
     def enabled_codes(self) -> set[str]:
         from cachelint.catalog import expand_selectors
 
-        codes = expand_selectors(self.select) | expand_selectors(self.extend_select)
-        ignored = expand_selectors(self.ignore)
         # CL001 (unreadable input) stays on even with a narrow --select: a file we could not read
         # must never look clean. Only an explicit ignore turns it off.
-        return (codes | {"CL001"}) - ignored
+        return (self.selected_codes() | {"CL001"}) - expand_selectors(self.ignore)
+
+    def selected_codes(self) -> set[str]:
+        """The codes the selection names (select and extend-select, less ignore), without CL001
+        kept on by default: what decides which inputs a run reads at all."""
+        from cachelint.catalog import expand_selectors
+
+        codes = expand_selectors(self.select) | expand_selectors(self.extend_select)
+        return codes - expand_selectors(self.ignore)
 
     def pack_paths(self) -> tuple[str, ...]:
         return tuple(str((self.root / p).resolve()) if not Path(p).is_absolute() else p for p in self.packs)

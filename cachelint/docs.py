@@ -61,8 +61,8 @@ def render_rule_markdown(doc: RuleDoc, page_folder: str | None = None) -> str:
         "## Why is this bad?\n",
         doc.why + "\n",
     ]
-    bad = doc.examples.get("bad", [])
-    good = doc.examples.get("good", [])
+    bad = doc.example_inputs("bad")
+    good = doc.example_inputs("good")
     if bad:
         out.append("## Example\n")
         for ex in bad:

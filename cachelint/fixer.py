@@ -21,14 +21,33 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from cachelint.diagnostics import BUG, Applicability, Diagnostic, Edit, Fix
 
 if TYPE_CHECKING:
     from cachelint.config import Settings
     from cachelint.discovery import InputFile
-    from cachelint.engine import CheckOptions, CheckResult, PythonRun
+    from cachelint.engine_types import CheckOptions, CheckResult
+    from cachelint.textio import FileReader
+
+
+class CheckedFiles(Protocol):
+    """What the fixer needs of the check phase (the engine's ``PythonRun``): the digests of the
+    bytes each file's findings and each module's summary were computed from, and the file of a
+    dotted module name."""
+
+    digests: dict[str, str | None]
+    reader: "FileReader | None"  # the bytes of stdin for the file it names (None: the disk)
+
+    def fact_digest(self, path: str) -> str | None: ...
+
+    def locate_module(self, module: str) -> str | None: ...
+
+
+# Runs ``work`` (a batch of items -> one result per item) over the items in worker processes: the
+# results in item order, None for those a dead worker lost. The engine hands its pool to the fixer.
+MapInPool = Callable[[Callable[[list[Any]], list[Any]], Sequence[Any]], list[Any]]
 
 
 @dataclass
@@ -47,7 +66,7 @@ def fixable(d: Diagnostic, enabled: set[str] | frozenset[str], options: "CheckOp
 
 
 def resolve_fix_targets(
-    per_file: dict[str, list[Diagnostic]], run: "PythonRun", cwd: Path
+    per_file: dict[str, list[Diagnostic]], run: CheckedFiles, cwd: Path
 ) -> dict[str, list[Diagnostic]]:
     """Turn the ``module`` of every edit into the ``path`` of that module's file (the code
     checks name modules; results are cached per file, independently of where the run starts, so
@@ -93,12 +112,13 @@ def resolve_fix_targets(
 def apply_fixes(
     python_files: Sequence["InputFile"],
     per_file: dict[str, list[Diagnostic]],
-    run: "PythonRun",
+    run: CheckedFiles,
     settings: "Settings",
     options: "CheckOptions",
     paths: Sequence[str],
     cwd: Path,
     result: "CheckResult",
+    map_in_pool: MapInPool,
 ) -> list["InputFile"]:
     """Apply (``--fix``) or show (``--diff``) the fixes; returns the files to check again: those
     written, and those found changed since they were checked (their findings are stale)."""
@@ -151,8 +171,6 @@ def apply_fixes(
             stale.extend(plans[name].file for name in names)
             continue
         (digest,) = plan.digests
-        from cachelint.textio import provided_bytes
-
         jobs.append(
             FixJob(
                 primary,
@@ -161,7 +179,7 @@ def apply_fixes(
                 tuple(_unique_fixes(plan.items)),
                 settings.max_file_size,
                 options.diff,
-                provided_bytes(Path(real)),
+                run.reader.provided_bytes(Path(real)) if run.reader is not None else None,
             )
         )
         names_of[primary] = names
@@ -169,7 +187,7 @@ def apply_fixes(
     # Compute every fixed text (LibCST: ~30 ms a file) in the workers, then write them one by
     # one, each only while its file still holds the bytes it was computed from.
     written: list["InputFile"] = []
-    for job, done in zip(jobs, _compute_all(jobs, options.jobs)):
+    for job, done in zip(jobs, _compute_all(jobs, map_in_pool)):
         plan = plans[job.display]
         result.warnings.extend(done.problems)
         if done.changed:
@@ -272,25 +290,10 @@ def _compute_batch(jobs: Sequence[FixJob]) -> list[Computed]:
 POOL_MIN_FILES = 8
 
 
-def _compute_all(jobs: Sequence[FixJob], jobs_option: int | None) -> list[Computed]:
+def _compute_all(jobs: Sequence[FixJob], map_in_pool: MapInPool) -> list[Computed]:
     if len(jobs) < POOL_MIN_FILES:
         return [compute(job) for job in jobs]
-    from cachelint.engine import Workers
-
-    workers = Workers(jobs_option)
-    out: list[Computed | None] = [None] * len(jobs)
-    try:
-        workers.use_pool()
-        size = max(1, min(16, len(jobs) // (workers.jobs * 4)))
-        for start in range(0, len(jobs), size):
-            workers.submit(_compute_batch, start, list(jobs[start : start + size]))
-        while workers.in_flight:
-            start, results = workers.next_result()
-            out[start : start + len(results)] = results
-    except BaseException:
-        workers.abort()
-        raise
-    workers.close()
+    out = map_in_pool(_compute_batch, jobs)
     return [c if c is not None else Computed(problems=[f"{j.display}: not fixed ({BUG})"]) for j, c in zip(jobs, out)]
 
 

@@ -20,9 +20,12 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from cachelint.catalog import CatalogFolder
 
 MASK = "*"
 
@@ -88,8 +91,9 @@ def mask_bytes(data: bytes) -> bytes:
 
 
 @functools.lru_cache(maxsize=None)
-def masker(pack_paths: Sequence[str] = ()) -> SecretMasker:
-    """The masker of the built-in patterns and the user's packs of that kind."""
+def masker(pack_paths: Sequence[str] = (), folder: "CatalogFolder | None" = None) -> SecretMasker:
+    """The masker of the built-in patterns and the user's packs of that kind (``folder``: where
+    the catalog keeps them as JSON, ``cachelint.catalog.load_packs``)."""
     from cachelint.catalog import load_packs
 
-    return SecretMasker.from_packs(load_packs("payloads-secret-patterns", tuple(pack_paths)))
+    return SecretMasker.from_packs(load_packs("payloads-secret-patterns", tuple(pack_paths), folder))

@@ -7,8 +7,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from cachelint.diagnostics import Diagnostic, unreadable
 
@@ -71,30 +72,8 @@ def decode(data: bytes, display: str) -> SourceText | Diagnostic:
     return SourceText(text=text, size=len(data), had_bom=had_bom, newline=newline)
 
 
-# Bytes given for a path instead of the file's (``cachelint check -``: an editor's unsaved buffer,
-# checked as the file it names, with that file's configuration and neighbours).
-_PROVIDED: dict[str, bytes] = {}
-
-
-def provide(path: Path, data: bytes | None) -> None:
-    """Read ``data`` for ``path`` from now on (None: the file again)."""
-    if data is None:
-        _PROVIDED.pop(str(path), None)
-    else:
-        _PROVIDED[str(path)] = data
-
-
-def provided_bytes(path: Path) -> bytes | None:
-    """The bytes given for ``path`` in place of the file's, if any."""
-    return _PROVIDED.get(str(path))
-
-
 def identity(path: Path) -> tuple[int, int] | None:
-    """(mtime_ns, size) of a file, or None when it cannot be stat'ed; bytes provided for a path
-    have no time and their own size."""
-    provided = _PROVIDED.get(str(path))
-    if provided is not None:
-        return 0, len(provided)
+    """(mtime_ns, size) of a file, or None when it cannot be stat'ed."""
     try:
         st = os.stat(path)
     except OSError:
@@ -103,13 +82,6 @@ def identity(path: Path) -> tuple[int, int] | None:
 
 
 def read_bytes(path: Path, display: str, max_size: int) -> bytes | Diagnostic:
-    provided = _PROVIDED.get(str(path))
-    if provided is not None:
-        if len(provided) > max_size:
-            return unreadable(
-                display, f"input is {len(provided)} bytes, over the size limit of {max_size} bytes (max-file-size)"
-            )
-        return provided
     try:
         if path.is_dir():
             return unreadable(display, "is a directory, expected a file")
@@ -135,3 +107,41 @@ def read_text(path: Path, display: str, max_size: int) -> SourceText | Diagnosti
     if isinstance(data, Diagnostic):
         return data
     return decode(data, display)
+
+
+@dataclass(frozen=True)
+class FileReader:
+    """How a run reads its inputs: from disk, except the paths it was given bytes for
+    (``cachelint check -``: an editor's unsaved buffer, checked as the file it names, with that
+    file's configuration and neighbours). Handed to every part that reads an input of the run."""
+
+    provided: Mapping[str, bytes] = field(default_factory=dict)
+
+    def provided_bytes(self, path: Path) -> bytes | None:
+        """The bytes given for ``path`` in place of the file's, if any."""
+        return self.provided.get(str(path)) if self.provided else None
+
+    def identity(self, path: Path) -> tuple[int, int] | None:
+        """(mtime_ns, size) of a file, or None when it cannot be stat'ed; bytes provided for a
+        path have no time and their own size."""
+        provided = self.provided_bytes(path)
+        return identity(path) if provided is None else (0, len(provided))
+
+    def read_bytes(self, path: Path, display: str, max_size: int) -> bytes | Diagnostic:
+        provided = self.provided_bytes(path)
+        if provided is None:
+            return read_bytes(path, display, max_size)
+        if len(provided) > max_size:
+            return unreadable(
+                display, f"input is {len(provided)} bytes, over the size limit of {max_size} bytes (max-file-size)"
+            )
+        return provided
+
+    def read_text(self, path: Path, display: str, max_size: int) -> SourceText | Diagnostic:
+        data = self.read_bytes(path, display, max_size)
+        if isinstance(data, Diagnostic):
+            return data
+        return decode(data, display)
+
+
+DISK = FileReader()  # every input from its file

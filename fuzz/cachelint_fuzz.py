@@ -131,7 +131,7 @@ def _read_log(data: bytes, display: str, fmt: str) -> list[Diagnostic]:
     """The reader, then the provider adapter on every record (what the audit does next)."""
     from cachelint.diagnostics import unreadable
     from cachelint.payloads.providers import BlockCache, to_request
-    from cachelint.payloads.readers import read_bytes_as_log
+    from cachelint.payloads.formats.registry import read_bytes_as_log
 
     redactor, rules = _audit_tools()
     found: list[Diagnostic] = []
@@ -331,7 +331,8 @@ def fuzz_code(data: bytes) -> list[Diagnostic]:
 def fuzz_gzip(data: bytes) -> list[Diagnostic]:
     """A gzip-compressed JSONL log (many tiny records, bombs, cut streams) through the reader
     with small bounds: it ends, with CL001 past max-records or max-gzip-ratio."""
-    from cachelint.payloads.readers import ReadLimits, read_bytes_as_log
+    from cachelint.payloads.formats.registry import read_bytes_as_log
+    from cachelint.payloads.readers import ReadLimits
 
     redactor, _ = _audit_tools()
     items = read_bytes_as_log(data, "fuzz.jsonl.gz", "jsonl", redactor, ReadLimits(max_records=5_000))
@@ -412,8 +413,7 @@ def fuzz_cache(data: bytes) -> list[Diagnostic]:
     cache held."""
     import os
 
-    from cachelint import cachefile
-    from cachelint.catalog import _catalog_stat_key, _rule_index_in, _known_valid_packs_in
+    from cachelint.catalog import _RULE_TABLES, _catalog_stat_key, _known_valid_packs_in
 
     if not _CACHE_DIR:
         _CACHE_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-cache-")))
@@ -438,10 +438,9 @@ def fuzz_cache(data: bytes) -> list[Diagnostic]:
         if path.is_dir() or os.path.islink(path):
             continue
         path.write_bytes(data)
-    _rule_index_in.cache_clear()
+    _RULE_TABLES.clear()
     _known_valid_packs_in.cache_clear()
     result = run_check(["."], settings, CheckOptions(), root)
-    cachefile.take_warnings()
     codes = [(d.code, d.path) for d in result.diagnostics]
     if codes != [("CL101", "agent.py")]:
         raise ContractViolation(f"a cache holding {data[:80]!r} changed the findings: {codes}")
@@ -597,7 +596,8 @@ def fuzz_fix_concurrent(data: bytes) -> list[Diagnostic]:
     result = engine.CheckResult(diagnostics=[])
     per_file = fixer.resolve_fix_targets(run.per_file, run, root)
     options = engine.CheckOptions(fix=True, unsafe_fixes=True, no_cache=True, jobs=1)
-    fixer.apply_fixes(files, per_file, run, settings, options, ["."], root, result)
+    in_pool = lambda work, items: engine.workers.map_in_pool(work, items, 1)  # noqa: E731
+    fixer.apply_fixes(files, per_file, run, settings, options, ["."], root, result, in_pool)
     now = path.read_bytes()
     had_fixes = any(d.fix is not None for d in per_file.get("fuzz.py", ()))
     if edited != checked:

@@ -126,3 +126,37 @@ def _hash_seed_independent(monkeypatch):
     monkeypatch.delenv("CACHELINT_OUTPUT_FORMAT", raising=False)
     monkeypatch.delenv("CACHELINT_NO_CACHE", raising=False)
     yield
+
+
+def invoke_in(root: Path, *args: str):
+    """The command line run in ``root`` (click's runner, in this process: monkeypatches apply)."""
+    from click.testing import CliRunner
+
+    from cachelint.cli import main
+
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+def forget_rule_memos() -> None:
+    """The registry's and the audit's memos of the rules' declarations (a test replaces one)."""
+    import cachelint.payloads.hooks as hooks
+    import cachelint.rules as rules
+
+    rules._enabled.cache_clear()
+    for name in dir(hooks):
+        memo = getattr(hooks, name)
+        if hasattr(memo, "cache_clear"):
+            memo.cache_clear()
+
+
+@pytest.fixture
+def fresh_rule_memos():
+    """Declarations a test replaces are forgotten before and after it."""
+    forget_rule_memos()
+    yield
+    forget_rule_memos()

@@ -198,7 +198,7 @@ def test_deleted_files_leave_the_cache(tmp_path, calls):
 def test_skill_results_are_cached_and_see_edits(tmp_path, monkeypatch):
     seen: list[list[str]] = []
 
-    def fake_check_skills(files, settings, cwd, checked=()):
+    def fake_check_skills(files, settings, cwd, checked=(), reader=None):
         seen.append(sorted(f.display for f in files))
         return [
             Diagnostic(code="CL202", message="generic", path=f.display, line=1, column=1)
@@ -223,7 +223,9 @@ def test_skill_results_are_cached_and_see_edits(tmp_path, monkeypatch):
 def test_skill_checks_run_when_only_some_files_are_named(tmp_path, monkeypatch):
     """Named files (pre-commit) do not cover the whole skill tree the checks read: no caching."""
     seen = []
-    monkeypatch.setattr(cachelint.skills, "check_skills", lambda files, settings, cwd, checked=(): seen.append(1) or [])
+    monkeypatch.setattr(
+        cachelint.skills, "check_skills", lambda files, settings, cwd, checked=(), reader=None: seen.append(1) or []
+    )
     write_tree(tmp_path, {"skills/a/SKILL.md": "---\nname: a\ndescription: x\n---\n"})
     run(tmp_path, paths=("skills/a/SKILL.md",))
     run(tmp_path, paths=("skills/a/SKILL.md",))
@@ -273,7 +275,7 @@ def test_rule_names_come_from_a_compact_index_that_is_rebuilt_when_damaged(tmp_p
     rows = cachefile.body_of(index)
     assert ["CL101", catalog.load_catalog()["CL101"].name] == rows[[r[0] for r in rows].index("CL101")][:2]
     index.write_text("not json")
-    catalog._rule_index_in.cache_clear()
+    catalog._RULE_TABLES.clear()
     result = run(tmp_path)
     assert [d.code for d in result.diagnostics] == ["CL101"]
     assert catalog.rule_name("CL101") == catalog.load_catalog()["CL101"].name
@@ -283,7 +285,7 @@ def test_rule_names_come_from_a_compact_index_that_is_rebuilt_when_damaged(tmp_p
 def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatch):
     from cachelint import catalog
 
-    catalog.use_index_folder(tmp_path)
+    folder = catalog.CatalogFolder(tmp_path)
     try:
         # a user's pack (built-in packs are validated by the test suite, never at run time)
         builtin = sorted((catalog.rules_dir() / "packs").glob("*.yaml"))[0]
@@ -297,25 +299,25 @@ def test_a_pack_is_validated_again_when_its_verdict_is_lost(tmp_path, monkeypatc
         monkeypatch.setattr(
             catalog, "validation_errors", lambda data, schema: validated.append(schema) or real(data, schema)
         )
-        catalog._load_pack_file(pack)
+        catalog._load_pack_file(pack, folder)
         assert validated  # first time: validated, verdict remembered
         (verdicts,) = tmp_path.glob("packs-valid-*.json")
         validated.clear()
         catalog._load_pack_file.cache_clear()
-        catalog._load_pack_file(builtin)
+        catalog._load_pack_file(builtin, folder)
         assert validated == []  # built-in: never validated at run time
         validated.clear()
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()
-        catalog._load_pack_file(pack)
+        catalog._load_pack_file(pack, folder)
         assert validated == []  # same bytes, same schemas: not validated again
         verdicts.write_text("{broken")
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()
-        catalog._load_pack_file(pack)
+        catalog._load_pack_file(pack, folder)
         assert validated  # verdict lost: validated again
+        assert any("packs-valid-" in w and "discarded and rebuilt" in w for w in folder.warnings)
     finally:
-        catalog.use_index_folder(None)
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()
 
@@ -333,20 +335,17 @@ def test_packs_read_from_their_json_copies_equal_the_yaml(tmp_path):
         shutil.copy(pack, user_packs / pack.name)
     cache = tmp_path / "cache"
 
-    def load_all():
+    def load_all(folder):
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()
-        return [catalog._load_pack_file(p) for p in sorted(user_packs.glob("*.yaml"))]
+        return [catalog._load_pack_file(p, folder) for p in sorted(user_packs.glob("*.yaml"))]
 
-    catalog.use_index_folder(None)
-    from_yaml = load_all()
-    catalog.use_index_folder(cache)
+    from_yaml = load_all(None)
     try:
-        load_all()  # validates, remembers the verdicts, writes the copies
+        load_all(catalog.CatalogFolder(cache))  # validates, remembers the verdicts, writes the copies
         assert len(list(cache.glob("pack-*.json"))) == len(from_yaml)
-        from_copies = load_all()
+        from_copies = load_all(catalog.CatalogFolder(cache))
     finally:
-        catalog.use_index_folder(None)
         catalog._load_pack_file.cache_clear()
         catalog._known_valid_packs_in.cache_clear()
     assert from_copies == from_yaml
@@ -358,11 +357,8 @@ def test_a_pack_copy_keeps_yaml_dates(tmp_path):
     from cachelint import catalog
 
     data = {"kind": "x", "as_of": datetime.date(2025, 6, 1), "seen": [datetime.datetime(2025, 6, 1, 12, 30)]}
-    catalog.use_index_folder(tmp_path)
-    try:
-        catalog._write_pack_copy("d1", data)
-        assert catalog._read_pack_copy("d1") == data
-        catalog._write_pack_copy("d2", {"kind": "x", "odd": {"$date": "not a date"}})  # ambiguous: not copied
-        assert catalog._read_pack_copy("d2") is None
-    finally:
-        catalog.use_index_folder(None)
+    folder = catalog.CatalogFolder(tmp_path)
+    catalog._write_pack_copy(folder, "d1", data)
+    assert catalog._read_pack_copy(folder, "d1") == data
+    catalog._write_pack_copy(folder, "d2", {"kind": "x", "odd": {"$date": "not a date"}})  # ambiguous: not copied
+    assert catalog._read_pack_copy(folder, "d2") is None

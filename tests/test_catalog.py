@@ -1,8 +1,15 @@
-"""The rule catalog: every entry validates, every stable rule's examples behave as documented,
-and the generated docs are up to date."""
+"""The rule catalog: every entry validates, every stable rule's examples behave as documented
+(a bad example gives exactly the findings it states, a good one none; the messages of each rule's
+bad examples are kept in a snapshot, tests/snapshots/rules/CLxxx.txt), and the generated docs are
+up to date.
+
+Update the snapshots after an intended change of a message with:
+CACHELINT_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_catalog.py -k snapshot
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -43,12 +50,11 @@ def test_names_are_unique():
 
 
 def _triggered_by_input(code: str) -> bool:
-    """False for a rule no input is meant to trigger (CL003, cachelint's own failures): its rule
-    module says so, and its catalog entry has no examples."""
-    from cachelint.rules import specs
+    """False for a rule no input is meant to trigger (CL003, cachelint's own failures): its
+    declaration says so, and its catalog entry has no examples."""
+    from cachelint.rules import declared
 
-    spec = next((s for s in specs() if s.code == code), None)
-    return spec is None or getattr(spec.load(), "TRIGGERED_BY_INPUT", True)
+    return all(rule.triggered_by_input for rule in declared("input") if rule.code == code)
 
 
 def test_stable_rules_have_examples_and_real_docs():
@@ -74,28 +80,79 @@ def _examples(kind: str):
     return out
 
 
-def _codes_for_example(doc, example, tmp_path: Path) -> list[str]:
+def _findings_of(doc, example, tmp_path: Path) -> list:
+    """The findings of one example input, run as a user would: a payload example as a JSONL log
+    through ``audit``, a code example as ``agent.py``, a tree as its files, through ``check``."""
     if doc.scope == "payloads":
-        result = audit_records(tmp_path, example)
-        return [d.code for d in result.diagnostics]
+        return audit_records(tmp_path, example).diagnostics
     if isinstance(example, str):
         write_tree(tmp_path, {"agent.py": example})
     else:
         write_tree(tmp_path, example)
-    result = check_tree(tmp_path)
-    return [d.code for d in result.diagnostics]
+    return check_tree(tmp_path).diagnostics
+
+
+def _unmet(expected: dict, found) -> list[str]:
+    """What of one stated finding the finding does not have."""
+    wrong = [
+        f"{key} {getattr(found, key)!r}, stated {expected[key]!r}"
+        for key in ("path", "line", "record", "kind")
+        if key in expected and getattr(found, key) != expected[key]
+    ]
+    if expected["message"] not in found.message:
+        wrong.append(f"message {found.message!r} lacks {expected['message']!r}")
+    return wrong
 
 
 @pytest.mark.parametrize("doc,example", _examples("bad"))
-def test_bad_example_raises_exactly_its_code(doc, example, tmp_path):
-    codes = _codes_for_example(doc, example, tmp_path)
-    assert codes, f"{doc.code}: bad example raised nothing"
-    assert set(codes) == {doc.code}, codes
+def test_bad_example_gives_exactly_the_findings_it_states(doc, example, tmp_path):
+    """Fixit's INVALID cases, semgrep's ``# ruleid:``: the code, the number of findings and each
+    one's place, kind and message, in the order they are reported."""
+    found = _findings_of(doc, example["input"], tmp_path)
+    assert found, f"{doc.code}: bad example raised nothing"
+    assert {d.code for d in found} == {doc.code}, [d.code for d in found]
+    expected = example["expect"]
+    assert len(found) == len(expected), [(d.line, d.record, d.kind, d.message) for d in found]
+    for stated, finding in zip(expected, found):
+        assert not _unmet(stated, finding), (stated, _unmet(stated, finding))
 
 
 @pytest.mark.parametrize("doc,example", _examples("good"))
 def test_good_example_raises_nothing(doc, example, tmp_path):
-    assert _codes_for_example(doc, example, tmp_path) == []
+    assert _findings_of(doc, example, tmp_path) == []
+
+
+SNAPSHOTS = Path(__file__).parent / "snapshots" / "rules"
+
+
+def _snapshot_of(doc, tmp_path: Path) -> str:
+    lines = []
+    for i, example in enumerate(doc.examples.get("bad", [])):
+        folder = tmp_path / f"bad-{i}"
+        folder.mkdir()
+        for d in _findings_of(doc, example["input"], folder):
+            where = f"{d.path}:{d.line}:{d.column}" + (f" record {d.record}" if d.record is not None else "")
+            kind = f" [{d.kind}]" if d.kind else ""
+            lines.append(f"bad {i}: {where}: {d.code}{kind} {d.message}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "doc", [d for d in load_catalog().values() if d.stable and d.examples.get("bad")], ids=lambda d: d.code
+)
+def test_the_messages_of_the_bad_examples_match_their_snapshot(doc, tmp_path):
+    text = _snapshot_of(doc, tmp_path)
+    path = SNAPSHOTS / f"{doc.code}.txt"
+    if os.environ.get("CACHELINT_UPDATE_SNAPSHOTS"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"missing snapshot {path}; run with CACHELINT_UPDATE_SNAPSHOTS=1"
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_every_snapshot_is_a_rule_s():
+    codes = {d.code for d in load_catalog().values() if d.stable and d.examples.get("bad")}
+    assert sorted(p.stem for p in SNAPSHOTS.glob("*.txt")) == sorted(codes)
 
 
 def test_generated_rule_docs_are_current():

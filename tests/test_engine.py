@@ -89,7 +89,7 @@ def cross_module(monkeypatch):
     # process has a second thread, for which the engine would otherwise choose a fork server)
     monkeypatch.setattr(workers, "start_method", lambda: "fork")
 
-    def summarize(path, text, settings=None):
+    def summarize(path, text, settings=None, project_summaries=None):
         functions = {}
         for line in text.splitlines():
             if line.startswith("def ") and "set(" in text:
@@ -213,7 +213,7 @@ def test_a_crash_in_a_check_is_cachelints_cl003_not_the_users_cl001(tmp_path, mo
 
 
 def test_a_crash_in_the_summariser_only_loses_the_summary(tmp_path, cross_module, monkeypatch):
-    def broken_summary(path, text, settings=None):
+    def broken_summary(path, text, settings=None, project_summaries=None):
         raise ValueError("boom")
 
     monkeypatch.setattr(cachelint.code, "summarize_module", broken_summary)

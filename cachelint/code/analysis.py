@@ -16,6 +16,8 @@ from cachelint.code.knowledge import Knowledge, knowledge_for
 from cachelint.code.program import KnownToParse, Program, parse_notebook, parse_python, syntax_problems
 from cachelint.code.values import PARAM, Value
 from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.rules import enabled
+from cachelint.rules.declarations import CodeRule
 
 # The walk recurses once per nesting level of the ast (a 500-term string concatenation is 500
 # levels). Python 3.11 frames of pure-Python recursion are cheap, so a higher limit is safe; beyond
@@ -109,15 +111,23 @@ def _wrapper_names(summaries: Summaries) -> frozenset[str]:
 _WRAPPERS_CACHE: dict[int, tuple[Summaries, frozenset[str]]] = {}
 
 
-def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | None) -> bool:
-    """Cheap text test (prefilter.py): without a sink called with a prefix argument, a system
-    message or a call of another module's function that reaches a sink, no flow in this file can
-    reach a prefix argument."""
-    if knowledge.prefilter is None or knowledge.prefilter.passes(text):
+def required(rules: tuple[CodeRule, ...]) -> frozenset[str]:
+    """What a file must show for one of ``rules`` to find anything in it: the union of what each
+    requires (``CodeRule.requires``)."""
+    return frozenset(r for rule in rules for r in rule.requires)
+
+
+def _passes_prefilter(text: str, knowledge: Knowledge, summaries: Summaries | None, requires: frozenset[str]) -> bool:
+    """Cheap text test (prefilter.py) of what the enabled rules require: without a sink called
+    with a prefix argument, a system message or a call of another module's function that reaches a
+    sink (``sink-call``), or a name that says it holds the system prompt (``system-prompt-name``),
+    no flow in this file can reach what those rules report on."""
+    sinks = "sink-call" in requires
+    if sinks and (knowledge.prefilter is None or knowledge.prefilter.passes(text)):
         return True
-    if knowledge.may_name_system_prompt(text):  # a value bound to a system prompt's name (CL105)
+    if "system-prompt-name" in requires and knowledge.may_name_system_prompt(text):
         return True
-    if summaries:
+    if sinks and summaries:
         cached = _WRAPPERS_CACHE.get(id(summaries))
         if cached is None or cached[0] is not summaries:
             cached = (summaries, _wrapper_names(summaries))
@@ -190,19 +200,22 @@ def check(
 def _check(
     path: str, text: str, settings: Any, project_summaries: Summaries | None, prefilter: bool
 ) -> list[Diagnostic]:
-    """``prefilter=False`` analyses every file (the tests prove with it that the prefilter only
-    skips files where the analysis finds nothing)."""
+    """The rules ``settings`` enable, on a file whose text shows what one of them requires (the
+    others are only checked for syntax). ``prefilter=False`` analyses every file (the tests prove
+    with it that the prefilter only skips files where the analysis finds nothing)."""
     knowledge = knowledge_for(settings)
+    rules: tuple[CodeRule, ...] = enabled("code", settings)
+    requires = required(rules)
     with _deep_recursion():
         if path.endswith(".ipynb"):
             # Filtered on its code, not on the JSON that quotes it.
             program, problems = parse_notebook(path, text)
             if program is None or (
-                prefilter and not _passes_prefilter("\n".join(program.lines), knowledge, project_summaries)
+                prefilter and not _passes_prefilter("\n".join(program.lines), knowledge, project_summaries, requires)
             ):
                 return problems
         else:
-            if prefilter and not _passes_prefilter(text, knowledge, project_summaries):
+            if prefilter and not _passes_prefilter(text, knowledge, project_summaries, requires):
                 return [] if (path, text) in _KNOWN_TO_PARSE else syntax_problems(path, text)
             program, problems = _parse_python(path, text)
             if program is None:
@@ -211,10 +224,8 @@ def _check(
             analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return problems + [unreadable(path, "too deeply nested to analyse")]
-    return sorted(
-        problems + diagnostics_for(program, analysis.reaches, analysis.changes, analysis.uncached),
-        key=Diagnostic.sort_key,
-    )
+    found = diagnostics_for(program, analysis.reaches, analysis.changes, rules, analysis.uncached)
+    return sorted(problems + found, key=Diagnostic.sort_key)
 
 
 def with_notebook_positions(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:

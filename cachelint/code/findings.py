@@ -1,9 +1,9 @@
 """From flow facts to diagnostics: the runner of the code rules.
 
-The rules are the modules of ``cachelint/rules/code/`` (``cachelint.rules.modules("code")``), each
-``check(facts)`` with the ``CodeFacts`` of one module. Every finding is reported at its
-construction site (where order or volatility enters, or where the loop changes the prefix) and
-names the sink it reaches.
+The rules are the declarations of ``cachelint/rules/code/`` (``CodeRule``), each ``check(facts)``
+with the ``CodeFacts`` of one module; a rule that raises is a CL003 naming it, and the others
+still report. Every finding is reported at its construction site (where order or volatility
+enters, or where the loop changes the prefix) and names the sink it reaches.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from cachelint import rules
 from cachelint.code.facts import CodeFacts
 from cachelint.code.flow.facts import LoopChange, Reach, UncachedPrefix
 from cachelint.code.program import Program
 from cachelint.code.values import Span
+from cachelint.deadline import TimeLimitExceeded
 from cachelint.diagnostics import Diagnostic
+from cachelint.rules import rule_failed
+from cachelint.rules.declarations import CodeRule
 
 _TIER_RANK = {"tools": 0, "system": 1, "setting": 2}
 
@@ -53,12 +55,25 @@ def diagnostics_for(
     program: Program,
     reaches: list[Reach],
     changes: list[LoopChange],
+    rules: tuple[CodeRule, ...],
     uncached: Iterable[UncachedPrefix] = (),
 ) -> list[Diagnostic]:
     facts = CodeFacts(program, tuple(reaches), tuple(_one_tier_per_site(changes)), tuple(uncached))
     found: list[Diagnostic] = []
-    for rule in rules.modules("code"):
-        found.extend(rule.check(facts))
+    for rule in rules:
+        found.extend(run_rule(rule, facts))
     out = _one_fix_per_place(found)
     out.sort(key=Diagnostic.sort_key)
     return out
+
+
+def run_rule(rule: CodeRule, facts: CodeFacts) -> list[Diagnostic]:
+    """One rule on one module: its findings, or the CL003 of its exception (a file nested past
+        the interpreter's limit stays the input's CL001, and a file past the analysis deadline its
+    timeout: the caller reports both)."""
+    try:
+        return list(rule.check(facts))
+    except (RecursionError, TimeLimitExceeded):
+        raise
+    except Exception as exc:  # noqa: BLE001 - any rule bug
+        return [rule_failed(rule.code, facts.program.path, exc)]

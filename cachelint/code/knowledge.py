@@ -473,13 +473,13 @@ def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
 
 
 @functools.lru_cache(maxsize=8)
-def _cached(pack_paths: tuple[str, ...], options_json: str) -> Knowledge:
+def _cached(pack_paths: tuple[str, ...], options_json: str, folder: Any = None) -> Knowledge:
     from cachelint.catalog import load_packs
 
     return build_knowledge(
-        load_packs("code-sinks", pack_paths),
-        load_packs("code-order", pack_paths),
-        load_packs("code-volatile", pack_paths),
+        load_packs("code-sinks", pack_paths, folder),
+        load_packs("code-order", pack_paths, folder),
+        load_packs("code-volatile", pack_paths, folder),
         json.loads(options_json),
     )
 
@@ -488,4 +488,22 @@ def knowledge_for(settings: Any) -> Knowledge:
     """The compiled knowledge for these settings (cached per worker process)."""
     options = dict(settings.section("code")) if settings is not None else {}
     paths = tuple(settings.pack_paths()) if settings is not None else ()
-    return _cached(paths, json.dumps(options, sort_keys=True))
+    folder = settings.catalog_folder if settings is not None else None
+    return _cached(paths, json.dumps(options, sort_keys=True), folder)
+
+
+@functools.lru_cache(maxsize=1)
+def setting_losses() -> Mapping[str, str]:
+    """What a change of each cache-key setting loses, by the request parameter it is passed as
+    (``tool_choice``, ``text``…): the words (``loses``) of the audit's dated invalidation table, the
+    built-in ``payloads-invalidation`` packs, from the first provider that words the setting. One
+    table of what invalidates what, read by the audit and the code checks alike."""
+    from cachelint.catalog import load_packs
+
+    out: dict[str, str] = {}
+    for pack in load_packs("payloads-invalidation"):
+        for settings in (pack.get("providers") or {}).values():
+            for name, row in settings.items():
+                if isinstance(row.get("loses"), str):
+                    out.setdefault(row.get("parameter", name), row["loses"])
+    return out

@@ -29,11 +29,12 @@ from __future__ import annotations
 from cachelint.engine.facts import PythonRun, SummaryStore
 from cachelint.engine.imports import ImportGraph, ModuleLocator, dependency_digest, import_candidates, notebook_code
 from cachelint.engine.python_run import check_python
-from cachelint.engine.run import CheckOptions, CheckResult, StdinInput, is_python, is_skill_related, run_check
+from cachelint.engine.run import is_python, is_skill_related, run_check
 from cachelint.engine.selection import finalize
 from cachelint.engine.skills_run import checked_folders, skills_cache_key
 from cachelint.engine.tasks import CheckTask, FactsTask, analyze_python_file, collect_facts
 from cachelint.engine.workers import Workers, start_method
+from cachelint.engine_types import CheckOptions, CheckResult, StdinInput
 
 __all__ = [
     "CheckOptions",

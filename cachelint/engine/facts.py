@@ -15,6 +15,7 @@ from cachelint.engine.imports import ModuleLocator, dependency_digest
 from cachelint.engine.tasks import CheckTask, FactsTask, collect_facts
 
 if TYPE_CHECKING:
+    from cachelint.textio import FileReader
     from cachelint.cache import ResultCache
 
 FACT_KEYS = ("sha256", "mtime_ns", "size", "module", "imports", "summary", "summary_digest", "summary_deps")
@@ -34,6 +35,7 @@ class PythonRun:
     digests: dict[str, str | None] = field(default_factory=dict)
     facts: dict[str, dict] = field(default_factory=dict)
     locator: "ModuleLocator | None" = None
+    reader: "FileReader | None" = None  # the bytes of stdin for the file it names (None: the disk)
 
     def summaries_of(self, display: str) -> dict[str, dict]:
         return self.summaries.for_deps(self.deps_of.get(display, ()))
@@ -85,7 +87,8 @@ def answer_from_cache(
 
 
 def check_task_for(f: InputFile, run: PythonRun, settings: Settings) -> "CheckTask":
-    return CheckTask(str(f.path), f.display, settings, run.summaries.for_deps(run.deps_of[f.display]) or None)
+    summaries = run.summaries.for_deps(run.deps_of[f.display]) or None
+    return CheckTask(str(f.path), f.display, settings, summaries, run.reader)
 
 
 def record_checks(
@@ -116,10 +119,17 @@ class SummaryStore:
     """The summaries a check needs: made in this run (phase 1), else read from the cache's side
     file, else made again here (the side file lost them)."""
 
-    def __init__(self, facts: dict[str, dict], cache: "ResultCache | None", settings: Settings) -> None:
+    def __init__(
+        self,
+        facts: dict[str, dict],
+        cache: "ResultCache | None",
+        settings: Settings,
+        reader: "FileReader | None" = None,
+    ) -> None:
         self.facts = facts
         self.cache = cache
         self.settings = settings
+        self.reader = reader
         self._loaded: dict[str, dict | None] = {}
         # module path -> the (dotted name, path) of the modules whose summaries its summary used
         self.deps_of_summary: dict[str, list[tuple[str, str]]] = {}
@@ -137,7 +147,16 @@ class SummaryStore:
             is_package = os.path.basename(path).startswith("__init__.")
             summaries = self.for_deps(self.deps_of_summary.get(path, ())) or None
             made = collect_facts(
-                FactsTask(path, path, module, is_package, self.settings, summarize=True, project_summaries=summaries)
+                FactsTask(
+                    path,
+                    path,
+                    module,
+                    is_package,
+                    self.settings,
+                    summarize=True,
+                    project_summaries=summaries,
+                    reader=self.reader,
+                )
             )
             found = made.get("summary") if made else None
             if made is not None and self.cache is not None:

@@ -12,10 +12,11 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.discovery import InputFile
 from cachelint.engine.facts import PythonRun
 from cachelint.engine.python_run import check_python
+from cachelint.engine.workers import map_in_pool
+from cachelint.engine_types import CheckOptions, CheckResult
 
 if TYPE_CHECKING:
     from cachelint.cache import ResultCache
-    from cachelint.engine.run import CheckOptions, CheckResult
 
 
 def fix_and_recheck(
@@ -24,10 +25,10 @@ def fix_and_recheck(
     group_settings: Settings,
     cache: "ResultCache | None",
     jobs: int | None,
-    options: "CheckOptions",
+    options: CheckOptions,
     paths: Sequence[str],
     cwd: Path,
-    result: "CheckResult",
+    result: CheckResult,
 ) -> dict[str, list[Diagnostic]]:
     """The findings of the Python run per file, their fixes' targets resolved; with ``--fix`` or
     ``--diff`` the fixes applied (``result`` counts them) and the files they touched checked again."""
@@ -39,14 +40,24 @@ def fix_and_recheck(
         if options.fix or options.diff:
             run, fixing = python, per_file
             for _ in range(MAX_FIX_ROUNDS):
-                touched = apply_fixes(python_files, fixing, run, group_settings, options, paths, cwd, result)
+                touched = apply_fixes(
+                    python_files,
+                    fixing,
+                    run,
+                    group_settings,
+                    options,
+                    paths,
+                    cwd,
+                    result,
+                    lambda work, items: map_in_pool(work, items, jobs),
+                )
                 if not touched:
                     break
                 if cache is not None:
                     cache.forget_validation(f.path for f in touched)
                 # What remains: the files written (or found changed) and those that import them
-                # (their summaries changed).
-                run = check_python(affected(python_files, touched, run), group_settings, cache, jobs)
+                # (their summaries changed), by the imports of the whole run.
+                run = check_python(affected(python_files, touched, python), group_settings, cache, jobs, python.reader)
                 fixing = resolve_fix_targets(run.per_file, run, cwd)
                 per_file.update(fixing)
                 if options.diff:

@@ -15,16 +15,22 @@ from cachelint.engine.tasks import FactsTask, collect_facts
 from cachelint.engine.workers import Workers
 
 if TYPE_CHECKING:
+    from cachelint.textio import FileReader
     from cachelint.cache import ResultCache
 
 
 def check_python(
-    files: Sequence[InputFile], settings: Settings, cache: "ResultCache | None", jobs: int | None
+    files: Sequence[InputFile],
+    settings: Settings,
+    cache: "ResultCache | None",
+    jobs: int | None,
+    reader: "FileReader | None" = None,
 ) -> PythonRun:
     """Both phases as one flow of tasks: a summary is made once the summaries of the modules it
     imports are known (or found in the cache, when its text and theirs are unchanged); a check
     runs once the summaries of the modules it imports are known (or is answered from the cache).
-    Summaries go to the workers before checks, the largest first."""
+    Summaries go to the workers before checks, the largest first. ``reader``: how the run reads
+    its files (the bytes of stdin for the file it names)."""
     locator = ModuleLocator()
     modules: dict[str, tuple[str, bool]] = {}
     for f in files:
@@ -33,9 +39,14 @@ def check_python(
         locator.add(modules[key][0], key)
     workers = Workers(jobs)
     try:
-        facts, needed = phase_one(files, modules, locator, settings, cache)
+        facts, needed = phase_one(files, modules, locator, settings, cache, reader)
         run = PythonRun(
-            per_file={}, deps_of={}, summaries=SummaryStore(facts, cache, settings), facts=facts, locator=locator
+            per_file={},
+            deps_of={},
+            summaries=SummaryStore(facts, cache, settings, reader),
+            facts=facts,
+            locator=locator,
+            reader=reader,
         )
         graph = ImportGraph(needed, facts, locator)
         run_tasks(files, modules, locator, facts, needed, graph, settings, cache, run, workers)
@@ -52,6 +63,7 @@ def phase_one(
     locator: ModuleLocator,
     settings: Settings,
     cache: "ResultCache | None",
+    reader: "FileReader | None" = None,
 ) -> tuple[dict[str, dict], dict[str, tuple[str, str, bool]]]:
     """Facts of every file of the run (identity, imports; from the cache where the file is
     unchanged) and the project modules whose summaries the run needs, with (display, dotted name,
@@ -72,7 +84,10 @@ def phase_one(
         # A read, a hash and a regex: cheaper here than shipping the file to a worker.
         for p, display, module, is_package in items:
             record_facts(
-                p, collect_facts(FactsTask(p, display, module, is_package, settings, summarize=False)), facts, cache
+                p,
+                collect_facts(FactsTask(p, display, module, is_package, settings, summarize=False, reader=reader)),
+                facts,
+                cache,
             )
 
     stale = []

@@ -4,10 +4,11 @@ what the run says about inputs it left out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from cachelint.catalog import CatalogFolder
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.discovery import INDEX_SUFFIXES, PYTHON_SUFFIXES, InputFile, walk
@@ -15,48 +16,10 @@ from cachelint.engine.fixes import fix_and_recheck
 from cachelint.engine.python_run import check_python
 from cachelint.engine.selection import finalize
 from cachelint.engine.skills_run import apply_skill_suppressions, check_skills_cached
+from cachelint.engine_types import CheckOptions, CheckResult
 
 if TYPE_CHECKING:
     from cachelint.config import ConfigResolver
-
-
-@dataclass(frozen=True)
-class StdinInput:
-    """A file read from standard input (``cachelint check -``): its bytes and the path it stands
-    for (``--stdin-filename``), which gives its kind (by suffix), its configuration and its place
-    among the project's modules."""
-
-    data: bytes
-    path: Path  # absolute
-    display: str  # the name findings carry: the given file name, or "-"
-
-
-@dataclass
-class CheckOptions:
-    fix: bool = False
-    unsafe_fixes: bool = False
-    diff: bool = False
-    no_cache: bool = False
-    force_exclude: bool = False
-    jobs: int | None = None
-    stdin: StdinInput | None = None
-    baseline: str | None = None  # a JSON file of accepted findings to leave out (cachelint.baseline)
-
-
-@dataclass
-class CheckResult:
-    diagnostics: list[Diagnostic]
-    files_checked: int = 0
-    fixes_applied: int = 0
-    diffs: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    # display path -> rule code -> findings whose fixes this run wrote (``--show-fixes``)
-    fixed: dict[str, dict[str, int]] = field(default_factory=dict)
-    # configuration file (None: defaults) -> files checked with it (``-v``)
-    configurations: dict[str | None, int] = field(default_factory=dict)
-    # request logs met on the way and left to ``cachelint audit`` (display paths, sorted)
-    logs_seen: list[str] = field(default_factory=list)
-    baselined: int = 0  # findings hidden by the baseline
 
 
 def is_python(path: Path) -> bool:
@@ -99,9 +62,6 @@ def run_check(
         return False
 
     if options.stdin is not None:
-        from cachelint.textio import provide
-
-        provide(options.stdin.path, options.stdin.data)
         files = [InputFile(options.stdin.path, options.stdin.display, explicit=True)]
         problems: list[tuple[str, str]] = []
     else:
@@ -115,17 +75,11 @@ def run_check(
             accept=accept,
         )
         files, problems = discovery.files, discovery.problems
-    try:
-        result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver)
-        if accepted is not None:
-            result.diagnostics, hidden = accepted.split(result.diagnostics)
-            result.baselined = len(hidden)
-        return result
-    finally:
-        if options.stdin is not None:
-            from cachelint.textio import provide
-
-            provide(options.stdin.path, None)
+    result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver)
+    if accepted is not None:
+        result.diagnostics, hidden = accepted.split(result.diagnostics)
+        result.baselined = len(hidden)
+    return result
 
 
 def _run_check(
@@ -141,29 +95,42 @@ def _run_check(
     diagnostics: list[Diagnostic] = [unreadable(shown, msg) for shown, msg in problems]
     result = CheckResult(diagnostics=diagnostics)
     groups = _group_by_settings(files, settings, resolver)
-    result.files_checked = sum(len(group) for _, group in groups)
     result.warnings.extend(_left_out_warnings(left_out, files, problems, cwd, result))
     stdin = options.stdin is not None
-    from cachelint.catalog import use_index_folder
+    # the bytes of stdin stand for the file it names, for every part that reads that file
+    reader = None  # every input from its file
+    if options.stdin is not None:
+        from cachelint.textio import FileReader
+
+        reader = FileReader({str(options.stdin.path): options.stdin.data})
+    folders: list[CatalogFolder] = []  # where the catalog keeps its start-up data, per group with a cache
 
     for group_settings, group in groups:
+        # --no-cache writes nothing, not even the compact rule index; a file read from stdin is
+        # not the file on disk: no result of it is read or kept
+        if not options.no_cache and not stdin:
+            from cachelint.cache import cache_folder
+            from cachelint.catalog import rule_index
+
+            folders.append(CatalogFolder(cache_folder(group_settings)))
+            group_settings = dataclasses.replace(group_settings, catalog_folder=folders[-1])
+            # read (or rebuilt) here, before the selection reads it and any worker can rebuild it unseen
+            rule_index(folders[-1])
+        group = _read_by_selection(group, group_settings)
+        if not group:
+            continue
+        result.files_checked += len(group)
         result.configurations[str(group_settings.config_path) if group_settings.config_path else None] = len(group)
         python_files = [f for f in group if is_python(f.path)]
         other_files = [f for f in group if not is_python(f.path)]
         cache = None
-        use_index_folder(None)  # --no-cache writes nothing, not even the compact rule index
-        # a file read from stdin is not the file on disk: no result of it is read or kept
-        if not options.no_cache and not stdin:
+        if group_settings.catalog_folder is not None:
             from cachelint.cache import ResultCache
 
             cache = ResultCache.open(group_settings, cwd)
-            use_index_folder(cache.folder)
-            from cachelint.catalog import rule_index
-
-            rule_index()  # read (or rebuilt) here, before any worker can rebuild it unseen
         # the provided bytes of stdin live in this process only: no worker may read the file instead
         jobs = 1 if stdin else options.jobs
-        python = check_python(python_files, group_settings, cache, jobs)
+        python = check_python(python_files, group_settings, cache, jobs, reader)
         per_file = fix_and_recheck(python, python_files, group_settings, cache, jobs, options, paths, cwd, result)
 
         for display in sorted(per_file):
@@ -171,18 +138,41 @@ def _run_check(
 
         # Skills: one pass over the tree (indexes need to see every skill)
         if other_files:
-            found = check_skills_cached(other_files, paths, group_settings, cwd, cache)
-            diagnostics.extend(apply_skill_suppressions(found, group_settings, cwd))
+            found = check_skills_cached(other_files, paths, group_settings, cwd, cache, reader)
+            diagnostics.extend(apply_skill_suppressions(found, group_settings, cwd, reader))
         if cache is not None:
             cache.save()
             if cache.warning:  # a corrupt cache file, found when opened or when its summaries were read
                 result.warnings.append(cache.warning)
 
-    result.diagnostics = finalize(diagnostics, settings, cwd, resolver)
-    from cachelint import cachefile
-
-    result.warnings.extend(w for w in cachefile.take_warnings() if w not in result.warnings)  # the catalog's files
+    result.diagnostics = finalize(diagnostics, settings, cwd, resolver, folders[-1] if folders else None)
+    catalog_warnings = sorted({w for folder in folders for w in folder.warnings})  # the catalog's files
+    result.warnings.extend(w for w in catalog_warnings if w not in result.warnings)
     return result
+
+
+def reads_inputs(scope: str, settings: Settings) -> bool:
+    """Whether a run reads the inputs of ``scope`` (``code``: Python files and notebooks;
+    ``skills``: skill and index files) at all: when one of its rules is enabled, or when the
+    selection names CL001 or CL002 (unreadable inputs, invalid suppressions) itself. CL001 kept
+    on by default is no reason to read a file no selected rule looks at: ``--select CL2`` does
+    not parse a Python file. From the rule table (its scopes are the registry's, which checks
+    them): the warm path imports no rule."""
+    from cachelint.catalog import rule_index
+
+    enabled = settings.enabled_codes()
+    if any(rule.scope == scope and code in enabled for code, rule in rule_index().items()):
+        return True
+    return bool(settings.selected_codes() & {"CL001", "CL002"})
+
+
+def _read_by_selection(files: Sequence[InputFile], settings: Settings) -> list[InputFile]:
+    """The files of a group that its selection has a rule for: no Python file is read when no
+    code rule is selected (``--select CL2``), no skill file when no skill rule is."""
+    python, skills = reads_inputs("code", settings), reads_inputs("skills", settings)
+    if python and skills:
+        return list(files)
+    return [f for f in files if (python if is_python(f.path) else skills)]
 
 
 def _group_by_settings(

@@ -12,7 +12,7 @@ from cachelint.config import Settings
 from cachelint.discovery import InputFile
 from cachelint.engine.facts import PythonRun, answer_from_cache, check_task_for, record_checks, record_facts
 from cachelint.engine.imports import ImportGraph, ModuleLocator, dependency_digest
-from cachelint.engine.tasks import CheckTask, FactsTask, run_batch, summarizer
+from cachelint.engine.tasks import CheckTask, FactsTask, run_batch
 from cachelint.engine.workers import Workers, prepare_checks
 
 if TYPE_CHECKING:
@@ -126,14 +126,12 @@ def run_tasks(
         if "summary_digest" in entry and entry.get("summary_deps", "") == digest:
             resolved(node)  # the cached summary was made from this text and these summaries
             return None
-        if summarizer() is None:  # nothing to compute (imported only here: the warm path never is)
-            record_facts(p, {**entry, "summary": None, "summary_digest": None, "summary_deps": digest}, facts, cache)
-            resolved(node)
-            return None
         display, module, is_package = needed[p]
         pending_digest[p] = digest
         summaries = run.summaries.for_deps(deps) or None
-        return FactsTask(p, display, module, is_package, settings, summarize=True, project_summaries=summaries)
+        return FactsTask(
+            p, display, module, is_package, settings, summarize=True, project_summaries=summaries, reader=run.reader
+        )
 
     pending_digest: dict[str, str] = {}
     for node in sorted(waiting_on, key=lambda n: (n[0] != "summary", str(n[1]) if n[0] == "summary" else n[1])):

@@ -11,16 +11,22 @@ from cachelint.config import Settings
 from cachelint.diagnostics import INTERNAL_ERROR, Diagnostic
 
 if TYPE_CHECKING:
+    from cachelint.catalog import CatalogFolder
     from cachelint.config import ConfigResolver
 
 
 def finalize(
-    diagnostics: Sequence[Diagnostic], settings: Settings, cwd: Path, resolver: "ConfigResolver | None" = None
+    diagnostics: Sequence[Diagnostic],
+    settings: Settings,
+    cwd: Path,
+    resolver: "ConfigResolver | None" = None,
+    folder: "CatalogFolder | None" = None,
 ) -> list[Diagnostic]:
     """Selection (select / ignore / per-file-ignores), key-shaped strings masked
     (``cachelint.masking``), de-duplication and a stable order. With a
     ``resolver``, each finding is selected by the settings of the configuration closest to its
-    file; per-file-ignores patterns match the path relative to that configuration's folder."""
+    file; per-file-ignores patterns match the path relative to that configuration's folder.
+    ``folder``: where the catalog keeps the user's packs as JSON (the run's cache folder)."""
     memo: dict[str, tuple[set[str], list[tuple[str, set[str]]], Path]] = {}
 
     def selection(path: str) -> tuple[set[str], list[tuple[str, set[str]]], Path]:
@@ -32,7 +38,7 @@ def finalize(
 
     from cachelint.masking import masker
 
-    mask = masker(settings.pack_paths()).mask_diagnostic
+    mask = masker(settings.pack_paths(), folder).mask_diagnostic
     seen = set()
     out = []
     for d in diagnostics:

@@ -13,6 +13,7 @@ from cachelint.diagnostics import Diagnostic, internal_error
 from cachelint.discovery import InputFile, repository_root, root_fallbacks
 
 if TYPE_CHECKING:
+    from cachelint.textio import FileReader
     from cachelint.cache import ResultCache
 
 
@@ -45,23 +46,30 @@ def skills_cache_key(files: Sequence[InputFile], walked: Sequence[Path], setting
     return h.hexdigest()[:32]
 
 
-def apply_skill_suppressions(found: Sequence[Diagnostic], settings: Settings, cwd: Path) -> list[Diagnostic]:
+def apply_skill_suppressions(
+    found: Sequence[Diagnostic], settings: Settings, cwd: Path, reader: "FileReader | None" = None
+) -> list[Diagnostic]:
     """The inline suppressions of the Markdown and YAML files the skill findings are about."""
     if not found:
         return []
     from cachelint.catalog import rule_index
     from cachelint.suppressions import apply_text_file_suppressions
-    from cachelint.textio import read_text
+    from cachelint.textio import DISK
 
     def text_of(display: str) -> str | None:
-        source = read_text(cwd / display, display, settings.max_file_size)
+        source = (reader or DISK).read_text(cwd / display, display, settings.max_file_size)
         return None if isinstance(source, Diagnostic) else source.text
 
     return apply_text_file_suppressions(found, text_of, rule_index())
 
 
 def check_skills_cached(
-    files: Sequence[InputFile], paths: Sequence[str], settings: Settings, cwd: Path, cache: "ResultCache | None"
+    files: Sequence[InputFile],
+    paths: Sequence[str],
+    settings: Settings,
+    cwd: Path,
+    cache: "ResultCache | None",
+    reader: "FileReader | None" = None,
 ) -> list[Diagnostic]:
     checked = checked_folders(paths, cwd)
     key = skills_cache_key(files, checked, settings) if cache is not None else None
@@ -75,7 +83,7 @@ def check_skills_cached(
     from cachelint.skills import check_skills, is_timeout
 
     try:
-        found = check_skills(files, settings, cwd, checked)
+        found = check_skills(files, settings, cwd, checked, reader)
     except Exception as exc:  # pragma: no cover - defensive: a check bug must not kill the run
         return [internal_error(files[0].display, "in the skill checks", exc)]
     if key is not None and cache is not None and not any(is_timeout(d) for d in found):

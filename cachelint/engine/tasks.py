@@ -4,51 +4,18 @@ Each runs under the analysis deadline (``analysis-timeout``) and never raises.""
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from cachelint.config import Settings
 from cachelint.deadline import TimeLimitExceeded, deadline
 from cachelint.diagnostics import Diagnostic, internal_error, unreadable
 from cachelint.engine.imports import import_candidates, informative, notebook_code, summary_digest
 
-
-def summarizer() -> Callable[..., dict] | None:  # (display, text[, settings][, project_summaries=])
-    """``cachelint.code.summarize_module`` where the code checks provide it."""
-    import cachelint.code as code
-
-    return getattr(code, "summarize_module", None)
-
-
-@functools.lru_cache(maxsize=None)
-def _takes_summaries(check: Callable) -> bool:
-    import inspect
-
-    try:
-        return "project_summaries" in inspect.signature(check).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-@functools.lru_cache(maxsize=None)
-def _takes_settings(summarize: Callable) -> bool:
-    import inspect
-
-    try:
-        return "settings" in inspect.signature(summarize).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def run_check_module(
-    check: Callable, display: str, text: str, settings: Settings, project_summaries: dict[str, dict] | None
-) -> list[Diagnostic]:
-    if project_summaries and _takes_summaries(check):
-        return check(display, text, settings, project_summaries=project_summaries)
-    return check(display, text, settings)
+if TYPE_CHECKING:
+    from cachelint.textio import FileReader
 
 
 @dataclass(frozen=True)
@@ -61,20 +28,20 @@ class FactsTask:
     summarize: bool
     # the summaries of the project modules it imports (by dotted name), made before this one
     project_summaries: dict[str, dict] | None = None
+    reader: "FileReader | None" = None  # the bytes of stdin for the file it names (None: the disk)
 
 
 def collect_facts(task: FactsTask) -> dict | None:
     """Phase 1 for one file: identity and imports, and with ``task.summarize`` its summary. None
     when the file cannot be read (phase 2 reports it as CL001). Never raises."""
-    from cachelint.textio import decode, read_bytes
+    from cachelint.textio import DISK, decode
 
-    from cachelint.textio import identity
-
+    reader = task.reader or DISK
     p = Path(task.path)
-    stamp = identity(p)
+    stamp = reader.identity(p)
     if stamp is None:
         return None
-    data = read_bytes(p, task.display, task.settings.max_file_size)
+    data = reader.read_bytes(p, task.display, task.settings.max_file_size)
     if isinstance(data, Diagnostic):
         return None
     from cachelint import fileutil
@@ -98,19 +65,11 @@ def collect_facts(task: FactsTask) -> dict | None:
         return {**facts, "summary": None, "summary_digest": None}  # its check says why
     summary = None
     if not task.path.endswith(".ipynb"):  # a notebook is not importable: nothing to summarise
-        summarize = summarizer()
+        from cachelint.code import summarize_module
+
         try:
             with deadline(task.settings.analysis_timeout):
-                if summarize is None:
-                    result = None
-                elif task.project_summaries and _takes_summaries(summarize):
-                    result = summarize(
-                        task.display, source.text, task.settings, project_summaries=task.project_summaries
-                    )
-                elif _takes_settings(summarize):
-                    result = summarize(task.display, source.text, task.settings)
-                else:
-                    result = summarize(task.display, source.text)
+                result = summarize_module(task.display, source.text, task.settings, task.project_summaries)
             json.dumps(result, sort_keys=True)  # must be JSON-serialisable to be cached
             summary = result if isinstance(result, dict) else None
         except TimeLimitExceeded:
@@ -126,17 +85,22 @@ def collect_facts(task: FactsTask) -> dict | None:
 
 
 def analyze_python_file(
-    path: str, display: str, settings: Settings, project_summaries: dict[str, dict] | None = None
+    path: str,
+    display: str,
+    settings: Settings,
+    project_summaries: dict[str, dict] | None = None,
+    reader: "FileReader | None" = None,
 ) -> tuple[list[dict], str | None, int, int]:
     """Analyse one Python file; returns (diagnostic dicts, sha256, mtime_ns, size).
 
     Never raises: an unreadable file, a syntax error, a crash in a check or a timeout become CL001.
     """
-    from cachelint.textio import decode, identity, read_bytes
+    from cachelint.textio import DISK, decode
 
+    reader = reader or DISK
     p = Path(path)
-    mtime, size = identity(p) or (0, 0)
-    data = read_bytes(p, display, settings.max_file_size)
+    mtime, size = reader.identity(p) or (0, 0)
+    data = reader.read_bytes(p, display, settings.max_file_size)
     if isinstance(data, Diagnostic):
         return [data.to_dict()], None, mtime, size
     from cachelint import fileutil
@@ -156,7 +120,7 @@ def analyze_python_file(
 
     try:
         with deadline(settings.analysis_timeout):
-            diagnostics = run_check_module(check_module, display, source.text, settings, project_summaries)
+            diagnostics = check_module(display, source.text, settings, project_summaries)
     except TimeLimitExceeded:
         diagnostics = [
             unreadable(
@@ -182,10 +146,11 @@ class CheckTask:
     display: str
     settings: Settings
     project_summaries: dict[str, dict] | None
+    reader: "FileReader | None" = None  # the bytes of stdin for the file it names (None: the disk)
 
 
 def _check_task(task: CheckTask) -> tuple[list[dict], str | None, int, int]:
-    return analyze_python_file(task.path, task.display, task.settings, task.project_summaries)
+    return analyze_python_file(task.path, task.display, task.settings, task.project_summaries, task.reader)
 
 
 def _run_task(task: "FactsTask | CheckTask") -> Any:

@@ -9,7 +9,7 @@ import queue
 import signal
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.config import Settings
 from cachelint.deadline import deadline
@@ -136,6 +136,27 @@ class Workers:
             self._pool.terminate()
             self._pool.join()
             self._pool = None
+
+
+def map_in_pool(work: Callable[[list[Any]], list[Any]], items: Sequence[Any], jobs: int | None) -> list[Any]:
+    """``work`` over ``items`` in a pool of workers, in batches (``work`` takes a batch and returns
+    one result per item): the results in the order of ``items``, None for the items of a batch
+    whose worker died."""
+    workers = Workers(jobs)
+    out: list[Any] = [None] * len(items)
+    try:
+        workers.use_pool()
+        size = max(1, min(16, len(items) // (workers.jobs * 4)))
+        for start in range(0, len(items), size):
+            workers.submit(work, start, list(items[start : start + size]))
+        while workers.in_flight:
+            start, results = workers.next_result()
+            out[start : start + len(results)] = results
+    except BaseException:
+        workers.abort()
+        raise
+    workers.close()
+    return out
 
 
 def prepare_checks(settings: Settings) -> Callable[[], None]:

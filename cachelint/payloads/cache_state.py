@@ -9,7 +9,8 @@ from typing import Any
 from cachelint.payloads.context import CheckContext
 from cachelint.payloads.limits import ProviderLimits, limits_for
 from cachelint.payloads.model import Request, Session
-from cachelint.payloads.usage import CacheUsage, usage_of
+from cachelint.payloads.cache_usage import CacheUsage
+from cachelint.payloads.usage import usage_of
 
 # ``write-never-read-min-requests``: requests with usage a session needs before "never" means anything
 DEFAULT_MIN_REQUESTS = 3

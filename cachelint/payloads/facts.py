@@ -17,7 +17,7 @@ from array import array
 from datetime import datetime, timedelta
 from typing import Any, Iterator, Mapping, NamedTuple
 
-from cachelint.payloads.usage import CacheUsage
+from cachelint.payloads.cache_usage import CacheUsage
 
 
 class RequestFacts(NamedTuple):

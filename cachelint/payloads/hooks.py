@@ -1,133 +1,141 @@
-"""The hooks of the payload rules (CL3xx): which rule modules there are, and which of their checks
-the pipeline calls where.
+"""The payload rules (CL3xx) as the audit calls them: their declarations
+(``cachelint.rules.declarations.PayloadRule``, one per module of ``cachelint/rules/payloads/``),
+grouped by hook and by what lets the pipeline skip a call, and the one place where a rule's
+exception becomes a finding (``run_checks``).
 
-A rule is a module ``cachelint/rules/payloads/cl<code>_<name>.py`` (e.g. ``cl301_tools_changed.py``)
-that defines any of::
-
-    def check_request(req: Request, ctx: CheckContext) -> Iterable[Diagnostic]        # every request
-    def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]
-                                                 # every consecutive pair of a session; ctx.diff is set
-    def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]   # once, at its end
-    def check_run_end(ctx: CheckContext) -> Iterable[Diagnostic]    # once, after every session closed
-
-Adding a check = creating the file: modules are discovered and run in name order (= code order).
-Checks are pure functions of their arguments: no module state, no I/O beyond ``ctx.packs``; the
-few that judge across calls keep what they need in the run's state (``ctx.state(key, make)``).
-Their context (``CheckContext``, immutable) and ``at_request(...)``, which builds a Diagnostic
-located at a request, are in ``cachelint.payloads.context``.
-
-Two optional module flags let the pipeline skip a check where it cannot find anything (most pairs
-of a long log only append to the history; calling a dozen checks that return nothing is most of a
-quiet pair's cost):
-
-- ``PAIR_NEEDS_CHANGE = True``: ``check_pair`` reports only when ``ctx.diff`` shows a changed tier
-  (not a history that only grew) or a changed setting, or when the two requests' ``settings``
-  differ. It is not called for a pair whose prefix held byte for byte with equal settings.
-- ``REQUEST_FIRST_ONLY = True``: ``check_request`` reports only on the first request of a
-  session (``index_in_session == 0``); it is not called for the others.
-
-A request the provider rejected (HTTP 4xx/5xx) is in no session and cost nothing: only the request
-checks of modules flagged ``REJECTED_REQUESTS = True`` run on it, those that can say why it was
-rejected (CL305: the cache markers the API refuses); ``req.failed`` holds the provider's answer.
-
-``FIDELITY`` says what a check needs of a request (``cachelint.payloads.model.FIDELITIES``):
-``"wire"`` (the default: bytes, key order, cache markers as sent), ``"content"`` (the prompt's
-content, as observability exports re-encode it) or ``"usage"`` (the usage of each call, as Claude
-Code transcripts keep it). A request read from a log of lower fidelity is not given to the check
-(``checks_for``), and the audit's summary names the checks that did not run.
+Which rules run (``payload_rules``): those the selection enables, and every rule whose findings
+report prefix breaks (``reports_prefix_break``) whatever the selection: the summary leaves out a
+break whose findings were all left out, so it needs them to know which breaks those are.
 """
 
 from __future__ import annotations
 
 import functools
-from types import ModuleType
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from cachelint.diagnostics import Diagnostic
-from cachelint.payloads.context import CheckContext
-from cachelint.payloads.model import Request
-
-CheckPair = Callable[[Request, Request, CheckContext], Iterable[Diagnostic]]
+from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.rules import rule_failed
+from cachelint.rules.declarations import PayloadRule
 
 
-@functools.lru_cache(maxsize=1)
-def check_modules() -> tuple[ModuleType, ...]:
-    """Every payload rule module (``cachelint/rules/payloads/cl3NN_*.py``), in code order."""
-    from cachelint.rules import modules
+@dataclass(frozen=True)
+class RuleCheck:
+    """One hook of one rule: what the pipeline calls, and the rule it reports a crash of."""
 
-    return modules("payloads")
+    rule: PayloadRule
+    call: Callable[..., Iterable[Diagnostic]]
 
 
 @functools.lru_cache(maxsize=1)
-def request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
-    return tuple(m.check_request for m in check_modules() if hasattr(m, "check_request"))
+def declared_rules() -> tuple[PayloadRule, ...]:
+    """Every payload rule, in code order."""
+    from cachelint.rules import declared
+
+    return declared("payloads")
+
+
+@functools.lru_cache(maxsize=8)
+def payload_rules(enabled: frozenset[str] | None = None) -> tuple[PayloadRule, ...]:
+    """The rules an audit runs: all of them (``enabled`` None), or those whose code is in
+    ``enabled`` and those that report prefix breaks (see the module's docstring)."""
+    rules = declared_rules()
+    if enabled is None:
+        return rules
+    return tuple(r for r in rules if r.code in enabled or r.reports_prefix_break)
 
 
 @functools.lru_cache(maxsize=1)
-def pair_checks() -> tuple[CheckPair, ...]:
-    return tuple(m.check_pair for m in check_modules() if hasattr(m, "check_pair"))
+def prefix_break_codes() -> frozenset[str]:
+    """The codes whose findings report a break of the prefix the pair diff found."""
+    return frozenset(r.code for r in declared_rules() if r.reports_prefix_break)
 
 
 @functools.lru_cache(maxsize=1)
-def change_only_pair_checks() -> tuple[CheckPair, ...]:
-    """The pair checks of modules flagged ``PAIR_NEEDS_CHANGE``: nothing to say on a quiet pair."""
-    return tuple(
-        m.check_pair for m in check_modules() if hasattr(m, "check_pair") and getattr(m, "PAIR_NEEDS_CHANGE", False)
-    )
+def lost_cache_codes() -> frozenset[str]:
+    """The codes whose findings mean the cache could not serve what the previous request left."""
+    return frozenset(r.code for r in declared_rules() if r.reports_lost_cache)
 
 
-@functools.lru_cache(maxsize=1)
-def first_only_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
-    """The request checks of modules flagged ``REQUEST_FIRST_ONLY``: nothing to say after the
-    first request of a session."""
-    return tuple(
-        m.check_request
-        for m in check_modules()
-        if hasattr(m, "check_request") and getattr(m, "REQUEST_FIRST_ONLY", False)
-    )
+def _hooks(rules: Iterable[PayloadRule], hook: str, flag: str | None = None) -> tuple[RuleCheck, ...]:
+    out = []
+    for rule in rules:
+        call = getattr(rule, hook)
+        if call is not None and (flag is None or getattr(rule, flag)):
+            out.append(RuleCheck(rule, call))
+    return tuple(out)
 
 
-@functools.lru_cache(maxsize=1)
-def rejected_request_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
-    """The request checks of modules flagged ``REJECTED_REQUESTS``: run on a request the provider
+@functools.lru_cache(maxsize=8)
+def request_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    return _hooks(payload_rules(enabled), "check_request")
+
+
+@functools.lru_cache(maxsize=8)
+def pair_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    return _hooks(payload_rules(enabled), "check_pair")
+
+
+@functools.lru_cache(maxsize=8)
+def change_only_pair_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    """The pair checks of rules declared ``pair_needs_change``: nothing to say on a quiet pair."""
+    return _hooks(payload_rules(enabled), "check_pair", "pair_needs_change")
+
+
+@functools.lru_cache(maxsize=8)
+def first_only_request_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    """The request checks of rules declared ``request_first_only``: nothing to say after the first
+    request of a session."""
+    return _hooks(payload_rules(enabled), "check_request", "request_first_only")
+
+
+@functools.lru_cache(maxsize=8)
+def rejected_request_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    """The request checks of rules declared ``rejected_requests``: run on a request the provider
     rejected, to say why."""
-    return tuple(
-        m.check_request
-        for m in check_modules()
-        if hasattr(m, "check_request") and getattr(m, "REJECTED_REQUESTS", False)
-    )
+    return _hooks(payload_rules(enabled), "check_request", "rejected_requests")
 
 
-@functools.lru_cache(maxsize=1)
-def session_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
-    return tuple(m.check_session for m in check_modules() if hasattr(m, "check_session"))
+@functools.lru_cache(maxsize=8)
+def session_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    return _hooks(payload_rules(enabled), "check_session")
 
 
-def needs(module: ModuleType) -> str:
-    """The fidelity a check module needs (``FIDELITY``, default ``wire``)."""
-    return str(getattr(module, "FIDELITY", "wire"))
+@functools.lru_cache(maxsize=8)
+def run_end_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    """Checks that judge the whole run (what several sessions share), called once at its end."""
+    return _hooks(payload_rules(enabled), "check_run_end")
 
 
 @functools.lru_cache(maxsize=8)
 def skipped_at(fidelity: str) -> tuple[str, ...]:
-    """The codes of the checks that do not run on requests of ``fidelity``."""
+    """The codes of the rules that do not run on requests of ``fidelity``."""
     from cachelint.payloads.model import FIDELITIES
 
     level = FIDELITIES.index(fidelity)
-    return tuple(
-        sorted(
-            {m.__name__.rsplit(".", 1)[-1][:5].upper() for m in check_modules() if FIDELITIES.index(needs(m)) < level}
-        )
-    )
+    return tuple(sorted(r.code for r in declared_rules() if FIDELITIES.index(r.fidelity) < level))
 
 
-def checks_for(fidelity: str, checks: tuple[Callable[..., Any], ...]) -> tuple[Callable[..., Any], ...]:
+def checks_for(fidelity: str, checks: tuple[RuleCheck, ...]) -> tuple[RuleCheck, ...]:
     """The checks of ``checks`` that can judge a request of ``fidelity``."""
     skipped = set(skipped_at(fidelity))
-    return tuple(c for c in checks if c.__module__.rsplit(".", 1)[-1][:5].upper() not in skipped)
+    return tuple(c for c in checks if c.rule.code not in skipped)
 
 
-@functools.lru_cache(maxsize=1)
-def run_end_checks() -> tuple[Callable[..., Iterable[Diagnostic]], ...]:
-    """Checks that judge the whole run (what several sessions share), called once at its end."""
-    return tuple(m.check_run_end for m in check_modules() if hasattr(m, "check_run_end"))
+def run_checks(out: list[Diagnostic], checks: tuple[RuleCheck, ...], origin: Any, args: tuple[Any, ...]) -> None:
+    """Run each check; a bug in one becomes a CL003 at the request naming the rule, instead of
+    ending the audit (a request nested past the interpreter's limit stays the input's CL001).
+    Most checks return an empty tuple or list: nothing is copied then."""
+    for check in checks:
+        try:
+            found = check.call(*args)
+            if found:
+                out.extend(found if type(found) in (list, tuple) else list(found))
+        except RecursionError:
+            if origin is not None:
+                out.append(
+                    unreadable(origin.path, "too deeply nested to check", line=origin.line, record=origin.record)
+                )
+        except Exception as exc:  # noqa: BLE001 - any check bug
+            if origin is not None:
+                out.append(rule_failed(check.rule.code, origin.path, exc, line=origin.line, record=origin.record))

@@ -221,7 +221,7 @@ class Request:
     ``host``: the URL's host when it is not the provider's own API (a compatible API such as
     Groq or Ollama, a gateway), for reports; None otherwise.
     ``response_marks``: byte strings a request carrying this response on repeats (its tool call
-    and item ids, the start of its text; ``providers.response_marks``): evidence, for grouping,
+    and item ids, the start of its text: its provider's ``response_marks``): evidence, for grouping,
     that a later request continues this one.
     ``failed``: for a request the provider rejected (HTTP 4xx/5xx), a ``Failure`` (status and the
     provider's error message); such a request takes part in request checks only.

@@ -3,15 +3,16 @@
 *map* (worker processes): a task reads the lines of a plain JSONL log that start in one byte
 range (or the whole of a gzipped one: gzip has no random access), and turns each record into a
 Request with the serial code itself: the reader, the reuse decoder, the provider adapters
-(``audit.build_request``). It returns the requests, the reader's findings and the records no
-adapter took, in file order, numbered from the start of the range, with the few record fields the
-sessions read.
+(``records.RequestBuilder``, as the pipeline's). It returns the requests, the reader's findings
+and the records no adapter took, in file order, numbered from the start of the range, with the few
+record fields the sessions read.
 
 *group* and *reduce* (this process): the results are taken in file order; their line and record
 numbers are moved by the counts of the ranges before them; every request then goes through the
-serial pipeline unchanged: grouping into sessions, prefix diff, checks, ledger, summary. So the
-findings and the summary are those of one process, byte for byte, whatever the number of workers
-and the size of the ranges (tests/payloads/test_parallel.py).
+run's ``AuditPipeline`` unchanged (``take_request``, ``take_skipped``…): grouping into sessions,
+prefix diff, checks, ledger, summary. So the findings and the summary are those of one process,
+byte for byte, whatever the number of workers and the size of the ranges
+(tests/payloads/test_parallel.py).
 
 Only plain JSONL logs read by the generic reader are mapped; HAR, JSON, cassettes, log formats
 and side files are read in this process, in their turn. A run whose JSONL logs add up to less than
@@ -27,10 +28,13 @@ import zlib
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, Sequence, cast
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, cast
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.model import Origin, Record
+
+if TYPE_CHECKING:
+    from cachelint.payloads.pipeline import AuditPipeline
 
 # Bytes of a JSONL log per map task. Large enough that a range's first lines, decoded without the
 # reuse of the lines before them, cost well under 1% of its work; small enough that a 250 MB log
@@ -81,7 +85,7 @@ class ChunkFacts:
 @dataclass(frozen=True)
 class MapConfig:
     """Everything a worker needs to map (picklable: it travels to Dask workers): the packs the
-    reader and the adapters are built from, the read limits and two options."""
+    reader and the request builder are built from, the read limits and two options."""
 
     packs: tuple[tuple[str, tuple[Any, ...]], ...]
     limits: Any
@@ -118,14 +122,14 @@ def _state(config: MapConfig) -> _MapState:
     found = _STATES.get(config.token)
     if found is None:
         from cachelint.payloads import jsonio
-        from cachelint.payloads.providers import ProviderRules
+        from cachelint.payloads.endpoints import EndpointRules
         from cachelint.payloads.secrets import Redactor
         from cachelint.payloads.sessions import SessionKeys
 
         packs = dict(config.packs)
         found = _STATES[config.token] = _MapState(
             redactor=Redactor.from_packs(list(packs["payloads-secrets"])),
-            rules=ProviderRules.from_packs(list(packs["payloads-providers"])),
+            rules=EndpointRules.from_packs(list(packs["payloads-providers"])),
             keys=SessionKeys.from_packs(list(packs["payloads-session-keys"])),
             limits=config.limits,
             range_limits=replace(config.limits, max_records=sys.maxsize),
@@ -181,7 +185,7 @@ class _RangeReader:
         return piece
 
     def _count(self, piece: bytes, limit: int) -> None:
-        # as readers._read_jsonl: it reads ``max-record-size + 1`` bytes of a line
+        # as readers.read_lines: it reads ``max-record-size + 1`` bytes of a line
         if 0 <= limit - 1 < len(piece) and not piece.endswith(b"\n"):
             self.records += 1  # over the limit: a CL001 with a record number of its own
             return
@@ -200,9 +204,8 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     ``line_base``: the lines of the file before the range, when they are known (the driver maps
     a range again itself when the file's line limit falls in it): the events are then numbered
     as in the file and the limit is applied."""
-    from cachelint.payloads.audit import build_request, unread_facts
-    from cachelint.payloads.providers import BlockCache
-    from cachelint.payloads.readers import _compressed_bytes, _open, _read_jsonl
+    from cachelint.payloads.readers import compressed_bytes, open_log, read_lines
+    from cachelint.payloads.records import RequestBuilder
     from cachelint.payloads.reuse import LineReuse
 
     state = _state(config)
@@ -210,7 +213,7 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
     display = task.display
     try:
         if task.whole:
-            handle, raw = _open(Path(task.path))
+            handle, raw = open_log(Path(task.path))
             reader = None
         else:
             out.pad = line_base if line_base is not None else (1 if task.start > 0 else 0)
@@ -223,22 +226,23 @@ def map_chunk(config: MapConfig, task: MapTask, line_base: int | None = None) ->
         out.events.append((_FILE_DIAG, unreadable(display, f"cannot read file: {exc.strerror or exc}")))
         return out
     limits = state.limits if task.whole or line_base is not None else state.range_limits
-    cache = BlockCache()  # one a task: the results do not depend on which worker ran what
+    # a cache of blocks of its own a task: the results do not depend on which worker ran what
+    builder = RequestBuilder(state.rules, state.time_field)
     events = out.events
     keys = state.keys
     try:
-        items = _read_jsonl(
-            handle, display, state.redactor, limits, LineReuse() if state.reuse else None, _compressed_bytes(handle)
+        items = read_lines(
+            handle, display, state.redactor, limits, LineReuse() if state.reuse else None, compressed_bytes(handle)
         )
         for item in items:
             if isinstance(item, Diagnostic):
                 events.append((_DIAG, item))
                 continue
-            item, req = build_request(item, state.rules, cache, state.time_field)
+            item, req = builder.build(item)
             if isinstance(req, Diagnostic):
                 events.append((_RECORD_DIAG, req))
             elif req is None:
-                events.append((_SKIPPED, item.origin, *unread_facts(item, state.rules)))
+                events.append((_SKIPPED, item.origin, *builder.unread(item)))
             else:
                 events.append((_REQUEST, req, _evidence(item, keys)))
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
@@ -292,16 +296,16 @@ def default_jobs() -> int:
 def plan_tasks(path: Path, display: str, chunk_bytes: int) -> list[MapTask] | None:
     """The map tasks of one log the generic JSONL reader reads, or None when the file is read in
     the driver (it cannot be opened, or does not look like a log: ``read_log`` says why)."""
-    from cachelint.payloads.readers import _glance, _open
+    from cachelint.payloads.readers import glance, open_log
     from cachelint.payloads.shapes import not_a_log
 
     try:
-        handle, raw = _open(path)
+        handle, raw = open_log(path)
     except OSError:
         return None
     with raw, handle:
         try:
-            if not_a_log(display, _glance(handle)) is not None:
+            if not_a_log(display, glance(handle)) is not None:
                 return None
             size = os.fstat(raw.fileno()).st_size
         except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
@@ -422,14 +426,12 @@ class ParallelFeed:
         """Whether the map read ``display`` (the first time a run names it)."""
         return display in self.tasks and display not in self._done
 
-    def audit_file(self, run: Any, display: str) -> None:
-        """As ``audit._audit_file``, from the map's results: every event renumbered, then through
-        the pipeline."""
-        from cachelint.payloads import audit
-
+    def audit_file(self, pipeline: AuditPipeline, display: str) -> None:
+        """As ``AuditPipeline.read_file``, from the map's results: every event renumbered, then
+        through the pipeline."""
         self._done.add(display)
-        limits = audit._limits(run.settings)
-        before = run.records
+        limits = pipeline.limits
+        before = pipeline.records
         line_base = record_base = 0
         stopped = False
         for task in self.tasks[display]:
@@ -439,44 +441,35 @@ class ParallelFeed:
             if not task.whole and line_base + facts.lines > limits.max_records:
                 facts = map_chunk(self.config, task, line_base=line_base)  # the limit falls here
                 stopped = True
-            _apply(run, facts, line_base - facts.pad, record_base)
+            _apply(pipeline, facts, line_base - facts.pad, record_base)
             line_base += facts.lines
             record_base += facts.records
-            if run.progress is not None:
-                run.progress.records_seen(run.records, task.end)
-        if run.records > before:
-            run.format_counts["jsonl"] = run.format_counts.get("jsonl", 0) + 1
-        else:
-            run.files_without_records += 1
-        run.diagnostics.extend(run.formats.file_done(display))
+            if pipeline.progress is not None:
+                pipeline.progress.records_seen(pipeline.records, task.end)
+        pipeline.file_done(display, "jsonl", pipeline.records > before)
 
     def close(self) -> None:
         self.engine.close()
 
 
-def _apply(run: Any, facts: ChunkFacts, line_shift: int, record_base: int) -> None:
-    from cachelint.payloads.audit import _audit_built, _note_skipped
-
+def _apply(pipeline: AuditPipeline, facts: ChunkFacts, line_shift: int, record_base: int) -> None:
     def moved(origin: Origin) -> Origin:
         return Origin(origin.path, origin.line + line_shift, origin.record + record_base, origin.entry)
 
     for event in facts.events:
         kind = event[0]
         if kind == _FILE_DIAG:
-            run.diagnostics.append(event[1])
-            continue
-        if kind == _DIAG:
-            run.diagnostics.append(_moved_diagnostic(event[1], line_shift, record_base))
-            continue
-        run.records += 1
-        if kind == _REQUEST:
+            pipeline.take_diagnostic(event[1])
+        elif kind == _DIAG:
+            pipeline.take_diagnostic(_moved_diagnostic(event[1], line_shift, record_base))
+        elif kind == _REQUEST:
             req, record = event[1], event[2]
             req.origin = record.origin = moved(record.origin)
-            _audit_built(run, req, record)
+            pipeline.take_request(req, record)
         elif kind == _SKIPPED:
-            _note_skipped(run, moved(event[1]), event[2], event[3])
+            pipeline.take_skipped(moved(event[1]), event[2], event[3])
         else:
-            run.diagnostics.append(_moved_diagnostic(event[1], line_shift, record_base))
+            pipeline.take_record_problem(_moved_diagnostic(event[1], line_shift, record_base))
 
 
 def _moved_diagnostic(d: Diagnostic, line_shift: int, record_base: int) -> Diagnostic:
@@ -487,14 +480,13 @@ def _moved_diagnostic(d: Diagnostic, line_shift: int, record_base: int) -> Diagn
     )
 
 
-def start_feed(run: Any, logs: Sequence[tuple[Path, str]]) -> ParallelFeed | None:
+def start_feed(pipeline: AuditPipeline, logs: Sequence[tuple[Path, str]]) -> ParallelFeed | None:
     """The feed for the JSONL logs of a run, or None when the run is audited in one process:
     one job, or less than one range of JSONL in all."""
     from cachelint.catalog import load_packs
-    from cachelint.payloads import audit
 
-    options = run.options
-    section = run.settings.section("audit")
+    options = pipeline.options
+    section = pipeline.settings.section("audit")
     engine_name = options.engine or "local"
     jobs = options.jobs or int(section.get("jobs", 0)) or default_jobs()
     if engine_name == "local" and jobs <= 1:
@@ -503,7 +495,7 @@ def start_feed(run: Any, logs: Sequence[tuple[Path, str]]) -> ParallelFeed | Non
     chosen: dict[str, Path] = {}
     total = 0
     for path, display in logs:
-        if display in run.formats.side or display in chosen or run.formats.format_of(display) != "jsonl":
+        if display in pipeline.formats.side or display in chosen or pipeline.formats.format_of(display) != "jsonl":
             continue
         try:
             total += os.stat(path).st_size
@@ -519,17 +511,17 @@ def start_feed(run: Any, logs: Sequence[tuple[Path, str]]) -> ParallelFeed | Non
             tasks[display] = planned
     if not tasks:
         return None
-    extra = run.settings.pack_paths()
+    extra = pipeline.settings.pack_paths()
     packs = {
         kind: load_packs(kind, extra) for kind in ("payloads-secrets", "payloads-providers", "payloads-session-keys")
     }
-    config = MapConfig.of(packs, audit._limits(run.settings), bool(options.incremental), run.time_field)
+    config = MapConfig.of(packs, pipeline.limits, bool(options.incremental), pipeline.time_field)
     # this process maps too (a range where a file's line limit falls): with the run's own objects,
     # which a forked worker inherits
     _STATES[config.token] = _MapState(
-        redactor=run.redactor,
-        rules=run.rules,
-        keys=run.grouper.keys,
+        redactor=pipeline.redactor,
+        rules=pipeline.rules,
+        keys=pipeline.grouper.keys,
         limits=config.limits,
         range_limits=replace(config.limits, max_records=sys.maxsize),
         reuse=_state_reuse(config),

@@ -13,7 +13,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from cachelint.payloads.usage import CacheUsage
+from cachelint.payloads.cache_usage import CacheUsage
 
 
 @dataclass(frozen=True)

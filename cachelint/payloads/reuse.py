@@ -32,7 +32,7 @@ from cachelint.payloads.trace import BuildTrace, KnownBlock, KnownRun
 RUN_KEYS = ("tools", "functions", "system")
 HISTORY_KEYS = ("messages", "input")
 # Where a request body sits in a JSONL record: a bare body, an envelope, an HTTP-shaped envelope,
-# an OpenAI Batch input line (cachelint.payloads.readers._records_from_value decides which).
+# an OpenAI Batch input line (cachelint.payloads.readers.records_from_value decides which).
 BODY_PATHS = ((), ("request",), ("request", "body"), ("body",))
 
 _WS = re.compile(rb"[ \t\r\n]*")

@@ -1,15 +1,9 @@
-"""What an input is when it is not a request log the readers understand.
-
-Two questions, asked only on the paths where the audit would otherwise say nothing useful:
-
-- ``not_a_log(name, head)``: a file given to ``cachelint audit`` whose first bytes are not JSON
-  (for the JSON formats) — Python, Markdown, TOML, HTML, a notebook… One CL001 naming what it looks
-  like, instead of one "not valid JSON" per line.
-- ``unread_shape(record)``: a record that no provider adapter took. Most are traffic that is not an
-  LLM call (telemetry, embeddings, uploads), skipped and counted; but some are LLM logs in a shape
-  the readers do not read (an observability export, an agent's transcript, responses without their
-  requests, a request body nested under other keys). Those are named and counted, so that an audit
-  that read nothing says what it saw.
+"""What an input file is when it is not a request log the readers understand, asked only where
+the audit would otherwise say nothing useful: ``not_a_log(name, head)``, a file given to
+``cachelint audit`` whose first bytes are not JSON (for the JSON formats) — Python, Markdown, TOML,
+HTML, a notebook… One CL001 naming what it looks like, instead of one "not valid JSON" per line;
+``not_a_cassette(doc)``, a YAML document that is not a VCR cassette. What a *record* is when no
+reader or provider took it: ``cachelint.payloads.formats.unread``.
 """
 
 from __future__ import annotations
@@ -99,103 +93,3 @@ def not_a_cassette(doc: Any) -> str:
     else:
         what = f"a YAML {type(doc).__name__}"
     return f"not a request log: {what}, not a VCR cassette (a cassette has an 'interactions' list; see docs/audit.md)"
-
-
-def unread_shape(request: Any, response: Any = None) -> str | None:
-    """The name of the LLM log shape a record has when no provider adapter took it, or None for
-    traffic that is not an LLM call. ``request``: the record's body; ``response``: its response."""
-    if request is None:
-        if isinstance(response, Mapping) and _is_response(response.get("body")):
-            return "OpenAI Batch output (responses only, without their requests)"
-        return None
-    if not isinstance(request, Mapping):
-        return None
-    from cachelint.payloads.formats import _registry
-
-    fmt = _registry.match(dict(request))
-    if fmt is not None:  # a log format cachelint reads, met inside a file read as another
-        return f"{fmt.title} (audit it with --input-format {fmt.name})"
-    kind = request.get("type")
-    if (
-        kind in ("user", "assistant", "summary", "system")
-        and isinstance(request.get("message"), Mapping)
-        and ("sessionId" in request or "uuid" in request or "parentUuid" in request)
-    ):
-        return "Claude Code transcript (the conversation, not the requests sent)"
-    if kind in ("session_meta", "response_item", "event_msg", "turn_context", "compacted") and "payload" in request:
-        return "Codex CLI rollout (the conversation, not the requests sent)"
-    if "resourceSpans" in request or "scopeSpans" in request:
-        return "OpenTelemetry traces (OTLP JSON)"
-    attributes = _attribute_keys(request.get("attributes"))
-    if any(k.startswith("gen_ai.") for k in attributes):
-        return "OpenTelemetry GenAI span"
-    if any(k.startswith(("llm.", "openinference.")) for k in attributes):
-        return "OpenInference span"
-    if "run_type" in request and ("inputs" in request or "outputs" in request):
-        return "LangSmith run"
-    if str(kind).upper() == "GENERATION" or (
-        "observations" in request and isinstance(request.get("observations"), list)
-    ):
-        return "Langfuse export"
-    if "op_name" in request and "inputs" in request:
-        return "W&B Weave call"
-    if "custom_id" in request and isinstance(request.get("result"), Mapping):
-        return "Anthropic Message Batches result (responses only, without their requests)"
-    if _is_response(request):
-        return "a response body without its request"
-    nested = _nested_request(request, 0, "")
-    if nested:
-        where, as_text = nested
-        return f"a request body nested under '{where}'" + (" (as a JSON string)" if as_text else "")
-    return None
-
-
-def _attribute_keys(attributes: Any) -> list[str]:
-    if isinstance(attributes, Mapping):
-        return [str(k) for k in attributes]
-    if isinstance(attributes, list):  # OTLP: [{"key": ..., "value": {...}}]
-        return [str(a.get("key")) for a in attributes[:200] if isinstance(a, Mapping)]
-    return []
-
-
-def _is_response(value: Any) -> bool:
-    if not isinstance(value, Mapping):
-        return False
-    if value.get("type") == "message" and value.get("role") == "assistant" and "content" in value:
-        return True  # Anthropic Messages
-    if value.get("object") in ("chat.completion", "chat.completion.chunk", "response"):
-        return True  # OpenAI Chat Completions, Responses
-    return "candidates" in value and "usageMetadata" in value  # Gemini
-
-
-def _looks_like_body(value: Mapping[str, Any]) -> bool:
-    """A request body as the provider adapters read one: a model and messages, contents or input."""
-    if isinstance(value.get("contents"), list):
-        return True
-    return "model" in value and (isinstance(value.get("messages"), list) or "input" in value)
-
-
-def _nested_request(
-    value: Mapping[str, Any], depth: int, path: str, budget: list[int] | None = None
-) -> tuple[str, bool] | None:
-    """(dotted path, held as a JSON string) of a request body inside ``value`` (at most three
-    levels down, at most 500 values looked at: a skipped record costs little however wide it is),
-    or None."""
-    budget = budget if budget is not None else [500]
-    if depth > 3:
-        return None
-    for key in list(value)[:50]:
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        child = value[key]
-        where = f"{path}.{key}" if path else str(key)
-        if isinstance(child, Mapping):
-            if _looks_like_body(child):
-                return where, False
-            found = _nested_request(child, depth + 1, where, budget)
-            if found:
-                return found
-        elif isinstance(child, str) and depth < 2 and child[:1] == "{" and '"model"' in child[:4096]:
-            return where, True
-    return None

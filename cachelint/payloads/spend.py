@@ -20,9 +20,6 @@ from cachelint.payloads.model import PrefixDiff, Request, Session, seconds_betwe
 from cachelint.payloads.pricing import BreakCost, PriceTable, break_cost_estimate, break_cost_from_usage
 from cachelint.payloads.usage import miss_reason, reason_agrees, usage_of
 
-# Findings that mean the cache could not serve what the previous request left in it.
-BREAK_CODES = ("CL301", "CL302", "CL303", "CL304", "CL306", "CL308", "CL309", "CL311")
-
 
 def marked_end(req: Request) -> int:
     """End byte of the last block carrying a breakpoint (a marker inside a message caches the
@@ -113,9 +110,12 @@ class UsageLedger:
     def summary(self, diagnostics: Sequence[Diagnostic] = (), timeline: bool = True) -> dict[str, Any]:
         """Per session and in total: tokens, hit rate, money, what the breaks cost, the provider's
         verdicts, the TTL advice; with ``timeline``, one entry per request as well."""
+        from cachelint.payloads.hooks import lost_cache_codes
+
         breaks_at: dict[tuple[str, int], list[str]] = {}
+        lost_cache = lost_cache_codes()  # findings that say the cache could not serve the previous prefix
         for d in diagnostics:
-            if d.code in BREAK_CODES and d.record is not None and (d.details or {}).get("cached_lost") is not False:
+            if d.code in lost_cache and d.record is not None and (d.details or {}).get("cached_lost") is not False:
                 # a change that lost nothing cached (past the last breakpoint, or after the cache
                 # had expired anyway) costs nothing: what the request wrote is not its doing
                 breaks_at.setdefault((d.path, d.record), []).append(d.code)

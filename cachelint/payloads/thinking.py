@@ -18,12 +18,12 @@ from typing import Any, Mapping
 from cachelint.payloads.diff import common_prefix_blocks
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import Block, Request
+from cachelint.payloads.providers.registry import provider
 
 # Blocks are compact JSON with the keys as sent: a thinking block's type reads exactly so (the
 # same text inside a string would have its quotes escaped). Bedrock Converse sends them as
 # ``reasoningContent`` parts and tool results as ``toolResult`` parts.
 _THINKING_TYPES = (b'"type":"thinking"', b'"type":"redacted_thinking"', b'"reasoningContent":')
-_PROVIDERS = ("anthropic", "bedrock-converse")  # Claude on Bedrock: the model's own behaviour
 
 
 def thinking_on(req: Request) -> bool:
@@ -41,7 +41,8 @@ def stripped_from(prev: Request, cur: Request, limits: Limits) -> int | None:
     results) and with those after it (a tool loop keeps them). ``prev`` cached the thinking blocks
     after its last user turn; when ``cur`` brings a new user turn they are rendered no more, and
     the cache breaks at the first of them."""
-    if cur.provider not in _PROVIDERS or not thinking_on(cur) or not cur.messages:
+    declared = provider(cur.provider)
+    if declared is None or not declared.thinking_blocks or not thinking_on(cur) or not cur.messages:
         return None
     kept = len(prev.messages)
     if len(cur.messages) <= kept or common_prefix_blocks(prev.messages, cur.messages) < kept:

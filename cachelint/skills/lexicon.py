@@ -257,13 +257,14 @@ def build_lexicon(packs: Sequence[Mapping[str, Any]], extra: Mapping[str, Any]) 
 
 
 @functools.lru_cache(maxsize=8)
-def _cached_lexicon(pack_paths: tuple[str, ...], extra_key: str) -> Lexicon:
+def _cached_lexicon(pack_paths: tuple[str, ...], extra_key: str, folder: Any = None) -> Lexicon:
     import json
 
-    return build_lexicon(load_packs(PACK_KIND, pack_paths), json.loads(extra_key))
+    return build_lexicon(load_packs(PACK_KIND, pack_paths, folder), json.loads(extra_key))
 
 
-def load_lexicon(pack_paths: Sequence[str], extra: Mapping[str, Any]) -> Lexicon:
+def load_lexicon(pack_paths: Sequence[str], extra: Mapping[str, Any], folder: Any = None) -> Lexicon:
+    """``folder``: where the catalog keeps the user's packs as JSON (``cachelint.catalog.load_packs``)."""
     import json
 
-    return _cached_lexicon(tuple(pack_paths), json.dumps(dict(extra), sort_keys=True))
+    return _cached_lexicon(tuple(pack_paths), json.dumps(dict(extra), sort_keys=True), folder)

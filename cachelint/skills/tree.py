@@ -28,7 +28,7 @@ from cachelint.discovery import (
     walk,
 )
 from cachelint.skills.frontmatter import FrontMatter, parse_front_matter
-from cachelint.textio import read_text
+from cachelint.textio import DISK, FileReader
 
 if TYPE_CHECKING:
     from cachelint.config import Settings
@@ -175,20 +175,24 @@ def _is_skill_input(path: Path, explicit: bool) -> bool:
     return path.name == SKILL_FILE or path.suffix.lower() in INDEX_SUFFIXES
 
 
-def read_skill(path: Path, display: str, max_size: int) -> Skill | Diagnostic:
-    source = read_text(path, display, max_size)
+def read_skill(path: Path, display: str, max_size: int, reader: FileReader = DISK) -> Skill | Diagnostic:
+    source = reader.read_text(path, display, max_size)
     if isinstance(source, Diagnostic):
         return source
     return Skill(path, display, parse_front_matter(source.text))
 
 
 def tree_builders(
-    files: Sequence[InputFile], settings: "Settings", cwd: Path, checked: Sequence[Path] = ()
+    files: Sequence[InputFile],
+    settings: "Settings",
+    cwd: Path,
+    checked: Sequence[Path] = (),
+    reader: FileReader = DISK,
 ) -> list[tuple[list[InputFile], Callable[[], SkillTree]]]:
     """(the given files of a tree, what builds the tree) per repository root, in root order: the
     caller builds each tree within its time bound (building walks and reads the tree).
     ``checked``: the folders named on the command line (resolved), roots of the files outside any
-    git repository and outside the configuration's root."""
+    git repository and outside the configuration's root. ``reader``: how the run reads its inputs."""
     by_root: dict[Path, list[InputFile]] = {}
     root_cache: dict[Path, Path] = {}
     git_roots: dict[Path, Path | None] = {}
@@ -199,7 +203,8 @@ def tree_builders(
             root_cache[parent] = repository_root(f.path, fallbacks, git_roots)
         by_root.setdefault(root_cache[parent], []).append(f)
     return [
-        (by_root[root], functools.partial(build_tree, root, by_root[root], settings, cwd)) for root in sorted(by_root)
+        (by_root[root], functools.partial(build_tree, root, by_root[root], settings, cwd, reader))
+        for root in sorted(by_root)
     ]
 
 
@@ -224,7 +229,9 @@ def _covers_root(given: Sequence[InputFile], root: Path, _max: int) -> bool:
     return True
 
 
-def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd: Path) -> SkillTree:
+def build_tree(
+    root: Path, given: Sequence[InputFile], settings: "Settings", cwd: Path, reader: FileReader = DISK
+) -> SkillTree:
     skill_dirs: list[Path] = []
 
     def accept(path: Path, explicit: bool) -> bool:
@@ -263,7 +270,7 @@ def build_tree(root: Path, given: Sequence[InputFile], settings: "Settings", cwd
                 if path in tree.given:
                     tree.problems.append(unreadable(f.display, "SKILL.md is a directory, expected a file"))
                 continue
-            skill = read_skill(path, f.display, settings.max_file_size)
+            skill = read_skill(path, f.display, settings.max_file_size, reader)
             if isinstance(skill, Diagnostic):
                 if path in tree.given:
                     tree.problems.append(skill)

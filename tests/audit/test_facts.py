@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cachelint.payloads.facts import FactTable, RequestFacts
-from cachelint.payloads.usage import CacheUsage
+from cachelint.payloads.cache_usage import CacheUsage
 
 NUMBERS = st.integers(min_value=0, max_value=2**70)
 TIMES = st.one_of(

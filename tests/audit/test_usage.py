@@ -10,7 +10,8 @@ import json
 import pytest
 
 from cachelint.payloads.pricing import PriceTable, break_cost_estimate, break_cost_from_usage
-from cachelint.payloads.usage import CacheUsage, miss_reason, read_usage, reason_agrees, usage_from_response
+from cachelint.payloads.cache_usage import CacheUsage
+from cachelint.payloads.usage import miss_reason, read_usage, reason_agrees, usage_from_response
 from cachelint.catalog import load_packs
 
 

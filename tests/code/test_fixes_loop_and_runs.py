@@ -107,8 +107,8 @@ def _examples() -> dict[str, str]:
     out = {"backoffice_agent": (REPO / "examples" / "agent" / "backoffice_agent.py").read_text(encoding="utf-8")}
     for code in ("CL101", "CL102"):
         entry = yaml.safe_load((REPO / "rules" / "catalog" / f"{code}.yaml").read_text(encoding="utf-8"))
-        for i, source in enumerate(entry["examples"]["bad"]):
-            out[f"{code.lower()}_bad_{i}"] = source
+        for i, example in enumerate(entry["examples"]["bad"]):
+            out[f"{code.lower()}_bad_{i}"] = example["input"]
     out["unknown_elements"] = textwrap.dedent(
         """\
         import anthropic

@@ -194,7 +194,7 @@ def _catalog_cases() -> dict[str, dict[str, str]]:
     for code in ("CL101", "CL102"):
         entry = yaml.safe_load((REPO / "rules" / "catalog" / f"{code}.yaml").read_text(encoding="utf-8"))
         for i, example in enumerate(entry["examples"]["bad"]):
-            out[f"catalog-{code}-bad-{i}"] = {"agent.py": example}
+            out[f"catalog-{code}-bad-{i}"] = {"agent.py": example["input"]}
     return out
 
 

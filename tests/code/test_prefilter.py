@@ -21,6 +21,7 @@ from cachelint.code import analysis, check_module, summarize_module
 from cachelint.code.knowledge import knowledge_for
 from cachelint.code.program import KnownToParse, parse_python, syntax_problems
 from cachelint.config import load_settings
+from cachelint.rules import codes
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -279,3 +280,43 @@ def test_known_to_parse_keys_on_path_and_text_and_starts_over_when_full():
     assert ("b.py", texts[0]) not in known
     known.add("a.py", texts[3])
     assert [("a.py", t) in known for t in texts] == [False, False, False, True]
+
+
+# --- the prefilter of a selection ---------------------------------------------------------------
+
+
+def _passes_for(rule_code: str, text: str) -> bool:
+    """Whether a run that enables ``rule_code`` alone analyses ``text`` (its prefilter is built
+    from that rule's requirements only)."""
+    from cachelint.rules import declared
+
+    (rule,) = [r for r in declared("code") if r.code == rule_code]
+    return analysis._passes_prefilter(text, knowledge_for(settings()), None, analysis.required((rule,)))
+
+
+@pytest.mark.parametrize("code", codes("code"))
+def test_a_file_the_prefilter_of_one_rule_skips_has_no_finding_of_that_rule(code):
+    """The prefilter of a selection is the union of what its rules require: each rule's own
+    requirement lets through every file where the analysis finds that rule."""
+    repo = Path(__file__).resolve().parents[2]
+    texts = [HEADER + source for source in POSITIVES.values()]
+    texts += [variant for source in POSITIVES.values() for variant in _mutations(HEADER + source)]
+    for path in _files_under([FIXTURES, repo / "examples"]):
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    skipped = 0
+    for text in texts:
+        if not _parses(text) or _passes_for(code, text):
+            continue
+        skipped += 1
+        assert [d for d in unfiltered("agent.py", text) if d.code == code] == [], text
+    assert skipped >= 50
+
+
+def test_a_name_of_the_system_prompt_lets_a_file_through_only_for_the_rule_that_reads_it():
+    text = "import datetime\nSYSTEM_PROMPT = f'Today is {datetime.datetime.now()}'\n"
+    assert [d.code for d in unfiltered("agent.py", text)] == ["CL105"]
+    assert _passes_for("CL105", text)
+    assert not any(_passes_for(code, text) for code in codes("code") if code != "CL105")

@@ -399,15 +399,20 @@ def test_first_message_rewritten_is_cl303_but_a_second_mid_session_log_is_not(tm
 
 
 def test_a_crashing_check_becomes_cl003_and_the_audit_goes_on(tmp_path, monkeypatch):
-    import cachelint.payloads.audit as audit_module
+    import dataclasses
+
+    import cachelint.payloads.pipeline as pipeline_module
+    from cachelint.payloads.hooks import RuleCheck, declared_rules
 
     def broken(prev, cur, ctx):
         raise KeyError("boom")
 
-    monkeypatch.setattr(audit_module, "pair_checks", lambda: (broken,))
+    rule = dataclasses.replace(declared_rules()[0], check_pair=broken)
+    monkeypatch.setattr(pipeline_module, "pair_checks", lambda enabled=None: (RuleCheck(rule, broken),))
     r = audit(tmp_path, [anthropic(turns(1)), anthropic(turns(3)), anthropic(turns(5))])
     assert [(d.code, d.record) for d in r.diagnostics] == [("CL003", 1), ("CL003", 2)]
-    assert "internal error in test_audit: KeyError: 'boom'" in r.diagnostics[0].message and r.summary.requests == 3
+    assert "internal error in CL301 tools-changed: KeyError: 'boom'" in r.diagnostics[0].message
+    assert r.summary.requests == 3
     assert "bug in cachelint" in r.diagnostics[0].message
 
 

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cachelint.payloads import AuditOptions
-from cachelint.payloads.audit import _quiet
-from cachelint.payloads.hooks import change_only_pair_checks, check_modules, first_only_request_checks
+from cachelint.payloads.pipeline import quiet_pair
+from cachelint.payloads.hooks import change_only_pair_checks, first_only_request_checks
 
 from helpers import audit_outcome
 from test_reuse import generate_log
@@ -62,12 +62,11 @@ def test_fast_paths_on_the_benchmark_log_and_the_cassettes(tmp_path: Path) -> No
 
 
 def test_the_flagged_checks_are_the_ones_that_read_only_a_change() -> None:
-    """The flags are a promise each module makes; this pins which modules make it, so that a new
+    """The flags are a promise each rule declares; this pins which rules make it, so that a new
     flag is a deliberate choice (and is then covered by the equivalence tests above)."""
-    names = lambda checks: sorted(c.__module__.rsplit(".", 1)[-1][:5] for c in checks)  # noqa: E731
-    assert names(change_only_pair_checks()) == ["cl301", "cl302", "cl303", "cl304", "cl309", "cl312"]
-    assert names(first_only_request_checks()) == ["cl305", "cl307", "cl310"]
-    assert all(hasattr(m, "check_pair") for m in check_modules() if getattr(m, "PAIR_NEEDS_CHANGE", False))
+    codes = lambda checks: sorted(c.rule.code for c in checks)  # noqa: E731
+    assert codes(change_only_pair_checks()) == ["CL301", "CL302", "CL303", "CL304", "CL309", "CL312"]
+    assert codes(first_only_request_checks()) == ["CL305", "CL307", "CL310"]
 
 
 def test_a_pair_is_quiet_only_when_nothing_but_the_tail_changed(tmp_path: Path) -> None:
@@ -92,16 +91,16 @@ def test_a_pair_is_quiet_only_when_nothing_but_the_tail_changed(tmp_path: Path) 
     grown = request(
         [b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'], {"model": "claude-sonnet-4-5"}
     )
-    assert _quiet(base, grown, prefix_diff(base, grown, table, volatile))
+    assert quiet_pair(base, grown, prefix_diff(base, grown, table, volatile))
     keyed = request(
         [b'{"role":"user","content":"a"}', b'{"role":"assistant","content":"b"}'],
         {"model": "claude-sonnet-4-5", "prompt_cache_key": "k"},
     )
-    assert not _quiet(base, keyed, prefix_diff(base, keyed, table, volatile))  # settings differ: CL312 must look
+    assert not quiet_pair(base, keyed, prefix_diff(base, keyed, table, volatile))  # settings differ: CL312 must look
     retooled = request([b'{"role":"user","content":"a"}'], {"model": "claude-sonnet-4-5"}, tools=b'{"name":"u"}')
-    assert not _quiet(base, retooled, prefix_diff(base, retooled, table, volatile))
+    assert not quiet_pair(base, retooled, prefix_diff(base, retooled, table, volatile))
     rewritten = request([b'{"role":"user","content":"z"}'], {"model": "claude-sonnet-4-5"})
-    assert not _quiet(base, rewritten, prefix_diff(base, rewritten, table, volatile))
+    assert not quiet_pair(base, rewritten, prefix_diff(base, rewritten, table, volatile))
 
 
 def test_canonical_bytes_strips_every_marker_spelling() -> None:

@@ -21,8 +21,8 @@ from cachelint.api import audit_logs
 from cachelint.config import load_settings
 from cachelint.payloads import AuditOptions, formats
 from cachelint.report.audit_text import render_audit_full
-from cachelint.payloads.formats._stream import JsonStream, StreamError
-from cachelint.payloads.readers import input_formats, sniff_format
+from cachelint.payloads.formats.stream import JsonStream, StreamError
+from cachelint.payloads.formats.registry import sniff_format
 
 SAMPLES = Path(__file__).parent / "format_samples"
 # sample folder -> the reader's format name (benchmarks/log_formats.py WRITERS)
@@ -64,7 +64,6 @@ def test_every_format_has_samples_and_every_module_is_named() -> None:
     assert sorted({*FORMAT_OF}) == sorted(p.name for p in SAMPLES.iterdir())
     assert set(formats.names()) == set(formats.NAMES)
     assert set(FORMAT_OF.values()) <= set(formats.NAMES)
-    assert set(formats.NAMES) <= set(input_formats())
 
 
 @pytest.mark.parametrize("sample", [s for s in samples("timestamp") if s != "claude-code"])
@@ -415,11 +414,11 @@ def test_a_control_character_in_a_member_of_a_streamed_document_is_cl001(tmp_pat
 
 
 def test_json_stream_reads_the_same_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cachelint.payloads.formats import _stream
+    from cachelint.payloads.formats import stream as stream_module
 
     data = b'{"meta": 1, "data": [\n{"a": "\xc3\xa9"},\n{"b": [1, {"c": 2}]}, {"d": 3}\n]}'
     with_orjson = [v for v, _, _ in stream(data).items(("data", "*"))]
-    monkeypatch.setattr(_stream, "orjson", None)
+    monkeypatch.setattr(stream_module, "orjson", None)
     assert (
         [v for v, _, _ in stream(data).items(("data", "*"))]
         == with_orjson
@@ -438,7 +437,7 @@ def reread_count(path: Path) -> int:
     from cachelint.catalog import load_packs
     from cachelint.payloads.model import Record
     from cachelint.payloads.providers import ProviderRules, to_request
-    from cachelint.payloads.readers import read_log
+    from cachelint.payloads.formats.registry import read_log
     from cachelint.payloads.secrets import Redactor
 
     rules = ProviderRules.from_packs(load_packs("payloads-providers"))
@@ -488,7 +487,7 @@ def test_reused_bodies_of_spans_out_of_order_and_their_full_decoding(tmp_path: P
     from cachelint.catalog import load_packs
     from cachelint.payloads.model import Record
     from cachelint.payloads.providers import ProviderRules, to_request
-    from cachelint.payloads.readers import read_log
+    from cachelint.payloads.formats.registry import read_log
     from cachelint.payloads.secrets import Redactor
 
     rules = ProviderRules.from_packs(load_packs("payloads-providers"))
@@ -518,7 +517,7 @@ def test_a_zhar_body_reused_as_its_entry_leaves_the_window_falls_back_to_its_tex
     from cachelint.catalog import load_packs
     from cachelint.payloads.model import Record
     from cachelint.payloads.providers import ProviderRules, to_request
-    from cachelint.payloads.readers import read_log
+    from cachelint.payloads.formats.registry import read_log
     from cachelint.payloads.secrets import Redactor
 
     rules = ProviderRules.from_packs(load_packs("payloads-providers"))

@@ -1,6 +1,7 @@
-"""The payload audit's layers (docs/dev/architecture.md, "Inside the payload audit"): the readers
-import no provider adapter, an adapter imports no other adapter, a rule imports no other rule, and
-the checks' context is immutable, its derived contexts sharing the run's state."""
+"""The payload audit's layers (docs/dev/architecture.md, "Inside the payload audit"): the reading
+machinery imports no provider and a provider nothing above it, a provider's module imports no
+other provider's, a rule imports no other rule, and the checks' context is immutable, its derived
+contexts sharing the run's state."""
 
 from __future__ import annotations
 
@@ -32,18 +33,37 @@ def _imported(path: Path) -> set[str]:
     return names
 
 
-def test_reading_a_log_imports_no_provider_adapter() -> None:
-    formats = sorted(p.stem for p in (PACKAGE / "payloads" / "formats").glob("*.py") if p.stem != "__init__")
+def test_the_reading_machinery_imports_no_provider() -> None:
+    """Opening logs, streaming their lines and documents, reusing repeated bytes: no provider is
+    needed (the log formats use the providers' declarations to rebuild content-level prompts)."""
     code = "\n".join(
         [
             "import sys",
-            "import cachelint.payloads.readers, cachelint.payloads.reuse, cachelint.payloads.formats",
-            *(f"import cachelint.payloads.formats.{name}" for name in formats),
+            "import cachelint.payloads.readers, cachelint.payloads.reuse, cachelint.payloads.trace",
             "print(sorted(m for m in sys.modules if m.startswith('cachelint.payloads.providers')))",
         ]
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_provider_imports_no_reader_format_or_pipeline() -> None:
+    """The arrows point one way: the formats and the pipeline read the providers' declarations,
+    a provider reads no log and runs no audit."""
+    above = (
+        "cachelint.payloads.readers",
+        "cachelint.payloads.formats",
+        "cachelint.payloads.reuse",
+        "cachelint.payloads.pipeline",
+        "cachelint.payloads.audit",
+        "cachelint.payloads.usage",
+        "cachelint.rules",
+    )
+    modules = sorted((PACKAGE / "payloads" / "providers").glob("*.py"))
+    assert len(modules) > len(ADAPTERS)
+    for path in modules:
+        found = sorted(name for name in _imported(path) if name.startswith(above))
+        assert not found, f"{path.name} imports {found}"
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -57,7 +77,10 @@ def test_a_rule_imports_no_other_rule() -> None:
     assert rules
     for path in rules:
         found = sorted(
-            name for name in _imported(path) if name.startswith("cachelint.rules.") or name == "cachelint.rules"
+            name
+            for name in _imported(path)
+            if (name.startswith("cachelint.rules.") or name == "cachelint.rules")
+            and not name.startswith("cachelint.rules.declarations")  # the declaration types
         )
         assert not found, f"{path.name} imports {found}"
 

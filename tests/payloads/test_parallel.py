@@ -32,7 +32,7 @@ def _catalog_lines() -> list[bytes]:
         if doc.scope != "payloads" or not doc.stable:
             continue
         for kind in ("bad", "good"):
-            for example in doc.examples.get(kind, []):
+            for example in doc.example_inputs(kind):
                 lines += [json.dumps(record, ensure_ascii=False).encode("utf-8") for record in example]
                 lines.append(b"")  # a blank line between examples
     return lines

@@ -15,7 +15,8 @@ from helpers import anthropic, turns
 from cachelint.catalog import load_packs
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.model import Record
-from cachelint.payloads.readers import ReadLimits, detect_format, iter_log_files, read_bytes_as_log, read_log
+from cachelint.payloads.formats.registry import detect_format, read_bytes_as_log, read_log
+from cachelint.payloads.readers import ReadLimits, iter_log_files
 from cachelint.payloads.secrets import Redactor
 
 REDACTOR = Redactor.from_packs(load_packs("payloads-secrets"))
@@ -467,7 +468,7 @@ def test_lines_of_matches_counts_each_newline_once():
     import random
     import re
 
-    from cachelint.payloads.readers import _lines_of
+    from cachelint.payloads.readers import lines_of
 
     rng = random.Random(3)
     for _ in range(300):
@@ -476,4 +477,4 @@ def test_lines_of_matches_counts_each_newline_once():
         )
         for pattern in (rb"^-\s", rb"^\s*-\s+request:"):
             direct = [data.count(b"\n", 0, m.start()) + 1 for m in re.finditer(pattern, data, re.MULTILINE)]
-            assert _lines_of(data, pattern) == direct
+            assert lines_of(data, pattern) == direct

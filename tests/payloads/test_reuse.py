@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cachelint.catalog import load_packs
 from cachelint.payloads import AuditOptions
 from cachelint.payloads.providers import BlockCache, ProviderRules, ReuseMismatch, to_request
-from cachelint.payloads.readers import read_log
+from cachelint.payloads.formats.registry import read_log
 from cachelint.payloads.reuse import LineReuse
 from cachelint.payloads.secrets import Redactor
 from tests.payloads.helpers import audit_outcome

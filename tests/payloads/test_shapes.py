@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from cachelint.payloads.shapes import not_a_log, unread_shape
+from cachelint.payloads.formats.unread import unread_shape
+from cachelint.payloads.shapes import not_a_log
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import make_record
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.common import make_record
 from cachelint.payloads.model import Origin
+from cachelint.payloads.providers.registry import endpoint
 
 NAME = "anthropic-batch"
-URL = "https://api.anthropic.com/v1/messages"
+URL = endpoint("anthropic")  # a batch request's params are a Messages body
 
 
 def matches(value: Any) -> bool:

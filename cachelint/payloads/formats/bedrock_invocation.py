@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import body_json, dig, json_value, make_record, note_body_text, number
+from cachelint.payloads.formats import registry
+from cachelint.payloads.content import json_value
+from cachelint.payloads.formats.common import body_json, dig, make_record, note_body_text, number
 from cachelint.payloads.model import Origin
 
 NAME = "bedrock-invocation"

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import make_record
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.common import make_record
 from cachelint.payloads.model import Origin
+from cachelint.payloads.providers.registry import endpoint
 
 NAME = "claude-code"
 _TYPES = ("user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation")
@@ -68,7 +69,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         response=response,
         time=value.get("timestamp"),
         session=session,
-        url="https://api.anthropic.com/v1/messages",
+        url=endpoint("anthropic"),
     )
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import json_value, make_record, provider_of, usage_response
+from cachelint.payloads.formats import registry
+from cachelint.payloads.content import json_value
+from cachelint.payloads.formats.common import make_record, usage_response
+from cachelint.payloads.providers.registry import content_provider
 from cachelint.payloads.model import Origin
 
 NAME = "helicone"
@@ -45,7 +47,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         # dropped). Helicone prices prompt_tokens and the two cache columns apart (its
         # costOfPrompt), so prompt_tokens is the uncached input.
         counted = usage_response(
-            provider_of(value.get("provider"), value.get("model") or body.get("model")),
+            content_provider(value.get("provider"), value.get("model") or body.get("model")),
             uncached=value.get("prompt_tokens"),
             read=value.get("prompt_cache_read_tokens"),
             written=value.get("prompt_cache_write_tokens"),

@@ -15,17 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import (
-    Part,
-    content_body,
-    json_value,
-    make_record,
-    memo_of,
-    provider_of,
-    text_parts,
-    usage_response,
-)
+from cachelint.payloads.formats import registry
+from cachelint.payloads.content import Part, json_value, text_parts
+from cachelint.payloads.formats.common import content_body, make_record, memo_of, usage_response
+from cachelint.payloads.providers.registry import content_provider
 from cachelint.payloads.model import Origin
 
 NAME = "langfuse"
@@ -42,7 +35,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         return
     model = value.get("model") or value.get("providedModelName")
     metadata = cast(dict, value.get("metadata")) if isinstance(value.get("metadata"), dict) else {}
-    provider = provider_of(metadata.get("ls_provider") or metadata.get("provider") or value.get("provider"), model)
+    provider = content_provider(metadata.get("ls_provider") or metadata.get("provider") or value.get("provider"), model)
     prompt = json_value(value.get("input")) if isinstance(value.get("input"), str) else value.get("input")
     tools: list[Any] = []
     system: list[str] = []

@@ -17,26 +17,14 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.jsonio import dumps
-from cachelint.payloads.formats._common import (
-    Part,
-    content_body,
-    dig,
-    make_record,
-    memo_of,
-    provider_of,
-    text_parts,
-    usage_response,
-)
+from cachelint.payloads.content import Part, text_parts
+from cachelint.payloads.formats.common import content_body, dig, make_record, memo_of, usage_response
+from cachelint.payloads.providers.registry import content_provider, endpoint
 from cachelint.payloads.model import Origin
 
 NAME = "langsmith"
-_URLS = {
-    "anthropic": "https://api.anthropic.com/v1/messages",
-    "openai-chat": "https://api.openai.com/v1/chat/completions",
-    "openai-responses": "https://api.openai.com/v1/responses",
-}
 _THREAD_KEYS = ("session_id", "thread_id", "conversation_id")
 # LangChain message classes and ``type`` values -> roles
 _ROLES = {
@@ -74,7 +62,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     model = (
         inputs.get("model") or metadata.get("ls_model_name") or invocation.get("model") or invocation.get("model_name")
     )
-    provider = provider_of(metadata.get("ls_provider"), model)
+    provider = content_provider(metadata.get("ls_provider"), model)
     messages = inputs.get("messages")
     if _sdk_messages(messages) or (isinstance(inputs.get("input"), (list, str)) and "model" in inputs):
         # wrap_openai / wrap_anthropic: the SDK call's arguments are the body
@@ -95,7 +83,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
             response=response,
             time=value.get("start_time"),
             session=session,
-            url=_URLS.get(provider),
+            url=endpoint(provider),
             status=status,
         )
         return
@@ -126,7 +114,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         response=_usage(provider, outputs, value),
         time=value.get("start_time"),
         session=session,
-        url=_URLS.get(provider),
+        url=endpoint(provider),
         status=status,
     )
 

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import dig, json_value, make_record, provider_of, usage_response
+from cachelint.payloads.formats import registry
+from cachelint.payloads.content import json_value
+from cachelint.payloads.formats.common import dig, make_record, usage_response
+from cachelint.payloads.providers.registry import content_provider, endpoint
 from cachelint.payloads.model import Origin
 
 NAME = "litellm"
-_URLS = {
-    "anthropic": "https://api.anthropic.com/v1/messages",
-    "openai-chat": "https://api.openai.com/v1/chat/completions",
-}
 _SESSION_KEYS = ("session_id", "litellm_session_id", "thread_id", "conversation_id")
 
 
@@ -60,7 +58,9 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
     if raw is not None:
         body = json_value(raw["raw_request_body"])
         base = raw.get("raw_request_api_base")
-        usage = _usage(provider_of(value.get("custom_llm_provider"), body.get("model") or value.get("model")), response)
+        usage = _usage(
+            content_provider(value.get("custom_llm_provider"), body.get("model") or value.get("model")), response
+        )
         yield make_record(
             origin,
             body,
@@ -87,7 +87,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         return
     parameters = cast(dict, value.get("model_parameters")) if isinstance(value.get("model_parameters"), dict) else {}
     model = value.get("model")
-    provider = provider_of(value.get("custom_llm_provider"), model)
+    provider = content_provider(value.get("custom_llm_provider"), model)
     if value.get("call_type") in ("anthropic_messages", "aanthropic_messages"):
         body = {"model": model, "messages": messages, **parameters}  # already Anthropic's shape
         provider = "anthropic"
@@ -103,7 +103,7 @@ def records(value: dict, origin: Origin, ctx: registry.ReadContext, context: tup
         response=_usage(provider, response),
         time=value.get("startTime"),
         session=session,
-        url=_URLS.get(provider),
+        url=endpoint(provider),
         status=status,
     )
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import make_record
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.common import make_record
 from cachelint.payloads.model import Origin
 
 NAME = "openai-batch"

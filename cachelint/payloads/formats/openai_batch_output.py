@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, cast
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.model import Origin
 
 NAME = "openai-batch-output"

@@ -14,26 +14,14 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import (
-    Part,
-    content_body,
-    json_value,
-    make_record,
-    note_body_text,
-    provider_of,
-    span_time,
-    usage_response,
-)
+from cachelint.payloads.content import Part, json_value
+from cachelint.payloads.formats.common import content_body, make_record, note_body_text, span_time, usage_response
+from cachelint.payloads.providers.registry import content_provider, endpoint
 from cachelint.payloads.model import Origin
 
 NAME = "openinference"
-_URLS = {
-    "anthropic": "https://api.anthropic.com/v1/messages",
-    "openai-chat": "https://api.openai.com/v1/chat/completions",
-    "openai-responses": "https://api.openai.com/v1/responses",
-}
 _INDEXED = re.compile(r"llm\.input_messages\.(\d+)\.message\.(.+)")
 _TOOL = re.compile(r"llm\.tools\.(\d+)\.tool\.json_schema")
 
@@ -44,7 +32,7 @@ def claims(attrs: dict) -> bool:
 
 def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
     model = attrs.get("llm.model_name")
-    provider = provider_of(attrs.get("llm.provider") or attrs.get("llm.system"), model)
+    provider = content_provider(attrs.get("llm.provider") or attrs.get("llm.system"), model)
     session = otlp.session_of(attrs, span, "session.id")
     text = attrs.get("input.value")
     body = json_value(text) if attrs.get("input.mime_type", "application/json") == "application/json" else None
@@ -68,7 +56,7 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
             response=response,
             time=span_time(span),
             session=session,
-            url=_URLS.get(provider),
+            url=endpoint(provider),
             status=otlp.span_status(span),
         )
         return note_body_text(ctx.state, made, text)

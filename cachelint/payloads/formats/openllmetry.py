@@ -13,19 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import (
-    Part,
-    content_body,
-    json_value,
-    make_record,
-    memo_of,
-    provider_of,
-    span_time,
-    text_parts,
-    usage_response,
-)
+from cachelint.payloads.content import Part, json_value, text_parts
+from cachelint.payloads.formats.common import content_body, make_record, memo_of, span_time, usage_response
+from cachelint.payloads.providers.registry import content_provider
 from cachelint.payloads.model import Origin
 
 NAME = "openllmetry"
@@ -63,7 +55,7 @@ def _functions(raw: list[tuple[str, Any]], state: dict[str, Any]) -> list[dict[s
     """The tools of ``llm.request.functions.N.*`` (the attributes in span order). An agent sends
     the same tools with every call, so the lists of the last few spans are remembered by their
     attributes: the same list object again, with no schema decoded again (and the tools built
-    once downstream: ``_common.content_body``)."""
+    once downstream: ``common.content_body``)."""
     memo: dict[tuple, list[dict[str, Any]]] = state.setdefault("functions", {})
     key: tuple | None = tuple(raw)
     try:
@@ -87,7 +79,7 @@ def _functions(raw: list[tuple[str, Any]], state: dict[str, Any]) -> list[dict[s
 
 def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
-    provider = provider_of(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
+    provider = content_provider(attrs.get("gen_ai.system") or attrs.get("gen_ai.provider.name"), model)
     prompts: dict[int, dict[str, Any]] = {}
     raw_functions: list[tuple[str, Any]] = []
     for key, value in attrs.items():

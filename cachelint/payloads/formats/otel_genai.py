@@ -13,18 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
-from cachelint.payloads.formats._common import (
-    Part,
-    content_body,
-    json_value,
-    make_record,
-    memo_of,
-    provider_of,
-    span_time,
-    usage_response,
-)
+from cachelint.payloads.content import Part, json_value
+from cachelint.payloads.formats.common import content_body, make_record, memo_of, span_time, usage_response
+from cachelint.payloads.providers.registry import content_provider
 from cachelint.payloads.model import Origin
 
 NAME = "otel-genai"
@@ -67,7 +60,7 @@ def _message(message: Any) -> tuple[str, list[Part]] | None:
 
 def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -> registry.Item:
     model = attrs.get("gen_ai.request.model") or attrs.get("gen_ai.response.model")
-    provider = provider_of(attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system"), model)
+    provider = content_provider(attrs.get("gen_ai.provider.name") or attrs.get("gen_ai.system"), model)
     system = [p.text for p in _parts(json_value(attrs.get("gen_ai.system_instructions"))) if p.kind == "text"]
     messages: list[Any] = []
     memo = memo_of(ctx.state)

@@ -21,8 +21,8 @@ import heapq
 import importlib
 from typing import Any, Iterator
 
-from cachelint.payloads.formats import _registry as registry
-from cachelint.payloads.formats._common import attributes, make_record, number, span_time, trace_id
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.common import attributes, make_record, number, span_time, trace_id
 from cachelint.payloads.model import Origin, Record
 
 NAME = "otlp"

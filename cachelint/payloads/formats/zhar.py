@@ -13,7 +13,7 @@ import zlib
 from typing import IO, Any, Iterator
 
 from cachelint.diagnostics import unreadable
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
 from cachelint.payloads.model import Origin
 
 NAME = "zhar"
@@ -59,13 +59,9 @@ class Inflated:
         return out
 
 
-def matches(value: object) -> bool:
-    return False  # known by its name (.zhar) or forced: its bytes are zlib data, not JSON
-
-
 def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
-    from cachelint.payloads.formats._stream import JsonStream, StreamError
-    from cachelint.payloads.readers import _har_entry
+    from cachelint.payloads.formats.stream import JsonStream, StreamError
+    from cachelint.payloads.readers import har_entry
 
     inflated = Inflated(handle, ctx.limits.max_document_size)
     stream = JsonStream(inflated, ctx.limits.max_record_size)  # type: ignore[arg-type]
@@ -80,12 +76,12 @@ def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item
             # every entry before them was built: the reuse of their repeated bytes needs that)
             when = _started(entry)
             if when is None:
-                yield _har_entry(entry, origin, ctx.redactor, bodies)
+                yield har_entry(entry, origin, ctx.redactor, bodies)
                 continue
             heapq.heappush(heap, (when, origin.record, entry, origin))
             if len(heap) > REORDER:
                 _, _, entry, origin = heapq.heappop(heap)
-                yield _har_entry(entry, origin, ctx.redactor, bodies)
+                yield har_entry(entry, origin, ctx.redactor, bodies)
     except StreamError as exc:
         what = "inflated HAR is over max-document-size" if inflated.over else str(exc)
         yield unreadable(
@@ -97,11 +93,11 @@ def read(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item
         yield unreadable(ctx.display, "mitmproxy .zhar: JSON nested too deeply to read", line=stream.line, record=index)
     while heap:
         _, _, entry, origin = heapq.heappop(heap)
-        yield _har_entry(entry, origin, ctx.redactor, bodies)
+        yield har_entry(entry, origin, ctx.redactor, bodies)
 
 
 def _started(entry: Any) -> float | None:
-    """The start of an entry that makes a record with a time (``readers._har_entry``), in epoch
+    """The start of an entry that makes a record with a time (``readers.har_entry``), in epoch
     seconds; None for any other entry (it does not wait in the window)."""
     from cachelint.payloads.readers import parse_time
 
@@ -123,8 +119,7 @@ FORMAT = registry.LogFormat(
         "time": "startedDateTime",
         "session key": "headers (x-claude-code-session-id…); one recording a file",
     },
-    matches=matches,
     read=read,
-    suffixes=(".zhar",),
+    suffixes=(".zhar",),  # known by its name or forced: its bytes are zlib data, not JSON
     source="https://docs.mitmproxy.org/stable/addons/overview/",
 )

@@ -1,10 +1,12 @@
-"""The OpenAI Responses adapter."""
+"""OpenAI Responses: everything cachelint knows about the API, declared at the end
+(``PROVIDER``). Request shape: docs/background/request-shapes.md#openai-responses."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping, cast
 
 from cachelint.payloads.model import Block
+from cachelint.payloads.providers import openai_usage
 from cachelint.payloads.providers.builder import Builder, text_block
 from cachelint.payloads.providers.messages import (
     SYSTEM_ROLES,
@@ -12,7 +14,11 @@ from cachelint.payloads.providers.messages import (
     message_blocks,
     openai_implicit_breakpoint,
 )
+from cachelint.payloads.providers.provider import Provider
+from cachelint.payloads.providers.response import count_server_items
 from cachelint.payloads.trace import KnownRun, role_of
+
+NAME = "openai-responses"
 
 
 def adapt(body: Mapping[str, Any], b: Builder) -> dict[str, Any]:
@@ -49,3 +55,82 @@ def _openai_responses_tool(b: Builder, tool: Any) -> Block:
     block = b.add("tools", tool, str(tool.get("name", tool.get("type", ""))) if isinstance(tool, dict) else "")
     b.position += 1
     return block
+
+
+# --- which requests are Responses' ----------------------------------------------------------------
+
+
+def claims_body(body: Mapping[str, Any]) -> bool:
+    """No ``messages`` but ``instructions``, a ``previous_response_id``, typed input items, or a
+    string input with a model (and none of an embeddings request's fields)."""
+    if isinstance(body.get("messages"), list):
+        return False
+    inp = body.get("input")
+    if (
+        "instructions" in body
+        or "previous_response_id" in body
+        or (isinstance(inp, list) and any(isinstance(i, dict) and ("type" in i or "role" in i) for i in inp))
+    ):
+        return True
+    return isinstance(inp, str) and "model" in body and "encoding_format" not in body and "dimensions" not in body
+
+
+# --- what its response says -------------------------------------------------------------------
+
+# Output items the server executed inside one response: each fed its result back to the model in
+# another internal call, and the usage adds those calls up (recorded: a 40-token prompt with one web
+# search reports 9,299 input and 8,448 cached tokens; a code_interpreter turn reports twice the
+# input of the next, longer, single-call turn). Client-executed items end the response instead.
+_SERVER_ITEMS = frozenset(
+    (
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+    )
+)
+
+
+def response_usage(response: Mapping[str, Any]) -> Any:
+    return response.get("usage")
+
+
+def server_steps(response: Mapping[str, Any]) -> int:
+    return count_server_items(response.get("output"), _SERVER_ITEMS)
+
+
+def response_marks(response: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The call and item ids of the output items, and their texts."""
+    ids: list[str] = []
+    texts: list[str] = []
+    for item in response.get("output") or ():
+        if not isinstance(item, dict):
+            continue
+        for key in ("call_id", "id"):
+            if isinstance(item.get(key), str):
+                ids.append(item[key])
+        for part in item.get("content") or ():
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+    return ids, texts
+
+
+def is_response(value: Mapping[str, Any]) -> bool:
+    return value.get("object") == "response"
+
+
+PROVIDER = Provider(
+    name=NAME,
+    title="OpenAI Responses",
+    family="openai",
+    usage=openai_usage.USAGE,
+    adapt=adapt,
+    claims_body=claims_body,
+    response_usage=response_usage,
+    server_steps=server_steps,
+    response_marks=response_marks,
+    is_response=is_response,
+    endpoint="https://api.openai.com/v1/responses",
+)

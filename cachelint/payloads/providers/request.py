@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from cachelint.payloads.model import Record, Request
-from cachelint.payloads.providers import anthropic, bedrock_converse, gemini, openai_chat, openai_responses
+from cachelint.payloads.providers.anthropic import CACHE_DIAGNOSTICS
 from cachelint.payloads.providers.builder import BlockCache, Builder
 from cachelint.payloads.providers.detection import ProviderRules, detect_endpoint
-from cachelint.payloads.providers.response import count_server_steps, response_marks, response_usage
+from cachelint.payloads.providers.registry import provider
+from cachelint.payloads.providers.response import marks_of
 from cachelint.payloads.trace import BuildTrace, ReuseMismatch
-
-PROVIDERS = ("anthropic", "openai-chat", "openai-responses", "bedrock-converse", "gemini")
 
 
 def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = None) -> Request | None:
@@ -20,33 +19,37 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
     found = detect_endpoint(record, rules)
     if found is None:
         return None
-    provider, endpoint = found
+    name, endpoint = found
+    declared = provider(name)
+    assert declared is not None, name  # detection names only declared providers
     url_model = endpoint.model
     body = record.request
-    adapter = _ADAPTERS[provider]
     trace = record.trace if isinstance(record.trace, BuildTrace) else None
     if trace is not None:
-        if trace.provider is not None and trace.provider != provider:
-            raise ReuseMismatch(f"bytes reused from a {trace.provider} request in a {provider} request")
-        trace.provider = provider
+        if trace.provider is not None and trace.provider != name:
+            raise ReuseMismatch(f"bytes reused from a {trace.provider} request in a {name} request")
+        trace.provider = name
     builder = Builder(cache=cache, trace=trace)
     try:
-        settings = adapter(body, builder)
+        settings = declared.adapt(body, builder)
     finally:
         if trace is not None:
             trace.reuse_from = None  # never keep a chain of earlier traces alive
     model = body.get("model") if isinstance(body.get("model"), str) else url_model
     settings = {"model": model, **settings}
-    if provider == "anthropic":
-        betas = anthropic.betas(record.headers, body)
-        if betas is not None:
-            settings["betas"] = betas
+    if declared.header_settings is not None:
+        extra = declared.header_settings(record.headers, body)
+        if extra:
+            settings.update(extra)
     response = record.response if isinstance(record.response, dict) else {}
-    usage = response_usage(provider, response)
-    server_steps = count_server_steps(provider, response) if usage is not None else 0
-    diagnostics_present = "diagnostics" in response
+    usage = declared.response_usage(response)
+    usage = usage if isinstance(usage, dict) else None
+    server_steps = declared.server_steps(response) if usage is not None and declared.server_steps is not None else 0
+    # Anthropic's cache diagnostics are read whatever provider the request was told to be: a
+    # gateway in front of Anthropic's API may pass them on in a response of another shape
+    diagnostics_present = CACHE_DIAGNOSTICS in response
     return Request(
-        provider=provider,
+        provider=name,
         model=model,
         tools=tuple(builder.tools),
         system=tuple(builder.system),
@@ -56,7 +59,7 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         breakpoints=tuple(builder.breakpoints),
         usage=usage,
         server_steps=server_steps,
-        cache_diagnostics=response.get("diagnostics") if diagnostics_present else None,
+        cache_diagnostics=response.get(CACHE_DIAGNOSTICS) if diagnostics_present else None,
         has_cache_diagnostics=diagnostics_present,
         time=record.time,
         response_id=response.get("id") if isinstance(response.get("id"), str) else None,
@@ -65,14 +68,5 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         else None,
         side_call=endpoint.side_call,
         host=endpoint.host,
-        response_marks=response_marks(provider, response),
+        response_marks=marks_of(*declared.response_marks(response)) if declared.response_marks is not None else (),
     )
-
-
-_ADAPTERS = {
-    "anthropic": anthropic.adapt,
-    "openai-chat": openai_chat.adapt,
-    "openai-responses": openai_responses.adapt,
-    "bedrock-converse": bedrock_converse.adapt,
-    "gemini": gemini.adapt,
-}

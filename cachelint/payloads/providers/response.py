@@ -1,43 +1,20 @@
-"""What a request's response says beyond the prompt: the usage, the steps the provider executed
-inside it, the marks the next request of the conversation repeats, and a rejection's failure."""
+"""What a request's response says beyond the prompt, in the terms every provider shares: the steps
+the provider executed inside it, the marks the next request of the conversation repeats, and a
+rejection's failure. Where each provider's response holds them is declared in its module
+(``Provider.response_usage``, ``server_steps``, ``response_marks``)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from cachelint.payloads.jsonio import dumps
 
 
-# What the provider executed inside one response: each step fed its result back to the model in
-# another internal call, and the usage adds those calls up. OpenAI Responses output items (recorded:
-# a 40-token prompt with one web search reports 9,299 input and 8,448 cached tokens; a
-# code_interpreter turn reports twice the input of the next, longer, single-call turn); Anthropic
-# content blocks, whose ``usage.server_tool_use`` counts web searches and fetches but not code
-# execution (recorded: two bash_code_execution steps, server_tool_use all 0, 20,443 tokens read by
-# a request whose follow-up, a longer prompt, read 14,714). Client-executed items and tool_use
-# blocks end the response instead.
-_SERVER_ITEMS = frozenset(
-    (
-        "web_search_call",
-        "file_search_call",
-        "code_interpreter_call",
-        "image_generation_call",
-        "mcp_call",
-        "mcp_list_tools",
-    )
-)
-_SERVER_BLOCKS = frozenset(("server_tool_use", "mcp_tool_use"))
-
-
-def count_server_steps(provider: str, response: Mapping[str, Any]) -> int:
-    if provider == "openai-responses":
-        items, kinds = response.get("output"), _SERVER_ITEMS
-    elif provider == "anthropic":
-        items, kinds = response.get("content"), _SERVER_BLOCKS
-    else:
-        return 0
+def count_server_items(items: Any, kinds: frozenset[str]) -> int:
+    """How many of a response's output items or content blocks (``items``) are steps the server
+    executed (``kinds``, declared by each provider; a ``tool_search_call`` the server ran too)."""
     if not isinstance(items, list):
         return 0
     steps = 0
@@ -57,56 +34,12 @@ _MARK_TEXT_CHARS = 120
 _MAX_MARKS = 8
 
 
-def response_marks(provider: str, response: Mapping[str, Any]) -> tuple[bytes, ...]:
-    """Byte strings the next request of the conversation repeats: ``"id"`` JSON strings of the
-    response's tool calls and output items, then (last, and only when the response has text) the
-    JSON-escaped start of its text, which counts only inside an assistant turn (a tool may return
-    another call's text: ``sessions.replays_response``)."""
-    ids: list[str] = []
-    texts: list[str] = []
-    if provider == "openai-chat":
-        choices = response.get("choices")
-        message = (
-            choices[0].get("message")
-            if isinstance(choices, list) and choices and isinstance(choices[0], dict)
-            else None
-        )
-        if isinstance(message, dict):
-            for call in message.get("tool_calls") or ():
-                if isinstance(call, dict) and isinstance(call.get("id"), str):
-                    ids.append(call["id"])
-            if isinstance(message.get("content"), str):
-                texts.append(message["content"])
-    elif provider == "openai-responses":
-        for item in response.get("output") or ():
-            if not isinstance(item, dict):
-                continue
-            for key in ("call_id", "id"):
-                if isinstance(item.get(key), str):
-                    ids.append(item[key])
-            for part in item.get("content") or ():
-                if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    texts.append(part["text"])
-    elif provider == "anthropic":
-        for part in response.get("content") or ():
-            if not isinstance(part, dict):
-                continue
-            if isinstance(part.get("id"), str):
-                ids.append(part["id"])
-            elif part.get("type") == "text" and isinstance(part.get("text"), str):
-                texts.append(part["text"])
-    elif provider == "bedrock-converse":
-        output = response.get("output")
-        message = output.get("message") if isinstance(output, dict) else None
-        for part in (message.get("content") if isinstance(message, dict) else None) or ():
-            if (
-                isinstance(part, dict)
-                and isinstance(part.get("toolUse"), dict)
-                and isinstance(part["toolUse"].get("toolUseId"), str)
-            ):
-                ids.append(part["toolUse"]["toolUseId"])
-            elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                texts.append(part["text"])
+def marks_of(ids: list[str], texts: list[str]) -> tuple[bytes, ...]:
+    """Byte strings the next request of the conversation repeats, from a response's ids (of its
+    tool calls and output items: each provider's ``response_marks``) and texts: ``"id"`` JSON
+    strings, then (last, and only when the response has text) the JSON-escaped start of its text,
+    which counts only inside an assistant turn (a tool may return another call's text:
+    ``sessions.replays_response``)."""
     marks = [dumps(i) for i in ids if len(i) >= 8][:_MAX_MARKS]
     for text in texts:
         start = text.strip()[:_MARK_TEXT_CHARS]
@@ -148,15 +81,3 @@ def failure_of(status: int, response: Any) -> Failure:
     if len(message) > _MAX_ERROR_CHARS:
         message = message[: _MAX_ERROR_CHARS - 1] + "…"
     return Failure(status, message)
-
-
-def response_usage(provider: str, response: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    if provider == "gemini":
-        usage = response.get("usageMetadata")
-    elif provider == "bedrock-converse":
-        usage = response.get("usage")
-        if usage is None and isinstance(response.get("metadata"), dict):
-            usage = response["metadata"].get("usage")
-    else:
-        usage = response.get("usage")
-    return usage if isinstance(usage, dict) else None

@@ -12,7 +12,7 @@ from cachelint.payloads.model import Record
 from cachelint.payloads.trace import BuildTrace
 from cachelint.payloads.reuse import LineIndex, LineReuse
 from cachelint.payloads.secrets import Redactor
-from cachelint.payloads.readers.envelopes import _parse_json
+from cachelint.payloads.readers.envelopes import parse_json
 
 
 class BodyTexts:
@@ -89,11 +89,11 @@ class BodyTexts:
             self.reuse.remember(index)
 
 
-def _reparsed(record: Record, text: str, index: LineIndex, redactor: Redactor) -> Record | Diagnostic:
+def reparsed(record: Record, text: str, index: LineIndex, redactor: Redactor) -> Record | Diagnostic:
     """A record whose body was decoded with reuse as it was made, with its body decoded in full
     from its text (a reused part did not fit)."""
     index.trace = BuildTrace()
-    body = _parse_json(text, record.origin, f"HAR entry {record.origin.entry} postData.text")
+    body = parse_json(text, record.origin, f"HAR entry {record.origin.entry} postData.text")
     if isinstance(body, Diagnostic):
         return body
     body, hashed = redactor.body(body)

@@ -9,19 +9,20 @@ import re
 import zlib
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Iterator, Mapping, cast
+from typing import IO, Any, Iterator, Mapping, cast
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.endpoints import is_upload
 from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_cassette
-from cachelint.payloads.readers.bodies import BodyTexts, _reparsed
+from cachelint.payloads.readers.bodies import BodyTexts, reparsed
+from cachelint.payloads.readers.files import ReadLimits
 from cachelint.payloads.readers.envelopes import (
     Item,
-    _bad,
-    _parse_json,
-    _records_from_value,
+    bad_record,
+    parse_json,
+    records_from_value,
     parse_response,
     parse_time,
 )
@@ -30,14 +31,30 @@ from cachelint.payloads.readers.envelopes import (
 # --- documents: JSON, HAR, cassettes ----------------------------------------------------------
 
 
-def _read_document(data: bytes, display: str, fmt: str, redactor: Redactor) -> Iterator[Item]:
+def read_document_file(
+    handle: IO[bytes], display: str, fmt: str, redactor: Redactor, limits: ReadLimits
+) -> Iterator[Item]:
+    """The records of a whole JSON, HAR or YAML document of ``fmt``, read at once up to
+    ``max-document-size``."""
+    data = handle.read(limits.max_document_size + 1)
+    if len(data) > limits.max_document_size:
+        yield unreadable(
+            display,
+            f"{fmt} document is over {limits.max_document_size} bytes (max-document-size); "
+            "convert it to JSONL to stream it",
+        )
+        return
+    yield from read_document(data, display, fmt, redactor)
+
+
+def read_document(data: bytes, display: str, fmt: str, redactor: Redactor) -> Iterator[Item]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     origin = Origin(display, 1, 0)
     if fmt == "vcr" and not data.lstrip().startswith((b"{", b"[")):
         doc = _load_yaml(data, origin)
     else:
-        doc = _parse_json(data, origin, "file")
+        doc = parse_json(data, origin, "file")
     if isinstance(doc, Diagnostic):
         yield doc
         return
@@ -49,9 +66,9 @@ def _read_document(data: bytes, display: str, fmt: str, redactor: Redactor) -> I
         lines = _top_level_item_lines(data)
         for index, item in enumerate(doc):
             line = lines[index] if index < len(lines) else 1
-            yield from _records_from_value(item, Origin(display, line, index, index), redactor, "json")
+            yield from records_from_value(item, Origin(display, line, index, index), redactor, "json")
     else:
-        yield from _records_from_value(doc, origin, redactor, "json")
+        yield from records_from_value(doc, origin, redactor, "json")
 
 
 def _top_level_item_lines(data: bytes) -> list[int]:
@@ -115,7 +132,7 @@ def _has_shared_containers(doc: Any) -> bool:
     return False
 
 
-def _lines_of(data: bytes, pattern: bytes) -> list[int]:
+def lines_of(data: bytes, pattern: bytes) -> list[int]:
     """The 1-based line of every match: newlines counted from the previous match on, not from the
     start each time (a cassette of a few hundred interactions was quadratic)."""
     lines: list[int] = []
@@ -133,13 +150,13 @@ def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[It
     if not isinstance(entries, list):
         yield unreadable(display, "HAR file has no log.entries list")
         return
-    lines = _lines_of(data, rb'"startedDateTime"\s*:')
+    lines = lines_of(data, rb'"startedDateTime"\s*:')
     if len(lines) != len(entries):
         lines = []
     items: list[tuple[int, datetime | None, Item]] = []
     for index, entry in enumerate(entries):
         origin = Origin(display, lines[index] if lines else 1, index, index)
-        item = _har_entry(entry, origin, redactor)
+        item = har_entry(entry, origin, redactor)
         items.append((index, item.time if isinstance(item, Record) else None, item))
     # HAR 1.2 prefers but does not promise time order: sort (stable; entries without a time keep
     # their place relative to each other, after the timed ones).
@@ -152,11 +169,11 @@ def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[It
         yield item
 
 
-def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts | None = None) -> Item:
+def har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts | None = None) -> Item:
     """One HAR entry's record. ``bodies``: where to note the request body's JSON text, for the
     reuse of its repeated bytes (a reader whose consumer builds each record in turn)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
-        return _bad(origin, f"HAR entry {origin.entry} has no request object")
+        return bad_record(origin, f"HAR entry {origin.entry} has no request object")
     request = entry["request"]
     post = request.get("postData")
     body: Any = None
@@ -168,13 +185,13 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts
             try:
                 text = base64.b64decode(text, validate=False).decode("utf-8")
             except (ValueError, UnicodeDecodeError):
-                return _bad(origin, f"HAR entry {origin.entry}: postData.text is not valid base64 UTF-8")
+                return bad_record(origin, f"HAR entry {origin.entry}: postData.text is not valid base64 UTF-8")
         reused = bodies.decoded(text) if bodies is not None else None
         if reused is not None:
             body = reused.value  # a JSON object: what the full parse would give, reused parts built
             request_text = text
         elif text.strip():
-            parsed = _parse_json(text, origin, f"HAR entry {origin.entry} postData.text")
+            parsed = parse_json(text, origin, f"HAR entry {origin.entry} postData.text")
             body = _json_or_upload(parsed, text, str(post.get("mimeType", "")), _text_or_none(request.get("url")))
             if isinstance(body, Diagnostic):
                 return body
@@ -212,7 +229,7 @@ def _har_entry(entry: Any, origin: Origin, redactor: Redactor, bodies: BodyTexts
     if reused is not None:
         assert bodies is not None
         record.trace = reused.index.trace
-        record.reread = functools.partial(_reparsed, replace(record), request_text, reused.index, redactor)
+        record.reread = functools.partial(reparsed, replace(record), request_text, reused.index, redactor)
         bodies.reuse.remember(reused.index)
     elif bodies is not None:
         bodies.note(record, request_text)
@@ -227,7 +244,7 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
         # request; each located by its item in the requests list.
         interactions = [{"request": q, "response": r} for q, r in zip(doc["requests"], doc["responses"])]
         cut = re.search(rb"(?m)^responses:", data)
-        lines = _lines_of(data[: cut.start()] if cut else data, rb"^-\s")
+        lines = lines_of(data[: cut.start()] if cut else data, rb"^-\s")
     elif isinstance(interactions, dict):
         # a mapping of recordings by key, not of HTTP exchanges: mlx_lm's token streams of a local
         # model (Mirascope's tests) — nothing sent to a provider, nothing cached: skipped, counted
@@ -243,10 +260,10 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
         )
         return
     else:
-        lines = _lines_of(data, rb"^\s*-\s+request:") or _lines_of(data, rb'"request"\s*:')
+        lines = lines_of(data, rb"^\s*-\s+request:") or lines_of(data, rb'"request"\s*:')
         if len(lines) != len(interactions):
             # go-vcr cassettes: each interaction starts with its id ("- id: 0"), the request after it
-            lines = _lines_of(data, rb"^\s*-\s+id:\s*[0-9]+\s*$")
+            lines = lines_of(data, rb"^\s*-\s+id:\s*[0-9]+\s*$")
     if len(lines) != len(interactions):
         lines = []
     for index, interaction in enumerate(interactions):
@@ -329,13 +346,13 @@ def _cassette_interaction(interaction: Any, origin: Origin, redactor: Redactor) 
         # like any request that is not an LLM call, not reported one CL001 per message.
         return Record(origin=origin, request=None, fmt="vcr")
     if not isinstance(interaction, dict) or not isinstance(interaction.get("request"), dict):
-        return _bad(origin, f"cassette interaction {origin.entry} has no request mapping")
+        return bad_record(origin, f"cassette interaction {origin.entry} has no request mapping")
     request = interaction["request"]
     headers = redactor.header_dict(request.get("headers"))
     body = _cassette_body(_body_or_parsed(request))
     if isinstance(body, str):
         if body.strip():
-            parsed = _parse_json(body, origin, f"cassette interaction {origin.entry} request body")
+            parsed = parse_json(body, origin, f"cassette interaction {origin.entry} request body")
             body = _json_or_upload(
                 parsed, body, headers.get("content-type", ""), _text_or_none(request.get("uri", request.get("url")))
             )

@@ -17,11 +17,11 @@ from cachelint.payloads.sse import assemble_sse, looks_like_sse
 Item = Record | Diagnostic
 
 
-def _parse_json(data: bytes | str, origin: Origin, what: str) -> Any:
+def parse_json(data: bytes | str, origin: Origin, what: str) -> Any:
     try:
         return loads(data)
     except RecursionError:
-        return _bad(origin, f"{what} is JSON nested too deeply to read")
+        return bad_record(origin, f"{what} is JSON nested too deeply to read")
     except ValueError as exc:
         reason = str(exc).split("\n")[0][:200]
         if (
@@ -30,19 +30,19 @@ def _parse_json(data: bytes | str, origin: Origin, what: str) -> Any:
             and data.lstrip().startswith(b"{")
         ):
             reason = f"truncated JSON ({reason})"
-        return _bad(origin, f"{what} is not valid JSON: {reason}")
+        return bad_record(origin, f"{what} is not valid JSON: {reason}")
 
 
-def _bad(origin: Origin, message: str) -> Diagnostic:
+def bad_record(origin: Origin, message: str) -> Diagnostic:
     return unreadable(origin.path, message, line=origin.line, record=origin.record)
 
 
 # --- one value -> records ---------------------------------------------------------------------
 
 
-def _records_from_value(value: Any, origin: Origin, redactor: Redactor, fmt: str) -> Iterator[Item]:
+def records_from_value(value: Any, origin: Origin, redactor: Redactor, fmt: str) -> Iterator[Item]:
     if not isinstance(value, dict):
-        yield _bad(
+        yield bad_record(
             origin, f"record is a JSON {type(value).__name__}, expected an object (a request body or an envelope)"
         )
         return
@@ -83,7 +83,7 @@ def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iter
         headers = headers if headers is not None else request.get("headers")
         request = request.get("body")
     if isinstance(request, str):
-        request = _parse_json(request, origin, "envelope request")
+        request = parse_json(request, origin, "envelope request")
         if isinstance(request, Diagnostic):
             yield request
             return
@@ -117,6 +117,17 @@ def _envelope(value: dict, origin: Origin, redactor: Redactor, fmt: str) -> Iter
         envelope=value,
     )
 
+
+# What a bare body or an envelope keeps of the request sent (the docs table's columns): a JSONL
+# line or a JSON document of them.
+ENVELOPE_KEEPS = {
+    "wire bytes": "yes (the body, or the envelope's request)",
+    "key order": "yes",
+    "cache markers": "yes",
+    "usage": "yes (the envelope's response)",
+    "time": "the envelope's time fields (--time-field)",
+    "session key": "the envelope's session fields, headers",
+}
 
 # The fields an envelope names its time in, in order: the names loggers and observability exports
 # use (a Python logging or structlog line, OpenTelemetry exports, Elastic's @timestamp, a

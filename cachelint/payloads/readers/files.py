@@ -1,6 +1,6 @@
-"""Finding log files and telling their format: the walk of the paths given, opening (gzip
-detected from the magic bytes, read in counted chunks), the first bytes and the name -> format, and
-the limits a read keeps to."""
+"""Finding log files and opening them: the walk of the paths given, opening (gzip detected from
+the magic bytes, read in counted chunks), the first bytes, and the limits a read keeps to. Which
+format reads a file is the format registry's to say (``cachelint.payloads.formats.registry``)."""
 
 from __future__ import annotations
 
@@ -12,22 +12,10 @@ import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Any, Iterator, Mapping
 
 from cachelint.diagnostics import Diagnostic, printable, unreadable
 from cachelint.payloads import is_log_name
-from cachelint.payloads.jsonio import loads
-
-
-FORMATS = ("jsonl", "json", "har", "vcr")
-
-
-def input_formats() -> tuple[str, ...]:
-    """Every value of ``--input-format`` but ``auto``: the generic readers, then the log formats
-    of cachelint.payloads.formats (observability exports, batch files, provider logs…)."""
-    from cachelint.payloads import formats
-
-    return FORMATS + formats.names()
 
 
 # Anthropic rejects request bodies over 32 MB (its documented request size limit), so a longer
@@ -56,8 +44,19 @@ class ReadLimits:
     max_records: int = DEFAULT_MAX_RECORDS  # JSONL lines read from one file
     max_gzip_ratio: float = DEFAULT_MAX_GZIP_RATIO  # decompressed / compressed bytes of a .gz
 
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> "ReadLimits":
+        """The limits ``[tool.cachelint.audit]`` sets, the defaults for those it leaves out."""
+        defaults = cls()
+        return cls(
+            max_record_size=int(options.get("max-record-size", defaults.max_record_size)),
+            max_document_size=int(options.get("max-document-size", defaults.max_document_size)),
+            max_records=int(options.get("max-records", defaults.max_records)),
+            max_gzip_ratio=float(options.get("max-gzip-ratio", defaults.max_gzip_ratio)),
+        )
 
-class _ChunkedReads(io.RawIOBase):
+
+class ChunkedReads(io.RawIOBase):
     """A file read at most ``_GZIP_CHUNK`` bytes at a time, counting them (what a gzip stream
     has consumed of it)."""
 
@@ -136,7 +135,7 @@ def _walk(root: Path, display_root: str) -> Iterator[tuple[Path, str] | Diagnost
 # --- opening and detecting --------------------------------------------------------------------
 
 
-def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
+def open_log(path: Path) -> tuple[IO[bytes], IO[bytes]]:
     """(the stream to read, the file under it): the same object, or a gzip stream over the file
     (which a GzipFile given a file object does not close: the caller closes both)."""
     if not stat.S_ISREG(os.stat(path).st_mode):  # opening a FIFO would wait forever for a writer
@@ -151,11 +150,11 @@ def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
         raw.close()
         raise
     if magic == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=_ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
+        return gzip.GzipFile(fileobj=ChunkedReads(raw), mode="rb"), raw  # type: ignore[return-value]
     return raw, raw
 
 
-def _peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
+def peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
     """The first ``size`` bytes, extended to the end of the first line (up to ``limit``) so that
     a long first JSONL record can still be recognised; the stream is rewound."""
     pos = handle.tell()
@@ -166,47 +165,11 @@ def _peek(handle: IO[bytes], limit: int, size: int = 65536) -> bytes:
     return data
 
 
-def _glance(handle: IO[bytes]) -> bytes:
+def glance(handle: IO[bytes]) -> bytes:
     """The first few KB (the stream is rewound), to tell a log from a file that is none; empty
     when they cannot be read (a truncated gzip stream: reading reports it, with its line)."""
     try:
-        return _peek(handle, 8192, 8192)
+        return peek(handle, 8192, 8192)
     except (EOFError, gzip.BadGzipFile, zlib.error, OSError):
         handle.seek(0)
         return b""
-
-
-def format_from_name(name: str) -> str | None:
-    lower = name.lower()
-    if lower.endswith(".gz"):
-        lower = lower[:-3]
-    if lower.endswith((".jsonl", ".ndjson")):
-        return "jsonl"
-    if lower.endswith(".har"):
-        return "har"
-    if lower.endswith((".yaml", ".yml")):
-        return "vcr"
-    return None
-
-
-def detect_format(name: str, head: bytes) -> str:
-    """The format of a log from its name and first bytes."""
-    by_name = format_from_name(name)
-    if by_name is not None:
-        return by_name
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    text = text[3:] if text.startswith(b"\xef\xbb\xbf") else text
-    if text.startswith(b"["):
-        return "json"
-    if text.startswith(b"{"):
-        first, sep, rest = text.partition(b"\n")
-        if sep and rest.strip():
-            try:
-                loads(first)
-                return "jsonl"  # a complete document on the first line and more after it
-            except (ValueError, RecursionError):
-                pass
-        return "json"
-    if text.startswith((b"interactions:", b"---", b"version:", b"requests:")):
-        return "vcr"
-    return "jsonl"

@@ -13,6 +13,7 @@ from cachelint.code.facts import CodeFacts
 from cachelint.code.fixes import sorted_fix
 from cachelint.code.values import UNORDERED
 from cachelint.diagnostics import Diagnostic
+from cachelint.rules.declarations import CodeRule
 
 CODE = "CL101"
 
@@ -21,3 +22,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for r in facts.first_reach_per_origin(UNORDERED, ("tools",)):
         msg = f"tools built from {r.origin.what} (unordered) reach {r.sink.label} at {facts.where(r.sink.line)}"
         yield facts.diagnostic(CODE, msg, r.origin.site, sorted_fix(facts, r), related=facts.reach_lines(r))
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call",))

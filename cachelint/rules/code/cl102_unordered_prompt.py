@@ -12,6 +12,7 @@ from cachelint.code.facts import CodeFacts
 from cachelint.code.fixes import sorted_fix
 from cachelint.code.values import UNORDERED
 from cachelint.diagnostics import Diagnostic
+from cachelint.rules.declarations import CodeRule
 
 CODE = "CL102"
 
@@ -20,3 +21,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for r in facts.first_reach_per_origin(UNORDERED, ("system",)):
         msg = f"system text built from {r.origin.what} (unordered) reaches {r.sink.label} at {facts.where(r.sink.line)}"
         yield facts.diagnostic(CODE, msg, r.origin.site, sorted_fix(facts, r), related=facts.reach_lines(r))
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call",))

@@ -8,6 +8,7 @@ from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
 from cachelint.diagnostics import Diagnostic
+from cachelint.rules.declarations import CodeRule
 
 CODE = "CL103"
 
@@ -20,3 +21,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             c.site,
             related=[c.sink.line],
         )
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call",))

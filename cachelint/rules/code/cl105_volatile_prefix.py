@@ -26,6 +26,7 @@ from cachelint.code.flow.sinks import CACHED, NAMED_SYSTEM, OPENING
 from cachelint.code.program import Program
 from cachelint.code.values import VOLATILE
 from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.rules.declarations import CodeRule
 
 CODE = "CL105"
 
@@ -118,3 +119,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             effect, severity = "the cached prefix changes on every request", None
         msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
         yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity, related=facts.reach_lines(r))
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call", "system-prompt-name"))

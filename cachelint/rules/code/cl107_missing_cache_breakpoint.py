@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from cachelint.code.facts import CodeFacts
 from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.rules.declarations import CodeRule
 
 if TYPE_CHECKING:
     from cachelint.payloads.limits import Limits
@@ -61,3 +62,6 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             yield facts.diagnostic(CODE, message, u.site, severity=Severity.INFO, related=[u.line])
         else:
             yield facts.diagnostic(CODE, message, u.site, related=[u.line])
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call",))

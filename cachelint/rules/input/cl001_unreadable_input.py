@@ -9,4 +9,9 @@ deadlines."""
 
 from __future__ import annotations
 
+from cachelint.rules.declarations import InputRule
+
 CODE = "CL001"
+
+
+RULE = InputRule(CODE)

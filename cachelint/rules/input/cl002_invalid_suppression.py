@@ -4,4 +4,9 @@ Raised by ``cachelint.suppressions.apply_suppressions`` while it applies a file'
 
 from __future__ import annotations
 
+from cachelint.rules.declarations import InputRule
+
 CODE = "CL002"
+
+
+RULE = InputRule(CODE)

@@ -7,5 +7,9 @@ trigger it by making a check raise."""
 
 from __future__ import annotations
 
+from cachelint.rules.declarations import InputRule
+
 CODE = "CL003"
-TRIGGERED_BY_INPUT = False
+
+
+RULE = InputRule(CODE, triggered_by_input=False)

@@ -12,12 +12,9 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.context import CheckContext
 from cachelint.payloads.breaks import break_finding, first_lost_byte, lost_text, tier_details
 from cachelint.payloads.model import Request
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL301"
-
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
-
-PAIR_NEEDS_CHANGE = True  # reads a tools tier diff only: skipped on quiet pairs (payloads/hooks.py)
 
 KIND_TEXT = {
     "reordered": "reordered",
@@ -43,3 +40,13 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
             CODE, message, prev, cur, ctx, first_lost_byte(prev, diff), kind=td.kind, details=tier_details(diff, td)
         ),
     )
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="content",  # judges the prompt's content: runs on content-level logs too
+    pair_needs_change=True,  # reads a tools tier diff only: skipped on quiet pairs
+    reports_prefix_break=True,
+    reports_lost_cache=True,
+    check_pair=check_pair,
+)

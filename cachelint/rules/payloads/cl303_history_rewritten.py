@@ -19,14 +19,11 @@ from cachelint.payloads.breaks import break_finding, cached_end_before, first_lo
 from cachelint.payloads.thinking import stripped_from, thinking_on
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL303"
 
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
-
 MAX_RECORDS_LISTED = 20
-
-PAIR_NEEDS_CHANGE = True  # reads a messages diff that breaks only: skipped on quiet pairs (payloads/hooks.py)
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
@@ -86,3 +83,14 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
             CODE, message, prev, cur, ctx, prev.messages[first].offset, kind="thinking-stripped", details=details
         ),
     )
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="content",  # judges the prompt's content: runs on content-level logs too
+    pair_needs_change=True,  # reads a messages diff that breaks only: skipped on quiet pairs
+    reports_prefix_break=True,
+    reports_lost_cache=True,
+    check_pair=check_pair,
+    check_session=check_session,
+)

@@ -20,12 +20,9 @@ from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.breaks import break_finding, first_lost_byte, lost_text, show
 from cachelint.payloads.model import Request
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL304"
-
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
-
-PAIR_NEEDS_CHANGE = True  # reads diff.settings only: skipped on quiet pairs (payloads/hooks.py)
 
 
 def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagnostic]:
@@ -63,3 +60,13 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         first = first_lost_byte(prev, diff, change.invalidates)  # or earlier, where bytes changed too
         out.append(break_finding(CODE, message, prev, cur, ctx, first, kind=change.name, details=details))
     return out
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="content",  # judges the prompt's content: runs on content-level logs too
+    pair_needs_change=True,  # reads diff.settings only: skipped on quiet pairs
+    reports_prefix_break=True,
+    reports_lost_cache=True,
+    check_pair=check_pair,
+)

@@ -31,9 +31,7 @@ from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Breakpoint, Request, Session
 from cachelint.payloads.usage import usage_of
-
-REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
-REJECTED_REQUESTS = True  # and at a request the provider rejected: it says why (payloads/hooks.py)
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL305"
 
@@ -300,3 +298,13 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         return []
     req, moving = first
     return [_diagnostic(req, kind, msg, details) for kind, msg, details in moving]
+
+
+RULE = PayloadRule(
+    CODE,
+    request_first_only=True,  # check_request looks at the first request of a session only
+    rejected_requests=True,  # and at a request the provider rejected: it says why
+    check_request=check_request,
+    check_pair=check_pair,
+    check_session=check_session,
+)

@@ -21,10 +21,7 @@ from cachelint.payloads.limits import Limits, ProviderLimits, limits_for, tokens
 from cachelint.payloads.model import Request, duration_text, seconds_between
 from cachelint.payloads.spend import marked_end
 from cachelint.payloads.usage import usage_of
-
-FIDELITY = (
-    "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
-)
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL306"
 
@@ -86,3 +83,11 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         details["tokens_written"] = usage.written
         details["tokens_uncached"] = usage.uncached
     return [at_request(CODE, message, cur, details=details)]
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="usage",  # judges the usage of each call: runs on every log that keeps it, transcripts too
+    reports_lost_cache=True,
+    check_pair=check_pair,
+)

@@ -23,10 +23,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Block, Request, Session
-
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
-
-REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL307"
 DEFAULT_MIN_CHARS = 512
@@ -194,3 +191,13 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     for req, repeats in _pending(ctx).pop(session.id, ()):
         out.append(_diagnostic(req, repeats, ctx, session.count - req.index_in_session))
     return out
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="content",  # judges the prompt's content: runs on content-level logs too
+    request_first_only=True,  # check_request looks at the first request of a session only
+    check_request=check_request,
+    check_pair=check_pair,
+    check_session=check_session,
+)

@@ -25,10 +25,7 @@ from cachelint.payloads.limits import Limits, limits_for
 from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
 from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, reads_reported, usage_of
-
-FIDELITY = (
-    "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
-)
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL308"
 # OpenAI reports hits in 128-token steps (older copies of OpenAI's docs) and Anthropic counts are exact: a shortfall below
@@ -212,3 +209,11 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
                 found["fidelity"] = "usage"
             out.append(at_request(CODE, message, cur, details=found))
     return out
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="usage",  # judges the usage of each call: runs on every log that keeps it, transcripts too
+    reports_lost_cache=True,
+    check_session=check_session,
+)

@@ -29,8 +29,7 @@ from cachelint.payloads.limits import Limits, limits_for, tokens_up_to
 from cachelint.payloads.model import Request, Session
 from cachelint.payloads.spend import common_prefix_bytes
 from cachelint.payloads.usage import usage_of
-
-REQUEST_FIRST_ONLY = True  # check_request looks at the first request of a session only
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL310"
 
@@ -197,3 +196,13 @@ def check_run_end(ctx: CheckContext) -> Iterable[Diagnostic]:
         )
     state.shared.clear()
     return out
+
+
+RULE = PayloadRule(
+    CODE,
+    request_first_only=True,  # check_request looks at the first request of a session only
+    check_request=check_request,
+    check_pair=check_pair,
+    check_session=check_session,
+    check_run_end=check_run_end,
+)

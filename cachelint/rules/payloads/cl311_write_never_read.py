@@ -17,10 +17,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.cache_state import never_read
 from cachelint.payloads.model import Request, Session
-
-FIDELITY = (
-    "usage"  # judges the usage of each call: runs on every log that keeps it, transcripts too (payloads/hooks.py)
-)
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL311"
 
@@ -43,3 +40,11 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     details = {k: v for k, v in found.items() if k != "first"}
     details["records"] = [r.origin.record for r in session.requests]
     return [at_request(CODE, message, first, kind=found["kind"], details=details)]
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="usage",  # judges the usage of each call: runs on every log that keeps it, transcripts too
+    reports_lost_cache=True,
+    check_session=check_session,
+)

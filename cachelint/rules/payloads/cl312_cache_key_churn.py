@@ -17,10 +17,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.context import CheckContext, at_request
 from cachelint.payloads.limits import limits_for
 from cachelint.payloads.model import Request, Session
-
-FIDELITY = "content"  # judges the prompt's content: runs on content-level logs too (payloads/hooks.py)
-
-PAIR_NEEDS_CHANGE = True  # reads a prompt_cache_key that differs between the two settings only: skipped on quiet pairs (payloads/hooks.py)
+from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL312"
 WINDOW = timedelta(minutes=1)  # the unit of OpenAI's "requests per minute"
@@ -89,3 +86,13 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
                 )
                 break  # one finding per key and session
     return out
+
+
+RULE = PayloadRule(
+    CODE,
+    fidelity="content",  # judges the prompt's content: runs on content-level logs too
+    pair_needs_change=True,  # reads a prompt_cache_key that differs between the two settings only: skipped on quiet pairs
+    reports_prefix_break=True,
+    check_pair=check_pair,
+    check_session=check_session,
+)

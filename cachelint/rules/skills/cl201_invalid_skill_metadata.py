@@ -12,6 +12,7 @@ from typing import Iterable
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.context import SkillContext
 from cachelint.skills.tree import SUB_DOCUMENT
+from cachelint.rules.declarations import SkillRule
 
 CODE = "CL201"
 
@@ -46,3 +47,6 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             out.append(Diagnostic(CODE, problem.message, skill.display, problem.line, problem.column))
         seen.clear()
     return out
+
+
+RULE = SkillRule(CODE, check)

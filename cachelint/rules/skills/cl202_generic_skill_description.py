@@ -17,6 +17,7 @@ from typing import Iterable
 from cachelint.diagnostics import Diagnostic
 from cachelint.skills.context import SkillContext
 from cachelint.skills.lexicon import Lexicon, NormalText, find_phrases, normal_text
+from cachelint.rules.declarations import SkillRule
 
 CODE = "CL202"
 
@@ -121,3 +122,6 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 )
             )
     return out
+
+
+RULE = SkillRule(CODE, check)

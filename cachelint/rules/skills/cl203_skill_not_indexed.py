@@ -13,6 +13,7 @@ from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.context import SkillContext
 from cachelint.skills.indexes import IndexFile
 from cachelint.skills.scope import index_scope, is_template
+from cachelint.rules.declarations import SkillRule
 
 CODE = "CL203"
 
@@ -60,3 +61,6 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             )
         )
     return out
+
+
+RULE = SkillRule(CODE, check)

@@ -23,6 +23,7 @@ from cachelint.skills.indexes import (
 )
 from cachelint.skills.scope import index_scope
 from cachelint.skills.tree import Skill, SkillTree
+from cachelint.rules.declarations import SkillRule
 
 CODE = "CL204"
 
@@ -150,3 +151,6 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 )
             )
     return out
+
+
+RULE = SkillRule(CODE, check)

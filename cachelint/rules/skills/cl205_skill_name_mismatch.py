@@ -14,6 +14,7 @@ from typing import Iterable
 from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.context import SkillContext
 from cachelint.skills.tree import SUB_DOCUMENT, has_valid_name
+from cachelint.rules.declarations import SkillRule
 
 CODE = "CL205"
 
@@ -40,3 +41,6 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 )
             )
     return out
+
+
+RULE = SkillRule(CODE, check)

@@ -30,6 +30,7 @@ from cachelint.diagnostics import Diagnostic
 from cachelint.skills.context import SkillContext
 from cachelint.skills.lexicon import Lexicon, normal_text, fold
 from cachelint.skills.tree import Skill, SkillTree
+from cachelint.rules.declarations import SkillRule
 
 CODE = "CL206"
 
@@ -209,3 +210,6 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
             )
         )
     return out
+
+
+RULE = SkillRule(CODE, check)

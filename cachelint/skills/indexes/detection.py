@@ -15,6 +15,7 @@ from cachelint.skills.indexes.model import _SLUG, IndexEntry, IndexFile, IndexRu
 from cachelint.skills.tree import SkillTree
 
 if TYPE_CHECKING:
+    from cachelint.textio import FileReader
     from cachelint.diagnostics import Diagnostic
 
 
@@ -34,7 +35,9 @@ def parse_index_file(
     return parse_data(tree, path, display, text, data)
 
 
-def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tuple[list[IndexFile], list[Diagnostic]]:
+def detect_indexes(
+    tree: SkillTree, rules: IndexRules, max_file_size: int, reader: "FileReader | None" = None
+) -> tuple[list[IndexFile], list[Diagnostic]]:
     """The index files of the tree and CL001 problems of configured, given ones.
 
     Configured files are indexes whatever they hold. Other files are indexes when their entries
@@ -46,7 +49,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
     """
     from cachelint.diagnostics import Diagnostic, unreadable
     from cachelint.discovery import compile_patterns
-    from cachelint.textio import read_text
+    from cachelint.textio import DISK
 
     wanted = compile_patterns(rules.index)
     unwanted = _combined(compile_patterns(rules.not_index))
@@ -65,7 +68,7 @@ def detect_indexes(tree: SkillTree, rules: IndexRules, max_file_size: int) -> tu
                     continue
             except OSError:
                 continue
-        source = read_text(f.path, f.display, max_file_size)
+        source = (reader or DISK).read_text(f.path, f.display, max_file_size)
         if isinstance(source, Diagnostic):
             if configured and tree.is_given(f.path):
                 problems.append(source)

@@ -127,10 +127,10 @@ class IndexRules:
     max_index_bytes: int = 1 << 20
 
     @classmethod
-    def load(cls, pack_paths, index, not_index, min_coverage) -> "IndexRules":
+    def load(cls, pack_paths, index, not_index, min_coverage, folder=None) -> "IndexRules":
         from cachelint.catalog import load_packs
 
-        packs = load_packs("skills-index", pack_paths)
+        packs = load_packs("skills-index", pack_paths, folder)
         return cls(
             index=tuple(index),
             not_index=tuple(g for p in packs for g in p.get("not_index", ())) + tuple(not_index),

@@ -13,17 +13,17 @@ from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.trace import BuildTrace
 from cachelint.payloads.reuse import LineIndex, LineReuse, follow_path
 from cachelint.payloads.secrets import Redactor
-from cachelint.payloads.readers.envelopes import Item, _bad, _parse_json, _records_from_value
-from cachelint.payloads.readers.files import GZIP_RATIO_AFTER, ReadLimits, _ChunkedReads
+from cachelint.payloads.readers.envelopes import Item, bad_record, parse_json, records_from_value
+from cachelint.payloads.readers.files import GZIP_RATIO_AFTER, ReadLimits, ChunkedReads
 
 
 # --- JSONL ------------------------------------------------------------------------------------
 
 
-def _compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
+def compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
     """How many bytes of the file a gzip stream has consumed so far; None for a plain file."""
     source = getattr(handle, "fileobj", None)
-    if isinstance(source, _ChunkedReads):
+    if isinstance(source, ChunkedReads):
         return lambda: source.consumed
     return None
 
@@ -35,7 +35,7 @@ def _compressed_bytes(handle: IO[bytes]) -> Callable[[], int] | None:
 _INDEX_TRIES = 64
 
 
-def _read_jsonl(
+def read_lines(
     handle: IO[bytes],
     display: str,
     redactor: Redactor,
@@ -46,7 +46,7 @@ def _read_jsonl(
 ) -> Iterator[Item]:
     """``records(value, origin, redactor, fmt)``: the items of one parsed line (by default the
     generic records: bodies, envelopes, batch input lines; a log format's otherwise)."""
-    records = records or _records_from_value
+    records = records or records_from_value
     line_no = 0
     record = 0
     expanded = 0  # decompressed bytes read
@@ -108,7 +108,7 @@ def _read_jsonl(
                 indexed += 1
                 yield reused
                 continue
-        value = _parse_json(text, origin, "line")
+        value = parse_json(text, origin, "line")
         if isinstance(value, Diagnostic):
             yield value
             continue
@@ -132,7 +132,7 @@ def _reused_record(
     records: Callable[..., Iterator[Item]] | None = None,
 ) -> Record | None:
     """The record of a line decoded with reuse, or None (then it is decoded in full)."""
-    records = records or _records_from_value
+    records = records or records_from_value
     decoded = reuse.decode(text)
     if decoded is None:
         return None
@@ -157,13 +157,13 @@ def _reread(
     records: Callable[..., Iterator[Item]] | None = None,
 ) -> Record | Diagnostic:
     """A record decoded with reuse, decoded in full (when a reused part did not fit)."""
-    records = records or _records_from_value
+    records = records or records_from_value
     index.trace = BuildTrace()
-    value = _parse_json(text, origin, "line")
+    value = parse_json(text, origin, "line")
     if isinstance(value, Diagnostic):
         return value
     items = list(records(value, origin, redactor, "jsonl"))
-    item = items[0] if items else _bad(origin, "record vanished when decoded in full")
+    item = items[0] if items else bad_record(origin, "record vanished when decoded in full")
     if isinstance(item, Record):
         item.trace = index.trace
     return item

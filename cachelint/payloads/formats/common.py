@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
+from cachelint.payloads.content import Part, sorted_keys
 from cachelint.payloads.jsonio import dumps as _dumps
 from cachelint.payloads.model import Origin, Record
+from cachelint.payloads.providers.registry import content_shape
 
 if TYPE_CHECKING:
     from cachelint.payloads.trace import BuildTrace
@@ -76,19 +78,6 @@ def session_text(value: Any) -> str | None:
         text = str(value)
         return text or None
     return None
-
-
-def json_value(value: Any) -> Any:
-    """A value that a log may hold as JSON text or already decoded: the decoded value (None when
-    the text is not JSON)."""
-    if isinstance(value, (str, bytes, bytearray)):
-        from cachelint.payloads.jsonio import loads
-
-        try:
-            return loads(value)
-        except (ValueError, RecursionError):
-            return None
-    return value
 
 
 def number(value: Any) -> int | None:
@@ -188,91 +177,6 @@ def trace_id(span: Mapping[str, Any]) -> str | None:
 
 # --- content level: a prompt re-encoded into a provider's request shape -------------------------
 
-# The provider whose request shape a content-level prompt is rebuilt in, from the names
-# observability tools give the system (gen_ai.provider.name / gen_ai.system, ls_provider…).
-_ANTHROPIC = ("anthropic", "claude")
-_GEMINI = ("gcp.gemini", "gcp.vertex_ai", "gemini", "google", "vertex")
-
-
-def provider_of(system: Any, model: Any) -> str:
-    name = str(system or "").lower()
-    model_name = str(model or "").lower()
-    if (
-        any(n in name for n in _ANTHROPIC)
-        or ("bedrock" in name and "claude" in model_name)
-        or model_name.startswith("claude")
-    ):
-        return "anthropic"
-    if any(n in name for n in _GEMINI) or model_name.startswith("gemini"):
-        return "gemini"
-    return "openai-chat"
-
-
-def sorted_keys(value: Any) -> Any:
-    """A copy with every object's keys sorted: content-level logs do not keep the wire's key
-    order, so none is compared."""
-    if not isinstance(value, (dict, list)):
-        return value
-    try:
-        import orjson
-
-        return orjson.loads(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))  # the whole tree at C speed
-    except (ImportError, TypeError, ValueError):
-        pass
-    if isinstance(value, dict):
-        return {k: sorted_keys(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [sorted_keys(v) for v in value]
-    return value
-
-
-class Part:
-    """One part of a message in a content-level log: ``text``, ``tool_call`` (``id``, ``name``,
-    ``arguments``), ``tool_result`` (``id``, ``content``) or ``other`` (a value kept as it is)."""
-
-    __slots__ = ("kind", "text", "id", "name", "arguments", "value")
-
-    def __init__(
-        self, kind: str, text: str = "", id: Any = None, name: Any = None, arguments: Any = None, value: Any = None
-    ) -> None:
-        self.kind = kind
-        self.text = text
-        self.id = id
-        self.name = name
-        self.arguments = arguments
-        self.value = value
-
-
-def text_parts(content: Any) -> list[Part]:
-    """Message content as logs write it (a string, a list of typed parts, OpenAI parts) as Parts."""
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [Part("text", content)]
-    if isinstance(content, list):
-        parts: list[Part] = []
-        for item in content:
-            if isinstance(item, str):
-                parts.append(Part("text", item))
-            elif isinstance(item, dict):
-                kind = item.get("type")
-                if kind in ("text", "input_text", "output_text") or (
-                    kind is None and isinstance(item.get("text"), str)
-                ):
-                    parts.append(Part("text", str(item.get("text", item.get("content", "")))))
-                elif kind == "tool_use":
-                    parts.append(
-                        Part("tool_call", id=item.get("id"), name=item.get("name"), arguments=item.get("input"))
-                    )
-                elif kind == "tool_result":
-                    parts.append(Part("tool_result", id=item.get("tool_use_id"), value=item.get("content")))
-                else:
-                    parts.append(
-                        Part("other", value=sorted_keys({k: v for k, v in item.items() if k != "cache_control"}))
-                    )
-        return parts
-    return [Part("other", value=sorted_keys(content))]
-
 
 def content_body(
     provider: str,
@@ -281,96 +185,37 @@ def content_body(
     messages: Iterable[tuple[str, list[Part]] | Built],
     tools: Iterable[Mapping[str, Any]],
 ) -> dict[str, Any]:
-    """A request body in ``provider``'s shape rebuilt from a prompt's content: the system texts,
-    the messages (role, parts) and the tool definitions (``name``, ``description``,
-    ``parameters``). Keys sorted in every schema and value: the log did not keep the order."""
+    """A request body in ``provider``'s shape (its ``ContentShape``) rebuilt from a prompt's
+    content: the system texts, the messages (role, parts) and the tool definitions (``name``,
+    ``description``, ``parameters``). Keys sorted in every schema and value: the log did not keep
+    the order."""
+    shape = content_shape(provider)
     system = [s for s in system if isinstance(s, str)]
     tool_list = _tools(tuple(t for t in tools if isinstance(t, dict)))
     shaped = _SHAPED.get(id(tool_list)) if tool_list else None  # the same tools: the same list object
     if shaped is not None and shaped[0] is tool_list and shaped[1] == provider:
-        tool_list = shaped[2]
-        tools_done = True
+        shaped_tools: list[Any] | None = shaped[2]
+    elif tool_list:
+        shaped_tools = _shape(provider, tool_list, shape.tools(tool_list))
     else:
-        tools_done = False
+        shaped_tools = None
     built: list[dict[str, Any]] = []
     for message in messages:
         # not a Built: a (role, parts) pair (``type() is`` leaves the other branch unnarrowed)
         built.extend(
-            message.messages
-            if type(message) is Built
-            else provider_messages(provider, *cast("tuple[str, list[Part]]", message))
+            message.messages if type(message) is Built else shape.messages(*cast("tuple[str, list[Part]]", message))
         )
-    if provider == "anthropic":
-        body: dict[str, Any] = {"model": model}
-        if tool_list:
-            body["tools"] = (
-                tool_list
-                if tools_done
-                else _shape(
-                    provider,
-                    tool_list,
-                    [
-                        {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
-                        for t in tool_list
-                    ],
-                )
-            )
-        if system:
-            body["system"] = [{"type": "text", "text": s} for s in system]
-        body["messages"] = built
-        return body
-    if provider == "gemini":
-        body = {"model": model}
-        if tool_list:
-            body["tools"] = (
-                tool_list
-                if tools_done
-                else _shape(
-                    provider,
-                    tool_list,
-                    [
-                        {
-                            "functionDeclarations": [
-                                {"name": t["name"], "description": t["description"], "parameters": t["parameters"]}
-                                for t in tool_list
-                            ]
-                        }
-                    ],
-                )
-            )
-        if system:
-            body["systemInstruction"] = {"parts": [{"text": s} for s in system]}
-        body["contents"] = built
-        return body
-    body = {"model": model}
-    if tool_list:
-        body["tools"] = (
-            tool_list
-            if tools_done
-            else _shape(
-                provider,
-                tool_list,
-                [
-                    {
-                        "type": "function",
-                        "function": {"name": t["name"], "description": t["description"], "parameters": t["parameters"]},
-                    }
-                    for t in tool_list
-                ],
-            )
-        )
-    body["messages"] = [{"role": "system", "content": s} for s in system] + built
+    body: dict[str, Any] = {"model": model}
+    if shaped_tools is not None:
+        body["tools"] = shaped_tools
+    body.update(shape.prompt(system, built))
     return body
 
 
 def provider_messages(provider: str, role: str, parts: list[Part]) -> list[dict[str, Any]]:
     """One message of a content-level log in ``provider``'s shape (OpenAI splits tool results
     into messages of their own)."""
-    if provider == "anthropic":
-        return [_anthropic_message(role, parts)]
-    if provider == "gemini":
-        return [_gemini_content(role, parts)]
-    return _openai_messages(role, parts)
+    return content_shape(provider).messages(role, parts)
 
 
 class Built:
@@ -541,91 +386,6 @@ def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
     return out
 
 
-def _arguments(value: Any) -> Any:
-    decoded = json_value(value) if isinstance(value, str) else value
-    return sorted_keys(decoded if decoded is not None else value)
-
-
-def _result_text(value: Any) -> Any:
-    if isinstance(value, list) and all(isinstance(v, dict) and v.get("type") == "text" for v in value):
-        return "".join(str(v.get("text", "")) for v in value)
-    return value if isinstance(value, str) else sorted_keys(value)
-
-
-def _anthropic_message(role: str, parts: list[Part]) -> dict[str, Any]:
-    blocks: list[Any] = []
-    for p in parts:
-        if p.kind == "text":
-            blocks.append({"type": "text", "text": p.text})
-        elif p.kind == "tool_call":
-            blocks.append(
-                {"type": "tool_use", "id": str(p.id or ""), "name": str(p.name or ""), "input": _arguments(p.arguments)}
-            )
-        elif p.kind == "tool_result":
-            blocks.append({"type": "tool_result", "tool_use_id": str(p.id or ""), "content": _result_text(p.value)})
-        else:
-            blocks.append(p.value)
-    return {"role": "assistant" if role in ("assistant", "model", "ai") else "user", "content": blocks}
-
-
-def _gemini_content(role: str, parts: list[Part]) -> dict[str, Any]:
-    out: list[Any] = []
-    for p in parts:
-        if p.kind == "text":
-            out.append({"text": p.text})
-        elif p.kind == "tool_call":
-            out.append({"functionCall": {"name": str(p.name or ""), "args": _arguments(p.arguments)}})
-        elif p.kind == "tool_result":
-            out.append(
-                {
-                    "functionResponse": {
-                        "name": str(p.name or p.id or ""),
-                        "response": {"content": _result_text(p.value)},
-                    }
-                }
-            )
-        else:
-            out.append(p.value)
-    return {"role": "model" if role in ("assistant", "model", "ai") else "user", "parts": out}
-
-
-def _openai_messages(role: str, parts: list[Part]) -> list[dict[str, Any]]:
-    role = {"ai": "assistant", "model": "assistant", "human": "user"}.get(role, role)
-    texts = [p.text for p in parts if p.kind == "text"]
-    others = [p.value for p in parts if p.kind == "other"]
-    calls = [p for p in parts if p.kind == "tool_call"]
-    results = [p for p in parts if p.kind == "tool_result"]
-    out: list[dict[str, Any]] = []
-    if texts or others or calls or not results:
-        message: dict[str, Any] = {"role": role}
-        if others:
-            message["content"] = [{"type": "text", "text": t} for t in texts] + others
-        else:
-            message["content"] = "".join(texts) if texts or not calls else None
-        if calls:
-            message["tool_calls"] = [
-                {
-                    "id": str(c.id or ""),
-                    "type": "function",
-                    "function": {"name": str(c.name or ""), "arguments": _arguments_text(c.arguments)},
-                }
-                for c in calls
-            ]
-        out.append(message)
-    for r in results:
-        out.append({"role": "tool", "tool_call_id": str(r.id or ""), "content": _result_text(r.value)})
-    return out
-
-
-def _arguments_text(value: Any) -> str:
-    from cachelint.payloads.jsonio import dumps
-
-    decoded = json_value(value) if isinstance(value, str) else value
-    if decoded is None and isinstance(value, str):
-        return value
-    return dumps(sorted_keys(decoded)).decode("utf-8", "replace")
-
-
 def usage_response(
     provider: str,
     *,
@@ -652,20 +412,4 @@ def usage_response(
         total = (fresh or 0) + r + w
     if fresh is None:
         fresh = max(0, total - r - w)
-    if provider == "anthropic":
-        usage: dict[str, Any] = {"input_tokens": fresh, "cache_read_input_tokens": r, "cache_creation_input_tokens": w}
-        if out is not None:
-            usage["output_tokens"] = out
-        return {"usage": usage}
-    if provider == "gemini":
-        return {
-            "usageMetadata": {
-                "promptTokenCount": total,
-                "cachedContentTokenCount": r,
-                **({"candidatesTokenCount": out} if out is not None else {}),
-            }
-        }
-    usage = {"prompt_tokens": total, "prompt_tokens_details": {"cached_tokens": r}}
-    if out is not None:
-        usage["completion_tokens"] = out
-    return {"usage": usage}
+    return content_shape(provider).usage(total, fresh, r, w, out)

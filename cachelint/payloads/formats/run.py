@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from cachelint.diagnostics import Diagnostic, unreadable
-from cachelint.payloads.formats import _registry as registry
+from cachelint.payloads.formats import registry
+from cachelint.payloads.formats.unread import unread_reason
 from cachelint.payloads.model import Breakpoint, Record, Request
 
 # What a request of lower fidelity does not let the audit judge (beyond the checks that do not run).
@@ -21,20 +22,16 @@ LIMITS_TEXT = {
 }
 
 
-def unread_reason(record: Record) -> str | None:
-    """Why a record the audit skipped (no provider told) looks like an LLM log in a shape no reader
-    took (``registry.resemblance``), or None."""
-    if record.fmt not in ("jsonl", "json", "har", "vcr") or record.request is None:
-        return None  # a log format's own records say why themselves; a record without body is not a call
-    return registry.resemblance(record)
-
-
 @dataclass
 class FormatRun:
     """The log-format side of one audit run."""
 
     input_format: str
     limits: Any
+    # whether a provider caches a prefix only at its cache markers (``caching: explicit`` in the
+    # payloads-limits packs), so that a log that dropped the markers is given one where the usage
+    # shows a cache write or read
+    caches_at_markers: Callable[[str | None], bool] = lambda provider: False
     joins: registry.Joins = field(default_factory=registry.Joins)
     formats: dict[str, str] = field(default_factory=dict)  # display -> format name (sniffed once)
     side: set[str] = field(default_factory=set)  # displays of side files (read before the others)
@@ -45,13 +42,11 @@ class FormatRun:
 
     def plan(self, logs: Iterable[tuple[Path, str]]) -> None:
         """Sniff every file's format once; remember the side files."""
-        from cachelint.payloads.readers import sniff_format
-
         for path, display in logs:
-            name = sniff_format(path, display, self.input_format, self.limits)
+            name = registry.sniff_format(path, display, self.input_format, self.limits)
             if self.input_format != "auto":
                 # a forced format still reads a batch's results file as results (its other half)
-                found = registry.get(sniff_format(path, display, "auto", self.limits))
+                found = registry.get(registry.sniff_format(path, display, "auto", self.limits))
                 if found is not None and found.side:
                     name = found.name
             self.formats[display] = name
@@ -64,10 +59,8 @@ class FormatRun:
 
     def read_side(self, path: Path, display: str, redactor: Any) -> list[Diagnostic]:
         """Read a side file into the joins; its CL001s."""
-        from cachelint.payloads.readers import read_log
-
         found = []
-        for item in read_log(path, display, self.format_of(display), redactor, self.limits, joins=self.joins):
+        for item in registry.read_log(path, display, self.format_of(display), redactor, self.limits, joins=self.joins):
             if isinstance(item, Diagnostic):
                 found.append(item)
         return found
@@ -123,7 +116,7 @@ class FormatRun:
         entry = self.fidelity.setdefault(record.fidelity, {"requests": 0, "formats": set()})
         entry["requests"] += 1
         entry["formats"].add(record.fmt)
-        if req.breakpoints or req.provider not in ("anthropic", "bedrock-converse") or not isinstance(req.usage, dict):
+        if req.breakpoints or not self.caches_at_markers(req.provider) or not isinstance(req.usage, dict):
             return
         usage = req.usage
         read = usage.get("cache_read_input_tokens", usage.get("cacheReadInputTokens")) or 0
