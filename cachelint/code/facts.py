@@ -15,6 +15,9 @@ from cachelint.code.program import Program
 from cachelint.code.values import Span
 from cachelint.diagnostics import Diagnostic, Fix, Severity
 
+# A clock reduced to its date changes less often than the clock itself.
+_GRANULARITY_RANK = {"date": 1}
+
 
 @dataclass(frozen=True)
 class CodeFacts:
@@ -75,7 +78,17 @@ class CodeFacts:
         for r in self.reaches:
             if r.origin.kind != kind or r.sink.tier not in tiers:
                 continue
-            rank = (r.sink.line, r.sink.label, r.arg_span is None, r.origin.what, r.origin.fix_at or (0, 0, 0, 0))
+            # One clock read once can reach a prompt both whole and reduced to its date (``f"{now}"``
+            # and ``now.year`` in one template): the finest change is the one the prompt sees.
+            coarse = _GRANULARITY_RANK.get(r.origin.granularity, 0)
+            rank = (
+                coarse,
+                r.sink.line,
+                r.sink.label,
+                r.arg_span is None,
+                r.origin.what,
+                r.origin.fix_at or (0, 0, 0, 0),
+            )
             current = best.get(r.origin.site)
             if current is None or rank < current[0]:
                 best[r.origin.site] = (rank, r)

@@ -126,6 +126,9 @@ class VolatileCall:
     # the call that seeds this generator's global state (random.seed): once the module seeds it,
     # its values are the same, in the same order, in every process
     seeded_by: str | None = None
+    # the position of the seed of a generator's constructor (``random.Random(42)``, also ``seed=``):
+    # a generator made with a seed gives the same values in the same order in every process
+    seed_argument: int | None = None
 
 
 @dataclass
@@ -348,6 +351,7 @@ def build_knowledge(
                     format_argument=entry.get("format_argument"),
                     needs_volatile_argument=bool(entry.get("needs_volatile_argument", False)),
                     seeded_by=entry.get("seeded_by"),
+                    seed_argument=entry.get("seed_argument"),
                 ),
             )
             if entry.get("seeded_by"):

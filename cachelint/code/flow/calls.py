@@ -116,6 +116,17 @@ def _is_empty_set_call(node: ast.Call) -> bool:
     )
 
 
+def _seeded(node: ast.Call, position: int | None) -> bool:
+    """``random.Random(42)``, ``default_rng(seed=0)``: a generator made with a seed (not ``None``)
+    gives the same values in the same order in every process; what its seed carries, it carries."""
+    if position is None:
+        return False
+    seed = node.args[position] if position < len(node.args) else None
+    if seed is None:
+        seed = next((kw.value for kw in node.keywords if kw.arg in ("seed", "x")), None)
+    return seed is not None and not (isinstance(seed, ast.Constant) and seed.value is None)
+
+
 def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
     """The caller's value for ``param`` or for one of its keys/attributes (``data.['system']``),
     falling back to the whole argument when that part is not known."""
@@ -338,6 +349,12 @@ class Calls(Expressions):
             return result
 
         unordered = self.k.unordered.match(path)
+        if unordered is None and isinstance(func, ast.Attribute):
+            # client = MultiServerMCPClient(...); client.get_tools(): a method of an imported
+            # class, named by the class in the pack
+            ref = self._type_of(func.value, frame)
+            if ref is not None and ref[0] == "ext":
+                unordered = self.k.unordered.match((*ref[1].lstrip(".").split("."), func.attr))
         if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             if path in (("set",), ("frozenset",)) and _is_empty_set_call(node):
                 if path == ("frozenset",):
@@ -362,8 +379,10 @@ class Calls(Expressions):
         volatile = self.k.volatile.match(path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
-            if volatile.needs_volatile_argument or (
-                volatile.seeded_by is not None and volatile.seeded_by in self.seeded
+            if (
+                volatile.needs_volatile_argument
+                or (volatile.seeded_by is not None and volatile.seeded_by in self.seeded)
+                or _seeded(node, volatile.seed_argument)
             ):
                 return args_value
             granularity = volatile.granularity
