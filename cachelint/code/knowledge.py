@@ -140,6 +140,8 @@ class Knowledge:
     body_keys: dict[str, str] = field(default_factory=dict)
     first_message_roles: frozenset[str] = frozenset()
     system_message_classes: CallTable[bool] = field(default_factory=CallTable)
+    # calls that count the tokens of messages without sending them (code-sinks pack)
+    token_counters: CallTable[bool] = field(default_factory=CallTable)
     unordered: CallTable[UnorderedCall] = field(default_factory=CallTable)
     unordered_annotations: frozenset[str] = frozenset()
     set_view_methods: frozenset[str] = frozenset()
@@ -280,6 +282,8 @@ def build_knowledge(
         roles.update(pack.get("first_message_roles", ()))
         for pattern in pack.get("system_message_classes", ()):
             k.system_message_classes.add(pattern, True)
+        for pattern in pack.get("token_counters", ()):
+            k.token_counters.add(pattern, True)
         for entry in pack.get("sinks", ()):
             sink = Sink(
                 entry.get("library", "?"),

@@ -60,3 +60,92 @@ def ask(messages):
     found = _cl105(source)
     assert len(found) == 1
     assert "(the clock)" in found[0].message and found[0].severity in (None, Severity.ERROR), found[0].message
+
+
+def test_a_message_list_only_counted_is_no_request() -> None:
+    source = """
+def calculate_size(llm, msgs, n):
+    tokens = llm.count_tokens(msgs)
+    return tokens.total // n
+
+def sizes(llm, question):
+    probe = [{"role": "system", "content": f"Now: {datetime.now()}"}, {"role": "user", "content": question}]
+    direct = litellm.token_counter(model="m", messages=[{"role": "system", "content": f"{time.time()}"}])
+    return calculate_size(llm, probe, 3) + direct
+"""
+    assert _cl105(source) == []
+
+
+def test_a_message_list_counted_and_sent_is_a_request() -> None:
+    source = """
+def ask(question):
+    messages = [{"role": "system", "content": f"Now: {datetime.now()}"}, {"role": "user", "content": question}]  # here
+    if litellm.token_counter(model="m", messages=messages) > 1000:
+        return None
+    return litellm.completion(model="m", messages=messages)
+"""
+    found = _cl105(source)
+    assert len(found) == 1 and found[0].severity is None, [d.message for d in found]
+
+
+def test_the_first_messages_of_a_new_conversation_are_made_once_per_conversation() -> None:
+    source = """
+def build(request):
+    history = request.conversation_history
+    if not history or len(history) == 0:
+        system = f"Now: {datetime.now()}"
+        return [{"role": "system", "content": system}, {"role": "user", "content": request.ask}]
+    history.append({"role": "user", "content": request.ask})
+    return history
+"""
+    found = _cl105(source)
+    assert len(found) == 1 and found[0].severity is Severity.INFO
+    assert "once per conversation" in found[0].message
+
+
+def test_a_list_given_to_a_loop_that_carries_the_conversation_on_is_made_once_per_conversation() -> None:
+    source = """
+class Runner:
+    def call(self, messages):
+        while True:
+            reply = litellm.completion(model="m", messages=messages)
+            if not reply.choices[0].message.tool_calls:
+                return reply
+            messages.append(reply.choices[0].message)
+
+    def prompt_call(self, system_prompt, user):
+        messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": user}]
+        return self.call(messages)
+
+    def investigate(self, question):
+        return self.prompt_call(f"Now: {datetime.now()}", question)
+"""
+    found = _cl105(source)
+    assert len(found) == 1 and found[0].severity is Severity.INFO, [d.message for d in found]
+
+
+def test_a_list_returned_without_a_test_for_a_new_conversation_is_still_per_request() -> None:
+    source = """
+def chunks():
+    return [dict(role="system", content=f"Now: {datetime.now()}")]
+
+def one_shot(question):
+    return litellm.completion(model="m", messages=[{"role": "system", "content": f"Now {datetime.now()}"}, {"role": "user", "content": question}])
+"""
+    found = _cl105(source)
+    assert len(found) == 2 and all(d.severity is None for d in found), [d.message for d in found]
+
+
+def test_a_clock_the_caller_passes_to_a_conversation_builder_is_the_callers() -> None:
+    source = """
+def build(history, system):
+    if not history:
+        return [{"role": "system", "content": system}]
+    return history
+
+def ask(history, question):
+    msgs = build(history, f"{BASE} {time.time()}")
+    return oai.chat.completions.create(model="gpt-5", messages=msgs + [{"role": "user", "content": question}])
+"""
+    found = _cl105(source)
+    assert len(found) == 1 and found[0].severity is None, [d.message for d in found]

@@ -250,6 +250,7 @@ class Calls(Expressions):
             self.eval(default, parent)
         self.block(node.body, frame)
         summary.done = True
+        self.settle_first_messages(summary, node)
         return summary
 
     def _call(self, node: ast.Call, frame: Frame) -> Value:
@@ -784,6 +785,13 @@ class Calls(Expressions):
                     self._record_change(
                         frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())")
                     )
+                    if (
+                        frame.loops
+                        and frame.summary is not None
+                        and method in k.adding_methods
+                        and path_root(target_path) in frame.params
+                    ):
+                        frame.summary.grows.add(path_root(target_path))  # a conversation carried on
                     if (
                         method == "insert"
                         and node.args

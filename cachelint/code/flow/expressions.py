@@ -8,7 +8,7 @@ import ast
 from dataclasses import replace
 from typing import Any
 
-from cachelint.code.flow.facts import SinkRef, span_of
+from cachelint.code.flow.facts import span_of
 from cachelint.code.flow.scopes import (
     MAX_REMEMBERED_KEYS,
     Frame,
@@ -346,11 +346,11 @@ class Expressions(Sinks):
             content = self.role_contents.get(id(first))
             if content is not None:
                 # A message list that starts with a system message is built to be sent: its
-                # first message is the system prompt wherever the list goes.
+                # first message is the system prompt wherever the list goes (where that is, is
+                # settled once the function is analysed).
                 value, role = content
-                self._reach(
-                    value, SinkRef("system", f"the first message ({role}) of a message list", node.lineno), None, frame
-                )
+                key = id(frame.summary) if frame.summary is not None else None
+                self.first_message_lists.setdefault(key, []).append((node, value, role, frame))
         if (
             isinstance(node, ast.Tuple)
             and len(node.elts) == 2

@@ -31,7 +31,8 @@ class SinkRef:
     configures: bool = False  # an agent / bound model is built: only in-place changes count in loops
     tool_key: str | None = None  # sort key of this SDK's tools (fixes)
     # how often what reaches it is made anew when that is not each request: "run" (a callback
-    # before each run of the agent, one user turn)
+    # before each run of the agent, one user turn), "conversation" (the first message of a
+    # conversation this code starts and hands on)
     renewed: str | None = None
 
 
@@ -78,6 +79,10 @@ class Summary:
     # parameter.state["key"] = value: what the function writes into a session state it is given
     # (an ADK callback), by key
     state_writes: dict[str, Value] = field(default_factory=dict)
+    # parameters holding a conversation the function carries on: a list it adds to, or sends as the
+    # messages, inside a loop (``call(messages)`` appending each reply): a message list given to it
+    # is the start of a conversation, not one request
+    grows: set[str] = field(default_factory=set)
     done: bool = False
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
+from cachelint.code.flow.list_uses import ListUse, argument_param, built_when_empty, list_uses, name_uses
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
@@ -55,6 +56,14 @@ def _builds_text(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS
 
 
+def _params_only(v: Value, params: bool) -> Value:
+    """The parameter origins of ``v`` (``params``), or its other origins."""
+    return Value(
+        frozenset(o for o in v.own if (o.kind == PARAM) == params),
+        frozenset(o for o in v.inner if (o.kind == PARAM) == params),
+    )
+
+
 def _within(site: Span, outer: Span) -> bool:
     return (outer[0], outer[1]) <= (site[0], site[1]) and (site[2], site[3]) <= (outer[2], outer[3])
 
@@ -65,6 +74,8 @@ class Sinks(Loops):
     if TYPE_CHECKING:
         # Calls, the layer above, summarises a function passed as a prompt (dynamic instructions).
         def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None: ...
+        def _local_function_def(self, func: ast.AST, frame: Frame) -> ast.AST | None: ...
+        def summary_of(self, node: Any) -> Summary: ...
         def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
 
     def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
@@ -192,6 +203,8 @@ class Sinks(Loops):
             for used in _history_paths(arg_node):
                 for loop in frame.loops:
                     loop.history[used] = None
+                if frame.loops and frame.summary is not None and path_root(used) in frame.params:
+                    frame.summary.grows.add(path_root(used))  # a conversation carried on in a loop
             first = self._first_message(arg_node, frame)
             if first is not None:
                 (content, role) = first
@@ -257,6 +270,66 @@ class Sinks(Loops):
                     renewed=callbacks[kw.arg] if callbacks[kw.arg] != "request" else None,
                 )
                 self._reach(summary.state_writes[key], ref, None, frame)
+
+    def settle_first_messages(self, summary: Summary | None, scope: ast.AST) -> None:
+        """The message lists built in ``scope`` (a function, or the module) that start with a system
+        message, now that where each goes can be read: one only given to token counters is never
+        sent; one returned, or given to a function that carries on a conversation with it (adds to
+        it or sends it in a loop), starts a conversation, made once for it; any other is sent."""
+        pending = self.first_message_lists.pop(id(summary) if summary is not None else None, ())
+        for display, value, role, frame in pending:
+            uses = list_uses(scope, display)
+            if uses and all(self._only_counted(use, frame, 0) for use in uses):
+                continue  # a token count (what the list would cost): no request
+            label = f"the first message ({role}) of a message list"
+            plain = SinkRef("system", label, display.lineno)
+            per_conversation = SinkRef("system", label, display.lineno, renewed="conversation")
+            if any(self._carried_on(use, frame) for use in uses or ()):
+                self._reach(value, per_conversation, None, frame)
+            elif any(use.kind == "returned" for use in uses or ()) and built_when_empty(scope, display, frame.params):
+                # the first messages of a conversation the caller had none of: what this function
+                # makes is made once for that conversation; what a parameter brings, the caller
+                # makes, as often as it calls
+                self._reach(_params_only(value, True), plain, None, frame)
+                self._reach(_params_only(value, False), per_conversation, None, frame)
+            else:
+                self._reach(value, plain, None, frame)
+
+    def _callee_definition(self, use: ListUse, frame: Frame) -> tuple[ast.AST, str] | None:
+        """The function of the module a list is given to, and the parameter that receives it."""
+        if use.kind != "call" or use.call is None:
+            return None
+        definition = self._local_function_def(use.call.func, frame)
+        if definition is None:
+            return None
+        owner = self.func_class.get(id(definition))
+        is_method = owner is not None and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod"
+            for d in definition.decorator_list  # type: ignore[attr-defined]
+        )
+        param = argument_param(definition, use, is_method)
+        return (definition, param) if param is not None else None
+
+    def _only_counted(self, use: ListUse, frame: Frame, depth: int) -> bool:
+        """The list is given to a token counter, or to a function of the module that only gives
+        the parameter receiving it to token counters."""
+        if use.kind != "call" or use.call is None:
+            return False
+        if self.k.token_counters.match(self.callee_path(use.call.func)) is not None:
+            return True
+        found = self._callee_definition(use, frame) if depth < 2 else None
+        if found is None:
+            return False
+        definition, param = found
+        inner = name_uses(definition, param)
+        return bool(inner) and all(self._only_counted(u, frame, depth + 1) for u in inner or ())
+
+    def _carried_on(self, use: ListUse, frame: Frame) -> bool:
+        found = self._callee_definition(use, frame)
+        if found is None:
+            return False
+        definition, param = found
+        return param in self.summary_of(definition).grows
 
     def _tool_objects_value(self, node: ast.List | ast.Tuple, frame: Frame, value: Value) -> Value:
         """``tools=[SearchTools(since=today), helper]``: what a display of tools carries as tool

@@ -81,6 +81,14 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 " each run writes it again instead of reading the previous run's"
             )
             severity = Severity.INFO
+        elif r.sink.renewed == "conversation":
+            # the list is the start of a conversation that the caller (or a loop it is given to)
+            # carries on: the requests of that conversation share the first message
+            effect = (
+                "it is made once per conversation, so the requests of one conversation share it but every new"
+                " conversation writes the cached prefix again"
+            )
+            severity = Severity.INFO
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
         elif r.sink.renewed == "run":
