@@ -17,6 +17,8 @@ from cachelint.diagnostics import Diagnostic, Fix, Severity
 
 # A clock reduced to its date changes less often than the clock itself.
 _GRANULARITY_RANK = {"date": 1}
+# How often a sink takes a new value, from the most often (each request) on.
+_RENEWED_RANK = {"run": 1, "conversation": 2}
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class CodeFacts:
             coarse = _GRANULARITY_RANK.get(r.origin.granularity, 0)
             rank = (
                 coarse,
+                _RENEWED_RANK.get(r.sink.renewed or "", 0),  # a request it reaches anew before a conversation it starts
                 r.sink.line,
                 r.sink.label,
                 r.arg_span is None,

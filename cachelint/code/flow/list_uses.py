@@ -21,7 +21,7 @@ class ListUse:
     keyword: str | None = None  # or the keyword argument
 
 
-def _walk_scope(scope: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+def walk_scope(scope: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
     """(node, parent) for every node of ``scope``'s own body: not inside the functions, lambdas and
     classes it defines (their names are their own)."""
     body = scope.body if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
@@ -89,9 +89,9 @@ def built_when_empty(scope: ast.AST, display: ast.AST, params: set[str]) -> bool
     """``display`` is built in the body of an ``if`` that tests that a place rooted at a parameter
     (the conversation so far, ``request.history``) is empty: the function builds the first
     messages of a conversation it was given none of."""
-    parents = {id(node): parent for node, parent in _walk_scope(scope)}
+    parents = {id(node): parent for node, parent in walk_scope(scope)}
     given = set(params)
-    for stmt, _parent in _walk_scope(scope):
+    for stmt, _parent in walk_scope(scope):
         # history = request.conversation_history: a name for what a parameter brings
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = stmt.value
@@ -114,7 +114,7 @@ def list_uses(scope: ast.AST, display: ast.AST) -> list[ListUse] | None:
     """The uses of ``display`` in ``scope``: where it stands, or, when a plain assignment binds it
     to a name that nothing else in the scope binds, every read of that name. None when that cannot
     be told (the display is not found in the scope's own body)."""
-    parents = {id(node): parent for node, parent in _walk_scope(scope)}
+    parents = {id(node): parent for node, parent in walk_scope(scope)}
     parent = parents.get(id(display))
     if parent is None:
         return None
@@ -132,10 +132,10 @@ def name_uses(scope: ast.AST, name: str, parents: dict[int, ast.AST] | None = No
     """Every read of ``name`` in ``scope``, when ``name`` is bound once there (or is a parameter
     never rebound); None otherwise (which binding a read sees is not told here)."""
     if parents is None:
-        parents = {id(node): parent for node, parent in _walk_scope(scope)}
+        parents = {id(node): parent for node, parent in walk_scope(scope)}
     stores = 0
     reads: list[ast.Name] = []
-    for node, _parent in _walk_scope(scope):
+    for node, _parent in walk_scope(scope):
         if isinstance(node, ast.Name) and node.id == name:
             if isinstance(node.ctx, ast.Load):
                 reads.append(node)

@@ -478,6 +478,7 @@ class Scopes:
         # id(summary) (or None: the module and class bodies) -> the message lists built there that
         # start with a system message, settled once the function is analysed (Sinks.settle_first_messages)
         self.first_message_lists: dict[int | None, list[tuple[ast.List, Value, str, Frame]]] = {}
+        self.local_deps_cache: dict[int, Any] = {}  # id(function or module) -> its LocalDeps
         # id(list display) added after other messages (``history + [SystemMessage(...)]``,
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()

@@ -8,12 +8,24 @@ import ast
 import re
 from typing import TYPE_CHECKING, Any
 
+from cachelint.code.flow.dependencies import LocalDeps
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
 from cachelint.code.flow.list_uses import ListUse, argument_param, built_when_empty, list_uses, name_uses
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, INSTANCE, PARAM, VOLATILE, Span, Value, substitute, union
+from cachelint.code.values import (
+    CLEAN,
+    CONVERSATION,
+    INSTANCE,
+    PARAM,
+    VOLATILE,
+    Origin,
+    Span,
+    Value,
+    substitute,
+    union,
+)
 
 # The tier of a value bound to a name that says it is the system prompt (``SYSTEM_PROMPT = ...``,
 # ``return`` of ``build_system_prompt``) where no sink is in view: read by CL105 alone, for a clock
@@ -64,6 +76,11 @@ def _params_only(v: Value, params: bool) -> Value:
     )
 
 
+def inside(path: str, place: str) -> bool:
+    """``path`` is ``place`` or a part of it."""
+    return path == place or (path.startswith(place) and path[len(place)] in ".[")
+
+
 def _within(site: Span, outer: Span) -> bool:
     return (outer[0], outer[1]) <= (site[0], site[1]) and (site[2], site[3]) <= (outer[2], outer[3])
 
@@ -106,6 +123,8 @@ class Sinks(Loops):
     def _sink_call(self, node: ast.Call, sink: Sink, positional: list[Value], keywords: dict, frame: Frame) -> None:
         callee = ast.unparse(node.func)
         starred_kwargs = [kw.value for kw in node.keywords if kw.arg is None]
+        prefix_args: list[tuple[str, ast.AST, str]] = []
+        messages_node: ast.AST | None = None
         for argument in sink.arguments:
             arg_node: ast.AST | None = None
             value = CLEAN
@@ -148,6 +167,10 @@ class Sinks(Loops):
                 continue
             if argument.keyword in sink.state_arguments:
                 self._state_template(node, arg_node, f"{how} of {callee}", sink, frame)
+            if argument.tier in PREFIX_TIERS:
+                prefix_args.append((argument.tier, arg_node, f"{how} of {callee}"))
+            elif argument.tier == "messages":
+                messages_node = arg_node
             self._sink_argument(
                 argument.tier,
                 value,
@@ -159,6 +182,105 @@ class Sinks(Loops):
                 sink.tool_key,
                 argument.keys,
             )
+        if messages_node is not None and not sink.configures and not frame.loops:
+            self._rebuilt_per_turn(node, prefix_args, messages_node, callee, frame)
+
+    def _local_deps(self, frame: Frame) -> tuple[ast.AST, LocalDeps] | None:
+        """The function ``frame`` runs (or the module) and the bindings of its names."""
+        scope = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else self.tree
+        if scope is None:
+            return None
+        deps = self.local_deps_cache.get(id(scope))
+        if deps is None:
+            deps = self.local_deps_cache[id(scope)] = LocalDeps(scope, self.k.adding_methods)
+        return scope, deps
+
+    def _given(self, path: str, frame: Frame) -> bool:
+        """``path`` is rooted at what the function is given: a parameter or its own instance."""
+        root = path_root(path)
+        return root in frame.params or (root == frame.self_name and root is not None)
+
+    def _history_places(self, messages: ast.AST, deps: LocalDeps, frame: Frame) -> set[str]:
+        """The lists the messages of a request carry on (``self.history``, ``state["messages"]``, a
+        ``history`` parameter, also through the function's names: ``msgs = history + [...]``): the
+        conversation, given to the function. Empty for messages built only of new ones."""
+        out: set[str] = set()
+        todo = list(_history_paths(messages))
+        seen: set[str] = set()
+        while todo and len(seen) < 16:
+            path = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            if self._given(path, frame):
+                out.add(path)
+                continue
+            for bound in deps.bindings.get(path, ()):
+                todo.extend(_history_paths(bound.value if isinstance(bound, ast.Await) else bound))
+        return out
+
+    def _rebuilt_per_turn(
+        self, call: ast.Call, prefix_args: list[tuple[str, ast.AST, str]], messages: ast.AST, callee: str, frame: Frame
+    ) -> None:
+        """A request that carries a conversation on (its messages send a list the function is given)
+        whose tools or system prompt are built from that conversation, or from this turn's input
+        that the same messages send (the user's message, what it retrieved): the prefix is rebuilt
+        for every request, with no loop in view (the framework, or the caller, repeats it)."""
+        found = self._local_deps(frame)
+        if found is None:
+            return
+        _scope, deps = found
+        history = self._history_places(messages, deps, frame)
+        if not history:
+            return  # a request of new messages only: no conversation to lose
+        turn_input = {p for p in deps.reads(messages) if path_root(p) in frame.params}
+        first = self._first_message_content(messages, frame)
+        if first is not None:
+            role = self._first_message(messages, frame)
+            prefix_args = prefix_args + [
+                ("system", first, f"the first message ({role[1] if role else 'system'}) of messages= of {callee}")
+            ]
+
+        def from_conversation(path: str) -> bool:
+            # the place itself or a part of it (``history[-1]``), not what holds it: a method of
+            # ``self`` called in the prompt reads all of ``self`` as far as read_paths can tell
+            return any(inside(path, p) for p in history | turn_input)
+
+        for tier, arg_node, label in prefix_args:
+            hit = deps.first_read(arg_node, from_conversation)
+            if hit is None:
+                continue
+            path, read_at = hit
+            what = (
+                f"{path} (the conversation this request carries on)"
+                if any(inside(path, h) for h in history)
+                else f"{path} (this turn's input, which the same request sends in its messages)"
+            )
+            origin = Origin(CONVERSATION, what, span_of(read_at))
+            self.reaches.append(Reach(origin, SinkRef(tier, label, call.lineno), None))
+
+    def _first_message_content(self, messages: ast.AST, frame: Frame) -> ast.AST | None:
+        """The node of the content of the first message of a messages argument built here
+        (``[{"role": "system", "content": ...}, *history]``, ``[SystemMessage(text)] + history``)."""
+        target = self._structure(messages, frame) if isinstance(messages, (ast.Name, ast.Attribute)) else messages
+        element = first_element(target) if target is not None else None
+        if isinstance(element, (ast.Name, ast.Attribute)):
+            element = self._structure(element, frame)
+        if element is None or id(element) not in self.role_contents:
+            return None
+        if isinstance(element, ast.Dict):
+            for key, value in zip(element.keys, element.values):
+                if isinstance(key, ast.Constant) and key.value == "content":
+                    return value
+            return None
+        if isinstance(element, ast.Call):
+            for kw in element.keywords:
+                if kw.arg == "content":
+                    return kw.value
+            return element.args[0] if element.args else None
+        if isinstance(element, ast.Tuple) and len(element.elts) == 2:
+            return element.elts[1]
+        return None
 
     def _sink_argument(
         self,

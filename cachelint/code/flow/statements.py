@@ -9,7 +9,7 @@ from typing import Any
 
 from cachelint.code.flow.calls import Calls, has_deferred_tool
 from cachelint.code.flow.expressions import is_constant
-from cachelint.code.flow.facts import ClassInfo, SinkRef
+from cachelint.code.flow.facts import ClassInfo, Reach, SinkRef, span_of
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
@@ -17,11 +17,13 @@ from cachelint.code.flow.scopes import (
     first_element,
     first_item_place,
     has_unordered,
+    is_first_index,
     path_of,
     place_of,
     plain_test_reads,
 )
-from cachelint.code.values import CLEAN, EMPTY, Value, as_element, filled, merge, union
+from cachelint.code.flow.sinks import inside
+from cachelint.code.values import CLEAN, CONVERSATION, EMPTY, Origin, Value, as_element, filled, merge, union
 
 
 class Statements(Calls):
@@ -58,7 +60,50 @@ class Statements(Calls):
             if value:  # a clean value names no clock and writes no state worth reading
                 self._named_target(target, value, frame, node.value)
                 self._state_write(target, value, frame)
+            self._first_message_written(target, node.value, value, frame)
             self.bind(target, value, frame, node.value)
+
+    def _first_message_written(self, target: ast.AST, expr: ast.AST, value: Value, frame: Frame) -> None:
+        """``history[0] = {"role": "system", ...}`` or ``history[0]["content"] = system_prompt``: the
+        system prompt of the conversation in ``history`` is rewritten here. What is written reaches
+        it; built from that conversation itself (its length, what its tool results hold), it
+        differs from one request to the next."""
+        first = first_item_place(target)
+        if first is None:
+            return
+        conversation = first[: -len(FIRST)]
+        if isinstance(target, ast.Subscript) and is_first_index(target.slice):
+            message = self.role_contents.get(id(expr))
+            if message is None or message[1] not in self.k.first_message_roles:
+                return
+            written = message[0]
+        elif self._names_system_prompt(expr):
+            written = value
+        else:
+            return  # the first message may be the user's (Anthropic-style lists): no evidence
+        label = f"the system message written over the first message of {conversation}"
+        sink = SinkRef("system", label, target.lineno)  # type: ignore[attr-defined]
+        self._reach(written, sink, None, frame)
+        if frame.loops:
+            return  # a change inside a loop is the loop's (CL104)
+        found = self._local_deps(frame)
+        if found is None:
+            return
+        hit = found[1].first_read(expr, lambda path: inside(path, conversation))
+        if hit is not None:
+            path, read_at = hit
+            origin = Origin(
+                CONVERSATION, f"{path} (the conversation whose first message it rewrites)", span_of(read_at)
+            )
+            self.reaches.append(Reach(origin, sink, None))
+
+    def _names_system_prompt(self, expr: ast.AST) -> bool:
+        """``system_prompt``, ``self.system_message``, ``build_system_prompt()``: an expression whose
+        name says it is the system prompt."""
+        if isinstance(expr, ast.Call):
+            expr = expr.func
+        name = expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else None
+        return name is not None and self.k.names_system_prompt(name)
 
     def _state_write(self, target: ast.AST, value: Value, frame: Frame) -> None:
         """``context.state["key"] = value`` on a parameter: the function writes the state it is

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
+from cachelint.code.values import CONVERSATION
 from cachelint.diagnostics import Diagnostic
 
 CODE = "CL104"
@@ -19,3 +20,10 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             facts.loop_change_message(c, "so each change rewrites the cached prefix from the system prompt on"),
             c.site,
         )
+    # no loop in view: a request carries a conversation on, and its system argument is built from it
+    for r in facts.first_reach_per_origin(CONVERSATION, ("system",)):
+        msg = (
+            f"{r.sink.label} at {facts.where(r.sink.line)} is built from {r.origin.what}, which differs on every"
+            " request, so every request rewrites the cached prefix from the system prompt on"
+        )
+        yield facts.diagnostic(CODE, msg, r.origin.site)

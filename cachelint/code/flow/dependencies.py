@@ -1,0 +1,101 @@
+"""What a value written in a function is built from, through the function's own names: every
+assignment, augmented assignment, ``for`` target, ``with`` target and ``x.append(...)`` of the
+function read flow-insensitively (a name may get its value from any of its bindings). Used to tell
+whether the system prompt of a request is rebuilt from what the same request sends as its
+conversation, and where it first reads it."""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable
+
+from cachelint.code.flow.list_uses import walk_scope
+from cachelint.code.flow.scopes import place_of, read_paths
+
+# How far a value is followed back through the function's names.
+_MAX_STEPS = 64
+
+
+class LocalDeps:
+    """The bindings of one function's (or the module's) own names."""
+
+    def __init__(self, scope: ast.AST, adding_methods: frozenset[str]) -> None:
+        self.bindings: dict[str, list[ast.AST]] = {}
+        for node, _parent in walk_scope(scope):
+            pairs: list[tuple[ast.AST, ast.AST]] = []
+            if isinstance(node, ast.Assign):
+                pairs = [(t, node.value) for t in node.targets]
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                pairs = [(node.target, node.value)]
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                pairs = [(node.target, node.iter)]
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                pairs = [(node.optional_vars, node.context_expr)]
+            elif isinstance(node, ast.NamedExpr):
+                pairs = [(node.target, node.value)]
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in adding_methods
+                and node.args
+            ):
+                pairs = [(node.func.value, a) for a in node.args]
+            for target, value in pairs:
+                for place in _target_places(target):
+                    self.bindings.setdefault(place, []).append(value)
+
+    def _bound(self, path: str) -> list[ast.AST]:
+        """What may have been written into ``path`` or into what contains it (``x`` for
+        ``x['k']``). Not what was written into a part of it: a method of ``self`` called reads all
+        of ``self`` as far as read_paths can tell, and would read every attribute written."""
+        out: list[ast.AST] = []
+        for place, values in self.bindings.items():
+            if path == place or (path.startswith(place) and path[len(place)] in ".["):
+                out.extend(values)
+        return out
+
+    def first_read(self, expr: ast.AST, wanted: Callable[[str], bool]) -> tuple[str, ast.AST] | None:
+        """The first place ``wanted`` accepts that ``expr`` is built from, directly or through the
+        function's names, with the expression that reads it."""
+        todo: list[ast.AST] = [expr]
+        seen: set[int] = set()
+        steps = 0
+        while todo and steps < _MAX_STEPS:
+            node = todo.pop(0)
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            steps += 1
+            paths = sorted(read_paths(node))
+            for path in paths:
+                if wanted(path):
+                    return path, node
+            for path in paths:
+                todo.extend(self._bound(path))
+        return None
+
+    def reads(self, expr: ast.AST) -> set[str]:
+        """Every place ``expr`` is built from, through the function's names."""
+        out: set[str] = set()
+        todo: list[ast.AST] = [expr]
+        seen: set[int] = set()
+        while todo and len(seen) < _MAX_STEPS:
+            node = todo.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            for path in read_paths(node):
+                out.add(path)
+                todo.extend(self._bound(path))
+        return out
+
+
+def _target_places(target: ast.AST) -> list[str]:
+    """The places an assignment target binds or writes into (``x``, ``self.history``,
+    ``state['notes']``; ``x`` for ``x[i]``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _target_places(e)]
+    if isinstance(target, ast.Starred):
+        return _target_places(target.value)
+    place = place_of(target)
+    return [place] if place is not None else []
