@@ -110,6 +110,22 @@ class Sink:
 
 
 @dataclass(frozen=True)
+class PerTurn:
+    """A function a framework calls once per request (or step) with the conversation's state (the
+    ``per_turn`` entries of the code-sinks pack)."""
+
+    library: str
+    state: int = 0  # the parameter holding the state
+    whole: bool = False  # every read of it is the turn's state
+    state_attribute: str | None = None  # ctx.state: the whole state
+    conversation_keys: frozenset[str] = frozenset()  # keys holding the conversation itself
+    updates: str | None = None  # "returned_keys" | "state_writes": how changing keys are written
+    returns: str | None = None  # the tier the return value renders in
+    position: int | None = None  # of the registering call: the argument that is the function
+    keyword: str | None = None
+
+
+@dataclass(frozen=True)
 class UnorderedCall:
     what: str
     elements: str | None = None  # "str" | "name" | "path" | None (unknown): see the code-order pack
@@ -137,6 +153,10 @@ class Knowledge:
     decorators: CallTable[tuple[str, str]] = field(default_factory=CallTable)  # -> (tier, library)
     # the class of a provider function's first parameter -> (tier, library)
     providers: CallTable[tuple[str, str]] = field(default_factory=CallTable)
+    # functions called once per request with the conversation's state: by the class of their
+    # first parameter, or by the call that registers them
+    per_turn_annotations: CallTable[PerTurn] = field(default_factory=CallTable)
+    per_turn_calls: CallTable[PerTurn] = field(default_factory=CallTable)
     body_keys: dict[str, str] = field(default_factory=dict)
     first_message_roles: frozenset[str] = frozenset()
     system_message_classes: CallTable[bool] = field(default_factory=CallTable)
@@ -299,6 +319,22 @@ def build_knowledge(
             k.decorators.add(entry["decorator"], (entry["tier"], entry.get("library", "?")))
         for entry in pack.get("providers", ()):
             k.providers.add(entry["annotation"], (entry["tier"], entry.get("library", "?")))
+        for entry in pack.get("per_turn", ()):
+            turn = PerTurn(
+                entry["library"],
+                int(entry.get("state", 0)),
+                bool(entry.get("whole", False)),
+                entry.get("state_attribute"),
+                frozenset(entry.get("conversation_keys", ())),
+                entry.get("updates"),
+                entry.get("returns"),
+                entry.get("position"),
+                entry.get("keyword"),
+            )
+            if "annotation" in entry:
+                k.per_turn_annotations.add(entry["annotation"], turn)
+            if "call" in entry:
+                k.per_turn_calls.add(entry["call"], turn)
     k.body_keys = body_keys
     k.first_message_roles = frozenset(roles)
 

@@ -164,3 +164,30 @@ def argument_param(definition: ast.AST, use: ListUse, is_method: bool) -> str | 
     if use.keyword is not None and use.keyword in positional + [a.arg for a in args.kwonlyargs]:
         return use.keyword
     return None
+
+
+def returned_keys(function: ast.AST) -> set[str]:
+    """The string keys of the dict displays ``function`` returns (a graph node's state update)."""
+    keys: set[str] = set()
+    for node, _parent in walk_scope(function):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
+            keys.update(k.value for k in node.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+    return keys
+
+
+def state_write_keys(tree: ast.AST) -> frozenset[str]:
+    """The keys written as ``<anything>.state["key"] = ...`` anywhere in the module (a tool's or a
+    callback's write into a session state)."""
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "state"
+                    and isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)
+                ):
+                    keys.add(target.slice.value)
+    return frozenset(keys)

@@ -25,6 +25,7 @@ from cachelint.code.values import (
     PARAM,
     UNORDERED,
     Origin,
+    Span,
     Value,
     as_element,
     element_of,
@@ -479,6 +480,13 @@ class Scopes:
         # start with a system message, settled once the function is analysed (Sinks.settle_first_messages)
         self.first_message_lists: dict[int | None, list[tuple[ast.List, Value, str, Frame]]] = {}
         self.local_deps_cache: dict[int, Any] = {}  # id(function or module) -> its LocalDeps
+        # functions a framework calls once per request with the conversation's state, and how
+        # (knowledge.PerTurn); run again at the end (Calls.per_turn_passes)
+        self.per_turn_functions: list[tuple[ast.AST, Any]] = []
+        # the site of a per-turn state parameter -> (its name, the keys that change per request,
+        # the attribute that is the whole state): reading any other key gives a session's value
+        self.turn_state_keys: dict[Span, tuple[str, frozenset[str], str | None]] = {}
+        self.state_write_keys: frozenset[str] | None = None  # state["key"] = ... anywhere in the module
         # id(list display) added after other messages (``history + [SystemMessage(...)]``,
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()

@@ -364,6 +364,9 @@ class Statements(Calls):
                     node.lineno,
                 )
                 self._reach(summary.returns, sink, None, frame)
+            turn = self.k.per_turn_annotations.match(self.callee_path(positional[0].annotation))
+            if turn is not None:
+                self.register_per_turn(node, turn)
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> None:
         info = ClassInfo(node.name)
