@@ -162,6 +162,10 @@ class Knowledge:
     system_message_classes: CallTable[bool] = field(default_factory=CallTable)
     # calls that count the tokens of messages without sending them (code-sinks pack)
     token_counters: CallTable[bool] = field(default_factory=CallTable)
+    # calls that format messages for a model run locally, with no prompt cache between calls
+    local_models: CallTable[bool] = field(default_factory=CallTable)
+    # calls that show a value (print, log) without sending it anywhere
+    display_calls: CallTable[bool] = field(default_factory=CallTable)
     unordered: CallTable[UnorderedCall] = field(default_factory=CallTable)
     unordered_annotations: frozenset[str] = frozenset()
     set_view_methods: frozenset[str] = frozenset()
@@ -304,6 +308,10 @@ def build_knowledge(
             k.system_message_classes.add(pattern, True)
         for pattern in pack.get("token_counters", ()):
             k.token_counters.add(pattern, True)
+        for pattern in pack.get("local_models", ()):
+            k.local_models.add(pattern, True)
+        for pattern in pack.get("display_calls", ()):
+            k.display_calls.add(pattern, True)
         for entry in pack.get("sinks", ()):
             sink = Sink(
                 entry.get("library", "?"),

@@ -191,3 +191,40 @@ def state_write_keys(tree: ast.AST) -> frozenset[str]:
                 ):
                     keys.add(target.slice.value)
     return frozenset(keys)
+
+
+def declared_global(scope: ast.AST) -> set[str]:
+    """The names ``scope`` declares ``global`` or ``nonlocal``."""
+    out: set[str] = set()
+    for node, _parent in walk_scope(scope):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
+    return out
+
+
+def rebound_before_read(module: ast.Module, target: ast.Name) -> bool:
+    """The module binds ``target``'s name again, at its top level and unconditionally, before any
+    statement between the two reads it (a later cell of a notebook redefining a prompt): nothing
+    ever sees the first binding."""
+    index = next((i for i, stmt in enumerate(module.body) if _holds(stmt, target)), None)
+    if index is None or not isinstance(module.body[index], (ast.Assign, ast.AnnAssign)):
+        return False
+    name = target.id
+    for stmt in module.body[index + 1 :]:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and not _reads(stmt.value, name):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+        if _reads(stmt, name):
+            return False
+    return False
+
+
+def _holds(stmt: ast.AST, target: ast.AST) -> bool:
+    return any(node is target for node in ast.walk(stmt))
+
+
+def _reads(node: ast.AST | None, name: str) -> bool:
+    return node is not None and any(
+        isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load) for sub in ast.walk(node)
+    )

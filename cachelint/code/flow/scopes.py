@@ -480,6 +480,9 @@ class Scopes:
         # start with a system message, settled once the function is analysed (Sinks.settle_first_messages)
         self.first_message_lists: dict[int | None, list[tuple[ast.List, Value, str, Frame]]] = {}
         self.local_deps_cache: dict[int, Any] = {}  # id(function or module) -> its LocalDeps
+        # id(summary) (or None) -> reaches of values bound to a system prompt's name, with the name
+        # bound: kept once the function is read if anything may send it (Sinks._settle_named_prompts)
+        self.named_prompts: dict[int | None, list[tuple[Reach, ast.Name, Frame]]] = {}
         # functions a framework calls once per request with the conversation's state, and how
         # (knowledge.PerTurn); run again at the end (Calls.per_turn_passes)
         self.per_turn_functions: list[tuple[ast.AST, Any]] = []

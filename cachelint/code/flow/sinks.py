@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from cachelint.code.flow.dependencies import LocalDeps
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
-from cachelint.code.flow.list_uses import ListUse, argument_param, built_when_empty, list_uses, name_uses
+from cachelint.code.flow.list_uses import (
+    ListUse,
+    argument_param,
+    built_when_empty,
+    declared_global,
+    list_uses,
+    name_uses,
+    rebound_before_read,
+)
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
@@ -398,11 +406,12 @@ class Sinks(Loops):
         message, now that where each goes can be read: one only given to token counters is never
         sent; one returned, or given to a function that carries on a conversation with it (adds to
         it or sends it in a loop), starts a conversation, made once for it; any other is sent."""
+        self._settle_named_prompts(summary, scope)
         pending = self.first_message_lists.pop(id(summary) if summary is not None else None, ())
         for display, value, role, frame in pending:
             uses = list_uses(scope, display)
-            if uses and all(self._only_counted(use, frame, 0) for use in uses):
-                continue  # a token count (what the list would cost): no request
+            if uses and all(self._never_cached(use, frame, 0) for use in uses):
+                continue  # a token count (what the list would cost), or a local model: no prompt cache
             label = f"the first message ({role}) of a message list"
             plain = SinkRef("system", label, display.lineno)
             per_conversation = SinkRef("system", label, display.lineno, renewed="conversation")
@@ -432,19 +441,23 @@ class Sinks(Loops):
         param = argument_param(definition, use, is_method)
         return (definition, param) if param is not None else None
 
-    def _only_counted(self, use: ListUse, frame: Frame, depth: int) -> bool:
-        """The list is given to a token counter, or to a function of the module that only gives
-        the parameter receiving it to token counters."""
+    def _never_cached(self, use: ListUse, frame: Frame, depth: int, shows: bool = False) -> bool:
+        """The value is given to a token counter or to a local model's chat template (no request
+        to a provider's prompt cache), or (``shows``) printed or logged, or to a function of the
+        module that only does that with the parameter receiving it."""
         if use.kind != "call" or use.call is None:
             return False
-        if self.k.token_counters.match(self.callee_path(use.call.func)) is not None:
+        path = self.callee_path(use.call.func)
+        if self.k.token_counters.match(path) is not None or self.k.local_models.match(path) is not None:
+            return True
+        if shows and self.k.display_calls.match(path) is not None:
             return True
         found = self._callee_definition(use, frame) if depth < 2 else None
         if found is None:
             return False
         definition, param = found
         inner = name_uses(definition, param)
-        return bool(inner) and all(self._only_counted(u, frame, depth + 1) for u in inner or ())
+        return bool(inner) and all(self._never_cached(u, frame, depth + 1, shows) for u in inner or ())
 
     def _carried_on(self, use: ListUse, frame: Frame) -> bool:
         found = self._callee_definition(use, frame)
@@ -637,7 +650,35 @@ class Sinks(Loops):
                     text_calls = self._text_calls(expr if expr is not None else node)
                 if o.site not in text_calls:
                     continue
-            self.reaches.append(Reach(o, sink, None))
+            reach = Reach(o, sink, None)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                # whether anything sends the name is told once the function (or module) is read
+                key = id(frame.summary) if frame.summary is not None else None
+                self.named_prompts.setdefault(key, []).append((reach, node, frame))
+            else:
+                self.reaches.append(reach)
+
+    def _settle_named_prompts(self, summary: Summary | None, scope: ast.AST) -> None:
+        """A value bound to a system prompt's name stands for a request only if something may send
+        it: not a binding rebound before anything reads it, nor one only printed or given to a
+        local model's chat template."""
+        for reach, node, frame in self.named_prompts.pop(id(summary) if summary is not None else None, ()):
+            if not self._may_be_sent(scope, node, frame):
+                continue
+            self.reaches.append(reach)
+
+    def _may_be_sent(self, scope: ast.AST, target: ast.Name, frame: Frame) -> bool:
+        if isinstance(scope, ast.Module):
+            if rebound_before_read(scope, target):
+                return False  # the module's later binding of the name is the one anything reads
+            uses = None  # a module's name may be imported by another module
+        else:
+            uses = name_uses(scope, target.id)
+            if uses is not None and not uses and target.id not in declared_global(scope):
+                return False  # a local nothing reads
+        if uses is None:
+            return True
+        return not all(self._never_cached(use, frame, 0, shows=True) for use in uses)
 
     def _text_calls(self, node: ast.AST) -> set[Span]:
         """The calls in ``node`` of other modules' functions that return text (a str)."""
