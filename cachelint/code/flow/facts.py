@@ -131,6 +131,9 @@ class Change:
     returned_via: str | None = None
     # the if/match/try bodies around it (numbered, outermost first; as LoopFrame.uses)
     branches: tuple[int, ...] = ()
+    # the innermost loop's iteration certainly continues with the next one after it (a continue
+    # follows): the calls after it in that iteration are skipped
+    continued: int | None = None  # id of that loop's LoopFrame
 
 
 # Where the calls making one use are: the if/match/try bodies (numbered, outermost first) that
@@ -160,6 +163,9 @@ class LoopFrame:
     # unpacking, ``with ... as``, take a value the analysis does not follow: they vary)
     binds: dict[str, int] = field(default_factory=dict)
     tracked: dict[str, int] = field(default_factory=dict)
+    # places rebound at the top level of the loop, unconditionally and not from themselves: where
+    # each is first set afresh in an iteration
+    reset_at: dict[str, "Span"] = field(default_factory=dict)
 
     def per_item(self, change: "Change") -> bool:
         """A rebinding of this loop's own target (``path = f"{root}/{path}"``): still a value of

@@ -377,6 +377,8 @@ def _exit_kind(stmt: ast.stmt) -> str | None:
         return "return"
     if isinstance(stmt, ast.Break):
         return "break"
+    if isinstance(stmt, ast.Continue):
+        return "continue"
     return None
 
 
@@ -410,8 +412,10 @@ def _may_continue(stmt: ast.stmt) -> bool:
 
 def exits_after(stmts: list[ast.stmt]) -> list[str | None]:
     """For each statement of a block: how the block certainly ends once that statement has run
-    (``return`` or ``raise``: every loop is left; ``break``: the innermost), or None. A call
-    followed by one is made once, not once per iteration."""
+    (``return`` or ``raise``: every loop is left; ``break``: the innermost; ``continue``: the rest
+    of the innermost loop's iteration is skipped), or None. A call followed by a return or break
+    is made once, not once per iteration; a value set before a continue is not what the calls
+    after it in the iteration send."""
     out: list[str | None] = [None] * len(stmts)
     kind: str | None = None
     for i in range(len(stmts) - 1, -1, -1):
@@ -523,6 +527,9 @@ class Scopes:
         # (the return or break that follows a call): a call made there is not repeated by it
         self._final_loops: dict[int, int] = {}
         self._retried_loops: dict[int, int] = {}  # id(LoopFrame) -> > 0 inside a try body it retries
+        # id(LoopFrame) -> > 0 while analysing statements after which that loop's iteration certainly
+        # continues with the next one (a continue follows)
+        self._continued_loops: dict[int, int] = {}
 
     def block(self, stmts: Iterable[ast.stmt], frame: Frame) -> None:
         table = _STATEMENTS
@@ -541,6 +548,14 @@ class Scopes:
                 continue
             if exit_kind is None or not frame.loops:
                 handler(self, stmt, frame)
+                continue
+            if exit_kind == "continue":
+                key = id(frame.loops[-1])
+                self._continued_loops[key] = self._continued_loops.get(key, 0) + 1
+                try:
+                    handler(self, stmt, frame)
+                finally:
+                    self._continued_loops[key] -= 1
                 continue
             ended = [id(loop) for loop in frame.loops] if exit_kind == "return" else [id(frame.loops[-1])]
             ended = [key for key in ended if not self._retried_loops.get(key)]

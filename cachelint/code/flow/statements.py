@@ -280,14 +280,29 @@ class Statements(Calls):
 
     def _match(self, node: Any, frame: Frame) -> None:
         self.eval(node.subject, frame)
-        self._branches(frame, [case.body for case in node.cases] + [[]])
+        # a last ``case _:`` (or a bare capture) without a guard matches whatever no case before
+        # did: then one of the bodies always runs
+        last = node.cases[-1] if node.cases else None
+        exhaustive = (
+            last is not None
+            and last.guard is None
+            and isinstance(last.pattern, ast.MatchAs)
+            and last.pattern.pattern is None
+        )
+        # which case runs depends on the subject (and the guards) only: when they only read places,
+        # the same case runs on every pass that does not change them
+        tests = [plain_test_reads(node.subject)] + [
+            plain_test_reads(c.guard) for c in node.cases if c.guard is not None
+        ]
+        test = None if any(t is None for t in tests) else frozenset().union(*tests)  # type: ignore[arg-type]
+        self._branches(frame, [case.body for case in node.cases] + ([] if exhaustive else [[]]), test)
 
     def _try(self, node: ast.Try, frame: Frame) -> None:
         # A handler that lets the loop go on retries what failed in the body: a call followed by
         # return there is repeated when it raises (a fallback model on the next attempt).
         retried = (
             [id(loop) for loop in frame.loops]
-            if any(not h.body or exits_after(h.body)[0] is None for h in node.handlers)
+            if any(not h.body or exits_after(h.body)[0] in (None, "continue") for h in node.handlers)
             else []
         )
         for key in retried:
