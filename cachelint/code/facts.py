@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cachelint.code.flow.facts import LoopChange, Reach
+from cachelint.code.flow.facts import LoopChange, Reach, SinkRef
 from cachelint.code.program import Program
 from cachelint.code.values import Span
 from cachelint.diagnostics import Diagnostic, Fix, Severity
@@ -109,12 +109,19 @@ class CodeFacts:
                 best[c.site] = c
         return [best[site] for site in sorted(best)]
 
+    def reached(self, sink: SinkRef) -> str:
+        """The call a value reaches, and where: ``tools= of client.messages.create at line 12``,
+        or, for a call inside another module's function, ``tools= of client.messages.create in
+        pkg.llm.ask (line 7), called at line 12`` (the call of this module that leads there)."""
+        if sink.external is not None:
+            return f"{sink.label}, called at {self.where(sink.line)}"
+        return f"{sink.label} at {self.where(sink.line)}"
+
     def loop_change_message(self, c: LoopChange, effect: str) -> str:
         """How CL103, CL104 and CL106 word a change: "<place> is <changed> inside the loop that
         repeats the call: it reaches <sink>, <effect>"."""
         return (
-            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {c.sink.label} "
-            f"at {self.where(c.sink.line)}, {effect}"
+            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {self.reached(c.sink)}, {effect}"
         )
 
 

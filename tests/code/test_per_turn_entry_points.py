@@ -2,7 +2,9 @@
 code-sinks pack (``per_turn``): an ADK InstructionProvider (its ReadonlyContext), a LangGraph node
 (``add_node``), an AG2 system-message updater. What they build into a prefix from that state
 changes from one request to the next (CL104), with no loop in view: the state read whole, the keys
-that hold the conversation, and the keys the module writes. Other keys are the session's."""
+that hold the conversation, and the keys the module writes. Other keys are the session's. A graph
+node counts where its request carries the conversation on (a one-shot request per step loses no
+conversation)."""
 
 from __future__ import annotations
 
@@ -37,10 +39,10 @@ def instruction_provider(context: ReadonlyContext) -> str:  # here
 """,
     "langgraph-node-formats-the-notes-it-returns": LANGGRAPH
     + """
-def research(state, model):  # here
-    notes = "\\n".join(state["notes"])
-    reply = model.invoke([SystemMessage(content=f"{BASE} Notes so far: {notes}")])
-    return {"notes": [reply.content]}
+def research(state, model):
+    notes = "\\n".join(state["notes"])  # here
+    reply = model.invoke([SystemMessage(content=f"{BASE} Notes so far: {notes}")] + state["messages"])
+    return {"notes": [reply.content], "messages": [reply]}
 
 builder = StateGraph(dict)
 builder.add_node("research", research)
@@ -71,6 +73,16 @@ def answer(state, model):
 
 builder = StateGraph(dict)
 builder.add_node("answer", answer)
+""",
+    "langgraph-node-making-a-one-shot-request": LANGGRAPH
+    + """
+def research(state, model):
+    notes = "\\n".join(state["notes"])
+    reply = model.invoke([SystemMessage(content=f"{BASE} Notes so far: {notes}")])
+    return {"notes": [reply.content]}
+
+builder = StateGraph(dict)
+builder.add_node("research", research)
 """,
     "a-function-not-registered-as-a-node": LANGGRAPH
     + """

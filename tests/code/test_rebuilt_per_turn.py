@@ -78,6 +78,35 @@ class Bot:
         self.history.append({"role": "user", "content": user_input})
         return client.messages.create(model="m", max_tokens=10, system=self.system(), messages=self.history)
 """,
+    "system-taken-out-of-the-messages-by-one-conversion": """
+class Model:
+    def convert(self, messages):
+        return messages[0]["content"], messages[1:]
+
+    def request(self, messages):
+        system_prompt, provider_messages = self.convert(messages)
+        return client.messages.create(model="m", max_tokens=10, system=system_prompt, messages=provider_messages)
+""",
+    "system-taken-out-of-the-messages-by-its-role": """
+def request(messages):
+    system = ""
+    chat_messages = []
+    for message in messages:
+        if message["role"] == "system":
+            system = message["content"]
+        else:
+            chat_messages.append(message)
+    return client.messages.create(model="m", max_tokens=10, system=system, messages=chat_messages)
+""",
+    "system-found-by-role-and-the-rest-filtered": """
+def request(messages):
+    system = next(m["content"] for m in messages if m["role"] == "system")
+    return client.messages.create(model="m", max_tokens=10, system=system, messages=[m for m in messages if m["role"] != "system"])
+""",
+    "system-message-given-with-the-history": """
+def get_response(msg, system_message, msg_history):
+    return oai.chat.completions.create(model="gpt-5", messages=[{"role": "system", "content": system_message}, *msg_history, {"role": "user", "content": msg}])
+""",
     "task-fixed-for-the-loop": """
 def run(task):
     messages = [{"role": "user", "content": task}]

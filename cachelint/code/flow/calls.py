@@ -174,7 +174,7 @@ def _composed_mode(stored: str, sent: str) -> str | None:
 
 def _external_sink(entry: Mapping[str, Any], qualified: str, line: int) -> SinkRef:
     """A sink of another module's summary, as called at ``line`` of this one."""
-    return SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", line, external=qualified)
+    return SinkRef(entry["tier"], f"{entry['label']} in {qualified} (line {entry['line']})", line, external=qualified)
 
 
 class Calls(Expressions):
@@ -284,6 +284,19 @@ class Calls(Expressions):
                 continue
             name = params[turn.state]
             site = span_of((node.args.posonlyargs + node.args.args + node.args.kwonlyargs)[turn.state])
+            if turn.returns is None:
+                # a function whose return value is no prompt (a graph node): what it sends is
+                # rebuilt per step where its request carries the conversation on and reads the
+                # keys that change per step (Sinks._rebuilt_per_turn)
+                keys = self._changing_keys(turn)
+                self.turn_places[id(node)] = frozenset([name] if turn.whole else [f"{name}[{k!r}]" for k in keys])
+                reaches, changes = len(self.reaches), len(self.changes)
+                self._analyse_function(node, Summary(node.name, params), None)
+                found = self.reaches[reaches:]
+                del self.reaches[reaches:]
+                del self.changes[changes:]
+                self.reaches.extend(r for r in found if r.origin.kind == CONVERSATION)
+                continue
             filtered = not turn.whole
             origin = Origin(
                 CONVERSATION,

@@ -54,14 +54,15 @@ class LocalDeps:
                 out.extend(values)
         return out
 
-    def first_read(self, expr: ast.AST, wanted: Callable[[str], bool]) -> tuple[str, ast.AST] | None:
+    def first_read(self, expr: ast.AST, wanted: Callable[[str], bool]) -> tuple[str, list[ast.AST]] | None:
         """The first place ``wanted`` accepts that ``expr`` is built from, directly or through the
-        function's names, with the expression that reads it."""
-        todo: list[ast.AST] = [expr]
+        function's names, with the expressions that lead there: ``expr``, the values of the
+        bindings followed, and last the one that reads the place."""
+        todo: list[tuple[ast.AST, list[ast.AST]]] = [(expr, [expr])]
         seen: set[int] = set()
         steps = 0
         while todo and steps < _MAX_STEPS:
-            node = todo.pop(0)
+            node, chain = todo.pop(0)
             if id(node) in seen:
                 continue
             seen.add(id(node))
@@ -69,10 +70,23 @@ class LocalDeps:
             paths = sorted(read_paths(node))
             for path in paths:
                 if wanted(path):
-                    return path, node
+                    return path, chain
             for path in paths:
-                todo.extend(self._bound(path))
+                todo.extend((bound, chain + [bound]) for bound in self._bound(path))
         return None
+
+    def bindings_followed(self, expr: ast.AST) -> set[int]:
+        """The ids of the binding values ``expr`` is built from, through the function's names."""
+        out: set[int] = set()
+        todo: list[ast.AST] = [expr]
+        while todo and len(out) < _MAX_STEPS:
+            node = todo.pop()
+            for path in read_paths(node):
+                for bound in self._bound(path):
+                    if id(bound) not in out:
+                        out.add(id(bound))
+                        todo.append(bound)
+        return out
 
     def reads(self, expr: ast.AST) -> set[str]:
         """Every place ``expr`` is built from, through the function's names."""

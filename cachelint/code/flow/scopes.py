@@ -363,6 +363,13 @@ def first_item_place(node: ast.AST) -> str | None:
     return None
 
 
+def first_display(node: ast.AST | None) -> ast.AST | None:
+    """The list display that starts ``node``: itself, or the left end of ``[first] + rest``."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        node = node.left
+    return node if isinstance(node, (ast.List, ast.Tuple)) else None
+
+
 def first_element(node: ast.AST) -> ast.AST | None:
     """The first element of a list display, of ``[first] + rest`` or ``[first, *rest]``."""
     while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -494,6 +501,9 @@ class Scopes:
         # the attribute that is the whole state): reading any other key gives a session's value
         self.turn_state_keys: dict[Span, tuple[str, frozenset[str], str | None]] = {}
         self.state_write_keys: frozenset[str] | None = None  # state["key"] = ... anywhere in the module
+        # id(function a framework calls for each step) -> the state places that change per step
+        # (``state['notes']``, ``state``'s conversation key): read by Sinks._rebuilt_per_turn
+        self.turn_places: dict[int, frozenset[str]] = {}
         # id(list display) added after other messages (``history + [SystemMessage(...)]``,
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()

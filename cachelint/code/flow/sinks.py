@@ -20,7 +20,7 @@ from cachelint.code.flow.list_uses import (
     rebound_before_read,
 )
 from cachelint.code.flow.loops import Loops, add_use
-from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
+from cachelint.code.flow.scopes import FIRST, Frame, first_display, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
 from cachelint.code.values import (
     CLEAN,
@@ -217,8 +217,8 @@ class Sinks(Loops):
         seen: set[str] = set()
         while todo and len(seen) < 16:
             path = todo.pop()
-            if path in seen:
-                continue
+            if path in seen or path == frame.self_name:
+                continue  # a method called on self (``self.build()``) is no list carried on
             seen.add(path)
             if self._given(path, frame):
                 out.add(path)
@@ -227,13 +227,59 @@ class Sinks(Loops):
                 todo.extend(_history_paths(bound.value if isinstance(bound, ast.Await) else bound))
         return out
 
+    def _sent_after_the_system(self, messages: ast.AST, deps: LocalDeps, depth: int = 0) -> list[ast.AST]:
+        """The parts of a messages argument other than its first, system message: the elements of
+        the displays it is made of, what the function appends to the lists it names, and the
+        lists it sends as they are (``history``, ``state["messages"]``)."""
+        if isinstance(messages, ast.Await):
+            messages = messages.value
+        path = path_of(messages) if isinstance(messages, (ast.Name, ast.Attribute)) else None
+        if path is not None:
+            bound = deps.bindings.get(path, [])
+            if not bound or depth > 3:
+                return [messages]
+            return [part for value in bound for part in self._sent_after_the_system(value, deps, depth + 1)]
+        parts: list[ast.AST] = []
+        node = messages
+        while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            parts.append(node.right)
+            node = node.left
+        parts.append(node)
+        out: list[ast.AST] = []
+        for part in parts:
+            if not isinstance(part, (ast.List, ast.Tuple)):
+                out.append(part)
+                continue
+            elements = list(part.elts)
+            if elements and part is first_display(messages) and id(elements[0]) in self.role_contents:
+                elements = elements[1:]  # the system message: what the prompt is, not the turn
+            out.extend(elements)
+        return out
+
+    def _turn_inputs(self, parts: list[ast.AST], history: set[str], deps: LocalDeps, frame: Frame) -> set[str]:
+        """The parameters that this turn adds to the conversation it sends: in the new messages
+        sent, and in what the function appends to the history."""
+        reads: set[str] = set()
+        for part in parts:
+            path = path_of(part)
+            if path is None or not self._given(path, frame):  # not a list sent as it was given
+                reads |= deps.reads(part)
+        for place in history:
+            for bound in deps.bindings.get(place, ()):
+                reads |= deps.reads(bound)
+        return {p for p in reads if path_root(p) in frame.params}
+
     def _rebuilt_per_turn(
         self, call: ast.Call, prefix_args: list[tuple[str, ast.AST, str]], messages: ast.AST, callee: str, frame: Frame
     ) -> None:
         """A request that carries a conversation on (its messages send a list the function is given)
         whose tools or system prompt are built from that conversation, or from this turn's input
-        that the same messages send (the user's message, what it retrieved): the prefix is rebuilt
-        for every request, with no loop in view (the framework, or the caller, repeats it)."""
+        that the same messages send (the user's message, what it retrieved), or, in a function a
+        framework calls for each step, from the state keys that change per step: the prefix is
+        rebuilt for every request, with no loop in view (the framework, or the caller, repeats it).
+        Not a system prompt taken out of the conversation itself (a wrapper converting one message
+        list into a provider's ``system`` and ``messages``: the same binding feeds both, or it
+        tests a message's role)."""
         found = self._local_deps(frame)
         if found is None:
             return
@@ -241,31 +287,54 @@ class Sinks(Loops):
         history = self._history_places(messages, deps, frame)
         if not history:
             return  # a request of new messages only: no conversation to lose
-        turn_input = {p for p in deps.reads(messages) if path_root(p) in frame.params}
+        parts = self._sent_after_the_system(messages, deps)
+        turn_input = self._turn_inputs(parts, history, deps, frame)
+        turn_places = self._turn_places(frame)
         first = self._first_message_content(messages, frame)
         if first is not None:
             role = self._first_message(messages, frame)
-            prefix_args = prefix_args + [
-                ("system", first, f"the first message ({role[1] if role else 'system'}) of messages= of {callee}")
-            ]
+            label = f"the first message ({role[1] if role else 'system'}) of messages= of {callee}"
+            prefix_args = prefix_args + [("system", first, label)]
+        carried: set[int] = {id(part) for part in parts}
+        for part in parts:
+            carried |= deps.bindings_followed(part)
 
         def from_conversation(path: str) -> bool:
             # the place itself or a part of it (``history[-1]``), not what holds it: a method of
             # ``self`` called in the prompt reads all of ``self`` as far as read_paths can tell
-            return any(inside(path, p) for p in history | turn_input)
+            return any(inside(path, p) for p in history | turn_input | turn_places)
 
         for tier, arg_node, label in prefix_args:
             hit = deps.first_read(arg_node, from_conversation)
             if hit is None:
                 continue
-            path, read_at = hit
-            what = (
-                f"{path} (the conversation this request carries on)"
-                if any(inside(path, h) for h in history)
-                else f"{path} (this turn's input, which the same request sends in its messages)"
-            )
-            origin = Origin(CONVERSATION, what, span_of(read_at))
+            path, chain = hit
+            if any(id(node) in carried for node in chain[1:]) or any(self._tests_a_role(node) for node in chain):
+                continue  # taken out of the conversation sent: the same system part every request
+            if any(inside(path, h) for h in history):
+                what = f"{path} (the conversation this request carries on)"
+            elif any(inside(path, t) for t in turn_places):
+                what = f"{path} (the state, updated for each request)"
+            else:
+                what = f"{path} (this turn's input, which the same request sends in its messages)"
+            origin = Origin(CONVERSATION, what, span_of(chain[-1]))
             self.reaches.append(Reach(origin, SinkRef(tier, label, call.lineno), None))
+
+    def _turn_places(self, frame: Frame) -> set[str]:
+        """In a function a framework calls for each step (a graph node), the state keys that change
+        from step to step, as places: ``state['notes']``."""
+        node = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
+        places = self.turn_places.get(id(node)) if node is not None else None
+        return set(places) if places else set()
+
+    def _tests_a_role(self, node: ast.AST) -> bool:
+        """``m["role"] == "system"``: the expression picks messages by their role."""
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Compare):
+                for operand in [sub.left, *sub.comparators]:
+                    if isinstance(operand, ast.Constant) and operand.value in self.k.first_message_roles:
+                        return True
+        return False
 
     def _first_message_content(self, messages: ast.AST, frame: Frame) -> ast.AST | None:
         """The node of the content of the first message of a messages argument built here
@@ -412,7 +481,7 @@ class Sinks(Loops):
             uses = list_uses(scope, display)
             if uses and all(self._never_cached(use, frame, 0) for use in uses):
                 continue  # a token count (what the list would cost), or a local model: no prompt cache
-            label = f"the first message ({role}) of a message list"
+            label = f"the {role} message that starts the message list"
             plain = SinkRef("system", label, display.lineno)
             per_conversation = SinkRef("system", label, display.lineno, renewed="conversation")
             if any(self._carried_on(use, frame) for use in uses or ()):

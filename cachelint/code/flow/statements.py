@@ -91,9 +91,9 @@ class Statements(Calls):
             return
         hit = found[1].first_read(expr, lambda path: inside(path, conversation))
         if hit is not None:
-            path, read_at = hit
+            path, chain = hit
             origin = Origin(
-                CONVERSATION, f"{path} (the conversation whose first message it rewrites)", span_of(read_at)
+                CONVERSATION, f"{path} (the conversation whose first message it rewrites)", span_of(chain[-1])
             )
             self.reaches.append(Reach(origin, sink, None))
 

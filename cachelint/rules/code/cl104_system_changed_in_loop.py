@@ -23,7 +23,7 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     # no loop in view: a request carries a conversation on, and its system argument is built from it
     for r in facts.first_reach_per_origin(CONVERSATION, ("system",)):
         msg = (
-            f"{r.sink.label} at {facts.where(r.sink.line)} is built from {r.origin.what}, which differs on every"
+            f"{facts.reached(r.sink)} is built from {r.origin.what}, which differs on every"
             " request, so every request rewrites the cached prefix from the system prompt on"
         )
         yield facts.diagnostic(CODE, msg, r.origin.site)

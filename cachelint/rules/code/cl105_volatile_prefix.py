@@ -101,5 +101,5 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             )
         else:
             effect, severity = "the cached prefix changes on every request", None
-        msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
+        msg = f"{r.origin.what} reaches {facts.reached(r.sink)}: {effect}"
         yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity)
