@@ -202,3 +202,21 @@ def reset(history):
     return history
 """
     assert run(source) == []
+
+
+def test_a_system_message_written_into_a_copy_only_counted_is_no_request() -> None:
+    source = """
+def render(template):
+    return template.format(now=datetime.now())
+
+def size(ai, msgs):
+    return ai.count_tokens(msgs)
+
+def build(request, ai):
+    history = request.conversation_history
+    without_tools = [m for m in history if m.get("role") != "tool"]
+    system_prompt_without_tools = render("{now}")
+    without_tools[0]["content"] = system_prompt_without_tools
+    return size(ai, without_tools)
+"""
+    assert [d for d in run(source) if d.code in ("CL104", "CL105")] == []

@@ -19,8 +19,16 @@ _MAX_STEPS = 64
 class LocalDeps:
     """The bindings of one function's (or the module's) own names."""
 
-    def __init__(self, scope: ast.AST, adding_methods: frozenset[str]) -> None:
+    def __init__(
+        self, scope: ast.AST, adding_methods: frozenset[str], opaque: Callable[[ast.Call], bool] | None = None
+    ) -> None:
+        """``opaque``: calls whose result is new, made of none of their arguments (a model's reply:
+        what it says is the conversation's next message, not the text the request was built from)."""
+        self.opaque = opaque
         self.bindings: dict[str, list[ast.AST]] = {}
+        # what is put into the list at a place (``x.append(v)``: v), apart from what is bound to it
+        self.added: dict[str, list[ast.AST]] = {}
+        self.assigned: dict[str, list[ast.AST]] = {}
         for node, _parent in walk_scope(scope):
             pairs: list[tuple[ast.AST, ast.AST]] = []
             if isinstance(node, ast.Assign):
@@ -39,22 +47,34 @@ class LocalDeps:
                 and node.func.attr in adding_methods
                 and node.args
             ):
+                for place in _target_places(node.func.value):
+                    self.added.setdefault(place, []).extend(node.args)
                 pairs = [(node.func.value, a) for a in node.args]
             for target, value in pairs:
                 for place in _target_places(target):
                     self.bindings.setdefault(place, []).append(value)
+                    if not isinstance(node, ast.Call):
+                        self.assigned.setdefault(place, []).append(value)
 
-    def _bound(self, path: str) -> list[ast.AST]:
+    def _bound(self, path: str, before: int | None = None) -> list[ast.AST]:
         """What may have been written into ``path`` or into what contains it (``x`` for
         ``x['k']``). Not what was written into a part of it: a method of ``self`` called reads all
         of ``self`` as far as read_paths can tell, and would read every attribute written."""
         out: list[ast.AST] = []
         for place, values in self.bindings.items():
             if path == place or (path.startswith(place) and path[len(place)] in ".["):
-                out.extend(values)
+                out.extend(
+                    v for v in values if (before is None or getattr(v, "lineno", 0) < before) and not self._opaque(v)
+                )
         return out
 
-    def first_read(self, expr: ast.AST, wanted: Callable[[str], bool]) -> tuple[str, list[ast.AST]] | None:
+    def _opaque(self, value: ast.AST) -> bool:
+        call = value.value if isinstance(value, ast.Await) else value
+        return self.opaque is not None and isinstance(call, ast.Call) and self.opaque(call)
+
+    def first_read(
+        self, expr: ast.AST, wanted: Callable[[str], bool], before: int | None = None
+    ) -> tuple[str, list[ast.AST]] | None:
         """The first place ``wanted`` accepts that ``expr`` is built from, directly or through the
         function's names, with the expressions that lead there: ``expr``, the values of the
         bindings followed, and last the one that reads the place."""
@@ -72,23 +92,25 @@ class LocalDeps:
                 if wanted(path):
                     return path, chain
             for path in paths:
-                todo.extend((bound, chain + [bound]) for bound in self._bound(path))
+                todo.extend((bound, chain + [bound]) for bound in self._bound(path, before))
         return None
 
-    def bindings_followed(self, expr: ast.AST) -> set[int]:
-        """The ids of the binding values ``expr`` is built from, through the function's names."""
+    def bindings_followed(self, expr: ast.AST, before: int | None = None) -> set[int]:
+        """The ids of the binding values ``expr`` is built from, through the function's names
+        (``before``: only bindings written before that line, as a call with no loop around it
+        sees them)."""
         out: set[int] = set()
         todo: list[ast.AST] = [expr]
         while todo and len(out) < _MAX_STEPS:
             node = todo.pop()
             for path in read_paths(node):
-                for bound in self._bound(path):
+                for bound in self._bound(path, before):
                     if id(bound) not in out:
                         out.add(id(bound))
                         todo.append(bound)
         return out
 
-    def reads(self, expr: ast.AST) -> set[str]:
+    def reads(self, expr: ast.AST, before: int | None = None) -> set[str]:
         """Every place ``expr`` is built from, through the function's names."""
         out: set[str] = set()
         todo: list[ast.AST] = [expr]
@@ -100,7 +122,7 @@ class LocalDeps:
             seen.add(id(node))
             for path in read_paths(node):
                 out.add(path)
-                todo.extend(self._bound(path))
+                todo.extend(self._bound(path, before))
         return out
 
 

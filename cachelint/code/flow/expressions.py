@@ -119,7 +119,7 @@ class Expressions(Sinks):
         """One key (or attribute) of a framework's per-request state: the whole state stays the
         whole state (``ctx.state``); a key that holds the conversation or that the module writes
         changes from one request to the next; any other key is taken as set once for the session."""
-        if not any(o.kind == CONVERSATION and o.mode == "state" for o in v.own | v.inner):
+        if not self.turn_state_keys or not any(o.kind == CONVERSATION and o.mode == "state" for o in v.own | v.inner):
             return v
 
         def keyed(o: Origin) -> Origin | None:

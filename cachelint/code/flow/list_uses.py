@@ -19,6 +19,7 @@ class ListUse:
     call: ast.Call | None = None
     position: int | None = None  # the positional argument it is
     keyword: str | None = None  # or the keyword argument
+    store: bool = False  # "other": the base of a target written into (``x[0]["content"] = ...``)
 
 
 def walk_scope(scope: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
@@ -47,6 +48,17 @@ def _use_at(node: ast.AST, parent: ast.AST) -> ListUse:
             if kw.value is node and kw.arg is not None:
                 return ListUse("call", parent, keyword=kw.arg)
     return ListUse("other")
+
+
+def _written_into(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """``node`` is the base of a target written into (``x[0]["content"] = ...``, ``x.a = ...``)."""
+    current = node
+    parent = parents.get(id(current))
+    while isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is current:
+        if isinstance(parent.ctx, ast.Store):
+            return True
+        current, parent = parent, parents.get(id(parent))
+    return False
 
 
 def _empty_test(test: ast.AST) -> str | None:
@@ -110,11 +122,17 @@ def built_when_empty(scope: ast.AST, display: ast.AST, params: set[str]) -> bool
     return False
 
 
-def list_uses(scope: ast.AST, display: ast.AST) -> list[ListUse] | None:
+def scope_parents(scope: ast.AST) -> dict[int, ast.AST]:
+    """id(node) -> its parent, for the nodes of ``scope``'s own body."""
+    return {id(node): parent for node, parent in walk_scope(scope)}
+
+
+def list_uses(scope: ast.AST, display: ast.AST, parents: dict[int, ast.AST] | None = None) -> list[ListUse] | None:
     """The uses of ``display`` in ``scope``: where it stands, or, when a plain assignment binds it
     to a name that nothing else in the scope binds, every read of that name. None when that cannot
     be told (the display is not found in the scope's own body)."""
-    parents = {id(node): parent for node, parent in walk_scope(scope)}
+    if parents is None:
+        parents = scope_parents(scope)
     parent = parents.get(id(display))
     if parent is None:
         return None
@@ -132,7 +150,7 @@ def name_uses(scope: ast.AST, name: str, parents: dict[int, ast.AST] | None = No
     """Every read of ``name`` in ``scope``, when ``name`` is bound once there (or is a parameter
     never rebound); None otherwise (which binding a read sees is not told here)."""
     if parents is None:
-        parents = {id(node): parent for node, parent in walk_scope(scope)}
+        parents = scope_parents(scope)
     stores = 0
     reads: list[ast.Name] = []
     for node, _parent in walk_scope(scope):
@@ -148,7 +166,10 @@ def name_uses(scope: ast.AST, name: str, parents: dict[int, ast.AST] | None = No
     }
     if stores + (1 if is_param else 0) != 1:
         return None
-    return [_use_at(read, parents[id(read)]) for read in reads]
+    return [
+        ListUse("other", store=True) if _written_into(read, parents) else _use_at(read, parents[id(read)])
+        for read in reads
+    ]
 
 
 def argument_param(definition: ast.AST, use: ListUse, is_method: bool) -> str | None:
@@ -206,7 +227,12 @@ def rebound_before_read(module: ast.Module, target: ast.Name) -> bool:
     """The module binds ``target``'s name again, at its top level and unconditionally, before any
     statement between the two reads it (a later cell of a notebook redefining a prompt): nothing
     ever sees the first binding."""
-    index = next((i for i, stmt in enumerate(module.body) if _holds(stmt, target)), None)
+    line = target.lineno
+    index = next(
+        (i for i, stmt in enumerate(module.body) if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)), None
+    )
+    if index is not None and not _holds(module.body[index], target):
+        return False
     if index is None or not isinstance(module.body[index], (ast.Assign, ast.AnnAssign)):
         return False
     name = target.id

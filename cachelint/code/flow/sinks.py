@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cachelint.code.flow.dependencies import LocalDeps
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, span_of
@@ -18,9 +18,10 @@ from cachelint.code.flow.list_uses import (
     list_uses,
     name_uses,
     rebound_before_read,
+    scope_parents,
 )
 from cachelint.code.flow.loops import Loops, add_use
-from cachelint.code.flow.scopes import FIRST, Frame, first_display, first_element, path_of, path_root
+from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
 from cachelint.code.values import (
     CLEAN,
@@ -74,6 +75,22 @@ def _builds_text(node: ast.AST) -> bool:
     if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, (ast.Add, ast.Mod)):
         return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS
+
+
+class _Conversation(NamedTuple):
+    history: set[str]  # the lists given to the function that the request sends on
+    new: list[ast.AST]  # the new messages it adds
+    followed: list[ast.AST]  # every expression followed to find them
+
+
+_COPIES = frozenset({"list", "tuple", "copy", "deepcopy"})
+
+
+def _copies(node: ast.Call) -> bool:
+    """``list(history)``, ``history.copy()``, ``copy.deepcopy(history)``: the same messages."""
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name in _COPIES
 
 
 def _params_only(v: Value, params: bool) -> Value:
@@ -200,74 +217,70 @@ class Sinks(Loops):
             return None
         deps = self.local_deps_cache.get(id(scope))
         if deps is None:
-            deps = self.local_deps_cache[id(scope)] = LocalDeps(scope, self.k.adding_methods)
+            deps = self.local_deps_cache[id(scope)] = LocalDeps(scope, self.k.adding_methods, self._is_request)
         return scope, deps
+
+    def _is_request(self, call: ast.Call) -> bool:
+        """A call of a model API that takes a prompt prefix (its reply is new text, not the text it
+        was sent): not a generic ``.invoke`` of anything runnable."""
+        sink = self.k.sinks.match(self.callee_path(call.func))
+        return sink is not None and any(a.tier in PREFIX_TIERS for a in sink.arguments)
 
     def _given(self, path: str, frame: Frame) -> bool:
         """``path`` is rooted at what the function is given: a parameter or its own instance."""
         root = path_root(path)
         return root in frame.params or (root == frame.self_name and root is not None)
 
-    def _history_places(self, messages: ast.AST, deps: LocalDeps, frame: Frame) -> set[str]:
-        """The lists the messages of a request carry on (``self.history``, ``state["messages"]``, a
-        ``history`` parameter, also through the function's names: ``msgs = history + [...]``): the
-        conversation, given to the function. Empty for messages built only of new ones."""
-        out: set[str] = set()
-        todo = list(_history_paths(messages))
-        seen: set[str] = set()
-        while todo and len(seen) < 16:
-            path = todo.pop()
-            if path in seen or path == frame.self_name:
-                continue  # a method called on self (``self.build()``) is no list carried on
-            seen.add(path)
-            if self._given(path, frame):
-                out.add(path)
+    def _conversation_parts(self, messages: ast.AST, deps: LocalDeps, frame: Frame, before: int) -> _Conversation:
+        """What the messages of a request are made of: the lists the function is given and sends
+        on (``self.history``, ``state["messages"]``, a ``history`` parameter: the conversation),
+        the new messages it adds (elements of the displays sent, values appended to the lists it
+        sends; not the first, system message), and every expression followed to find them."""
+        conversation = _Conversation(set(), [], [])
+        todo: list[tuple[ast.AST, bool, int]] = [(messages, True, 0)]
+        seen: set[int] = set()
+        while todo and len(seen) < 64:
+            node, head, depth = todo.pop()
+            if isinstance(node, (ast.Await, ast.Starred)):
+                node = node.value
+            if id(node) in seen:
                 continue
-            for bound in deps.bindings.get(path, ()):
-                todo.extend(_history_paths(bound.value if isinstance(bound, ast.Await) else bound))
-        return out
-
-    def _sent_after_the_system(self, messages: ast.AST, deps: LocalDeps, depth: int = 0) -> list[ast.AST]:
-        """The parts of a messages argument other than its first, system message: the elements of
-        the displays it is made of, what the function appends to the lists it names, and the
-        lists it sends as they are (``history``, ``state["messages"]``)."""
-        if isinstance(messages, ast.Await):
-            messages = messages.value
-        path = path_of(messages) if isinstance(messages, (ast.Name, ast.Attribute)) else None
-        if path is not None:
-            bound = deps.bindings.get(path, [])
-            if not bound or depth > 3:
-                return [messages]
-            return [part for value in bound for part in self._sent_after_the_system(value, deps, depth + 1)]
-        parts: list[ast.AST] = []
-        node = messages
-        while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            parts.append(node.right)
-            node = node.left
-        parts.append(node)
-        out: list[ast.AST] = []
-        for part in parts:
-            if not isinstance(part, (ast.List, ast.Tuple)):
-                out.append(part)
+            seen.add(id(node))
+            conversation.followed.append(node)
+            path = path_of(node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
+            if path is not None:
+                if path == frame.self_name:
+                    continue  # a method called on self (``self.build()``) is no list carried on
+                # what a call with no loop around it sees: what is written before it
+                added = [v for v in deps.added.get(path, ()) if getattr(v, "lineno", 0) < before]
+                conversation.new.extend(added)
+                if self._given(path, frame):
+                    conversation.history.add(path)
+                    continue
+                if depth < 4:
+                    todo.extend(
+                        (bound, head, depth + 1)
+                        for bound in deps.assigned.get(path, ())
+                        if getattr(bound, "lineno", 0) < before
+                    )
                 continue
-            elements = list(part.elts)
-            if elements and part is first_display(messages) and id(elements[0]) in self.role_contents:
-                elements = elements[1:]  # the system message: what the prompt is, not the turn
-            out.extend(elements)
-        return out
-
-    def _turn_inputs(self, parts: list[ast.AST], history: set[str], deps: LocalDeps, frame: Frame) -> set[str]:
-        """The parameters that this turn adds to the conversation it sends: in the new messages
-        sent, and in what the function appends to the history."""
-        reads: set[str] = set()
-        for part in parts:
-            path = path_of(part)
-            if path is None or not self._given(path, frame):  # not a list sent as it was given
-                reads |= deps.reads(part)
-        for place in history:
-            for bound in deps.bindings.get(place, ()):
-                reads |= deps.reads(bound)
-        return {p for p in reads if path_root(p) in frame.params}
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+                todo.append((node.left, head, depth))
+                todo.append((node.right, False, depth))
+            elif isinstance(node, (ast.List, ast.Tuple)):
+                elements = list(node.elts)
+                if head and elements and id(elements[0]) in self.role_contents:
+                    elements = elements[1:]  # the system message: what the prompt is, not the turn
+                for element in elements:
+                    if isinstance(element, ast.Starred):
+                        todo.append((element.value, False, depth))
+                    else:
+                        conversation.new.append(element)
+            elif isinstance(node, ast.Call) and _copies(node):
+                todo.extend((a, head, depth) for a in [*node.args, getattr(node.func, "value", None)] if a is not None)
+            else:
+                conversation.new.append(node)  # built another way (a conversion, a comprehension)
+        return conversation
 
     def _rebuilt_per_turn(
         self, call: ast.Call, prefix_args: list[tuple[str, ast.AST, str]], messages: ast.AST, callee: str, frame: Frame
@@ -280,24 +293,30 @@ class Sinks(Loops):
         Not a system prompt taken out of the conversation itself (a wrapper converting one message
         list into a provider's ``system`` and ``messages``: the same binding feeds both, or it
         tests a message's role)."""
+        if not _history_paths(messages):
+            return  # messages built here of new ones only: no conversation to lose
         found = self._local_deps(frame)
         if found is None:
             return
         _scope, deps = found
-        history = self._history_places(messages, deps, frame)
+        before = call.lineno
+        conversation = self._conversation_parts(messages, deps, frame, before)
+        history = conversation.history
         if not history:
             return  # a request of new messages only: no conversation to lose
-        parts = self._sent_after_the_system(messages, deps)
-        turn_input = self._turn_inputs(parts, history, deps, frame)
+        turn_input: set[str] = set()
+        for message in conversation.new:
+            turn_input.update(p for p in deps.reads(message, before) if path_root(p) in frame.params)
         turn_places = self._turn_places(frame)
         first = self._first_message_content(messages, frame)
         if first is not None:
             role = self._first_message(messages, frame)
             label = f"the first message ({role[1] if role else 'system'}) of messages= of {callee}"
             prefix_args = prefix_args + [("system", first, label)]
-        carried: set[int] = {id(part) for part in parts}
-        for part in parts:
-            carried |= deps.bindings_followed(part)
+        carried: set[int] = {id(node) for node in conversation.followed}
+        for message in conversation.new:
+            carried.add(id(message))
+            carried |= deps.bindings_followed(message, before)
 
         def from_conversation(path: str) -> bool:
             # the place itself or a part of it (``history[-1]``), not what holds it: a method of
@@ -305,7 +324,7 @@ class Sinks(Loops):
             return any(inside(path, p) for p in history | turn_input | turn_places)
 
         for tier, arg_node, label in prefix_args:
-            hit = deps.first_read(arg_node, from_conversation)
+            hit = deps.first_read(arg_node, from_conversation, before)
             if hit is None:
                 continue
             path, chain = hit
@@ -477,8 +496,9 @@ class Sinks(Loops):
         it or sends it in a loop), starts a conversation, made once for it; any other is sent."""
         self._settle_named_prompts(summary, scope)
         pending = self.first_message_lists.pop(id(summary) if summary is not None else None, ())
+        parents = scope_parents(scope) if pending else None
         for display, value, role, frame in pending:
-            uses = list_uses(scope, display)
+            uses = list_uses(scope, display, parents)
             if uses and all(self._never_cached(use, frame, 0) for use in uses):
                 continue  # a token count (what the list would cost), or a local model: no prompt cache
             label = f"the {role} message that starts the message list"

@@ -22,6 +22,7 @@ from cachelint.code.flow.scopes import (
     place_of,
     plain_test_reads,
 )
+from cachelint.code.flow.list_uses import name_uses
 from cachelint.code.flow.sinks import inside
 from cachelint.code.values import CLEAN, CONVERSATION, EMPTY, Origin, Value, as_element, filled, merge, union
 
@@ -81,6 +82,8 @@ class Statements(Calls):
             written = value
         else:
             return  # the first message may be the user's (Anthropic-style lists): no evidence
+        if self._only_counted_list(conversation, frame):
+            return  # a copy only given to a token counter: no request sends it
         label = f"the system message written over the first message of {conversation}"
         sink = SinkRef("system", label, target.lineno)  # type: ignore[attr-defined]
         self._reach(written, sink, None, frame)
@@ -91,11 +94,22 @@ class Statements(Calls):
             return
         hit = found[1].first_read(expr, lambda path: inside(path, conversation))
         if hit is not None:
-            path, chain = hit
-            origin = Origin(
-                CONVERSATION, f"{path} (the conversation whose first message it rewrites)", span_of(chain[-1])
-            )
+            # reported at the write: it is the change (as a loop's change is, for CL104)
+            path, _chain = hit
+            origin = Origin(CONVERSATION, f"{path} (the conversation whose first message it rewrites)", span_of(target))
             self.reaches.append(Reach(origin, sink, None))
+
+    def _only_counted_list(self, name: str, frame: Frame) -> bool:
+        """``name`` is a local list of the function that is only given to token counters (apart
+        from the writes into it)."""
+        scope = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
+        if scope is None or not name.isidentifier() or name in frame.params:
+            return False
+        uses = name_uses(scope, name)
+        if not uses:
+            return False
+        sent = [use for use in uses if not (use.kind == "other" and use.call is None and use.store)]
+        return bool(sent) and all(self._never_cached(use, frame, 0) for use in sent)
 
     def _names_system_prompt(self, expr: ast.AST) -> bool:
         """``system_prompt``, ``self.system_message``, ``build_system_prompt()``: an expression whose
