@@ -149,3 +149,46 @@ def ask(history, question):
 """
     found = _cl105(source)
     assert len(found) == 1 and found[0].severity is None, [d.message for d in found]
+
+
+def test_a_clock_read_before_the_loop_that_starts_a_conversation_is_per_conversation() -> None:
+    source = """
+def run(task):
+    system = f"Now {datetime.now()}"
+    messages = [{"role": "user", "content": task}]
+    while True:
+        reply = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        if reply.stop_reason != "tool_use":
+            return reply
+        messages.append({"role": "assistant", "content": reply.content})
+"""
+    found = _cl105(source)
+    assert len(found) == 1 and found[0].severity is Severity.INFO, [d.message for d in found]
+
+
+def test_a_clock_read_before_a_loop_over_a_carried_conversation_is_per_call() -> None:
+    source = """
+class Bot:
+    def turn(self, text):
+        system = f"Now {datetime.now()}"
+        self.history.append({"role": "user", "content": text})
+        while True:
+            reply = client.messages.create(model="m", max_tokens=10, system=system, messages=self.history)
+            if reply.stop_reason != "tool_use":
+                return reply
+            self.history.append({"role": "assistant", "content": reply.content})
+"""
+    found = _cl105(source)
+    assert len(found) == 1 and found[0].severity is None
+    assert "once per call of the function" in found[0].message and "every request" not in found[0].message
+
+
+def test_a_clock_read_inside_the_loop_is_per_request() -> None:
+    source = """
+def run(messages):
+    while True:
+        reply = client.messages.create(model="m", max_tokens=10, system=f"Now {datetime.now()}", messages=messages)
+        messages.append(reply)
+"""
+    found = _cl105(source)
+    assert len(found) == 1 and "every request" in found[0].message

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cachelint.code.flow.dependencies import LocalDeps
@@ -150,6 +151,7 @@ class Sinks(Loops):
         starred_kwargs = [kw.value for kw in node.keywords if kw.arg is None]
         prefix_args: list[tuple[str, ast.AST, str]] = []
         messages_node: ast.AST | None = None
+        reached_before = len(self.reaches)
         for argument in sink.arguments:
             arg_node: ast.AST | None = None
             value = CLEAN
@@ -209,6 +211,35 @@ class Sinks(Loops):
             )
         if messages_node is not None and not sink.configures and not frame.loops:
             self._rebuilt_per_turn(node, prefix_args, messages_node, callee, frame)
+        if frame.loops and not sink.configures:
+            self._made_before_the_loop(reached_before, messages_node, frame)
+
+    def _made_before_the_loop(self, start: int, messages: ast.AST | None, frame: Frame) -> None:
+        """A clock or id this function reads before the loop that repeats the call reaches every
+        request of the loop alike: the requests of one run of the loop share it. Where the loop
+        carries on a conversation the function is given (``self.history``, a parameter), each call
+        of the function (each user turn) writes it again: "call"; where the conversation starts in
+        the function, once per conversation: "conversation"."""
+        loop = frame.loops[0].node
+        function = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
+        if function is None:
+            return
+        first, last = function.lineno, function.end_lineno or function.lineno  # type: ignore[attr-defined]
+        given = any(self._given(p, frame) for p in (_history_paths(messages) if messages is not None else ()))
+        renewed = "call" if given else "conversation"
+        for i in range(start, len(self.reaches)):
+            r = self.reaches[i]
+            o = r.origin
+            line = o.site[0]
+            if (
+                o.kind != VOLATILE
+                or o.granularity not in ("time", "date")
+                or o.external is not None
+                or r.sink.renewed is not None
+                or not (first <= line < loop.lineno)  # type: ignore[attr-defined]
+            ):
+                continue
+            self.reaches[i] = Reach(o, replace(r.sink, renewed=renewed), r.arg_span, r.arg_elements)
 
     def _local_deps(self, frame: Frame) -> tuple[ast.AST, LocalDeps] | None:
         """The function ``frame`` runs (or the module) and the bindings of its names."""

@@ -89,6 +89,14 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 " conversation writes the cached prefix again"
             )
             severity = Severity.INFO
+        elif r.sink.renewed == "call":
+            # read before the loop, whose requests carry on a conversation given to the function
+            effect = (
+                "it is read once per call of the function, before the loop that repeats the request, so the"
+                " requests of one call share it but each call (each turn of the conversation it carries on)"
+                " writes the cached prefix again"
+            )
+            severity = Severity.WARNING if daily else None
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
         elif r.sink.renewed == "run":
