@@ -224,7 +224,7 @@ class Sinks(Loops):
         function = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
         if function is None:
             return
-        first, last = function.lineno, function.end_lineno or function.lineno  # type: ignore[attr-defined]
+        first = function.lineno  # type: ignore[attr-defined]
         given = any(self._given(p, frame) for p in (_history_paths(messages) if messages is not None else ()))
         renewed = "call" if given else "conversation"
         for i in range(start, len(self.reaches)):
