@@ -192,3 +192,19 @@ def run(messages):
 """
     found = _cl105(source)
     assert len(found) == 1 and "every request" in found[0].message
+
+
+def test_a_variable_named_like_a_module_is_not_the_module() -> None:
+    source = """
+def system(fmt):
+    moment = datetime.now()  # here
+    time = moment
+    formatted = time.strftime(fmt)
+    return f"Now {formatted}"
+
+def ask(messages, fmt):
+    return client.messages.create(model="m", max_tokens=10, system=system(fmt), messages=messages)
+"""
+    from rule_cases import check_positive
+
+    check_positive("CL105", source)

@@ -431,7 +431,10 @@ class Calls(Expressions):
                 result = typed(result, None, positional[0].elements)  # sorted(x): x's elements
             return result
 
-        unordered = self.k.unordered.match(path)
+        # time = datetime.now(); time.strftime(fmt): a method of a value held in a name that
+        # shadows a module, not the module's function (only "*." patterns can match it)
+        table_path = ("?", *path[1:]) if self._shadows_a_module(func, frame) else path
+        unordered = self.k.unordered.match(table_path)
         if unordered is None and isinstance(func, ast.Attribute):
             # client = MultiServerMCPClient(...); client.get_tools(): a method of an imported
             # class, named by the class in the pack
@@ -459,7 +462,7 @@ class Calls(Expressions):
                 )
             return typed(union(Value(own, inner), element_of(carried)), None, elements)
 
-        volatile = self.k.volatile.match(path)
+        volatile = self.k.volatile.match(table_path)
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
             if (
@@ -541,6 +544,19 @@ class Calls(Expressions):
             else None
         )
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _shadows_a_module(self, func: ast.AST, frame: Frame) -> bool:
+        """``time.strftime(...)`` where ``time`` is a variable of the program (not imported): the
+        call is a method of its value."""
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return (
+            root is not func
+            and isinstance(root, ast.Name)
+            and root.id not in self.imports
+            and frame.lookup(root.id) is not None
+        )
 
     def _registers_per_turn(self, node: ast.Call, turn: PerTurn, frame: Frame) -> None:
         """``builder.add_node("agent", agent)``: the function given is called once per step."""
