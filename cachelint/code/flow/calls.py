@@ -551,12 +551,8 @@ class Calls(Expressions):
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
-        return (
-            root is not func
-            and isinstance(root, ast.Name)
-            and root.id not in self.imports
-            and frame.lookup(root.id) is not None
-        )
+        # an import binds no value in a frame: a value bound to the name shadows the module
+        return root is not func and isinstance(root, ast.Name) and frame.lookup(root.id) is not None
 
     def _registers_per_turn(self, node: ast.Call, turn: PerTurn, frame: Frame) -> None:
         """``builder.add_node("agent", agent)``: the function given is called once per step."""
