@@ -10,10 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from cachelint.code.flow.facts import LoopChange, Reach, UncachedPrefix
+from cachelint.code.flow.facts import LoopChange, Reach, SinkRef, UncachedPrefix
 from cachelint.code.program import Program
 from cachelint.code.values import Span
 from cachelint.diagnostics import Diagnostic, Fix, Severity
+
+# A clock reduced to its date changes less often than the clock itself.
+_GRANULARITY_RANK = {"date": 1}
+# How often a sink takes a new value, from the most often (each request) on.
+_RENEWED_RANK = {"run": 1, "call": 1, "conversation": 2}
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,18 @@ class CodeFacts:
         for r in self.reaches:
             if r.origin.kind != kind or r.sink.tier not in tiers:
                 continue
-            rank = (r.sink.line, r.sink.label, r.arg_span is None, r.origin.what, r.origin.fix_at or (0, 0, 0, 0))
+            # One clock read once can reach a prompt both whole and reduced to its date (``f"{now}"``
+            # and ``now.year`` in one template): the finest change is the one the prompt sees.
+            coarse = _GRANULARITY_RANK.get(r.origin.granularity, 0)
+            rank = (
+                coarse,
+                _RENEWED_RANK.get(r.sink.renewed or "", 0),  # a request it reaches anew before a conversation it starts
+                r.sink.line,
+                r.sink.label,
+                r.arg_span is None,
+                r.origin.what,
+                r.origin.fix_at or (0, 0, 0, 0),
+            )
             current = best.get(r.origin.site)
             if current is None or rank < current[0]:
                 best[r.origin.site] = (rank, r)
@@ -118,12 +134,19 @@ class CodeFacts:
                 best[c.site] = c
         return [best[site] for site in sorted(best)]
 
+    def reached(self, sink: SinkRef) -> str:
+        """The call a value reaches, and where: ``tools= of client.messages.create at line 12``,
+        or, for a call inside another module's function, ``tools= of client.messages.create in
+        pkg.llm.ask (line 7), called at line 12`` (the call of this module that leads there)."""
+        if sink.external is not None:
+            return f"{sink.label}, called at {self.where(sink.line)}"
+        return f"{sink.label} at {self.where(sink.line)}"
+
     def loop_change_message(self, c: LoopChange, effect: str) -> str:
         """How CL103, CL104 and CL106 word a change: "<place> is <changed> inside the loop that
         repeats the call: it reaches <sink>, <effect>"."""
         return (
-            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {c.sink.label} "
-            f"at {self.where(c.sink.line)}, {effect}"
+            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {self.reached(c.sink)}, {effect}"
         )
 
 

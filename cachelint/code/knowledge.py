@@ -118,6 +118,22 @@ class Sink:
 
 
 @dataclass(frozen=True)
+class PerTurn:
+    """A function a framework calls once per request (or step) with the conversation's state (the
+    ``per_turn`` entries of the code-sinks pack)."""
+
+    library: str
+    state: int = 0  # the parameter holding the state
+    whole: bool = False  # every read of it is the turn's state
+    state_attribute: str | None = None  # ctx.state: the whole state
+    conversation_keys: frozenset[str] = frozenset()  # keys holding the conversation itself
+    updates: str | None = None  # "returned_keys" | "state_writes": how changing keys are written
+    returns: str | None = None  # the tier the return value renders in
+    position: int | None = None  # of the registering call: the argument that is the function
+    keyword: str | None = None
+
+
+@dataclass(frozen=True)
 class UnorderedCall:
     what: str
     elements: str | None = None  # "str" | "name" | "path" | None (unknown): see the code-order pack
@@ -148,9 +164,19 @@ class Knowledge:
     decorators: CallTable[tuple[str, str]] = field(default_factory=CallTable)  # -> (tier, library)
     # the class of a provider function's first parameter -> (tier, library)
     providers: CallTable[tuple[str, str]] = field(default_factory=CallTable)
+    # functions called once per request with the conversation's state: by the class of their
+    # first parameter, or by the call that registers them
+    per_turn_annotations: CallTable[PerTurn] = field(default_factory=CallTable)
+    per_turn_calls: CallTable[PerTurn] = field(default_factory=CallTable)
     body_keys: dict[str, str] = field(default_factory=dict)
     first_message_roles: frozenset[str] = frozenset()
     system_message_classes: CallTable[bool] = field(default_factory=CallTable)
+    # calls that count the tokens of messages without sending them (code-sinks pack)
+    token_counters: CallTable[bool] = field(default_factory=CallTable)
+    # calls that format messages for a model run locally, with no prompt cache between calls
+    local_models: CallTable[bool] = field(default_factory=CallTable)
+    # calls that show a value (print, log) without sending it anywhere
+    display_calls: CallTable[bool] = field(default_factory=CallTable)
     unordered: CallTable[UnorderedCall] = field(default_factory=CallTable)
     unordered_annotations: frozenset[str] = frozenset()
     set_view_methods: frozenset[str] = frozenset()
@@ -328,6 +354,12 @@ def build_knowledge(
         roles.update(pack.get("first_message_roles", ()))
         for pattern in pack.get("system_message_classes", ()):
             k.system_message_classes.add(pattern, True)
+        for pattern in pack.get("token_counters", ()):
+            k.token_counters.add(pattern, True)
+        for pattern in pack.get("local_models", ()):
+            k.local_models.add(pattern, True)
+        for pattern in pack.get("display_calls", ()):
+            k.display_calls.add(pattern, True)
         for entry in pack.get("sinks", ()):
             sink = Sink(
                 entry.get("library", "?"),
@@ -346,6 +378,22 @@ def build_knowledge(
             k.decorators.add(entry["decorator"], (entry["tier"], entry.get("library", "?")))
         for entry in pack.get("providers", ()):
             k.providers.add(entry["annotation"], (entry["tier"], entry.get("library", "?")))
+        for entry in pack.get("per_turn", ()):
+            turn = PerTurn(
+                entry["library"],
+                int(entry.get("state", 0)),
+                bool(entry.get("whole", False)),
+                entry.get("state_attribute"),
+                frozenset(entry.get("conversation_keys", ())),
+                entry.get("updates"),
+                entry.get("returns"),
+                entry.get("position"),
+                entry.get("keyword"),
+            )
+            if "annotation" in entry:
+                k.per_turn_annotations.add(entry["annotation"], turn)
+            if "call" in entry:
+                k.per_turn_calls.add(entry["call"], turn)
     k.body_keys = body_keys
     k.first_message_roles = frozenset(roles)
 
@@ -498,12 +546,23 @@ def setting_losses() -> Mapping[str, str]:
     (``tool_choice``, ``text``…): the words (``loses``) of the audit's dated invalidation table, the
     built-in ``payloads-invalidation`` packs, from the first provider that words the setting. One
     table of what invalidates what, read by the audit and the code checks alike."""
+    return _setting_words("loses")
+
+
+def setting_cache_keeping_changes() -> Mapping[str, str]:
+    """How a provider lets each cache-key setting change mid-conversation without losing the
+    cached prefix (``keep_cache`` of the same table: an effort-only system message, a
+    ``configuration_update`` input item), by the request parameter it is passed as."""
+    return _setting_words("keep_cache")
+
+
+def _setting_words(field_name: str) -> Mapping[str, str]:
     from cachelint.catalog import load_packs
 
     out: dict[str, str] = {}
     for pack in load_packs("payloads-invalidation"):
         for settings in (pack.get("providers") or {}).values():
             for name, row in settings.items():
-                if isinstance(row.get("loses"), str):
-                    out.setdefault(row.get("parameter", name), row["loses"])
+                if isinstance(row.get(field_name), str):
+                    out.setdefault(row.get("parameter", name), row[field_name])
     return out

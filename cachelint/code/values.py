@@ -31,6 +31,9 @@ from typing import Iterable, NamedTuple
 
 UNORDERED = "unordered"
 VOLATILE = "volatile"
+# The conversation's own state (the history a request carries on, this turn's input, the state a
+# framework hands a per-turn function): a value built from it differs from one request to the next.
+CONVERSATION = "conversation"
 PARAM = "param"
 # The parameter name under which a method sees the attributes of its own instance (``self.tools``
 # is ``Origin(PARAM, INSTANCE, attr="tools")``, whatever the first parameter is called): the sinks

@@ -8,13 +8,37 @@ import ast
 import json
 import re
 import string
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from cachelint.code.flow.dependencies import LocalDeps
 from cachelint.code.flow.facts import Reach, SinkRef, Summary, UncachedPrefix, span_of
+from cachelint.code.flow.list_uses import (
+    ListUse,
+    argument_param,
+    built_when_empty,
+    declared_global,
+    list_uses,
+    name_uses,
+    rebound_before_read,
+    scope_parents,
+)
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
-from cachelint.code.values import CLEAN, EMPTY, INSTANCE, PARAM, VOLATILE, Origin, Span, Value, substitute, union
+from cachelint.code.values import (
+    CLEAN,
+    CONVERSATION,
+    EMPTY,
+    INSTANCE,
+    PARAM,
+    VOLATILE,
+    Origin,
+    Span,
+    Value,
+    substitute,
+    union,
+)
 
 # The tier of a value bound to a name that says it is the system prompt (``SYSTEM_PROMPT = ...``,
 # ``return`` of ``build_system_prompt``) where no sink is in view: read by CL105 alone, for a clock
@@ -115,6 +139,35 @@ def _volatile_only(v: Value) -> Value:
     return Value(keep, EMPTY) if keep else CLEAN
 
 
+class _Conversation(NamedTuple):
+    history: set[str]  # the lists given to the function that the request sends on
+    new: list[ast.AST]  # the new messages it adds
+    followed: list[ast.AST]  # every expression followed to find them
+
+
+_COPIES = frozenset({"list", "tuple", "copy", "deepcopy"})
+
+
+def _copies(node: ast.Call) -> bool:
+    """``list(history)``, ``history.copy()``, ``copy.deepcopy(history)``: the same messages."""
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name in _COPIES
+
+
+def _params_only(v: Value, params: bool) -> Value:
+    """The parameter origins of ``v`` (``params``), or its other origins."""
+    return Value(
+        frozenset(o for o in v.own if (o.kind == PARAM) == params),
+        frozenset(o for o in v.inner if (o.kind == PARAM) == params),
+    )
+
+
+def inside(path: str, place: str) -> bool:
+    """``path`` is ``place`` or a part of it."""
+    return path == place or (path.startswith(place) and path[len(place)] in ".[")
+
+
 def _within(site: Span, outer: Span) -> bool:
     return (outer[0], outer[1]) <= (site[0], site[1]) and (site[2], site[3]) <= (outer[2], outer[3])
 
@@ -125,6 +178,8 @@ class Sinks(Loops):
     if TYPE_CHECKING:
         # Calls, the layer above, summarises a function passed as a prompt (dynamic instructions).
         def _local_function(self, func: ast.AST, frame: Frame) -> Summary | None: ...
+        def _local_function_def(self, func: ast.AST, frame: Frame) -> ast.AST | None: ...
+        def summary_of(self, node: Any) -> Summary: ...
         def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]: ...
 
     def _may_be_system_message(self, node: ast.AST, frame: Frame | None = None) -> bool:
@@ -158,6 +213,7 @@ class Sinks(Loops):
         given_tiers: set[str] = set()
         sent_messages: tuple[ast.AST, str] | None = None
         prefix_args: list[tuple[str, ast.AST, str]] = []  # (tier, node, label) of tools and system
+        reached_before = len(self.reaches)
         for argument in sink.arguments:
             arg_node: ast.AST | None = None
             value = CLEAN
@@ -216,11 +272,210 @@ class Sinks(Loops):
                 sink.tool_key,
                 argument.keys,
             )
+        messages_node = sent_messages[0] if sent_messages is not None else None
         if sent_messages is not None and not sink.configures:
-            messages_node, label = sent_messages
-            self._messages_prefix(node, messages_node, label, "system" in given_tiers, frame)
+            self._messages_prefix(node, sent_messages[0], sent_messages[1], "system" in given_tiers, frame)
         if sink.explicit_cache is not None and prefix_args:
             self._uncached_prefix(node, sink.explicit_cache, prefix_args, frame)
+        if messages_node is not None and not sink.configures and not frame.loops:
+            self._rebuilt_per_turn(node, prefix_args, messages_node, callee, frame)
+        if frame.loops and not sink.configures:
+            self._made_before_the_loop(reached_before, messages_node, frame)
+
+    def _made_before_the_loop(self, start: int, messages: ast.AST | None, frame: Frame) -> None:
+        """A clock or id this function reads before the loop that repeats the call reaches every
+        request of the loop alike: the requests of one run of the loop share it. Where the loop
+        carries on a conversation the function is given (``self.history``, a parameter), each call
+        of the function (each user turn) writes it again: "call"; where the conversation starts in
+        the function, once per conversation: "conversation"."""
+        loop = frame.loops[0].node
+        function = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
+        if function is None:
+            return
+        first = function.lineno  # type: ignore[attr-defined]
+        given = any(self._given(p, frame) for p in (_history_paths(messages) if messages is not None else ()))
+        renewed = "call" if given else "conversation"
+        for i in range(start, len(self.reaches)):
+            r = self.reaches[i]
+            o = r.origin
+            line = o.site[0]
+            if (
+                o.kind != VOLATILE
+                or o.granularity not in ("time", "date")
+                or o.external is not None
+                or r.sink.renewed is not None
+                or not (first <= line < loop.lineno)  # type: ignore[attr-defined]
+            ):
+                continue
+            self.reaches[i] = Reach(o, replace(r.sink, renewed=renewed), r.arg_span, r.arg_elements)
+
+    def _local_deps(self, frame: Frame) -> tuple[ast.AST, LocalDeps] | None:
+        """The function ``frame`` runs (or the module) and the bindings of its names."""
+        scope = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else self.tree
+        if scope is None:
+            return None
+        deps = self.local_deps_cache.get(id(scope))
+        if deps is None:
+            deps = self.local_deps_cache[id(scope)] = LocalDeps(scope, self.k.adding_methods, self._is_request)
+        return scope, deps
+
+    def _is_request(self, call: ast.Call) -> bool:
+        """A call of a model API that takes a prompt prefix (its reply is new text, not the text it
+        was sent): not a generic ``.invoke`` of anything runnable."""
+        sink = self.k.sinks.match(self.callee_path(call.func))
+        return sink is not None and any(a.tier in PREFIX_TIERS for a in sink.arguments)
+
+    def _given(self, path: str, frame: Frame) -> bool:
+        """``path`` is rooted at what the function is given: a parameter or its own instance."""
+        root = path_root(path)
+        return root in frame.params or (root == frame.self_name and root is not None)
+
+    def _conversation_parts(self, messages: ast.AST, deps: LocalDeps, frame: Frame, before: int) -> _Conversation:
+        """What the messages of a request are made of: the lists the function is given and sends
+        on (``self.history``, ``state["messages"]``, a ``history`` parameter: the conversation),
+        the new messages it adds (elements of the displays sent, values appended to the lists it
+        sends; not the first, system message), and every expression followed to find them."""
+        conversation = _Conversation(set(), [], [])
+        todo: list[tuple[ast.AST, bool, int]] = [(messages, True, 0)]
+        seen: set[int] = set()
+        while todo and len(seen) < 64:
+            node, head, depth = todo.pop()
+            if isinstance(node, (ast.Await, ast.Starred)):
+                node = node.value
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            conversation.followed.append(node)
+            path = path_of(node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) else None
+            if path is not None:
+                if path == frame.self_name:
+                    continue  # a method called on self (``self.build()``) is no list carried on
+                # what a call with no loop around it sees: what is written before it
+                added = [v for v in deps.added.get(path, ()) if getattr(v, "lineno", 0) < before]
+                conversation.new.extend(added)
+                if self._given(path, frame):
+                    conversation.history.add(path)
+                    continue
+                if depth < 4:
+                    todo.extend(
+                        (bound, head, depth + 1)
+                        for bound in deps.assigned.get(path, ())
+                        if getattr(bound, "lineno", 0) < before
+                    )
+                continue
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+                todo.append((node.left, head, depth))
+                todo.append((node.right, False, depth))
+            elif isinstance(node, (ast.List, ast.Tuple)):
+                elements = list(node.elts)
+                if head and elements and id(elements[0]) in self.role_contents:
+                    elements = elements[1:]  # the system message: what the prompt is, not the turn
+                for element in elements:
+                    if isinstance(element, ast.Starred):
+                        todo.append((element.value, False, depth))
+                    else:
+                        conversation.new.append(element)
+            elif isinstance(node, ast.Call) and _copies(node):
+                todo.extend((a, head, depth) for a in [*node.args, getattr(node.func, "value", None)] if a is not None)
+            else:
+                conversation.new.append(node)  # built another way (a conversion, a comprehension)
+        return conversation
+
+    def _rebuilt_per_turn(
+        self, call: ast.Call, prefix_args: list[tuple[str, ast.AST, str]], messages: ast.AST, callee: str, frame: Frame
+    ) -> None:
+        """A request that carries a conversation on (its messages send a list the function is given)
+        whose tools or system prompt are built from that conversation, or from this turn's input
+        that the same messages send (the user's message, what it retrieved), or, in a function a
+        framework calls for each step, from the state keys that change per step: the prefix is
+        rebuilt for every request, with no loop in view (the framework, or the caller, repeats it).
+        Not a system prompt taken out of the conversation itself (a wrapper converting one message
+        list into a provider's ``system`` and ``messages``: the same binding feeds both, or it
+        tests a message's role)."""
+        if not _history_paths(messages):
+            return  # messages built here of new ones only: no conversation to lose
+        found = self._local_deps(frame)
+        if found is None:
+            return
+        _scope, deps = found
+        before = call.lineno
+        conversation = self._conversation_parts(messages, deps, frame, before)
+        history = conversation.history
+        if not history:
+            return  # a request of new messages only: no conversation to lose
+        turn_input: set[str] = set()
+        for message in conversation.new:
+            turn_input.update(p for p in deps.reads(message, before) if path_root(p) in frame.params)
+        turn_places = self._turn_places(frame)
+        first = self._first_message_content(messages, frame)
+        if first is not None:
+            role = self._first_message(messages, frame)
+            label = f"the first message ({role[1] if role else 'system'}) of messages= of {callee}"
+            prefix_args = prefix_args + [("system", first, label)]
+        carried: set[int] = {id(node) for node in conversation.followed}
+        for message in conversation.new:
+            carried.add(id(message))
+            carried |= deps.bindings_followed(message, before)
+
+        def from_conversation(path: str) -> bool:
+            # the place itself or a part of it (``history[-1]``), not what holds it: a method of
+            # ``self`` called in the prompt reads all of ``self`` as far as read_paths can tell
+            return any(inside(path, p) for p in history | turn_input | turn_places)
+
+        for tier, arg_node, label in prefix_args:
+            hit = deps.first_read(arg_node, from_conversation, before)
+            if hit is None:
+                continue
+            path, chain = hit
+            if any(id(node) in carried for node in chain[1:]) or any(self._tests_a_role(node) for node in chain):
+                continue  # taken out of the conversation sent: the same system part every request
+            if any(inside(path, h) for h in history):
+                what = f"{path} (the conversation this request carries on)"
+            elif any(inside(path, t) for t in turn_places):
+                what = f"{path} (the state, updated for each request)"
+            else:
+                what = f"{path} (this turn's input, which the same request sends in its messages)"
+            origin = Origin(CONVERSATION, what, span_of(chain[-1]))
+            self.reaches.append(Reach(origin, SinkRef(tier, label, call.lineno), None))
+
+    def _turn_places(self, frame: Frame) -> set[str]:
+        """In a function a framework calls for each step (a graph node), the state keys that change
+        from step to step, as places: ``state['notes']``."""
+        node = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
+        places = self.turn_places.get(id(node)) if node is not None else None
+        return set(places) if places else set()
+
+    def _tests_a_role(self, node: ast.AST) -> bool:
+        """``m["role"] == "system"``: the expression picks messages by their role."""
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Compare):
+                for operand in [sub.left, *sub.comparators]:
+                    if isinstance(operand, ast.Constant) and operand.value in self.k.first_message_roles:
+                        return True
+        return False
+
+    def _first_message_content(self, messages: ast.AST, frame: Frame) -> ast.AST | None:
+        """The node of the content of the first message of a messages argument built here
+        (``[{"role": "system", "content": ...}, *history]``, ``[SystemMessage(text)] + history``)."""
+        target = self._structure(messages, frame) if isinstance(messages, (ast.Name, ast.Attribute)) else messages
+        element = first_element(target) if target is not None else None
+        if isinstance(element, (ast.Name, ast.Attribute)):
+            element = self._structure(element, frame)
+        if element is None or id(element) not in self.role_contents:
+            return None
+        if isinstance(element, ast.Dict):
+            for key, value in zip(element.keys, element.values):
+                if isinstance(key, ast.Constant) and key.value == "content":
+                    return value
+            return None
+        if isinstance(element, ast.Call):
+            for kw in element.keywords:
+                if kw.arg == "content":
+                    return kw.value
+            return element.args[0] if element.args else None
+        if isinstance(element, ast.Tuple) and len(element.elts) == 2:
+            return element.elts[1]
+        return None
 
     def _uncached_prefix(
         self, call: ast.Call, explicit: tuple[str, str], prefix_args: list[tuple[str, ast.AST, str]], frame: Frame
@@ -365,6 +620,8 @@ class Sinks(Loops):
             for used in _history_paths(arg_node):
                 for loop in frame.loops:
                     loop.history[used] = None
+                if frame.loops and frame.summary is not None and path_root(used) in frame.params:
+                    frame.summary.grows.add(path_root(used))  # a conversation carried on in a loop
             for i, (content, role) in enumerate(self._leading_system_messages(arg_node, frame)):
                 # the system messages a list starts with, in order: all of them come before the
                 # conversation (``messages = []``, then ``messages.append({"role": "system", ...})``)
@@ -431,6 +688,72 @@ class Sinks(Loops):
                     renewed=callbacks[kw.arg] if callbacks[kw.arg] != "request" else None,
                 )
                 self._reach(summary.state_writes[key], ref, None, frame)
+
+    def settle_first_messages(self, summary: Summary | None, scope: ast.AST) -> None:
+        """The message lists built in ``scope`` (a function, or the module) that start with a system
+        message, now that where each goes can be read: one only given to token counters is never
+        sent; one returned, or given to a function that carries on a conversation with it (adds to
+        it or sends it in a loop), starts a conversation, made once for it; any other is sent."""
+        self._settle_named_prompts(summary, scope)
+        pending = self.first_message_lists.pop(id(summary) if summary is not None else None, ())
+        parents = scope_parents(scope) if pending else None
+        for display, value, role, frame in pending:
+            uses = list_uses(scope, display, parents)
+            if uses and all(self._never_cached(use, frame, 0) for use in uses):
+                continue  # a token count (what the list would cost), or a local model: no prompt cache
+            label = f"the {role} message that starts the message list"
+            plain = SinkRef("system", label, display.lineno)
+            per_conversation = SinkRef("system", label, display.lineno, renewed="conversation")
+            if any(self._carried_on(use, frame) for use in uses or ()):
+                self._reach(value, per_conversation, None, frame)
+            elif any(use.kind == "returned" for use in uses or ()) and built_when_empty(scope, display, frame.params):
+                # the first messages of a conversation the caller had none of: what this function
+                # makes is made once for that conversation; what a parameter brings, the caller
+                # makes, as often as it calls
+                self._reach(_params_only(value, True), plain, None, frame)
+                self._reach(_params_only(value, False), per_conversation, None, frame)
+            else:
+                self._reach(value, plain, None, frame)
+
+    def _callee_definition(self, use: ListUse, frame: Frame) -> tuple[ast.AST, str] | None:
+        """The function of the module a list is given to, and the parameter that receives it."""
+        if use.kind != "call" or use.call is None:
+            return None
+        definition = self._local_function_def(use.call.func, frame)
+        if definition is None:
+            return None
+        owner = self.func_class.get(id(definition))
+        is_method = owner is not None and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod"
+            for d in definition.decorator_list  # type: ignore[attr-defined]
+        )
+        param = argument_param(definition, use, is_method)
+        return (definition, param) if param is not None else None
+
+    def _never_cached(self, use: ListUse, frame: Frame, depth: int, shows: bool = False) -> bool:
+        """The value is given to a token counter or to a local model's chat template (no request
+        to a provider's prompt cache), or (``shows``) printed or logged, or to a function of the
+        module that only does that with the parameter receiving it."""
+        if use.kind != "call" or use.call is None:
+            return False
+        path = self.callee_path(use.call.func)
+        if self.k.token_counters.match(path) is not None or self.k.local_models.match(path) is not None:
+            return True
+        if shows and self.k.display_calls.match(path) is not None:
+            return True
+        found = self._callee_definition(use, frame) if depth < 2 else None
+        if found is None:
+            return False
+        definition, param = found
+        inner = name_uses(definition, param)
+        return bool(inner) and all(self._never_cached(u, frame, depth + 1, shows) for u in inner or ())
+
+    def _carried_on(self, use: ListUse, frame: Frame) -> bool:
+        found = self._callee_definition(use, frame)
+        if found is None:
+            return False
+        definition, param = found
+        return param in self.summary_of(definition).grows
 
     def _tool_objects_value(self, node: ast.List | ast.Tuple, frame: Frame, value: Value) -> Value:
         """``tools=[SearchTools(since=today), helper]``: what a display of tools carries as tool
@@ -881,7 +1204,35 @@ class Sinks(Loops):
                     text_calls = self._text_calls(expr if expr is not None else node)
                 if o.site not in text_calls:
                     continue
-            self.reaches.append(Reach(o, sink, None))
+            reach = Reach(o, sink, None)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                # whether anything sends the name is told once the function (or module) is read
+                key = id(frame.summary) if frame.summary is not None else None
+                self.named_prompts.setdefault(key, []).append((reach, node, frame))
+            else:
+                self.reaches.append(reach)
+
+    def _settle_named_prompts(self, summary: Summary | None, scope: ast.AST) -> None:
+        """A value bound to a system prompt's name stands for a request only if something may send
+        it: not a binding rebound before anything reads it, nor one only printed or given to a
+        local model's chat template."""
+        for reach, node, frame in self.named_prompts.pop(id(summary) if summary is not None else None, ()):
+            if not self._may_be_sent(scope, node, frame):
+                continue
+            self.reaches.append(reach)
+
+    def _may_be_sent(self, scope: ast.AST, target: ast.Name, frame: Frame) -> bool:
+        if isinstance(scope, ast.Module):
+            if rebound_before_read(scope, target):
+                return False  # the module's later binding of the name is the one anything reads
+            uses = None  # a module's name may be imported by another module
+        else:
+            uses = name_uses(scope, target.id)
+            if uses is not None and not uses and target.id not in declared_global(scope):
+                return False  # a local nothing reads
+        if uses is None:
+            return True
+        return not all(self._never_cached(use, frame, 0, shows=True) for use in uses)
 
     def _text_calls(self, node: ast.AST) -> set[Span]:
         """The calls in ``node`` of other modules' functions that return text (a str)."""

@@ -94,6 +94,22 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 " each run writes it again instead of reading the previous run's"
             )
             severity = Severity.INFO
+        elif r.sink.renewed == "conversation":
+            # the list is the start of a conversation that the caller (or a loop it is given to)
+            # carries on: the requests of that conversation share the first message
+            effect = (
+                "it is made once per conversation, so the requests of one conversation share it but every new"
+                " conversation writes the cached prefix again"
+            )
+            severity = Severity.INFO
+        elif r.sink.renewed == "call":
+            # read before the loop, whose requests carry on a conversation given to the function
+            effect = (
+                "it is read once per call of the function, before the loop that repeats the request, so the"
+                " requests of one call share it but each call (each turn of the conversation it carries on)"
+                " writes the cached prefix again"
+            )
+            severity = Severity.WARNING if daily else None
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
         elif r.sink.tier == CACHED:
@@ -117,7 +133,7 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             )
         else:
             effect, severity = "the cached prefix changes on every request", None
-        msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
+        msg = f"{r.origin.what} reaches {facts.reached(r.sink)}: {effect}"
         yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity, related=facts.reach_lines(r))
 
 
