@@ -43,7 +43,6 @@ from cachelint.code.values import (
     filled,
     holds_empty_set,
     instance_attribute,
-    materialized,
     sanitized,
     substitute,
     typed,
@@ -530,7 +529,7 @@ class Calls(Expressions):
 
         if known and self.k.materializers.match(path) is not None:
             iterated = self.k.sorting_changes_result.match(path) is None
-            values = [materialized(v, span_of(a), iterated) for v, a in zip(positional, node.args)]
+            values = [self.put_in_order(v, a, iterated) for v, a in zip(positional, node.args)]
             result = union(receiver, *values, *keywords.values())
             if path[-1] in ("dumps", "dump") and any(
                 kw.arg in self.k.key_sorting_keywords and isinstance(kw.value, ast.Constant) and kw.value.value is True
@@ -978,7 +977,7 @@ class Calls(Expressions):
                     added = CLEAN
                     for v, a in zip(positional, node.args):
                         if method in ("extend", "update", "extendleft"):
-                            added = union(added, materialized(v, span_of(a), iterated=True))
+                            added = union(added, self.put_in_order(v, a, iterated=True))
                         else:
                             added = union(added, as_element(v))
                     added = union(added, *(as_element(v) for v in keywords.values()))

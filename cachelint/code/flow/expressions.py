@@ -35,7 +35,6 @@ from cachelint.code.values import (
     as_element,
     element_of,
     instance_attribute,
-    materialized,
     merge,
     typed,
     union,
@@ -360,7 +359,7 @@ class Expressions(Sinks):
             if isinstance(elt, ast.Starred):
                 starred = self.eval(elt.value, frame)
                 kinds.append(starred.elements)
-                parts.append(materialized(starred, span_of(elt.value), iterated=True))
+                parts.append(self.put_in_order(starred, elt.value, iterated=True))
             else:
                 item = self.eval(elt, frame)
                 kinds.append(item.kind)
@@ -398,7 +397,7 @@ class Expressions(Sinks):
         inner.self_name = frame.self_name
         order: frozenset[Origin] = EMPTY
         for gen in node.generators:
-            iterable = materialized(self.eval(gen.iter, inner), span_of(gen.iter), iterated=True)
+            iterable = self.put_in_order(self.eval(gen.iter, inner), gen.iter, iterated=True)
             order = order | frozenset(o for o in iterable.own if o.kind in (UNORDERED, PARAM))
             self.bind(gen.target, element_of(iterable), inner)
             for cond in gen.ifs:
@@ -436,7 +435,7 @@ class Expressions(Sinks):
         self._text_depth += 1
         try:
             # formatted, not iterated: f"{sorted(names)}" would print a list where a set was
-            value = materialized(self.eval(node.value, frame), span_of(node.value), iterated=False)
+            value = self.put_in_order(self.eval(node.value, frame), node.value, iterated=False)
         finally:
             self._text_depth -= 1
         spec = node.format_spec

@@ -22,7 +22,7 @@ from cachelint.code.flow.scopes import (
     read_paths,
     reads_any,
 )
-from cachelint.code.values import PARAM, UNORDERED, Value, element_of, materialized
+from cachelint.code.values import PARAM, UNORDERED, Value, element_of
 
 
 def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str], set[str]]:
@@ -352,7 +352,7 @@ class Loops(Scopes):
             iterable = Value(
                 frozenset(o for o in iterable.own if o.site != site), iterable.inner, iterable.kind, iterable.elements
             )
-        iterable = materialized(iterable, span_of(node.iter), iterated=True)
+        iterable = self.put_in_order(iterable, node.iter, iterated=True)
         # what decides the order of the iterations: an unordered source, or a parameter (what is
         # put in a collection in the loop comes in the order the caller's argument has)
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED or (o.kind == PARAM and o.mode == "whole"))

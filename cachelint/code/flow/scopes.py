@@ -18,7 +18,9 @@ from cachelint.code.flow.facts import (
     SinkRef,
     Summary,
     UncachedPrefix,
+    span_of,
 )
+from cachelint.code.flow.sort_safety import SortSafety
 from cachelint.code.knowledge import Knowledge
 from cachelint.code.values import (
     CLEAN,
@@ -32,6 +34,7 @@ from cachelint.code.values import (
     as_element,
     element_of,
     filled,
+    materialized,
     merge,
     typed,
     union,
@@ -471,6 +474,7 @@ class Scopes:
         self.resolve_method = resolve_method
         self.resolve_class = resolve_class  # an imported class's summary entry (its methods)
         self.tree = tree
+        self._sort_safety: SortSafety | None = None  # built when a value is first put in order
         self.k = knowledge
         self.resolve_external = resolve_external
         self.resolve_external_name = resolve_external_name
@@ -550,6 +554,19 @@ class Scopes:
         # id(LoopFrame) -> > 0 while analysing statements after which that loop's iteration certainly
         # continues with the next one (a continue follows)
         self._continued_loops: dict[int, int] = {}
+
+    def put_in_order(self, v: Value, node: ast.AST, iterated: bool) -> Value:
+        """``v`` is put in a fixed order at ``node`` (see ``values.materialized``): the fix wraps
+        ``node`` in ``sorted(...)``; safe only if it iterates ``v`` and nothing in the module can
+        give what ``node`` reads other kinds of elements, and no fix spot at all where ``sorted``
+        is not the builtin here (``sort_safety``)."""
+        if not any(o.kind == UNORDERED and (o.fix_at is None or o.empty) for o in v.own):
+            return v
+        if self._sort_safety is None:
+            self._sort_safety = SortSafety(self.tree)
+        if not self._sort_safety.builtin("sorted"):
+            return v
+        return materialized(v, span_of(node), iterated and self._sort_safety.closed(node))
 
     def block(self, stmts: Iterable[ast.stmt], frame: Frame) -> None:
         table = _STATEMENTS
