@@ -39,10 +39,13 @@ def fix_and_recheck(
         per_file = resolve_fix_targets(per_file, python, cwd)
         if options.fix or options.diff:
             run, fixing = python, per_file
+            # a file found changed since it was checked (an editor, a formatter) is left as it is
+            # now for the rest of the run: its owner is at work on it
+            left: set[str] = set()
             for _ in range(MAX_FIX_ROUNDS):
-                touched = apply_fixes(
+                written, stale = apply_fixes(
                     python_files,
-                    fixing,
+                    _not_editing(fixing, left),
                     run,
                     group_settings,
                     options,
@@ -51,6 +54,8 @@ def fix_and_recheck(
                     result,
                     lambda work, items: map_in_pool(work, items, jobs),
                 )
+                left.update(f.display for f in stale)
+                touched = written + stale
                 if not touched:
                     break
                 if cache is not None:
@@ -69,6 +74,16 @@ def fix_and_recheck(
 # first; once it is sorted, the second shows): --fix applies, checks again and repeats until a
 # round changes nothing, as Ruff does, up to this many rounds.
 MAX_FIX_ROUNDS = 10
+
+
+def _not_editing(per_file: dict[str, list[Diagnostic]], left: set[str]) -> dict[str, list[Diagnostic]]:
+    """The findings whose fix edits none of the files ``left``."""
+    if not left:
+        return per_file
+    return {
+        path: [d for d in found if d.fix is None or not any((e.path or d.path) in left for e in d.fix.edits)]
+        for path, found in per_file.items()
+    }
 
 
 def affected(files: Sequence[InputFile], touched: Sequence[InputFile], run: PythonRun) -> list[InputFile]:
