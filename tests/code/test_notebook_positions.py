@@ -81,3 +81,31 @@ def test_github_annotation_is_on_the_files_line(tmp_path):
     out = _check(tmp_path, "--output-format", "github")
     line, column = _file_place(tmp_path)
     assert f",line={line},col={column}," in out and "agent.ipynb:cell 3:2:13: CL101" in out, out
+
+
+def test_the_same_line_of_two_cells_gives_two_findings_in_cell_order(tmp_path):
+    """Cells number their lines from 1: the same syntax error on line 2 of two cells is two
+    findings (neither is a duplicate of the other), listed by cell."""
+
+    def cell(source: list[str]) -> dict:
+        return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+
+    notebook = {
+        "cells": [
+            cell(["x = 1\n", 'reply = {"symbol”: “GM”}']),
+            cell(["def f():\n", "    # no body"]),
+            cell(["y = 2\n", 'reply = {"symbol”: “GM”}']),
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "notes.ipynb").write_text(json.dumps(notebook))
+    done = subprocess.run(
+        [sys.executable, "-m", "cachelint", "check", "--isolated", "--no-cache", "notes.ipynb"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    places = [line.split(": CL001")[0] for line in done.stdout.splitlines() if ": CL001" in line]
+    assert [p.split(":cell ")[1].split(":")[0] for p in places] == ["1", "2", "3"], done.stdout
