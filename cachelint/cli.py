@@ -419,7 +419,7 @@ def _audit_output_format(help_text: str):
 
 
 @main.command()
-@click.argument("logs", nargs=-1, required=True, type=click.Path())
+@click.argument("logs", nargs=-1, required=False, type=click.Path())
 @_common_report_options
 @_audit_output_format(
     "Output format (default full: each session, then its breaks with the byte diff and their cost). See docs/outputs.md."
@@ -462,6 +462,17 @@ def _audit_output_format(help_text: str):
     default=None,
     help="The Dask scheduler to run the workers on (tcp://host:8786); implies --engine dask. The workers must read the logs at the same paths.",
 )
+@click.option(
+    "--coding-agent",
+    type=click.Choice(["claude", "codex"]),
+    default=None,
+    help="Read a coding agent's session files: those named, or its own folder when none is (~/.claude/projects, ~/.codex/sessions; CLAUDE_CONFIG_DIR / CODEX_HOME move them). See docs/coding-agents.md.",
+)
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Tail the session files and print each prefix rebuild as it happens, one line each (Ctrl-C stops).",
+)
 def audit(
     logs,
     select,
@@ -484,8 +495,11 @@ def audit(
     chunk_size,
     engine,
     scheduler,
+    coding_agent,
+    follow,
 ):
-    """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, .gz, folders) for cache breaks.
+    """Audit captured request logs (JSONL, JSON, HAR, VCR cassettes, .gz, folders) and coding-agent
+    session files (Claude Code, Codex CLI) for cache breaks.
 
     Exit 1 when there are findings, 2 when no LLM request was read from any input."""
     from cachelint.api import BaselineError, audit_logs
@@ -497,7 +511,10 @@ def audit(
     fmt = output_format or "full"
     if fmt == "html" and not output_file:
         _fail("--output-format html needs -o FILE")
+    logs, input_format = _agent_inputs(logs, input_format, coding_agent)
     resolver = _resolver(config, isolated, _selection_overrides(select, ignore, extend_select))
+    if follow:
+        _follow(logs, input_format, resolver)
     options = AuditOptions(
         input_format=input_format,
         time_field=time_field,
@@ -545,6 +562,50 @@ def audit(
     _exit_on_internal_errors(result.diagnostics)
     if result.diagnostics and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+    sys.exit(EXIT_CLEAN)
+
+
+def _agent_inputs(logs: tuple[str, ...], input_format: str, coding_agent: str | None) -> tuple[tuple[str, ...], str]:
+    """The logs to read and their format: with ``--coding-agent``, the agent's session format, and
+    its own folder when no path is named (nothing else is read)."""
+    if coding_agent is None:
+        if not logs:
+            _fail(
+                "name the logs to audit (LOG...), or --coding-agent claude|codex to read a coding agent's session files"
+            )
+        return logs, input_format
+    from cachelint.transcripts.locations import AGENT_FORMATS, default_folder
+
+    if input_format == "auto":
+        input_format = AGENT_FORMATS[coding_agent]
+    if logs:
+        return logs, input_format
+    folder = default_folder(coding_agent)
+    if not folder.is_dir():
+        _fail(f"no {coding_agent} session files: {folder} is not a folder (name the files or folder to read)")
+    return (str(folder),), input_format
+
+
+def _follow(logs: tuple[str, ...], input_format: str, resolver) -> NoReturn:
+    """``--follow``: tail the session files, one line a rebuild on stdout, until interrupted."""
+    from cachelint.masking import masker
+    from cachelint.transcripts.audit import new_run
+    from cachelint.transcripts.follow import Follower, follow_roots
+
+    cwd = Path.cwd().resolve()
+    settings = resolver.for_path(cwd / logs[0])
+    agent = input_format if input_format in ("claude-code", "codex") else None
+    follower = Follower(new_run(settings), follow_roots(logs, cwd), agent)
+    count = follower.start()
+    mask = masker(settings.pack_paths()).mask
+    click.echo(
+        f"cachelint: following {count} session file(s) in {', '.join(logs)}; one line a prefix rebuild (Ctrl-C stops)",
+        err=True,
+    )
+    try:
+        follower.follow(lambda line: click.echo(mask(line)))
+    except KeyboardInterrupt:
+        pass
     sys.exit(EXIT_CLEAN)
 
 

@@ -184,9 +184,14 @@ FORMAT_TARGETS: dict[str, tuple[str, str]] = {
     "otlp": ("fuzz.json", "otlp"),
     "otlp-lines": ("fuzz.jsonl", "auto"),
     "claude-code": ("fuzz.jsonl", "claude-code"),
+    "codex": ("fuzz.jsonl", "codex"),
     "zhar": ("fuzz.zhar", "zhar"),
     "formats-auto": ("fuzz.json", "auto"),
 }
+
+
+# Formats read as a coding agent's sessions (cachelint.transcripts), not as requests.
+AGENT_SESSION_TARGETS = ("claude-code", "codex")
 
 
 def _fuzz_format(name: str) -> Callable[[bytes], list[Diagnostic]]:
@@ -195,6 +200,8 @@ def _fuzz_format(name: str) -> Callable[[bytes], list[Diagnostic]]:
     def run(data: bytes) -> list[Diagnostic]:
         if name == "zhar":
             data = zlib.compress(data)  # the format is zlib data: fuzz what it inflates to
+        if name in AGENT_SESSION_TARGETS:
+            return _agent_sessions(data, fmt)
         return _read_log(data, display, fmt)
 
     run.__name__ = f"fuzz_{name.replace('-', '_')}"
@@ -202,6 +209,28 @@ def _fuzz_format(name: str) -> Callable[[bytes], list[Diagnostic]]:
 
 
 _AUDIT_DIR: list[Path] = []
+
+
+def _agent_sessions(data: bytes, fmt: str) -> list[Diagnostic]:
+    """The bytes as a coding agent's session file, forced and detected: read, judged, summed up
+    and rendered (the coding-agent part of every text and HTML report)."""
+    from cachelint.report.coding_agents import render_html, render_text
+    from cachelint.transcripts.audit import new_run
+
+    if not _AUDIT_DIR:
+        _AUDIT_DIR.append(Path(tempfile.mkdtemp(prefix="cachelint-fuzz-audit-")))
+    path = _AUDIT_DIR[0] / "fuzz.jsonl"
+    path.write_bytes(data)
+    found: list[Diagnostic] = []
+    for forced in (fmt, None):
+        run = new_run(_settings(), timeline=True)
+        run.read_files([(path, "fuzz.jsonl", forced)])
+        summary = run.summary()
+        json.dumps(summary)
+        render_text(summary, run.diagnostics, full=True)
+        render_html(summary, run.diagnostics)
+        found = run.diagnostics
+    return found
 
 
 def fuzz_audit(data: bytes) -> list[Diagnostic]:
@@ -640,6 +669,17 @@ TARGETS: dict[str, Target] = {
         *(
             Target(name, display, _fuzz_format(name), _PAYLOAD_CODES, f"log format reader ({fmt}) + provider adapters")
             for name, (display, fmt) in FORMAT_TARGETS.items()
+            if name not in AGENT_SESSION_TARGETS
+        ),
+        *(
+            Target(
+                name,
+                FORMAT_TARGETS[name][0],
+                _fuzz_format(name),
+                _AUDIT_CODES,
+                f"coding-agent session reader ({name}), rebuild finder, summary and its reports",
+            )
+            for name in AGENT_SESSION_TARGETS
         ),
         Target(
             "front-matter",
@@ -1040,6 +1080,49 @@ def _format_seeds() -> dict[str, bytes]:
                 },
             },
             {"type": "user", "sessionId": "s", "uuid": "b", "message": {"role": "user", "content": "q"}},
+        ),
+        "codex": lines(
+            {
+                "timestamp": "2026-11-29T10:00:00Z",
+                "type": "session_meta",
+                "payload": {
+                    "id": "c1",
+                    "cli_version": "0.60.0",
+                    "source": {"subagent": {"thread_spawn": {"parent_thread_id": "p1"}}},
+                },
+            },
+            {
+                "timestamp": "2026-11-29T10:00:01Z",
+                "type": "turn_context",
+                "payload": {"model": "gpt-5-codex", "user_instructions": "x"},
+            },
+            {
+                "timestamp": "2026-11-29T10:00:02Z",
+                "type": "event_msg",
+                "payload": {
+                    "type": "token_count",
+                    "info": {
+                        "total_token_usage": {"input_tokens": 5000},
+                        "last_token_usage": {"input_tokens": 5000, "cached_input_tokens": 0, "output_tokens": 10},
+                    },
+                },
+            },
+            {
+                "timestamp": "2026-11-29T10:00:03Z",
+                "type": "compacted",
+                "payload": {"message": "", "replacement_history": []},
+            },
+            {
+                "timestamp": "2026-11-29T10:09:02Z",
+                "type": "event_msg",
+                "payload": {
+                    "type": "token_count",
+                    "info": {
+                        "total_token_usage": {"input_tokens": 9000},
+                        "last_token_usage": {"input_tokens": 4000, "cached_input_tokens": 1024, "output_tokens": 10},
+                    },
+                },
+            },
         ),
         "zhar": json.dumps(
             {

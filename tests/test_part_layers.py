@@ -24,7 +24,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"api"}),  # check_paths(), audit_logs()
     frozenset({"engine"}),  # the check run: discovery to finalize, the cache, the fixes
     frozenset({"fixer", "report", "baseline", "cache"}),  # what the engine hands work to
-    frozenset({"code", "skills", "payloads", "rules"}),  # the checks of each scope, their rules
+    frozenset({"code", "skills", "payloads", "transcripts", "rules"}),  # the checks of each scope, their rules
     frozenset(
         {
             "catalog",
@@ -54,6 +54,12 @@ WITHIN_A_LAYER = {
     ("code", "rules"),
     ("skills", "rules"),
     ("payloads", "rules"),
+    # a coding agent's session files are captured traffic of another shape: the pipeline hands
+    # them to the transcript audit (and its formats take their line tests from it), which prices
+    # calls and runs CL313 with the payload part's usage, prices and hooks
+    ("payloads", "transcripts"),
+    ("transcripts", "payloads"),
+    ("rules", "transcripts"),
     ("catalog", "cachefile"),  # the compact rule index and the packs' JSON copies
     ("catalog", "schema_check"),
     ("catalog", "diagnostics"),

@@ -80,7 +80,7 @@ def test_misspelled_or_inconsistent_flags_are_impossible():
         PayloadRule("CL399", fidelity="bytes", check_pair=check_pair)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="without check_request"):
         PayloadRule("CL399", request_first_only=True, check_pair=check_pair)
-    with pytest.raises(ValueError, match="at least one of the four hooks"):
+    with pytest.raises(ValueError, match="at least one of the five hooks"):
         PayloadRule("CL399")
     with pytest.raises(ValueError, match="requires"):
         CodeRule("CL199", print, ("sink",))  # type: ignore[arg-type]
@@ -106,7 +106,7 @@ def test_no_module_sits_in_another_scope_than_its_catalog_entry():
 
 
 def test_payload_rules_declare_the_hooks_of_their_module():
-    hooks = ("check_request", "check_pair", "check_session", "check_run_end")
+    hooks = ("check_request", "check_pair", "check_session", "check_run_end", "check_rebuild")
     for spec in (s for s in specs() if s.scope == "payloads"):
         module, rule = spec.load(), declaration_of(spec)
         for hook in hooks:

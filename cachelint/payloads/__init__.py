@@ -166,6 +166,9 @@ class AuditSummary:
     fidelity: dict[str, Any] = field(default_factory=dict)
     # files of two or more requests none of which carries a time: the TTL checks could not run there
     untimed_files: list[str] = field(default_factory=list)
+    # coding-agent session files (Claude Code, Codex CLI): their sessions and sub-agents, rebuilds
+    # by cause, cold starts, advice (cachelint.transcripts.audit.TranscriptRun.summary)
+    coding_agents: dict[str, Any] | None = None
 
     @property
     def breaks(self) -> int:
@@ -190,6 +193,8 @@ class AuditSummary:
             data["fidelity"] = self.fidelity
         if self.usage is not None:
             data["usage"] = self.usage
+        if self.coding_agents is not None:
+            data["coding_agents"] = self.coding_agents
         return data
 
 

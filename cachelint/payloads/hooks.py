@@ -108,6 +108,12 @@ def run_end_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ..
 
 
 @functools.lru_cache(maxsize=8)
+def rebuild_checks(enabled: frozenset[str] | None = None) -> tuple[RuleCheck, ...]:
+    """Checks of a coding agent's rebuilds (``cachelint.transcripts.audit``), one per rebuild."""
+    return _hooks(payload_rules(enabled), "check_rebuild")
+
+
+@functools.lru_cache(maxsize=8)
 def skipped_at(fidelity: str) -> tuple[str, ...]:
     """The codes of the rules that do not run on requests of ``fidelity``."""
     from cachelint.payloads.model import FIDELITIES

@@ -27,6 +27,7 @@ from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDet
 from cachelint.payloads.context import CheckContext
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.endpoints import EndpointRules
+from cachelint.payloads.formats.registry import get as get_format
 from cachelint.payloads.formats.registry import read_log
 from cachelint.payloads.formats.run import FormatRun
 from cachelint.payloads.hooks import (
@@ -169,6 +170,10 @@ class AuditPipeline:
         self.format_counts: dict[str, int] = {}  # files a record was read from, per format
         self.files_without_records = 0
         self.unread: dict[str, int] = {}  # records of LLM log shapes not read, per shape
+        # the coding agents' session files (path -> display, format) and their audit
+        # (cachelint.transcripts.audit.TranscriptRun), when the run has any
+        self.agent_logs: dict[Path, tuple[str, str]] = {}
+        self.agents: Any = None
 
     # --- the run ---------------------------------------------------------------------------------
 
@@ -192,10 +197,13 @@ class AuditPipeline:
         logs = [item for item in items if not isinstance(item, Diagnostic)]
         self.progress = Progress(sum(file_size(p) for p, _ in logs), len(logs), enabled=self.options.progress)
         self.formats.plan(logs)
+        self.agent_logs = self._agent_sessions(logs)
         for path, display in logs:  # batch results first: their usage joins requests of other files
             if display in self.formats.side:
                 self.diagnostics.extend(self.formats.read_side(path, display, self.redactor))
-        feed = start_feed(self, logs) if start_feed is not None else None  # None: all read here
+        requests = [log for log in logs if log[0] not in self.agent_logs]
+        # None: all read here (one process asked for, or only session files)
+        feed = start_feed(self, requests) if start_feed is not None and requests else None
         try:
             for item in items:
                 if isinstance(item, Diagnostic):
@@ -203,7 +211,9 @@ class AuditPipeline:
                     continue
                 path, display = item
                 self.files += 1
-                if feed is not None and feed.takes(display):
+                if path in self.agent_logs:
+                    pass  # read together at the end: a session's threads may sit in several files
+                elif feed is not None and feed.takes(display):
                     feed.audit_file(self, display)
                 elif display not in self.formats.side:
                     self.read_file(path, display)
@@ -219,12 +229,46 @@ class AuditPipeline:
         from cachelint.masking import masker
 
         self.close_sessions(self.grouper.close_all())
+        if self.agents is not None:
+            self._audit_agent_sessions()
         self.diagnostics.extend(self.formats.unjoined())
         run_checks(self.diagnostics, run_end_checks(self.enabled), None, (self.ctx,))
         kept = select(self.diagnostics) if select is not None else list(self.diagnostics)
         # the summary repeats the excerpts of the breaks: masked like the findings (engine.finalize)
         summary = masker(self.settings.pack_paths()).mask_value(self.summary(kept))
         return AuditResult(diagnostics=kept, summary=summary)
+
+    # --- a coding agent's session files -------------------------------------------------------
+
+    def _agent_sessions(self, logs: Sequence[tuple[Path, str]]) -> dict[Path, tuple[str, str]]:
+        """path -> (display, format name) of the files that are a coding agent's sessions (Claude
+        Code, Codex CLI): they are audited whole by ``cachelint.transcripts``, not read as
+        requests."""
+        found = {}
+        for path, display in logs:
+            fmt = get_format(self.formats.format_of(display))
+            if fmt is not None and fmt.agent_sessions:
+                found[path] = (display, fmt.name)
+        if found:
+            from cachelint.transcripts.audit import new_run
+
+            self.agents = new_run(self.settings, timeline=self.options.timeline, enabled=self.enabled)
+        return found
+
+    def _audit_agent_sessions(self) -> None:
+        """The coding-agent session files, read and judged together (``cachelint.transcripts``)."""
+        forced = self.options.input_format != "auto"
+        # one process unless asked: on a shared 2-core machine worker processes cost more than they
+        # saved (docs/coding-agents.md, "Compared with the transcript auditors on PyPI")
+        jobs = self.options.jobs or int(self.settings.section("audit").get("jobs", 0)) or 1
+        files = [(path, display, name if forced else None) for path, (display, name) in self.agent_logs.items()]
+        self.agents.read_files(files, jobs if self.options.engine == "local" else 1)
+        for _path, (display, name) in self.agent_logs.items():
+            if display in self.agents.file_agents:
+                self.format_counts[name] = self.format_counts.get(name, 0) + 1
+            else:
+                self.files_without_records += 1
+        self.diagnostics.extend(self.agents.diagnostics)
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -437,6 +481,10 @@ class AuditPipeline:
                 for session in sessions:
                     session.usage = by_id.get(session.id)
         summary.fidelity = self.formats.summary()
+        if self.agents is not None:
+            summary.coding_agents = self.agents.summary(kept)
+            summary.requests += self.agents.turns
+            summary.records += self.agents.records
         return summary
 
 

@@ -322,22 +322,36 @@ def _sum_money(costs: Iterable[Mapping[str, Any] | None]) -> float | None:
     return round(sum(values), 6) if values else None
 
 
-def _totals(sessions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    read = sum(s["tokens"]["read"] for s in sessions)
-    written = sum(s["tokens"]["written"] for s in sessions)
-    uncached = sum(s["tokens"]["uncached"] for s in sessions)
+def tokens_and_money(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The tokens, hit rate and money of several summaries added up (``tokens``, ``money``,
+    ``money_without_cache`` each; money is None when none of them has a price)."""
+    read = written = uncached = 0
+    money: list[float] = []
+    without: list[float] = []
+    for p in parts:
+        read += p["tokens"]["read"]
+        written += p["tokens"]["written"]
+        uncached += p["tokens"]["uncached"]
+        if p["money"] is not None:
+            money.append(p["money"])
+        if p["money_without_cache"] is not None:
+            without.append(p["money_without_cache"])
     prompt = read + written + uncached
-    money = [s["money"] for s in sessions if s["money"] is not None]
-    without = [s["money_without_cache"] for s in sessions if s["money_without_cache"] is not None]
+    return {
+        "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
+        "hit_rate": round(read / prompt, 4) if prompt else None,
+        "money": round(sum(money), 6) if money else None,
+        "money_without_cache": round(sum(without), 6) if without else None,
+    }
+
+
+def _totals(sessions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     ttl_saving = [s["ttl_advice"]["saving"] for s in sessions if s.get("ttl_advice", {}).get("pays")]
     return {
         "sessions": len(sessions),
         "requests": sum(s["requests"] for s in sessions),
         "requests_with_usage": sum(s["requests_with_usage"] for s in sessions),
-        "tokens": {"read": read, "written": written, "uncached": uncached, "prompt": prompt},
-        "hit_rate": round(read / prompt, 4) if prompt else None,
-        "money": round(sum(money), 6) if money else None,
-        "money_without_cache": round(sum(without), 6) if without else None,
+        **tokens_and_money(sessions),
         "breaks": sum(len(s["breaks"]) for s in sessions),
         "break_money": _sum_money(b["cost"] for s in sessions for b in s["breaks"]),
         "break_tokens": sum(s["break_tokens"] for s in sessions),

@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads import LOG_SUFFIXES, AuditSummary, BreakDetail, SessionReport
+from cachelint.report.coding_agents import render_text as render_coding_agents, thread_ids
 from cachelint.report.common import RenderOptions, name_of, severity_of
 from cachelint.report.text import Style, finding_line, fix_or_help, format_detail
 
@@ -270,9 +271,12 @@ def render_audit_full(
     legend = _Legend()
     currency = (summary.usage or {}).get("currency", "USD")
     known = {s.id for s in summary.sessions}
+    agent_threads = thread_ids(summary.coding_agents)
     by_session: dict[str, list[Diagnostic]] = {}
     loose: list[Diagnostic] = []
     for d in diagnostics:
+        if d.session is not None and d.session in agent_threads:
+            continue  # shown in its coding-agent thread below
         if d.session is not None and d.session in known:
             by_session.setdefault(d.session, []).append(d)
         else:
@@ -317,6 +321,9 @@ def render_audit_full(
     if hidden:
         out.append("")
         out.append(f"… {_n(hidden, 'more session')} without a finding or a break (the HTML report lists every session)")
+    if summary.coding_agents:
+        out.append("")
+        out.extend(render_coding_agents(summary.coding_agents, diagnostics, full=True))
     untimed = untimed_line(summary)
     if untimed:
         out.append("")
@@ -337,6 +344,8 @@ def render_audit_concise(
     if unread:
         lines.append(unread)
     lines.extend(fidelity_lines(summary))
+    if summary.coding_agents:
+        lines.extend(render_coding_agents(summary.coding_agents, diagnostics, full=False))
     total = total_line(summary)
     if total:
         lines.append(total)

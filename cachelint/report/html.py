@@ -20,6 +20,7 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.report.coding_agents import render_html as render_coding_agents, thread_ids
 from cachelint.report.audit_text import misses_cost, money
 from cachelint.report.common import name_of, severity_of
 
@@ -513,7 +514,11 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
     by_session: dict[str, list[Diagnostic]] = {}
     loose: list[Diagnostic] = []
     known = {str(s.id) for s in sessions}
+    agents = getattr(summary, "coding_agents", None)
+    agent_threads = thread_ids(agents)
     for d in diagnostics:
+        if d.session is not None and d.session in agent_threads:
+            continue  # in the coding-agent section
         if d.session is not None and d.session in known:
             by_session.setdefault(d.session, []).append(d)
         else:
@@ -539,6 +544,8 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
         parts.append(
             f"<details class='clean'><summary>{_plural(len(clean), 'session')} without findings</summary>{inner}</details>"
         )
+    if agents:
+        parts.append(render_coding_agents(agents, diagnostics))
     footer = ""
     if usage.get("prices_as_of"):
         footer = (

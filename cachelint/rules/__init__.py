@@ -9,8 +9,10 @@ unordered-tools). A rule module ends with its declaration, ``RULE``, of its scop
   the order-flow facts of one module, ``requires`` what a file must show for it to find anything;
 - ``skills``: ``RULE = SkillRule("CL201", check)``, ``check(ctx)`` with one skill tree and its
   indexes (``cachelint.skills.context.SkillContext``);
-- ``payloads``: ``RULE = PayloadRule("CL301", fidelity=..., check_pair=...)``, any of four hooks
-  and the flags that let the audit skip them (their context is ``cachelint.payloads.context``);
+- ``payloads``: ``RULE = PayloadRule("CL301", fidelity=..., check_pair=...)``, any of the
+  request pipeline's four hooks and the flags that let the audit skip them (their context is
+  ``cachelint.payloads.context``), or ``check_rebuild(rebuild)``, called by the coding-agent
+  session audit (``cachelint.transcripts.audit``) for each rebuild it finds;
 - ``input``: ``RULE = InputRule("CL001")``; these rules are raised where inputs are read (the
   module documents where).
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cachelint.payloads.context import CheckContext
     from cachelint.payloads.model import Request, Session
     from cachelint.skills.context import SkillContext
+    from cachelint.transcripts.model import Rebuild
 
 _CODE = re.compile(r"CL\d{3}")
 
@@ -81,6 +82,7 @@ CheckRequest = Callable[["Request", "CheckContext"], Iterable["Diagnostic"]]
 CheckPair = Callable[["Request", "Request", "CheckContext"], Iterable["Diagnostic"]]
 CheckSession = Callable[["Session", "CheckContext"], Iterable["Diagnostic"]]
 CheckRunEnd = Callable[["CheckContext"], Iterable["Diagnostic"]]
+CheckRebuild = Callable[["Rebuild"], Iterable["Diagnostic"]]
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,9 @@ class PayloadRule:
     - ``check_request(req, ctx)``: every request;
     - ``check_pair(prev, cur, ctx)``: every consecutive pair of a session, ``ctx.diff`` set;
     - ``check_session(session, ctx)``: once, when the session closes;
-    - ``check_run_end(ctx)``: once, after every session closed.
+    - ``check_run_end(ctx)``: once, after every session closed;
+    - ``check_rebuild(rebuild)``: every rebuild of a coding agent's session files
+      (``cachelint.transcripts.audit``: a call that paid again for the prefix its thread had cached).
 
     What lets the pipeline skip a call where it cannot find anything (most pairs of a long log
     only append to the history; calling a dozen checks that return nothing is most of a quiet
@@ -124,13 +128,14 @@ class PayloadRule:
     check_pair: CheckPair | None = None
     check_session: CheckSession | None = None
     check_run_end: CheckRunEnd | None = None
+    check_rebuild: CheckRebuild | None = None
 
     def __post_init__(self) -> None:
         _check_code(self.code)
         if self.fidelity not in get_args(Fidelity):
             raise ValueError(f"{self.code}: fidelity {self.fidelity!r} is none of {get_args(Fidelity)}")
-        if not any((self.check_request, self.check_pair, self.check_session, self.check_run_end)):
-            raise ValueError(f"{self.code}: a payload rule has at least one of the four hooks")
+        if not any((self.check_request, self.check_pair, self.check_session, self.check_run_end, self.check_rebuild)):
+            raise ValueError(f"{self.code}: a payload rule has at least one of the five hooks")
         if self.pair_needs_change and self.check_pair is None:
             raise ValueError(f"{self.code}: pair_needs_change without check_pair")
         if (self.request_first_only or self.rejected_requests) and self.check_request is None:
@@ -163,6 +168,7 @@ DECLARATION_OF_SCOPE: dict[str, type] = {
 __all__ = [
     "DECLARATION_OF_SCOPE",
     "CheckPair",
+    "CheckRebuild",
     "CheckRequest",
     "CheckRunEnd",
     "CheckSession",

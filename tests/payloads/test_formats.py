@@ -105,20 +105,16 @@ def test_every_sample_file_is_detected_as_its_format(sample: str) -> None:
             assert name in expected or (side and name.startswith(FORMAT_OF[sample])), (path, name)
 
 
-def test_claude_code_transcripts_are_read_for_their_usage_and_say_what_cannot_be_checked() -> None:
+def test_claude_code_transcripts_are_audited_as_coding_agent_sessions() -> None:
+    """A Claude Code transcript is no request log: its calls go to the coding-agent audit, which
+    judges each call against the previous call of its thread and names the cause of a rebuild."""
     gap = audit(SAMPLES / "claude-code" / "gap")
-    assert [(d.code, d.line) for d in gap.diagnostics] == [("CL306", 8)]  # 8 minutes after, past the 5-minute TTL
+    assert [(d.code, d.line, d.kind) for d in gap.diagnostics] == [("CL313", 8, "idle-gap")]  # 8 minutes, 5-minute TTL
     stamp = audit(SAMPLES / "claude-code" / "timestamp")
-    assert [d.code for d in stamp.diagnostics] == ["CL308"]
-    assert (
-        "judged from usage only" in stamp.diagnostics[0].message
-        and "the prefix held" not in stamp.diagnostics[0].message
-    )
-    notes = stamp.summary.fidelity["usage"]
-    assert notes["requests"] == 3 and {"CL301", "CL302", "CL303", "CL309"} <= set(notes["checks_not_run"])
-    assert "no system prompt, tools or request bytes" in render_audit_full(stamp.diagnostics, stamp.summary)
+    assert [(d.code, d.kind) for d in stamp.diagnostics] == [("CL313", "unknown")]  # 50 s later, nothing read
     assert stamp.summary.requests == 3  # six lines for three calls: each call's content blocks read once
-    assert stamp.summary.usage["total"]["requests_with_usage"] == 3
+    assert stamp.summary.coding_agents["total"]["turns"] == 3
+    assert not stamp.summary.fidelity  # no request was read at usage level: the transcript is not a request log
 
 
 def test_batch_usage_joins_the_requests_by_custom_id_and_results_alone_are_reported(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ NAMES = (
     "har",
     "vcr",
     "claude-code",
+    "codex",
     "bedrock-invocation",
     "helicone",
     "anthropic-batch-results",

@@ -143,7 +143,9 @@ class LogFormat:
     format's names compressed too: ``.jsonl.gz``). ``finish``: called at the end of each file
     (records held back, e.g. to merge lines of one API call). ``generic``: the reader of a
     container as such (a request body or an envelope in each record, HAR, cassettes): never
-    claims a record, reads what no other format claims.
+    claims a record, reads what no other format claims. ``agent_sessions``: the files are a coding
+    agent's sessions, audited whole by ``cachelint.transcripts`` (threads, rebuilds and their
+    causes), not read as requests (``records`` and ``read`` are then unused).
     """
 
     name: str
@@ -161,6 +163,7 @@ class LogFormat:
     sequence: bool = False  # a JSON file may hold several documents one after the other
     source: str = ""  # the public specification the reader follows (docs table)
     generic: bool = False
+    agent_sessions: bool = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -450,6 +453,10 @@ def read_records(
         ctx.reuse = reuse
     if fmt.read is not None:
         items = fmt.read(handle, ctx)
+    elif fmt.records is None:  # a coding agent's session files: audited whole by cachelint.transcripts
+        return iter(
+            (unreadable(ctx.display, f"a {fmt.title}: `cachelint audit` reads it as a coding agent's sessions"),)
+        )
     elif container == "jsonl":
         items = _jsonl_records(fmt, handle, ctx)
     else:
