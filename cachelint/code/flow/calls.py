@@ -341,9 +341,17 @@ class Calls(Expressions):
         conversation, and those the module writes (``updates``)."""
         keys = set(turn.conversation_keys)
         if turn.updates == "returned_keys":
-            for definition, other in self.per_turn_functions:
-                if other.library == turn.library:
-                    keys.update(returned_keys(definition))
+            # the same for every function of a library, while no function is added: kept (a
+            # module of hundreds of graph nodes asks it for each of them)
+            memo_key = (turn.library, len(self.per_turn_functions))
+            returned = self.returned_keys_memo.get(memo_key)
+            if returned is None:
+                found: set[str] = set()
+                for definition, other in self.per_turn_functions:
+                    if other.library == turn.library:
+                        found.update(returned_keys(definition))
+                returned = self.returned_keys_memo[memo_key] = frozenset(found)
+            keys.update(returned)
         elif turn.updates == "state_writes":
             if self.state_write_keys is None:
                 self.state_write_keys = state_write_keys(self.tree)

@@ -513,6 +513,8 @@ class Scopes:
         # id(function a framework calls for each step) -> the state places that change per step
         # (``state['notes']``, ``state``'s conversation key): read by Sinks._rebuilt_per_turn
         self.turn_places: dict[int, frozenset[str]] = {}
+        # (library, number of per-turn functions) -> the keys their returned state updates write
+        self.returned_keys_memo: dict[tuple[str, int], frozenset[str]] = {}
         # id(list display) added after other messages (``history + [SystemMessage(...)]``,
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()
