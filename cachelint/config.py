@@ -45,6 +45,9 @@ DEFAULT_EXCLUDE = (
     ".ruff_cache",
     ".pytest_cache",
     ".cachelint_cache",
+    # Jupyter's autosaved copies of the notebooks beside them: the same findings twice, in a file
+    # the user never edits
+    ".ipynb_checkpoints",
     "build",
     "dist",
     "site-packages",

@@ -103,8 +103,12 @@ class Diagnostic:
                 object.__setattr__(self, name, printable(value))
 
     def sort_key(self) -> tuple:
+        # a notebook's findings give lines within their cell: the cell orders (and tells apart)
+        # the same line of two cells
+        cell = self.details.get("cell") if self.details else None
         return (
             self.path,
+            cell if isinstance(cell, int) else 0,
             self.line,
             self.column,
             self.code,

@@ -119,7 +119,7 @@ def apply_fixes(
     cwd: Path,
     result: "CheckResult",
     map_in_pool: MapInPool,
-) -> list["InputFile"]:
+) -> tuple[list["InputFile"], list["InputFile"]]:
     """Apply (``--fix``) or show (``--diff``) the fixes; returns the files to check again: those
     written, and those found changed since they were checked (their findings are stale)."""
     enabled = settings.enabled_codes()
@@ -214,7 +214,7 @@ def apply_fixes(
                     per_code[d.code] = per_code.get(d.code, 0) + 1
         if outcome is not False:
             written.extend(plans[name].file for name in names_of[job.display])
-    return written + stale
+    return written, stale
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Inline suppressions: ``# cachelint: ignore[CL101, CL103]`` and ``# noqa: CL101``.
 
 A suppression applies to its own line and to the line below it (a comment on the line above the
-flagged one); ``cachelint: ignore-file[CL101]`` anywhere in a file applies to the whole file. The
+flagged one). A code finding shows on several lines: where the value is made (its line), where it
+is put in order and where it reaches the call (``details["related_lines"]``); a suppression on any
+of them applies. ``cachelint: ignore-file[CL101]`` anywhere in a file applies to the whole file. The
 same text works in Markdown (``<!-- cachelint: ignore[CL202] -->``) and YAML front matter. Codes
 are required: a blanket ``# noqa`` is another tool's business and is left alone. An unknown code
 inside a cachelint suppression is itself reported (CL002), because a typo there silently keeps a
@@ -219,8 +221,9 @@ def _apply_notebook(
 
 
 def _in_cell(d: Diagnostic, cell: int) -> Diagnostic:
-    """A finding about a suppression in a notebook's cell: said with its cell, as the checks'."""
-    return d.with_changes(message=f"cell {cell}: {d.message}", details={**d.details, "cell": cell})
+    """A finding about a suppression in a notebook's cell: placed in its cell, as the checks' (the
+    reporters show ``path.ipynb:cell N:line:col``)."""
+    return d.with_changes(details={**d.details, "cell": cell})
 
 
 def _apply(
@@ -255,7 +258,7 @@ def _apply(
     used: set[tuple[int, str]] = set()
     kept = []
     for d in diagnostics:
-        hits = [(i, code) for i, code in covering.get(d.line, ()) if code == d.code]
+        hits = [(i, code) for n in _lines_of(d) for i, code in covering.get(n, ()) if code == d.code]
         if d.code not in _NEVER_SUPPRESSED:
             hits += [(i, d.code) for i in whole.get(d.code, ())]
         if hits:
@@ -310,6 +313,15 @@ def _removal(
         return None
     edit = removal_edit(s, codes, lines[s.line - 1], _code_or_name)
     return None if edit is None else Fix(description, (edit,), applicability)
+
+
+def _lines_of(d: Diagnostic) -> list[int]:
+    """The line of a finding and the other lines where the user sees it (a code finding's call and
+    argument, where its value is put in order: ``details["related_lines"]``)."""
+    related = d.details.get("related_lines") if d.details else None
+    if not isinstance(related, list):
+        return [d.line]
+    return [d.line, *(n for n in related if isinstance(n, int))]
 
 
 def apply_text_file_suppressions(

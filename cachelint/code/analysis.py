@@ -192,6 +192,14 @@ def _deep_recursion():
 def check(
     path: str, text: str, settings: Any, project_summaries: Summaries | None = None, *, prefilter: bool = True
 ) -> list[Diagnostic]:
+    """The findings of one file (see ``_check``); a notebook's also give their place in its file."""
+    found = _check(path, text, settings, project_summaries, prefilter)
+    return with_notebook_positions(found, text) if path.endswith(".ipynb") else found
+
+
+def _check(
+    path: str, text: str, settings: Any, project_summaries: Summaries | None, prefilter: bool
+) -> list[Diagnostic]:
     """The rules ``settings`` enable, on a file whose text shows what one of them requires (the
     others are only checked for syntax). ``prefilter=False`` analyses every file (the tests prove
     with it that the prefilter only skips files where the analysis finds nothing)."""
@@ -216,8 +224,30 @@ def check(
             analysis = _analyse(program, knowledge, path, project_summaries)
         except (RecursionError, MemoryError):
             return problems + [unreadable(path, "too deeply nested to analyse")]
-    found = diagnostics_for(program, analysis.reaches, analysis.changes, rules)
+    found = diagnostics_for(program, analysis.reaches, analysis.changes, rules, analysis.uncached)
     return sorted(problems + found, key=Diagnostic.sort_key)
+
+
+def with_notebook_positions(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
+    """Each finding in a notebook's cell also says where it is in the notebook's file (its JSON
+    text): the reports that address the file itself (SARIF, CI annotations) point there
+    (``details["notebook_position"]``: line, column, end line, end column, 1-based)."""
+    if not any(d.details and isinstance(d.details.get("cell"), int) for d in diagnostics):
+        return diagnostics
+    from cachelint.code.notebook_json import NotebookPositions
+
+    positions = NotebookPositions(text)
+    out = []
+    for d in diagnostics:
+        cell = d.details.get("cell") if d.details else None
+        start = positions.position(cell, d.line, d.column) if isinstance(cell, int) else None
+        if start is None or not isinstance(cell, int):
+            out.append(d)
+            continue
+        end = positions.position(cell, d.end_line or d.line, d.end_column or d.column) or start
+        where = {"line": start[0], "column": start[1], "end_line": end[0], "end_column": end[1]}
+        out.append(d.with_changes(details={**d.details, "notebook_position": where}))
+    return out
 
 
 def _says_something(v: Value) -> bool:

@@ -8,12 +8,17 @@ Made by the runner (findings.py) from the order-flow analysis (flow/) of the mod
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
-from cachelint.code.flow.facts import LoopChange, Reach
+from cachelint.code.flow.facts import LoopChange, Reach, SinkRef, UncachedPrefix
 from cachelint.code.program import Program
 from cachelint.code.values import Span
 from cachelint.diagnostics import Diagnostic, Fix, Severity
+
+# A clock reduced to its date changes less often than the clock itself.
+_GRANULARITY_RANK = {"date": 1}
+# How often a sink takes a new value, from the most often (each request) on.
+_RENEWED_RANK = {"run": 1, "call": 1, "conversation": 2}
 
 
 @dataclass(frozen=True)
@@ -24,6 +29,8 @@ class CodeFacts:
     # a place a loop changes that reaches a call it repeats, one tier per changed place: the one
     # earliest in the prefix (``request.update(tools=..., tool_choice=...)`` is a tools change)
     changes: tuple[LoopChange, ...]
+    # requests to a provider that caches only at a marker, whose static prefix carries none (CL107)
+    uncached: tuple[UncachedPrefix, ...] = ()
 
     def where(self, line: int) -> str:
         """``line 12``, or ``cell 3, line 4`` in a notebook."""
@@ -44,16 +51,28 @@ class CodeFacts:
         }
 
     def diagnostic(
-        self, code: str, message: str, span: Span, fix: Fix | None = None, severity: Severity | None = None
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        related: Iterable[int] = (),
     ) -> Diagnostic:
+        """``related``: the other lines of the program where the user sees this finding (the call
+        it reaches, its argument, where the value is put in order): a suppression comment on one
+        of them applies too (``details["related_lines"]``, in the finding's cell for a notebook)."""
         loc = self.location(span)
         details: dict[str, Any] = {}
         line, end_line = loc["line"], loc["end_line"]
+        others = sorted(set(related) - {line})
         if self.program.is_notebook:
             cell, line = self.program.locate(loc["line"])
             _, end_line = self.program.locate(loc["end_line"])
             details["cell"] = cell
-            message = f"cell {cell}: {message}"
+            others = sorted({n for c, n in map(self.program.locate, others) if c == cell} - {line})
+        if others:
+            details["related_lines"] = others
         return Diagnostic(
             code=code,
             message=message,
@@ -67,6 +86,17 @@ class CodeFacts:
             details=details,
         )
 
+    @staticmethod
+    def reach_lines(r: Reach) -> list[int]:
+        """Where a reach shows besides its origin: the call, the argument, where the value is put
+        in order in this module."""
+        lines = [r.sink.line]
+        if r.arg_span is not None:
+            lines.append(r.arg_span[0])
+        if r.origin.fix_at is not None and r.origin.fix_module is None:
+            lines.append(r.origin.fix_at[0])
+        return lines
+
     def first_reach_per_origin(self, kind: str, tiers: tuple[str, ...]) -> list[Reach]:
         """One reach per construction site of an origin of ``kind`` into one of ``tiers``: the sink
         with the lowest line (then label) is named. (A call into another module can carry several
@@ -75,7 +105,18 @@ class CodeFacts:
         for r in self.reaches:
             if r.origin.kind != kind or r.sink.tier not in tiers:
                 continue
-            rank = (r.sink.line, r.sink.label, r.arg_span is None, r.origin.what, r.origin.fix_at or (0, 0, 0, 0))
+            # One clock read once can reach a prompt both whole and reduced to its date (``f"{now}"``
+            # and ``now.year`` in one template): the finest change is the one the prompt sees.
+            coarse = _GRANULARITY_RANK.get(r.origin.granularity, 0)
+            rank = (
+                coarse,
+                _RENEWED_RANK.get(r.sink.renewed or "", 0),  # a request it reaches anew before a conversation it starts
+                r.sink.line,
+                r.sink.label,
+                r.arg_span is None,
+                r.origin.what,
+                r.origin.fix_at or (0, 0, 0, 0),
+            )
             current = best.get(r.origin.site)
             if current is None or rank < current[0]:
                 best[r.origin.site] = (rank, r)
@@ -93,12 +134,19 @@ class CodeFacts:
                 best[c.site] = c
         return [best[site] for site in sorted(best)]
 
+    def reached(self, sink: SinkRef) -> str:
+        """The call a value reaches, and where: ``tools= of client.messages.create at line 12``,
+        or, for a call inside another module's function, ``tools= of client.messages.create in
+        pkg.llm.ask (line 7), called at line 12`` (the call of this module that leads there)."""
+        if sink.external is not None:
+            return f"{sink.label}, called at {self.where(sink.line)}"
+        return f"{sink.label} at {self.where(sink.line)}"
+
     def loop_change_message(self, c: LoopChange, effect: str) -> str:
         """How CL103, CL104 and CL106 word a change: "<place> is <changed> inside the loop that
         repeats the call: it reaches <sink>, <effect>"."""
         return (
-            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {c.sink.label} "
-            f"at {self.where(c.sink.line)}, {effect}"
+            f"{c.path} is {c.action} inside the loop that repeats the call: it reaches {self.reached(c.sink)}, {effect}"
         )
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
-from cachelint.code.flow.facts import LoopChange, Reach
+from cachelint.code.flow.facts import LoopChange, Reach, UncachedPrefix
 from cachelint.code.program import Program
 from cachelint.code.values import Span
 from cachelint.deadline import TimeLimitExceeded
@@ -52,9 +52,13 @@ def _one_fix_per_place(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def diagnostics_for(
-    program: Program, reaches: list[Reach], changes: list[LoopChange], rules: tuple[CodeRule, ...]
+    program: Program,
+    reaches: list[Reach],
+    changes: list[LoopChange],
+    rules: tuple[CodeRule, ...],
+    uncached: Iterable[UncachedPrefix] = (),
 ) -> list[Diagnostic]:
-    facts = CodeFacts(program, tuple(reaches), tuple(_one_tier_per_site(changes)))
+    facts = CodeFacts(program, tuple(reaches), tuple(_one_tier_per_site(changes)), tuple(uncached))
     found: list[Diagnostic] = []
     for rule in rules:
         found.extend(run_rule(rule, facts))

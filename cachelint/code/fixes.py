@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from cachelint.code.facts import CodeFacts
 from cachelint.code.flow.facts import Reach
-from cachelint.code.values import SORTABLE_KINDS, Span
+from cachelint.code.flow.sort_safety import SortSafety, expression_at
+from cachelint.code.values import DICT, SORTABLE_KINDS, Span
 from cachelint.diagnostics import Applicability, Edit, Fix
 
 
@@ -45,11 +46,19 @@ def wrap_in_sorted(
 def sorted_fix(facts: CodeFacts, reach: Reach) -> Fix | None:
     o = reach.origin
     if o.sortable and o.fix_at is not None:
+        # the spot was vetted where it was found (Scopes.put_in_order), in its own module
         return wrap_in_sorted(facts, o.fix_at, None, o.fix_safe, "the unordered value", o.fix_module)
     if reach.arg_span is None:
         return None
+    safety = SortSafety(facts.program.tree)
+    if not safety.builtin("sorted"):
+        return None  # a sorted(...) written here would call the module's own sorted
     if reach.arg_elements in SORTABLE_KINDS and o.sortable:
-        return wrap_in_sorted(facts, reach.arg_span, None, True, "the argument")
+        argument = expression_at(facts.program.tree, reach.arg_span)
+        closed = argument is not None and safety.closed(argument)
+        return wrap_in_sorted(facts, reach.arg_span, None, closed, "the argument")
+    if reach.arg_elements == DICT and not (reach.sink.tier == "tools" and reach.sink.tool_key):
+        return None  # sorted() of dicts raises TypeError: no fix that would break the call
     if reach.sink.tier == "tools" and reach.sink.tool_key:
         # The tools themselves (dicts or objects of this SDK), collected in an unknown order:
         # sort them by name at the call. Unsafe: a tool without a name would raise.

@@ -65,6 +65,11 @@ class CallTable(Generic[T]):
                 return value
         return None
 
+    def keys(self) -> tuple[set[str], set[str]]:
+        """(last segments, first segments) a callee must have for some pattern to match it: the
+        last of exact and ``*.`` patterns, the first of ``a.*`` ones."""
+        return {p[-1] for p in self._exact} | set(self._suffix), set(self._prefix)
+
     def tokens(self) -> list[tuple[str, bool, T]]:
         """(name, called, value) for every pattern: the name a matching callee ends with, and
         whether the text must show it called (exact and ``*.`` patterns) or only as a word (``a.*``,
@@ -107,6 +112,25 @@ class Sink:
     # callback with how often it runs ("request": before each model call, "run": each agent run)
     state_arguments: tuple[str, ...] = ()
     state_callbacks: tuple[tuple[str, str], ...] = ()
+    # the provider caches only at an explicit marker: (the marker's key, the provider whose
+    # minimum cacheable lengths apply), e.g. ("cache_control", "anthropic")
+    explicit_cache: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class PerTurn:
+    """A function a framework calls once per request (or step) with the conversation's state (the
+    ``per_turn`` entries of the code-sinks pack)."""
+
+    library: str
+    state: int = 0  # the parameter holding the state
+    whole: bool = False  # every read of it is the turn's state
+    state_attribute: str | None = None  # ctx.state: the whole state
+    conversation_keys: frozenset[str] = frozenset()  # keys holding the conversation itself
+    updates: str | None = None  # "returned_keys" | "state_writes": how changing keys are written
+    returns: str | None = None  # the tier the return value renders in
+    position: int | None = None  # of the registering call: the argument that is the function
+    keyword: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,12 +144,18 @@ class UnorderedCall:
 @dataclass(frozen=True)
 class VolatileCall:
     what: str
-    granularity: str  # "time" | "date"
+    granularity: str  # "time" | "date" | "process"
     format_argument: int | None = None
     needs_volatile_argument: bool = False
     # the call that seeds this generator's global state (random.seed): once the module seeds it,
     # its values are the same, in the same order, in every process
     seeded_by: str | None = None
+    # positions of arguments that decide (see the code-volatile pack): a time given to read instead
+    # of the clock, a seed, the value hashed, the list shuffled in place
+    time_argument: int | None = None
+    seed_argument: int | None = None
+    text_argument: int | None = None
+    reorders_argument: int | None = None
 
 
 @dataclass
@@ -134,9 +164,19 @@ class Knowledge:
     decorators: CallTable[tuple[str, str]] = field(default_factory=CallTable)  # -> (tier, library)
     # the class of a provider function's first parameter -> (tier, library)
     providers: CallTable[tuple[str, str]] = field(default_factory=CallTable)
+    # functions called once per request with the conversation's state: by the class of their
+    # first parameter, or by the call that registers them
+    per_turn_annotations: CallTable[PerTurn] = field(default_factory=CallTable)
+    per_turn_calls: CallTable[PerTurn] = field(default_factory=CallTable)
     body_keys: dict[str, str] = field(default_factory=dict)
     first_message_roles: frozenset[str] = frozenset()
     system_message_classes: CallTable[bool] = field(default_factory=CallTable)
+    # calls that count the tokens of messages without sending them (code-sinks pack)
+    token_counters: CallTable[bool] = field(default_factory=CallTable)
+    # calls that format messages for a model run locally, with no prompt cache between calls
+    local_models: CallTable[bool] = field(default_factory=CallTable)
+    # calls that show a value (print, log) without sending it anywhere
+    display_calls: CallTable[bool] = field(default_factory=CallTable)
     unordered: CallTable[UnorderedCall] = field(default_factory=CallTable)
     unordered_annotations: frozenset[str] = frozenset()
     set_view_methods: frozenset[str] = frozenset()
@@ -162,6 +202,7 @@ class Knowledge:
     volatile: CallTable[VolatileCall] = field(default_factory=CallTable)
     seeding_calls: set[tuple[str, ...]] = field(default_factory=set)  # random.seed: see VolatileCall.seeded_by
     format_methods: frozenset[str] = frozenset()
+    reordering_methods: frozenset[str] = frozenset()  # rng.shuffle(x): x in a random order
     date_methods: frozenset[str] = frozenset()
     date_attributes: frozenset[str] = frozenset()
     stable_members: frozenset[str] = frozenset()
@@ -178,6 +219,35 @@ class Knowledge:
     prefilter: SinkPrefilter | None = None
     # Keys of dict displays worth remembering: sink keywords (for **kwargs) and raw body keys.
     stash_keys: frozenset[str] = frozenset()
+    # names_system_prompt's answers by name (a memo of a pure function of the packs)
+    _names_system_prompt: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    # the segments a callee needs for any call table of a call's own handling to match it
+    _call_keys: tuple[frozenset[str], frozenset[str]] | None = field(default=None, repr=False, compare=False)
+
+    def may_name_a_known_call(self, path: tuple[str, ...]) -> bool:
+        """Some table of calls (sinks, sources, sanitizers, volatile calls, what calls return...)
+        could match ``path``: most calls of a program match none, and this one test spares ten."""
+        if self._call_keys is None:
+            lasts: set[str] = set()
+            firsts: set[str] = set()
+            for table in (
+                self.sinks,
+                self.system_message_classes,
+                self.sanitizers,
+                self.keeps_elements,
+                self.unordered,
+                self.volatile,
+                self.materializers,
+                self.sorting_changes_result,
+                self.str_calls,
+                self.path_calls,
+            ):
+                last, first = table.keys()
+                lasts |= last
+                firsts |= first
+            self._call_keys = (frozenset(lasts), frozenset(firsts))
+        last_segments, first_segments = self._call_keys
+        return bool(path) and (path[-1] in last_segments or path[0] in first_segments)
 
     def is_membership_keyword(self, name: str | None) -> bool:
         return (
@@ -204,7 +274,14 @@ class Knowledge:
 
     def names_system_prompt(self, name: str) -> bool:
         """``SYSTEM_PROMPT``, ``system_message_content``, ``build_system_prompt``: the name says its
-        value is (or is returned as) a system prompt."""
+        value is (or is returned as) a system prompt. Asked for every keyword and assignment of a
+        run: the answers are kept by name (names repeat)."""
+        known = self._names_system_prompt.get(name)
+        if known is None:
+            known = self._names_system_prompt[name] = self._says_system_prompt(name)
+        return known
+
+    def _says_system_prompt(self, name: str) -> bool:
         if not self.system_prompt_stems or self.system_prompt_rest_re is None or len(name) > MAX_MATCHED_NAME:
             return False
         lowered = name.lower().lstrip("_")
@@ -277,6 +354,12 @@ def build_knowledge(
         roles.update(pack.get("first_message_roles", ()))
         for pattern in pack.get("system_message_classes", ()):
             k.system_message_classes.add(pattern, True)
+        for pattern in pack.get("token_counters", ()):
+            k.token_counters.add(pattern, True)
+        for pattern in pack.get("local_models", ()):
+            k.local_models.add(pattern, True)
+        for pattern in pack.get("display_calls", ()):
+            k.display_calls.add(pattern, True)
         for entry in pack.get("sinks", ()):
             sink = Sink(
                 entry.get("library", "?"),
@@ -285,6 +368,9 @@ def build_knowledge(
                 entry.get("tool_key"),
                 tuple(entry.get("state_templates", {}).get("arguments", ())),
                 tuple(sorted(entry.get("state_templates", {}).get("callbacks", {}).items())),
+                (entry["explicit_cache"]["marker"], entry["explicit_cache"]["provider"])
+                if "explicit_cache" in entry
+                else None,
             )
             for call in entry["calls"]:
                 k.sinks.add(call, sink)
@@ -292,6 +378,22 @@ def build_knowledge(
             k.decorators.add(entry["decorator"], (entry["tier"], entry.get("library", "?")))
         for entry in pack.get("providers", ()):
             k.providers.add(entry["annotation"], (entry["tier"], entry.get("library", "?")))
+        for entry in pack.get("per_turn", ()):
+            turn = PerTurn(
+                entry["library"],
+                int(entry.get("state", 0)),
+                bool(entry.get("whole", False)),
+                entry.get("state_attribute"),
+                frozenset(entry.get("conversation_keys", ())),
+                entry.get("updates"),
+                entry.get("returns"),
+                entry.get("position"),
+                entry.get("keyword"),
+            )
+            if "annotation" in entry:
+                k.per_turn_annotations.add(entry["annotation"], turn)
+            if "call" in entry:
+                k.per_turn_calls.add(entry["call"], turn)
     k.body_keys = body_keys
     k.first_message_roles = frozenset(roles)
 
@@ -348,11 +450,16 @@ def build_knowledge(
                     format_argument=entry.get("format_argument"),
                     needs_volatile_argument=bool(entry.get("needs_volatile_argument", False)),
                     seeded_by=entry.get("seeded_by"),
+                    time_argument=entry.get("time_argument"),
+                    seed_argument=entry.get("seed_argument"),
+                    text_argument=entry.get("text_argument"),
+                    reorders_argument=entry.get("reorders_argument"),
                 ),
             )
             if entry.get("seeded_by"):
                 k.seeding_calls.add(tuple(entry["seeded_by"].split(".")))
     k.format_methods = names(volatile_packs, "format_methods")
+    k.reordering_methods = names(volatile_packs, "reordering_methods")
     k.date_methods = names(volatile_packs, "date_methods")
     k.date_attributes = names(volatile_packs, "date_attributes")
     k.stable_members = names(volatile_packs, "stable_members")
@@ -439,12 +546,23 @@ def setting_losses() -> Mapping[str, str]:
     (``tool_choice``, ``text``…): the words (``loses``) of the audit's dated invalidation table, the
     built-in ``payloads-invalidation`` packs, from the first provider that words the setting. One
     table of what invalidates what, read by the audit and the code checks alike."""
+    return _setting_words("loses")
+
+
+def setting_cache_keeping_changes() -> Mapping[str, str]:
+    """How a provider lets each cache-key setting change mid-conversation without losing the
+    cached prefix (``keep_cache`` of the same table: an effort-only system message, a
+    ``configuration_update`` input item), by the request parameter it is passed as."""
+    return _setting_words("keep_cache")
+
+
+def _setting_words(field_name: str) -> Mapping[str, str]:
     from cachelint.catalog import load_packs
 
     out: dict[str, str] = {}
     for pack in load_packs("payloads-invalidation"):
         for settings in (pack.get("providers") or {}).values():
             for name, row in settings.items():
-                if isinstance(row.get("loses"), str):
-                    out.setdefault(row.get("parameter", name), row["loses"])
+                if isinstance(row.get(field_name), str):
+                    out.setdefault(row.get("parameter", name), row[field_name])
     return out

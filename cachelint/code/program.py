@@ -22,10 +22,14 @@ _SHELL_ASSIGN = re.compile(r"^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)[%!]")
 _HELP_SUFFIX = re.compile(r"^(\s*)[A-Za-z_][\w.]*\?\??\s*$")
 # PEP 695 (3.12): "type X = ...", "def f[T](...)", "class C[T]:".
 _NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+[A-Za-z_]\w*\s*(?:\[|=)|(?:async\s+)?def\s+\w+\[|class\s+\w+\[)")
-# What later grammars changed, anywhere in a file: an f-string prefix, a type statement, type parameters.
-# (Spaces before ``type`` stop at a line break: ``^\s*`` crossed them, and a run of blank lines was
-# read again from each of its lines, quadratic in the run.)
-_NEWER_CANDIDATE = re.compile(r"(?im)(?<![\w.])[rb]?f[rb]?['\"]|^[^\S\n]*type\s|\bdef\s+\w+\[|\bclass\s+\w+\[")
+# What later grammars changed, anywhere in a file: an f-string or template-string prefix, a type
+# statement, type parameters, except with a list or a star, a star in a subscript. (Spaces before
+# ``type`` stop at a line break: ``^\s*`` crossed them, and a run of blank lines was read again from
+# each of its lines, quadratic in the run.)
+_NEWER_CANDIDATE = re.compile(
+    r"(?im)(?<![\w.])[rbt]?[ft][rbt]?['\"]|^[^\S\n]*type\s|\bdef\s+\w+\[|\bclass\s+\w+\["
+    r"|^[^\S\n]*except\b[^:\n]*[,*]|\[[^\S\n]*\*(?!\*)"
+)
 # A template placeholder or tag ({{ name }}, {% if %}), a <slot> inside a name (`def test_<entry_point>_x`:
 # the slot touches a name character, as a spaced comparison `a < b > c` does not), or a path named
 # *.template.py (deer-flow's templates/anchor.template.py): a generator's file, not Python.
@@ -226,15 +230,16 @@ def _bracket_depth(source: str) -> int:
 def newer_grammar(source: str) -> str | None:
     """The newer Python version whose grammar accepts ``source``, which this Python's parser
     rejected, or None. LibCST's parser knows the grammars of later versions (3.12's f-strings that
-    reuse their quotes, PEP 701; type parameters, PEP 695): such a file is valid Python that
-    this interpreter's ``ast`` cannot read, not a broken one. Asked only after a syntax error."""
-    if sys.version_info >= (3, 13) or _bracket_depth(source) > _MAX_BRACKET_DEPTH:
+    reuse their quotes, PEP 701; type parameters, PEP 695; 3.14's template strings and except
+    lists): such a file is valid Python that this interpreter's ``ast`` cannot read, not a broken
+    one. Asked only after a syntax error."""
+    if _bracket_depth(source) > _MAX_BRACKET_DEPTH:
         return None  # LibCST's native parser overflows its stack on absurd nesting (~3000 levels)
     try:
         from libcst import PartialParserConfig, parse_module
     except ImportError:  # pragma: no cover - libcst is a dependency
         return None
-    for version in ("3.12", "3.13"):
+    for version in ("3.11", "3.12", "3.13", "3.14"):
         if (sys.version_info.major, sys.version_info.minor) >= tuple(int(p) for p in version.split(".")):
             continue
         try:
@@ -286,8 +291,33 @@ def _syntax_error(
     elif exc.text and _looks_like_template(exc.text) or _looks_like_template(path):
         message += " (this looks like a template, Jinja or cookiecutter, not Python: exclude it with extend-exclude)"
     if cell is not None:
-        return unreadable(path, f"cell {cell}: {message}", line=exc.lineno or 1, column=column, details={"cell": cell})
+        return unreadable(path, message, line=exc.lineno or 1, column=column, details={"cell": cell})
     return unreadable(path, message, line=line, column=max(1, column))
+
+
+def parse_newer(path: str, text: str) -> ast.Module | SyntaxError | None:
+    """The tree of a text that the running parser rejects but a later grammar accepts (3.12's
+    f-strings and type parameters, 3.14's template strings...): the text lowered to this
+    interpreter's syntax, same lines and offsets (newer_syntax.py), parsed; None when it uses no
+    newer syntax, cannot be lowered, or no grammar LibCST knows accepts it (a broken file stays a
+    CL001). LibCST confirms the original up to ``_MAX_NEWER_GRAMMAR_SOURCE`` characters; a larger
+    file that parses once lowered is taken as it is (its 1 MB costs LibCST about 4 s)."""
+    if _NEWER_CANDIDATE.search(text) is None:
+        return None
+    from cachelint.code.newer_syntax import lower_newer_syntax
+
+    lowered = lower_newer_syntax(text)
+    if lowered is None:
+        return None
+    try:
+        tree = ast.parse(lowered, filename=path, type_comments=False)
+    except SyntaxError as exc:
+        return exc  # an error that is not about newer syntax, at its own line
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if len(text) <= _MAX_NEWER_GRAMMAR_SOURCE and newer_grammar(text) is None:
+        return None
+    return tree
 
 
 def parse_python(path: str, text: str, explain: bool = True) -> Program | Diagnostic:
@@ -295,7 +325,10 @@ def parse_python(path: str, text: str, explain: bool = True) -> Program | Diagno
     try:
         tree = ast.parse(text, filename=path, type_comments=False)
     except SyntaxError as exc:
-        return _syntax_error(path, exc, source=text, explain=explain)
+        newer = parse_newer(path, text)
+        if not isinstance(newer, ast.Module):
+            return _syntax_error(path, newer or exc, source=text, explain=explain)
+        tree = newer
     except (RecursionError, MemoryError):
         return unreadable(path, "too deeply nested to parse")
     except ValueError as exc:  # e.g. source with NUL bytes (the reader reports those first)
@@ -385,6 +418,10 @@ def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | 
     try:
         return ast.parse(source, filename=f"{path}#cell{index}"), source
     except SyntaxError as exc:
+        newer = parse_newer(f"{path}#cell{index}", source)
+        if isinstance(newer, ast.Module):
+            return newer, source
+        exc = newer or exc
         rewritten = ipython_rewrite(source)
         if rewritten is not None:
             text, indent, dedented = rewritten
@@ -402,7 +439,7 @@ def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | 
                 return tree, text
         return _syntax_error(path, exc, cell=index, source=source)
     except (RecursionError, MemoryError, ValueError):
-        return unreadable(path, f"cell {index}: too deeply nested to parse", details={"cell": index})
+        return unreadable(path, "too deeply nested to parse", details={"cell": index})
 
 
 def parse_notebook(path: str, text: str) -> tuple[Program | None, list[Diagnostic]]:

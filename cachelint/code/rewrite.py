@@ -18,10 +18,13 @@ replaced in the notebook's text, so that its formatting and every other byte sta
 
 from __future__ import annotations
 
+import ast
+
 import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from cachelint.code.notebook_json import array_items, source_spans
 from cachelint.diagnostics import Fix
 
 _HOLE = "__cachelint_fix_hole__"
@@ -52,7 +55,10 @@ def parse_error(text: str, round_trip: bool = False) -> str | None:
     try:
         compile(text, "<fixed>", "exec", flags=0x400, dont_inherit=True)  # ast.PyCF_ONLY_AST
     except SyntaxError as exc:
-        return f"syntax error: {exc.msg} (line {exc.lineno})"
+        from cachelint.code.program import parse_newer
+
+        if not isinstance(parse_newer("<fixed>", text), ast.Module):  # not a later grammar's either
+            return f"syntax error: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"does not compile: {type(exc).__name__}: {exc}"
     import libcst
@@ -189,16 +195,26 @@ def rewrite_expressions(text: str, fixes: Sequence[Fix]) -> Rewrite:
     return out
 
 
+def ast_of(text: str) -> ast.Module:
+    """The ast of a module, in this interpreter's grammar or a later one (program.parse_newer)."""
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        from cachelint.code.program import parse_newer
+
+        tree = parse_newer("<fixed>", text)
+        if isinstance(tree, ast.Module):
+            return tree
+        raise
+
+
 def _statements(module: Any, text: str) -> list[_Statement]:
     """LibCST's top-level statements with the line their code starts at, from ``ast`` (which
     gives each statement's first line): a simple statement line of LibCST holds the ast
     statements separated by ``;``; a decorated definition starts at its first decorator."""
-    import ast
-
     import libcst
 
-    tree = ast.parse(text)
-    body = tree.body
+    body = ast_of(text).body
     out = []
     i = 0
     for node in module.body:
@@ -409,7 +425,7 @@ def rewrite_notebook(text: str, fixes: Sequence[Fix]) -> Rewrite:
     try:
         data = json.loads(text)
         cells = data["cells"]
-        spans = _source_spans(text)
+        spans = source_spans(text)
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         out.not_applicable = [(f, f"the notebook's JSON cannot be read ({type(exc).__name__})") for f in fixes]
         return out
@@ -506,7 +522,7 @@ def _serialised_source(text: str, start: int, end: int, old_source: str, new_sou
     original = text[start:end]
     if not original.startswith("["):
         return json.dumps(new_source, ensure_ascii=ensure_ascii)
-    items = _array_items(text, start)
+    items = array_items(text, start)
     old_lines = _lines_keepends(old_source)
     new_lines = _lines_keepends(new_source)
     values = [json.loads(text[a:b]) for a, b in items]
@@ -539,85 +555,4 @@ def _lines_keepends(source: str) -> list[str]:
     out = [line + "\n" for line in lines[:-1]]
     if lines[-1]:
         out.append(lines[-1])
-    return out
-
-
-# A tiny scanner over the notebook's JSON text: where each code cell's "source" value is.
-_WHITESPACE = " \t\n\r"
-
-
-def _skip(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _WHITESPACE:
-        i += 1
-    return i
-
-
-def _value_end(text: str, i: int) -> int:
-    _, end = _DECODER.raw_decode(text, i)
-    return end
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _object_members(text: str, i: int):
-    """(key, start of value, end of value) of the object starting at ``text[i] == "{"``."""
-    from json.decoder import scanstring  # type: ignore[attr-defined]  # public, but not in typeshed
-
-    if text[i] != "{":
-        raise ValueError("not an object")
-    i = _skip(text, i + 1)
-    if text[i] == "}":
-        return
-    while True:
-        if text[i] != '"':
-            raise ValueError("not a key")
-        key, i = scanstring(text, i + 1)
-        i = _skip(text, i)
-        if text[i] != ":":
-            raise ValueError("no colon")
-        start = _skip(text, i + 1)
-        end = _value_end(text, start)
-        yield key, start, end
-        i = _skip(text, end)
-        if text[i] == "}":
-            return
-        if text[i] != ",":
-            raise ValueError("no comma")
-        i = _skip(text, i + 1)
-
-
-def _array_items(text: str, i: int) -> list[tuple[int, int]]:
-    if text[i] != "[":
-        raise ValueError("not an array")
-    out: list[tuple[int, int]] = []
-    i = _skip(text, i + 1)
-    if text[i] == "]":
-        return out
-    while True:
-        end = _value_end(text, i)
-        out.append((i, end))
-        i = _skip(text, end)
-        if text[i] == "]":
-            return out
-        if text[i] != ",":
-            raise ValueError("no comma")
-        i = _skip(text, i + 1)
-
-
-def _source_spans(text: str) -> dict[int, tuple[int, int]]:
-    """(start, end) of the "source" value of each cell (1-based index) in the notebook's text
-    (the last one, as json.loads keeps the last of repeated keys)."""
-    start = _skip(text, 0)
-    out: dict[int, tuple[int, int]] = {}
-    for key, value_start, _value_stop in _object_members(text, start):
-        if key != "cells":
-            continue
-        out = {}
-        for index, (cell_start, _cell_end) in enumerate(_array_items(text, value_start), start=1):
-            if text[cell_start] != "{":
-                continue
-            for cell_key, a, b in _object_members(text, cell_start):
-                if cell_key == "source":
-                    out[index] = (a, b)
     return out

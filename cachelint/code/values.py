@@ -31,6 +31,9 @@ from typing import Iterable, NamedTuple
 
 UNORDERED = "unordered"
 VOLATILE = "volatile"
+# The conversation's own state (the history a request carries on, this turn's input, the state a
+# framework hands a per-turn function): a value built from it differs from one request to the next.
+CONVERSATION = "conversation"
 PARAM = "param"
 # The parameter name under which a method sees the attributes of its own instance (``self.tools``
 # is ``Origin(PARAM, INSTANCE, attr="tools")``, whatever the first parameter is called): the sinks
@@ -74,6 +77,9 @@ NAME = "name"  # a file name of one listing: str, or bytes when the path given w
 # What a call the analysis does not know returns (an object of a third-party class, a toolkit, an
 # ORM row): its own unknown methods answer from the object's state, not with what it was made from.
 OBJECT = "object"
+# A dict (a display, a comprehension): dicts do not compare, so sorted() of dicts raises TypeError
+# whatever they hold; a plain sorted(...) fix is never offered around them.
+DICT = "dict"
 SORTABLE_KINDS = frozenset({STR, PATH, NAME})
 
 
@@ -216,6 +222,8 @@ def materialized(v: Value, span: Span, iterated: bool = True) -> Value:
     print a list instead. An empty set iterated gives nothing: its order is no longer carried."""
     if not any(o.kind == UNORDERED and (o.fix_at is None or o.empty) for o in v.own):
         return v
+    if v.elements == DICT:
+        return v  # sorted() of dicts raises: no fix here (the call may sort them by a key)
     safe = iterated and v.elements in SORTABLE_KINDS
     own = frozenset(
         o.with_fix_at(span, safe) if o.kind == UNORDERED and o.fix_at is None else o for o in v.own if not o.empty

@@ -39,31 +39,58 @@ def fix_and_recheck(
 
         per_file = resolve_fix_targets(per_file, python, cwd)
         if options.fix or options.diff:
-            touched = apply_fixes(
-                python_files,
-                per_file,
-                python,
-                group_settings,
-                options,
-                paths,
-                cwd,
-                result,
-                lambda work, items: map_in_pool(work, items, jobs),
-            )
-            if touched:
+            run, fixing = python, per_file
+            # a file found changed since it was checked (an editor, a formatter) is left as it is
+            # now for the rest of the run: its owner is at work on it
+            left: set[str] = set()
+            for _ in range(MAX_FIX_ROUNDS):
+                written, stale = apply_fixes(
+                    python_files,
+                    _not_editing(fixing, left),
+                    run,
+                    group_settings,
+                    options,
+                    paths,
+                    cwd,
+                    result,
+                    lambda work, items: map_in_pool(work, items, jobs),
+                )
+                left.update(f.display for f in stale)
+                touched = written + stale
+                if not touched:
+                    break
                 if cache is not None:
                     cache.forget_validation(f.path for f in touched)
                 # What remains: the files written (or found changed) and those that import them
-                # (their summaries changed).
-                again = check_python(
+                # (their summaries changed), by the imports of the whole run.
+                run = check_python(
                     affected(python_files, touched, python),
                     group_settings,
                     cache,
                     jobs,
                     _reader_after(python, options, result),
                 )
-                per_file.update(resolve_fix_targets(again.per_file, again, cwd))
+                fixing = resolve_fix_targets(run.per_file, run, cwd)
+                per_file.update(fixing)
+                if options.diff:
+                    break  # nothing was written: what a second round would fix is not known yet
     return per_file
+
+
+# A fix can bring the next one into view (one set iterated for two calls: the finding names the
+# first; once it is sorted, the second shows): --fix applies, checks again and repeats until a
+# round changes nothing, as Ruff does, up to this many rounds.
+MAX_FIX_ROUNDS = 10
+
+
+def _not_editing(per_file: dict[str, list[Diagnostic]], left: set[str]) -> dict[str, list[Diagnostic]]:
+    """The findings whose fix edits none of the files ``left``."""
+    if not left:
+        return per_file
+    return {
+        path: [d for d in found if d.fix is None or not any((e.path or d.path) in left for e in d.fix.edits)]
+        for path, found in per_file.items()
+    }
 
 
 def _reader_after(python: PythonRun, options: CheckOptions, result: CheckResult) -> "FileReader | None":

@@ -33,7 +33,28 @@ def severity_of(d: Diagnostic) -> Severity:
     return d.severity or default_severity(d.code)
 
 
+def cell_of(d: Diagnostic) -> int | None:
+    """The notebook cell a finding is in (its line and column count in that cell), or None."""
+    cell = d.details.get("cell") if d.details else None
+    return cell if isinstance(cell, int) and not isinstance(cell, bool) else None
+
+
+def file_position(d: Diagnostic) -> tuple[int, int, int, int]:
+    """(line, column, end line, end column) in the file itself: a notebook finding's place in the
+    notebook's JSON text (``details["notebook_position"]``), else the finding's own."""
+    where = d.details.get("notebook_position") if d.details else None
+    if isinstance(where, dict) and all(
+        isinstance(where.get(k), int) for k in ("line", "column", "end_line", "end_column")
+    ):
+        return where["line"], where["column"], where["end_line"], where["end_column"]
+    return d.line, d.column, d.end_line or d.line, d.end_column or d.column
+
+
 def location(d: Diagnostic) -> str:
+    """``path:line:col``, or ``path:cell N:line:col`` in a notebook (as Ruff writes it)."""
+    cell = cell_of(d)
+    if cell is not None:
+        return f"{d.path}:cell {cell}:{d.line}:{d.column}"
     return f"{d.path}:{d.line}:{d.column}"
 
 

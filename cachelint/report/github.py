@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.report.common import headline, name_of, severity_of
+from cachelint.report.common import file_position, headline, name_of, severity_of
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -23,16 +23,18 @@ def escape_property(value: str) -> str:
 
 
 def annotation(d: Diagnostic) -> str:
+    # a notebook finding is annotated on its line of the notebook's file; the text names the cell
+    line, column, end_line, end_column = file_position(d)
     props = [
         f"title={escape_property(f'cachelint ({d.code} {name_of(d)})')}",
         f"file={escape_property(d.path)}",
-        f"line={d.line}",
+        f"line={line}",
     ]
-    end_line = d.end_line or d.line
-    if end_line == d.line:
-        props.append(f"col={d.column}")
+    end_line = max(end_line, line)
+    if end_line == line:
+        props.append(f"col={column}")
         props.append(f"endLine={end_line}")
-        props.append(f"endColumn={max(d.end_column or d.column, d.column)}")
+        props.append(f"endColumn={max(end_column, column)}")
     else:
         props.append(f"endLine={end_line}")
     return f"::{LEVEL[severity_of(d)]} {','.join(props)}::{escape_data(headline(d))}"

@@ -10,7 +10,7 @@ import json
 from typing import Sequence
 
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.report.common import fingerprints, name_of, severity_of
+from cachelint.report.common import cell_of, file_position, fingerprints, name_of, severity_of
 
 # GitLab's levels: info, minor, major, critical, blocker.
 SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
@@ -21,13 +21,18 @@ def render_gitlab(diagnostics: Sequence[Diagnostic]) -> str:
     for d, fp in zip(diagnostics, fingerprints(diagnostics)):
         out.append(
             {
-                "description": f"{d.code} {d.message}",
+                "description": f"{d.code} {d.message}"
+                if cell_of(d) is None
+                else f"{d.code} cell {cell_of(d)}: {d.message}",
                 "check_name": f"{d.code} {name_of(d)}",
                 # GitLab compares fingerprints between pipelines: the identity the baseline and
                 # SARIF use, which survives lines added above
                 "fingerprint": fp,
                 "severity": SEVERITY[severity_of(d)],
-                "location": {"path": d.path, "lines": {"begin": d.line, "end": max(d.end_line or d.line, d.line)}},
+                "location": {
+                    "path": d.path,
+                    "lines": {"begin": file_position(d)[0], "end": max(file_position(d)[2], file_position(d)[0])},
+                },
             }
         )
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"

@@ -13,7 +13,7 @@ import json
 from typing import Any, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.report.common import fingerprints, name_of, severity_of
+from cachelint.report.common import cell_of, fingerprints, name_of, severity_of
 
 AUDIT_OUTPUT_VERSION = 1
 
@@ -30,6 +30,9 @@ def diagnostic_record(d: Diagnostic, fingerprint: str | None = None) -> dict:
         "end_line": d.end_line,
         "end_column": d.end_column,
     }
+    cell = cell_of(d)
+    if cell is not None:
+        data["cell"] = cell  # line and column count in this notebook cell (Ruff's JSON has it too)
     if d.record is not None:
         data["record"] = d.record
     if d.session is not None:

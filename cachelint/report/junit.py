@@ -9,6 +9,7 @@ from typing import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.report.common import cell_of
 
 
 def _classname(path: str) -> str:
@@ -20,6 +21,11 @@ def _classname(path: str) -> str:
 def _text(value: str) -> str:
     # XML 1.0 forbids most control characters even escaped: a message quoting a prompt may hold them
     return "".join(ch if ch in "\t\n\r" or ord(ch) >= 0x20 else f"\\x{ord(ch):02x}" for ch in value)
+
+
+def _where(d: Diagnostic) -> str:
+    cell = cell_of(d)
+    return f"line {d.line}, col {d.column}" if cell is None else f"cell {cell}, line {d.line}, col {d.column}"
 
 
 def render_junit(diagnostics: Sequence[Diagnostic]) -> str:
@@ -52,7 +58,7 @@ def render_junit(diagnostics: Sequence[Diagnostic]) -> str:
                 f' line="{d.line}" column="{d.column}">'
             )
             lines.append(
-                f"            <failure message={quoteattr(message)}>{escape(f'line {d.line}, col {d.column}, {message}')}</failure>"
+                f"            <failure message={quoteattr(message)}>{escape(f'{_where(d)}, {message}')}</failure>"
             )
             lines.append("        </testcase>")
         lines.append("    </testsuite>")

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from cachelint import __version__
 from cachelint.catalog import load_catalog
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.report.common import fingerprints, severity_of
+from cachelint.report.common import cell_of, file_position, fingerprints, severity_of
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -60,11 +60,13 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = []
     for d, fp in zip(diagnostics, fingerprints(diagnostics)):
-        region = {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)}
-        end_line = max(d.end_line or d.line, d.line)
+        # the region is in the file's own text: a notebook finding's place in the notebook's JSON
+        # (its cell, line and column are in properties)
+        line, column, end_line, end_col = file_position(d)
+        region = {"startLine": max(line, 1), "startColumn": max(column, 1)}
+        end_line = max(end_line, line)
         region["endLine"] = end_line
-        end_col = d.end_column or d.column
-        if end_line > d.line or end_col > d.column:
+        if end_line > line or end_col > column:
             region["endColumn"] = max(end_col, 1)
         result: dict[str, Any] = {
             "ruleId": d.code,
@@ -89,6 +91,23 @@ def render_sarif(diagnostics: Sequence[Diagnostic], root_uri: str | None = None)
             props["session"] = d.session
         if d.kind is not None:
             props["kind"] = d.kind
+        cell = cell_of(d)
+        if cell is not None:
+            props.update({"cell": cell, "cellLine": d.line, "cellColumn": d.column})
+        related = d.details.get("related_lines") if d.details else None
+        if isinstance(related, list) and cell is None:
+            # the other lines the finding shows on (the call it reaches, where it is put in order)
+            result["relatedLocations"] = [
+                {
+                    "id": i,
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": artifact_uri(d.path), "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": n},
+                    },
+                }
+                for i, n in enumerate(related, start=1)
+                if isinstance(n, int)
+            ]
         if props:
             result["properties"] = props
         # a notebook's fix is in lines of a cell, which SARIF cannot address inside the JSON file

@@ -1,4 +1,5 @@
-"""Human outputs. ``concise``: one stable line per finding (``path:line:col: CODE [*] message``;
+"""Human outputs. ``concise``: one stable line per finding (``path:line:col: CODE [*] message``,
+``path:cell N:line:col: ...`` in a notebook, as Ruff writes it;
 ``[*]``: ``--fix`` would fix it). ``full``: the same line, the severity and rule name, the source
 line with a caret, the details a check attached, the fix or a pointer to the rule's page. The
 totals (``Found N findings in M files (K files checked).``, what ``--fix`` would do) are
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, cast
 
 from cachelint.diagnostics import Diagnostic, Severity
-from cachelint.report.common import RenderOptions, SourceLines, applicable_fix, name_of, severity_of
+from cachelint.report.common import RenderOptions, SourceLines, applicable_fix, cell_of, name_of, severity_of
 
 
 class Style:
@@ -36,13 +37,18 @@ class Style:
 
 
 FIX_MARK = "[*]"
+# Details that are places for tools (the cell is in the finding's line; the other lines a
+# suppression may sit on; a notebook finding's place in the file): not shown to a reader.
+POSITION_DETAILS = frozenset({"cell", "related_lines", "notebook_position"})
 
 
 def finding_line(d: Diagnostic, options: RenderOptions = RenderOptions()) -> str:
     """``path:line:col: CODE [*] message`` (the marker when ``--fix`` would fix it)."""
     style = Style(options.color)
     sep = style(":", "cyan")
-    where = f"{style(d.path, 'bold')}{sep}{d.line}{sep}{d.column}{sep}"
+    cell = cell_of(d)
+    in_cell = f"cell {cell}{sep}" if cell is not None else ""  # path:cell N:line:col, as Ruff writes it
+    where = f"{style(d.path, 'bold')}{sep}{in_cell}{d.line}{sep}{d.column}{sep}"
     mark = f"{style(FIX_MARK, 'cyan')} " if applicable_fix(d, options) else ""
     return f"{where} {style.severity(d, d.code)} {mark}{d.message}"
 
@@ -115,7 +121,8 @@ def render_full(diagnostics: Sequence[Diagnostic], options: RenderOptions = Rend
                 where += f", kind {d.kind}"
             lines.append(f"  {where}")
         for key in d.details:
-            lines.extend(format_detail(key, d.details[key]))
+            if key not in POSITION_DETAILS:
+                lines.extend(format_detail(key, d.details[key]))
         lines.append(fix_or_help(d, options))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + ("\n" if blocks else "")

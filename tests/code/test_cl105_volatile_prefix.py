@@ -48,10 +48,6 @@ GREETINGS = ["Hi", "Hello"]
 def ask(messages):
     return client.messages.create(model="m", max_tokens=10, system=random.choice(GREETINGS) + BASE, messages=messages)  # here
 """,
-    "getpid": """
-def ask(messages):
-    return client.messages.create(model="m", max_tokens=10, system=f"worker {os.getpid()}", messages=messages)  # here
-""",
     "object-id": """
 def ask(messages, state):
     return client.messages.create(model="m", max_tokens=10, system=f"state {id(state)}", messages=messages)  # here

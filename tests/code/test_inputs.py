@@ -91,7 +91,7 @@ def test_notebook_cells_are_one_program_with_cell_locations():
     assert d.details["cell"] == 3
     assert (d.line, d.column) == (1, 9)
     assert d.message.startswith(
-        "cell 3: tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2"
+        "tools built from a set (unordered) reach tools= of client.messages.create at cell 4, line 2"
     )
     # the fix names the cell it edits and lines of that cell
     assert d.fix is not None and {(e.cell, e.line) for e in d.fix.edits} == {(4, 3)}
@@ -103,7 +103,7 @@ def test_notebook_syntax_error_in_one_cell_does_not_hide_the_others():
     found = check_module("agent.ipynb", notebook(cells, markdown_at=None), None)
     found.sort(key=lambda d: d.details["cell"])
     assert [(d.code, d.details.get("cell"), d.line) for d in found] == [("CL001", 2, 1), ("CL101", 3, 1)]
-    assert found[0].message.startswith("cell 2: syntax error")
+    assert found[0].message.startswith("syntax error")
 
 
 def test_invalid_notebook_json_is_cl001():
@@ -198,42 +198,26 @@ def test_a_magic_continued_with_a_backslash_is_one_magic():
     assert check_module("nb.ipynb", notebook(cells, markdown_at=None), None) == []
 
 
-def test_newer_python_inside_a_multiline_string_is_named_too(tmp_path, monkeypatch):
-    """For a file on disk, Python 3.11 shows only the last line of a multi-line f-string in its
-    SyntaxError (it re-reads the line from the file): the whole file is what tells a later grammar
-    may read it."""
-    import sys
-
+def test_newer_python_inside_a_multiline_string_is_analysed(tmp_path, monkeypatch):
+    """Python 3.11 shows only the last line of a multi-line f-string in its SyntaxError: the file
+    is still read as the later grammar reads it, on any interpreter."""
     source = 'import anthropic\nitems = [\'a\']\ntext = f"""\n{\'\\\\n\'.join(items)}\n"""\n'
     write_tree(tmp_path, {"new.py": source})
     monkeypatch.chdir(tmp_path)  # the file is found under the name the parser is given
-    found = check_tree(tmp_path).diagnostics
-    if sys.version_info >= (3, 12):
-        assert found == []
-    else:
-        (d,) = found
-        assert d.code == "CL001" and d.message.startswith("valid Python 3.12")
+    assert check_tree(tmp_path).diagnostics == []
 
 
-def test_newer_python_is_named_as_such():
-    """A file valid for a later Python (3.12's f-strings reusing their quotes) is not broken:
-    on an older interpreter the CL001 says which Python reads it; on 3.12+ it is analysed."""
-    import sys
-
+def test_newer_python_is_analysed_on_any_interpreter():
+    """A file valid for a later Python (3.12's f-strings reusing their quotes) is analysed, not
+    reported as broken (see test_newer_syntax.py)."""
     source = 'import anthropic\nnames = ["a"]\ntext = f"{", ".join(names)}"\n'
-    found = check_module("new.py", source, None)
-    if sys.version_info >= (3, 12):
-        assert found == []
-    else:
-        (d,) = found
-        assert d.code == "CL001" and d.line == 3
-        assert d.message.startswith("valid Python 3.12 that the Python 3.")
-        assert "run cachelint with Python 3.12 or newer" in d.message
+    assert check_module("new.py", source, None) == []
 
 
-def test_newer_grammar_is_asked_only_where_the_message_is_shown(monkeypatch):
-    """LibCST is asked only to word a check's CL001: never for a summary (its message is never
-    shown), never for a file over 256 KB (seconds and hundreds of MB for a message)."""
+def test_newer_grammar_confirms_up_to_256_kb(monkeypatch):
+    """LibCST confirms that a later grammar reads a file the running parser rejects, before its
+    lowered text is analysed, up to 256 KB (beyond, seconds and hundreds of MB: a file that parses
+    once lowered is taken as it is); a file that parses is never given to it."""
     import sys
 
     from cachelint.code import analysis, program
@@ -242,20 +226,20 @@ def test_newer_grammar_is_asked_only_where_the_message_is_shown(monkeypatch):
     real = program.newer_grammar
     monkeypatch.setattr(program, "newer_grammar", lambda source: asked.append(len(source)) or real(source))
     source = 'import anthropic\nnames = ["a"]\ntext = f"{", ".join(names)}"\n'
-    assert analysis.summarize("new.py", source) == {
-        "functions": {},
-        "classes": {},
-        "names": {},
-    } or sys.version_info >= (3, 12)
-    assert asked == []
+    assert analysis.summarize("new.py", source) == {"functions": {}, "classes": {}, "names": {}}
+    newer = sys.version_info < (3, 12)
+    assert asked == ([len(source)] if newer else [])
     big = source + "# padding\n" * 30_000
-    found = check_module("big.py", big, None)
-    assert asked == []
-    if sys.version_info < (3, 12):
-        (d,) = found
-        assert d.message.startswith("syntax error: ") and "run cachelint with Python 3.12 or newer" in d.message
-    check_module("new.py", source, None)
-    assert asked == ([len(source)] if sys.version_info < (3, 12) else [])
+    assert check_module("big.py", big, None) == []
+    assert asked == ([len(source)] if newer else [])
+    check_module("plain.py", "import anthropic\nx = 1\n", None)
+    assert asked == ([len(source)] if newer else [])
+
+
+def test_broken_code_with_fstrings_stays_cl001():
+    source = 'import anthropic\nnames = ["a"]\ntext = f"{", ".join(names)}"\ndef f(:\n    pass\n'
+    (d,) = check_module("broken.py", source, None)
+    assert d.code == "CL001" and d.message.startswith("syntax error: ") and d.line == 4
 
 
 def test_cell_magic_running_another_language_is_skipped():

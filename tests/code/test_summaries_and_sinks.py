@@ -88,7 +88,7 @@ def test_flows_across_modules():
     found = check_module("pkg/agent.py", AGENT, None, project_summaries=_summaries())
     assert [(d.code, d.line) for d in found] == [("CL101", 8), ("CL105", 10), ("CL101", 11)]
     assert found[0].message.startswith(
-        "tools built from set() (via pkg.registry.tool_names(), line 5) (unordered) reach tools= of client.messages.create (in pkg.llm.ask, line 7)"
+        "tools built from set() (made in pkg.registry.tool_names(), line 5) (unordered) reach tools= of client.messages.create in pkg.llm.ask (line 7), called at line 10"
     )
 
 
@@ -211,9 +211,9 @@ def test_methods_of_imported_classes_and_message_lists():
     assert "always_on" in methods and "summary" not in methods
     found = check_module("pkg/context.py", CONTEXT, None, project_summaries=summaries)
     assert [(d.code, d.line) for d in found] == [("CL102", 11), ("CL102", 12)]
-    assert "via pkg.skills.SkillsLoader.always_on()" in found[0].message
+    assert "made in pkg.skills.SkillsLoader.always_on()" in found[0].message
     assert found[1].message.startswith("system text built from a set (unordered)")  # label() passes it through
-    assert "the first message (system) of a message list" in found[0].message
+    assert "the system message that starts the message list" in found[0].message
 
 
 def test_configured_volatile_names(tmp_path):
@@ -379,7 +379,7 @@ def ask(messages, wanted):
     assert "no_tools" not in summaries["pkg.registry"]["functions"]
     found = check_module("pkg/agent.py", agent, None, project_summaries=summaries)
     assert [(d.code, d.line) for d in found] == [("CL101", 11)], [d.message for d in found]
-    assert found[0].message.startswith("tools built from set() (via pkg.registry.no_names(), line 2)")
+    assert found[0].message.startswith("tools built from set() (made in pkg.registry.no_names(), line 2)")
 
 
 SETUP = """\
@@ -432,10 +432,10 @@ def test_items_of_a_tuple_and_fields_of_a_dataclass_from_another_module_stay_apa
     found = check_module("pkg/agent.py", SETUP_USER, None, project_summaries=summaries)
     assert [(d.code, d.line) for d in found] == [("CL101", 7), ("CL101", 9)], [d.message for d in found]
     assert found[0].message.endswith(
-        "(via pkg.setup.assemble(), line 11) (unordered) reach tools= of create_agent at line 12"
+        "(made in pkg.setup.assemble(), line 11) (unordered) reach tools= of create_agent at line 12"
     )
     assert found[1].message.endswith(
-        "(via pkg.setup.build_setup(), line 11) (unordered) reach tools= of create_agent at line 11"
+        "(made in pkg.setup.build_setup(), line 11) (unordered) reach tools= of create_agent at line 11"
     )
     # the same code in one module: one finding, at the frozenset (line 11)
     one_module = SETUP + "\n\n" + SETUP_USER.replace("from pkg.setup import assemble, build_setup\n", "")

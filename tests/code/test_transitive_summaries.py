@@ -90,7 +90,11 @@ def test_an_unordered_value_returned_through_two_modules_is_found(tmp_path):
     expected = [("CL101", "app/agent.py", 7)]
     result = check_with_cache(tmp_path, no_cache=True)
     assert found(result) == expected
-    assert "via app.registry.tool_list()" in result.diagnostics[0].message
+    # where the value is made (the first module) and the function that hands it on, in one phrase
+    assert (
+        "(made in app.registry.tool_list(), line 2; returned by app.tools.agent_tools())"
+        in result.diagnostics[0].message
+    )
     assert found(check_with_cache(tmp_path)) == expected
     assert found(check_with_cache(tmp_path)) == expected
     assert found(check_with_cache(tmp_path, paths=("app/agent.py",), no_cache=True)) == expected

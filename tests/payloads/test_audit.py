@@ -626,6 +626,22 @@ def test_undocumented_setting_change_is_information_not_a_break(tmp_path):
     assert (s["requests"], s["breaks"]) == (3, 0)
 
 
+def test_openai_reasoning_effort_change_is_information_not_credited_to_anthropic(tmp_path):
+    """OpenAI's caching guide does not list the reasoning effort; its configuration_update item,
+    which changes the effort and keeps the prefix, implies a change of the request's value may not."""
+
+    def rec(n, effort):
+        body = {"model": "gpt-5", "instructions": "Be brief. " * 300, "reasoning": {"effort": effort}}
+        body["input"] = [{"role": "user", "content": f"question {i}"} for i in range(n)]
+        return {"request": body, "url": "https://api.openai.com/v1/responses", "session": "s1"}
+
+    r = audit(tmp_path, [rec(1, "high"), rec(2, "low")])
+    (d,) = r.diagnostics
+    assert (d.code, d.kind, d.severity) == ("CL304", "effort", Severity.INFO)
+    assert d.details["confirmed"] is False
+    assert "not documented" in d.message and "Anthropic" not in d.message
+
+
 def test_anthropic_beta_headers_compared_as_a_set(tmp_path):
     def rec(n, betas=None, body_betas=None):
         body = anthropic(turns(n))

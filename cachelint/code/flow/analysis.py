@@ -21,6 +21,8 @@ class ModuleAnalysis(Statements):
         self.block(body, self.module_frame)
         for node in self.pending:
             self.summary_of(node)
+        self.settle_first_messages(None, self.tree)
+        self.per_turn_passes()
 
 
 # Handlers by node type, as plain functions of (analysis, node, frame). Class-level tables rather

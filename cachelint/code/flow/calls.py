@@ -22,9 +22,11 @@ from cachelint.code.flow.scopes import (
 )
 from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.flow.loops import add_use
-from cachelint.code.knowledge import PREFIX_TIERS, Sink
+from cachelint.code.flow.list_uses import returned_keys, state_write_keys
+from cachelint.code.knowledge import PREFIX_TIERS, PerTurn, Sink
 from cachelint.code.values import (
     CLEAN,
+    CONVERSATION,
     EMPTY,
     INSTANCE,
     NAME,
@@ -41,7 +43,6 @@ from cachelint.code.values import (
     filled,
     holds_empty_set,
     instance_attribute,
-    materialized,
     sanitized,
     substitute,
     typed,
@@ -116,6 +117,36 @@ def _is_empty_set_call(node: ast.Call) -> bool:
     )
 
 
+def _given(node: ast.Call, position: int | None) -> bool:
+    """The call has a positional argument at ``position`` that is not the constant None."""
+    if position is None or len(node.args) <= position:
+        return False
+    if any(isinstance(a, ast.Starred) for a in node.args[: position + 1]):
+        return False
+    arg = node.args[position]
+    return not (isinstance(arg, ast.Constant) and arg.value is None)
+
+
+def _is_text(positional: list[Value], position: int) -> bool:
+    """The argument at ``position`` is known to be a str (or a collection of str: a tuple of str
+    hashes as its items do)."""
+    if len(positional) <= position:
+        return False
+    arg = positional[position]
+    return arg.kind == STR or (arg.kind is None and arg.elements == STR)
+
+
+def _seeded(node: ast.Call, position: int | None) -> bool:
+    """``random.Random(42)``, ``default_rng(seed=0)``: a generator made with a seed (not ``None``)
+    gives the same values in the same order in every process; what its seed carries, it carries."""
+    if position is None or any(isinstance(a, ast.Starred) for a in node.args[: position + 1]):
+        return False
+    seed = node.args[position] if position < len(node.args) else None
+    if seed is None:
+        seed = next((kw.value for kw in node.keywords if kw.arg in ("seed", "x")), None)
+    return seed is not None and not (isinstance(seed, ast.Constant) and seed.value is None)
+
+
 def _bound_value(param: str, values: dict[str, Value]) -> Value | None:
     """The caller's value for ``param`` or for one of its keys/attributes (``data.['system']``),
     falling back to the whole argument when that part is not known."""
@@ -161,7 +192,7 @@ def _composed_mode(stored: str, sent: str) -> str | None:
 
 def _external_sink(entry: Mapping[str, Any], qualified: str, line: int) -> SinkRef:
     """A sink of another module's summary, as called at ``line`` of this one."""
-    return SinkRef(entry["tier"], f"{entry['label']} (in {qualified}, line {entry['line']})", line, external=qualified)
+    return SinkRef(entry["tier"], f"{entry['label']} in {qualified} (line {entry['line']})", line, external=qualified)
 
 
 class Calls(Expressions):
@@ -203,20 +234,29 @@ class Calls(Expressions):
         summary = self.summaries.get(key)
         if summary is not None:
             return summary
-        args = node.args
-        params = [a.arg for a in args.posonlyargs + args.args]
         cls = self.func_class.get(key)
         is_method = cls is not None and not any(
             isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list
         )
+        params = [a.arg for a in node.args.posonlyargs + node.args.args]
         summary = Summary(node.name, params[1:] if is_method and params else params)
         self.summaries[key] = summary
+        self._analyse_function(node, summary, cls if is_method else None)
+        return summary
+
+    def _analyse_function(
+        self, node: Any, summary: Summary, cls: ClassInfo | None, turn_state: tuple[int, Origin] | None = None
+    ) -> None:
+        """Run the function's body with its parameters as symbolic origins (``turn_state``: the
+        parameter at that position also holds the conversation's state)."""
         self.summary_nodes[id(summary)] = node
-        parent = self.func_parent.get(key, self.module_frame)
-        frame = Frame(parent, summary, cls if is_method else None)
+        args = node.args
+        parent = self.func_parent.get(id(node), self.module_frame)
+        frame = Frame(parent, summary, cls)
         all_args = args.posonlyargs + args.args + args.kwonlyargs
+        position = 0
         for i, a in enumerate(all_args):
-            if is_method and i == 0 and args.posonlyargs + args.args:
+            if cls is not None and i == 0 and args.posonlyargs + args.args:
                 frame.self_name = a.arg
                 frame.names[a.arg] = CLEAN
                 continue
@@ -227,6 +267,9 @@ class Calls(Expressions):
             declared = self._annotation_origin(a.annotation, a)
             if declared is not None:
                 value = union(value, Value(frozenset([declared]), EMPTY))
+            if turn_state is not None and turn_state[0] == position:
+                value = union(value, Value(frozenset([turn_state[1]]), EMPTY))
+            position += 1
             frame.names[a.arg] = value
             frame.params.add(a.arg)
             ref = self.class_ref(a.annotation)
@@ -239,7 +282,81 @@ class Calls(Expressions):
             self.eval(default, parent)
         self.block(node.body, frame)
         summary.done = True
-        return summary
+        self.settle_first_messages(summary, node)
+
+    def register_per_turn(self, definition: ast.AST, turn: PerTurn) -> None:
+        """A function the framework calls once per request with the conversation's state."""
+        if all(existing is not definition for existing, _turn in self.per_turn_functions):
+            self.per_turn_functions.append((definition, turn))
+
+    def per_turn_passes(self) -> None:
+        """Each function a framework calls once per request, run again with its state parameter as
+        the conversation's state (a ``CONVERSATION`` origin): what it builds from that state into
+        a prefix changes from one request to the next. Only those findings are kept (and what
+        reaches its return value, when the framework renders that in a tier): the rest was found
+        when the function was first analysed."""
+        for definition, turn in list(self.per_turn_functions):
+            node: Any = definition
+            params = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+            if turn.state >= len(params):
+                continue
+            name = params[turn.state]
+            site = span_of((node.args.posonlyargs + node.args.args + node.args.kwonlyargs)[turn.state])
+            if turn.returns is None:
+                # a function whose return value is no prompt (a graph node): what it sends is
+                # rebuilt per step where its request carries the conversation on and reads the
+                # keys that change per step (Sinks._rebuilt_per_turn)
+                keys = self._changing_keys(turn)
+                self.turn_places[id(node)] = frozenset([name] if turn.whole else [f"{name}[{k!r}]" for k in keys])
+                reaches, changes = len(self.reaches), len(self.changes)
+                self._analyse_function(node, Summary(node.name, params), None)
+                found = self.reaches[reaches:]
+                del self.reaches[reaches:]
+                del self.changes[changes:]
+                self.reaches.extend(r for r in found if r.origin.kind == CONVERSATION)
+                continue
+            filtered = not turn.whole
+            origin = Origin(
+                CONVERSATION,
+                f"{name} (the state {turn.library} passes in for each request)",
+                site,
+                mode="state" if filtered else "whole",
+            )
+            if filtered:
+                self.turn_state_keys[site] = (name, self._changing_keys(turn), turn.state_attribute)
+            reaches, changes = len(self.reaches), len(self.changes)
+            summary = Summary(node.name, [p for p in params if p not in ("self", "cls")])
+            self._analyse_function(node, summary, None, (turn.state, origin))
+            label = None
+            if turn.returns is not None:
+                label = f"the return value of {node.name}() ({turn.library} renders it for each request)"
+                self._reach(summary.returns, SinkRef(turn.returns, label, node.lineno), None, self.module_frame)
+            found = self.reaches[reaches:]
+            del self.reaches[reaches:]
+            del self.changes[changes:]
+            self.reaches.extend(r for r in found if r.origin.kind == CONVERSATION or r.sink.label == label)
+
+    def _changing_keys(self, turn: PerTurn) -> frozenset[str]:
+        """The keys of the state that change from one request to the next: those holding the
+        conversation, and those the module writes (``updates``)."""
+        keys = set(turn.conversation_keys)
+        if turn.updates == "returned_keys":
+            # the same for every function of a library, while no function is added: kept (a
+            # module of hundreds of graph nodes asks it for each of them)
+            memo_key = (turn.library, len(self.per_turn_functions))
+            returned = self.returned_keys_memo.get(memo_key)
+            if returned is None:
+                found: set[str] = set()
+                for definition, other in self.per_turn_functions:
+                    if other.library == turn.library:
+                        found.update(returned_keys(definition))
+                returned = self.returned_keys_memo[memo_key] = frozenset(found)
+            keys.update(returned)
+        elif turn.updates == "state_writes":
+            if self.state_write_keys is None:
+                self.state_write_keys = state_write_keys(self.tree)
+            keys.update(self.state_write_keys)
+        return frozenset(keys)
 
     def _call(self, node: ast.Call, frame: Frame) -> Value:
         func = node.func
@@ -250,6 +367,10 @@ class Calls(Expressions):
             receiver = self.eval(func.value, frame)
         elif not isinstance(func, ast.Name):
             self.eval(func, frame)
+        if method in ("append", "extend", "insert"):
+            # messages.extend([{"role": "system", ...}]): a list added to another is not a message
+            # list of its own (what its first item is to the list it joins, the place says)
+            self.appended_lists.update(id(a) for a in node.args if isinstance(a, ast.List))
         text = method == "format" and isinstance(func, ast.Attribute) and is_str_expr(func.value)
         if text:
             self._text_depth += 1
@@ -267,6 +388,10 @@ class Calls(Expressions):
                     kw.arg, keywords[kw.arg], kw.value, frame, kw.value
                 )  # Agent(system_prompt=...)
         path = self.callee_path(func)
+        known = self.k.may_name_a_known_call(path)  # else no table below matches it
+        turn = self.k.per_turn_calls.match(path)
+        if turn is not None:
+            self._registers_per_turn(node, turn, frame)
         fields = self._constructor_fields(node, func, positional, keywords)
         if fields is not None:
             self.call_keywords[id(node)] = fields
@@ -274,7 +399,7 @@ class Calls(Expressions):
             # A class instantiated with keywords: its attributes of those names hold those values.
             self.call_keywords[id(node)] = {k: v for k, v in keywords.items() if k is not None}
 
-        if self.k.system_message_classes.match(path) is not None:
+        if known and self.k.system_message_classes.match(path) is not None:
             content = keywords["content"] if "content" in keywords else (positional[0] if positional else CLEAN)
             self.role_contents[id(node)] = (content, "system")
         elif path == ("dict",) and "content" in keywords and frame.lookup("dict") is None:
@@ -321,7 +446,7 @@ class Calls(Expressions):
                     if found_ext is not None:
                         return self._apply_external(node, found_ext, positional, keywords, frame)
 
-        sink = self.k.sinks.match(path)
+        sink = self.k.sinks.match(path) if known else None
         if sink is None:
             sink = self._aliased_sink(func, frame)
         if sink is not None:
@@ -329,7 +454,11 @@ class Calls(Expressions):
             return CLEAN
         self._constructor_call(node, func, positional, keywords, frame)
 
-        if self.k.sanitizers.match(path) is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
+        if (
+            known
+            and self.k.sanitizers.match(path) is not None
+            and not (len(path) == 1 and frame.lookup(path[0]) is not None)
+        ):
             if not positional:
                 return CLEAN
             result = sanitized(union(*positional))
@@ -337,7 +466,16 @@ class Calls(Expressions):
                 result = typed(result, None, positional[0].elements)  # sorted(x): x's elements
             return result
 
-        unordered = self.k.unordered.match(path)
+        # time = datetime.now(); time.strftime(fmt): a method of a value held in a name that
+        # shadows a module, not the module's function (only "*." patterns can match it)
+        table_path = ("?", *path[1:]) if self._shadows_a_module(func, frame) else path
+        unordered = self.k.unordered.match(table_path) if known else None
+        if unordered is None and isinstance(func, ast.Attribute):
+            # client = MultiServerMCPClient(...); client.get_tools(): a method of an imported
+            # class, named by the class in the pack
+            ref = self._type_of(func.value, frame)
+            if ref is not None and ref[0] == "ext":
+                unordered = self.k.unordered.match((*ref[1].lstrip(".").split("."), func.attr))
         if unordered is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             if path in (("set",), ("frozenset",)) and _is_empty_set_call(node):
                 if path == ("frozenset",):
@@ -359,14 +497,22 @@ class Calls(Expressions):
                 )
             return typed(union(Value(own, inner), element_of(carried)), None, elements)
 
-        volatile = self.k.volatile.match(path)
+        volatile = self.k.volatile.match(table_path) if known else None
         if volatile is not None and not (len(path) == 1 and frame.lookup(path[0]) is not None):
             args_value = union(*positional, *keywords.values())
-            if volatile.needs_volatile_argument or (
-                volatile.seeded_by is not None and volatile.seeded_by in self.seeded
+            if (
+                volatile.needs_volatile_argument
+                or (volatile.seeded_by is not None and volatile.seeded_by in self.seeded)
+                or _given(node, volatile.time_argument)  # time.ctime(0): that time, not the clock
+                or _seeded(node, volatile.seed_argument)  # random.Random(0): the same values in every process
+                or (volatile.text_argument is not None and not _is_text(positional, volatile.text_argument))
             ):
                 return args_value
             granularity = volatile.granularity
+            if volatile.reorders_argument is not None:
+                # random.shuffle(tools): the list is in a random order from here on
+                self._reorder(node, volatile.reorders_argument, Origin(VOLATILE, volatile.what, span_of(node)), frame)
+                return CLEAN
             if volatile.format_argument is not None and len(node.args) > volatile.format_argument:
                 fmt = node.args[volatile.format_argument]
                 if (
@@ -389,9 +535,9 @@ class Calls(Expressions):
             if handled is not None:
                 return handled
 
-        if self.k.materializers.match(path) is not None:
+        if known and self.k.materializers.match(path) is not None:
             iterated = self.k.sorting_changes_result.match(path) is None
-            values = [materialized(v, span_of(a), iterated) for v, a in zip(positional, node.args)]
+            values = [self.put_in_order(v, a, iterated) for v, a in zip(positional, node.args)]
             result = union(receiver, *values, *keywords.values())
             if path[-1] in ("dumps", "dump") and any(
                 kw.arg in self.k.key_sorting_keywords and isinstance(kw.value, ast.Constant) and kw.value.value is True
@@ -439,6 +585,26 @@ class Calls(Expressions):
             else None
         )
         return typed(result, result_kind) if result_kind is not None else result
+
+    def _shadows_a_module(self, func: ast.AST, frame: Frame) -> bool:
+        """``time.strftime(...)`` where ``time`` is a variable of the program (not imported): the
+        call is a method of its value."""
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        # an import binds no value in a frame: a value bound to the name shadows the module
+        return root is not func and isinstance(root, ast.Name) and frame.lookup(root.id) is not None
+
+    def _registers_per_turn(self, node: ast.Call, turn: PerTurn, frame: Frame) -> None:
+        """``builder.add_node("agent", agent)``: the function given is called once per step."""
+        given = next((kw.value for kw in node.keywords if kw.arg == turn.keyword and turn.keyword), None)
+        if given is None and turn.position is not None and turn.position < len(node.args):
+            given = node.args[turn.position]
+        if given is None and turn.position == 1 and len(node.args) == 1:
+            given = node.args[0]  # add_node(agent): the name is the function's
+        definition = self._local_function_def(given, frame) if given is not None else None
+        if definition is not None and self.func_class.get(id(definition)) is None:
+            self.register_per_turn(definition, turn)
 
     def _constructor_call(
         self, node: ast.Call, func: ast.AST, positional: list[Value], keywords: dict, frame: Frame
@@ -718,6 +884,18 @@ class Calls(Expressions):
         fields.update((k, v) for k, v in keywords.items() if k is not None)
         return fields
 
+    def _reorder(self, node: ast.Call, position: int, origin: Origin, frame: Frame) -> None:
+        """The argument at ``position`` is put in a random order in place: the place it names
+        carries ``origin`` (volatile: another order on every call) from here on."""
+        if len(node.args) <= position:
+            return
+        arg = node.args[position]
+        path = path_of(arg)
+        if path is None:
+            return
+        current = self._read_path(path, arg, frame)
+        self._write_path(path, arg, union(current, Value(frozenset([origin]), EMPTY)), frame)
+
     def _method_call(
         self,
         node: ast.Call,
@@ -730,6 +908,15 @@ class Calls(Expressions):
     ) -> Value | None:
         k = self.k
         target_path = path_of(func.value)
+        if method in k.reordering_methods and node.args and any(o.kind == VOLATILE for o in receiver.own):
+            # rng.shuffle(tools) of a generator that is not seeded: a random order from here on
+            for o in sorted(receiver.own, key=lambda o: o.site):
+                if o.kind == VOLATILE:
+                    self._reorder(
+                        node, 0, Origin(VOLATILE, f"{o.what} (.{method}(): a random order)", span_of(node)), frame
+                    )
+                    break
+            return CLEAN
         if method in k.sort_methods:
             if target_path is not None:
                 self._write_path(target_path, func.value, sanitized(receiver), frame)
@@ -766,6 +953,13 @@ class Calls(Expressions):
                         frame, target_path, node, _MUTATION_WORDS.get(method, f"changed in place (.{method}())")
                     )
                     if (
+                        frame.loops
+                        and frame.summary is not None
+                        and method in k.adding_methods
+                        and path_root(target_path) in frame.params
+                    ):
+                        frame.summary.grows.add(path_root(target_path))  # a conversation carried on
+                    if (
                         method == "insert"
                         and node.args
                         and is_first_index(node.args[0])
@@ -774,11 +968,24 @@ class Calls(Expressions):
                         self._record_change(
                             frame, target_path + FIRST, node, "given another first message (.insert(0, ...))"
                         )
+                if method in ("append", "extend"):
+                    item = node.args[0] if len(node.args) == 1 else None
+                    if method == "append":
+                        self._note_added_messages(func.value, [item] if item is not None else None, frame)
+                    else:
+                        elts = item.elts if isinstance(item, (ast.List, ast.Tuple)) else None
+                        self._note_added_messages(
+                            func.value,
+                            [e for e in elts if not isinstance(e, ast.Starred)]
+                            if elts is not None and not any(isinstance(e, ast.Starred) for e in elts)
+                            else None,
+                            frame,
+                        )
                 if method in k.adding_methods:
                     added = CLEAN
                     for v, a in zip(positional, node.args):
                         if method in ("extend", "update", "extendleft"):
-                            added = union(added, materialized(v, span_of(a), iterated=True))
+                            added = union(added, self.put_in_order(v, a, iterated=True))
                         else:
                             added = union(added, as_element(v))
                     added = union(added, *(as_element(v) for v in keywords.values()))
@@ -792,6 +999,8 @@ class Calls(Expressions):
             keyed = self._param_item(func.value, node.args[0], frame)
             if keyed is None and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 keyed = self._display_entry(func.value, node.args[0].value, frame)
+                if keyed is None:
+                    keyed = self.turn_key(element_of(receiver), node.args[0].value)
             if keyed is not None:
                 return union(keyed, *positional[1:])
         if method in k.element_methods:

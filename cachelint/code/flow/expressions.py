@@ -8,7 +8,7 @@ import ast
 from dataclasses import replace
 from typing import Any
 
-from cachelint.code.flow.facts import SinkRef, span_of
+from cachelint.code.flow.facts import span_of
 from cachelint.code.flow.scopes import (
     MAX_REMEMBERED_KEYS,
     Frame,
@@ -20,6 +20,8 @@ from cachelint.code.flow.sinks import Sinks
 from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.values import (
     CLEAN,
+    CONVERSATION,
+    DICT,
     EMPTY,
     PARAM,
     PATH,
@@ -33,7 +35,6 @@ from cachelint.code.values import (
     as_element,
     element_of,
     instance_attribute,
-    materialized,
     merge,
     typed,
     union,
@@ -114,6 +115,27 @@ class Expressions(Sinks):
             origin = Origin(VOLATILE, f"{name} (a per-user or per-session value)", span_of(node), granularity="session")
         return union(v, Value(frozenset([origin]), EMPTY))
 
+    def turn_key(self, v: Value, key: str, attribute: bool = False) -> Value:
+        """One key (or attribute) of a framework's per-request state: the whole state stays the
+        whole state (``ctx.state``); a key that holds the conversation or that the module writes
+        changes from one request to the next; any other key is taken as set once for the session."""
+        if not self.turn_state_keys or not any(o.kind == CONVERSATION and o.mode == "state" for o in v.own | v.inner):
+            return v
+
+        def keyed(o: Origin) -> Origin | None:
+            if o.kind != CONVERSATION or o.mode != "state":
+                return o
+            name, keys, whole = self.turn_state_keys.get(o.site, ("", frozenset(), None))
+            if attribute and key == whole:
+                return o
+            if key in keys:
+                return replace(o, mode="whole", what=f"{name}[{key!r}] (the state, updated for each request)")
+            return None
+
+        own = frozenset(k for k in map(keyed, v.own) if k is not None)
+        inner = frozenset(k for k in map(keyed, v.inner) if k is not None)
+        return Value(own, inner, v.kind, v.elements)
+
     def _name(self, node: ast.Name, frame: Frame) -> Value:
         v = frame.lookup(node.id)
         if v is None and self.resolve_external_name is not None and node.id in self.imports:
@@ -154,6 +176,7 @@ class Expressions(Sinks):
             return CLEAN
         if node.attr in self.k.date_attributes and any(o.kind == VOLATILE for o in v.own):
             return self._as_date(v, node)
+        v = self.turn_key(v, node.attr, attribute=True)
         return self._volatile_name(node.attr, node, v)
 
     def _subscript(self, node: ast.Subscript, frame: Frame) -> Value:
@@ -172,7 +195,7 @@ class Expressions(Sinks):
         entry = self._display_entry(node.value, node.slice.value, frame) if path is not None else None  # type: ignore[attr-defined]
         v = entry if entry is not None else element_of(base)
         if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            return self._volatile_name(node.slice.value, node, v)
+            return self._volatile_name(node.slice.value, node, self.turn_key(v, node.slice.value))
         return v
 
     def _param_item(self, base: ast.AST, key: ast.AST | None, frame: Frame) -> Value | None:
@@ -194,7 +217,7 @@ class Expressions(Sinks):
         )
         declared = frozenset(o for o in frame.names[base.id].own if o.kind != PARAM)
         if declared:
-            value = union(value, Value(declared, EMPTY))
+            value = union(value, self.turn_key(Value(declared, EMPTY), key.value))
         return self._volatile_name(key.value, base, value)
 
     def _compare(self, node: ast.Compare, frame: Frame) -> Value:
@@ -287,7 +310,7 @@ class Expressions(Sinks):
             self.role_contents[id(node)] = (content[0], role)
         if stash:
             self.dict_entries[id(node)] = stash
-        value = union(*parts) if parts else CLEAN
+        value = typed(union(*parts) if parts else CLEAN, DICT)
         if stash and len(stash) == len(node.keys):  # every key a string constant, none repeated
             self.keyed_displays[id(node)] = value
         return value
@@ -336,7 +359,7 @@ class Expressions(Sinks):
             if isinstance(elt, ast.Starred):
                 starred = self.eval(elt.value, frame)
                 kinds.append(starred.elements)
-                parts.append(materialized(starred, span_of(elt.value), iterated=True))
+                parts.append(self.put_in_order(starred, elt.value, iterated=True))
             else:
                 item = self.eval(elt, frame)
                 kinds.append(item.kind)
@@ -346,11 +369,11 @@ class Expressions(Sinks):
             content = self.role_contents.get(id(first))
             if content is not None:
                 # A message list that starts with a system message is built to be sent: its
-                # first message is the system prompt wherever the list goes.
+                # first message is the system prompt wherever the list goes (where that is, is
+                # settled once the function is analysed).
                 value, role = content
-                self._reach(
-                    value, SinkRef("system", f"the first message ({role}) of a message list", node.lineno), None, frame
-                )
+                key = id(frame.summary) if frame.summary is not None else None
+                self.first_message_lists.setdefault(key, []).append((node, value, role, frame))
         if (
             isinstance(node, ast.Tuple)
             and len(node.elts) == 2
@@ -374,7 +397,7 @@ class Expressions(Sinks):
         inner.self_name = frame.self_name
         order: frozenset[Origin] = EMPTY
         for gen in node.generators:
-            iterable = materialized(self.eval(gen.iter, inner), span_of(gen.iter), iterated=True)
+            iterable = self.put_in_order(self.eval(gen.iter, inner), gen.iter, iterated=True)
             order = order | frozenset(o for o in iterable.own if o.kind in (UNORDERED, PARAM))
             self.bind(gen.target, element_of(iterable), inner)
             for cond in gen.ifs:
@@ -386,6 +409,8 @@ class Expressions(Sinks):
         elements = None
         if isinstance(node, ast.DictComp):
             elt = union(as_element(self.eval(node.key, inner)), as_element(self.eval(node.value, inner)))
+            value = union(elt, Value(order, EMPTY)) if order else elt
+            return typed(value, DICT)
         else:
             item = self.eval(node.elt, inner)
             elements = item.kind
@@ -410,7 +435,7 @@ class Expressions(Sinks):
         self._text_depth += 1
         try:
             # formatted, not iterated: f"{sorted(names)}" would print a list where a set was
-            value = materialized(self.eval(node.value, frame), span_of(node.value), iterated=False)
+            value = self.put_in_order(self.eval(node.value, frame), node.value, iterated=False)
         finally:
             self._text_depth -= 1
         spec = node.format_spec

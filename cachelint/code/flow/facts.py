@@ -31,7 +31,8 @@ class SinkRef:
     configures: bool = False  # an agent / bound model is built: only in-place changes count in loops
     tool_key: str | None = None  # sort key of this SDK's tools (fixes)
     # how often what reaches it is made anew when that is not each request: "run" (a callback
-    # before each run of the agent, one user turn)
+    # before each run of the agent, one user turn), "conversation" (the first message of a
+    # conversation this code starts and hands on)
     renewed: str | None = None
 
 
@@ -41,6 +42,21 @@ class Reach:
     sink: SinkRef
     arg_span: Span | None  # the sink argument, when the origin is in the argument's own order
     arg_elements: str | None = None  # what the argument's elements are, when known (values.py)
+
+
+@dataclass(frozen=True)
+class UncachedPrefix:
+    """A call to a provider that caches only at an explicit marker, with static text in its prefix
+    and no marker in view (CL107)."""
+
+    site: Span  # the system (or tools) argument: where a breakpoint would go
+    label: str  # "system= of client.messages.create"
+    line: int  # the call
+    chars: int  # characters of static text: the system prompt and literal tools
+    model: str | None  # the model= given as a constant
+    marker: str  # the key that would set a breakpoint: cache_control, cachePoint
+    provider: str  # whose minimum cacheable lengths apply (payloads-limits)
+    once: bool = False  # made at module level, outside loops: once per process
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,10 @@ class Summary:
     # parameter.state["key"] = value: what the function writes into a session state it is given
     # (an ADK callback), by key
     state_writes: dict[str, Value] = field(default_factory=dict)
+    # parameters holding a conversation the function carries on: a list it adds to, or sends as the
+    # messages, inside a loop (``call(messages)`` appending each reply): a message list given to it
+    # is the start of a conversation, not one request
+    grows: set[str] = field(default_factory=set)
     done: bool = False
 
 
@@ -126,6 +146,9 @@ class Change:
     returned_via: str | None = None
     # the if/match/try bodies around it (numbered, outermost first; as LoopFrame.uses)
     branches: tuple[int, ...] = ()
+    # the innermost loop's iteration certainly continues with the next one after it (a continue
+    # follows): the calls after it in that iteration are skipped
+    continued: int | None = None  # id of that loop's LoopFrame
 
 
 # Where the calls making one use are: the if/match/try bodies (numbered, outermost first) that
@@ -155,6 +178,9 @@ class LoopFrame:
     # unpacking, ``with ... as``, take a value the analysis does not follow: they vary)
     binds: dict[str, int] = field(default_factory=dict)
     tracked: dict[str, int] = field(default_factory=dict)
+    # places rebound at the top level of the loop, unconditionally and not from themselves: where
+    # each is first set afresh in an iteration
+    reset_at: dict[str, "Span"] = field(default_factory=dict)
 
     def per_item(self, change: "Change") -> bool:
         """A rebinding of this loop's own target (``path = f"{root}/{path}"``): still a value of

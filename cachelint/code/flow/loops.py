@@ -22,7 +22,7 @@ from cachelint.code.flow.scopes import (
     read_paths,
     reads_any,
 )
-from cachelint.code.values import PARAM, UNORDERED, Value, element_of, materialized
+from cachelint.code.values import PARAM, UNORDERED, Value, element_of
 
 
 def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str], set[str]]:
@@ -56,6 +56,7 @@ def _varying_names(loop: "LoopFrame") -> tuple[set[str], set[str], set[str], set
         first = min(changes, key=lambda c: c.site)
         if first.branch_depth <= loop.branch_depth and path not in first.rhs_names:  # type: ignore[operator]
             fresh.add(path)
+            loop.reset_at[path] = first.site
 
     def reads(c: Change, path: str) -> frozenset[str]:
         names = c.rhs_names or frozenset()
@@ -221,6 +222,16 @@ def _counts(iterable: ast.AST) -> bool:
     return name in ("range", "count")
 
 
+def _overwritten_before_the_call(change: Change, site: UseSite, loop: LoopFrame) -> bool:
+    """The place is set afresh at the top of every iteration before the call (``tool_choice =
+    "auto"``), and this change comes after the call, or on a branch that continues with the next
+    iteration: the value it writes is written over before any call reads it."""
+    reset = loop.reset_at.get(change.path)
+    if reset is None or change.site == reset or reset[0] >= site[1]:
+        return False
+    return change.site[0] > site[1] or change.continued == id(loop)
+
+
 def _without_site(v: Value, site: tuple[int, int, int, int]) -> Value:
     return Value(frozenset(o for o in v.own if o.site != site), frozenset(o for o in v.inner if o.site != site))
 
@@ -268,6 +279,9 @@ class Loops(Scopes):
             keyed if strict is None else strict,
         )
         change.branches = self._branch_path
+        innermost = id(frame.loops[-1])
+        if self._continued_loops.get(innermost):
+            change.continued = innermost
         if rhs_names is not None and rhs is not None:
             change.new_each_time = self._new_each_time(rhs)
             call = rhs.value if isinstance(rhs, ast.Await) else rhs
@@ -338,7 +352,7 @@ class Loops(Scopes):
             iterable = Value(
                 frozenset(o for o in iterable.own if o.site != site), iterable.inner, iterable.kind, iterable.elements
             )
-        iterable = materialized(iterable, span_of(node.iter), iterated=True)
+        iterable = self.put_in_order(iterable, node.iter, iterated=True)
         # what decides the order of the iterations: an unordered source, or a parameter (what is
         # put in a collection in the loop comes in the order the caller's argument has)
         order = frozenset(o for o in iterable.own if o.kind == UNORDERED or (o.kind == PARAM and o.mode == "whole"))
@@ -419,6 +433,8 @@ class Loops(Scopes):
                 continue
             for (used, sink), site in loop.uses.items():
                 if not covers(change.path, used):
+                    continue
+                if _overwritten_before_the_call(change, site, loop):
                     continue
                 if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
                     continue  # messages.append(...) leaves the first message as it was

@@ -17,19 +17,26 @@ from cachelint.code.flow.facts import (
     Reach,
     SinkRef,
     Summary,
+    UncachedPrefix,
+    span_of,
 )
+from cachelint.code.flow.sort_safety import SortSafety
 from cachelint.code.knowledge import Knowledge
 from cachelint.code.values import (
     CLEAN,
+    DICT,
     EMPTY,
     PARAM,
     UNORDERED,
     Origin,
+    Span,
     Value,
     as_element,
     element_of,
     filled,
+    materialized,
     merge,
+    typed,
     union,
 )
 
@@ -362,6 +369,13 @@ def first_item_place(node: ast.AST) -> str | None:
     return None
 
 
+def first_display(node: ast.AST | None) -> ast.AST | None:
+    """The list display that starts ``node``: itself, or the left end of ``[first] + rest``."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        node = node.left
+    return node if isinstance(node, (ast.List, ast.Tuple)) else None
+
+
 def first_element(node: ast.AST) -> ast.AST | None:
     """The first element of a list display, of ``[first] + rest`` or ``[first, *rest]``."""
     while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -376,6 +390,8 @@ def _exit_kind(stmt: ast.stmt) -> str | None:
         return "return"
     if isinstance(stmt, ast.Break):
         return "break"
+    if isinstance(stmt, ast.Continue):
+        return "continue"
     return None
 
 
@@ -409,8 +425,10 @@ def _may_continue(stmt: ast.stmt) -> bool:
 
 def exits_after(stmts: list[ast.stmt]) -> list[str | None]:
     """For each statement of a block: how the block certainly ends once that statement has run
-    (``return`` or ``raise``: every loop is left; ``break``: the innermost), or None. A call
-    followed by one is made once, not once per iteration."""
+    (``return`` or ``raise``: every loop is left; ``break``: the innermost; ``continue``: the rest
+    of the innermost loop's iteration is skipped), or None. A call followed by a return or break
+    is made once, not once per iteration; a value set before a continue is not what the calls
+    after it in the iteration send."""
     out: list[str | None] = [None] * len(stmts)
     kind: str | None = None
     for i in range(len(stmts) - 1, -1, -1):
@@ -456,6 +474,7 @@ class Scopes:
         self.resolve_method = resolve_method
         self.resolve_class = resolve_class  # an imported class's summary entry (its methods)
         self.tree = tree
+        self._sort_safety: SortSafety | None = None  # built when a value is first put in order
         self.k = knowledge
         self.resolve_external = resolve_external
         self.resolve_external_name = resolve_external_name
@@ -473,11 +492,37 @@ class Scopes:
         self.pending: list[ast.AST] = []
         self.seeded: set[str] = set()  # the seeding calls (random.seed) this module has made with a seed
         self.reaches: list[Reach] = []
+        self.uncached: list[UncachedPrefix] = []  # static prefixes sent with no cache marker (CL107)
+        self._marker_written: dict[str, bool] | None = None  # cache marker key -> written in the module
         self.changes: list[LoopChange] = []
         self.role_contents: dict[int, tuple[Value, str]] = {}  # id(dict display) -> (content value, role)
+        # id(summary) (or None: the module and class bodies) -> the message lists built there that
+        # start with a system message, settled once the function is analysed (Sinks.settle_first_messages)
+        self.first_message_lists: dict[int | None, list[tuple[ast.List, Value, str, Frame]]] = {}
+        self.local_deps_cache: dict[int, Any] = {}  # id(function or module) -> its LocalDeps
+        # id(summary) (or None) -> reaches of values bound to a system prompt's name, with the name
+        # bound: kept once the function is read if anything may send it (Sinks._settle_named_prompts)
+        self.named_prompts: dict[int | None, list[tuple[Reach, ast.Name, Frame]]] = {}
+        # functions a framework calls once per request with the conversation's state, and how
+        # (knowledge.PerTurn); run again at the end (Calls.per_turn_passes)
+        self.per_turn_functions: list[tuple[ast.AST, Any]] = []
+        # the site of a per-turn state parameter -> (its name, the keys that change per request,
+        # the attribute that is the whole state): reading any other key gives a session's value
+        self.turn_state_keys: dict[Span, tuple[str, frozenset[str], str | None]] = {}
+        self.state_write_keys: frozenset[str] | None = None  # state["key"] = ... anywhere in the module
+        # id(function a framework calls for each step) -> the state places that change per step
+        # (``state['notes']``, ``state``'s conversation key): read by Sinks._rebuilt_per_turn
+        self.turn_places: dict[int, frozenset[str]] = {}
+        # (library, number of per-turn functions) -> the keys their returned state updates write
+        self.returned_keys_memo: dict[tuple[str, int], frozenset[str]] = {}
         # id(list display) added after other messages (``history + [SystemMessage(...)]``,
         # ``messages += [...]``): its first element is not the first message of what is sent
         self.appended_lists: set[int] = set()
+        # id(list display) -> what was added to the list it built, in order (``messages = []``
+        # then ``messages.append({"role": "system", ...})``): each item's node, or None for an
+        # addition whose place or number is not certain (in a loop, under a condition, not a
+        # display); read where the list is sent, to know which messages come first
+        self.added_items: dict[int, list[ast.AST | None]] = {}
         self.dict_entries: dict[int, dict[str, tuple[Value, ast.AST]]] = {}
         # id(call of a class the analysis does not know) -> what the object carries as a tool:
         # its arguments, without the clocks and ids given to keywords that only configure it
@@ -508,6 +553,22 @@ class Scopes:
         # (the return or break that follows a call): a call made there is not repeated by it
         self._final_loops: dict[int, int] = {}
         self._retried_loops: dict[int, int] = {}  # id(LoopFrame) -> > 0 inside a try body it retries
+        # id(LoopFrame) -> > 0 while analysing statements after which that loop's iteration certainly
+        # continues with the next one (a continue follows)
+        self._continued_loops: dict[int, int] = {}
+
+    def put_in_order(self, v: Value, node: ast.AST, iterated: bool) -> Value:
+        """``v`` is put in a fixed order at ``node`` (see ``values.materialized``): the fix wraps
+        ``node`` in ``sorted(...)``; safe only if it iterates ``v`` and nothing in the module can
+        give what ``node`` reads other kinds of elements, and no fix spot at all where ``sorted``
+        is not the builtin here (``sort_safety``)."""
+        if not any(o.kind == UNORDERED and (o.fix_at is None or o.empty) for o in v.own):
+            return v
+        if self._sort_safety is None:
+            self._sort_safety = SortSafety(self.tree)
+        if not self._sort_safety.builtin("sorted"):
+            return v
+        return materialized(v, span_of(node), iterated and self._sort_safety.closed(node))
 
     def block(self, stmts: Iterable[ast.stmt], frame: Frame) -> None:
         table = _STATEMENTS
@@ -526,6 +587,14 @@ class Scopes:
                 continue
             if exit_kind is None or not frame.loops:
                 handler(self, stmt, frame)
+                continue
+            if exit_kind == "continue":
+                key = id(frame.loops[-1])
+                self._continued_loops[key] = self._continued_loops.get(key, 0) + 1
+                try:
+                    handler(self, stmt, frame)
+                finally:
+                    self._continued_loops[key] -= 1
                 continue
             ended = [id(loop) for loop in frame.loops] if exit_kind == "return" else [id(frame.loops[-1])]
             ended = [key for key in ended if not self._retried_loops.get(key)]
@@ -681,6 +750,8 @@ class Scopes:
         order = self._iter_order(frame)
         current = filled(self._read_path(path, node, frame))
         new = union(current, added, Value(order, EMPTY)) if order else union(current, added)
+        if current.kind == DICT:
+            new = typed(new, DICT)  # a dict with an item put in it is still a dict
         self._write_path(path, node, new, frame)
 
     def _read_path(self, path: str, node: ast.AST, frame: Frame) -> Value:

@@ -9,7 +9,7 @@ from typing import Any
 
 from cachelint.code.flow.calls import Calls, has_deferred_tool
 from cachelint.code.flow.expressions import is_constant
-from cachelint.code.flow.facts import ClassInfo, SinkRef
+from cachelint.code.flow.facts import ClassInfo, Reach, SinkRef, span_of
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
@@ -17,11 +17,24 @@ from cachelint.code.flow.scopes import (
     first_element,
     first_item_place,
     has_unordered,
+    is_first_index,
     path_of,
     place_of,
     plain_test_reads,
 )
-from cachelint.code.values import CLEAN, EMPTY, Value, as_element, filled, merge, union
+from cachelint.code.flow.list_uses import name_uses
+from cachelint.code.flow.sinks import inside
+from cachelint.code.values import CLEAN, CONVERSATION, EMPTY, Origin, Value, as_element, filled, merge, union
+
+
+def _irrefutable(pattern: Any) -> bool:
+    """A pattern that matches any subject: a wildcard or a capture (``_``, ``name``), or an or-pattern
+    with one of them (PEP 634: irrefutable patterns)."""
+    if isinstance(pattern, ast.MatchAs):
+        return pattern.pattern is None or _irrefutable(pattern.pattern)
+    if isinstance(pattern, ast.MatchOr):
+        return any(_irrefutable(p) for p in pattern.patterns)
+    return False
 
 
 class Statements(Calls):
@@ -58,7 +71,63 @@ class Statements(Calls):
             if value:  # a clean value names no clock and writes no state worth reading
                 self._named_target(target, value, frame, node.value)
                 self._state_write(target, value, frame)
+            self._first_message_written(target, node.value, value, frame)
             self.bind(target, value, frame, node.value)
+
+    def _first_message_written(self, target: ast.AST, expr: ast.AST, value: Value, frame: Frame) -> None:
+        """``history[0] = {"role": "system", ...}`` or ``history[0]["content"] = system_prompt``: the
+        system prompt of the conversation in ``history`` is rewritten here. What is written reaches
+        it; built from that conversation itself (its length, what its tool results hold), it
+        differs from one request to the next."""
+        first = first_item_place(target)
+        if first is None:
+            return
+        conversation = first[: -len(FIRST)]
+        if isinstance(target, ast.Subscript) and is_first_index(target.slice):
+            message = self.role_contents.get(id(expr))
+            if message is None or message[1] not in self.k.first_message_roles:
+                return
+            written = message[0]
+        elif self._names_system_prompt(expr):
+            written = value
+        else:
+            return  # the first message may be the user's (Anthropic-style lists): no evidence
+        if self._only_counted_list(conversation, frame):
+            return  # a copy only given to a token counter: no request sends it
+        label = f"the system message written over the first message of {conversation}"
+        sink = SinkRef("system", label, target.lineno)  # type: ignore[attr-defined]
+        self._reach(written, sink, None, frame)
+        if frame.loops:
+            return  # a change inside a loop is the loop's (CL104)
+        found = self._local_deps(frame)
+        if found is None:
+            return
+        hit = found[1].first_read(expr, lambda path: inside(path, conversation))
+        if hit is not None:
+            # reported at the write: it is the change (as a loop's change is, for CL104)
+            path, _chain = hit
+            origin = Origin(CONVERSATION, f"{path} (the conversation whose first message it rewrites)", span_of(target))
+            self.reaches.append(Reach(origin, sink, None))
+
+    def _only_counted_list(self, name: str, frame: Frame) -> bool:
+        """``name`` is a local list of the function that is only given to token counters (apart
+        from the writes into it)."""
+        scope = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
+        if scope is None or not name.isidentifier() or name in frame.params:
+            return False
+        uses = name_uses(scope, name)
+        if not uses:
+            return False
+        sent = [use for use in uses if not (use.kind == "other" and use.call is None and use.store)]
+        return bool(sent) and all(self._never_cached(use, frame, 0) for use in sent)
+
+    def _names_system_prompt(self, expr: ast.AST) -> bool:
+        """``system_prompt``, ``self.system_message``, ``build_system_prompt()``: an expression whose
+        name says it is the system prompt."""
+        if isinstance(expr, ast.Call):
+            expr = expr.func
+        name = expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else None
+        return name is not None and self.k.names_system_prompt(name)
 
     def _state_write(self, target: ast.AST, value: Value, frame: Frame) -> None:
         """``context.state["key"] = value`` on a parameter: the function writes the state it is
@@ -107,6 +176,10 @@ class Statements(Calls):
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
         if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):
             self.appended_lists.add(id(node.value))
+            elts = node.value.elts
+            self._note_added_messages(
+                node.target, None if any(isinstance(e, ast.Starred) for e in elts) else list(elts), frame
+            )
         value = self.eval(node.value, frame)
         target = node.target
         path = path_of(target)
@@ -222,7 +295,12 @@ class Statements(Calls):
                 self._branch_path = outside
             for name, value in frame.names.items():
                 old = merged.get(name)
-                merged[name] = merge(old, value) if old is not None else value
+                # most names are the same object in every body (the value from before the
+                # branches): merging it with itself would only rebuild it
+                if old is None:
+                    merged[name] = value
+                elif old is not value:
+                    merged[name] = merge(old, value)
             for name, expr in frame.exprs.items():
                 if before_exprs.get(name) is not expr:
                     merged_exprs[name] = expr
@@ -235,14 +313,23 @@ class Statements(Calls):
 
     def _match(self, node: Any, frame: Frame) -> None:
         self.eval(node.subject, frame)
-        self._branches(frame, [case.body for case in node.cases] + [[]])
+        # Without an irrefutable case (``case _:``, ``case name:``, unguarded: the language runs
+        # it whenever no case before it matched) the match may run no case at all.
+        exhaustive = any(case.guard is None and _irrefutable(case.pattern) for case in node.cases)
+        # which case runs depends on the subject (and the guards) only: when they only read places,
+        # the same case runs on every pass that does not change them
+        tests = [plain_test_reads(node.subject)] + [
+            plain_test_reads(c.guard) for c in node.cases if c.guard is not None
+        ]
+        test = None if any(t is None for t in tests) else frozenset().union(*tests)  # type: ignore[arg-type]
+        self._branches(frame, [case.body for case in node.cases] + ([] if exhaustive else [[]]), test)
 
     def _try(self, node: ast.Try, frame: Frame) -> None:
         # A handler that lets the loop go on retries what failed in the body: a call followed by
         # return there is repeated when it raises (a fallback model on the next attempt).
         retried = (
             [id(loop) for loop in frame.loops]
-            if any(not h.body or exits_after(h.body)[0] is None for h in node.handlers)
+            if any(not h.body or exits_after(h.body)[0] in (None, "continue") for h in node.handlers)
             else []
         )
         for key in retried:
@@ -319,6 +406,9 @@ class Statements(Calls):
                     node.lineno,
                 )
                 self._reach(summary.returns, sink, None, frame)
+            turn = self.k.per_turn_annotations.match(self.callee_path(positional[0].annotation))
+            if turn is not None:
+                self.register_per_turn(node, turn)
 
     def _class(self, node: ast.ClassDef, frame: Frame) -> None:
         info = ClassInfo(node.name)

@@ -22,6 +22,15 @@ from cachelint.code.values import (
 _KINDS = frozenset({STR, PATH, NAME})
 
 
+def _made_in(what: str, via: str, line: Any) -> str:
+    """``set() (made in pkg.registry.names(), line 5)``: where another module makes the value; a
+    value that module itself has from a third one keeps where it is made and adds the function
+    that hands it on (``...; returned by app.tools.agent_tools()``)."""
+    if what.endswith(")") and " (made in " in what:
+        return f"{what[:-1]}; returned by {via})"
+    return f"{what} (made in {via}, line {line})"
+
+
 def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str, module: str) -> Origin:
     if entry.get("kind") == PARAM:
         return Origin(PARAM, entry["what"], site, mode=entry.get("mode", "whole"), attr=entry.get("attr"))
@@ -31,7 +40,7 @@ def _origin_from_summary(entry: Mapping[str, Any], site: Span, via: str, module:
         fix_at = (fix[0], fix[1], fix[2], fix[3])
     return Origin(
         entry["kind"],
-        f"{entry['what']} (via {via}, line {entry.get('line', '?')})",
+        _made_in(str(entry["what"]), via, entry.get("line", "?")),
         site,
         sortable=bool(entry.get("sortable", True)),
         granularity=entry.get("granularity", "time"),

@@ -20,8 +20,8 @@ CODE = "CL101"
 
 def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for r in facts.first_reach_per_origin(UNORDERED, ("tools",)):
-        msg = f"tools built from {r.origin.what} (unordered) reach {r.sink.label} at {facts.where(r.sink.line)}"
-        yield facts.diagnostic(CODE, msg, r.origin.site, sorted_fix(facts, r))
+        msg = f"tools built from {r.origin.what} (unordered) reach {facts.reached(r.sink)}"
+        yield facts.diagnostic(CODE, msg, r.origin.site, sorted_fix(facts, r), related=facts.reach_lines(r))
 
 
 RULE = CodeRule(CODE, check, requires=("sink-call",))

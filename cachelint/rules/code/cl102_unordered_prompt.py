@@ -19,8 +19,8 @@ CODE = "CL102"
 
 def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for r in facts.first_reach_per_origin(UNORDERED, ("system",)):
-        msg = f"system text built from {r.origin.what} (unordered) reaches {r.sink.label} at {facts.where(r.sink.line)}"
-        yield facts.diagnostic(CODE, msg, r.origin.site, sorted_fix(facts, r))
+        msg = f"system text built from {r.origin.what} (unordered) reaches {facts.reached(r.sink)}"
+        yield facts.diagnostic(CODE, msg, r.origin.site, sorted_fix(facts, r), related=facts.reach_lines(r))
 
 
 RULE = CodeRule(CODE, check, requires=("sink-call",))

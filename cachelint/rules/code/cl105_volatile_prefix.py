@@ -7,6 +7,10 @@ prefix differs from one process to the next, which costs a write per run, not pe
 reported as information, saying so. A per-user or per-session value is information too: one
 cached prefix per user.
 
+In the messages, a value counts ahead of a ``cache_control`` breakpoint (the entry the breakpoint
+writes is keyed on it), and, in a request without a system prompt, ahead of the static text of the
+first message (the prompt starts there).
+
 Where no sink is in view, a value whose name says it is the system prompt (``SYSTEM_PROMPT``, the
 return of ``build_system_prompt``) stands for one: a clock in it is reported the same way, saying
 the prompt differs each time it is built (how often that is, the code out of view decides)."""
@@ -18,7 +22,7 @@ from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
 from cachelint.code.flow.facts import Reach
-from cachelint.code.flow.sinks import NAMED_SYSTEM
+from cachelint.code.flow.sinks import CACHED, NAMED_SYSTEM, OPENING
 from cachelint.code.program import Program
 from cachelint.code.values import VOLATILE
 from cachelint.diagnostics import Diagnostic, Severity
@@ -48,7 +52,7 @@ class _OnceLines:
 def _reaches(facts: CodeFacts) -> list[Reach]:
     """One reach per construction site: into a sink's tools or system prompt, else into a value
     whose name says it is the system prompt (the call that sends it out of view)."""
-    sent = facts.first_reach_per_origin(VOLATILE, ("tools", "system"))
+    sent = facts.first_reach_per_origin(VOLATILE, ("tools", "system", CACHED, OPENING))
     seen = {r.origin.site for r in sent}
     named = [r for r in facts.first_reach_per_origin(VOLATILE, (NAMED_SYSTEM,)) if r.origin.site not in seen]
     return sorted(sent + named, key=lambda r: r.origin.site)
@@ -71,6 +75,14 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 " the prompt again; put per-user data after the cached part (a user message)"
             )
             severity = Severity.INFO
+        elif r.origin.granularity == "process":
+            # a process id, the machine's name, a str hash (salted per process): fixed while the
+            # process runs, different in the next one
+            effect = (
+                "the same for every request of a process and different in another process or on another machine:"
+                " each process writes the cached prefix again instead of reading the one before it"
+            )
+            severity = Severity.INFO
         elif (r.origin.external is None and once_lines.evaluated_once(r.origin.site[0])) or (
             r.sink.tier == NAMED_SYSTEM and once_lines.evaluated_once(r.sink.line)
         ):  # made at module level, or (a named prompt) bound there: SYSTEM_PROMPT = build()
@@ -82,8 +94,35 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 " each run writes it again instead of reading the previous run's"
             )
             severity = Severity.INFO
+        elif r.sink.renewed == "conversation":
+            # the list is the start of a conversation that the caller (or a loop it is given to)
+            # carries on: the requests of that conversation share the first message
+            effect = (
+                "it is made once per conversation, so the requests of one conversation share it but every new"
+                " conversation writes the cached prefix again"
+            )
+            severity = Severity.INFO
+        elif r.sink.renewed == "call":
+            # read before the loop, whose requests carry on a conversation given to the function
+            effect = (
+                "it is read once per call of the function, before the loop that repeats the request, so the"
+                " requests of one call share it but each call (each turn of the conversation it carries on)"
+                " writes the cached prefix again"
+            )
+            severity = Severity.WARNING if daily else None
         elif daily:
             effect, severity = "the cached prefix changes every day", Severity.WARNING
+        elif r.sink.tier == CACHED:
+            effect, severity = (
+                "the breakpoint's cache entry is keyed on it, so it is written on every request and never read",
+                None,
+            )
+        elif r.sink.tier == OPENING:
+            effect, severity = (
+                "the static text after it is never read from the cache, since the prefix differs from that value"
+                " on; put the value after the text",
+                None,
+            )
         elif r.sink.renewed == "run":
             effect, severity = "the cached prefix changes on every run of the agent (each user turn)", None
         elif r.sink.tier == NAMED_SYSTEM:
@@ -94,8 +133,8 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             )
         else:
             effect, severity = "the cached prefix changes on every request", None
-        msg = f"{r.origin.what} reaches {r.sink.label} at {facts.where(r.sink.line)}: {effect}"
-        yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity)
+        msg = f"{r.origin.what} reaches {facts.reached(r.sink)}: {effect}"
+        yield facts.diagnostic(CODE, msg, r.origin.site, severity=severity, related=facts.reach_lines(r))
 
 
 RULE = CodeRule(CODE, check, requires=("sink-call", "system-prompt-name"))

@@ -49,11 +49,17 @@ def check_pair(prev: Request, cur: Request, ctx: CheckContext) -> Iterable[Diagn
         }
         if not change.confirmed:
             details["confirmed"] = False
+            # the unconfirmed rows of Anthropic's API are those its cache diagnostics list; another
+            # provider's (OpenAI's reasoning effort) are undocumented, full stop
+            why = (
+                "Anthropic's cache diagnostics count it as prompt-affecting, but its"
+                if cur.provider == "anthropic"
+                else "its"
+            )
             message = (
-                f"{change.name} changed from {show(change.before)} to {show(change.after)}: Anthropic's cache"
-                f" diagnostics count it as prompt-affecting, but its effect on the cache is not documented; it may"
-                f" invalidate {lost_text(change.invalidates)} (not counted as a break: this response's cache"
-                " reads tell, and CL308 names this change when they fall short)"
+                f"{change.name} changed from {show(change.before)} to {show(change.after)}: {why} effect on the"
+                f" cache is not documented; it may invalidate {lost_text(change.invalidates)} (not counted as a"
+                " break: this response's cache reads tell, and CL308 names this change when they fall short)"
             )
             out.append(at_request(CODE, message, cur, kind=change.name, details=details, severity=Severity.INFO))
             continue

@@ -160,7 +160,7 @@ def missed_reads(
     return found or None
 
 
-def _message(found: dict[str, Any]) -> str:
+def _message(found: dict[str, Any], provider: str) -> str:
     parts = []
     if "missed" in found:
         parts.append(
@@ -169,8 +169,9 @@ def _message(found: dict[str, Any]) -> str:
         )
     if found.get("unconfirmed_settings"):
         parts.append(
-            f"{', '.join(found['unconfirmed_settings'])} changed between the two requests, which Anthropic's cache"
-            " diagnostics count as prompt-affecting (its effect on the cache is not documented): the likely cause"
+            f"{', '.join(found['unconfirmed_settings'])} changed between the two requests"
+            + (", which Anthropic's cache diagnostics count as prompt-affecting" if provider == "anthropic" else "")
+            + " (its effect on the cache is not documented): the likely cause"
         )
     if found.get("changed_settings"):
         parts.append(
@@ -195,7 +196,7 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         found = missed_reads(prev, cur, limits, unconfirmed, rows)
         if found:
             found["previous_record"] = prev.origin.record
-            message = _message(found)
+            message = _message(found, cur.provider)
             if "missed" in found and cur.provider.startswith("openai") and not cur.settings.get("prompt_cache_key"):
                 # OpenAI's prompt caching docs: requests that share a prefix reach the same cache reliably only with a key
                 found["hint"] = "prompt_cache_key"

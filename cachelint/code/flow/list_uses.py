@@ -1,0 +1,256 @@
+"""Where a list built in a function goes: returned to the caller, given to a call (which argument),
+or used otherwise. Read from the syntax of the function (or of the module's top level), for the
+message lists that start with a system message: one only given to a token counter is never sent,
+and one returned, or given to a function that carries on a conversation with it, starts a
+conversation rather than making one request."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class ListUse:
+    kind: str  # "returned" | "call" | "other"
+    call: ast.Call | None = None
+    position: int | None = None  # the positional argument it is
+    keyword: str | None = None  # or the keyword argument
+    store: bool = False  # "other": the base of a target written into (``x[0]["content"] = ...``)
+
+
+def walk_scope(scope: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(node, parent) for every node of ``scope``'s own body: not inside the functions, lambdas and
+    classes it defines (their names are their own)."""
+    body = scope.body if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    stack: list[tuple[ast.AST, ast.AST]] = [(stmt, scope) for stmt in body]
+    while stack:
+        node, parent = stack.pop()
+        yield node, parent
+        if isinstance(node, _SCOPES):
+            continue
+        # a keyword argument's value stands in the call itself
+        owner = parent if isinstance(node, ast.keyword) else node
+        stack.extend((child, owner) for child in ast.iter_child_nodes(node))
+
+
+def _use_at(node: ast.AST, parent: ast.AST) -> ListUse:
+    if isinstance(parent, (ast.Return, ast.Yield)) and parent.value is node:
+        return ListUse("returned")
+    if isinstance(parent, ast.Call) and node is not parent.func:
+        for i, arg in enumerate(parent.args):
+            if arg is node:
+                return ListUse("call", parent, position=i)
+        for kw in parent.keywords:
+            if kw.value is node and kw.arg is not None:
+                return ListUse("call", parent, keyword=kw.arg)
+    return ListUse("other")
+
+
+def _written_into(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """``node`` is the base of a target written into (``x[0]["content"] = ...``, ``x.a = ...``)."""
+    current = node
+    parent = parents.get(id(current))
+    while isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is current:
+        if isinstance(parent.ctx, ast.Store):
+            return True
+        current, parent = parent, parents.get(id(parent))
+    return False
+
+
+def _empty_test(test: ast.AST) -> str | None:
+    """The place ``test`` finds empty: ``not x``, ``x is None``, ``len(x) == 0``, or one of them
+    joined by ``or`` (``not x or len(x) == 0``)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        found = {_empty_test(v) for v in test.values}
+        return found.pop() if len(found) == 1 else None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _place(test.operand)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, ast.Is) and isinstance(right, ast.Constant) and right.value is None:
+            return _place(left)
+        if (
+            isinstance(op, ast.Eq)
+            and isinstance(right, ast.Constant)
+            and right.value == 0
+            and isinstance(left, ast.Call)
+            and isinstance(left.func, ast.Name)
+            and left.func.id == "len"
+            and len(left.args) == 1
+        ):
+            return _place(left.args[0])
+    return None
+
+
+def _place(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def built_when_empty(scope: ast.AST, display: ast.AST, params: set[str]) -> bool:
+    """``display`` is built in the body of an ``if`` that tests that a place rooted at a parameter
+    (the conversation so far, ``request.history``) is empty: the function builds the first
+    messages of a conversation it was given none of."""
+    parents = {id(node): parent for node, parent in walk_scope(scope)}
+    given = set(params)
+    for stmt, _parent in walk_scope(scope):
+        # history = request.conversation_history: a name for what a parameter brings
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = stmt.value
+            while isinstance(value, (ast.Attribute, ast.Subscript)):
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in params:
+                given.add(stmt.targets[0].id)
+    node: ast.AST = display
+    while id(node) in parents:
+        parent = parents[id(node)]
+        if isinstance(parent, ast.If) and node in parent.body:
+            place = _empty_test(parent.test)
+            if place is not None and place.split(".", 1)[0] in given:
+                return True
+        node = parent
+    return False
+
+
+def scope_parents(scope: ast.AST) -> dict[int, ast.AST]:
+    """id(node) -> its parent, for the nodes of ``scope``'s own body."""
+    return {id(node): parent for node, parent in walk_scope(scope)}
+
+
+def list_uses(scope: ast.AST, display: ast.AST, parents: dict[int, ast.AST] | None = None) -> list[ListUse] | None:
+    """The uses of ``display`` in ``scope``: where it stands, or, when a plain assignment binds it
+    to a name that nothing else in the scope binds, every read of that name. None when that cannot
+    be told (the display is not found in the scope's own body)."""
+    if parents is None:
+        parents = scope_parents(scope)
+    parent = parents.get(id(display))
+    if parent is None:
+        return None
+    if not (
+        isinstance(parent, ast.Assign)
+        and parent.value is display
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], ast.Name)
+    ):
+        return [_use_at(display, parent)]
+    return name_uses(scope, parent.targets[0].id, parents)
+
+
+def name_uses(scope: ast.AST, name: str, parents: dict[int, ast.AST] | None = None) -> list[ListUse] | None:
+    """Every read of ``name`` in ``scope``, when ``name`` is bound once there (or is a parameter
+    never rebound); None otherwise (which binding a read sees is not told here)."""
+    if parents is None:
+        parents = scope_parents(scope)
+    stores = 0
+    reads: list[ast.Name] = []
+    for node, _parent in walk_scope(scope):
+        if isinstance(node, ast.Name) and node.id == name:
+            if isinstance(node.ctx, ast.Load):
+                reads.append(node)
+            else:
+                stores += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return None
+    is_param = isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {
+        a.arg for a in scope.args.posonlyargs + scope.args.args + scope.args.kwonlyargs
+    }
+    if stores + (1 if is_param else 0) != 1:
+        return None
+    return [
+        ListUse("other", store=True) if _written_into(read, parents) else _use_at(read, parents[id(read)])
+        for read in reads
+    ]
+
+
+def argument_param(definition: ast.AST, use: ListUse, is_method: bool) -> str | None:
+    """The parameter of ``definition`` that the argument of ``use`` binds."""
+    args = definition.args  # type: ignore[attr-defined]
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    if is_method:
+        positional = positional[1:]
+    if use.position is not None:
+        if any(isinstance(a, ast.Starred) for a in (use.call.args[: use.position] if use.call else [])):
+            return None
+        return positional[use.position] if use.position < len(positional) else None
+    if use.keyword is not None and use.keyword in positional + [a.arg for a in args.kwonlyargs]:
+        return use.keyword
+    return None
+
+
+def returned_keys(function: ast.AST) -> set[str]:
+    """The string keys of the dict displays ``function`` returns (a graph node's state update)."""
+    keys: set[str] = set()
+    for node, _parent in walk_scope(function):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
+            keys.update(k.value for k in node.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+    return keys
+
+
+def state_write_keys(tree: ast.AST) -> frozenset[str]:
+    """The keys written as ``<anything>.state["key"] = ...`` anywhere in the module (a tool's or a
+    callback's write into a session state)."""
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "state"
+                    and isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)
+                ):
+                    keys.add(target.slice.value)
+    return frozenset(keys)
+
+
+def declared_global(scope: ast.AST) -> set[str]:
+    """The names ``scope`` declares ``global`` or ``nonlocal``."""
+    out: set[str] = set()
+    for node, _parent in walk_scope(scope):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
+    return out
+
+
+def rebound_before_read(module: ast.Module, target: ast.Name) -> bool:
+    """The module binds ``target``'s name again, at its top level and unconditionally, before any
+    statement between the two reads it (a later cell of a notebook redefining a prompt): nothing
+    ever sees the first binding."""
+    line = target.lineno
+    index = next(
+        (i for i, stmt in enumerate(module.body) if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)), None
+    )
+    if index is not None and not _holds(module.body[index], target):
+        return False
+    if index is None or not isinstance(module.body[index], (ast.Assign, ast.AnnAssign)):
+        return False
+    name = target.id
+    for stmt in module.body[index + 1 :]:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and not _reads(stmt.value, name):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+        if _reads(stmt, name):
+            return False
+    return False
+
+
+def _holds(stmt: ast.AST, target: ast.AST) -> bool:
+    return any(node is target for node in ast.walk(stmt))
+
+
+def _reads(node: ast.AST | None, name: str) -> bool:
+    return node is not None and any(
+        isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load) for sub in ast.walk(node)
+    )

@@ -1,0 +1,67 @@
+"""CL107 missing-cache-breakpoint: a request made again and again to a provider that caches only at
+an explicit marker (Anthropic's ``cache_control``, Bedrock's ``cachePoint``) sends a static system
+prompt (and tools) long enough to be cached, with no marker anywhere in view.
+
+Nothing is invalidated: nothing is cached at all. Every request reads the same text at the full
+input price where, with one breakpoint after it, the requests within the cache's lifetime would
+read it at a tenth of that. Reported only for text of a known length at or above the model's
+minimum cacheable length (payloads-limits), in a module that writes no marker anywhere (one set by
+a helper or a key written elsewhere in the module counts). A request made once per process (at
+module level, outside loops: a script) is information: a cache write pays back only when the
+script runs again within the cache's lifetime."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Iterable
+
+from cachelint.code.facts import CodeFacts
+from cachelint.diagnostics import Diagnostic, Severity
+from cachelint.rules.declarations import CodeRule
+
+if TYPE_CHECKING:
+    from cachelint.payloads.limits import Limits
+
+CODE = "CL107"
+
+
+@functools.lru_cache(maxsize=1)
+def _limits() -> "Limits":
+    # the built-in minimums and token estimate: imported only when a candidate is found
+    from cachelint.catalog import load_packs
+    from cachelint.payloads.limits import Limits
+
+    return Limits.from_packs(load_packs("payloads-limits"))
+
+
+def check(facts: CodeFacts) -> Iterable[Diagnostic]:
+    for u in facts.uncached:
+        limits = _limits()
+        tokens = limits.estimate_tokens(u.chars)
+        found = limits.min_cacheable_tokens(u.provider, u.model)
+        provider = limits.provider(u.provider)
+        minimum = found[0] if found is not None else (provider.common_min_cacheable_tokens if provider else None)
+        if minimum is None or tokens < minimum:
+            continue  # below the minimum a breakpoint caches nothing either
+        model = f" ({u.model}: {minimum:,} at least)" if u.model else f" ({minimum:,} at least)"
+        where = (
+            "a cache_control breakpoint on its last block"
+            if u.marker == "cache_control"
+            else f"a {u.marker} block after it"
+        )
+        message = (
+            f"about {tokens:,} tokens of static prompt{model} go to {u.label} at {facts.where(u.line)} with no"
+            f" {u.marker} anywhere: this provider caches only at one, so every request reads them at the full"
+            f" input price; with {where}, the requests within the cache's lifetime read them at 0.1x"
+            " (the first writes them at 1.25x)"
+        )
+        if u.once:
+            # a script's request: a cache write pays back only if the script runs again within
+            # the cache's lifetime
+            message += "; made once per process, it pays back only when the process runs again within that lifetime"
+            yield facts.diagnostic(CODE, message, u.site, severity=Severity.INFO, related=[u.line])
+        else:
+            yield facts.diagnostic(CODE, message, u.site, related=[u.line])
+
+
+RULE = CodeRule(CODE, check, requires=("sink-call",))
