@@ -90,12 +90,21 @@ def tool_result(session: int, step: int, size: int) -> str:
 
 
 def generate(
-    requests: int, per_session: int, tool_count: int, seed: int, out, result_bytes: int = 0, schema: str = "plain"
+    requests: int,
+    per_session: int,
+    tool_count: int,
+    seed: int,
+    out,
+    result_bytes: int = 0,
+    schema: str = "plain",
+    clock_in_system: bool = False,
 ) -> int:
     """``result_bytes``: when > 0, every user turn after the first also carries the result of the
     previous turn's tool call, that many bytes long (real coding agents send file contents back:
     their lines are hundreds of KB, the default lines ~35 KB). ``schema``: "plain" (short
-    schemas, long descriptions) or "rich" (``rich_tools``)."""
+    schemas, long descriptions) or "rich" (``rich_tools``). ``clock_in_system``: every request's
+    system prompt ends with the time it was sent (the one cause of every break: the report's cause
+    grouping is measured on it)."""
     rng = random.Random(seed)
     base_tools = rich_tools(tool_count) if schema == "rich" else tools(tool_count)
     system = "You are a coding agent working in a large repository. Follow the house rules. " * 20
@@ -140,7 +149,10 @@ def generate(
         tool_choice = {"type": "auto"}
         if turn and rng.random() < 0.01:
             body_tools = base_tools[1:] + base_tools[:1]  # an injected reorder
-        if turn and rng.random() < 0.01:
+        sent = f"2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z"
+        if clock_in_system:
+            body_system = system + f" Now: {sent}"
+        elif turn and rng.random() < 0.01:
             body_system = system + f" Now: 2026-11-29T10:{turn % 60:02d}:00Z"
         if turn and rng.random() < 0.005:
             tool_choice = {"type": "any"}
@@ -163,7 +175,7 @@ def generate(
                     "output_tokens": 120,
                 },
             },
-            "time": f"2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z",
+            "time": sent,
         }
         line = json.dumps(envelope, separators=(",", ":")) + "\n"
         out.write(line)
@@ -186,10 +198,22 @@ def main() -> None:
         default="plain",
         help="tool schemas: short (plain) or many typed properties (rich)",
     )
+    parser.add_argument(
+        "--clock-in-system", action="store_true", help="every system prompt ends with the time of its request"
+    )
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
     with open(args.output, "w") as out:
-        size = generate(args.requests, args.per_session, args.tools, args.seed, out, args.result_bytes, args.schema)
+        size = generate(
+            args.requests,
+            args.per_session,
+            args.tools,
+            args.seed,
+            out,
+            args.result_bytes,
+            args.schema,
+            args.clock_in_system,
+        )
     print(f"{args.output}: {args.requests} requests, {size / 1e6:.1f} MB")
 
 
