@@ -161,8 +161,9 @@ class SessionReport:
 
     @property
     def label(self) -> str:
-        """How reports name it: the audit's id, and the log's own beside it when it gave one."""
-        return f"{self.id} ({self.key_source or 'key'} {self.key})" if self.key else self.id
+        """How reports name it: the log's own id when it gave one (the audit's id and where the
+        log's was read beside it), else the audit's."""
+        return f"{self.key} ({self.id}, {self.key_source or 'key'})" if self.key else self.id
 
     def to_dict(self) -> dict[str, Any]:
         return {

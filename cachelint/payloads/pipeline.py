@@ -457,7 +457,8 @@ class AuditPipeline:
                     host=s.host,
                     started=s.started,
                     started_after=s.started_after,
-                    key=s.key,
+                    # the log's own id, without the namespace the grouper keys it in ("envelope:")
+                    key=s.key.split(":", 1)[-1] if s.key else None,
                     key_source=s.key_source,
                     records=list(state.records),
                     requests=s.count,

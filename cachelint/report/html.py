@@ -20,6 +20,7 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.causes import cause_key
 from cachelint.report.coding_agents import render_html as render_coding_agents, thread_ids
 from cachelint.report.audit_text import (
     CACHE_MISSES_MEAN,
@@ -64,15 +65,15 @@ p.facts { margin: 6px 0; font-variant-numeric: tabular-nums; overflow-wrap: anyw
 .sw { display: inline-block; width: 12px; height: 12px; vertical-align: -2px; margin-right: 4px; border-radius: 2px; }
 .timeline { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; background: var(--soft); margin: 6px 0; }
 .row { display: grid; grid-template-columns: 60px minmax(0, 1fr) minmax(0, 300px); gap: 10px; align-items: center; min-height: 22px; }
-.row .label { color: var(--muted); font-variant-numeric: tabular-nums; white-space: nowrap; }
+.row > b { font-weight: normal; color: var(--muted); font-variant-numeric: tabular-nums; white-space: nowrap; }
 .bar { display: flex; height: 14px; background: #fff; border: 1px solid var(--line); border-radius: 3px; overflow: hidden; }
-.bar span { display: block; height: 100%; }
-.bar .read { background: var(--read); } .bar .written { background: var(--written); }
-.bar .uncached { background: var(--uncached); }
-.bar .est { background: repeating-linear-gradient(45deg, var(--est), var(--est) 4px, #eceff1 4px, #eceff1 8px); }
+.bar i { display: block; height: 100%; }
+.bar .r { background: var(--read); } .bar .w { background: var(--written); }
+.bar .u { background: var(--uncached); }
+.bar .e { background: repeating-linear-gradient(45deg, var(--est), var(--est) 4px, #eceff1 4px, #eceff1 8px); }
 .row.break .bar { border: 2px solid var(--brk); }
-.row .note { font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
-.row.break .note { color: var(--brk); font-weight: 600; white-space: normal; }
+.row > small { font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.row.break > small { color: var(--brk); font-weight: 600; white-space: normal; }
 mark { background: #fff3b0; color: inherit; }
 .finding { border: 1px solid var(--line); border-left: 4px solid var(--info); border-radius: 4px; padding: 8px 12px; margin: 10px 0; }
 .finding.error { border-left-color: var(--brk); } .finding.warning { border-left-color: var(--written); }
@@ -93,7 +94,7 @@ footer { margin-top: 24px; border-top: 1px solid var(--line); padding-top: 8px; 
 @media (max-width: 640px) {
   body { padding: 12px; }
   .row { grid-template-columns: 44px minmax(0, 1fr); }
-  .row .note { grid-column: 1 / -1; margin: -2px 0 4px; }
+  .row > small { grid-column: 1 / -1; margin: -2px 0 4px; }
   .diff { grid-template-columns: minmax(0, 1fr); }
   dl.details { grid-template-columns: minmax(0, 1fr); } dl.details dd { margin-bottom: 4px; }
 }
@@ -315,14 +316,14 @@ def _bar(entry: Mapping[str, Any], scale: int) -> str:
     if entry.get("read") is None:
         est = entry.get("estimated_prompt") or 0
         width = 100.0 * est / scale if scale else 0
-        parts.append(f"<span class='est' style='width:{width:.1f}%'></span>")
+        parts.append(f"<i class='e' style='width:{width:.1f}%'></i>")
     else:
         # the figures are in the row's note: a title per span would double a report of 10,000
-        # requests (about 460 bytes a row with them, 250 without)
+        # requests (about 460 bytes a row with them and the longer markup, 200 without)
         for key in ("read", "written", "uncached"):
             value = entry.get(key) or 0
             width = 100.0 * value / scale if scale else 0
-            parts.append(f"<span class='{key}' style='width:{width:.1f}%'></span>")
+            parts.append(f"<i class='{key[0]}' style='width:{width:.1f}%'></i>")
     return f"<div class='bar'>{''.join(parts)}</div>"
 
 
@@ -358,8 +359,8 @@ def _timeline(session: Mapping[str, Any]) -> str:
         if brk:
             note = ", ".join(brk) + " · " + note
         rows.append(
-            f"<div class='row{' break' if brk else ''}'><div class='label'>#{_e(e.get('record'))}</div>"
-            f"{_bar(e, scale)}<div class='note'>{_e(note)}</div></div>"
+            f"<div class='row{' break' if brk else ''}'><b>#{_e(e.get('record'))}</b>"
+            f"{_bar(e, scale)}<small>{_e(note)}</small></div>"
         )
     return f"<div class='timeline' title='requests in order (#record)'>{''.join(rows)}</div>"
 
@@ -513,14 +514,21 @@ def _causes_section(summary: Any, currency: str) -> str:
     )
 
 
-def _folded(d: Diagnostic) -> str:
-    """A finding of a cause already shown in full: one line."""
-    sev = severity_of(d).value
-    record = f" · record {d.record}" if d.record is not None else ""
-    return (
-        f"<div class='finding folded {sev} r-{_slug(d.code)}'><code>{_e(d.code)}</code> {_e(d.path)}:{d.line}{record}:"
-        f" {_e(d.message[:240])}</div>"
-    )
+def _folded(found: Sequence[Diagnostic]) -> str:
+    """Findings of causes already shown in full, one line a cause: its rule and the records."""
+    by_cause: dict[tuple[str, str, str], list[Diagnostic]] = {}
+    for d in found:
+        by_cause.setdefault(cause_key(d), []).append(d)
+    lines = []
+    for (code, kind, tier), ds in by_cause.items():
+        sev = severity_of(ds[0]).value
+        what = " ".join(x for x in (kind, f"in {tier}" if tier else None) if x)
+        where = ", ".join(f"{d.path}:{d.line}" if d.record is None else f"#{d.record}" for d in ds)
+        lines.append(
+            f"<div class='finding folded {sev} r-{_slug(code)}'>{len(ds):,} more <code>{_e(code)}</code>"
+            f" {_e(name_of(ds[0]))}{f' ({_e(what)})' if what else ''} at {_e(where)}</div>"
+        )
+    return "".join(lines)
 
 
 def _session_block(
@@ -554,9 +562,9 @@ def _session_block(
         + (
             f"<h3>Findings ({len(found)})</h3>"
             + "".join(
-                _finding(d, costs.get(d.record), currency) if detailed is None or id(d) in detailed else _folded(d)
-                for d in found
+                _finding(d, costs.get(d.record), currency) for d in found if detailed is None or id(d) in detailed
             )
+            + _folded([d for d in found if detailed is not None and id(d) not in detailed])
             if found
             else ""
         )
@@ -594,7 +602,8 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
     if loose:
         parts.append(
             f"<h2 id='other'>Findings outside a session ({len(loose)})</h2>"
-            + "".join(_finding(d) if id(d) in detailed else _folded(d) for d in loose)
+            + "".join(_finding(d) for d in loose if id(d) in detailed)
+            + _folded([d for d in loose if id(d) not in detailed])
         )
     flagged = [s for s in sessions if by_session.get(str(s.id))]
     clean = [s for s in sessions if not by_session.get(str(s.id))]
