@@ -46,6 +46,9 @@ def adapt(body: Mapping[str, Any], b: Builder) -> dict[str, Any]:
         "response_format": text.get("format"),
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
+        # part of the cache key: reuse needs "compatible request settings, including the model, service
+        # tier, and tools" (OpenAI's prompt cache diagnostics guide)
+        "service_tier": body.get("service_tier"),
         "effort": reasoning.get("effort"),
         "images": b.images,
     }
