@@ -121,3 +121,19 @@ def test_html_folds_the_repeats_of_a_cause(tmp_path):
     assert html.count("<div class='finding folded error") == 12  # one line a session and cause
     assert "<h2 id='causes'>Causes (1), the costliest first</h2>" in html
     assert html.count("<details class='session' id=") == 12 and html.count("' open>") == 3
+
+
+def test_below_minimum_notes_are_one_per_session_and_one_cause(tmp_path):
+    """A marker on a prompt below the model's minimum, in every request of five sessions: one note
+    a session (CL305), one cause for the run."""
+    records = []
+    for step in range(4):
+        for i in range(5):
+            body = anthropic(turns(2 * step + 1, tag=f"s{i} "), system=[{"type": "text", "text": "Short."}])
+            body["system"][0]["cache_control"] = {"type": "ephemeral"}
+            records.append({"request": body, "session": f"chat-{i}"})
+    result = audit_all(tmp_path, records, config={"select": ["CL305"]})
+    notes = [d for d in result.diagnostics if d.kind == "below-minimum"]
+    assert sorted(d.session for d in notes) == sorted(s.id for s in result.summary.sessions)
+    (cause,) = [c for c in result.summary.causes if c.kind == "below-minimum"]
+    assert (cause.findings, len(cause.sessions)) == (5, 5)
