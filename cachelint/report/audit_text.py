@@ -336,10 +336,14 @@ def cause_lines(causes: Sequence[Cause], currency: str, options: RenderOptions) 
 
 
 def detailed_findings(diagnostics: Sequence[Diagnostic], per_cause: int = DETAIL_PER_CAUSE) -> set[int]:
-    """The ``id`` of each finding shown in full: the first ``per_cause`` of each cause, in order."""
+    """The ``id`` of each finding shown in full: every one outside a session (an unreadable
+    input: each is about its own file), then the first ``per_cause`` of each cause, in order."""
     seen: dict[tuple[str, str, str], int] = {}
     shown = set()
     for d in diagnostics:
+        if d.session is None:
+            shown.add(id(d))
+            continue
         key = cause_key(d)
         if seen.get(key, 0) < per_cause:
             seen[key] = seen.get(key, 0) + 1
