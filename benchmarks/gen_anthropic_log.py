@@ -149,10 +149,9 @@ def generate(
         tool_choice = {"type": "auto"}
         if turn and rng.random() < 0.01:
             body_tools = base_tools[1:] + base_tools[:1]  # an injected reorder
+        sent = f"2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z"
         if clock:
-            body_system = (
-                system + f" Now: 2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z"
-            )
+            body_system = system + f" Now: {sent}"
         elif turn and rng.random() < 0.01:
             body_system = system + f" Now: 2026-11-29T10:{turn % 60:02d}:00Z"
         if turn and rng.random() < 0.005:
@@ -176,7 +175,7 @@ def generate(
                     "output_tokens": 120,
                 },
             },
-            "time": f"2026-11-29T{10 + index // 3600 % 10:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z",
+            "time": sent,
         }
         line = json.dumps(envelope, separators=(",", ":")) + "\n"
         out.write(line)
@@ -200,7 +199,11 @@ def main() -> None:
         help="tool schemas: short (plain) or many typed properties (rich)",
     )
     parser.add_argument(
-        "--clock", action="store_true", help="every system prompt carries the request's time (every request breaks)"
+        "--clock",
+        "--clock-in-system",
+        dest="clock",
+        action="store_true",
+        help="every system prompt carries the request's time (every request breaks)",
     )
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()

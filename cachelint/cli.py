@@ -225,6 +225,14 @@ def _common_report_options(func):
     )(func)
     func = click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")(func)
     func = click.option(
+        "--fail-on",
+        type=click.Choice(["info", "warning", "error"]),
+        default="warning",
+        show_default=True,
+        envvar="CACHELINT_FAIL_ON",
+        help="The least severity of a finding that makes the run exit 1: info (any finding), warning, error. Findings below it are still reported.",
+    )(func)
+    func = click.option(
         "--statistics",
         is_flag=True,
         help="Count findings per rule instead of listing them (JSON with --output-format json).",
@@ -335,6 +343,7 @@ def check(
     output_file,
     statistics,
     exit_zero,
+    fail_on,
     baseline,
     quiet,
     silent,
@@ -449,9 +458,19 @@ def check(
     _exit_on_internal_errors(result.diagnostics)
     if exit_non_zero_on_fix and fix and result.fixed:
         sys.exit(EXIT_FINDINGS)
-    if result.diagnostics and not exit_zero:
+    if not exit_zero and _fails(result.diagnostics, fail_on):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _fails(diagnostics, fail_on: str) -> bool:
+    """Whether a finding is at least as severe as ``--fail-on`` (its own severity, else its rule's):
+    by default a run whose findings are all information (a break that lost nothing cached) passes."""
+    from cachelint.diagnostics import Severity
+    from cachelint.report.common import severity_of
+
+    least = Severity(fail_on).rank
+    return any(severity_of(d).rank >= least for d in diagnostics)
 
 
 def _exit_on_internal_errors(diagnostics) -> None:
@@ -552,6 +571,7 @@ def audit(
     output_file,
     statistics,
     exit_zero,
+    fail_on,
     baseline,
     quiet,
     silent,
@@ -634,7 +654,7 @@ def audit(
 
         _fail(nothing_read_message(summary))
     _exit_on_internal_errors(result.diagnostics)
-    if result.diagnostics and not exit_zero:
+    if not exit_zero and _fails(result.diagnostics, fail_on):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
 

@@ -103,6 +103,42 @@ class BreakDetail:
 
 
 @dataclass
+class Cause:
+    """Findings that share a cause (``cachelint.payloads.causes``): one rule, one kind (the volatile
+    pattern, the setting, the way the tools changed), one tier, across sessions. ``lost``: the
+    findings of it that lost what the previous request had cached (the others say "nothing cached
+    was lost"); ``money``: what its breaks cost (None: no price for the model of any of them;
+    ``unpriced`` breaks had none); ``example``/``message``: its first finding."""
+
+    code: str
+    kind: str | None
+    tier: str | None
+    findings: int
+    sessions: list[str]
+    lost: int
+    money: float | None
+    tokens: int
+    unpriced: int
+    example: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "kind": self.kind,
+            "tier": self.tier,
+            "findings": self.findings,
+            "sessions": list(self.sessions),
+            "lost": self.lost,
+            "money": self.money,
+            "tokens": self.tokens,
+            "unpriced": self.unpriced,
+            "example": self.example,
+            "message": self.message,
+        }
+
+
+@dataclass
 class SessionReport:
     """One session: how it was grouped, its requests and the breaks of its prefix. ``usage``: its
     entry of the usage summary (tokens, hit rate, money, what its misses cost), when there is one."""
@@ -121,10 +157,23 @@ class SessionReport:
     host: str | None = None  # the API's host when it is not the provider's own (a gateway, a compatible API)
     started: str | None = None  # why this session started rather than continuing another
     started_after: str | None = None  # the session it did not continue, when one was near
+    # the id the log gave the session (a session field, a key, a trace id) and where it was read
+    key: str | None = None
+    key_source: str | None = None
+    # (path, record) of each of its requests, in order
+    records: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """How reports name it: the log's own id when it gave one (the audit's id and where the
+        log's was read beside it), else the audit's."""
+        return f"{self.key} ({self.id}, {self.key_source or 'key'})" if self.key else self.id
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "key": self.key,
+            "key_source": self.key_source,
             "grouping": self.grouping,
             "grouping_text": self.grouping_text,
             "path": self.path,
@@ -137,6 +186,7 @@ class SessionReport:
             "requests": self.requests,
             "breaks": self.breaks,
             "break_details": [b.to_dict() for b in self.break_details],
+            "records": [{"path": path, "record": record} for path, record in self.records],
         }
 
 
@@ -173,6 +223,8 @@ class AuditSummary:
     # coding-agent session files (Claude Code, Codex CLI): their sessions and sub-agents, rebuilds
     # by cause, cold starts, advice (cachelint.transcripts.audit.TranscriptRun.summary)
     coding_agents: dict[str, Any] | None = None
+    # the findings grouped by cause, the costliest first (cachelint.payloads.causes)
+    causes: list[Cause] = field(default_factory=list)
 
     @property
     def breaks(self) -> int:
@@ -192,6 +244,7 @@ class AuditSummary:
             "files_without_records": self.files_without_records,
             "baselined": self.baselined,
             "untimed_files": list(self.untimed_files),
+            "causes": [c.to_dict() for c in self.causes],
             "sessions": [s.to_dict() for s in self.sessions] if sessions else [],
             "totals": {"sessions": len(self.sessions), "requests": self.requests, "breaks": self.breaks},
         }

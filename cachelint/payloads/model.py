@@ -205,8 +205,10 @@ class Request:
     Responses items ``web_search_call``, ``code_interpreter_call``…; Anthropic ``server_tool_use``
     blocks, code execution included): the usage then adds up the internal model calls
     (``usage.CacheUsage.server_steps``). 0 when none ran.
-    ``cache_diagnostics``: the response's ``diagnostics`` (Anthropic cache diagnostics,
-    docs/background/usage-and-pricing.md#cache-diagnostics) — absent (None) vs present-but-null is kept apart by ``has_cache_diagnostics``.
+    ``cache_diagnostics``: the provider's own verdict on a miss, ``{"type", "tokens"}``, read from
+    the response (Anthropic's ``diagnostics.cache_miss_reason``, OpenAI's
+    ``prompt_cache_diagnostics``: docs/background/usage-and-pricing.md#cache-diagnostics), None
+    when it found no divergence; ``has_cache_diagnostics``: the response carried them at all.
     ``time``: when it was sent, or None. ``origin``: where it came from.
     ``response_id``: the response's id (Anthropic ``msg_…``, OpenAI ``resp_…``), or None.
     ``previous_response_id``: OpenAI Responses chaining; the history is then server-side.

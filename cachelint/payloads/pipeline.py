@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDetail, SessionReport
+from cachelint.payloads.causes import group_causes
 from cachelint.payloads.context import CheckContext
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.endpoints import EndpointRules
@@ -82,6 +83,7 @@ class _SessionState:
     first: str = ""
     # (path, record) of every break, the first MAX_BREAKS_SHOWN of them detailed in ``breaks``
     break_records: list[tuple[str, int]] = field(default_factory=list)
+    records: list[tuple[str, int]] = field(default_factory=list)  # (path, record) of each request
     ctx: CheckContext | None = None  # the checks' context for this session, made at its first request
 
 
@@ -392,6 +394,7 @@ class AuditPipeline:
         state = self.sessions.get(session.id)
         if state is None:
             state = self.sessions[session.id] = _SessionState(session, first=req.origin.describe())
+        state.records.append((req.origin.path, req.origin.record))
         ctx = state.ctx
         if ctx is None:  # the session's first request (a state is one session's)
             ctx = state.ctx = self.ctx.for_session(session)
@@ -468,6 +471,10 @@ class AuditPipeline:
                     host=s.host,
                     started=s.started,
                     started_after=s.started_after,
+                    # the log's own id, without the namespace the grouper keys it in ("envelope:")
+                    key=s.key.split(":", 1)[-1] if s.key else None,
+                    key_source=s.key_source,
+                    records=list(state.records),
                     requests=s.count,
                     breaks=s.breaks - hidden,
                     break_details=[b for b in state.breaks if (b.path, b.record) not in left_out],
@@ -494,6 +501,7 @@ class AuditPipeline:
                 by_id = {u.get("id"): u for u in summary.usage.get("sessions") or []}
                 for session in sessions:
                     session.usage = by_id.get(session.id)
+        summary.causes = group_causes(kept, summary.usage, (s.id for s in sessions))
         summary.fidelity = self.formats.summary()
         if self.agents is not None:
             summary.coding_agents = self.agents.summary(kept)

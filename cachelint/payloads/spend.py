@@ -18,7 +18,7 @@ from cachelint.payloads.facts import FactTable, RequestFacts
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import PrefixDiff, Request, Session, seconds_between
 from cachelint.payloads.pricing import BreakCost, PriceTable, break_cost_estimate, break_cost_from_usage
-from cachelint.payloads.usage import miss_reason, reason_agrees, usage_of
+from cachelint.payloads.usage import reason_agrees, usage_of
 
 
 def marked_end(req: Request) -> int:
@@ -100,7 +100,7 @@ class UsageLedger:
             common_bytes=common,
             first_tier=first_tier,
             changed_settings=changed,
-            miss_reason=miss_reason(req.cache_diagnostics) if req.has_cache_diagnostics else None,
+            miss_reason=req.cache_diagnostics if req.has_cache_diagnostics else None,
         )
         self.facts.append(facts)
         return facts

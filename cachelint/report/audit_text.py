@@ -1,6 +1,10 @@
-"""The audit in text: one block a session (how it was grouped, its tokens and money), then each
-of its findings with the byte diff at the break and what the break cost; findings outside any
-session (unreadable inputs, run-wide checks) come first. Each finding is shown once.
+"""The audit in text: the causes first (findings that share a rule, a kind and a tier, across
+sessions: one line each with its count, sessions and money), then one block a session (how it was
+grouped, its tokens and money) with the detail of its findings: the byte diff at the break and
+what the break cost; findings outside any session (unreadable inputs, run-wide checks) come first.
+The detail shows the first ``DETAIL_PER_CAUSE`` findings of each cause; the others are counted
+where they are (a log whose every request carries the time is one cause, not a wall of repeats;
+``--output-format concise`` lists every finding in one line, ``json`` in full).
 
 ``concise`` keeps one line per finding and ends with the audit's headline and totals.
 """
@@ -10,7 +14,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
-from cachelint.payloads import LOG_SUFFIXES, AuditSummary, BreakDetail, SessionReport
+from cachelint.payloads import LOG_SUFFIXES, AuditSummary, BreakDetail, Cause, SessionReport
+from cachelint.payloads.causes import cause_key
 from cachelint.report.coding_agents import render_text as render_coding_agents, thread_ids
 from cachelint.report.common import RenderOptions, name_of, severity_of
 from cachelint.report.text import Style, finding_line, fix_or_help, format_detail
@@ -19,6 +24,23 @@ from cachelint.report.text import Style, finding_line, fix_or_help, format_detai
 # verdict, TTL advice) and at most this many of the others: an audit of a thousand quiet sessions
 # is not a thousand lines. The HTML report lists every session.
 QUIET_SESSIONS_SHOWN = 10
+
+# Findings of one cause shown in full; the rest are counted in their sessions. Three show that a
+# cause repeats and how it varies (the timestamp that ticks) without a screen of copies each.
+DETAIL_PER_CAUSE = 3
+
+# The length of a cause's example message in its one line.
+CAUSE_MESSAGE_CHARS = 200
+
+# The two counts of an audit, each in one line (the headline and the totals use both words).
+PREFIX_BREAKS_MEAN = (
+    "a request whose prefix differs from the previous request of its session before the prefix's end,"
+    " by its bytes or by a setting of the cache key"
+)
+CACHE_MISSES_MEAN = (
+    "a request that could not read what the previous request of its session left in the cache: a prefix"
+    " break that lost cached tokens, an expired cache, a read the provider did not make"
+)
 
 # Where an excerpt shows the divergence, once per report.
 MARKER_LEGEND = "⟨ marks the first byte that differs from the previous request"
@@ -264,6 +286,71 @@ def _eventful(session: SessionReport, found: Mapping[str, Sequence[Diagnostic]])
     )
 
 
+def counts_lines(summary: AuditSummary) -> list[str]:
+    """What "prefix breaks" and "cache misses" count, with their numbers, one line each."""
+    lines = []
+    total = (summary.usage or {}).get("total") or {}
+    misses = int(total.get("breaks") or 0)
+    if summary.breaks:
+        lines.append(f"Prefix breaks: {summary.breaks:,}, each {PREFIX_BREAKS_MEAN}.")
+    if misses:
+        lines.append(f"Cache misses: {misses:,}, each {CACHE_MISSES_MEAN}.")
+    return lines
+
+
+def _cause_what(c: Cause) -> str:
+    parts = [p for p in (c.kind, f"in {c.tier}" if c.tier else None) if p]
+    return " ".join(parts)
+
+
+def _short(text: str, limit: int) -> str:
+    text = _one_line(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cause_lines(causes: Sequence[Cause], currency: str, options: RenderOptions) -> list[str]:
+    """The causes, the costliest first: one line each with its count, sessions and money, then its
+    first finding and where to read the fix."""
+    if not causes:
+        return []
+    style = Style(options.color)
+    lines = [style(f"Causes ({len(causes):,}), the costliest first:", "bold")]
+    for i, c in enumerate(causes, 1):
+        what = _cause_what(c)
+        sessions = f" in {_n(len(c.sessions), 'session')}" if c.sessions else ""
+        lost = ""
+        if c.lost < c.findings:
+            lost = f" ({c.findings - c.lost:,} lost nothing cached)"
+        cost = ""
+        if c.money is not None and (c.money or c.tokens):
+            cost = f"; cost {money(c.money, currency)} ({c.tokens:,} cached tokens paid again)"
+        elif c.unpriced:
+            cost = "; cost unknown: the price table has no price for the model"
+        name = name_of(Diagnostic(c.code, c.message, c.example))
+        lines.append(
+            f"  {i}. {c.code} {name}{f' ({what})' if what else ''}: {_n(c.findings, 'finding')}{sessions}{lost}{cost}"
+        )
+        lines.append(f"     first at {c.example}: {_short(c.message, CAUSE_MESSAGE_CHARS)}")
+        lines.append(f"     fix: `cachelint rule {c.code}`")
+    return lines
+
+
+def detailed_findings(diagnostics: Sequence[Diagnostic], per_cause: int = DETAIL_PER_CAUSE) -> set[int]:
+    """The ``id`` of each finding shown in full: every one outside a session (an unreadable
+    input: each is about its own file), then the first ``per_cause`` of each cause, in order."""
+    seen: dict[tuple[str, str, str], int] = {}
+    shown = set()
+    for d in diagnostics:
+        if d.session is None:
+            shown.add(id(d))
+            continue
+        key = cause_key(d)
+        if seen.get(key, 0) < per_cause:
+            seen[key] = seen.get(key, 0) + 1
+            shown.add(id(d))
+    return shown
+
+
 def render_audit_full(
     diagnostics: Sequence[Diagnostic], summary: AuditSummary, options: RenderOptions = RenderOptions()
 ) -> str:
@@ -282,21 +369,38 @@ def render_audit_full(
         else:
             loose.append(d)
     out = [headline(summary)]
+    out.extend(counts_lines(summary))
     unread = unread_line(summary)
     if unread:
         out.append(unread)
     out.extend(fidelity_lines(summary))
-    for d in loose:
+    causes = cause_lines(summary.causes, currency, options) if len(diagnostics) > 1 else []
+    if causes:
         out.append("")
-        out.append(_finding_block(d, options, legend, None, currency))
+        out.extend(causes)
+    detailed = detailed_findings(diagnostics)
+    for d in loose:
+        if id(d) in detailed:
+            out.append("")
+            out.append(_finding_block(d, options, legend, None, currency))
+    folded_loose = sum(1 for d in loose if id(d) not in detailed)
+    if folded_loose:
+        out.append("")
+        out.append(f"… {_n(folded_loose, 'more finding')} outside a session, of the causes above")
     shown, hidden = sessions_to_show(summary.sessions, lambda s: _eventful(s, by_session))
+    folded_sessions = folded_findings = 0
     for s in shown:
         found = by_session.get(s.id, [])
+        in_full = [d for d in found if id(d) in detailed]
+        if found and not in_full:
+            folded_sessions += 1  # every finding of it is of a cause shown above
+            folded_findings += len(found)
+            continue
         model = f" {s.model}" if s.model else ""
         host = f" at {s.host}" if s.host else ""
         out.append("")
         out.append(
-            style(f"session {s.id}", "bold")
+            style(f"session {s.label}", "bold")
             + f" — {s.provider}{host}{model}, {_n(s.requests, 'request')}, {_n(s.breaks, 'prefix break')}, {_n(len(found), 'finding')}"
         )
         out.append(f"  from {s.first}; grouped by {s.grouping_text}")
@@ -311,13 +415,23 @@ def render_audit_full(
         for b in s.break_details:
             if (b.path, b.record) not in with_finding:
                 out.append(_break_block(b, legend))  # a break no reported finding describes
-        for d in found:
+        for d in in_full:
             out.append("")
             out.append(
                 _finding_block(d, options, legend, costs.get(d.record) if d.record is not None else None, currency)
             )
+        rest = len(found) - len(in_full)
+        if rest:
+            out.append("")
+            out.append(f"  … {_n(rest, 'more finding')} of the causes above in this session")
         if s.breaks > len(s.break_details) and not found:
             out.append(f"  … {_n(s.breaks - len(s.break_details), 'more break')}")
+    if folded_sessions:
+        out.append("")
+        out.append(
+            f"… {_n(folded_sessions, 'more session')} whose {_n(folded_findings, 'finding')} are all of the causes above"
+            " (--output-format concise lists each finding in one line, json in full; the HTML report shows every session)"
+        )
     if hidden:
         out.append("")
         out.append(f"… {_n(hidden, 'more session')} without a finding or a break (the HTML report lists every session)")
@@ -340,6 +454,7 @@ def render_audit_concise(
 ) -> str:
     lines = [finding_line(d, options) for d in diagnostics]
     lines.append(headline(summary))
+    lines.extend(counts_lines(summary))
     unread = unread_line(summary)
     if unread:
         lines.append(unread)

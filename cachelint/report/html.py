@@ -20,8 +20,15 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.payloads.causes import cause_key
 from cachelint.report.coding_agents import render_html as render_coding_agents, thread_ids
-from cachelint.report.audit_text import misses_cost, money
+from cachelint.report.audit_text import (
+    CACHE_MISSES_MEAN,
+    PREFIX_BREAKS_MEAN,
+    detailed_findings,
+    misses_cost,
+    money,
+)
 from cachelint.report.common import name_of, severity_of
 
 _CSS = """
@@ -58,20 +65,21 @@ p.facts { margin: 6px 0; font-variant-numeric: tabular-nums; overflow-wrap: anyw
 .sw { display: inline-block; width: 12px; height: 12px; vertical-align: -2px; margin-right: 4px; border-radius: 2px; }
 .timeline { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; background: var(--soft); margin: 6px 0; }
 .row { display: grid; grid-template-columns: 60px minmax(0, 1fr) minmax(0, 300px); gap: 10px; align-items: center; min-height: 22px; }
-.row .label { color: var(--muted); font-variant-numeric: tabular-nums; white-space: nowrap; }
+.row > b { font-weight: normal; color: var(--muted); font-variant-numeric: tabular-nums; white-space: nowrap; }
 .bar { display: flex; height: 14px; background: #fff; border: 1px solid var(--line); border-radius: 3px; overflow: hidden; }
-.bar span { display: block; height: 100%; }
-.bar .read { background: var(--read); } .bar .written { background: var(--written); }
-.bar .uncached { background: var(--uncached); }
-.bar .est { background: repeating-linear-gradient(45deg, var(--est), var(--est) 4px, #eceff1 4px, #eceff1 8px); }
+.bar i { display: block; height: 100%; }
+.bar .r { background: var(--read); } .bar .w { background: var(--written); }
+.bar .u { background: var(--uncached); }
+.bar .e { background: repeating-linear-gradient(45deg, var(--est), var(--est) 4px, #eceff1 4px, #eceff1 8px); }
 .row.break .bar { border: 2px solid var(--brk); }
-.row .note { font-size: 12px; color: var(--muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.row.break .note { color: var(--brk); font-weight: 600; white-space: normal; }
+.row > small { font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.row.break > small { color: var(--brk); font-weight: 600; white-space: normal; }
 mark { background: #fff3b0; color: inherit; }
 .finding { border: 1px solid var(--line); border-left: 4px solid var(--info); border-radius: 4px; padding: 8px 12px; margin: 10px 0; }
 .finding.error { border-left-color: var(--brk); } .finding.warning { border-left-color: var(--written); }
 .finding .head { font-weight: 600; overflow-wrap: anywhere; } .finding .where { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 .finding .cost { color: var(--brk); font-weight: 600; }
+.finding.folded { padding: 2px 10px; margin: 2px 0; font-size: 12px; overflow-wrap: anywhere; }
 code, pre { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; }
 pre { background: var(--soft); border: 1px solid var(--line); border-radius: 4px; padding: 6px 8px; margin: 4px 0;
       white-space: pre-wrap; word-break: break-all; max-height: 260px; overflow: auto; }
@@ -86,7 +94,7 @@ footer { margin-top: 24px; border-top: 1px solid var(--line); padding-top: 8px; 
 @media (max-width: 640px) {
   body { padding: 12px; }
   .row { grid-template-columns: 44px minmax(0, 1fr); }
-  .row .note { grid-column: 1 / -1; margin: -2px 0 4px; }
+  .row > small { grid-column: 1 / -1; margin: -2px 0 4px; }
   .diff { grid-template-columns: minmax(0, 1fr); }
   dl.details { grid-template-columns: minmax(0, 1fr); } dl.details dd { margin-bottom: 4px; }
 }
@@ -248,6 +256,11 @@ def _summary_section(diagnostics: Sequence[Diagnostic], summary: Any, usage: Map
             ),
             ("provider cache verdicts that disagree with our diff", _num(total.get("disagreements"))),
         ]
+    breaks = getattr(summary, "breaks", 0)
+    if breaks:
+        rows.append((f"prefix breaks: each {PREFIX_BREAKS_MEAN}", _num(breaks)))
+    if total.get("breaks"):
+        rows.append((f"cache misses: each {CACHE_MISSES_MEAN}", _num(total.get("breaks"))))
     skipped = getattr(summary, "skipped_non_llm", 0)
     failed = getattr(summary, "failed", 0)
     if skipped:
@@ -303,18 +316,14 @@ def _bar(entry: Mapping[str, Any], scale: int) -> str:
     if entry.get("read") is None:
         est = entry.get("estimated_prompt") or 0
         width = 100.0 * est / scale if scale else 0
-        parts.append(
-            f"<span class='est' style='width:{width:.2f}%' title='~{est:,} tokens (estimate, no usage)'></span>"
-        )
+        parts.append(f"<i class='e' style='width:{width:.1f}%'></i>")
     else:
-        for key, what in (
-            ("read", "read from the cache"),
-            ("written", "written to the cache"),
-            ("uncached", "uncached"),
-        ):
+        # the figures are in the row's note: a title per span would double a report of 10,000
+        # requests (about 460 bytes a row with them and the longer markup, 200 without)
+        for key in ("read", "written", "uncached"):
             value = entry.get(key) or 0
             width = 100.0 * value / scale if scale else 0
-            parts.append(f"<span class='{key}' style='width:{width:.2f}%' title='{value:,} tokens {what}'></span>")
+            parts.append(f"<i class='{key[0]}' style='width:{width:.1f}%'></i>")
     return f"<div class='bar'>{''.join(parts)}</div>"
 
 
@@ -350,8 +359,8 @@ def _timeline(session: Mapping[str, Any]) -> str:
         if brk:
             note = ", ".join(brk) + " · " + note
         rows.append(
-            f"<div class='row{' break' if brk else ''}'><div class='label'>#{_e(e.get('record'))}</div>"
-            f"{_bar(e, scale)}<div class='note' title='{_e(note)}'>{_e(note)}</div></div>"
+            f"<div class='row{' break' if brk else ''}'><b>#{_e(e.get('record'))}</b>"
+            f"{_bar(e, scale)}<small>{_e(note)}</small></div>"
         )
     return f"<div class='timeline' title='requests in order (#record)'>{''.join(rows)}</div>"
 
@@ -474,8 +483,63 @@ def _finding(d: Diagnostic, cost: Mapping[str, Any] | None = None, currency: str
     )
 
 
-def _session_block(session: Any, found: Sequence[Diagnostic], usage: Mapping[str, Any] | None, currency: str) -> str:
+def _causes_section(summary: Any, currency: str) -> str:
+    """The causes, the costliest first: a table row each (rule, kind and tier, findings, sessions,
+    money, its first finding)."""
+    causes = list(getattr(summary, "causes", []) or [])
+    if not causes:
+        return ""
+    rows = []
+    for i, c in enumerate(causes, 1):
+        what = " ".join(x for x in (c.kind, f"in {c.tier}" if c.tier else None) if x)
+        if c.money is not None:
+            cost = _e(money(c.money, currency))
+        else:
+            cost = "unknown (no price for the model)" if c.unpriced else ""
+        first = f"#session-{c.sessions[0]}" if c.sessions else ""
+        example = f"<a href='{_e(first)}'>{_e(c.example)}</a>" if first else _e(c.example)
+        lost = f" ({c.findings - c.lost:,} lost nothing cached)" if c.lost < c.findings else ""
+        rows.append(
+            f"<tr id='cause-{i}'><td class='num'>{i}</td><td><code>{_e(c.code)}</code> {_e(name_of(Diagnostic(c.code, c.message, c.example)))}"
+            f"<div class='meta'>{_e(what)}</div></td><td class='num'>{c.findings:,}{_e(lost)}</td>"
+            f"<td class='num'>{len(c.sessions):,}</td><td class='num'>{cost}</td>"
+            f"<td>{example}: {_e(c.message[:300])}</td></tr>"
+        )
+    return (
+        f"<h2 id='causes'>Causes ({len(causes):,}), the costliest first</h2>"
+        "<p class='meta'>Findings of one rule, kind and tier are one cause whatever the session: fix it once. Each"
+        " session below shows the first findings of each cause in full, the others in one line.</p>"
+        "<div class='scroll'><table><tr><th>#</th><th>rule</th><th>findings</th><th>sessions</th><th>cost</th>"
+        "<th>first finding</th></tr>" + "".join(rows) + "</table></div>"
+    )
+
+
+def _folded(found: Sequence[Diagnostic]) -> str:
+    """Findings of causes already shown in full, one line a cause: its rule and the records."""
+    by_cause: dict[tuple[str, str, str], list[Diagnostic]] = {}
+    for d in found:
+        by_cause.setdefault(cause_key(d), []).append(d)
+    lines = []
+    for (code, kind, tier), ds in by_cause.items():
+        sev = severity_of(ds[0]).value
+        what = " ".join(x for x in (kind, f"in {tier}" if tier else None) if x)
+        where = ", ".join(f"{d.path}:{d.line}" if d.record is None else f"#{d.record}" for d in ds)
+        lines.append(
+            f"<div class='finding folded {sev} r-{_slug(code)}'>{len(ds):,} more <code>{_e(code)}</code>"
+            f" {_e(name_of(ds[0]))}{f' ({_e(what)})' if what else ''} at {_e(where)}</div>"
+        )
+    return "".join(lines)
+
+
+def _session_block(
+    session: Any,
+    found: Sequence[Diagnostic],
+    usage: Mapping[str, Any] | None,
+    currency: str,
+    detailed: set[int] | None = None,
+) -> str:
     sid = str(session.id)
+    shown_id = str(getattr(session, "label", sid))
     path = str(session.path or "")
     costs = {b.get("record"): b.get("cost") for b in (usage or {}).get("breaks") or [] if isinstance(b, Mapping)}
     figures = [_plural(session.requests, "request")]
@@ -488,7 +552,7 @@ def _session_block(session: Any, found: Sequence[Diagnostic], usage: Mapping[str
         else "<span class='ok'>no finding</span>"
     )
     summary_line = (
-        f"<summary><span class='sid'>session {_e(sid)}</span><span class='file' title='{_e(path)}'>{_e(path.rsplit('/', 1)[-1])}</span>"
+        f"<summary><span class='sid'>session {_e(shown_id)}</span><span class='file' title='{_e(path)}'>{_e(path.rsplit('/', 1)[-1])}</span>"
         f"<span class='figs'>{_e(' · '.join(figures))}</span>{count}</summary>"
     )
     body = (
@@ -496,12 +560,18 @@ def _session_block(session: Any, found: Sequence[Diagnostic], usage: Mapping[str
         + _timeline(usage or {})
         + _verdicts(usage)
         + (
-            f"<h3>Findings ({len(found)})</h3>" + "".join(_finding(d, costs.get(d.record), currency) for d in found)
+            f"<h3>Findings ({len(found)})</h3>"
+            + "".join(
+                _finding(d, costs.get(d.record), currency) for d in found if detailed is None or id(d) in detailed
+            )
+            + _folded([d for d in found if detailed is not None and id(d) not in detailed])
             if found
             else ""
         )
     )
-    flagged = " open" if found else ""
+    # open when it shows a finding in full: a thousand sessions of one cause open at once is a
+    # page that takes seconds to lay out
+    flagged = " open" if any(detailed is None or id(d) in detailed for d in found) else ""
     return f"<details class='session' id='session-{_e(sid)}'{flagged}>{summary_line}<div class='body'>{body}</div></details>"
 
 
@@ -524,10 +594,16 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
         else:
             loose.append(d)
     filters, filter_css = _filters(diagnostics)
-    parts = [_summary_section(diagnostics, summary, usage), filters]
+    detailed = detailed_findings(diagnostics)
+    parts = [_summary_section(diagnostics, summary, usage)]
+    if len(diagnostics) > 1:
+        parts.append(_causes_section(summary, currency))
+    parts.append(filters)
     if loose:
         parts.append(
-            f"<h2 id='other'>Findings outside a session ({len(loose)})</h2>" + "".join(_finding(d) for d in loose)
+            f"<h2 id='other'>Findings outside a session ({len(loose)})</h2>"
+            + "".join(_finding(d) for d in loose if id(d) in detailed)
+            + _folded([d for d in loose if id(d) not in detailed])
         )
     flagged = [s for s in sessions if by_session.get(str(s.id))]
     clean = [s for s in sessions if not by_session.get(str(s.id))]
@@ -538,7 +614,7 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
             " session. In a session, one bar a request (#record, in order):</p>" + _LEGEND
         )
     for s in flagged:
-        parts.append(_session_block(s, by_session[str(s.id)], usage_by_id.get(str(s.id)), currency))
+        parts.append(_session_block(s, by_session[str(s.id)], usage_by_id.get(str(s.id)), currency, detailed))
     if clean:
         inner = "".join(_session_block(s, [], usage_by_id.get(str(s.id)), currency) for s in clean)
         parts.append(

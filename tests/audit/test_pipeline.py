@@ -152,3 +152,49 @@ def test_anthropic_stream_with_cache_diagnostics_disagreeing(tmp_path):
     from cachelint.report import render
 
     assert "they disagree" in render("full", result.diagnostics, summary=result.summary)
+
+
+def test_openai_prompt_cache_diagnostics_are_read_and_shown_beside_our_diff(tmp_path):
+    """OpenAI's verdict (Responses ``prompt_cache_diagnostics``) is read like Anthropic's: a miss's
+    reason is shown beside our diff; its tiers are not documented, so it is never called a
+    disagreement; a hit or no diagnostics at all give no verdict."""
+    instructions = SYSTEM
+
+    def body(turns_: int, **extra):
+        items = []
+        for i in range(turns_):
+            items.append({"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"})
+        return {"model": "gpt-5.6", "instructions": instructions, "input": items, "prompt_cache_key": "k1", **extra}
+
+    def response(rid, read, diagnostics=None):
+        usage = {"input_tokens": 2000, "input_tokens_details": {"cached_tokens": read}, "output_tokens": 3}
+        out = {"id": rid, "object": "response", "usage": usage}
+        if diagnostics is not None:
+            out["prompt_cache_diagnostics"] = diagnostics
+        return out
+
+    miss = {"type": "cache_miss", "reason": "a_reason_we_do_not_map", "cache_missed_tokens": 1800}
+    url = "https://api.openai.com/v1/responses"
+    records = [
+        {"request": body(1), "response": response("resp_1", 0), "time": "2026-11-01T10:00:00Z", "url": url},
+        {
+            "request": body(3),
+            "response": response("resp_2", 1792, {"type": "cache_hit"}),
+            "time": "2026-11-01T10:00:10Z",
+            "url": url,
+        },
+        {"request": body(5), "response": response("resp_3", 0, miss), "time": "2026-11-01T10:00:20Z", "url": url},
+    ]
+    result = audit_records(tmp_path, records)
+    (s,) = _usage(result)["sessions"]
+    (verdict,) = s["provider_verdicts"]
+    assert (verdict["record"], verdict["provider_reason"], verdict["provider_missed_tokens"]) == (
+        2,
+        "a_reason_we_do_not_map",
+        1800,
+    )
+    assert verdict["agrees"] is None and s["disagreements"] == 0
+    from cachelint.report import render
+
+    text = render("full", result.diagnostics, summary=result.summary)
+    assert "record 2: provider says a_reason_we_do_not_map, our diff says prefix intact: no tier to compare" in text

@@ -8,6 +8,8 @@ exit 0. An API key given to the agent reaches neither the capture nor any output
 
 from __future__ import annotations
 
+import re
+
 import fcntl
 import json
 import os
@@ -134,10 +136,12 @@ def test_node_anthropic_agent_with_a_clock_in_its_system_prompt_is_caught(tmp_pa
     assert len(live) == 4 and all("system changed (only a timestamp, date, id or counter)" in line for line in live)
     # and reported with the byte diff
     assert "6 LLM requests in 2 sessions, 4 prefix breaks" in report
-    assert report.count("CL309 system tier changes only by a timestamp") == 4
+    # one cause, its four findings counted, the first three in full
+    assert re.search(r"CL309 volatile-prefix-content \([^)]*\): 4 findings in 2 sessions", report), report
+    assert report.count("CL309 system tier changes only by a timestamp") == 3
     before = [line for line in report.splitlines() if line.strip().startswith("before:")]
     after = [line for line in report.splitlines() if line.strip().startswith("after:")]
-    assert len(before) == len(after) == 4
+    assert len(before) == len(after) == 3
     assert all("Current time: " in line and "⟨" in line for line in before + after)
     assert "invalidates system, messages" in report
     records = _records(capture)

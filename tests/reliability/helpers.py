@@ -39,8 +39,9 @@ def listed(out: str) -> list[dict]:
 
 
 def findings(root: Path, command: str, paths: Sequence[str] = (".",), *extra: str) -> tuple[int, list[tuple]]:
-    """(exit code, [(code, path, line, column, record), ...]) of ``cachelint COMMAND`` in JSON."""
-    args = [command, "--isolated", "--output-format", "json", *extra, *paths]
+    """(exit code, [(code, path, line, column, record), ...]) of ``cachelint COMMAND`` in JSON; any
+    finding fails the run (``--fail-on info``: the planted reorder lost nothing cached)."""
+    args = [command, "--isolated", "--fail-on", "info", "--output-format", "json", *extra, *paths]
     if command == "check":
         args.insert(1, "--no-cache")
     code, out = run_cli(root, args)

@@ -405,7 +405,7 @@ def test_file_names_that_are_not_utf8(tmp_path):
         ("audit", ["concise", "full", "json", "sarif", "github", "html"], "logs"),
     ):
         for fmt in fmts:
-            args = [command, "--isolated", "--output-format", fmt, "-o", f"out.{fmt}", target]
+            args = [command, "--isolated", "--fail-on", "info", "--output-format", fmt, "-o", f"out.{fmt}", target]
             code, _ = run_cli(tmp_path, args[:1] + (["--no-cache"] if command == "check" else []) + args[1:])
             assert code == 1, (command, fmt)
             text = (tmp_path / f"out.{fmt}").read_bytes().decode("utf-8")  # strict: must be valid UTF-8

@@ -83,7 +83,9 @@ def _log(root: Path) -> Path:
 def test_keys_in_prompt_content_never_reach_an_audit_output(tmp_path, fmt):
     _log(tmp_path)
     out_file = tmp_path / "report.out"
-    code, out = run_cli(tmp_path, ["audit", "--isolated", "--output-format", fmt, "-o", str(out_file), "log.jsonl"])
+    code, out = run_cli(
+        tmp_path, ["audit", "--isolated", "--fail-on", "info", "--output-format", fmt, "-o", str(out_file), "log.jsonl"]
+    )
     assert code == 1
     written = out_file.read_text(encoding="utf-8") + out
     assert "CL30" in written  # the breaks were reported (with their excerpts)

@@ -386,6 +386,31 @@ def _tools(tools: tuple[Mapping[str, Any], ...]) -> list[dict[str, Any]]:
     return out
 
 
+# The names span exporters give the cache counts, each counted inside the input tokens: the
+# OpenTelemetry GenAI conventions (gen_ai.usage.cache_read.input_tokens, ...cache_creation...: "The
+# value SHOULD be included in gen_ai.usage.input_tokens"), OpenLLMetry's and Strands' underscore
+# names (gen_ai.usage.cache_read_input_tokens, ..._creation_/..._write_input_tokens) and Sentry's
+# (gen_ai.usage.input_tokens.cached, ...input_tokens.cache_write: subsets of the input tokens).
+OTEL_CACHE_READ = (
+    "gen_ai.usage.cache_read.input_tokens",
+    "gen_ai.usage.cache_read_input_tokens",
+    "gen_ai.usage.input_tokens.cached",
+)
+OTEL_CACHE_WRITTEN = (
+    "gen_ai.usage.cache_creation.input_tokens",
+    "gen_ai.usage.cache_creation_input_tokens",
+    "gen_ai.usage.cache_write_input_tokens",
+    "gen_ai.usage.input_tokens.cache_write",
+)
+
+
+def otel_cache_tokens(attrs: Mapping[str, Any]) -> tuple[Any, Any]:
+    """(cache reads, cache writes) of a span's attributes, under whichever name its exporter uses."""
+    read = next((attrs[name] for name in OTEL_CACHE_READ if attrs.get(name) is not None), None)
+    written = next((attrs[name] for name in OTEL_CACHE_WRITTEN if attrs.get(name) is not None), None)
+    return read, written
+
+
 def usage_response(
     provider: str,
     *,

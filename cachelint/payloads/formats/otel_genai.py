@@ -16,7 +16,14 @@ from typing import Any
 from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
 from cachelint.payloads.content import Part, json_value
-from cachelint.payloads.formats.common import content_body, make_record, memo_of, span_time, usage_response
+from cachelint.payloads.formats.common import (
+    content_body,
+    make_record,
+    memo_of,
+    otel_cache_tokens,
+    span_time,
+    usage_response,
+)
 from cachelint.payloads.providers.registry import content_provider
 from cachelint.payloads.model import Origin
 
@@ -71,11 +78,12 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
         elif kind == "message":
             messages.append(converted)
     tools = [t for t in json_value(attrs.get("gen_ai.tool.definitions")) or [] if isinstance(t, dict)]
+    cache_read, cache_written = otel_cache_tokens(attrs)
     response = usage_response(
         provider,
         total_input=attrs.get("gen_ai.usage.input_tokens"),
-        read=attrs.get("gen_ai.usage.cache_read.input_tokens"),
-        written=attrs.get("gen_ai.usage.cache_creation.input_tokens"),
+        read=cache_read,
+        written=cache_written,
         output=attrs.get("gen_ai.usage.output_tokens"),
     )
     fidelity = "content"

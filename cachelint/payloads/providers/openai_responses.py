@@ -46,6 +46,9 @@ def adapt(body: Mapping[str, Any], b: Builder) -> dict[str, Any]:
         "response_format": text.get("format"),
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
+        # part of the cache key: reuse needs "compatible request settings, including the model, service
+        # tier, and tools" (OpenAI's prompt cache diagnostics guide)
+        "service_tier": body.get("service_tier"),
         "effort": reasoning.get("effort"),
         "images": b.images,
     }
@@ -134,3 +137,35 @@ PROVIDER = Provider(
     is_response=is_response,
     endpoint="https://api.openai.com/v1/responses",
 )
+
+
+# --- its prompt cache diagnostics -------------------------------------------------------------------
+
+# The response member that holds OpenAI's prompt cache diagnostics (Responses API, GPT-5.6 and
+# later, asked for with ``prompt_cache_options.comparison_response_id``: OpenAI's prompt cache
+# diagnostics guide, https://developers.openai.com/api/docs/guides/prompt-caching/diagnostics):
+# ``{"type": "cache_miss", "reason": …, "cache_missed_tokens": N}``, ``cache_hit``,
+# ``comparison_response_not_found`` or ``unavailable``.
+PROMPT_CACHE_DIAGNOSTICS = "prompt_cache_diagnostics"
+
+
+def miss_reason(diagnostics: Any) -> dict[str, Any] | None:
+    """OpenAI's own verdict as ``{"type", "tokens"}`` (the miss's reason, or the outcome that
+    names none: ``unavailable``, ``comparison_response_not_found``), None on a hit or an unknown
+    shape. The tiers each reason names are not documented in what was read: a reason is shown
+    beside our diff and never judged against it."""
+    if not isinstance(diagnostics, dict) or not isinstance(diagnostics.get("type"), str):
+        return None
+    outcome = diagnostics["type"]
+    if outcome == "cache_hit":
+        return None
+    if outcome != "cache_miss":
+        return {"type": outcome, "tokens": None}
+    reason = diagnostics.get("reason")
+    if isinstance(reason, dict):
+        reason = reason.get("type")
+    tokens = diagnostics.get("cache_missed_tokens")
+    return {
+        "type": reason if isinstance(reason, str) else "cache_miss",
+        "tokens": tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else None,
+    }

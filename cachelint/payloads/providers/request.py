@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cachelint.payloads.model import Record, Request
-from cachelint.payloads.providers.anthropic import CACHE_DIAGNOSTICS
+from cachelint.payloads.providers import anthropic, openai_responses
 from cachelint.payloads.providers.builder import BlockCache, Builder
 from cachelint.payloads.providers.detection import ProviderRules, detect_endpoint
 from cachelint.payloads.providers.registry import provider
@@ -45,9 +45,10 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
     usage = declared.response_usage(response)
     usage = usage if isinstance(usage, dict) else None
     server_steps = declared.server_steps(response) if usage is not None and declared.server_steps is not None else 0
-    # Anthropic's cache diagnostics are read whatever provider the request was told to be: a
-    # gateway in front of Anthropic's API may pass them on in a response of another shape
-    diagnostics_present = CACHE_DIAGNOSTICS in response
+    # The providers' own cache verdicts (Anthropic's cache diagnostics, OpenAI's prompt cache
+    # diagnostics) are read whatever provider the request was told to be: a gateway in front of
+    # a provider's API may pass them on in a response of another shape
+    diagnostics_present, verdict = provider_verdict(response)
     return Request(
         provider=name,
         model=model,
@@ -59,7 +60,7 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         breakpoints=tuple(builder.breakpoints),
         usage=usage,
         server_steps=server_steps,
-        cache_diagnostics=response.get(CACHE_DIAGNOSTICS) if diagnostics_present else None,
+        cache_diagnostics=verdict,
         has_cache_diagnostics=diagnostics_present,
         time=record.time,
         response_id=response.get("id") if isinstance(response.get("id"), str) else None,
@@ -70,3 +71,13 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         host=endpoint.host,
         response_marks=marks_of(*declared.response_marks(response)) if declared.response_marks is not None else (),
     )
+
+
+def provider_verdict(response: dict) -> tuple[bool, dict | None]:
+    """(whether the response carries the provider's own cache diagnostics, its verdict as
+    ``{"type", "tokens"}``: None when it found no divergence or on a hit)."""
+    if anthropic.CACHE_DIAGNOSTICS in response:
+        return True, anthropic.miss_reason(response[anthropic.CACHE_DIAGNOSTICS])
+    if openai_responses.PROMPT_CACHE_DIAGNOSTICS in response:
+        return True, openai_responses.miss_reason(response[openai_responses.PROMPT_CACHE_DIAGNOSTICS])
+    return False, None

@@ -24,7 +24,7 @@ from cachelint.payloads.cache_state import never_read, ttl_in_force
 from cachelint.payloads.limits import Limits, limits_for
 from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
-from cachelint.payloads.usage import MISS_REASON_TIERS, miss_reason, reads_reported, usage_of
+from cachelint.payloads.usage import MISS_REASON_TIERS, reads_reported, usage_of
 from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL308"
@@ -129,7 +129,7 @@ def missed_reads(
         return None  # the marker moved back: reading less than last time is what was asked for
     if not _within_ttl(prev, cur, limits):
         return None  # CL306's finding, or parallel requests
-    reason = miss_reason(cur.cache_diagnostics) if cur.has_cache_diagnostics else None
+    reason = cur.cache_diagnostics if cur.has_cache_diagnostics else None
     named = reason is not None and reason.get("type") in MISS_REASON_TIERS
     pu, cu = usage_of(prev), usage_of(cur)
     found: dict[str, Any] = {}
