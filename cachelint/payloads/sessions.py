@@ -215,6 +215,10 @@ def _candidate_keys(req: Request, scope: str) -> tuple[Any, ...]:
     return tuple(keys)
 
 
+# How many of an agent's most recently touched open sessions a request whose first and second
+# messages match none is compared with (a sliding window of history continues one of them).
+_RECENT_OF_AGENT = 4
+
 # The prints of a tier for ``may_be_one_agent``: its bytes [E - 16, E) and the same from its end,
 # for E = 16, 32, 64… while 4 * E fits in the tier. Two tiers that are close (``_close_tiers``)
 # share at least half of the shorter one's m bytes as a common head and tail, so a head or a tail
@@ -499,6 +503,13 @@ class SessionGrouper:
         others = {
             sid: None for sid in second if sid not in sharing_first and any(sid in bucket for bucket in same_agent)
         }
+        # a history whose oldest turns were dropped (a sliding window) shares neither its first
+        # nor its second message with the session it continues: the same agent's most recently
+        # touched sessions are judged too, a bounded number whatever the log's length
+        for bucket in same_agent:
+            for sid in list(reversed(bucket))[:_RECENT_OF_AGENT]:
+                if sid not in sharing_first:
+                    others[sid] = None
         best = self._best(req, others, weak_key, best, rejected=rejected)
         if best is not None:
             return best[1], ("", None)

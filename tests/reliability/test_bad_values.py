@@ -54,7 +54,9 @@ def _usage_log(root: Path, count: str) -> None:
 @pytest.mark.parametrize("count", ["1e308", "-1e308", "9007199254740993", "123456789012345678901234567890"])
 def test_a_token_count_no_log_can_hold_is_not_a_count(tmp_path, count):
     _usage_log(tmp_path, count)
-    code, out = run_cli(tmp_path, ["audit", "--isolated", "--output-format", "json", "good_flagged.jsonl"])
+    code, out = run_cli(
+        tmp_path, ["audit", "--isolated", "--fail-on", "info", "--output-format", "json", "good_flagged.jsonl"]
+    )
     assert code == 1, out
     data = json.loads(out)
     assert [d["code"] for d in data["findings"]] == ["CL301"]

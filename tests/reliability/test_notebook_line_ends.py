@@ -50,8 +50,8 @@ def _cell_text(source) -> str:
 def test_a_cell_with_lone_cr_line_ends_is_found_where_it_is(tmp_path, shape):
     _notebook(tmp_path / "nb.ipynb", SHAPES[shape])
     code, out = run_cli(tmp_path, ["check", "--isolated", "--no-cache", "--output-format", "json", "nb.ipynb"])
-    found = [(d["code"], d["line"], d["column"], d["message"].split(":")[0]) for d in json.loads(out)]
-    assert found == [("CL101", 1, 11, "cell 3"), ("CL101", 4, 24, "cell 2")]
+    found = [(d["code"], d["line"], d["column"], d["details"]["cell"]) for d in json.loads(out)]
+    assert found == [("CL101", 4, 24, 2), ("CL101", 1, 11, 3)]
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))

@@ -121,19 +121,25 @@ def iter_log_files(
     """(absolute path, display path) of every log under ``paths``, then the paths that could not
     be read: files as given, directories walked recursively, symlinks not followed out of the
     tree; object storage URLs (``storage.is_remote``) listed, filtered by ``window`` (a
-    ``storage.TimeWindow``), copied into ``staging`` (a ``storage.Staging``) and shown by their URL. Whatever the order and spelling of ``paths`` the answer is the same: the logs sorted by
+    ``storage.TimeWindow``), copied into ``staging`` (a ``storage.Staging``) and shown by their URL.
+    Whatever the order and spelling of ``paths`` the answer is the same: the logs sorted by
     display path (lexically normalised: ``./logs`` and ``logs/`` are ``logs``), each file once
     however many names reach it (its first display path in that order). Sessions run across
     files in this order, so ``audit b.jsonl a.jsonl`` used to find other breaks than
     ``audit a.jsonl b.jsonl``, and ``audit logs ./logs`` audited every file twice."""
+    from cachelint.payloads.readers import storage
+
     logs: dict[str, tuple[str, Path]] = {}  # real path -> (display, absolute)
     problems: list[Diagnostic] = []
     for given in paths:
         shown = _normalised(given, cwd)
         path = Path(given)
         absolute = path if path.is_absolute() else cwd / path
-        if absolute.is_file():
-            found: Iterable[tuple[Path, str] | Diagnostic] = [(absolute, printable(shown))]
+        found: Iterable[tuple[Path, str] | Diagnostic]
+        if storage.is_remote(given):
+            found = _objects(given, staging, window or storage.TimeWindow())
+        elif absolute.is_file():
+            found = [(absolute, printable(shown))]
         elif absolute.is_dir():
             found = _walk(absolute, shown)
         elif not absolute.exists():
