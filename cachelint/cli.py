@@ -934,8 +934,10 @@ def index(directory, write_file, check_file, show_diff, listing, listing_format,
     """Print the skill index rendered from the SKILL.md files under DIRECTORY (sorted by name)."""
     from cachelint.skills.indexer import IndexFileError, check_index, render_index, write_index
 
-    settings = _load_settings(config, isolated)
     root = Path(directory)
+    # the configuration closest to DIRECTORY, as `check` reads the files under it (a bad one there
+    # is the user's error, said in one line)
+    settings = _resolver(config, isolated).for_path(root)
     if listing:
         if write_file or check_file:
             _fail("--listing prints the listings; it takes neither --write nor --check")

@@ -70,6 +70,18 @@ def test_a_bad_configuration_below_the_working_directory_is_the_users_error(tmp_
     assert "internal error" not in line
 
 
+def test_a_bad_configuration_beside_the_skills_an_index_is_made_of_is_the_users_error(tmp_path, monkeypatch):
+    skill = "---\nname: pdf\ndescription: Use when the user asks to fill a PDF form.\n---\nBody\n"
+    write_tree(tmp_path, {"sub/pyproject.toml": "[tool.cachelint]\nselekt = 1\n", "sub/skills/pdf/SKILL.md": skill})
+    monkeypatch.chdir(tmp_path)
+    result = _run("index", "sub/skills")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"cachelint: error: {os.path.realpath(tmp_path / 'sub')}/pyproject.toml: invalid configuration: (top level):"
+        " Additional properties are not allowed ('selekt' was unexpected)\n"
+    )
+
+
 def test_a_bad_configuration_beside_the_logs_is_the_users_error(tmp_path, monkeypatch):
     write_tree(tmp_path, {"logs/cachelint.toml": "selekt = 1\n", "logs/a.jsonl": '{"x": 1}\n'})
     monkeypatch.chdir(tmp_path)
