@@ -127,6 +127,9 @@ def test_follow_prints_each_rebuild_of_a_file_appended_to(tmp_path: Path, isolat
         stderr=subprocess.PIPE,
         env=env,
         cwd=tmp_path,
+        # Ctrl-C as a terminal sends it: a test runner's worker may ignore SIGINT, and a child
+        # inherits an ignored signal (Python then installs no KeyboardInterrupt for it)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert "following 1 session file(s)" in _line(proc.stderr)  # what was there is read, not printed
