@@ -187,13 +187,19 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
     """A temporary file in the same folder with ``data`` and the old file's mode, owner and
     group, then renamed over ``path`` (after checking the old file once more)."""
     tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.cachelint-tmp")
+    # The file is created inside the block that removes it: a signal (SIGTERM, Ctrl-C) handled
+    # right after the creating call returns must still find the name to remove.
+    taken = False  # the name was another run's: that file is not ours to remove
     try:
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0), 0o600
-        )
-    except OSError as exc:
-        raise Skipped(f"its folder is not writable ({exc.strerror or exc})") from exc
-    try:
+        try:
+            fd = os.open(
+                tmp,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0),
+                0o600,
+            )
+        except OSError as exc:
+            taken = isinstance(exc, FileExistsError)
+            raise Skipped(f"its folder is not writable ({exc.strerror or exc})") from exc
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -220,11 +226,10 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
         ):
             raise Changed("changed on disk while it was being replaced")
         os.replace(tmp, path)
-    except FileExistsError:
-        raise
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if not taken:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise
