@@ -42,6 +42,8 @@ Memory: only open sessions are held; a session untouched for ``window`` records 
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
@@ -507,7 +509,7 @@ class SessionGrouper:
         # nor its second message with the session it continues: the same agent's most recently
         # touched sessions are judged too, a bounded number whatever the log's length
         for bucket in same_agent:
-            for sid in list(reversed(bucket))[:_RECENT_OF_AGENT]:
+            for sid in itertools.islice(reversed(bucket), _RECENT_OF_AGENT):  # no copy of the bucket
                 if sid not in sharing_first:
                     others[sid] = None
         best = self._best(req, others, weak_key, best, rejected=rejected)
