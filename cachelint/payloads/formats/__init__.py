@@ -26,6 +26,7 @@ NAMES = (
     "vcr",
     "claude-code",
     "codex",
+    "gemini-cli",
     "bedrock-invocation",
     "helicone",
     "anthropic-batch-results",
