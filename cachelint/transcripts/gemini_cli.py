@@ -97,11 +97,13 @@ class GeminiCliReader:
         rewind = value.get("$rewindTo")
         if isinstance(rewind, str):
             return [self._event("rewind", line, None, to=rewind)]
-        if not matches(value) or value.get("type") != "gemini":
+        if value.get("type") != "gemini":
             return []
+        # in a file already known to be a session, a model message needs no content (one with
+        # only tool calls may be written without it)
         tokens = value.get("tokens")
-        ident = value["id"]
-        if not isinstance(tokens, Mapping) or ident in self.seen:
+        ident = value.get("id")
+        if not isinstance(ident, str) or not isinstance(tokens, Mapping) or ident in self.seen:
             return []
         self.seen.add(ident)
         prompt = _count(tokens.get("input"))

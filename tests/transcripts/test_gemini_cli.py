@@ -123,6 +123,15 @@ def test_gemini_cli_rebuilds_with_their_causes(tmp_path: Path) -> None:
     assert summary["threads"][0]["cold_start"]["line"] == lines["start"]
 
 
+def test_a_model_message_without_content_is_read(tmp_path: Path) -> None:
+    s = GeminiSession()
+    s.call(0, prompt=12_000, cached=0)
+    line = s.call(0.5, prompt=12_600, cached=0, model="gemini-2.5-flash")
+    del s.lines[-1]["content"]
+    result = audit_logs([str(s.write(chats(tmp_path) / "session-b.jsonl"))], cwd=tmp_path)
+    assert [(d.line, d.kind) for d in result.diagnostics] == [(line, "model-switch")]
+
+
 def test_a_shrunk_prompt_is_named_in_an_unexplained_rebuild(tmp_path: Path) -> None:
     s = GeminiSession()
     s.call(0, prompt=40_000, cached=0)
