@@ -38,6 +38,7 @@ NAMES = (
     "langfuse",
     "otlp",
     "openinference",
+    "vercel-ai",
     "otel-genai",
     "openllmetry",
     "zhar",
