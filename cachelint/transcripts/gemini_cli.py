@@ -26,8 +26,9 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 from cachelint.payloads.readers.envelopes import parse_time
+from cachelint.payloads.cache_usage import token_count
 from cachelint.payloads.usage import CacheUsage
-from cachelint.transcripts.model import Event, Turn
+from cachelint.transcripts.model import Event, Turn, new_event
 
 AGENT = "gemini-cli"
 MESSAGE_TYPES = ("user", "gemini", "info", "warning", "error")
@@ -106,9 +107,9 @@ class GeminiCliReader:
         if not isinstance(ident, str) or not isinstance(tokens, Mapping) or ident in self.seen:
             return []
         self.seen.add(ident)
-        prompt = _count(tokens.get("input"))
-        read = min(prompt, _count(tokens.get("cached")))
-        output = _count(tokens.get("output")) + _count(tokens.get("thoughts"))
+        prompt = token_count(tokens.get("input"))
+        read = min(prompt, token_count(tokens.get("cached")))
+        output = token_count(tokens.get("output")) + token_count(tokens.get("thoughts"))
         model = value.get("model")
         return [
             Turn(
@@ -136,16 +137,4 @@ class GeminiCliReader:
             self.session = ident
 
     def _event(self, kind: str, line: int, time: Any, **detail: Any) -> Event:
-        return Event(
-            kind=kind,
-            path=self.display,
-            line=line,
-            session=self.session,
-            thread=self.thread,
-            time=time,
-            detail={k: v for k, v in detail.items() if v is not None},
-        )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+        return new_event(kind, self.display, line, self.session, self.thread, time, **detail)

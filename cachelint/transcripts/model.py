@@ -110,6 +110,21 @@ class Event:
         return self.kind
 
 
+def new_event(
+    kind: str, path: str, line: int, session: str, thread: str, time: datetime | None, **detail: Any
+) -> Event:
+    """An Event whose detail keeps only what the record said (no None values)."""
+    return Event(
+        kind=kind,
+        path=path,
+        line=line,
+        session=session,
+        thread=thread,
+        time=time,
+        detail={k: v for k, v in detail.items() if v is not None},
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ColdStart:
     """A thread's first call: what it wrote is its own prefix, not a rebuild."""
