@@ -181,7 +181,12 @@ def unread_span(attrs: dict) -> str | None:
             "are provider calls of the Vercel AI SDK recorded without their prompt (ai.prompt.messages):"
             " turn recordInputs on in experimental_telemetry"
         )
-    if any(k.startswith(("gen_ai.usage.", "gen_ai.request.", "gen_ai.response.")) for k in attrs) or operation:
+    if (
+        any(k.startswith(("gen_ai.usage.", "gen_ai.request.", "gen_ai.response.")) for k in attrs)
+        or operation
+        or "gen_ai.system" in attrs
+        or "gen_ai.provider.name" in attrs
+    ):
         return (
             "are LLM call spans (gen_ai.* attributes) without the prompt or the provider a convention cachelint"
             " reads needs (gen_ai.input.messages, gen_ai.prompt.N.*, gen_ai.provider.name): not audited"

@@ -26,13 +26,11 @@ from cachelint.payloads.model import Origin
 from cachelint.payloads.providers.registry import content_provider
 
 NAME = "vercel-ai"
-# the spans of one provider call (the outer ai.generateText / ai.streamText span is the user's call)
-_CALL_SUFFIXES = (".doGenerate", ".doStream")
 
 
 def claims(attrs: dict) -> bool:
-    operation = attrs.get("ai.operationId")
-    return "ai.prompt.messages" in attrs and isinstance(operation, str) and operation.endswith(_CALL_SUFFIXES)
+    # only a provider call's span carries the messages (the outer span has ``ai.prompt``)
+    return "ai.prompt.messages" in attrs
 
 
 def _parts(content: Any) -> list[Part]:
