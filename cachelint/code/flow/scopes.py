@@ -762,11 +762,32 @@ class Scopes:
             cls, attr = own
             cls.attr_types[attr] = ref
 
+    def _expression_class(self, node: ast.AST, frame: Frame, depth: int = 0) -> ClassRef | None:
+        """The class of the instance an expression gives: ``Cls(...)``, a name of a known class
+        (``llm``, a parameter annotated ``llm: LLM``), and ``a or b`` / ``a if c else b`` whose
+        operands other than None all give the same class."""
+        node = node.value if isinstance(node, ast.Await) else node
+        if isinstance(node, ast.Call):
+            return self.class_ref(node.func)
+        if isinstance(node, ast.Name):
+            return frame.type_of(node.id)
+        if depth > 4:
+            return None
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            operands = list(node.values)
+        elif isinstance(node, ast.IfExp):
+            operands = [node.body, node.orelse]
+        else:
+            return None
+        refs = {
+            self._expression_class(o, frame, depth + 1)
+            for o in operands
+            if not (isinstance(o, ast.Constant) and o.value is None)
+        }
+        return refs.pop() if len(refs) == 1 else None
+
     def _record_type(self, target: ast.AST, source: ast.AST, frame: Frame) -> None:
-        call = source.value if isinstance(source, ast.Await) else source
-        ref = self.class_ref(call.func) if isinstance(call, ast.Call) else None
-        if ref is None and isinstance(call, ast.Name):
-            ref = frame.type_of(call.id)  # self.llm = llm, of a parameter annotated llm: LLM
+        ref = self._expression_class(source, frame)
         if isinstance(target, ast.Attribute):
             own = frame.attribute_of_self(target)
             if own is not None and ref is not None:
