@@ -16,6 +16,7 @@ from cachelint.code.flow.scopes import (
     is_abstract_stub,
     is_first_index,
     looks_like_class,
+    parsed_annotation,
     path_of,
     local_names,
     path_root,
@@ -196,19 +197,21 @@ def _external_sink(entry: Mapping[str, Any], qualified: str, line: int) -> SinkR
     return SinkRef(entry["tier"], f"{entry['label']} in {qualified} (line {entry['line']})", line, external=qualified)
 
 
+def _annotation_text(annotation: ast.AST | None) -> str:
+    """An annotation as written (a string one without its quotes)."""
+    if isinstance(annotation, ast.Constant):
+        return str(annotation.value)
+    return ast.unparse(annotation) if annotation is not None else ""
+
+
 class Calls(Expressions):
     """Calls: what they return and do, and the summaries of the functions they call."""
 
     def _annotation_origin(self, annotation: ast.AST | None, at: ast.AST) -> Origin | None:
         """``names: set[str]``: the annotation says the value is unordered, wherever it came from."""
-        if annotation is None:
+        node = parsed_annotation(annotation)
+        if node is None:
             return None
-        node = annotation
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # set[str] | None
             return self._annotation_origin(node.left, at) or self._annotation_origin(node.right, at)
         if isinstance(node, ast.Subscript):
@@ -226,7 +229,7 @@ class Calls(Expressions):
         # program runs): a sorted(...) fix of such a value is unsafe
         return Origin(
             UNORDERED,
-            f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else str(annotation.value)}",
+            f"a value annotated {_annotation_text(annotation)}",
             span_of(at),
         )
 

@@ -442,6 +442,17 @@ def exits_after(stmts: list[ast.stmt]) -> list[str | None]:
     return out
 
 
+def parsed_annotation(annotation: ast.AST | None) -> ast.AST | None:
+    """An annotation as an expression: a string one (``"LLM | None"``, a forward reference)
+    parsed, None when it is no valid expression."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return annotation
+
+
 def is_abstract_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A method that only declares an interface: decorated ``@abstractmethod``, or whose body is
     a docstring and ``pass``, ``...`` or ``raise NotImplementedError``. An instance it is called on
@@ -738,12 +749,7 @@ class Scopes:
     def annotated_class(self, annotation: ast.AST | None) -> ClassRef | None:
         """The class an annotation declares: ``LLM``, ``Optional[LLM]``, ``LLM | None``, ``"LLM"``
         (a value annotated so is an instance of it, or of a subclass, or None)."""
-        node = annotation
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
+        node = parsed_annotation(annotation)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
             return self.annotated_class(sides[0]) if len(sides) == 1 else None
