@@ -44,16 +44,30 @@ LAST_STEP = """
             messages.append(reply.message)
 """
 
-POSITIVE_TOOLS = {
-    "constructor-parameter-annotation": BACKEND
-    + """
+AGENT = """
 class Agent:
-    def __init__(self, llm: Backend, max_steps: int):
+    def __init__(self, llm: {cls}, max_steps: int):
         self.llm = llm
         self.max_steps = max_steps
 
     def run(self, messages, tools):"""
-    + LAST_STEP.format(method="complete"),
+
+SETTING_LOOP = """
+class Agent:
+    def __init__(self, llm: Backend):
+        self.llm = llm
+
+    def run(self, messages, tools):
+        choice = {"type": "any"}
+        while True:
+            reply = self.llm.complete(messages, tools=tools, tool_choice=choice)
+            if not reply.tool_calls:
+                return reply
+            messages.append(reply.message)
+            choice = {"type": "auto"}"""
+
+POSITIVE_TOOLS = {
+    "constructor-parameter-annotation": BACKEND + AGENT.format(cls="Backend") + LAST_STEP.format(method="complete"),
     "class-level-annotation": BACKEND
     + """
 class Agent:
@@ -87,13 +101,7 @@ class Agent:
     def run(self, messages, tools):"""
     + LAST_STEP.format(method="complete"),
     "abstract-method-overridden-in-the-module": ABSTRACT
-    + """
-class Agent:
-    def __init__(self, llm: Model, max_steps: int):
-        self.llm = llm
-        self.max_steps = max_steps
-
-    def run(self, messages, tools):"""
+    + AGENT.format(cls="Model")
     + LAST_STEP.format(method="complete"),
     "not-implemented-stub-overridden": """
 class Model:
@@ -133,13 +141,7 @@ def run(messages, tools, given, max_steps):
 
 NEGATIVE_TOOLS = {
     "declared-class-method-that-only-counts": BACKEND
-    + """
-class Agent:
-    def __init__(self, llm: Backend, max_steps: int):
-        self.llm = llm
-        self.max_steps = max_steps
-
-    def run(self, messages, tools):"""
+    + AGENT.format(cls="Backend")
     + LAST_STEP.format(method="count").replace("  # here", ""),
     "abstract-method-whose-override-sends-no-tools": """
 from abc import ABC, abstractmethod
@@ -181,21 +183,7 @@ def run(messages, tools, tracer, max_steps):
 }
 
 POSITIVE_SETTINGS = {
-    "setting-passed-through-a-wrapper": BACKEND
-    + """
-class Agent:
-    def __init__(self, llm: Backend):
-        self.llm = llm
-
-    def run(self, messages, tools):
-        choice = {"type": "any"}
-        while True:
-            reply = self.llm.complete(messages, tools=tools, tool_choice=choice)
-            if not reply.tool_calls:
-                return reply
-            messages.append(reply.message)
-            choice = {"type": "auto"}  # here
-""",
+    "setting-passed-through-a-wrapper": BACKEND + SETTING_LOOP + "  # here\n",
 }
 
 NEGATIVE_SETTINGS = {
@@ -203,21 +191,9 @@ NEGATIVE_SETTINGS = {
 class Backend:
     def complete(self, messages, tools=None, tool_choice=None):
         return litellm.completion(model="m", messages=messages, tools=tools, tool_choice="auto")
-
-
-class Agent:
-    def __init__(self, llm: Backend):
-        self.llm = llm
-
-    def run(self, messages, tools):
-        choice = {"type": "any"}
-        while True:
-            reply = self.llm.complete(messages, tools=tools, tool_choice=choice)
-            if not reply.tool_calls:
-                return reply
-            messages.append(reply.message)
-            choice = {"type": "auto"}
-""",
+"""
+    + SETTING_LOOP
+    + "\n",
     "one-request-per-setting": BACKEND
     + """
 def compare(llm: Backend, messages, tools, choices):
