@@ -112,7 +112,7 @@ def test_a_day_in_s3_is_audited_as_the_same_files_on_disk(s3, tmp_path):
     window = {"since": "2026-12-01", "until": "2026-12-01T23:59"}
     remote = _json([f"s3://{BUCKET}/"], tmp_path, jobs=1, **window)
     shutil.rmtree(local / "agent" / "year=2026" / "month=12" / "day=02", ignore_errors=True)
-    on_disk = _json([str(local)], tmp_path, jobs=1)
+    on_disk = _json([str(local)], tmp_path, jobs=1, **window)  # the window applies to the requests' times too
     # the same findings, sessions and money; a fingerprint hashes the path a finding names
     assert _without_fingerprints(remote) == _without_fingerprints(on_disk.replace(str(local), f"s3://{BUCKET}"))
     summary = json.loads(remote)["summary"]
