@@ -222,6 +222,26 @@ def open_object(url: str) -> tuple[IO[bytes], IO[bytes]]:
     return stream_of(raw, lambda plain: io.BufferedReader(plain, 1 << 20))
 
 
+def open_object_range(url: str, start: int) -> IO[bytes]:
+    """A plain (not compressed) object opened at byte ``start``, buffered for ``readline(limit)``:
+    a Dask worker reads its byte range of a large JSONL object from the storage (ranged GETs).
+    OSError says why not."""
+    try:
+        fs, path = file_system(url)
+        raw = fs.open(path, "rb", block_size=1 << 22)
+    except ImportError:
+        raise
+    except Exception as exc:
+        raise OSError(errno.EIO, _cause(exc)) from exc
+    handle = io.BufferedReader(raw, 1 << 20)
+    try:
+        handle.seek(start)
+    except Exception as exc:
+        handle.close()
+        raise OSError(errno.EIO, _cause(exc)) from exc
+    return handle
+
+
 def staging_root() -> Path:
     import tempfile
 
