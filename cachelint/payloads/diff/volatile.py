@@ -113,7 +113,7 @@ _GLUED_WINDOW = 64
 
 def _classify_glued(old: str, new: str, patterns: VolatilePatterns) -> tuple[str, str, str] | None:
     head = common_prefix_len(old, new)
-    tail = min(common_prefix_len(old[::-1], new[::-1]), min(len(old), len(new)) - head)
+    tail = min(common_suffix_len(old, new), min(len(old), len(new)) - head)
     if len(old) - head - tail > MAX_VOLATILE_TOKEN or len(new) - head - tail > MAX_VOLATILE_TOKEN:
         return None
     # the changed middle with a window of the token on each side: the value lies there
