@@ -283,7 +283,8 @@ class Sinks(Loops):
             # no loop in view: only a request that carries a conversation on is repeated
             reached = set() if frame.loops else self._rebuilt_per_turn(node, prefix_args, messages_node, callee, frame)
             if reached is not None:
-                self._selected_by_changed_state(node, prefix_args, frame, reached)
+                with_first = self._with_first_message(prefix_args, messages_node, callee, frame)
+                self._selected_by_changed_state(node, with_first, frame, reached)
         if frame.loops and not sink.configures:
             self._made_before_the_loop(reached_before, messages_node, frame)
 
@@ -410,11 +411,7 @@ class Sinks(Loops):
         for message in conversation.new:
             turn_input.update(p for p in deps.reads(message, before) if path_root(p) in frame.params)
         turn_places = self._turn_places(frame)
-        first = self._first_message_content(messages, frame)
-        if first is not None:
-            role = self._first_message(messages, frame)
-            label = f"the first message ({role[1] if role else 'system'}) of messages= of {callee}"
-            prefix_args = prefix_args + [("system", first, label)]
+        prefix_args = self._with_first_message(prefix_args, messages, callee, frame)
         carried: set[int] = {id(node) for node in conversation.followed}
         for message in conversation.new:
             carried.add(id(message))
@@ -443,6 +440,18 @@ class Sinks(Loops):
             self.reaches.append(Reach(origin, SinkRef(tier, label, call.lineno), None))
             reached.add(tier)
         return reached
+
+    def _with_first_message(
+        self, prefix_args: list[tuple[str, ast.AST, str]], messages: ast.AST, callee: str, frame: Frame
+    ) -> list[tuple[str, ast.AST, str]]:
+        """The prefix arguments of a request and, with Chat-style calls, the content of the first
+        message of the list it sends (the system prompt)."""
+        first = self._first_message_content(messages, frame)
+        if first is None:
+            return prefix_args
+        role = self._first_message(messages, frame)
+        label = f"the first message ({role[1] if role else 'system'}) of messages= of {callee}"
+        return prefix_args + [("system", first, label)]
 
     def _selected_by_changed_state(
         self, call: ast.Call, prefix_args: list[tuple[str, ast.AST, str]], frame: Frame, reported: set[str]
