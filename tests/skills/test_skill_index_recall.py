@@ -118,7 +118,9 @@ def _categorized(extra=None):
 
 def _catalog_json(categories=range(6)):
     entries = ",".join(
-        f'{{"name": "c{c}-k{k}", "path": "cat{c}/c{c}-k{k}", "category": "cat{c}"}}' for c in categories for k in range(2)
+        f'{{"name": "c{c}-k{k}", "path": "cat{c}/c{c}-k{k}", "category": "cat{c}"}}'
+        for c in categories
+        for k in range(2)
     )
     return "[" + entries + "]"
 
