@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from cachelint.code.flow.facts import LoopChange, Reach, SinkRef, UncachedPrefix
 from cachelint.code.program import Program
-from cachelint.code.values import Span
+from cachelint.code.values import CONVERSATION, SELECTION, Span
 from cachelint.diagnostics import Diagnostic, Fix, Severity
 
 # A clock reduced to its date changes less often than the clock itself.
@@ -141,6 +141,28 @@ class CodeFacts:
         if sink.external is not None:
             return f"{sink.label}, called at {self.where(sink.line)}"
         return f"{sink.label} at {self.where(sink.line)}"
+
+    def rebuilt_per_request(self, tier: str) -> list[Reach]:
+        """The reaches of the conversation's state into ``tier`` (one per construction site), but
+        a selection by a place that a loop repeating the same call changes: that change is the
+        finding (first_change_per_place)."""
+        in_loops = {(c.path, c.sink.line) for c in self.changes if c.tier == tier}
+        return [
+            r
+            for r in self.first_reach_per_origin(CONVERSATION, (tier,))
+            if not (r.origin.mode == SELECTION and (r.origin.attr, r.sink.line) in in_loops)
+        ]
+
+    def per_request_message(self, r: Reach, rewritten: str) -> str:
+        """How CL103 and CL104 word a prefix rebuilt for the requests of a conversation with no
+        change in view of a loop: built from the conversation itself, or listing only the entries
+        a test on state that changes between requests lets through (the skills not loaded yet)."""
+        if r.origin.mode == SELECTION:
+            return (
+                f"{self.reached(r.sink)} keeps only the entries that a test on {r.origin.what} lets"
+                f" through, so the request after each change rewrites {rewritten}"
+            )
+        return f"{self.reached(r.sink)} is built from {r.origin.what}, which differs on every request, so every request rewrites {rewritten}"
 
     def loop_change_message(self, c: LoopChange, effect: str) -> str:
         """How CL103, CL104 and CL106 word a change: "<place> is <changed> inside the loop that

@@ -34,6 +34,9 @@ VOLATILE = "volatile"
 # The conversation's own state (the history a request carries on, this turn's input, the state a
 # framework hands a per-turn function): a value built from it differs from one request to the next.
 CONVERSATION = "conversation"
+# The mode of a conversation origin that is a selection by state the program changes between the
+# requests of a conversation (``n not in self.loaded``): the prefix lists only what it lets through.
+SELECTION = "selection"
 PARAM = "param"
 # The parameter name under which a method sees the attributes of its own instance (``self.tools``
 # is ``Origin(PARAM, INSTANCE, attr="tools")``, whatever the first parameter is called): the sinks
@@ -62,7 +65,9 @@ class Origin:
     fix_safe: bool = False
     fix_module: str | None = None
     mode: str = "whole"  # param: "whole" | "elem" | "sorted"
-    attr: str | None = None  # param: the value of this attribute of the parameter (args.tools)
+    attr: str | None = (
+        None  # param: the value of this attribute of the parameter (args.tools); selection: the place tested
+    )
     external: str | None = None  # from another module's summary: "pkg.mod.func"
     empty: bool = False  # unordered: an empty set() nothing has been put in yet
 

@@ -11,6 +11,8 @@ A bare name shared by skills of several folders that the index does not tell apa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cachelint.discovery import is_relative_to
 from cachelint.skills.indexes import IndexFile, layout_folders, marketplace_root, plugin_root
 from cachelint.skills.tree import Skill, SkillTree
@@ -36,9 +38,44 @@ def index_scope(tree: SkillTree, index: IndexFile) -> list[Skill]:
     if index.kind not in ("marketplace", "plugin", "well-known"):
         parents |= layout_folders(tree, index, parents)
     scope = [s for s in tree.skills if s.folder.parent in parents]
+    if index.role == "catalog":
+        seen = {s.path for s in scope}
+        scope += [s for s in categorized_collection(tree, parents) if s.path not in seen]
     if index.kind in ("marketplace", "plugin"):
         # a manifest is the index of its own plugin's skills, not of the folder a symlinked
         # entry leads to
         root = marketplace_root(index.path) if index.kind == "marketplace" else plugin_root(index.path)
         scope = [s for s in scope if is_relative_to(s.folder, root)]
     return scope
+
+
+# A catalog that lists the skills of this many category folders of one folder, and of two thirds
+# of its category folders at least, is the catalog of that folder (as layout_folders: a page that
+# names the skills of 3 of 5 categories is a guide to those).
+CATEGORY_MIN_FOLDERS = 5
+
+
+def categorized_collection(tree: SkillTree, parents: set[Path]) -> list[Skill]:
+    """The skills of a collection sorted into category folders (``skills/<category>/<skill>``)
+    that a catalog draws from by category: when it lists the skills of most categories of a
+    folder below the repository root, that folder is the collection it catalogs, and a skill
+    filed another way belongs to it as much as its siblings do: one directly in the folder, or
+    in a group folder inside a category it lists (``skills/<category>/<group>/<skill>``). A
+    category it leaves out entirely is one it does not cover (as a page that lists plugins covers
+    those it lists), and a sub-document of a skill is no skill of its own (``Skill.nested``)."""
+    by_root: dict[Path, set[Path]] = {}
+    for parent in parents:
+        root = parent.parent
+        if root != tree.root and is_relative_to(root, tree.root):
+            by_root.setdefault(root, set()).add(parent)
+    out: list[Skill] = []
+    for root in sorted(by_root):
+        drawn = by_root[root]
+        if len(drawn) < CATEGORY_MIN_FOLDERS:
+            continue
+        under = [s for s in tree.skills_under(root) if not s.nested]
+        categories = {root / s.folder.relative_to(root).parts[0] for s in under if s.folder.parent != root}
+        if 3 * len(drawn) < 2 * len(categories):
+            continue
+        out += [s for s in under if s.folder.parent == root or root / s.folder.relative_to(root).parts[0] in drawn]
+    return out

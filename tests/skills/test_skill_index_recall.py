@@ -104,3 +104,81 @@ def test_labelled_lists_of_names(tmp_path):
     )
     result = check_tree(tmp_path)
     assert _codes_at(result, "CL203") == [] and _codes_at(result, "CL204") == []
+
+
+def _categorized(extra=None):
+    """Six categories of two skills each under skills/, and what a test adds."""
+    tree = {}
+    for c in range(6):
+        for k in range(2):
+            name = f"c{c}-k{k}"
+            tree[f"skills/cat{c}/{name}/SKILL.md"] = skill(name, f"Use when handling case {c}.{k} of the workflow.")
+    return {**tree, **(extra or {})}
+
+
+def _catalog_json(categories=range(6)):
+    entries = ",".join(
+        f'{{"name": "c{c}-k{k}", "path": "cat{c}/c{c}-k{k}", "category": "cat{c}"}}'
+        for c in categories
+        for k in range(2)
+    )
+    return "[" + entries + "]"
+
+
+def test_catalog_by_category_covers_skills_filed_another_way(tmp_path):
+    # a site catalog generated from skills/<category>/<skill> misses the skill filed directly in
+    # skills/ and the ones grouped one level deeper inside a category
+    extra = {
+        "skills/loose/SKILL.md": skill("loose", "Use when a task fits no category of the collection."),
+        "skills/cat2/group/g-one/SKILL.md": skill("g-one", "Use when running the first grouped step."),
+        "skills/cat2/group/g-two/SKILL.md": skill("g-two", "Use when running the second grouped step."),
+        "site/skills.json": _catalog_json(),
+    }
+    write_tree(tmp_path, _categorized(extra))
+    result = check_tree(tmp_path)
+    assert _codes_at(result, "CL203") == [
+        ("skills/cat2/group/g-one/SKILL.md", 2),
+        ("skills/cat2/group/g-two/SKILL.md", 2),
+        ("skills/loose/SKILL.md", 2),
+    ]
+    assert all(d.severity.value == "warning" for d in result.diagnostics if d.code == "CL203")
+
+
+def test_catalog_by_category_leaves_out_a_category_it_omits(tmp_path):
+    # seven categories, six listed: the seventh is left out on purpose, as a plugin a page omits
+    extra = {
+        "skills/cat6/c6-k0/SKILL.md": skill("c6-k0", "Use when handling the seventh category."),
+        "site/skills.json": _catalog_json(),
+    }
+    write_tree(tmp_path, _categorized(extra))
+    assert _codes_at(check_tree(tmp_path), "CL203") == []
+
+
+def test_catalog_of_a_few_categories_is_a_guide_to_those(tmp_path):
+    extra = {
+        "skills/loose/SKILL.md": skill("loose", "Use when a task fits no category of the collection."),
+        "site/skills.json": _catalog_json(range(3)),
+    }
+    write_tree(tmp_path, _categorized(extra))
+    assert _codes_at(check_tree(tmp_path), "CL203") == []
+
+
+def test_prompt_index_by_category_keeps_its_loader_scope(tmp_path):
+    # AGENTS.md is read into the prompt: what it must list is what its loader sees, not a
+    # reader's catalog of the folder
+    agents = "# Skills\n\n" + "".join(f"- c{c}-k{k}: case\n" for c in range(6) for k in range(2))
+    extra = {
+        "skills/loose/SKILL.md": skill("loose", "Use when a task fits no category of the collection."),
+        "AGENTS.md": agents,
+    }
+    write_tree(tmp_path, _categorized(extra))
+    assert _codes_at(check_tree(tmp_path), "CL203") == []
+
+
+def test_catalog_by_category_skips_sub_documents(tmp_path):
+    extra = {
+        "skills/cat1/c1-k0/examples/demo/SKILL.md": skill("demo", "Use when showing the demo of c1-k0."),
+        "site/skills.json": _catalog_json(),
+    }
+    write_tree(tmp_path, _categorized(extra))
+    assert _codes_at(check_tree(tmp_path), "CL203") == []

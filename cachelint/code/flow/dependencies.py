@@ -99,14 +99,21 @@ class LocalDeps:
         """The ids of the binding values ``expr`` is built from, through the function's names
         (``before``: only bindings written before that line, as a call with no loop around it
         sees them)."""
-        out: set[int] = set()
+        return {id(node) for node in self.sources(expr, before)}
+
+    def sources(self, expr: ast.AST, before: int | None = None) -> list[ast.AST]:
+        """The binding values ``expr`` is built from, through the function's names, in the order
+        they are reached."""
+        out: list[ast.AST] = []
+        seen: set[int] = set()
         todo: list[ast.AST] = [expr]
         while todo and len(out) < _MAX_STEPS:
-            node = todo.pop()
-            for path in read_paths(node):
+            node = todo.pop(0)
+            for path in sorted(read_paths(node)):
                 for bound in self._bound(path, before):
-                    if id(bound) not in out:
-                        out.add(id(bound))
+                    if id(bound) not in seen:
+                        seen.add(id(bound))
+                        out.append(bound)
                         todo.append(bound)
         return out
 

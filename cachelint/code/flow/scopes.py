@@ -536,6 +536,10 @@ class Scopes:
         # start with a system message, settled once the function is analysed (Sinks.settle_first_messages)
         self.first_message_lists: dict[int | None, list[tuple[ast.List, Value, str, Frame]]] = {}
         self.local_deps_cache: dict[int, Any] = {}  # id(function or module) -> its LocalDeps
+        # id(class info) -> the attributes its methods change after the object is built, and the
+        # module globals its functions change (state_filters), computed once when a request needs them
+        self.changed_attributes_cache: dict[int, dict[str, tuple[str, int]]] = {}
+        self.changed_globals_cache: dict[str, tuple[str, int]] | None = None
         # id(summary) (or None) -> reaches of values bound to a system prompt's name, with the name
         # bound: kept once the function is read if anything may send it (Sinks._settle_named_prompts)
         self.named_prompts: dict[int | None, list[tuple[Reach, ast.Name, Frame]]] = {}

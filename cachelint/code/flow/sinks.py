@@ -25,10 +25,12 @@ from cachelint.code.flow.list_uses import (
 )
 from cachelint.code.flow.loops import Loops, add_use
 from cachelint.code.flow.scopes import FIRST, Frame, first_element, path_of, path_root
+from cachelint.code.flow.state_filters import StateFilter, StateFilterSearch, changed_attributes, changed_globals
 from cachelint.code.knowledge import PREFIX_TIERS, Sink
 from cachelint.code.values import (
     CLEAN,
     CONVERSATION,
+    SELECTION,
     EMPTY,
     INSTANCE,
     PARAM,
@@ -277,8 +279,12 @@ class Sinks(Loops):
             self._messages_prefix(node, sent_messages[0], sent_messages[1], "system" in given_tiers, frame)
         if sink.explicit_cache is not None and prefix_args:
             self._uncached_prefix(node, sink.explicit_cache, prefix_args, frame)
-        if messages_node is not None and not sink.configures and not frame.loops:
-            self._rebuilt_per_turn(node, prefix_args, messages_node, callee, frame)
+        if messages_node is not None and not sink.configures:
+            # no loop in view: only a request that carries a conversation on is repeated
+            reached = set() if frame.loops else self._rebuilt_per_turn(node, prefix_args, messages_node, callee, frame)
+            if reached is not None:
+                with_first = self._with_first_message(prefix_args, messages_node, callee, frame)
+                self._selected_by_changed_state(node, with_first, frame, reached)
         if frame.loops and not sink.configures:
             self._made_before_the_loop(reached_before, messages_node, frame)
 
@@ -314,10 +320,7 @@ class Sinks(Loops):
         scope = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else self.tree
         if scope is None:
             return None
-        deps = self.local_deps_cache.get(id(scope))
-        if deps is None:
-            deps = self.local_deps_cache[id(scope)] = LocalDeps(scope, self.k.adding_methods, self._is_request)
-        return scope, deps
+        return scope, self._deps_of_function(scope)
 
     def _is_request(self, call: ast.Call) -> bool:
         """A call of a model API that takes a prompt prefix (its reply is new text, not the text it
@@ -368,7 +371,7 @@ class Sinks(Loops):
                 todo.append((node.right, False, depth))
             elif isinstance(node, (ast.List, ast.Tuple)):
                 elements = list(node.elts)
-                if head and elements and id(elements[0]) in self.role_contents:
+                if head and elements and self._is_role_message(elements[0], frame):
                     elements = elements[1:]  # the system message: what the prompt is, not the turn
                 for element in elements:
                     if isinstance(element, ast.Starred):
@@ -383,7 +386,7 @@ class Sinks(Loops):
 
     def _rebuilt_per_turn(
         self, call: ast.Call, prefix_args: list[tuple[str, ast.AST, str]], messages: ast.AST, callee: str, frame: Frame
-    ) -> None:
+    ) -> set[str] | None:
         """A request that carries a conversation on (its messages send a list the function is given)
         whose tools or system prompt are built from that conversation, or from this turn's input
         that the same messages send (the user's message, what it retrieved), or, in a function a
@@ -391,27 +394,24 @@ class Sinks(Loops):
         rebuilt for every request, with no loop in view (the framework, or the caller, repeats it).
         Not a system prompt taken out of the conversation itself (a wrapper converting one message
         list into a provider's ``system`` and ``messages``: the same binding feeds both, or it
-        tests a message's role)."""
+        tests a message's role). Returns the tiers reported, or None where the request carries no
+        conversation on."""
         if not _history_paths(messages):
-            return  # messages built here of new ones only: no conversation to lose
+            return None  # messages built here of new ones only: no conversation to lose
         found = self._local_deps(frame)
         if found is None:
-            return
+            return None
         _scope, deps = found
         before = call.lineno
         conversation = self._conversation_parts(messages, deps, frame, before)
         history = conversation.history
         if not history:
-            return  # a request of new messages only: no conversation to lose
+            return None  # a request of new messages only: no conversation to lose
         turn_input: set[str] = set()
         for message in conversation.new:
             turn_input.update(p for p in deps.reads(message, before) if path_root(p) in frame.params)
         turn_places = self._turn_places(frame)
-        first = self._first_message_content(messages, frame)
-        if first is not None:
-            role = self._first_message(messages, frame)
-            label = f"the first message ({role[1] if role else 'system'}) of messages= of {callee}"
-            prefix_args = prefix_args + [("system", first, label)]
+        prefix_args = self._with_first_message(prefix_args, messages, callee, frame)
         carried: set[int] = {id(node) for node in conversation.followed}
         for message in conversation.new:
             carried.add(id(message))
@@ -422,6 +422,7 @@ class Sinks(Loops):
             # ``self`` called in the prompt reads all of ``self`` as far as read_paths can tell
             return any(inside(path, p) for p in history | turn_input | turn_places)
 
+        reached: set[str] = set()
         for tier, arg_node, label in prefix_args:
             hit = deps.first_read(arg_node, from_conversation, before)
             if hit is None:
@@ -437,6 +438,65 @@ class Sinks(Loops):
                 what = f"{path} (this turn's input, which the same request sends in its messages)"
             origin = Origin(CONVERSATION, what, span_of(chain[-1]))
             self.reaches.append(Reach(origin, SinkRef(tier, label, call.lineno), None))
+            reached.add(tier)
+        return reached
+
+    def _with_first_message(
+        self, prefix_args: list[tuple[str, ast.AST, str]], messages: ast.AST, callee: str, frame: Frame
+    ) -> list[tuple[str, ast.AST, str]]:
+        """The prefix arguments of a request and, with Chat-style calls, the content of the first
+        message of the list it sends (the system prompt)."""
+        first = self._first_message_content(messages, frame)
+        if first is None:
+            return prefix_args
+        role = self._first_message(messages, frame)
+        label = f"the first message ({role[1] if role else 'system'}) of messages= of {callee}"
+        return prefix_args + [("system", first, label)]
+
+    def _selected_by_changed_state(
+        self, call: ast.Call, prefix_args: list[tuple[str, ast.AST, str]], frame: Frame, reported: set[str]
+    ) -> None:
+        """A repeated request (in a loop, or carrying a conversation on) whose tools or system
+        prompt keep only the entries a selection by changing state lets through: the skills not
+        loaded yet (state_filters). Not for a tier already reported as rebuilt per request."""
+        for tier, arg_node, label in prefix_args:
+            if tier in reported:
+                continue
+            selection = self._selection_by_changed_state(arg_node, frame, None if frame.loops else call.lineno)
+            if selection is not None:
+                what = f"{selection.place} (changed by {selection.changed_by} at line {selection.changed_at})"
+                origin = Origin(CONVERSATION, what, span_of(selection.site), mode=SELECTION, attr=selection.place)
+                self.reaches.append(Reach(origin, SinkRef(tier, label, call.lineno), None))
+
+    def _selection_by_changed_state(self, arg_node: ast.AST, frame: Frame, before: int | None) -> StateFilter | None:
+        """A selection (``name not in self.loaded``) the prefix argument is built from, by an
+        attribute of the instance or a global that a function changes between requests
+        (state_filters)."""
+        function = self.summary_nodes.get(id(frame.summary)) if frame.summary is not None else None
+        methods: dict[str, ast.AST] = dict(frame.cls.methods) if frame.cls is not None else {}
+        attributes: dict[str, tuple[str, int]] = {}
+        if frame.cls is not None:
+            cached = self.changed_attributes_cache.get(id(frame.cls))
+            if cached is None:
+                cached = self.changed_attributes_cache[id(frame.cls)] = changed_attributes(
+                    methods, self.k.mutating_methods
+                )
+            attributes = cached
+        if self.changed_globals_cache is None:
+            self.changed_globals_cache = changed_globals(self.tree, self.module_funcs, self.k.mutating_methods)
+        if not attributes and not self.changed_globals_cache:
+            return None
+        search = StateFilterSearch(
+            methods, self.module_funcs, attributes, self.changed_globals_cache, self._deps_of_function
+        )
+        return search.find(arg_node, function, frame.self_name if frame.cls is not None else None, before)
+
+    def _deps_of_function(self, function: ast.AST) -> LocalDeps:
+        """The bindings of the names of ``function`` (or of the module), read once."""
+        deps = self.local_deps_cache.get(id(function))
+        if deps is None:
+            deps = self.local_deps_cache[id(function)] = LocalDeps(function, self.k.adding_methods, self._is_request)
+        return deps
 
     def _turn_places(self, frame: Frame) -> set[str]:
         """In a function a framework calls for each step (a graph node), the state keys that change
@@ -453,6 +513,14 @@ class Sinks(Loops):
                     if isinstance(operand, ast.Constant) and operand.value in self.k.first_message_roles:
                         return True
         return False
+
+    def _is_role_message(self, element: ast.AST, frame: Frame) -> bool:
+        """A message display with a role (``{"role": "system", ...}``), written in place or bound
+        to a name first (``system = {...}; [system, *history]``)."""
+        if isinstance(element, (ast.Name, ast.Attribute)):
+            resolved = self._structure(element, frame)
+            element = resolved if resolved is not None else element
+        return id(element) in self.role_contents
 
     def _first_message_content(self, messages: ast.AST, frame: Frame) -> ast.AST | None:
         """The node of the content of the first message of a messages argument built here

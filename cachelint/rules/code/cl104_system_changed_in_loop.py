@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Iterable
 
 from cachelint.code.facts import CodeFacts
-from cachelint.code.values import CONVERSATION
 from cachelint.diagnostics import Diagnostic
 from cachelint.rules.declarations import CodeRule
 
@@ -23,11 +22,9 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             related=[c.sink.line],
         )
     # no loop in view: a request carries a conversation on, and its system argument is built from it
-    for r in facts.first_reach_per_origin(CONVERSATION, ("system",)):
-        msg = (
-            f"{facts.reached(r.sink)} is built from {r.origin.what}, which differs on every"
-            " request, so every request rewrites the cached prefix from the system prompt on"
-        )
+    # (or lists only what a test on state changed between its requests lets through)
+    for r in facts.rebuilt_per_request("system"):
+        msg = facts.per_request_message(r, "the cached prefix from the system prompt on")
         yield facts.diagnostic(CODE, msg, r.origin.site, related=facts.reach_lines(r))
 
 
