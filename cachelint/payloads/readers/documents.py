@@ -80,7 +80,10 @@ def _parse_document(data: bytearray, display: str, fmt: str) -> _ParsedDocument:
         del data[:3]  # in place: no second copy of the document
     origin = Origin(display, 1, 0)
     if fmt == "vcr" and not _JSON_START.match(data):
-        doc = _load_yaml(bytes(data), origin)
+        text = bytes(data)  # what the YAML parser reads; the buffer let go before it parses
+        data.clear()
+        data = text  # type: ignore[assignment]
+        doc = _load_yaml(text, origin)
     else:
         doc = parse_json(data, origin, "file")
     if isinstance(doc, Diagnostic):
