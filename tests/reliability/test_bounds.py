@@ -170,7 +170,11 @@ def test_a_json_list_cut_short_gives_its_items_then_a_cl001(tmp_path):
 @pytest.mark.slow
 def test_a_large_json_list_peaks_at_a_fraction_of_its_size(tmp_path):
     # 96 MB in 96 items of 1 MB: parsed whole it peaked at about 3.5 times its size (over 330 MB)
-    record = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "x" * (1 << 20)}]}
+    record = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 10,
+        "messages": [{"role": "user", "content": "x" * (1 << 20)}],
+    }
     with open(tmp_path / "big.json", "w", encoding="utf-8") as handle:
         handle.write("[" + ",".join(json.dumps(record) for _ in range(96)) + "]")
     code, peak = peak_rss_mb(tmp_path, "audit", "--isolated", "--jobs", "1", "big.json")
