@@ -116,7 +116,7 @@ def _document_records(parsed: _ParsedDocument, display: str, redactor: Redactor)
         yield from records_from_value(doc, Origin(display, 1, 0), redactor, "json")
 
 
-def _top_level_item_lines(data: bytes) -> list[int]:
+def _top_level_item_lines(data: bytes | bytearray) -> list[int]:
     """1-based line of every item of a top-level JSON array (a light scan: strings skipped)."""
     lines: list[int] = []
     depth = 0
