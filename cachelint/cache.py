@@ -215,7 +215,13 @@ class ResultCache:
             entry["summary_digest"] = summary_digest
             entry["summary_deps"] = summary_deps or ""
             if summary_digest is not None and summary is not None:
-                self._summary_table()[key] = [summary_digest, summary]
+                if self._holds_a_key(summary):
+                    # a string of the module's own (an annotation, a subscript key) quoted in a
+                    # description: not stored, summarised again each run (masked, the summary
+                    # would no longer be the one the module gives)
+                    self._summary_table().pop(key, None)
+                else:
+                    self._summary_table()[key] = [summary_digest, summary]
                 self._summaries_dirty = True
         elif same and isinstance(old, dict) and "summary_digest" in old:
             entry["summary_digest"] = old["summary_digest"]
@@ -262,6 +268,12 @@ class ResultCache:
         kept = self._storable(diagnostics)
         self.skills = {"key": key, "diagnostics": kept} if kept is not None else {}
         self.dirty = True
+
+    def _holds_a_key(self, value: Any) -> bool:
+        """Whether a string anywhere in ``value`` holds a key of a known shape (``cachelint.masking``)."""
+        from cachelint.masking import masker
+
+        return masker(self.secret_packs).mask_value(value) != value
 
     def _storable(self, diagnostics: list[dict]) -> list[dict] | None:
         """The findings as the cache may keep them: a key quoted in a message or in details

@@ -2082,6 +2082,8 @@ def run_with_hypothesis(name: str, iterations: int, seed: int | None = None) -> 
     def prop(data: bytes) -> None:
         calls[0] += 1
         run_target(name, data)
+        if calls[0] % 1000 == 0:  # a long run on a shared machine says how far it is
+            print(f"{name}: {calls[0]} inputs", file=sys.stderr, flush=True)
 
     if seed is not None:
         prop = fix_seed(seed)(prop)

@@ -16,6 +16,7 @@ memory follows the open sessions, not the log.
 
 from __future__ import annotations
 
+import operator
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -578,7 +579,7 @@ def share_blocks(prev: Request, cur: Request) -> None:
         if not a or not b:
             continue
         n = min(len(a), len(b))
-        if a[:n] == b[:n]:  # identity first, element by element, in C
+        if all(map(operator.is_, a[:n], b[:n])):  # already shared (``==`` would compare the bytes of equal blocks)
             continue
         shared = list(b)
         changed = False

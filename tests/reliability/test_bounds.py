@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from .helpers import full_findings, run_cli
+from .test_limits import peak_rss_mb
 
 SKILL = "---\nname: notes\ndescription: Drafts release notes from merged pull requests.\n---\nbody\n"
 LIMIT = 4096  # max-file-size for these tests: the same code path as the default 8 MiB
@@ -130,11 +131,54 @@ def test_a_gzip_json_document_within_the_ratio_is_read(tmp_path):
 
 
 def test_a_whole_json_document_over_the_document_size_is_a_cl001(tmp_path):
-    record = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "x" * 4000}]}
-    (tmp_path / "big.json").write_text(json.dumps([record] * 3), encoding="utf-8")
+    # an object (one envelope) is parsed whole: bounded as a whole
+    record = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "x" * 12000}]}
+    (tmp_path / "big.json").write_text(json.dumps({"request": record}), encoding="utf-8")
     found = _audit_findings(tmp_path, "big.json", "--config", "audit.max-document-size=8192")
     assert [(d["code"], d["path"]) for d in found] == [("CL001", "big.json")]
     assert "over 8192 bytes (max-document-size)" in found[0]["message"]
+
+
+def test_a_json_list_is_streamed_item_by_item_past_the_document_size(tmp_path):
+    # a list is read one item at a time (memory: a window and one item), so the document's size
+    # does not bound it; each item is held to max-record-size and the items to max-records
+    record = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "x" * 4000}]}
+    (tmp_path / "big.json").write_text("\ufeff[\n" + ",\n".join([json.dumps(record)] * 5) + "\n]", encoding="utf-8")
+    code, out = run_cli(
+        tmp_path,
+        ["audit", "--isolated", "--output-format", "json", "--config", "audit.max-document-size=8192", "big.json"],
+    )
+    assert json.loads(out)["summary"]["requests"] == 5 and json.loads(out)["findings"] == []
+    found = _audit_findings(tmp_path, "big.json", "--config", "audit.max-records=3")
+    assert [(d["code"], d["line"], d.get("record")) for d in found] == [("CL001", 5, 3)]
+    assert "more than 3 items (max-records)" in found[0]["message"]
+    found = _audit_findings(tmp_path, "big.json", "--config", "audit.max-record-size=1024")
+    assert [(d["code"], d["line"], d.get("record")) for d in found] == [("CL001", 2, 0)]
+    assert "max-record-size" in found[0]["message"]
+
+
+def test_a_json_list_cut_short_gives_its_items_then_a_cl001(tmp_path):
+    record = {"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "q"}]}
+    text = "[\n" + ",\n".join([json.dumps(record)] * 3) + "\n]"
+    (tmp_path / "cut.json").write_text(text[: -len(json.dumps(record)) // 2 - 3], encoding="utf-8")
+    code, out = run_cli(tmp_path, ["audit", "--isolated", "--output-format", "json", "cut.json"])
+    report = json.loads(out)
+    assert report["summary"]["requests"] == 2
+    assert [(d["code"], d["line"], d.get("record")) for d in report["findings"]] == [("CL001", 4, 2)]
+
+
+@pytest.mark.slow
+def test_a_large_json_list_peaks_at_a_fraction_of_its_size(tmp_path):
+    # 96 MB in 96 items of 1 MB: parsed whole it peaked at about 3.5 times its size (over 330 MB)
+    record = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 10,
+        "messages": [{"role": "user", "content": "x" * (1 << 20)}],
+    }
+    with open(tmp_path / "big.json", "w", encoding="utf-8") as handle:
+        handle.write("[" + ",".join(json.dumps(record) for _ in range(96)) + "]")
+    code, peak = peak_rss_mb(tmp_path, "audit", "--isolated", "--jobs", "1", "big.json")
+    assert code == 0 and peak < 160, peak
 
 
 @pytest.mark.slow

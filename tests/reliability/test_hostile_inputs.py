@@ -82,8 +82,18 @@ def test_crafted_index_lines_are_read_in_linear_time(tmp_path, case):
         "c.messages.create(" + "\n" * 160_000,
         # many "from x import (" never closed (the import scan)
         "from a import (\n" * 20_000,
+        # "from" then a run of blanks and no module (three runs of blanks in the import scan's
+        # expression could split it every way: 7 KB took over 20 s of CPU)
+        "from" + "\t" * 100_000 + "]\n",
+        "from ." + " \t" * 50_000 + "]\n",
     ],
-    ids=["spaces after a sink name", "blank lines in an unclosed call", "unclosed imports"],
+    ids=[
+        "spaces after a sink name",
+        "blank lines in an unclosed call",
+        "unclosed imports",
+        "blanks after from",
+        "blanks after from and a dot",
+    ],
 )
 def test_crafted_python_is_analysed_in_linear_time(tmp_path, source):
     (tmp_path / "cachelint.toml").write_text("")

@@ -175,6 +175,31 @@ def test_the_results_cache_never_stores_a_key_from_a_finding(tmp_path):
         assert _leaks(_hidden(OPENROUTER), text) == []
 
 
+def test_the_summaries_cache_never_stores_a_key_from_the_code(tmp_path):
+    # an annotation quoting a key: the module's summary describes TOOLS with it, and the finding
+    # in the importing module quotes that description
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "config.py").write_text(
+        f'def load(): ...\nTOOLS: set["{OPENROUTER}"] = load()\nPLAIN = {{"a", "b"}}\n'
+    )
+    (tmp_path / "pkg" / "agent.py").write_text(
+        "import anthropic\nfrom pkg.config import TOOLS, PLAIN\nclient = anthropic.Anthropic()\n"
+        'client.messages.create(model="m", tools=[{"name": n} for n in TOOLS], messages=[])\n'
+        'client.messages.create(model="m", tools=[{"name": n} for n in PLAIN], messages=[])\n'
+    )
+    outputs = []
+    for _ in range(2):  # the second run reads what the cache holds
+        code, out = run_cli(tmp_path, ["check", "--isolated", "--output-format", "json", "."])
+        assert code == 1 and "sk-or-v1-" in out and _leaks(_hidden(OPENROUTER), out) == []
+        outputs.append(out)
+    assert outputs[0] == outputs[1]
+    cached = sorted((tmp_path / ".cachelint_cache").glob("*.json"))
+    assert any(f.name.startswith("summaries-") for f in cached)
+    for f in cached:
+        assert _leaks(_hidden(OPENROUTER), f.read_text(encoding="utf-8")) == [], f.name
+
+
 def test_check_diff_masks_the_keys_it_shows(tmp_path):
     agent = GOOD_AGENT.replace("names = ", f'KEY = "{OPENROUTER}"\nnames = ')
     (tmp_path / "agent.py").write_text(agent)

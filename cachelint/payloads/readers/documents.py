@@ -7,9 +7,9 @@ import base64
 import functools
 import re
 import zlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import IO, Any, Iterator, Mapping, cast
+from typing import IO, Any, Iterator, Mapping, Sequence, cast
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.endpoints import is_upload
@@ -18,7 +18,7 @@ from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_cassette
 from cachelint.payloads.readers.bodies import BodyTexts, reparsed
-from cachelint.payloads.readers.files import ReadLimits, compressed_bytes, gzip_bomb
+from cachelint.payloads.readers.files import BoundedReads, ReadBoundExceeded, ReadLimits
 from cachelint.payloads.readers.envelopes import (
     Item,
     bad_record,
@@ -37,30 +37,23 @@ def read_document_file(
 ) -> Iterator[Item]:
     """The records of a whole JSON, HAR or YAML document of ``fmt``, read up to
     ``max-document-size`` (decompressed) and, from a gzip file, ``max-gzip-ratio``, both checked
-    as it is read: a bomb stops within a chunk, before it is held or parsed."""
-    compressed = compressed_bytes(handle)
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = handle.read(_DOCUMENT_CHUNK)
-        if not chunk:
-            break
-        size += len(chunk)
-        if size > limits.max_document_size:
-            yield unreadable(
-                display,
-                f"{fmt} document is over {limits.max_document_size} bytes (max-document-size); "
-                "convert it to JSONL to stream it",
-            )
-            return
-        bomb = gzip_bomb(size, compressed, limits) if compressed is not None else None
-        if bomb:
-            yield unreadable(display, f"{bomb}; not audited")
-            return
-        chunks.append(chunk)
-    data = b"".join(chunks)
-    del chunks
-    yield from read_document(data, display, fmt, redactor)
+    as it is read: a bomb stops within a chunk, before it is held or parsed. The bytes are held
+    once (no list of chunks joined into a second copy) and let go once parsed: the peak is the
+    bytes and their parse, then the parse alone while the records are built."""
+    reads = BoundedReads(handle, limits, f"{fmt} document", limits.max_document_size)
+    data = bytearray()
+    try:
+        while True:
+            chunk = reads.read(_DOCUMENT_CHUNK)
+            if not chunk:
+                break
+            data += chunk
+    except ReadBoundExceeded as exc:
+        yield unreadable(display, str(exc))
+        return
+    parsed = _parse_document(data, display, fmt)
+    del data
+    yield from _document_records(parsed, display, redactor)
 
 
 # Read a document this much at a time: its bounds are checked between chunks.
@@ -68,30 +61,62 @@ _DOCUMENT_CHUNK = 1 << 20
 
 
 def read_document(data: bytes, display: str, fmt: str, redactor: Redactor) -> Iterator[Item]:
+    """The records of a document held in memory."""
+    yield from _document_records(_parse_document(bytearray(data), display, fmt), display, redactor)
+
+
+@dataclass(frozen=True)
+class _ParsedDocument:
+    """A document parsed, with what its records need of its bytes (the line of each), so that
+    the bytes can be let go before the records are built."""
+
+    kind: str  # "har", "vcr", "list", "value", or "problem" (``value`` is then the Diagnostic)
+    value: Any
+    lines: tuple[int, ...] = ()
+
+
+def _parse_document(data: bytearray, display: str, fmt: str) -> _ParsedDocument:
     if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+        del data[:3]  # in place: no second copy of the document
     origin = Origin(display, 1, 0)
-    if fmt == "vcr" and not data.lstrip().startswith((b"{", b"[")):
-        doc = _load_yaml(data, origin)
+    if fmt == "vcr" and not _JSON_START.match(data):
+        text = bytes(data)  # what the YAML parser reads; the buffer let go before it parses
+        data.clear()
+        data = text  # type: ignore[assignment]
+        doc = _load_yaml(text, origin)
     else:
         doc = parse_json(data, origin, "file")
     if isinstance(doc, Diagnostic):
-        yield doc
-        return
+        return _ParsedDocument("problem", doc)
     if isinstance(doc, dict) and isinstance(doc.get("log"), dict) or fmt == "har":
-        yield from _har(doc, data, display, redactor)
-    elif isinstance(doc, dict) and ("interactions" in doc or "http_interactions" in doc) or fmt == "vcr":
-        yield from _cassette(doc, data, display, redactor)
-    elif isinstance(doc, list):
-        lines = _top_level_item_lines(data)
+        return _ParsedDocument("har", doc, tuple(lines_of(data, rb'"startedDateTime"\s*:')))
+    if isinstance(doc, dict) and ("interactions" in doc or "http_interactions" in doc) or fmt == "vcr":
+        return _ParsedDocument("vcr", doc, tuple(_cassette_lines(doc, data)))
+    if isinstance(doc, list):
+        return _ParsedDocument("list", doc, tuple(_top_level_item_lines(data)))
+    return _ParsedDocument("value", doc)
+
+
+_JSON_START = re.compile(rb"[ \t\r\n]*[\[{]")
+
+
+def _document_records(parsed: _ParsedDocument, display: str, redactor: Redactor) -> Iterator[Item]:
+    doc, lines = parsed.value, parsed.lines
+    if parsed.kind == "problem":
+        yield doc
+    elif parsed.kind == "har":
+        yield from _har(doc, lines, display, redactor)
+    elif parsed.kind == "vcr":
+        yield from _cassette(doc, lines, display, redactor)
+    elif parsed.kind == "list":
         for index, item in enumerate(doc):
             line = lines[index] if index < len(lines) else 1
             yield from records_from_value(item, Origin(display, line, index, index), redactor, "json")
     else:
-        yield from records_from_value(doc, origin, redactor, "json")
+        yield from records_from_value(doc, Origin(display, 1, 0), redactor, "json")
 
 
-def _top_level_item_lines(data: bytes) -> list[int]:
+def _top_level_item_lines(data: bytes | bytearray) -> list[int]:
     """1-based line of every item of a top-level JSON array (a light scan: strings skipped)."""
     lines: list[int] = []
     depth = 0
@@ -183,27 +208,26 @@ def _has_shared_containers(doc: Any) -> bool:
     return False
 
 
-def lines_of(data: bytes, pattern: bytes) -> list[int]:
-    """The 1-based line of every match: newlines counted from the previous match on, not from the
-    start each time (a cassette of a few hundred interactions was quadratic)."""
+def lines_of(data: bytes | bytearray, pattern: bytes, end: int | None = None) -> list[int]:
+    """The 1-based line of every match (before ``end``): newlines counted from the previous match
+    on, not from the start each time (a cassette of a few hundred interactions was quadratic)."""
     lines: list[int] = []
     line, at = 1, 0
-    for m in re.finditer(pattern, data, re.MULTILINE):
+    for m in re.compile(pattern, re.MULTILINE).finditer(data, 0, len(data) if end is None else end):
         line += data.count(b"\n", at, m.start())
         at = m.start()
         lines.append(line)
     return lines
 
 
-def _har(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
+def _har(doc: Any, lines: Sequence[int], display: str, redactor: Redactor) -> Iterator[Item]:
     log = doc.get("log") if isinstance(doc, dict) else None
     entries = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(entries, list):
         yield unreadable(display, "HAR file has no log.entries list")
         return
-    lines = lines_of(data, rb'"startedDateTime"\s*:')
     if len(lines) != len(entries):
-        lines = []
+        lines = ()
     items: list[tuple[int, datetime | None, Item]] = []
     for index, entry in enumerate(entries):
         origin = Origin(display, lines[index] if lines else 1, index, index)
@@ -310,7 +334,8 @@ def _har_content_text(text: str, encoding: Any) -> str:
     return data.decode("utf-8", "replace")
 
 
-def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterator[Item]:
+def _interactions(doc: Any) -> Any:
+    """A cassette's interactions: a list of exchanges, a mapping (not exchanges), or None."""
     interactions = doc.get("interactions") if isinstance(doc, dict) else None
     if interactions is None and isinstance(doc, dict) and "http_interactions" in doc:
         # the Ruby ``vcr`` gem's cassette: ``http_interactions``, each with its ``recorded_at``
@@ -319,17 +344,37 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
     if interactions is None and isinstance(doc, dict) and _parallel_lists(doc):
         # vcrpy's in-memory shape, {requests: [...], responses: [...]}, which some persisters
         # write as it is (langchain-aws's gzipped cassettes): the n-th response answers the n-th
-        # request; each located by its item in the requests list.
+        # request
         interactions = [{"request": q, "response": r} for q, r in zip(doc["requests"], doc["responses"])]
+    return interactions
+
+
+def _cassette_lines(doc: Any, data: bytearray) -> list[int]:
+    """The line of each interaction of a cassette (empty when they cannot be told apart)."""
+    interactions = _interactions(doc)
+    if not isinstance(interactions, list):
+        return []
+    if not isinstance(doc.get("interactions"), list) and "http_interactions" not in doc:
+        # the parallel lists: each located by its item in the requests list
         cut = re.search(rb"(?m)^responses:", data)
-        lines = lines_of(data[: cut.start()] if cut else data, rb"^-\s")
-    elif isinstance(interactions, dict):
+        lines = lines_of(data, rb"^-\s", cut.start() if cut else len(data))
+    else:
+        lines = lines_of(data, rb"^\s*-\s+request:") or lines_of(data, rb'"request"\s*:')
+        if len(lines) != len(interactions):
+            # go-vcr cassettes: each interaction starts with its id ("- id: 0"), the request after it
+            lines = lines_of(data, rb"^\s*-\s+id:\s*[0-9]+\s*$")
+    return lines if len(lines) == len(interactions) else []
+
+
+def _cassette(doc: Any, lines: Sequence[int], display: str, redactor: Redactor) -> Iterator[Item]:
+    interactions = _interactions(doc)
+    if isinstance(interactions, dict):
         # a mapping of recordings by key, not of HTTP exchanges: mlx_lm's token streams of a local
         # model (Mirascope's tests) — nothing sent to a provider, nothing cached: skipped, counted
         for index, _key in enumerate(interactions):
             yield Record(origin=Origin(display, 1, index, index), request=None, fmt="vcr")
         return
-    elif not isinstance(interactions, list):
+    if not isinstance(interactions, list):
         yield unreadable(
             display,
             "cassette has no interactions list"
@@ -337,13 +382,6 @@ def _cassette(doc: Any, data: bytes, display: str, redactor: Redactor) -> Iterat
             else not_a_cassette(doc),
         )
         return
-    else:
-        lines = lines_of(data, rb"^\s*-\s+request:") or lines_of(data, rb'"request"\s*:')
-        if len(lines) != len(interactions):
-            # go-vcr cassettes: each interaction starts with its id ("- id: 0"), the request after it
-            lines = lines_of(data, rb"^\s*-\s+id:\s*[0-9]+\s*$")
-    if len(lines) != len(interactions):
-        lines = []
     for index, interaction in enumerate(interactions):
         origin = Origin(display, lines[index] if lines else 1, index, index)
         yield _cassette_interaction(interaction, origin, redactor)

@@ -17,7 +17,7 @@ from cachelint.payloads.sse import assemble_sse, looks_like_sse
 Item = Record | Diagnostic
 
 
-def parse_json(data: bytes | str, origin: Origin, what: str) -> Any:
+def parse_json(data: bytes | bytearray | str, origin: Origin, what: str) -> Any:
     try:
         return loads(data)
     except RecursionError:

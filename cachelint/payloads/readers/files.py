@@ -112,6 +112,37 @@ def gzip_bomb(expanded: int, compressed: Callable[[], int], limits: ReadLimits) 
     )
 
 
+class ReadBoundExceeded(Exception):
+    """A document's stream went past a read bound (``BoundedReads``): the message says which."""
+
+
+class BoundedReads:
+    """A document's stream, its bounds checked on every read: ``max-gzip-ratio`` for a gzip
+    stream and, when ``max_size`` is given, the bytes read so far (``max-document-size``). A read
+    past a bound raises ``ReadBoundExceeded``, so a bomb stops within one read, before its bytes
+    are held or parsed."""
+
+    def __init__(self, handle: IO[bytes], limits: ReadLimits, what: str, max_size: int | None) -> None:
+        self.handle = handle
+        self.limits = limits
+        self.what = what
+        self.max_size = max_size
+        self.compressed = compressed_bytes(handle)
+        self.size = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        self.size += len(data)
+        if self.max_size is not None and self.size > self.max_size:
+            raise ReadBoundExceeded(
+                f"{self.what} is over {self.max_size} bytes (max-document-size); convert it to JSONL to stream it"
+            )
+        bomb = gzip_bomb(self.size, self.compressed, self.limits) if self.compressed is not None else None
+        if bomb:
+            raise ReadBoundExceeded(f"{bomb}; not audited")
+        return data
+
+
 # --- finding the files ------------------------------------------------------------------------
 
 
