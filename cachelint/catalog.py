@@ -229,7 +229,7 @@ def _shipped_rule_index() -> dict[str, RuleSummary] | None:
             return None
         if not isinstance(entry, dict) or entry.get("sha256") != digest:
             return None
-        row = entry.get("rule")
+        row: Any = entry.get("rule")
         if not _index_row_shape(row) or row[0] != path.stem:
             return None
         out[row[0]] = RuleSummary(row[0], row[1], row[2], Severity(row[3]), row[4])

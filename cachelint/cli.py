@@ -105,6 +105,8 @@ class _Output:
 
 def _check_window(since: str | None, until: str | None) -> None:
     """--since / --until are ISO dates or times (a usage error otherwise)."""
+    if since is None and until is None:
+        return
     from cachelint.payloads.readers.storage import TimeWindow
 
     try:
