@@ -624,7 +624,7 @@ def audit(
     _check_window(since, until)
     if options.engine != "dask" and scheduler:
         _fail("--scheduler needs --engine dask")
-    from cachelint.payloads.parallel import EngineError
+    from cachelint.payloads import EngineError
 
     try:
         result = audit_logs(list(logs), None, options, Path.cwd().resolve(), resolver=resolver)
