@@ -496,6 +496,108 @@ def otel_genai_span(env: dict, i: int) -> dict:
     )
 
 
+def vercel_ai_attributes(env: dict) -> dict:
+    """A Vercel AI SDK provider call's attributes (its telemetry docs: the call LLM span)."""
+    body = env["request"]
+    messages: list[dict] = [{"role": "system", "content": t} for t in system_texts(body)]
+    for m in body["messages"]:
+        parts = []
+        for b in blocks(m["content"]):
+            if b.get("type") == "text":
+                parts.append({"type": "text", "text": b["text"]})
+            elif b.get("type") == "tool_use":
+                parts.append({"type": "tool-call", "toolCallId": b["id"], "toolName": b["name"], "input": b["input"]})
+            elif b.get("type") == "tool_result":
+                parts.append({"type": "tool-result", "toolCallId": b["tool_use_id"], "output": b["content"]})
+        messages.append(
+            {"role": "tool" if any(p["type"] == "tool-result" for p in parts) else m["role"], "content": parts}
+        )
+    tools = [
+        dumps(
+            {
+                "type": "function",
+                "name": t["name"],
+                "description": t.get("description", ""),
+                "inputSchema": t["input_schema"],
+            }
+        )
+        for t in body.get("tools", [])
+    ]
+    return {
+        "operation.name": "ai.generateText.doGenerate",
+        "ai.operationId": "ai.generateText.doGenerate",
+        "ai.model.id": body["model"],
+        "ai.model.provider": "anthropic.messages",
+        "ai.prompt.messages": dumps(messages),
+        "ai.prompt.tools": tools or None,
+        "ai.telemetry.metadata.sessionId": env.get("session"),
+    }
+
+
+def vercel_ai_span(env: dict, i: int) -> dict:
+    attributes = vercel_ai_attributes(env)
+    out = span(env, i, {k: v for k, v in attributes.items() if k != "ai.prompt.tools"}, trace_of(env))
+    if attributes["ai.prompt.tools"]:
+        out["attributes"].append(
+            {
+                "key": "ai.prompt.tools",
+                "value": {"arrayValue": {"values": [{"stringValue": t} for t in attributes["ai.prompt.tools"]]}},
+            }
+        )
+    return out
+
+
+def zipkin_span(env: dict, i: int) -> dict:
+    """The same call as Zipkin's JSON v2 keeps it: tags as strings, times in microseconds."""
+    attributes = vercel_ai_attributes(env)
+    tags = {k: (v if isinstance(v, str) else dumps(v)) for k, v in attributes.items() if v is not None}
+    return {
+        "traceId": trace_of(env),
+        "id": f"{i + 1:016x}",
+        "name": "ai.generateText.doGenerate",
+        "kind": "CLIENT",
+        "timestamp": int(epoch(env["time"]) * 1_000_000),
+        "duration": 2_000_000,
+        "localEndpoint": {"serviceName": "agent"},
+        "tags": tags,
+    }
+
+
+def jaeger_span(env: dict, i: int) -> dict:
+    """The same call as Jaeger's query service exports it: typed tags, times in microseconds."""
+    attributes = vercel_ai_attributes(env)
+    tags = [
+        {"key": k, "type": "string", "value": v if isinstance(v, str) else dumps(v)}
+        for k, v in attributes.items()
+        if v is not None
+    ]
+    return {
+        "traceID": trace_of(env),
+        "spanID": f"{i + 1:016x}",
+        "operationName": "ai.generateText.doGenerate",
+        "startTime": int(epoch(env["time"]) * 1_000_000),
+        "duration": 2_000_000,
+        "tags": tags,
+        "processID": "p1",
+    }
+
+
+def _jaeger(name: str) -> Writer:
+    def write(envs: Envelopes, opener: Callable[[str], IO[bytes]]) -> list[str]:
+        traces: dict[str, list[dict]] = {}
+        for i, env in enumerate(envs()):
+            traces.setdefault(trace_of(env), []).append(jaeger_span(env, i))
+        data = [
+            {"traceID": t, "spans": spans, "processes": {"p1": {"serviceName": "agent", "tags": []}}}
+            for t, spans in traces.items()
+        ]
+        with opener(name) as out:
+            out.write(json.dumps({"data": data, "total": 0, "limit": 0, "offset": 0, "errors": None}).encode())
+        return [name]
+
+    return write
+
+
 def openllmetry_span(env: dict, i: int) -> dict:
     body, usage = env["request"], usage_of(env)
     attrs: dict = {
@@ -918,6 +1020,9 @@ WRITERS: dict[str, tuple[str, Writer]] = {
     "otel-genai": ("otel-genai", _otlp_document(otel_genai_span, "otel-genai.otlp.json")),
     "otel-genai-collector": ("otel-genai", _otlp_lines(otel_genai_span, "otel-genai-collector.jsonl")),
     "openllmetry": ("openllmetry", _otlp_lines(openllmetry_span, "openllmetry-collector.jsonl")),
+    "vercel-ai": ("vercel-ai", _otlp_document(vercel_ai_span, "vercel-ai.otlp.json")),
+    "vercel-ai-zipkin": ("vercel-ai", _array(zipkin_span, "vercel-ai.zipkin.json")),
+    "vercel-ai-jaeger": ("vercel-ai", _jaeger("vercel-ai.jaeger.json")),
     "langfuse": (
         "langfuse",
         _array(

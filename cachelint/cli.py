@@ -554,9 +554,9 @@ def _audit_output_format(help_text: str):
 )
 @click.option(
     "--coding-agent",
-    type=click.Choice(["claude", "codex"]),
+    type=click.Choice(["claude", "codex", "gemini"]),
     default=None,
-    help="Read a coding agent's session files: those named, or its own folder when none is (~/.claude/projects, ~/.codex/sessions; CLAUDE_CONFIG_DIR / CODEX_HOME move them). See docs/coding-agents.md.",
+    help="Read a coding agent's session files: those named, or its own folder when none is (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp; CLAUDE_CONFIG_DIR / CODEX_HOME / GEMINI_CLI_HOME move them). See docs/coding-agents.md.",
 )
 @click.option(
     "--follow",
@@ -667,7 +667,7 @@ def _agent_inputs(logs: tuple[str, ...], input_format: str, coding_agent: str | 
     if coding_agent is None:
         if not logs:
             _fail(
-                "name the logs to audit (LOG...), or --coding-agent claude|codex to read a coding agent's session files"
+                "name the logs to audit (LOG...), or --coding-agent claude|codex|gemini to read a coding agent's session files"
             )
         return logs, input_format
     from cachelint.transcripts.locations import AGENT_FORMATS, default_folder
@@ -690,7 +690,9 @@ def _follow(logs: tuple[str, ...], input_format: str, resolver) -> NoReturn:
 
     cwd = Path.cwd().resolve()
     settings = resolver.for_path(cwd / logs[0])
-    agent = input_format if input_format in ("claude-code", "codex") else None
+    from cachelint.transcripts.locations import AGENT_FORMATS
+
+    agent = input_format if input_format in AGENT_FORMATS.values() else None
     follower = Follower(new_run(settings), follow_roots(logs, cwd), agent)
     count = follower.start()
     mask = masker(settings.pack_paths()).mask

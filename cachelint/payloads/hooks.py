@@ -57,6 +57,12 @@ def lost_cache_codes() -> frozenset[str]:
     return frozenset(r.code for r in declared_rules() if r.reports_lost_cache)
 
 
+@functools.lru_cache(maxsize=1)
+def provider_miss_codes() -> frozenset[str]:
+    """The codes whose findings are misses with the prefix intact: the provider's side."""
+    return frozenset(r.code for r in declared_rules() if r.reports_provider_miss)
+
+
 def _hooks(rules: Iterable[PayloadRule], hook: str, flag: str | None = None) -> tuple[RuleCheck, ...]:
     out = []
     for rule in rules:

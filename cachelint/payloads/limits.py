@@ -30,6 +30,9 @@ class ProviderLimits:
     automatic_breakpoint: bool = False
     requests_per_minute_per_key: float | None = None
     read_step_tokens: int | None = None
+    # False where the provider documents its automatic caching as best effort (Gemini's implicit
+    # caching): a miss with nothing to explain it may be the provider's
+    hits_guaranteed: bool = True
     models_from: str | None = None
     source: str = ""
 

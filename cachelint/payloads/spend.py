@@ -110,7 +110,7 @@ class UsageLedger:
     def summary(self, diagnostics: Sequence[Diagnostic] = (), timeline: bool = True) -> dict[str, Any]:
         """Per session and in total: tokens, hit rate, money, what the breaks cost, the provider's
         verdicts, the TTL advice; with ``timeline``, one entry per request as well."""
-        from cachelint.payloads.hooks import lost_cache_codes
+        from cachelint.payloads.hooks import lost_cache_codes, provider_miss_codes
 
         breaks_at: dict[tuple[str, int], list[str]] = {}
         lost_cache = lost_cache_codes()  # findings that say the cache could not serve the previous prefix
@@ -124,7 +124,7 @@ class UsageLedger:
             # one session's facts as objects at a time: the table keeps the rest compact
             reqs = sorted(self.facts.session(sid), key=lambda f: f.index)
             sessions.append(self._session_summary(sid, reqs, breaks_at, timeline))
-        total = _totals(sessions)
+        total = _totals(sessions, provider_miss_codes())
         return {
             "prices_as_of": self.prices.as_of,
             "limits_as_of": self.limits.as_of,
@@ -345,7 +345,7 @@ def tokens_and_money(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _totals(sessions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _totals(sessions: Sequence[Mapping[str, Any]], provider_codes: frozenset[str] = frozenset()) -> dict[str, Any]:
     ttl_saving = [s["ttl_advice"]["saving"] for s in sessions if s.get("ttl_advice", {}).get("pays")]
     return {
         "sessions": len(sessions),
@@ -353,6 +353,8 @@ def _totals(sessions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "requests_with_usage": sum(s["requests_with_usage"] for s in sessions),
         **tokens_and_money(sessions),
         "breaks": sum(len(s["breaks"]) for s in sessions),
+        # misses with the prefix intact: every finding at the request is the provider's side
+        "provider_misses": sum(1 for s in sessions for b in s["breaks"] if set(b["codes"]) <= provider_codes),
         "break_money": _sum_money(b["cost"] for s in sessions for b in s["breaks"]),
         "break_tokens": sum(s["break_tokens"] for s in sessions),
         "break_money_estimated": any(s["break_money_estimated"] for s in sessions),

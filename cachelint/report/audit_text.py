@@ -294,7 +294,13 @@ def counts_lines(summary: AuditSummary) -> list[str]:
     if summary.breaks:
         lines.append(f"Prefix breaks: {summary.breaks:,}, each {PREFIX_BREAKS_MEAN}.")
     if misses:
-        lines.append(f"Cache misses: {misses:,}, each {CACHE_MISSES_MEAN}.")
+        provider = int(total.get("provider_misses") or 0)
+        side = (
+            f" Of them {provider:,} with the prefix intact: the provider's side (routing, eviction, a key's rate), not the code's."
+            if provider
+            else ""
+        )
+        lines.append(f"Cache misses: {misses:,}, each {CACHE_MISSES_MEAN}.{side}")
     return lines
 
 

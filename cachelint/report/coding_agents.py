@@ -10,8 +10,8 @@ from html import escape
 from typing import Any, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
+from cachelint.transcripts.locations import AGENT_TITLES
 
-AGENT_TITLES = {"claude-code": "Claude Code", "codex": "Codex CLI"}
 HOURS_SHOWN = 24  # the text report's hit rate by hour: the last this many hours with calls
 QUIET_SESSIONS_SHOWN = 10
 

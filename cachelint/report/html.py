@@ -261,6 +261,13 @@ def _summary_section(diagnostics: Sequence[Diagnostic], summary: Any, usage: Map
         rows.append((f"prefix breaks: each {PREFIX_BREAKS_MEAN}", _num(breaks)))
     if total.get("breaks"):
         rows.append((f"cache misses: each {CACHE_MISSES_MEAN}", _num(total.get("breaks"))))
+        if total.get("provider_misses"):
+            rows.append(
+                (
+                    "of them, with the prefix intact: the provider's side (routing, eviction, a key's rate)",
+                    _num(total.get("provider_misses")),
+                )
+            )
     skipped = getattr(summary, "skipped_non_llm", 0)
     failed = getattr(summary, "failed", 0)
     if skipped:

@@ -114,7 +114,10 @@ class PayloadRule:
     - ``reports_prefix_break``: a finding reports a break of the prefix the pair diff found; a
       break whose findings were all left out (deselected, baselined) is no break of its session;
     - ``reports_lost_cache``: a finding means the cache could not serve what the previous request
-      left in it; the money summary prices it (``cachelint.payloads.spend``).
+      left in it; the money summary prices it (``cachelint.payloads.spend``);
+    - ``reports_provider_miss``: a finding is a miss with the prefix intact, on the provider's
+      side (routing, eviction, a key's rate), not a defect of the code: the summary counts those
+      misses apart.
     """
 
     code: str
@@ -124,6 +127,7 @@ class PayloadRule:
     rejected_requests: bool = False
     reports_prefix_break: bool = False
     reports_lost_cache: bool = False
+    reports_provider_miss: bool = False
     check_request: CheckRequest | None = None
     check_pair: CheckPair | None = None
     check_session: CheckSession | None = None

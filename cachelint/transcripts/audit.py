@@ -21,20 +21,29 @@ from cachelint.payloads.hooks import RuleCheck, rebuild_checks, run_checks
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.pricing import PriceTable
 from cachelint.payloads.spend import tokens_and_money
-from cachelint.transcripts import claude_code, codex
+from cachelint.transcripts import claude_code, codex, gemini_cli
 from cachelint.transcripts.advice import Pause, keepalive_advice, ttl_advice
-from cachelint.transcripts.lines import LineDecoder, decode_value, open_session_file
+from cachelint.transcripts.lines import MAX_LINE, LineDecoder, decode_value, open_session_file
 from cachelint.transcripts.model import CAUSES, COLD_STARTS, ColdStart, Event, Rebuild, Turn
 from cachelint.transcripts.rebuilds import RebuildFinder
 
 
+# Each coding agent's session-file format -> (whether a parsed line is one of its, its reader for
+# a file: display, the API calls already read), in detection order: the narrower line shapes first.
+READERS: dict[str, tuple[Callable[[Any], bool], Callable[[str, set[str]], Any]]] = {
+    "codex": (codex.matches, lambda display, seen: codex.CodexReader(display)),
+    "claude-code": (claude_code.matches, claude_code.ClaudeCodeReader),
+    "gemini-cli": (gemini_cli.matches, lambda display, seen: gemini_cli.GeminiCliReader(display)),
+}
+
+
+# A format whose files may also be one JSON document -> its records, in file order.
+DOCUMENTS: dict[str, Callable[[Any], list[Any]]] = {"gemini-cli": gemini_cli.document_records}
+
+
 def agent_of(value: Any) -> str | None:
     """The coding agent whose session file a parsed line belongs to, or None."""
-    if codex.matches(value):
-        return "codex"
-    if claude_code.matches(value):
-        return "claude-code"
-    return None
+    return next((agent for agent, (matches, _reader) in READERS.items() if matches(value)), None)
 
 
 @dataclass
@@ -401,7 +410,7 @@ class TranscriptRun:
 
 
 def new_reader(agent: str, display: str, seen_calls: set[str]) -> Any:
-    return codex.CodexReader(display) if agent == "codex" else claude_code.ClaudeCodeReader(display, seen_calls)
+    return READERS[agent][1](display, seen_calls)
 
 
 @dataclass
@@ -439,6 +448,10 @@ def parse_file(path: Path, display: str, agent: str | None = None) -> ParsedFile
                     if wanted is not None and not wanted(raw.lstrip()):
                         continue
                 decoded = decode_value(raw, display, line, record - 1)
+                if isinstance(decoded, Diagnostic) and reader is None and record == 1:
+                    # not JSON lines from the start: a whole JSON document (an older Gemini CLI
+                    # session file) or no session file at all, said once
+                    return _parse_document(path, display, agent)
                 if isinstance(decoded, Diagnostic):
                     diagnostics.append(decoded)
                     continue
@@ -453,6 +466,36 @@ def parse_file(path: Path, display: str, agent: str | None = None) -> ParsedFile
     except (OSError, EOFError) as exc:
         diagnostics.append(unreadable(display, f"cannot read session file: {exc}"))
     return ParsedFile(display, agent if reader is not None else None, record, items, diagnostics)
+
+
+def _parse_document(path: Path, display: str, agent: str | None) -> ParsedFile:
+    """A session file written as one JSON document, read with its agent's ``document_records``."""
+    try:
+        with open_session_file(path) as handle:
+            raw = handle.read(MAX_LINE + 1)
+    except (OSError, EOFError) as exc:
+        return ParsedFile(display, None, 0, [], [unreadable(display, f"cannot read session file: {exc}")])
+    value: Any = None
+    if len(raw) <= MAX_LINE:
+        decoded = decode_value(raw, display, 1, 0)
+        value = None if isinstance(decoded, Diagnostic) else decoded[2]
+    kind = agent_of(value) if value is not None else None
+    expand = DOCUMENTS.get(kind) if kind is not None else None
+    if value is None or kind is None or expand is None or (agent is not None and agent != kind):
+        why = (
+            f"larger than {MAX_LINE:,} bytes"
+            if len(raw) > MAX_LINE
+            else "not JSON lines, nor a session document cachelint reads"
+        )
+        return ParsedFile(
+            display, None, 1, [], [unreadable(display, f"session file {why}: not read", line=1, record=0)]
+        )
+    reader = new_reader(kind, display, set())
+    items: list[Turn | Event] = []
+    records = expand(value)
+    for index, record in enumerate(records):
+        items.extend(reader.feed(record, 1, index))
+    return ParsedFile(display, kind, len(records), items, [])
 
 
 def _parse_file_task(task: tuple[Path, str, str | None]) -> ParsedFile:

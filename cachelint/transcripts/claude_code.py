@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from cachelint.payloads.readers.envelopes import parse_time
 from cachelint.payloads.usage import read_usage
-from cachelint.transcripts.model import Event, Turn
+from cachelint.transcripts.model import Event, Turn, new_event
 
 AGENT = "claude-code"
 RECORD_TYPES = (
@@ -287,15 +287,7 @@ class ClaudeCodeReader:
         return out
 
     def _event(self, kind: str, line: int, session: str, thread: str, time: Any, **detail: Any) -> Event:
-        return Event(
-            kind=kind,
-            path=self.display,
-            line=line,
-            session=session,
-            thread=thread,
-            time=parse_time(time),
-            detail={k: v for k, v in detail.items() if v is not None},
-        )
+        return new_event(kind, self.display, line, session, thread, parse_time(time), **detail)
 
 
 def _subagent_kind(subagent: str | None) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from cachelint.payloads.readers.envelopes import parse_time
 from cachelint.payloads.usage import CacheUsage
-from cachelint.transcripts.model import Event, Turn
+from cachelint.transcripts.model import Event, Turn, new_event
 
 AGENT = "codex"
 RECORD_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -181,15 +181,7 @@ class CodexReader:
         ]
 
     def _event(self, kind: str, line: int, time: Any, **detail: Any) -> Event:
-        return Event(
-            kind=kind,
-            path=self.display,
-            line=line,
-            session=self.session,
-            thread=self.thread,
-            time=time,
-            detail={k: v for k, v in detail.items() if v is not None},
-        )
+        return new_event(kind, self.display, line, self.session, self.thread, time, **detail)
 
 
 def _count(value: Any) -> int:

@@ -24,6 +24,7 @@ from cachelint.payloads.usage import CacheUsage
 # first for which the transcript holds the evidence wins; the others found are kept as evidence.
 CAUSES = (
     "compaction",  # the agent replaced the history with a summary
+    "rewind",  # the user took the conversation back to an earlier message (Gemini CLI's /rewind)
     "model-switch",  # caches are per model
     "idle-gap",  # the pause outlived the TTL of what the previous call cached
     "agent-updated",  # the agent restarted in another version: its system prompt and tools differ
@@ -70,7 +71,7 @@ class Turn:
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something the transcript records between calls that can change the prompt or its cache:
-    ``kind`` is one of ``compaction``, ``model-command``, ``resume``, ``clear``, ``interrupt``,
+    ``kind`` is one of ``compaction``, ``rewind``, ``model-command``, ``resume``, ``clear``, ``interrupt``,
     ``settings`` (Codex's turn context changed), ``context-file-edit``, ``command``,
     ``task-notification`` (Claude Code added a background task's result as a user message).
     ``thread``: the thread it belongs to (a session-wide event belongs to the main thread).
@@ -98,6 +99,8 @@ class Event:
             return f"command {d.get('name')}"
         if self.kind == "resume":
             return "session resumed" + (f" ({d.get('how')})" if d.get("how") else "")
+        if self.kind == "rewind":
+            return "conversation rewound to an earlier message (/rewind)"
         if self.kind == "clear":
             return "history cleared (/clear)"
         if self.kind == "interrupt":
@@ -105,6 +108,21 @@ class Event:
         if self.kind == "task-notification":
             return "a background task's notification added to the conversation"
         return self.kind
+
+
+def new_event(
+    kind: str, path: str, line: int, session: str, thread: str, time: datetime | None, **detail: Any
+) -> Event:
+    """An Event whose detail keeps only what the record said (no None values)."""
+    return Event(
+        kind=kind,
+        path=path,
+        line=line,
+        session=session,
+        thread=thread,
+        time=time,
+        detail={k: v for k, v in detail.items() if v is not None},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +146,8 @@ class Rebuild:
     words; ``evidence``: every event and fact found between the two calls. ``money``: what the
     rebuild cost beyond reading the same tokens (None: no price for the model). ``minor``: fewer
     tokens than the model's minimum cacheable prompt were rewritten (counted, not reported as a
-    finding)."""
+    finding). ``provider_may_miss``: the provider documents its caching as best effort (Gemini's
+    implicit caching), so a rebuild nothing explains may be its miss, not the agent's."""
 
     turn: Turn
     previous: Turn
@@ -143,3 +162,4 @@ class Rebuild:
     money: float | None
     currency: str
     minor: bool
+    provider_may_miss: bool = False

@@ -28,11 +28,18 @@ from cachelint.payloads.limits import Limits
 from cachelint.payloads.model import duration_text, seconds_between
 from cachelint.payloads.pricing import Price, PriceTable, break_cost_from_usage
 from cachelint.transcripts.codex import INSTRUCTION_FIELDS
+from cachelint.transcripts.locations import AGENT_TITLES
 from cachelint.transcripts.model import ColdStart, Event, Rebuild, Turn
 
 # How a TTL class reads in a finding. OpenAI documents in-memory retention as 5-10 minutes of
 # inactivity (its prompt caching guide); the limits pack keeps the safe 5-minute bound.
-TTL_WORDS = {"5m": "5-minute", "1h": "1-hour", "in_memory": "in-memory (5-10 minutes)", "24h": "24-hour"}
+TTL_WORDS = {
+    "5m": "5-minute",
+    "1h": "1-hour",
+    "in_memory": "in-memory (5-10 minutes)",
+    "24h": "24-hour",
+    "implicit": "implicit cache's (undocumented; 5 minutes assumed)",
+}
 
 
 @dataclass
@@ -73,8 +80,10 @@ class RebuildFinder:
         if rewritten <= 0:
             return None
         gap = seconds_between(prev, turn)
+        limits = self.limits.provider(turn.family)
+        best_effort = limits is not None and not limits.hits_guaranteed
         cause, because, evidence = cause_of(
-            prev, turn, events, gap, ttl_before, self._ttl_seconds(turn, ttl_before), waited
+            prev, turn, events, gap, ttl_before, self._ttl_seconds(turn, ttl_before), waited, not best_effort
         )
         cost = break_cost_from_usage(rewritten, turn.usage, price)
         minimum = self._minimum(turn)
@@ -92,6 +101,7 @@ class RebuildFinder:
             money=cost.money,
             currency=price.currency if price is not None else self.prices.currency,
             minor=minimum is not None and rewritten < minimum,
+            provider_may_miss=best_effort,
         )
 
     # --- what was cached ---------------------------------------------------------------------
@@ -168,6 +178,7 @@ def cause_of(
     ttl: str | None,
     ttl_seconds: int | None,
     waited: set[str],
+    hits_guaranteed: bool = True,
 ) -> tuple[str, str, tuple[str, ...]]:
     """(cause, why in words, evidence) of a rebuild between two calls of a thread."""
     evidence = [f"{e.describe()} (line {e.line})" for e in events]
@@ -178,6 +189,9 @@ def cause_of(
     compactions = [e for e in events if e.kind == "compaction"]
     if compactions:
         return "compaction", f"{compactions[-1].describe()}: the history was replaced by a summary", tuple(evidence)
+    rewinds = [e for e in events if e.kind == "rewind"]
+    if rewinds:
+        return "rewind", f"{rewinds[-1].describe()}: what followed it left the prompt", tuple(evidence)
     if prev.model != cur.model:
         return (
             "model-switch",
@@ -207,8 +221,15 @@ def cause_of(
     shown = "; ".join(e for e in evidence if not e.endswith("since the previous call"))
     why = "nothing in the session file explains it" + (f" (between the calls: {shown})" if shown else "")
     why += f"; the read stopped at {cur.usage.read:,} tokens"
+    if cur.usage.one_prompt and prev.usage.one_prompt and cur.usage.prompt < prev.usage.prompt:
+        # a conversation's prompt only grows: a shorter one lost part of its history
+        why += (
+            f"; the prompt shrank from {prev.usage.prompt:,} to {cur.usage.prompt:,} tokens (history cut or summarised)"
+        )
+    if not hits_guaranteed:
+        why += "; this provider's automatic caching promises no hit: the miss may be the provider's"
     return "unknown", why, tuple(evidence)
 
 
 def _agent_name(turn: Turn) -> str:
-    return {"claude-code": "Claude Code", "codex": "Codex"}.get(turn.agent, turn.agent)
+    return AGENT_TITLES.get(turn.agent, turn.agent)

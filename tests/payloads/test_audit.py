@@ -184,6 +184,44 @@ def test_volatile_system_content(tmp_path):
     assert d.details["volatile"] == [{"pattern": "date", "before": "2026-11-28", "after": "2026-11-29"}]
 
 
+def test_a_timestamp_glued_to_the_text_around_it_is_volatile(tmp_path):
+    # a template that writes the time against a word, with no space: only the value changed
+    r = audit(
+        tmp_path,
+        [
+            anthropic(turns(1), system=f"now=2026-09-20T10:00UTCnext {SYSTEM}"),
+            anthropic(turns(3), system=f"now=2026-09-20T10:01UTCnext {SYSTEM}"),
+        ],
+    )
+    (d,) = r.diagnostics
+    assert (d.code, d.kind) == ("CL309", "iso-timestamp")
+    assert d.details["volatile"] == [
+        {"pattern": "iso-timestamp", "before": "2026-09-20T10:00", "after": "2026-09-20T10:01"}
+    ]
+
+
+def test_a_short_number_inside_a_word_is_content_not_a_tick(tmp_path):
+    # "gpt4turbo" -> "gpt5turbo", "build20261120a" -> "build20261120b": words that changed, not
+    # values glued to words (too short to be a date or an id by chance)
+    for before, after in (("Answer as gpt4turbo would.", "Answer as gpt5turbo would."), ("Rev r2x.", "Rev r3x.")):
+        r = audit(
+            tmp_path,
+            [anthropic(turns(1), system=f"{before} {SYSTEM}"), anthropic(turns(3), system=f"{after} {SYSTEM}")],
+        )
+        assert [d.code for d in r.diagnostics] == ["CL302"], before
+
+
+def test_a_glued_value_with_other_changes_in_its_word_is_content(tmp_path):
+    r = audit(
+        tmp_path,
+        [
+            anthropic(turns(1), system=f"Build 2026-09-20T10:00alpha of the guide. {SYSTEM}"),
+            anthropic(turns(3), system=f"Build 2026-09-20T10:01omega of the guide. {SYSTEM}"),
+        ],
+    )
+    assert [d.code for d in r.diagnostics] == ["CL302"]
+
+
 def test_volatile_tool_description(tmp_path):
     a = [tool("search", "Search. Index built 1764400000."), *TOOLS[1:]]
     b = [tool("search", "Search. Index built 1764400360."), *TOOLS[1:]]

@@ -137,3 +137,27 @@ def test_below_minimum_notes_are_one_per_session_and_one_cause(tmp_path):
     assert sorted(d.session for d in notes) == sorted(s.id for s in result.summary.sessions)
     (cause,) = [c for c in result.summary.causes if c.kind == "below-minimum"]
     assert (cause.findings, len(cause.sessions)) == (5, 5)
+
+
+def test_misses_with_the_prefix_intact_are_counted_as_the_providers(tmp_path):
+    system = "You review pull requests for the payments team. " * 150
+    records = []
+    for step, cached in enumerate((0, 1536, 0, 1536)):
+        body = {"model": "gpt-5", "messages": [{"role": "system", "content": system}, *turns(2 * step + 1)]}
+        usage = {"prompt_tokens": 1700 + 40 * step, "prompt_tokens_details": {"cached_tokens": cached}}
+        records.append(
+            {"request": body, "response": {"usage": usage}, "session": "s", "time": f"2026-11-30T10:0{step}:00Z"}
+        )
+    # the same log whose system prompt ticks: a miss the code caused, not the provider's
+    ticked = json.loads(json.dumps(records))
+    ticked[2]["request"]["messages"][0]["content"] = system + " Now: 10:02."
+    ticked[3]["request"]["messages"][0]["content"] = system + " Now: 10:02."
+    held = audit_all(tmp_path / "held", records, config={"select": ["CL302", "CL308", "CL309"]})
+    assert [d.code for d in held.diagnostics] == ["CL308"]
+    total = held.summary.usage["total"]
+    assert (total["breaks"], total["provider_misses"]) == (1, 1)
+    assert "Of them 1 with the prefix intact: the provider's side" in _full(held)
+    broken = audit_all(tmp_path / "broken", ticked, config={"select": ["CL302", "CL308", "CL309"]})
+    assert [d.code for d in broken.diagnostics] == ["CL302"]
+    assert broken.summary.usage["total"]["provider_misses"] == 0
+    assert "the provider's side" not in _full(broken)

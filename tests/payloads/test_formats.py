@@ -42,6 +42,9 @@ FORMAT_OF = {
     "otel-genai": "otel-genai",
     "otel-genai-collector": "otel-genai",
     "openllmetry": "openllmetry",
+    "vercel-ai": "vercel-ai",
+    "vercel-ai-zipkin": "vercel-ai",
+    "vercel-ai-jaeger": "vercel-ai",
     "langfuse": "langfuse",
     "claude-code": "claude-code",
     "zhar": "zhar",
@@ -51,7 +54,16 @@ FORMAT_OF = {
     "nock": "nock",
     "polly-har": "har",
 }
-CONTENT_LEVEL = ("langsmith-langchain", "otel-genai", "otel-genai-collector", "openllmetry", "langfuse")
+CONTENT_LEVEL = (
+    "langsmith-langchain",
+    "otel-genai",
+    "otel-genai-collector",
+    "openllmetry",
+    "langfuse",
+    "vercel-ai",
+    "vercel-ai-zipkin",
+    "vercel-ai-jaeger",
+)
 
 
 def audit(folder: Path, input_format: str = "auto"):
@@ -104,7 +116,7 @@ def test_every_sample_file_is_detected_as_its_format(sample: str) -> None:
             # OTLP files are detected as OTLP; each span is then read by the convention it follows
             expected = (
                 {FORMAT_OF[sample], "otlp"}
-                if FORMAT_OF[sample] in ("otel-genai", "openllmetry", "openinference")
+                if FORMAT_OF[sample] in ("otel-genai", "openllmetry", "openinference", "vercel-ai")
                 else {FORMAT_OF[sample]}
             )
             assert name in expected or (side and name.startswith(FORMAT_OF[sample])), (path, name)

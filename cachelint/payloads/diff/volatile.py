@@ -64,9 +64,10 @@ def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> t
     spans = []
     for i1, i2, j1, j2 in merged:
         old, new = a[i1:i2], b[j1:j2]
-        name = _classify_pair(old, new, patterns)
-        if name is None:
+        found = _classify_pair(old, new, patterns)
+        if found is None:
             return ()
+        name, old, new = found
         spans.append({"pattern": name, "before": _masked_head(old, 80), "after": _masked_head(new, 80)})
     return _dedupe(spans)
 
@@ -90,13 +91,54 @@ def _dedupe(spans: list[dict[str, Any]]) -> tuple[Mapping[str, Any], ...]:
 MAX_VOLATILE_TOKEN = 256
 
 
-def _classify_pair(old: str, new: str, patterns: VolatilePatterns) -> str | None:
+def _classify_pair(old: str, new: str, patterns: VolatilePatterns) -> tuple[str, str, str] | None:
+    """(the pattern's name, the value before, after) when both sides are one volatile value."""
     old_s, new_s = old.strip("\"' ,.;()[]{}"), new.strip("\"' ,.;()[]{}")
-    if not old_s or not new_s or len(old_s) > MAX_VOLATILE_TOKEN or len(new_s) > MAX_VOLATILE_TOKEN:
+    if not old_s or not new_s:
         return None
-    a, b = patterns.classify(old_s), patterns.classify(new_s)
-    if a is not None and a == b:
-        return a
+    if len(old_s) <= MAX_VOLATILE_TOKEN and len(new_s) <= MAX_VOLATILE_TOKEN:
+        a, b = patterns.classify(old_s), patterns.classify(new_s)
+        if a is not None and a == b:
+            return a, old, new
+    return _classify_glued(old_s, new_s, patterns)
+
+
+# A value glued to the text around it (a template that writes ``{now}`` against a word, with no
+# space) is a token of which only the value changed. It is looked for inside the token only where
+# it is long enough not to be chance (a date, a timestamp, a UUID: 10 characters or more), never a
+# digit inside a word ("gpt-4" -> "gpt-5" is content, not a counter that ticks).
+MIN_GLUED_VALUE = 10
+_GLUED_WINDOW = 64
+
+
+def _classify_glued(old: str, new: str, patterns: VolatilePatterns) -> tuple[str, str, str] | None:
+    head = common_prefix_len(old, new)
+    tail = min(common_prefix_len(old[::-1], new[::-1]), min(len(old), len(new)) - head)
+    if len(old) - head - tail > MAX_VOLATILE_TOKEN or len(new) - head - tail > MAX_VOLATILE_TOKEN:
+        return None
+    # the changed middle with a window of the token on each side: the value lies there
+    start = max(0, head - _GLUED_WINDOW)
+    a = old[start : len(old) - tail + _GLUED_WINDOW]
+    b = new[start : len(new) - tail + _GLUED_WINDOW]
+    a_end, b_end = len(old) - tail - start, len(new) - tail - start
+    for name, pattern in patterns.patterns:
+        found_a = _covering(pattern, a, head - start, a_end)
+        found_b = _covering(pattern, b, head - start, b_end)
+        if found_a is None or found_b is None:
+            continue
+        if a[: found_a[0]] == b[: found_b[0]] and a[found_a[1] :] == b[found_b[1] :]:
+            return name, a[found_a[0] : found_a[1]], b[found_b[0] : found_b[1]]
+    return None
+
+
+def _covering(pattern: re.Pattern[str], text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of a match of ``pattern`` in ``text`` that covers ``[start, end)`` and is long
+    enough to be a value glued to its neighbours, or None."""
+    for m in pattern.finditer(text):
+        if m.start() <= start and m.end() >= end and m.end() - m.start() >= MIN_GLUED_VALUE:
+            return m.span()
+        if m.start() > start:
+            break
     return None
 
 

@@ -2,17 +2,23 @@
 "scopeSpans": [{"scope", "spans": [...]}]}]}``, the OTLP/HTTP JSON encoding), the collector's
 file exporter (one such document a line, JSONL), and spans as the SDK prints them
 (``span.to_json()``: ``{"name", "context": {"trace_id"…}, "attributes": {…}}``, one after the
-other as the console exporter writes them, or one a line).
+other as the console exporter writes them, or one a line); and the same spans as tracing back ends
+export them: Zipkin's JSON v2 (a list of ``{"traceId", "id", "name", "timestamp", "tags"}``, the
+tags being the span's attributes as strings) and Jaeger's JSON (``{"data": [{"traceID", "spans":
+[{"spanID", "operationName", "startTime", "tags": [{"key", "type", "value"}]}]}]}``), each span
+read as the OTLP span it was.
 
 Each span is read by the first semantic convention that recognises its attributes:
 OpenInference (``openinference``: ``input.value`` holds the call's arguments as JSON: wire
-level), OpenLLMetry (``openllmetry``: flattened ``gen_ai.prompt.N.*``) or the OpenTelemetry GenAI
+level), the Vercel AI SDK (``vercel-ai``: ``ai.prompt.messages``), OpenLLMetry (``openllmetry``: flattened ``gen_ai.prompt.N.*``) or the OpenTelemetry GenAI
 conventions (``otel-genai``: ``gen_ai.input.messages`` …); those two re-encode the prompt
 (content level). Other spans (HTTP, database, agent steps) are not LLM calls. Spans are grouped
 by their conversation or session id, else by their trace id. An exporter writes a span when it
 ends, so spans are put back in start-time order within a window of ``REORDER`` spans.
 Sources: https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding,
-https://opentelemetry.io/docs/collector/configuration/ (file exporter)
+https://opentelemetry.io/docs/collector/configuration/ (file exporter),
+https://zipkin.io/zipkin-api/ (the v2 span model), https://www.jaegertracing.io/docs/latest/apis/
+(the query service's JSON).
 """
 
 from __future__ import annotations
@@ -38,16 +44,71 @@ def is_span(value: Any) -> bool:
     )
 
 
-def matches(value: Any) -> bool:
-    return isinstance(value.get("resourceSpans"), list) or (
-        is_span(value) and isinstance(value.get("attributes"), (dict, list))
+def is_zipkin_span(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("traceId"), str)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("tags"), dict)
     )
 
 
-def conventions() -> tuple[Any, ...]:
-    from cachelint.payloads.formats import openinference, openllmetry, otel_genai
+def is_jaeger_trace(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("traceID"), str) and isinstance(value.get("spans"), list)
 
-    return (openinference, openllmetry, otel_genai)
+
+def matches(value: Any) -> bool:
+    return (
+        isinstance(value.get("resourceSpans"), list)
+        or (is_span(value) and isinstance(value.get("attributes"), (dict, list)))
+        or is_zipkin_span(value)
+        or is_jaeger_trace(value)
+    )
+
+
+def from_zipkin(span: dict) -> dict:
+    """A Zipkin v2 span as the OTLP span it was: its tags are the attributes (as strings), its
+    ``timestamp`` microseconds since the epoch."""
+    start = number(span.get("timestamp"))
+    return {
+        "traceId": span.get("traceId"),
+        "spanId": span.get("id"),
+        "name": span.get("name"),
+        "startTimeUnixNano": None if start is None else str(start * 1000),
+        "attributes": {k: _tag_value(v) for k, v in span["tags"].items()},
+    }
+
+
+def from_jaeger(span: Any, trace: str) -> dict | None:
+    """A span of a Jaeger trace as the OTLP span it was (``startTime`` in microseconds)."""
+    if not isinstance(span, dict):
+        return None
+    start = number(span.get("startTime"))
+    tags = {
+        t["key"]: t.get("value")
+        for t in span.get("tags") or []
+        if isinstance(t, dict) and isinstance(t.get("key"), str)
+    }
+    return {
+        "traceId": span.get("traceID") or trace,
+        "spanId": span.get("spanID"),
+        "name": span.get("operationName"),
+        "startTimeUnixNano": None if start is None else str(start * 1000),
+        "attributes": tags,
+    }
+
+
+def _tag_value(value: Any) -> Any:
+    """Zipkin keeps every tag as a string: a count written as digits is read as the number."""
+    if isinstance(value, str) and value.isdigit() and len(value) < 19:
+        return int(value)
+    return value
+
+
+def conventions() -> tuple[Any, ...]:
+    from cachelint.payloads.formats import openinference, openllmetry, otel_genai, vercel_ai
+
+    return (openinference, vercel_ai, openllmetry, otel_genai)
 
 
 def span_reader(only: str | None = None, fmt_name: str = NAME) -> registry.Records:
@@ -67,6 +128,14 @@ def span_reader(only: str | None = None, fmt_name: str = NAME) -> registry.Recor
                         for span in scope_spans.get("spans") or []:
                             yield from _span(span, origin, ctx, allowed)
             return
+        if is_jaeger_trace(value):
+            for span in value["spans"]:
+                converted = from_jaeger(span, value["traceID"])
+                if converted is not None:
+                    yield from _span(converted, origin, ctx, allowed)
+            return
+        if is_zipkin_span(value) and not is_span(value):
+            value = from_zipkin(value)
         yield from _span(value, origin, ctx, allowed)
 
     return records
@@ -104,12 +173,20 @@ def unread_span(attrs: dict) -> str | None:
     operation = attrs.get("gen_ai.operation.name")
     if operation in _NOT_MODEL_CALLS:
         return None
-    if any(k.startswith("ai.prompt") for k in attrs):
+    ai_operation = attrs.get("ai.operationId")
+    if isinstance(ai_operation, str) and ai_operation.startswith("ai."):
+        if not ai_operation.endswith((".doGenerate", ".doStream")):
+            return None  # the SDK function's outer span (the user's call), not a provider call
         return (
-            "are LLM call spans of the Vercel AI SDK (ai.prompt.messages) that no convention cachelint reads"
-            " takes: export them with OpenTelemetry GenAI attributes (gen_ai.input.messages)"
+            "are provider calls of the Vercel AI SDK recorded without their prompt (ai.prompt.messages):"
+            " turn recordInputs on in experimental_telemetry"
         )
-    if any(k.startswith(("gen_ai.usage.", "gen_ai.request.", "gen_ai.response.")) for k in attrs) or operation:
+    if (
+        any(k.startswith(("gen_ai.usage.", "gen_ai.request.", "gen_ai.response.")) for k in attrs)
+        or operation
+        or "gen_ai.system" in attrs
+        or "gen_ai.provider.name" in attrs
+    ):
         return (
             "are LLM call spans (gen_ai.* attributes) without the prompt or the provider a convention cachelint"
             " reads needs (gen_ai.input.messages, gen_ai.prompt.N.*, gen_ai.provider.name): not audited"
@@ -168,7 +245,8 @@ def make_format(name: str, title: str, fidelity: str, keeps: dict, source: str, 
         keeps=keeps,
         matches=matches,
         records=span_reader(only, name),
-        document_paths={"resourceSpans": OTLP_PATH},
+        # a Jaeger export's traces are its "data"
+        document_paths={"resourceSpans": OTLP_PATH, "data": ("data", "*")},
         finish=finish,
         sequence=True,
         source=source,

@@ -216,5 +216,6 @@ RULE = PayloadRule(
     CODE,
     fidelity="usage",  # judges the usage of each call: runs on every log that keeps it, transcripts too
     reports_lost_cache=True,
+    reports_provider_miss=True,
     check_session=check_session,
 )

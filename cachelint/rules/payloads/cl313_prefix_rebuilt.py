@@ -1,11 +1,14 @@
-"""CL313 prefix-rebuilt: a call of a coding agent (Claude Code, Codex CLI) paid again for the prefix
+"""CL313 prefix-rebuilt: a call of a coding agent (Claude Code, Codex CLI, Gemini CLI) paid again for the prefix
 the previous call of its thread had cached, with the cause its session file shows.
 
 What a rebuild is, and how its cause is found, is the transcripts part's
 (``cachelint.transcripts.rebuilds``): this rule says which rebuilds are findings and in what words.
 A rebuild of fewer tokens than the model's minimum cacheable prompt is counted in the summary, not
 reported. A compaction rebuilds by design (the history is replaced by its summary, which makes
-every later call cheaper): it is information, the others are warnings.
+every later call cheaper), and so does a rewind (the user took the conversation back): they are
+information; so is a rebuild nothing explains on a provider whose caching promises no hit (Gemini's
+implicit caching: "no cost saving guarantee", https://ai.google.dev/gemini-api/docs/caching), which
+may be the provider's miss. The others are warnings.
 
 The hook ``check_rebuild(rebuild)`` is called by ``cachelint.transcripts.audit`` for every rebuild
 of every thread (fidelity ``usage``: a session file keeps the usage of each call, not the
@@ -42,7 +45,7 @@ def check_rebuild(rebuild: Rebuild) -> Iterable[Diagnostic]:
             record=turn.record,
             session=turn.thread,
             kind=rebuild.cause,
-            severity=Severity.INFO if rebuild.cause == "compaction" else None,
+            severity=Severity.INFO if _by_design_or_provider(rebuild) else None,
             details={
                 "agent": turn.agent,
                 "session_id": turn.session,
@@ -63,6 +66,10 @@ def check_rebuild(rebuild: Rebuild) -> Iterable[Diagnostic]:
             },
         ),
     )
+
+
+def _by_design_or_provider(rebuild: Rebuild) -> bool:
+    return rebuild.cause in ("compaction", "rewind") or (rebuild.cause == "unknown" and rebuild.provider_may_miss)
 
 
 RULE = PayloadRule(CODE, fidelity="usage", check_rebuild=check_rebuild)
