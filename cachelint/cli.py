@@ -544,13 +544,13 @@ def _audit_output_format(help_text: str):
     "--since",
     metavar="TIME",
     default=None,
-    help="Of logs in object storage (s3://, gs://, az://), read only the time partitions (year=/month=/day=/hour=) that end at or after this ISO date or time (UTC when no zone).",
+    help="Audit only the requests sent at or after this ISO date or time (UTC when no zone; requests without a time are kept and counted); in object storage (s3://, gs://, az://), time partitions (year=/month=/day=/hour=) that end before it are not read.",
 )
 @click.option(
     "--until",
     metavar="TIME",
     default=None,
-    help="Of logs in object storage, read only the time partitions that start at or before this ISO date or time.",
+    help="Audit only the requests sent at or before this ISO date or time (a date alone: its whole day); in object storage, time partitions that start after it are not read.",
 )
 @click.option(
     "--coding-agent",

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from cachelint.code.findings import diagnostics_for
 from cachelint.code.flow.analysis import ModuleAnalysis
 from cachelint.code.flow.facts import Positions
+from cachelint.code.flow.scopes import is_abstract_stub
 from cachelint.code.flow.summary_data import value_to_data
 from cachelint.code.knowledge import Knowledge, knowledge_for
 from cachelint.code.program import KnownToParse, Program, parse_notebook, parse_python, syntax_problems
@@ -100,9 +101,17 @@ def _wrapper_names(summaries: Summaries) -> frozenset[str]:
     sink call of this file."""
     names: set[str] = set()
     for summary in summaries.values():
-        names.update(name for name, data in summary.get("functions", {}).items() if data.get("param_sinks"))
+        names.update(
+            name
+            for name, data in summary.get("functions", {}).items()
+            if data.get("param_sinks") or data.get("param_settings")
+        )
         for class_name, info in summary.get("classes", {}).items():
-            names.update(name for name, data in info.get("methods", {}).items() if data.get("param_sinks"))
+            names.update(
+                name
+                for name, data in info.get("methods", {}).items()
+                if data.get("param_sinks") or data.get("param_settings")
+            )
             if info.get("methods", {}).get("__init__", {}).get("param_sinks"):
                 names.add(class_name)  # a call of the class is a call of its constructor
     return frozenset(names)
@@ -301,6 +310,7 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
     classes: dict[str, Any] = {}
     for class_name, info in sorted(analysis.classes.items()):
         methods = _with_inherited(analysis, info, own_methods, index)
+        methods.update(_abstract_overrides(analysis, info, own_methods))
         constructor = analysis._constructor_sinks(info)
         if constructor is not None:
             # the constructor with what it sends through the instance's attributes (a call of the
@@ -325,6 +335,24 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
             positions,
         )
     return {"functions": functions, "classes": classes, "names": names}
+
+
+def _abstract_overrides(
+    analysis: ModuleAnalysis, info: Any, own_methods: Mapping[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The entries of the class's abstract methods that a subclass of this module overrides: a
+    call in another module through an instance declared of the base (``llm: LLM``, then
+    ``self.llm.completion(...)``) runs the override (``overridden_by`` names its class)."""
+    out: dict[str, Any] = {}
+    for name, node in sorted(info.methods.items()):
+        if not is_abstract_stub(node):
+            continue
+        override = analysis.overriding_method(info, name)
+        owner = analysis.func_class.get(id(override)) if override is not None else None
+        entry = own_methods.get(owner.name, {}).get(name) if owner is not None else None
+        if entry is not None and owner is not None:
+            out[name] = {**entry, "overridden_by": owner.name}
+    return out
 
 
 def _with_inherited(
@@ -385,12 +413,26 @@ def _function_entry(analysis: ModuleAnalysis, node: Any, positions: Positions) -
             }
     if summary.param_sinks:
         entry["param_sinks"] = _sinks_data(summary.param_sinks)
+    settings = _param_settings(summary)
+    if settings:
+        entry["param_settings"] = settings
     if summary.param_attrs and getattr(node, "name", None) == "__init__":
         # the parameters the constructor stores on the instance: a subclass's methods may send them
         entry["param_attrs"] = {
             attr: sorted([list(pair) for pair in pairs]) for attr, pairs in sorted(summary.param_attrs.items())
         }
     return entry if len(entry) > 1 else None
+
+
+def _param_settings(summary: Any) -> dict[str, Any]:
+    """The parameters a function sends, as they are, to a cache-key setting of a sink
+    (``tool_choice=tool_choice``): a caller that changes what it passes between two calls
+    changes the setting (CL106 in the caller)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for used, sink in summary.uses:
+        if sink.tier == "setting" and used in summary.params:
+            out.setdefault(used, []).append({"label": sink.label, "line": sink.line})
+    return {param: sorted(entries, key=lambda d: (d["line"], d["label"])) for param, entries in sorted(out.items())}
 
 
 def _sinks_data(param_sinks: Mapping[str, Any]) -> dict[str, Any]:

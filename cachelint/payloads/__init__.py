@@ -230,6 +230,9 @@ class AuditSummary:
     coding_agents: dict[str, Any] | None = None
     # the findings grouped by cause, the costliest first (cachelint.payloads.causes)
     causes: list[Cause] = field(default_factory=list)
+    # --since / --until (UTC): the window's ends, the requests left out as outside it, and the
+    # requests kept because they carry no time; None when neither was given
+    time_window: dict[str, Any] | None = None
 
     @property
     def breaks(self) -> int:
@@ -259,6 +262,8 @@ class AuditSummary:
             data["usage"] = self.usage
         if self.coding_agents is not None:
             data["coding_agents"] = self.coding_agents
+        if self.time_window is not None:
+            data["time_window"] = dict(self.time_window)
         return data
 
 

@@ -1,7 +1,8 @@
 """The audit on several processes, or on a Dask cluster: map -> group -> reduce.
 
 *map* (worker processes): a task reads the lines of a plain JSONL log that start in one byte
-range (or the whole of a gzipped one: gzip has no random access), and turns each record into a
+range (or the whole of a gzipped one: gzip has no random access; under Dask, an object in
+storage is read from the storage by the worker, a plain one by ranged reads), and turns each record into a
 Request with the serial code itself: the reader, the reuse decoder, the provider adapters
 (``records.RequestBuilder``, as the pipeline's). It returns the requests, the reader's findings
 and the records no adapter took, in file order, numbered from the start of the range, with the few
@@ -149,10 +150,16 @@ class _RangeReader:
     line over the reader's size limit."""
 
     def __init__(self, path: str, start: int, end: int | None, pad: int) -> None:
-        self._file = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed by close()
+        from cachelint.payloads.readers.storage import is_remote, open_object_range
+
+        first = max(0, start - 1)
+        if is_remote(path):  # a range of an object in storage, read from there by a Dask worker
+            self._file = open_object_range(path, first)
+        else:
+            self._file = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 - closed by close()
         try:
             if start > 0:
-                self._file.seek(start - 1)
+                self._file.seek(first)
                 self._file.readline()  # the rest of the line in progress at start - 1 (maybe its "\n")
         except BaseException:
             self._file.close()
@@ -506,12 +513,12 @@ def start_feed(pipeline: AuditPipeline, logs: Sequence[tuple[Path, str]]) -> Par
         return None  # before any file is opened: a small audit starts as fast as in one process
     tasks: dict[str, list[MapTask]] = {}
     for display, path in chosen.items():
-        if engine_name == "dask" and is_remote(display):
-            # an object in storage is one task, read by its worker from the storage, not from
-            # the driver's copy (which only the driver can see)
-            tasks[display] = [MapTask(display, display, whole=True)]
-            continue
         planned = plan_tasks(path, display, chunk_bytes)
+        if planned is not None and engine_name == "dask" and is_remote(display):
+            # an object in storage is read by its workers from the storage, not from the
+            # driver's copy (which only the driver can see): a plain one by byte ranges, as a
+            # local file; a gzip one whole (gzip has no random access)
+            planned = [replace(task, path=display) for task in planned]
         if planned is not None:
             tasks[display] = planned
     if not tasks:

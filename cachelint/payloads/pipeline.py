@@ -177,6 +177,15 @@ class AuditPipeline:
         # (cachelint.transcripts.audit.TranscriptRun), when the run has any
         self.agent_logs: dict[Path, tuple[str, str]] = {}
         self.agents: Any = None
+        # --since / --until: the requests outside the window are left out (counted, and those
+        # without a time kept and counted); None when neither is given
+        self.window: Any = None
+        if options.since or options.until:
+            from cachelint.payloads.readers.storage import TimeWindow
+
+            self.window = TimeWindow.parse(options.since, options.until)
+        self.outside_window = 0
+        self.untimed_in_window = 0
 
     # --- the run ---------------------------------------------------------------------------------
 
@@ -198,7 +207,7 @@ class AuditPipeline:
 
         staging = Staging(staging_root()) if any(is_remote(p) for p in paths) else None
         try:
-            window = TimeWindow.parse(self.options.since, self.options.until)
+            window = self.window if self.window is not None else TimeWindow()
             # a listing only (the bar needs the total); objects in storage are copied here
             self._read_items(list(iter_log_files(list(paths), cwd, staging, window)), start_feed)
         finally:
@@ -354,6 +363,8 @@ class AuditPipeline:
         """A request built from a record, through its session, the checks and the ledger."""
         self.records += 1
         self.formats.complete(req, record)
+        if self.window is not None and not self._in_window(req):
+            return
         if record.status is not None and record.status >= 400:
             # Answered with an error (a 400 for an unsupported block, a 429, an overload): the
             # provider neither read nor wrote the cache for it, so it takes no part in a session
@@ -371,6 +382,18 @@ class AuditPipeline:
         expired = self.grouper.expired()
         if expired:
             self.close_sessions(expired)
+
+    def _in_window(self, req: Request) -> bool:
+        """Whether the request is inside --since / --until: a request outside is left out of
+        everything (its session, the checks, the money) and counted; one without a time cannot
+        be placed, so it is kept, and counted too."""
+        if req.time is None:
+            self.untimed_in_window += 1
+            return True
+        if self.window.holds(req.time):
+            return True
+        self.outside_window += 1
+        return False
 
     def _take_failed(self, req: Request, status: int, response: Any) -> None:
         """The checks that say why the provider rejected a request (``rejected_requests``),
@@ -501,6 +524,13 @@ class AuditPipeline:
                 by_id = {u.get("id"): u for u in summary.usage.get("sessions") or []}
                 for session in sessions:
                     session.usage = by_id.get(session.id)
+        if self.window is not None:
+            summary.time_window = {
+                "since": self.window.since.isoformat() if self.window.since is not None else None,
+                "until": self.window.until.isoformat() if self.window.until is not None else None,
+                "outside": self.outside_window,
+                "untimed": self.untimed_in_window,
+            }
         summary.causes = group_causes(kept, summary.usage, (s.id for s in sessions))
         summary.fidelity = self.formats.summary()
         if self.agents is not None:

@@ -53,29 +53,41 @@ class RequestBuilder:
         both None for a record whose URL names an endpoint that is no LLM generation call (token
         counts, images, a tracing upload, a legacy completion API): whatever its body carries, it
         is no unread log shape."""
-        if self.rules.classify(item.url).known_not_llm:
-            return None, not_generating(item)
+        endpoint = self.rules.classify(item.url)
+        if endpoint.known_not_llm:
+            return None, not_generating(item, endpoint.model)
         return unread_shape(item.request, item.response), unread_reason(item)
 
 
 # Members of a request body that hold a prompt (a chat's messages, a completion's prompt, Gemini's
 # contents, a system prompt or instructions): what makes a call to an endpoint that is no LLM
 # generation call look like one.
-_PROMPT_MEMBERS = frozenset(("messages", "prompt", "contents", "system", "instructions"))
+# Bedrock Titan's ``inputText``, Cohere v1 Chat's ``message`` and ``chat_history``.
+_PROMPT_MEMBERS = frozenset(
+    ("messages", "prompt", "contents", "system", "instructions", "inputText", "message", "chat_history")
+)
 
 
-def not_generating(item: Record) -> Aside | None:
-    """What a record sent to an endpoint that is no LLM generation call the audit reads is, when
-    its body carries a prompt all the same (token counting, a legacy completion, an Assistants
-    run): said of a file that holds nothing else, so that it is never taken for an audited one."""
+def not_generating(item: Record, model: str | None = None) -> Aside | None:
+    """What a record sent to an endpoint the audit does not read is, when its body carries a
+    prompt all the same (token counting, a legacy completion, an Assistants run, a generation API
+    whose request shape cachelint does not render, a Bedrock model family without prompt caching): said of
+    a file that holds nothing else, so that it is never taken for an audited one. ``model``: the
+    model id the URL names (Bedrock InvokeModel)."""
     body = item.request
     if not isinstance(body, dict) or body.keys().isdisjoint(_PROMPT_MEMBERS):
         return None
     path = urlsplit(item.url or "").path or "?"
+    if model:
+        return Aside(
+            f"are calls to Bedrock InvokeModel for {model}, a model family whose requests cachelint does not"
+            " render (Bedrock's prompt caching covers Claude and Nova models: invoke-models in"
+            " rules/packs/payloads-providers.yaml): not audited"
+        )
     return Aside(
-        f"are calls to {path}, an endpoint that is no LLM generation call the audit reads (token counts,"
-        " legacy completions, the Assistants API, images: not-llm in rules/packs/payloads-providers.yaml):"
-        " not audited"
+        f"are calls to {path}, an endpoint the audit does not read (token counts, legacy completions, the"
+        " Assistants API, images, generation APIs whose requests it does not render: not-llm in"
+        " rules/packs/payloads-providers.yaml): not audited"
     )
 
 

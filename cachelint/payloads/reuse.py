@@ -40,6 +40,7 @@ _WS_BYTES = frozenset(b" \t\r\n")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _SCALAR = re.compile(rb"-?[0-9][0-9eE.+-]*|true|false|null")
 _TRAILING = "unexpected content after document"  # orjson's message for a value followed by more
+_FIRST_WINDOW = 4096  # bytes ``value_end`` first gives orjson (a message, a system prompt)
 
 
 class _NoReuse(Exception):
@@ -132,40 +133,49 @@ class LineReuse:
         # Among the recent lines whose bytes the line repeats up to the history (same envelope,
         # settings, tools and system: typically every line of the same agent), the one whose
         # history it repeats furthest: with sessions interleaved, its own previous request.
-        best: tuple[int, LineIndex, int] | None = None
+        best: tuple[int, LineIndex, _Layout] | None = None
         starts: dict[tuple[str, ...], int | None] = {}
         for candidate in candidates:
             first = candidate.history_first
             if first is None:
                 continue
-            delta = 0
-            if not raw.startswith(candidate.view[:first]):
+            layout: _Layout | None = None
+            if raw.startswith(candidate.view[:first]):
+                layout = _Layout.shifted(candidate, 0)
+            else:
                 # the same body after record fields of other lengths (a log format's id, time)
                 cut = candidate.body_start
-                if not cut:
+                start: int | None = 0
+                if cut:
+                    if candidate.path not in starts:
+                        starts[candidate.path] = _body_start(raw, candidate.path)
+                    start = starts[candidate.path]
+                    if start is not None and raw.startswith(candidate.view[cut:first], start):
+                        layout = _Layout.shifted(candidate, start - cut)
+                if layout is None and start is not None:
+                    # the same bytes but for a tools or system value of its own (a clock in the
+                    # system prompt): the history found without scanning the body
+                    layout = _changed_runs(raw, candidate, start, cut)
+                if layout is None:
                     continue
-                if candidate.path not in starts:
-                    starts[candidate.path] = _body_start(raw, candidate.path)
-                start = starts[candidate.path]
-                if start is None or not raw.startswith(candidate.view[cut:first], start):
-                    continue
-                delta = start - cut
-            k = _common_elements(raw, first + delta, candidate) if candidate.usable_history() else 0
+            k = _common_elements(raw, layout.first, candidate) if candidate.usable_history() else 0
             if best is None or k > best[0]:
-                best = (k, candidate, delta)
+                best = (k, candidate, layout)
             if k >= len(candidate.elements) - 1:
                 break  # the line continues this one: good enough, stop comparing
         if best is not None:
             return self._decode_same_prefix(raw, best[1], best[0], best[2])
         return self._decode_scanned(raw, candidates)
 
-    def _decode_same_prefix(self, raw: bytes, candidate: LineIndex, k: int, delta: int = 0) -> Decoded | None:
+    def _decode_same_prefix(self, raw: bytes, candidate: LineIndex, k: int, layout: "_Layout") -> Decoded | None:
         """The line repeats ``candidate`` up to its history's first element (the same envelope,
-        the same body members before the history, the same tools and system bytes), then its
-        first ``k`` history elements. ``delta``: how far the body sits after the candidate's
-        (record fields of another length before it): every offset of the candidate moves by it."""
+        the same body members before the history, the same tools and system bytes but for the
+        values ``layout`` says changed), then its first ``k`` history elements. ``layout``: where
+        the candidate's runs and history sit in the line (record fields of another length
+        before the body, a system value of another length, move them)."""
         assert candidate.history_first is not None
-        first = candidate.history_first + delta
+        first = layout.first
+        delta = first - candidate.history_first  # how far the history (and what follows) moved
         view = memoryview(raw)
         after = first
         if k:
@@ -182,11 +192,7 @@ class LineReuse:
         if unmarked is not None:
             after = unmarked[1]
         known_runs = candidate.trace.runs
-        cuts = [
-            (s + delta, e + delta, b"null", key)
-            for key, (s, e) in candidate.runs.items()
-            if e + delta <= first and key in known_runs
-        ]
+        cuts = [(s, e, b"null", key) for key, (s, e) in layout.runs.items() if e <= first and key in known_runs]
         if not cuts and not k:
             return None
         pieces: list[Any] = []
@@ -201,6 +207,7 @@ class LineReuse:
         if not isinstance(body, dict):
             raise _NoReuse("no body at the expected place")
         runs = {key: (s, e) for s, e, _, key in cuts}
+        runs.update(layout.fresh)
         for _, _, _, key in cuts:
             if body.get(key, False) is not None:
                 raise _NoReuse(f"{key} is not where it was cut")
@@ -232,7 +239,7 @@ class LineReuse:
             elements,
             first,
             candidate.keys_before,
-            body_start=candidate.body_start + delta,
+            body_start=layout.body_start,
         )
         if k:
             index.trace.reuse_from = (candidate.trace, k)
@@ -327,6 +334,66 @@ class LineReuse:
             self._bytes -= len(self._recent.pop().raw)
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Where a candidate line's parts sit in a new line that repeats it up to its history:
+    ``runs``: body key -> (start, end) of each candidate run the line repeats byte for byte;
+    ``fresh``: the same for the run values the line has of its own (decoded, not reused);
+    ``first``: where the history's first element starts; ``body_start``: where the body does."""
+
+    runs: dict[str, tuple[int, int]]
+    fresh: dict[str, tuple[int, int]]
+    first: int
+    body_start: int
+
+    @classmethod
+    def shifted(cls, candidate: LineIndex, delta: int) -> "_Layout":
+        """Every part of the candidate ``delta`` bytes further on (record fields of another length
+        before the body)."""
+        assert candidate.history_first is not None
+        runs = {key: (s + delta, e + delta) for key, (s, e) in candidate.runs.items()}
+        return cls(runs, {}, candidate.history_first + delta, candidate.body_start + delta)
+
+
+def _changed_runs(raw: bytes, candidate: LineIndex, start: int, cut: int) -> _Layout | None:
+    """The layout of a line that repeats ``candidate`` from ``cut`` (at ``start`` in the line) up
+    to its history but for some tools / system values: the bytes between the run values are
+    compared as they are, a run value equal to the candidate's is reused, another one is
+    measured (``value_end``: bounded by the value's own length) and decoded. None when the bytes
+    between differ (another member, other settings) or the candidate has no run there."""
+    first = candidate.history_first
+    spans = sorted((s, e, key) for key, (s, e) in candidate.runs.items() if cut <= s and e <= (first or 0))
+    if first is None or not spans:
+        return None
+    view = candidate.view
+    runs: dict[str, tuple[int, int]] = {}
+    fresh: dict[str, tuple[int, int]] = {}
+    at, pos = cut, start  # in the candidate, in the line
+    line_view: memoryview | None = None
+    for s, e, key in spans:
+        if not raw.startswith(view[at:s], pos):
+            return None
+        pos += s - at
+        if raw.startswith(view[s:e], pos):
+            runs[key] = (pos, pos + e - s)
+            pos += e - s
+        else:
+            if raw[pos : pos + 1] not in (b"[", b"{", b'"'):
+                return None
+            if line_view is None:
+                line_view = memoryview(raw)
+            try:
+                end = value_end(raw, line_view, pos, raw.isascii())
+            except _NoReuse:
+                return None
+            fresh[key] = (pos, end)
+            pos = end
+        at = e
+    if not fresh or not raw.startswith(view[at:first], pos):
+        return None
+    return _Layout(runs, fresh, pos + first - at, start)
+
+
 # --- scanning the raw bytes -----------------------------------------------------------------------
 
 
@@ -373,10 +440,7 @@ def value_end(raw: bytes, view: memoryview, pos: int, ascii_only: bool) -> int:
     non-ASCII line needs the count turned into bytes)."""
     first = raw[pos : pos + 1]
     if first == b'"':
-        match = _STRING.match(raw, pos)
-        if match is None:
-            raise _NoReuse("unterminated string")
-        return match.end()
+        return _string_end(raw, pos)
     if first not in (b"{", b"["):
         match = _SCALAR.match(raw, pos)
         if match is None:
@@ -384,18 +448,49 @@ def value_end(raw: bytes, view: memoryview, pos: int, ascii_only: bool) -> int:
         return match.end()
     import orjson
 
-    try:
-        orjson.loads(view[pos:])
-    except orjson.JSONDecodeError as exc:
-        if not str(exc).startswith(_TRAILING):
-            raise _NoReuse(str(exc)) from None
-        chars = exc.pos
-    else:
-        return len(raw)
+    # orjson reads the whole buffer it is given: parsed from ``pos`` to the end of the line, every
+    # value of a line scanned member by member cost the rest of the line (quadratic in its
+    # members; most of a decode where the system prompt changes on every request). A value
+    # starting with "{" or "[" ends at its own closing bracket, so a window that holds it gives
+    # the same answer: windows that grow eightfold read at most ~8/7 of the smallest one that
+    # does. A window cut inside the value (or inside a UTF-8 sequence) fails otherwise, and is
+    # widened; only the whole rest of the line is an answer for those failures.
+    window = _FIRST_WINDOW
+    while True:
+        whole = pos + window >= len(raw)
+        try:
+            orjson.loads(view[pos:] if whole else view[pos : pos + window])
+        except orjson.JSONDecodeError as exc:
+            if str(exc).startswith(_TRAILING):
+                chars = exc.pos
+                break
+            if whole:
+                raise _NoReuse(str(exc)) from None
+            window *= 8
+        else:
+            return len(raw) if whole else pos + window
     if ascii_only:
         return pos + chars
     text = bytes(view[pos : pos + 4 * chars]).decode("utf-8", "ignore")
     return pos + len(text[:chars].encode("utf-8"))
+
+
+def _string_end(raw: bytes, pos: int) -> int:
+    """Where the JSON string starting at ``pos`` ends: the first quote after it that an even run
+    of backslashes precedes. ``bytes.find`` jumps from quote to quote at C speed, where a regular
+    expression stepped through every character (a system prompt sent as one string of kilobytes
+    cost ~0.1 ms a line). The string is not validated here: the bytes it spans are decoded."""
+    at = pos + 1
+    while True:
+        quote = raw.find(b'"', at)
+        if quote < 0:
+            raise _NoReuse("unterminated string")
+        escapes = quote
+        while escapes > at and raw[escapes - 1] == 0x5C:  # backslash
+            escapes -= 1
+        if (quote - escapes) % 2 == 0:
+            return quote + 1
+        at = quote + 1
 
 
 def _end_of(raw: bytes, view: memoryview, pos: int, ascii_only: bool, decoded: Any, has_decoded: bool) -> int:

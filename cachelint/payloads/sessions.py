@@ -48,7 +48,13 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from cachelint.payloads.diff import common_prefix_blocks, common_prefix_len, oldest_dropped, volatile_spans
+from cachelint.payloads.diff import (
+    common_prefix_blocks,
+    common_prefix_len,
+    common_suffix_len,
+    oldest_dropped,
+    volatile_spans,
+)
 from cachelint.payloads.model import Block, Record, Request, Session, duration_text, seconds_between
 from cachelint.payloads.providers import TEXT_MARK
 from cachelint.payloads.usage import usage_of
@@ -166,7 +172,7 @@ def _close_tiers(x: tuple[Block, ...], y: tuple[Block, ...]) -> bool:
     bytes, or the whole of the shorter one (text inserted: a list of artifacts appended)."""
     a, b = b"".join(blk.data for blk in x), b"".join(blk.data for blk in y)
     head = common_prefix_len(a, b)
-    tail = common_prefix_len(a[head:][::-1], b[head:][::-1])
+    tail = min(common_suffix_len(a, b), min(len(a), len(b)) - head)
     shared = head + tail
     return shared >= _CLOSE_SHARE * max(len(a), len(b)) or shared >= min(len(a), len(b)) - 2
 

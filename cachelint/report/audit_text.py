@@ -255,6 +255,20 @@ def fidelity_lines(summary: AuditSummary) -> list[str]:
     return lines
 
 
+def window_line(summary: AuditSummary) -> str | None:
+    """What --since / --until left out: the requests outside the window, and those kept because
+    they carry no time."""
+    window = summary.time_window
+    if window is None:
+        return None
+    since, until = window.get("since"), window.get("until")
+    ends = f"from {since or 'the start'} to {until or 'the end'} (UTC)"
+    line = f"Time window {ends}: {_n(window['outside'], 'request')} outside it left out"
+    if window["untimed"]:
+        line += f"; {_n(window['untimed'], 'request')} without a time kept (they cannot be placed)"
+    return line + "."
+
+
 def untimed_line(summary: AuditSummary) -> str | None:
     untimed = summary.untimed_files
     if not untimed:
@@ -380,6 +394,9 @@ def render_audit_full(
     if unread:
         out.append(unread)
     out.extend(fidelity_lines(summary))
+    window = window_line(summary)
+    if window:
+        out.append(window)
     causes = cause_lines(summary.causes, currency, options) if len(diagnostics) > 1 else []
     if causes:
         out.append("")
@@ -465,6 +482,9 @@ def render_audit_concise(
     if unread:
         lines.append(unread)
     lines.extend(fidelity_lines(summary))
+    window = window_line(summary)
+    if window:
+        lines.append(window)
     if summary.coding_agents:
         lines.extend(render_coding_agents(summary.coding_agents, diagnostics, full=False))
     total = total_line(summary)

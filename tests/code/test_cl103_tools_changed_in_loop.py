@@ -154,6 +154,26 @@ async def run(messages, stream):
         await client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         tools.append(event.tool)  # here
 """,
+    "tools-dropped-on-the-last-step": """
+def run(messages, max_steps):
+    for step in range(max_steps):
+        tools = [TOOLS["search"], TOOLS["fetch"]]
+        if step == max_steps - 1:
+            tools = []  # here
+        reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+""",
+    "tools-dropped-once-a-budget-is-spent": """
+def run(messages, budget):
+    spent = 0
+    while True:
+        offered = list(TOOLS.values())
+        if spent >= budget:
+            offered = None  # here
+        reply = oai.chat.completions.create(model="m", messages=messages, tools=offered)
+        messages.append(reply.choices[0].message)
+        spent += reply.usage.total_tokens
+""",
 }
 
 NEGATIVE = {
@@ -274,6 +294,28 @@ def run(messages, execute):
         reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
         results = [execute(c) for c in reply.content]
         messages.append({"role": "user", "content": results})
+""",
+    "tools-chosen-by-a-condition-the-loop-does-not-change": """
+def run(messages, read_only):
+    while True:
+        tools = list(TOOLS.values())
+        if read_only:
+            tools = [TOOLS["search"]]
+        reply = client.messages.create(model="m", max_tokens=10, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+""",
+    "tools-chosen-per-item-of-a-batch": """
+def classify(docs):
+    out = []
+    for doc in docs:
+        tools = [TOOLS["search"]]
+        if doc.offline:
+            tools = []
+        reply = client.messages.create(
+            model="m", max_tokens=10, tools=tools, messages=[{"role": "user", "content": doc.text}]
+        )
+        out.append(reply)
+    return out
 """,
 }
 

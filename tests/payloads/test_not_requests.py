@@ -113,3 +113,64 @@ def test_spans_of_a_tracing_backend_export_are_named(tmp_path: Path) -> None:
     result = audit(tmp_path, {"zipkin.json": zipkin})
     ((code, _path, message),) = notices(result)
     assert code == "CL001" and "gen_ai.* attributes" in message
+
+
+def _har(url: str, body: dict) -> dict:
+    request = {
+        "method": "POST",
+        "url": url,
+        "headers": [{"name": "content-type", "value": "application/json"}],
+        "postData": {"mimeType": "application/json", "text": json.dumps(body)},
+    }
+    response = {"status": 200, "content": {"mimeType": "application/json", "text": json.dumps({"id": "g1"})}}
+    return {
+        "log": {
+            "version": "1.2",
+            "entries": [{"startedDateTime": "2026-11-30T10:00:00Z", "request": request, "response": response}],
+        }
+    }
+
+
+def test_a_request_to_a_provider_cachelint_does_not_audit_names_where_it_went(tmp_path: Path) -> None:
+    har = _har("https://llm.internal.example/v1/generate", {"model": "house-7b", "prompt": "Tell me a joke"})
+    result = audit(tmp_path, {"recording.har": har})
+    ((code, path, message),) = notices(result)
+    assert (code, path) == ("CL001", "recording.har")
+    assert "sent to llm.internal.example, a provider or endpoint cachelint does not audit" in message
+    assert "no model, URL" not in message
+
+
+def test_generation_calls_with_no_prompt_cache_to_render_are_named(tmp_path: Path) -> None:
+    cases = {
+        "titan.har": (
+            _har(
+                "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.titan-text-express-v1/invoke",
+                {"inputText": "What are the 4 cardinal directions?", "textGenerationConfig": {"maxTokenCount": 512}},
+            ),
+            "calls to Bedrock InvokeModel for amazon.titan-text-express-v1, a model family whose requests",
+        ),
+        "cohere-chat.har": (
+            _har(
+                "https://api.cohere.ai/v1/chat",
+                {"message": "What year was it?", "chat_history": [{"role": "USER", "message": "Who found gravity?"}]},
+            ),
+            "calls to /v1/chat, an endpoint the audit does not read",
+        ),
+        "cohere-generate.har": (
+            _har("https://api.cohere.ai/v1/generate", {"model": "command-light", "prompt": "Tell me a joke"}),
+            "calls to /v1/generate, an endpoint the audit does not read",
+        ),
+    }
+    for name, (har, expected) in cases.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        result = audit(folder, {name: har})
+        ((code, _path, message),) = notices(result)
+        assert code == "CL001" and expected in message, (name, message)
+        assert result.summary.requests == 0
+
+
+def test_a_request_without_a_url_says_no_provider_could_be_told(tmp_path: Path) -> None:
+    result = audit(tmp_path, {"calls.jsonl": json.dumps({"prompt": "Tell me a joke", "max_tokens": 5}) + "\n"})
+    ((code, _path, message),) = notices(result)
+    assert code == "CL001" and "no provider could be told (no model, URL or provider-specific field)" in message

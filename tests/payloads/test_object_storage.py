@@ -112,7 +112,7 @@ def test_a_day_in_s3_is_audited_as_the_same_files_on_disk(s3, tmp_path):
     window = {"since": "2026-12-01", "until": "2026-12-01T23:59"}
     remote = _json([f"s3://{BUCKET}/"], tmp_path, jobs=1, **window)
     shutil.rmtree(local / "agent" / "year=2026" / "month=12" / "day=02", ignore_errors=True)
-    on_disk = _json([str(local)], tmp_path, jobs=1)
+    on_disk = _json([str(local)], tmp_path, jobs=1, **window)  # the window applies to the requests' times too
     # the same findings, sessions and money; a fingerprint hashes the path a finding names
     assert _without_fingerprints(remote) == _without_fingerprints(on_disk.replace(str(local), f"s3://{BUCKET}"))
     summary = json.loads(remote)["summary"]
@@ -121,13 +121,29 @@ def test_a_day_in_s3_is_audited_as_the_same_files_on_disk(s3, tmp_path):
     assert "testing-secret-never-shown" not in remote
 
 
-def test_dask_workers_read_the_objects_and_give_the_local_findings(s3, tmp_path):
+def test_dask_workers_read_the_objects_and_give_the_local_findings(s3, tmp_path, monkeypatch):
     pytest.importorskip("distributed")
+    from cachelint.payloads import parallel
+
+    planned: list = []
+    feed = parallel.ParallelFeed.__init__
+
+    def spied(self, tasks, engine, config):
+        planned.extend(t for found in tasks.values() for t in found)
+        feed(self, tasks, engine, config)
+
+    monkeypatch.setattr(parallel.ParallelFeed, "__init__", spied)
     paths = [f"s3://{BUCKET}/agent/", f"s3://{BUCKET}/otel/**/*.jsonl.gz", f"s3://{BUCKET}/litellm/"]
     local = _json(paths, tmp_path, jobs=1)
-    dask = _json(paths, tmp_path, jobs=2, engine="dask", chunk_size=1)
+    dask = _json(paths, tmp_path, jobs=2, engine="dask", chunk_size=512)
     assert dask == local
     assert json.loads(local)["summary"]["files"] == 5
+    # every task names the object, read from the storage by its worker: a gzip object whole, a
+    # plain one by byte ranges (lines cut at a range's edge belong to the range they start in)
+    assert planned and all(t.path.startswith(f"s3://{BUCKET}/") for t in planned)
+    plain = [t for t in planned if t.path.endswith("hour=12/requests.jsonl")]
+    assert len(plain) > 1 and not any(t.whole for t in plain)
+    assert [t.whole for t in planned if t.path.endswith(".gz")] == [True]  # the OTel object is another format
 
 
 def test_bad_objects_each_say_why_and_the_rest_is_audited(s3, tmp_path):

@@ -13,8 +13,10 @@ from cachelint.code.flow.facts import ClassInfo, External, SinkRef, Summary, spa
 from cachelint.code.flow.scopes import (
     FIRST,
     Frame,
+    is_abstract_stub,
     is_first_index,
     looks_like_class,
+    parsed_annotation,
     path_of,
     local_names,
     path_root,
@@ -195,19 +197,21 @@ def _external_sink(entry: Mapping[str, Any], qualified: str, line: int) -> SinkR
     return SinkRef(entry["tier"], f"{entry['label']} in {qualified} (line {entry['line']})", line, external=qualified)
 
 
+def _annotation_text(annotation: ast.AST | None) -> str:
+    """An annotation as written (a string one without its quotes)."""
+    if isinstance(annotation, ast.Constant):
+        return str(annotation.value)
+    return ast.unparse(annotation) if annotation is not None else ""
+
+
 class Calls(Expressions):
     """Calls: what they return and do, and the summaries of the functions they call."""
 
     def _annotation_origin(self, annotation: ast.AST | None, at: ast.AST) -> Origin | None:
         """``names: set[str]``: the annotation says the value is unordered, wherever it came from."""
-        if annotation is None:
+        node = parsed_annotation(annotation)
+        if node is None:
             return None
-        node = annotation
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # set[str] | None
             return self._annotation_origin(node.left, at) or self._annotation_origin(node.right, at)
         if isinstance(node, ast.Subscript):
@@ -225,7 +229,7 @@ class Calls(Expressions):
         # program runs): a sorted(...) fix of such a value is unsafe
         return Origin(
             UNORDERED,
-            f"a value annotated {ast.unparse(annotation) if not isinstance(annotation, ast.Constant) else str(annotation.value)}",
+            f"a value annotated {_annotation_text(annotation)}",
             span_of(at),
         )
 
@@ -272,7 +276,7 @@ class Calls(Expressions):
             position += 1
             frame.names[a.arg] = value
             frame.params.add(a.arg)
-            ref = self.class_ref(a.annotation)
+            ref = self.annotated_class(a.annotation)
             if ref is not None:
                 frame.types[a.arg] = ref
         for a in (args.vararg, args.kwarg):
@@ -746,9 +750,27 @@ class Calls(Expressions):
         that has one (a base of this module: its definition; an imported one: its summary)."""
         defined = info.methods.get(method)
         if defined is not None:
+            if is_abstract_stub(defined):
+                override = self.overriding_method(info, method)
+                if override is not None:
+                    return override
             return defined
         inherited = self._inherited_method(info, method, depth)
         return inherited[1] if inherited is not None else None
+
+    def overriding_method(self, info: ClassInfo, method: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The override of an abstract ``method`` of ``info`` by a subclass of this module (the
+        first in the source that defines it without being abstract itself): a call through an
+        instance declared of the base runs a subclass's method."""
+        found = [
+            sub.methods[method]
+            for sub in self.classes.values()
+            if sub is not info
+            and ("local", info.name) in sub.bases
+            and method in sub.methods
+            and not is_abstract_stub(sub.methods[method])
+        ]
+        return min(found, key=lambda m: m.lineno) if found else None
 
     def _inherited_method(
         self, info: ClassInfo, method: str, depth: int = 0
@@ -783,9 +805,35 @@ class Calls(Expressions):
         elif (own := frame.attribute_of_self(func)) is not None:
             cls, attr = own
             source = cls.attr_exprs.get(attr)
-        if not isinstance(source, (ast.Name, ast.Attribute)):
+        if isinstance(source, (ast.Name, ast.Attribute)):
+            return self.k.sinks.match(self.callee_path(source))
+        return self._sink_through_alternatives(func, frame)
+
+    def _sink_through_alternatives(self, func: ast.AST, frame: Frame) -> Sink | None:
+        """``llm = wrap(litellm) if traced else litellm``, then ``llm.completion(...)``: a name
+        bound to a conditional expression (or ``a or b``) holds one of its operands, so on the
+        branch where it is the SDK's module or client, the call is that SDK call (the language's
+        semantics: the expression evaluates to one operand)."""
+        root = func
+        rest: list[str] = []
+        while isinstance(root, ast.Attribute):
+            rest.append(root.attr)
+            root = root.value
+        if not isinstance(root, ast.Name) or not rest:
             return None
-        return self.k.sinks.match(self.callee_path(source))
+        source = frame.lookup_expr(root.id)
+        if isinstance(source, ast.IfExp):
+            operands: list[ast.AST] = [source.body, source.orelse]
+        elif isinstance(source, ast.BoolOp) and isinstance(source.op, ast.Or):
+            operands = list(source.values)
+        else:
+            return None
+        for operand in operands:
+            if isinstance(operand, (ast.Name, ast.Attribute)):
+                sink = self.k.sinks.match((*self.callee_path(operand), *reversed(rest)))
+                if sink is not None:
+                    return sink
+        return None
 
     def _configured_object_uses(self, node: ast.Call, frame: Frame) -> None:
         """A call in a loop on, or given, an object that a configuring call built (``agent =
@@ -1234,6 +1282,10 @@ class Calls(Expressions):
         qualified, data, module = found
         # an inherited method: its sink lines and fix spots are its base's module's
         qualified, module = data.get("defined_in", qualified), data.get("defined_module", module)
+        if data.get("overridden_by"):
+            # an abstract method: what runs is the override of a subclass of the same module
+            class_path, method = qualified.rsplit(".", 1)
+            qualified = f"{class_path.rsplit('.', 1)[0]}.{data['overridden_by']}.{method}"
         self._passed_sets_may_fill(node, positional, keywords, frame)
         if data.get("passes_arguments"):
             return _through_unknown(union(*positional, *keywords.values()))
@@ -1253,6 +1305,20 @@ class Calls(Expressions):
                 arg_path = path_of(arg_node) if arg_node is not None else None
                 if arg_path is not None:
                     self._use(arg_path, sink, frame)
+        for param, settings in sorted(data.get("param_settings", {}).items()):
+            arg_node = nodes.get(param)
+            if arg_node is None:
+                continue
+            for entry in settings:
+                # what the argument is built from is the setting that function sends
+                sink = SinkRef(
+                    "setting",
+                    f"{entry['label']} in {qualified} (line {entry['line']})",
+                    node.lineno,
+                    external=qualified,
+                )
+                for read in self._paths_in(arg_node):
+                    self._use(read, sink, frame)
         returns = data.get("returns")
         if not returns:
             return CLEAN

@@ -465,7 +465,11 @@ class Loops(Scopes):
                     # call (``tool_choice = "auto"`` after a forced first turn) or under a
                     # condition the call is not under (``if spent: tool_choice = "none"``) changes
                     # once, when the most is cached.
-                    strict = sink.tier == "setting" or change.keyed
+                    # Tools count alike in a loop that carries a conversation on: ``tools = None``
+                    # on the last step, or once a budget is spent, drops position 0 of the prefix
+                    # for the request that has the most cached (in a batch, one request per item
+                    # may choose its own tools).
+                    strict = sink.tier == "setting" or change.keyed or (sink.tier == "tools" and not batch)
                     steady = not varying and (not strict or self._made_alike_every_pass(change, site, varying_names))
                     if change.path not in names and (steady or (varying and batch and _reads_item(varying, item_fed))):
                         # built from nothing that varies, or from the loop's own item

@@ -442,6 +442,42 @@ def exits_after(stmts: list[ast.stmt]) -> list[str | None]:
     return out
 
 
+def parsed_annotation(annotation: ast.AST | None) -> ast.AST | None:
+    """An annotation as an expression: a string one (``"LLM | None"``, a forward reference)
+    parsed, None when it is no valid expression."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return annotation
+
+
+def is_abstract_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A method that only declares an interface: decorated ``@abstractmethod``, or whose body is
+    a docstring and ``pass``, ``...`` or ``raise NotImplementedError``. An instance it is called on
+    is one of a subclass that overrides it (what the call runs is the override)."""
+    if any(
+        (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else "") == "abstractmethod"
+        for d in node.decorator_list
+    ):
+        return True
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring (or a lone ``...``)
+    if not body:
+        return True
+    if len(body) != 1:
+        return False
+    stmt = body[0]
+    if isinstance(stmt, ast.Pass):
+        return True
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return False
+
+
 def looks_like_class(name: str) -> bool:
     """PEP 8 class names (``Agent``, ``_RequestParams``)."""
     return name.lstrip("_")[:1].isupper()
@@ -710,9 +746,54 @@ class Scopes:
                 return ("ext", ".".join(raw))
         return None
 
+    def annotated_class(self, annotation: ast.AST | None) -> ClassRef | None:
+        """The class an annotation declares: ``LLM``, ``Optional[LLM]``, ``LLM | None``, ``"LLM"``
+        (a value annotated so is an instance of it, or of a subclass, or None)."""
+        node = parsed_annotation(annotation)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+            return self.annotated_class(sides[0]) if len(sides) == 1 else None
+        if isinstance(node, ast.Subscript) and self.callee_path(node.value)[-1:] == ("Optional",):
+            return self.annotated_class(node.slice)
+        return self.class_ref(node)
+
+    def record_declared_type(self, target: ast.AST, annotation: ast.AST, frame: Frame) -> None:
+        """``self.llm: LLM = ...`` or ``llm: LLM = ...``: the name holds an instance of the class."""
+        ref = self.annotated_class(annotation)
+        if ref is None:
+            return
+        if isinstance(target, ast.Name):
+            frame.types[target.id] = ref
+        elif (own := frame.attribute_of_self(target)) is not None:
+            cls, attr = own
+            cls.attr_types[attr] = ref
+
+    def _expression_class(self, node: ast.AST, frame: Frame, depth: int = 0) -> ClassRef | None:
+        """The class of the instance an expression gives: ``Cls(...)``, a name of a known class
+        (``llm``, a parameter annotated ``llm: LLM``), and ``a or b`` / ``a if c else b`` whose
+        operands other than None all give the same class."""
+        node = node.value if isinstance(node, ast.Await) else node
+        if isinstance(node, ast.Call):
+            return self.class_ref(node.func)
+        if isinstance(node, ast.Name):
+            return frame.type_of(node.id)
+        if depth > 4:
+            return None
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            operands = list(node.values)
+        elif isinstance(node, ast.IfExp):
+            operands = [node.body, node.orelse]
+        else:
+            return None
+        refs = {
+            self._expression_class(o, frame, depth + 1)
+            for o in operands
+            if not (isinstance(o, ast.Constant) and o.value is None)
+        }
+        return refs.pop() if len(refs) == 1 else None
+
     def _record_type(self, target: ast.AST, source: ast.AST, frame: Frame) -> None:
-        call = source.value if isinstance(source, ast.Await) else source
-        ref = self.class_ref(call.func) if isinstance(call, ast.Call) else None
+        ref = self._expression_class(source, frame)
         if isinstance(target, ast.Attribute):
             own = frame.attribute_of_self(target)
             if own is not None and ref is not None:

@@ -172,6 +172,8 @@ class Statements(Calls):
             self._record_change(frame, path, node.target, "rebound", node.value)
         self._named_target(node.target, value, frame, node.value)
         self.bind(node.target, value, frame, node.value)
+        if node.value is None or self._type_of(node.target, frame) is None:
+            self.record_declared_type(node.target, node.annotation, frame)
 
     def _aug_assign(self, node: ast.AugAssign, frame: Frame) -> None:
         if isinstance(node.op, ast.Add) and isinstance(node.value, ast.List):
@@ -434,6 +436,9 @@ class Statements(Calls):
                     value = union(value, Value(frozenset([declared]), EMPTY))
                 if value:
                     info.attrs[stmt.target.id] = value
+                declared_class = self.annotated_class(stmt.annotation)
+                if declared_class is not None:
+                    info.attr_types[stmt.target.id] = declared_class  # llm: LLM, then self.llm
             elif isinstance(stmt, ast.Assign):
                 value = self.eval(stmt.value, class_frame)
                 for t in stmt.targets:

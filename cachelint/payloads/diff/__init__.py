@@ -17,7 +17,7 @@ prefixes of strings, bytes and tiers).
 
 from __future__ import annotations
 
-from cachelint.payloads.diff.common import common_prefix_blocks, common_prefix_len, oldest_dropped
+from cachelint.payloads.diff.common import common_prefix_blocks, common_prefix_len, common_suffix_len, oldest_dropped
 from cachelint.payloads.diff.explain import (
     DROPPED_THINKING_HINT,
     MAX_EXPLANATIONS,
@@ -44,6 +44,7 @@ __all__ = [
     "changed_settings",
     "common_prefix_blocks",
     "common_prefix_len",
+    "common_suffix_len",
     "deepdiff_lines",
     "explain_block_change",
     "flat_text_changes",

@@ -9,18 +9,43 @@ from cachelint.payloads.model import Block
 
 def common_prefix_len(a, b) -> int:
     """Length of the common prefix of two strings or two byte strings: one comparison when one
-    is a prefix of the other, else a binary search on slice equality (memcmp), never a Python
-    loop over characters."""
-    n = min(len(a), len(b))
-    if a[:n] == b[:n]:
+    is a prefix of the other, else a binary search that compares only the part still undecided
+    (``startswith`` at an offset: a memcmp, of a memoryview's bytes without a copy), never a
+    Python loop over characters."""
+    if len(a) > len(b):
+        a, b = b, a
+    n = len(a)
+    if b.startswith(a):
         return n
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
+    if isinstance(a, bytes):
+        a = memoryview(a)
+    lo, hi = 0, n  # a[:lo] == b[:lo]; they differ before hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if b.startswith(a[lo:mid], lo):
             lo = mid
         else:
-            hi = mid - 1
+            hi = mid
+    return lo
+
+
+def common_suffix_len(a, b) -> int:
+    """Length of the common suffix of two strings or two byte strings (as ``common_prefix_len``,
+    from the end: no reversed copies)."""
+    if len(a) > len(b):
+        a, b = b, a
+    n = len(a)
+    if b.endswith(a):
+        return n
+    if isinstance(a, bytes):
+        a = memoryview(a)
+    lo, hi = 0, n  # the last lo items are equal; they differ within the last hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if b.endswith(a[n - mid : n - lo], 0, len(b) - lo):
+            lo = mid
+        else:
+            hi = mid
     return lo
 
 

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Mapping
 
-from cachelint.payloads.diff.common import common_prefix_len
+from cachelint.payloads.diff.common import common_prefix_len, common_suffix_len
 from cachelint.payloads.jsonio import dumps
 
 MAX_EXPLANATIONS = 12
@@ -166,7 +166,7 @@ def _text_change(old: str, new: str, context: int = 24) -> str:
     from cachelint.masking import masker
 
     start = common_prefix_len(old, new)
-    end = min(common_prefix_len(old[::-1], new[::-1]), min(len(old), len(new)) - start)
+    end = min(common_suffix_len(old, new), min(len(old), len(new)) - start)
     lo = max(0, start - context)
 
     def cut(text: str) -> str:

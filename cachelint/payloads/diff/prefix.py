@@ -3,6 +3,7 @@ tier and byte offset of the rendered prefix; the excerpts around it."""
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
@@ -229,11 +230,18 @@ def _block_start(req: Request, tier: str, index: int) -> int:
 
 
 def _render_from(req: Request, offset: int, length: int) -> bytes:
-    """``length`` bytes of the rendered prefix starting at ``offset``."""
+    """``length`` bytes of the rendered prefix starting at ``offset``. The blocks before
+    ``offset`` are skipped a tier at a time, then by bisection on their offsets (in render
+    order): a request of a long session has thousands of blocks, and every excerpt and offset
+    of a break reads from here."""
     out: list[bytes] = []
     need = length
     for tier in TIERS:
-        for block in req.tier(tier):
+        blocks = req.tier(tier)
+        if not blocks or blocks[-1].end <= offset:
+            continue
+        first = max(0, bisect.bisect_right(blocks, offset, key=_block_offset) - 1)
+        for block in blocks[first:]:
             if block.end <= offset:
                 continue
             lo = max(0, offset - block.offset)
@@ -245,15 +253,33 @@ def _render_from(req: Request, offset: int, length: int) -> bytes:
     return b"".join(out)
 
 
+def _block_offset(block: Block) -> int:
+    return block.offset
+
+
 def _excerpt(req: Request, offset: int) -> str:
+    """The masked excerpt of ``req`` around ``offset``. Where every request breaks at the same
+    place (a clock in the system prompt), the excerpt of a pair's current request is the next
+    pair's previous one: kept in the request's memo, the latest offset only."""
+    memo = req.memo.get("excerpt")
+    if memo is not None and memo[0] == offset:
+        return memo[1]
+    text = _masked_excerpt(req, offset)
+    req.memo["excerpt"] = (offset, text)
+    return text
+
+
+def _masked_excerpt(req: Request, offset: int) -> str:
     from cachelint.masking import masker, reach
 
     start = max(0, offset - EXCERPT_BEFORE)
     end = offset + EXCERPT_AFTER
     # masked before it is cut: the rendering read reaches past the excerpt's edges to the whole
     # value an edge falls in (a token of kilobytes after "Bearer"), and further when that value
-    # reaches the edge of what was read
-    wide = 4096
+    # reaches the edge of what was read (a first read of 512 bytes a side holds the masking's
+    # reach, 256 characters past the run of key characters an edge falls in, when that run is
+    # short, as JSON's are: ~1.1 KB read and decoded for every excerpt instead of ~8 KB)
+    wide = 512
     while True:
         lo = max(0, start - wide)
         want = end - lo + wide

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from cachelint.payloads.diff.common import common_prefix_len
+from cachelint.payloads.diff.common import common_prefix_len, common_suffix_len
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class VolatilePatterns:
         return None
 
 
-_WORD = re.compile(r"[A-Za-z0-9_.:+\-/]")
+_WORD_RUN = re.compile(r"[A-Za-z0-9_.:+\-/]*")
 
 
 def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> tuple[Mapping[str, Any], ...]:
@@ -39,7 +39,7 @@ def volatile_spans(before: bytes, after: bytes, patterns: VolatilePatterns) -> t
     b = after.decode("utf-8", "replace")
     # trim the common head and tail first: the matcher is quadratic, the changed middle is short
     head = common_prefix_len(a, b)
-    tail = min(common_prefix_len(a[::-1], b[::-1]), min(len(a), len(b)) - head)
+    tail = min(common_suffix_len(a, b), min(len(a), len(b)) - head)
     mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
     if len(mid_a) > 2000 or len(mid_b) > 2000:
         return ()  # a large rewrite is content, not a value that ticks
@@ -113,7 +113,7 @@ _GLUED_WINDOW = 64
 
 def _classify_glued(old: str, new: str, patterns: VolatilePatterns) -> tuple[str, str, str] | None:
     head = common_prefix_len(old, new)
-    tail = min(common_prefix_len(old[::-1], new[::-1]), min(len(old), len(new)) - head)
+    tail = min(common_suffix_len(old, new), min(len(old), len(new)) - head)
     if len(old) - head - tail > MAX_VOLATILE_TOKEN or len(new) - head - tail > MAX_VOLATILE_TOKEN:
         return None
     # the changed middle with a window of the token on each side: the value lies there
@@ -143,10 +143,18 @@ def _covering(pattern: re.Pattern[str], text: str, start: int, end: int) -> tupl
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    while start > 0 and _WORD.match(text[start - 1]):
-        start -= 1
-    while end < len(text) and _WORD.match(text[end]):
-        end += 1
+    # whole runs of token characters matched at once (a match per character cost more than the
+    # rest of the pair's diff where every request breaks); backwards on the reversed text before
+    # ``start``, read in growing windows
+    end = _WORD_RUN.match(text, end).end()  # type: ignore[union-attr]
+    size = 64
+    while start > 0:
+        lo = max(0, start - size)
+        run = _WORD_RUN.match(text[lo:start][::-1]).end()  # type: ignore[union-attr]
+        if run < start - lo or lo == 0:
+            start -= run
+            break
+        size *= 8
     # JSON escapes and trailing punctuation are not part of a value
     while end > start and text[end - 1] in ".:-/+":
         end -= 1

@@ -78,8 +78,15 @@ def resemblance(record: Any) -> str | None:
         keys |= {f"input.{k}" if k == "value" else k for k in nested}
     if any(isinstance(k, str) and k.startswith("gen_ai.") for k in keys):
         return "carry gen_ai.* attributes (OpenTelemetry GenAI) outside a span cachelint reads: export them as OTLP JSON and audit with --input-format otlp"
+    host = _host(record.url) if isinstance(record, Record) else None
     for key, shape, name, also in _TELLS:
         if key in keys and (also is None or also(value)):
+            if name is None and host is not None:
+                # the URL names where it went: a provider (or a route) no provider adapter reads
+                return (
+                    f"look like {shape} (they carry {key!r}) sent to {host}, a provider or endpoint cachelint"
+                    " does not audit; see docs/audit.md, Providers"
+                )
             if name is None:
                 return (
                     f"look like {shape} (they carry {key!r}) in a shape no reader takes: no provider could be told"
@@ -87,6 +94,18 @@ def resemblance(record: Any) -> str | None:
                 )
             return f"look like {shape} (they carry {key!r}) but were not read as one: audit them with --input-format {name}"
     return None
+
+
+def _host(url: Any) -> str | None:
+    if not isinstance(url, str) or "://" not in url:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return None
+    return host or None
 
 
 def unread_shape(request: Any, response: Any = None) -> str | None:

@@ -42,6 +42,7 @@ _GLOB = re.compile(r"[*?\[]")
 # year=YYYY/month=MM/day=DD/hour=HH/minute=mm (its s3_partition_format default)
 _PARTITION = re.compile(r"(?:^|/)(year|month|day|hour|minute)=(\d{1,4})(?=/|$)")
 _UNITS = ("year", "month", "day", "hour", "minute")
+_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def is_remote(given: str) -> bool:
@@ -53,14 +54,32 @@ def is_remote(given: str) -> bool:
 @dataclass(frozen=True)
 class TimeWindow:
     """``--since`` / ``--until``: the partitions of a time kept (both ends included, to the
-    precision of the partition: ``day=01`` is kept by ``--since 2026-12-01T10:00``)."""
+    precision of the partition: ``day=01`` is kept by ``--since 2026-12-01T10:00``), and the
+    requests whose time falls inside. A date alone is its whole day: ``--until 2026-12-01`` keeps
+    that day's last minute. Times are UTC (naive) here."""
 
     since: datetime | None = None
     until: datetime | None = None
 
     @classmethod
     def parse(cls, since: str | None, until: str | None) -> "TimeWindow":
-        return cls(_parse_time(since), _parse_time(until))
+        end = _parse_time(until)
+        if end is not None and until is not None and _DATE_ONLY.fullmatch(until.strip()):
+            end += timedelta(days=1, microseconds=-1)
+        return cls(_parse_time(since), end)
+
+    @property
+    def bounded(self) -> bool:
+        return self.since is not None or self.until is not None
+
+    def holds(self, when: datetime) -> bool:
+        """Whether a request sent at ``when`` is inside the window (a time without a zone is
+        read as UTC, as the partitions are)."""
+        if when.tzinfo is not None:
+            when = when.astimezone(timezone.utc).replace(tzinfo=None)
+        if self.since is not None and when < self.since:
+            return False
+        return self.until is None or when <= self.until
 
     def keeps(self, key: str) -> bool:
         values = {unit: int(value) for unit, value in _PARTITION.findall(key)}
@@ -201,6 +220,26 @@ def open_object(url: str) -> tuple[IO[bytes], IO[bytes]]:
     # the JSONL reader reads lines of at most a record's size: readline(limit), which fsspec's
     # files do not take
     return stream_of(raw, lambda plain: io.BufferedReader(plain, 1 << 20))
+
+
+def open_object_range(url: str, start: int) -> IO[bytes]:
+    """A plain (not compressed) object opened at byte ``start``, buffered for ``readline(limit)``:
+    a Dask worker reads its byte range of a large JSONL object from the storage (ranged GETs).
+    OSError says why not."""
+    try:
+        fs, path = file_system(url)
+        raw = fs.open(path, "rb", block_size=1 << 22)
+    except ImportError:
+        raise
+    except Exception as exc:
+        raise OSError(errno.EIO, _cause(exc)) from exc
+    handle = io.BufferedReader(raw, 1 << 20)
+    try:
+        handle.seek(start)
+    except Exception as exc:
+        handle.close()
+        raise OSError(errno.EIO, _cause(exc)) from exc
+    return handle
 
 
 def staging_root() -> Path:
