@@ -11,7 +11,7 @@ from typing import Sequence
 from cachelint.baseline import BaselineError, load_baseline
 from cachelint.config import ConfigResolver, Settings, load_settings
 from cachelint.diagnostics import Diagnostic
-from cachelint.engine import CheckOptions, CheckResult, StdinInput, finalize, run_check
+from cachelint.engine_types import CheckOptions, CheckResult, StdinInput
 from cachelint.payloads import AuditOptions, AuditResult, AuditSummary
 
 __all__ = [
@@ -51,6 +51,8 @@ def check_paths(
     of the configuration closest to it (``resolver``, by default found from the files), unless
     ``settings`` is given: then with those. Findings in ``options.baseline`` are left out
     (``CheckResult.baselined`` counts them); BaselineError when that file cannot be read."""
+    from cachelint.engine.run import run_check
+
     cwd = (cwd or Path.cwd()).resolve()
     settings, resolver = _resolve(settings, resolver, cwd)
     return run_check([str(p) for p in paths], settings, options or CheckOptions(), cwd, resolver=resolver)
@@ -68,6 +70,7 @@ def audit_logs(
     closest to the first log (or ``settings``); the findings of each log are selected by its own
     closest configuration. Findings in ``options.baseline`` are left out of the findings and of
     the summary. Raises BaselineError when the baseline cannot be read."""
+    from cachelint.engine.selection import finalize
     from cachelint.payloads.audit import run_audit
 
     cwd = (cwd or Path.cwd()).resolve()

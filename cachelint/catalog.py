@@ -183,10 +183,74 @@ def _catalog_stat_key() -> str:
 
 
 def _summaries_from_catalog() -> dict[str, RuleSummary]:
+    shipped = _shipped_rule_index()
+    if shipped is not None:
+        return shipped
     return {
         code: RuleSummary(doc.code, doc.name, doc.scope, doc.severity, doc.status)
         for code, doc in load_catalog().items()
     }
+
+
+# --- the shipped rule index (start-up path of a run without a cache folder) ---------------------
+# An audit has no cache folder (``--isolated``, a log outside any project): without a copy, its
+# rule table cost importing yaml and parsing every catalog file, about a tenth of an audit of a
+# small folder. The table therefore also ships as rules/catalog/index.json (written by
+# ``python -m cachelint.docs``; a test fails when it is stale), each row with the SHA-256 of the
+# YAML it was made from, and is used only while the catalog holds exactly those files unchanged.
+
+RULE_INDEX_NAME = "index.json"
+
+
+def _index_row_shape(row: Any) -> bool:
+    return isinstance(row, list) and len(row) == 5 and all(isinstance(v, str) for v in row) and row[3] in _SEVERITIES
+
+
+def _shipped_rule_index() -> dict[str, RuleSummary] | None:
+    import hashlib
+
+    folder = rules_dir() / "catalog"
+    try:
+        data = json.loads((folder / RULE_INDEX_NAME).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT or not isinstance(data.get("rules"), dict):
+        return None
+    entries = data["rules"]
+    paths = sorted(folder.glob("*.yaml"))
+    if sorted(entries) != [p.stem for p in paths]:
+        return None  # a catalog file added or removed since the index was written
+    out: dict[str, RuleSummary] = {}
+    for path in paths:
+        entry = entries[path.stem]
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            return None
+        if not isinstance(entry, dict) or entry.get("sha256") != digest:
+            return None
+        row: Any = entry.get("rule")
+        if not _index_row_shape(row) or row[0] != path.stem:
+            return None
+        out[row[0]] = RuleSummary(row[0], row[1], row[2], Severity(row[3]), row[4])
+    return out
+
+
+def rule_index_text() -> str:
+    """rules/catalog/index.json as it should be on disk (deterministic: code order)."""
+    import hashlib
+
+    folder = rules_dir() / "catalog"
+    docs = load_catalog()
+    rows = {
+        path.stem: {
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "rule": [doc.code, doc.name, doc.scope, doc.severity.value, doc.status],
+        }
+        for path in sorted(folder.glob("*.yaml"))
+        for doc in (docs[path.stem],)
+    }
+    return json.dumps({"format": INDEX_FORMAT, "rules": rows}, indent=1) + "\n"
 
 
 def _rule_index_in(folder: CatalogFolder) -> dict[str, RuleSummary]:
@@ -198,12 +262,7 @@ def _rule_index_in(folder: CatalogFolder) -> dict[str, RuleSummary]:
     def shape(rows: Any) -> bool:
         # one row per catalog file, each (code, name, scope, severity, status) of known values: a
         # table missing rules would select none of them
-        return (
-            isinstance(rows, list)
-            and all(isinstance(r, list) and len(r) == 5 and all(isinstance(v, str) for v in r) for r in rows)
-            and sorted(r[0] for r in rows) == codes
-            and all(r[3] in _SEVERITIES for r in rows)
-        )
+        return isinstance(rows, list) and all(_index_row_shape(r) for r in rows) and sorted(r[0] for r in rows) == codes
 
     rows = cachefile.read(target, "rules", INDEX_FORMAT, shape, warnings=folder.warnings)
     if rows is not None:

@@ -105,6 +105,8 @@ class _Output:
 
 def _check_window(since: str | None, until: str | None) -> None:
     """--since / --until are ISO dates or times (a usage error otherwise)."""
+    if since is None and until is None:
+        return
     from cachelint.payloads.readers.storage import TimeWindow
 
     try:
@@ -622,7 +624,7 @@ def audit(
     _check_window(since, until)
     if options.engine != "dask" and scheduler:
         _fail("--scheduler needs --engine dask")
-    from cachelint.payloads.parallel import EngineError
+    from cachelint.payloads import EngineError
 
     try:
         result = audit_logs(list(logs), None, options, Path.cwd().resolve(), resolver=resolver)

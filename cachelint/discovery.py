@@ -139,10 +139,11 @@ def _apply(rules: list[IgnoreRule], path: Path, base: Path, is_dir: bool, verdic
     rel = _relative_posix(path, base)
     if rel is None:
         return verdict
+    text = rel.encode("utf-8", "surrogateescape")
     for rule in rules:
         if rule.dir_only and not is_dir:
             continue
-        if rule.matches(rel):
+        if rule.pattern.matches_bytes(text):
             verdict = not rule.negated
     return verdict
 

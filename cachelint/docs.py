@@ -1,7 +1,8 @@
 """Rule documentation generated from the catalog: ``cachelint rule CODE`` prints it and
 ``docs/rules/<code>.md`` holds it (regenerate with ``python -m cachelint.docs``; a test fails
 when a page is stale). The same command rewrites rules/packs/bundle.json, the JSON copy of the
-built-in packs read at start-up (cachelint.catalog)."""
+built-in packs read at start-up, and rules/catalog/index.json, the table of rule codes, names,
+scopes, severities and statuses read by a run without a cache folder (cachelint.catalog)."""
 
 from __future__ import annotations
 
@@ -108,16 +109,25 @@ def write_pages(target: Path) -> list[str]:
     return written
 
 
-def write_pack_bundle() -> bool:
-    """Rewrite rules/packs/bundle.json when it differs from the packs; True when written."""
-    from cachelint.catalog import BUNDLE_NAME, pack_bundle_text, rules_dir
-
-    target = rules_dir() / "packs" / BUNDLE_NAME
-    text = pack_bundle_text()
+def _write_if_changed(target: Path, text: str) -> bool:
     if target.is_file() and target.read_text(encoding="utf-8") == text:
         return False
     target.write_text(text, encoding="utf-8")
     return True
+
+
+def write_pack_bundle() -> bool:
+    """Rewrite rules/packs/bundle.json when it differs from the packs; True when written."""
+    from cachelint.catalog import BUNDLE_NAME, pack_bundle_text, rules_dir
+
+    return _write_if_changed(rules_dir() / "packs" / BUNDLE_NAME, pack_bundle_text())
+
+
+def write_rule_index() -> bool:
+    """Rewrite rules/catalog/index.json when it differs from the catalog; True when written."""
+    from cachelint.catalog import RULE_INDEX_NAME, rule_index_text, rules_dir
+
+    return _write_if_changed(rules_dir() / "catalog" / RULE_INDEX_NAME, rule_index_text())
 
 
 if __name__ == "__main__":
@@ -126,3 +136,5 @@ if __name__ == "__main__":
         print(f"wrote {root / name}")
     if write_pack_bundle():
         print("wrote rules/packs/bundle.json")
+    if write_rule_index():
+        print("wrote rules/catalog/index.json")

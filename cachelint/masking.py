@@ -70,7 +70,7 @@ _CANDIDATE = re.compile(r"[A-Za-z0-9+/=_.~-]{15}|://")
 @dataclass(frozen=True)
 class SecretPattern:
     name: str
-    regex: re.Pattern[str]
+    source: str  # the regular expression, compiled with re.ASCII on first use (``regex``)
     keep: int
     min_entropy: float | None = None
     # lower-case literals one of which every match contains: the pattern runs only on a text that
@@ -78,6 +78,11 @@ class SecretPattern:
     keywords: tuple[str, ...] = ()
     # a built-in shape: each match holds a run of 15 key characters or a ``://`` (``_CANDIDATE``)
     screened: bool = False
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        # ASCII: a mask replaces ASCII with ASCII, so the bytes keep their length too
+        return re.compile(self.source, re.ASCII)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """The (start, end) of each run of ``text`` this pattern masks (its kept prefix left out)."""
@@ -115,18 +120,21 @@ class SecretMasker:
         out = []
         for number, pack in enumerate(packs):
             for p in pack.get("patterns", ()):
-                # ASCII: a mask replaces ASCII with ASCII, so the bytes keep their length too
                 entropy = p.get("min-entropy")
-                out.append(
-                    SecretPattern(
-                        p["name"],
-                        re.compile(p["regex"], re.ASCII),
-                        int(p.get("keep", 0)),
-                        float(entropy) if entropy is not None else None,
-                        tuple(sorted(k.lower() for k in p.get("keywords", ()))),
-                        number < screened_packs,
-                    )
+                pattern = SecretPattern(
+                    p["name"],
+                    p["regex"],
+                    int(p.get("keep", 0)),
+                    float(entropy) if entropy is not None else None,
+                    tuple(sorted(k.lower() for k in p.get("keywords", ()))),
+                    number < screened_packs,
                 )
+                if not pattern.screened:
+                    # a user's pattern that does not compile fails here, where the packs are
+                    # read; the built-in ones (tested) are compiled when a text first needs one:
+                    # most runs mask texts that hold the keywords of a few of them
+                    pattern.regex  # noqa: B018
+                out.append(pattern)
         return cls.of(out)
 
     @classmethod

@@ -14,6 +14,8 @@ tests/test_wildmatch.py compares it with ``git check-ignore`` on a generated cor
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 _MATCH, _NOMATCH, _ABORT_ALL, _ABORT_TO_STARSTAR = 0, 1, -1, -2
@@ -264,11 +266,24 @@ class GitignorePattern:
         git's match_basename for a pattern without a slash, else match_pathname, which compares
         the literal head of the pattern first and gives only the rest to wildmatch (so that a
         ``**`` right after the head counts as a leading one, as in git)."""
-        text = rel.encode("utf-8", "surrogateescape")
+        return self.matches_bytes(rel.encode("utf-8", "surrogateescape"))
+
+    @functools.cached_property
+    def _any_then_literal(self) -> bytes | None:
+        """The literal after a leading ``*`` (``*.pyc``: ``.pyc``) when nothing else is special:
+        without WM_PATHNAME such a pattern matches exactly the names that end with it."""
+        rest = self.pattern[1:]
+        return rest if self.pattern[:1] == b"*" and not _has_wildcard(rest) else None
+
+    def matches_bytes(self, text: bytes) -> bool:
+        """``matches`` of the path already encoded (a walk asks every rule about each path)."""
         pattern = self.pattern
         if self.basename:
-            text = text.rsplit(b"/", 1)[-1]
-            return text == pattern if self.literal else wildmatch(pattern, text, pathname=False)
+            text = text[text.rfind(b"/") + 1 :]
+            if self.literal:
+                return text == pattern
+            suffix = self._any_then_literal
+            return text.endswith(suffix) if suffix is not None else wildmatch(pattern, text, pathname=False)
         if self.literal:
             return text == pattern
         head = _literal_head(pattern)

@@ -217,3 +217,56 @@ def test_edited_pack_is_read_from_its_yaml_not_the_bundle(tmp_path, monkeypatch)
     finally:
         catalog._pack_bundle.cache_clear()
         catalog._load_pack_file.cache_clear()
+
+
+def test_rule_index_is_current():
+    from cachelint.catalog import RULE_INDEX_NAME, rule_index_text
+
+    on_disk = (rules_dir() / "catalog" / RULE_INDEX_NAME).read_text(encoding="utf-8")
+    assert on_disk == rule_index_text(), "rules/catalog/index.json is stale; run: python -m cachelint.docs"
+
+
+def test_shipped_rule_index_equals_the_catalog():
+    """The table a run without a cache folder reads gives what the YAML gives, row for row."""
+    from cachelint.catalog import RuleSummary, _shipped_rule_index
+
+    expected = {c: RuleSummary(d.code, d.name, d.scope, d.severity, d.status) for c, d in load_catalog().items()}
+    assert _shipped_rule_index() == expected
+    assert list(_shipped_rule_index() or {}) == list(expected)  # code order
+
+
+@pytest.mark.parametrize("change", ["edited", "added", "removed"])
+def test_a_changed_catalog_is_read_from_its_yaml_not_the_index(change, tmp_path, monkeypatch):
+    import shutil
+
+    import cachelint.catalog as catalog
+
+    folder = tmp_path / "rules" / "catalog"
+    shutil.copytree(rules_dir() / "catalog", folder)
+    entry = folder / "CL101.yaml"
+    if change == "edited":  # the default severity changed: a stale index would keep the old one
+        text = entry.read_text(encoding="utf-8")
+        assert "\nseverity: warning" in text or "\nseverity: error" in text
+        swapped = "info" if "\nseverity: warning" in text else "warning"
+        entry.write_text(
+            text.replace("\nseverity: warning", "\nseverity: " + swapped, 1).replace(
+                "\nseverity: error", "\nseverity: " + swapped, 1
+            ),
+            encoding="utf-8",
+        )
+    elif change == "added":
+        (folder / "CL999.yaml").write_text(
+            entry.read_text(encoding="utf-8").replace("CL101", "CL999"), encoding="utf-8"
+        )
+    else:
+        entry.unlink()
+    monkeypatch.setattr(catalog, "rules_dir", lambda: tmp_path / "rules")
+    catalog.load_catalog.cache_clear()
+    try:
+        assert catalog._shipped_rule_index() is None
+        table = catalog._summaries_from_catalog()
+        from_yaml = catalog.load_catalog()
+        assert list(table) == list(from_yaml)
+        assert all(table[c].severity == from_yaml[c].severity for c in table)
+    finally:
+        catalog.load_catalog.cache_clear()

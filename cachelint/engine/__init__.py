@@ -26,15 +26,64 @@ One module per responsibility, from the user inwards:
 
 from __future__ import annotations
 
-from cachelint.engine.facts import PythonRun, SummaryStore
-from cachelint.engine.imports import ImportGraph, ModuleLocator, dependency_digest, import_candidates, notebook_code
-from cachelint.engine.python_run import check_python
-from cachelint.engine.run import is_python, is_skill_related, run_check
-from cachelint.engine.selection import finalize
-from cachelint.engine.skills_run import checked_folders, skills_cache_key
-from cachelint.engine.tasks import CheckTask, FactsTask, analyze_python_file, collect_facts
-from cachelint.engine.workers import Workers, start_method
-from cachelint.engine_types import CheckOptions, CheckResult, StdinInput
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cachelint.engine.facts import PythonRun, SummaryStore
+    from cachelint.engine.imports import (
+        ImportGraph,
+        ModuleLocator,
+        dependency_digest,
+        import_candidates,
+        notebook_code,
+    )
+    from cachelint.engine.python_run import check_python
+    from cachelint.engine.run import is_python, is_skill_related, run_check
+    from cachelint.engine.selection import finalize
+    from cachelint.engine.skills_run import checked_folders, skills_cache_key
+    from cachelint.engine.tasks import CheckTask, FactsTask, analyze_python_file, collect_facts
+    from cachelint.engine.workers import Workers, start_method
+    from cachelint.engine_types import CheckOptions, CheckResult, StdinInput
+
+# Each name, imported from its module on first use (PEP 562): an audit selects its findings with
+# ``finalize`` and must not pay for importing the check run (discovery, the import scan, the
+# scheduler, the pool) that it never starts.
+_HOME = {
+    "PythonRun": "cachelint.engine.facts",
+    "SummaryStore": "cachelint.engine.facts",
+    "ImportGraph": "cachelint.engine.imports",
+    "ModuleLocator": "cachelint.engine.imports",
+    "dependency_digest": "cachelint.engine.imports",
+    "import_candidates": "cachelint.engine.imports",
+    "notebook_code": "cachelint.engine.imports",
+    "check_python": "cachelint.engine.python_run",
+    "is_python": "cachelint.engine.run",
+    "is_skill_related": "cachelint.engine.run",
+    "run_check": "cachelint.engine.run",
+    "finalize": "cachelint.engine.selection",
+    "checked_folders": "cachelint.engine.skills_run",
+    "skills_cache_key": "cachelint.engine.skills_run",
+    "CheckTask": "cachelint.engine.tasks",
+    "FactsTask": "cachelint.engine.tasks",
+    "analyze_python_file": "cachelint.engine.tasks",
+    "collect_facts": "cachelint.engine.tasks",
+    "Workers": "cachelint.engine.workers",
+    "start_method": "cachelint.engine.workers",
+    "CheckOptions": "cachelint.engine_types",
+    "CheckResult": "cachelint.engine_types",
+    "StdinInput": "cachelint.engine_types",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CheckOptions",

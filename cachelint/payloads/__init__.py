@@ -37,6 +37,11 @@ def is_request_log_name(name: str) -> bool:
     return lower.endswith(LOG_ONLY_SUFFIXES)
 
 
+class EngineError(Exception):
+    """The engine asked for cannot run (its extra is not installed, its scheduler is unreachable):
+    raised by ``cachelint.payloads.parallel``, defined here so that catching it imports nothing."""
+
+
 @dataclass
 class AuditOptions:
     input_format: str = "auto"  # auto | jsonl | json | har | vcr | a log format (cachelint.payloads.formats.NAMES)

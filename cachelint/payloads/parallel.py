@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, cast
 
 from cachelint.diagnostics import Diagnostic, unreadable
+from cachelint.payloads import EngineError
 from cachelint.payloads.model import Origin, Record
 
 if TYPE_CHECKING:
@@ -52,10 +53,6 @@ _RECORD_DIAG = 1  # a record that could not be interpreted: (kind, Diagnostic)
 _SKIPPED = 2  # a record no adapter took: (kind, Origin, unread shape, unread reason)
 _REQUEST = 3  # (kind, Request, the Record cut down to what the driver reads)
 _FILE_DIAG = 4  # a problem of the whole file (cannot read it): (kind, Diagnostic), not renumbered
-
-
-class EngineError(Exception):
-    """The engine asked for cannot run (its extra is not installed, its scheduler is unreachable)."""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ findings that quote a file."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,20 @@ def test_look_alikes_are_not_masked():
 def test_a_user_pack_adds_patterns():
     extra = SecretMasker.from_packs([{"patterns": [{"name": "acme", "regex": "acme_[0-9]{8}", "keep": 5}]}])
     assert extra.mask("key acme_12345678.") == "key acme_********."
+
+
+def test_a_user_pattern_that_does_not_compile_fails_where_the_packs_are_read():
+    """Built-in patterns are compiled when first needed; a user's is compiled at once, so a broken
+    one is reported with the packs, not in the middle of masking an output."""
+    with pytest.raises(re.error):
+        SecretMasker.from_packs([{"patterns": [{"name": "broken", "regex": "acme_([0-9]", "keep": 0}]}])
+
+
+def test_every_built_in_pattern_compiles_as_masking_uses_it():
+    every = masker().patterns
+    assert every and all(p.screened for p in every)
+    for p in every:
+        assert p.regex.flags & re.ASCII, p.name
 
 
 def _log(root: Path) -> Path:

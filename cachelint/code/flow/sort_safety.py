@@ -106,11 +106,25 @@ class SortSafety:
         bound: set[str] = set()
         escaping: dict[str, set[int]] = {}
         functions: set[str] = set()
+        # One pass, each node's children given their parent as it is taken from the stack: a
+        # node's parent and grandparent (all ``_reads_only`` looks at) are known before the node
+        # is visited. What it gathers is sets, so the visiting order does not matter. (Three walks
+        # of the tree with ``ast.walk`` and ``iter_child_nodes`` were the most of a module's
+        # ordering analysis.)
         parents: dict[int, ast.AST] = {}
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
-        for node in ast.walk(tree):
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, ast.AST):
+                    parents[id(value)] = node
+                    stack.append(value)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            parents[id(item)] = node
+                            stack.append(item)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
                     self.star_import = True
