@@ -196,13 +196,14 @@ FORMAT_TARGETS: dict[str, tuple[str, str]] = {
     "otlp-lines": ("fuzz.jsonl", "auto"),
     "claude-code": ("fuzz.jsonl", "claude-code"),
     "codex": ("fuzz.jsonl", "codex"),
+    "gemini-cli": ("fuzz.jsonl", "gemini-cli"),
     "zhar": ("fuzz.zhar", "zhar"),
     "formats-auto": ("fuzz.json", "auto"),
 }
 
 
 # Formats read as a coding agent's sessions (cachelint.transcripts), not as requests.
-AGENT_SESSION_TARGETS = ("claude-code", "codex")
+AGENT_SESSION_TARGETS = ("claude-code", "codex", "gemini-cli")
 
 
 def _fuzz_format(name: str) -> Callable[[bytes], list[Diagnostic]]:
@@ -1105,6 +1106,27 @@ def _format_seeds() -> dict[str, bytes]:
                 },
             },
             {"type": "user", "sessionId": "s", "uuid": "b", "message": {"role": "user", "content": "q"}},
+        ),
+        "gemini-cli": lines(
+            {"sessionId": "g1", "projectHash": "h", "startTime": "2026-11-29T10:00:00Z", "kind": "main"},
+            {"id": "u1", "timestamp": "2026-11-29T10:00:00Z", "type": "user", "content": [{"text": "q"}]},
+            {
+                "id": "m1",
+                "timestamp": "2026-11-29T10:00:05Z",
+                "type": "gemini",
+                "content": "a",
+                "model": "gemini-2.5-pro",
+                "tokens": {"input": 5000, "cached": 0, "output": 10, "thoughts": 2, "tool": 0, "total": 5012},
+            },
+            {"$rewindTo": "u1"},
+            {
+                "id": "m2",
+                "timestamp": "2026-11-29T10:20:05Z",
+                "type": "gemini",
+                "content": "b",
+                "model": "gemini-2.5-flash",
+                "tokens": {"input": 5200, "cached": 1000, "output": 10},
+            },
         ),
         "codex": lines(
             {
