@@ -227,6 +227,31 @@ def _bracket_depth(source: str) -> int:
     return deepest
 
 
+# LibCST's native parser takes time superlinear in the operands of one expression (a chain of 800
+# `*` 0.2-0.3 s a grammar, 10,000 several minutes), and native code runs on past the analysis
+# deadline: an expression chaining more operators than this is not given to it.
+_MAX_OPERATOR_CHAIN = 1000
+_OPERATORS = frozenset("+-*/%@&|^<>")
+
+
+def _longest_operator_chain(source: str) -> int:
+    """The most operator characters in one logical line (a line ends at a newline outside
+    brackets, or at ``;``): an upper bound of one expression's binary operators."""
+    longest = run = depth = 0
+    for ch in source:
+        if ch in _OPERATORS:
+            run += 1
+            if run > longest:
+                longest = run
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = depth - 1 if depth else 0
+        elif ch == ";" or (ch == "\n" and not depth):
+            run = 0
+    return longest
+
+
 def newer_grammar(source: str) -> str | None:
     """The newer Python version whose grammar accepts ``source``, which this Python's parser
     rejected, or None. LibCST's parser knows the grammars of later versions (3.12's f-strings that
@@ -235,6 +260,8 @@ def newer_grammar(source: str) -> str | None:
     one. Asked only after a syntax error."""
     if _bracket_depth(source) > _MAX_BRACKET_DEPTH:
         return None  # LibCST's native parser overflows its stack on absurd nesting (~3000 levels)
+    if _longest_operator_chain(source) > _MAX_OPERATOR_CHAIN:
+        return None
     try:
         from libcst import PartialParserConfig, parse_module
     except ImportError:  # pragma: no cover - libcst is a dependency

@@ -86,6 +86,9 @@ def test_crafted_index_lines_are_read_in_linear_time(tmp_path, case):
         # expression could split it every way: 7 KB took over 20 s of CPU)
         "from" + "\t" * 100_000 + "]\n",
         "from ." + " \t" * 50_000 + "]\n",
+        # one expression chaining 10,000 operators in an unclosed bracket with newer syntax in
+        # it (`[*`): the second parser asked about later grammars is superlinear in the chain
+        "[*a" + "*a" * 10_000 + "\n",
     ],
     ids=[
         "spaces after a sink name",
@@ -93,6 +96,7 @@ def test_crafted_index_lines_are_read_in_linear_time(tmp_path, case):
         "unclosed imports",
         "blanks after from",
         "blanks after from and a dot",
+        "a long operator chain with newer syntax",
     ],
 )
 def test_crafted_python_is_analysed_in_linear_time(tmp_path, source):
