@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn, Sequence
+from typing import Iterable, NoReturn, Sequence
 
 import click
 
@@ -69,9 +69,11 @@ class _Output:
         self.verbose = verbose and not self.quiet
         self.color = _use_color(color, output_file)
         self.to_stderr = False  # the report goes to stderr (stdout carries a fixed buffer)
-        self._parts: list[str] = []
+        self._parts: list[str | Iterable[str]] = []
 
-    def report(self, text: str) -> None:
+    def report(self, text: str | Iterable[str]) -> None:
+        """``text``: the report's text, or its pieces as a reporter makes them (written as they
+        come, never joined: the JSON of a million sessions)."""
         if not self.silent and text:
             self._parts.append(text)
 
@@ -88,19 +90,20 @@ class _Output:
             click.echo(f"cachelint: {_masked(message)}", err=True)
 
     def flush(self) -> None:
-        text = "".join(self._parts)
-        self._parts = []
+        parts, self._parts = self._parts, []
         if self.silent:
             return
+        pieces = (piece for part in parts for piece in ((part,) if isinstance(part, str) else part) if piece)
         if self.output_file:
             from cachelint.fileutil import atomic_write
 
             try:
-                atomic_write(Path(self.output_file), text.encode("utf-8"))
+                atomic_write(Path(self.output_file), (piece.encode("utf-8") for piece in pieces))
             except OSError as exc:
                 _fail(f"cannot write {self.output_file}: {exc.strerror or exc}")
-        elif text:
-            click.echo(text, nl=False, color=self.color, err=self.to_stderr)
+        else:
+            for piece in pieces:
+                click.echo(piece, nl=False, color=self.color, err=self.to_stderr)
 
 
 def _check_window(since: str | None, until: str | None) -> None:
@@ -597,7 +600,7 @@ def audit(
     Exit 1 when there are findings, 2 when no LLM request was read from any input."""
     from cachelint.api import BaselineError, audit_logs
     from cachelint.payloads import AuditOptions
-    from cachelint.report import TEXT_FORMATS, render, render_statistics
+    from cachelint.report import TEXT_FORMATS, render, render_parts, render_statistics
     from cachelint.report.text import render_totals, totals_of
 
     out = _Output(output_file, quiet, silent, verbose, color)
@@ -644,7 +647,7 @@ def audit(
     elif nothing_read and fmt in TEXT_FORMATS:
         out.report(render("concise", result.diagnostics, options=report_options))  # what each file is
     else:
-        out.report(render(fmt, result.diagnostics, summary=summary, options=report_options))
+        out.report(render_parts(fmt, result.diagnostics, summary=summary, options=report_options))
         if fmt in TEXT_FORMATS:
             totals = totals_of(
                 result.diagnostics, summary.files, report_options, verb="read", baselined=summary.baselined

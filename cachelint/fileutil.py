@@ -6,16 +6,17 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes | Iterable[bytes], mode: int | None = None) -> None:
     """Write through a temporary file in the same folder and an atomic rename: a reader (or a
-    killed run) sees the old file or the new one, never a truncated one.
+    killed run) sees the old file or the new one, never a truncated one. ``data``: the bytes, or
+    their pieces (written as they come).
 
     ``mode``: the file's permissions; by default those of the file it replaces, or for a new file
     what ``open()`` would give (0666 less the umask) — not the 0600 of the temporary file, which
@@ -32,7 +33,11 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                handle.write(data)
+            else:
+                for piece in data:
+                    handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
@@ -201,7 +206,11 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
             taken = isinstance(exc, FileExistsError)
             raise Skipped(f"its folder is not writable ({exc.strerror or exc})") from exc
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                handle.write(data)
+            else:
+                for piece in data:
+                    handle.write(piece)
             handle.flush()
             if (
                 hasattr(os, "fchown")

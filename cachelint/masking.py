@@ -239,20 +239,33 @@ class SecretMasker:
         this run (the same keys, tiers and paths recur in every finding)."""
         if memo is None:
             memo = {}
+        # A container none of whose strings changes is returned itself, not copied: the masked
+        # summary of a run of many sessions would otherwise hold every session twice (and a
+        # mapping reached twice, such as a session's usage, twice more).
         if isinstance(value, str):
             masked = memo.get(value)
             if masked is None:
                 masked = memo[value] = self.mask(value)
-            return masked
+            return value if masked == value else masked
         if isinstance(value, dict):
-            return {self.mask_value(k, memo): self.mask_value(v, memo) for k, v in value.items()}
+            pairs = [(k, v, self.mask_value(k, memo), self.mask_value(v, memo)) for k, v in value.items()]
+            if all(mk is k and mv is v for k, v, mk, mv in pairs):
+                return value
+            return {mk: mv for _, _, mk, mv in pairs}
         if isinstance(value, (list, tuple)):
-            return type(value)(self.mask_value(v, memo) for v in value)
+            items = [self.mask_value(v, memo) for v in value]
+            if all(m is v for m, v in zip(items, value)):
+                return value
+            return type(value)(items)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {
-                f.name: self.mask_value(getattr(value, f.name), memo) for f in dataclasses.fields(value) if f.init
-            }
-            return dataclasses.replace(value, **changes)
+            changes = {}
+            for f in dataclasses.fields(value):
+                if f.init:
+                    old = getattr(value, f.name)
+                    new = self.mask_value(old, memo)
+                    if new is not old:
+                        changes[f.name] = new
+            return dataclasses.replace(value, **changes) if changes else value
         return value
 
     def mask_diagnostic(self, d: Diagnostic, memo: dict[str, str] | None = None) -> Diagnostic:

@@ -6,7 +6,7 @@ They import nothing but ``cachelint.diagnostics``, ``cachelint.catalog`` and the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.report.common import RenderOptions
@@ -19,7 +19,7 @@ AUDIT_FORMATS = FORMATS + ("html",)
 # Formats for people: they end with the totals (Found N findings ...), which the others leave out.
 TEXT_FORMATS = ("concise", "full")
 
-__all__ = ["AUDIT_FORMATS", "FORMATS", "TEXT_FORMATS", "RenderOptions", "render", "render_statistics"]
+__all__ = ["AUDIT_FORMATS", "FORMATS", "TEXT_FORMATS", "RenderOptions", "render", "render_parts", "render_statistics"]
 
 
 def render(
@@ -78,6 +78,24 @@ def render(
 
         return render_html(diagnostics, summary if summary is not None else AuditSummary())
     raise ValueError(f"unknown output format {fmt!r}")
+
+
+def render_parts(
+    fmt: str,
+    diagnostics: Sequence[Diagnostic],
+    *,
+    summary: "AuditSummary | None" = None,
+    root_uri: str | None = None,
+    options: RenderOptions = RenderOptions(),
+) -> Iterable[str]:
+    """``render``'s text in pieces to be written as they come: the audit's JSON object a finding
+    and a session at a time (its whole text would weigh as much as the run's summary again);
+    every other output in one piece."""
+    if fmt == "json" and summary is not None:
+        from cachelint.report.json_report import json_parts
+
+        return json_parts(diagnostics, summary)
+    return (render(fmt, diagnostics, summary=summary, root_uri=root_uri, options=options),)
 
 
 def render_statistics(fmt: str, diagnostics: Sequence[Diagnostic], options: RenderOptions = RenderOptions()) -> str:

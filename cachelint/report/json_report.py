@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.report.common import cell_of, fingerprints, name_of, severity_of
@@ -68,37 +68,61 @@ def records(diagnostics: Sequence[Diagnostic]) -> list[dict]:
 
 def render_json(diagnostics: Sequence[Diagnostic], summary: Any = None) -> str:
     """``summary``: the audit's ``AuditSummary`` (then the output is the audit's object)."""
+    return "".join(json_parts(diagnostics, summary))
+
+
+def json_parts(diagnostics: Sequence[Diagnostic], summary: Any = None) -> Iterator[str]:
+    """The text of ``render_json`` in pieces, to be written as they come: the text of
+    json.dumps(indent=2) of the whole object, made a finding and a session at a time. One object
+    of every session, the encoder's pieces of it, or even the whole text at once would weigh many
+    times what a session's entry does (a million one-request sessions)."""
     if summary is None:
-        return _dumps(records(diagnostics)) + "\n"
-    # the text of json.dumps(indent=2) of the whole object, made a finding and a session at a time:
-    # one object of every session, and the encoder's pieces of it, would weigh ten times the text
-    # (a million one-request sessions)
+        yield _dumps(records(diagnostics)) + "\n"
+        return
     data = summary.to_dict(sessions=False)
-    parts = ['{\n  "version": ', _dumps(AUDIT_OUTPUT_VERSION), ',\n  "findings": ']
-    parts.append(_list_text((diagnostic_record(d, fp) for d, fp in zip(diagnostics, fingerprints(diagnostics))), 1))
-    parts.append(',\n  "summary": {')
+    yield '{\n  "version": ' + _dumps(AUDIT_OUTPUT_VERSION) + ',\n  "findings": '
+    yield from _list_parts((diagnostic_record(d, fp) for d, fp in zip(diagnostics, fingerprints(diagnostics))), 1)
+    yield ',\n  "summary": {'
     for i, (key, value) in enumerate(data.items()):
-        parts.append(("," if i else "") + "\n    " + _dumps(key) + ": ")
+        yield ("," if i else "") + "\n    " + _dumps(key) + ": "
         if key == "sessions":
-            parts.append(_list_text((s.to_dict() for s in summary.sessions), 2))
+            yield from _list_parts((s.to_dict() for s in summary.sessions), 2)
+        elif key == "usage" and isinstance(value, dict):
+            yield from _mapping_parts(value, 2, lists={"sessions"})
         else:
-            parts.append(_dumps(value).replace("\n", "\n    "))
-    parts.append("\n  }\n}\n")
-    return "".join(parts)
+            yield _dumps(value).replace("\n", "\n    ")
+    yield "\n  }\n}\n"
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def _list_text(items: Any, level: int) -> str:
+def _list_parts(items: Any, level: int) -> Iterator[str]:
     """What json.dumps(indent=2) writes for a list of ``items`` nested ``level`` deep (JSON text
-    holds no raw line break but its layout's, so nesting is a change of indent)."""
+    holds no raw line break but its layout's, so nesting is a change of indent), an item a piece."""
     pad = "\n" + "  " * (level + 1)
-    texts = [pad + _dumps(item).replace("\n", pad) for item in items]
-    if not texts:
-        return "[]"
-    return "[" + ",".join(texts) + "\n" + "  " * level + "]"
+    first = True
+    for item in items:
+        yield ("[" if first else ",") + pad + _dumps(item).replace("\n", pad)
+        first = False
+    yield "[]" if first else "\n" + "  " * level + "]"
+
+
+def _mapping_parts(value: dict, level: int, lists: set[str]) -> Iterator[str]:
+    """What json.dumps(indent=2) writes for the mapping ``value`` nested ``level`` deep, the
+    lists under the keys ``lists`` an item a piece."""
+    if not value:
+        yield "{}"
+        return
+    pad = "\n" + "  " * (level + 1)
+    for i, (key, item) in enumerate(value.items()):
+        yield ("{" if i == 0 else ",") + pad + _dumps(key) + ": "
+        if key in lists and isinstance(item, list):
+            yield from _list_parts(item, level + 1)
+        else:
+            yield _dumps(item).replace("\n", pad)
+    yield "\n" + "  " * level + "}"
 
 
 def render_json_lines(diagnostics: Sequence[Diagnostic]) -> str:
