@@ -39,6 +39,126 @@ def test_cl305_more_than_four_counting_automatic(codes):
     assert "5 cache breakpoints (counting the top-level automatic one)" in found[0].message
 
 
+CHAT = "https://api.openai.com/v1/chat/completions"
+RESPONSES = "https://api.openai.com/v1/responses"
+
+
+def openai_chat(messages: list[dict], **settings) -> dict:
+    return {"url": CHAT, "request": {"model": "gpt-5.6", "messages": messages, **settings}}
+
+
+def marked(content: str) -> dict:
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": content, "prompt_cache_breakpoint": {"mode": "explicit"}}],
+    }
+
+
+SYSTEM = {"role": "system", "content": BIG}
+
+
+def test_cl305_openai_explicit_mode_without_a_breakpoint_caches_nothing():
+    first = openai_chat([SYSTEM, {"role": "user", "content": "hi"}], prompt_cache_options={"mode": "explicit"})
+    later = openai_chat(
+        [
+            SYSTEM,
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "yes"},
+            {"role": "user", "content": "go"},
+        ],
+        prompt_cache_options={"mode": "explicit"},
+    )
+    found = run_check(cl305, [first, later])
+    # one finding for the session, at the request that introduced it
+    assert [(d.kind, d.record) for d in found] == [("explicit-without-breakpoints", 0)]
+    assert "nothing of this prompt is cached" in found[0].message
+    assert found[0].details["source"].startswith("docs/background/breakpoints-and-ttls.md#openai")
+
+
+def test_cl305_openai_look_alikes_of_explicit_mode_are_quiet():
+    # a breakpoint in explicit mode; implicit mode (named or the default); no options at all;
+    # a Responses request with its breakpoint on an input part
+    assert run_check(cl305, [openai_chat([SYSTEM, marked("hi")], prompt_cache_options={"mode": "explicit"})]) == []
+    assert (
+        run_check(
+            cl305, [openai_chat([SYSTEM, {"role": "user", "content": "hi"}], prompt_cache_options={"mode": "implicit"})]
+        )
+        == []
+    )
+    assert (
+        run_check(
+            cl305, [openai_chat([SYSTEM, {"role": "user", "content": "hi"}], prompt_cache_options={"ttl": "30m"})]
+        )
+        == []
+    )
+    assert run_check(cl305, [openai_chat([SYSTEM, {"role": "user", "content": "hi"}])]) == []
+    responses = {
+        "url": RESPONSES,
+        "request": {
+            "model": "gpt-5.6",
+            "prompt_cache_options": {"mode": "explicit"},
+            "instructions": BIG,
+            "input": [
+                {
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "hi", "prompt_cache_breakpoint": {"mode": "explicit"}}],
+                }
+            ],
+        },
+    }
+    assert run_check(cl305, [responses]) == []
+    # implicit mode's own breakpoint on the newest message, where the request marks it too: the
+    # same 30-minute entry, not Anthropic's automatic marker clashing with an explicit one
+    for options in ({"mode": "implicit"}, {"ttl": "30m"}, {}):
+        assert run_check(cl305, [openai_chat([SYSTEM, marked("hi")], prompt_cache_options=options)]) == []
+    # the key in an Anthropic request is no OpenAI option
+    body = anthropic(sys_block(BIG), [user("hi", CC)])
+    body["prompt_cache_options"] = {"mode": "explicit"}
+    assert [d.kind for d in run_check(cl305, [body])] == []
+
+
+def test_cl305_openai_ttl_beside_retention_is_rejected():
+    both = openai_chat([SYSTEM, marked("hi")], prompt_cache_options={"ttl": "30m"}, prompt_cache_retention="24h")
+    found = run_check(cl305, [both])
+    assert [d.kind for d in found] == ["ttl-and-retention"]
+    assert found[0].details["ttl"] == "30m" and found[0].details["prompt_cache_retention"] == "24h"
+    # either alone is fine; a mode without a ttl beside retention is fine too
+    assert run_check(cl305, [openai_chat([SYSTEM, marked("hi")], prompt_cache_retention="24h")]) == []
+    assert (
+        run_check(
+            cl305,
+            [
+                openai_chat(
+                    [SYSTEM, marked("hi")], prompt_cache_options={"mode": "implicit"}, prompt_cache_retention="24h"
+                )
+            ],
+        )
+        == []
+    )
+
+
+def test_cl305_openai_options_through_the_audit(tmp_path):
+    from tests.conftest import audit_records
+
+    records = [
+        openai_chat([SYSTEM, {"role": "user", "content": "hi"}], prompt_cache_options={"mode": "explicit"}),
+        openai_chat(
+            [
+                SYSTEM,
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "ok"},
+                {"role": "user", "content": "more"},
+            ],
+            prompt_cache_options={"mode": "implicit"},
+        ),
+    ]
+    result = audit_records(tmp_path, records)
+    kinds = [(d.code, d.kind) for d in result.diagnostics]
+    assert ("CL305", "explicit-without-breakpoints") in kinds
+    # the options say which prefixes are written, not what the key is: no setting change
+    assert not [k for k in kinds if k[0] == "CL304"]
+
+
 def test_cl305_four_is_fine_and_automatic_on_marked_block_takes_no_slot():
     tools = [
         {"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC}

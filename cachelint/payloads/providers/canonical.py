@@ -9,6 +9,10 @@ from typing import Any
 from cachelint.payloads.jsonio import dumps
 
 MARKER_KEYS = ("cache_control", "prompt_cache_breakpoint")
+# The TTL of a marker that names none: Anthropic's cache_control 5 minutes; OpenAI's
+# prompt_cache_breakpoint takes prompt_cache_options.ttl, whose default (and only value) is 30m
+# (docs/background/breakpoints-and-ttls.md#openai-retention-and-breakpoints)
+MARKER_DEFAULT_TTL = {"cache_control": "5m", "prompt_cache_breakpoint": "30m"}
 MARKER_BYTES = (b'"cache_control"', b'"prompt_cache_breakpoint"', b'"cachePoint"')
 
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from cachelint.payloads.jsonio import dumps
 from cachelint.payloads.model import Block, Breakpoint
 from cachelint.payloads.providers.builder import Builder, is_empty_text, text_block
-from cachelint.payloads.providers.canonical import MARKER_KEYS, is_cache_point, ttl_of
+from cachelint.payloads.providers.canonical import MARKER_DEFAULT_TTL, MARKER_KEYS, is_cache_point, ttl_of
 from cachelint.payloads.trace import BuildTrace, KnownBlock, role_of
 
 
@@ -144,7 +144,14 @@ def _build_message_block(b: Builder, message: Any, text_kind: str) -> Block:
             if isinstance(part, dict):
                 for key in MARKER_KEYS:
                     if key in part:
-                        b.mark("messages", block.index, part_index, part[key], empty=is_empty_text(part))
+                        b.mark(
+                            "messages",
+                            block.index,
+                            part_index,
+                            part[key],
+                            empty=is_empty_text(part),
+                            ttl_default=MARKER_DEFAULT_TTL[key],
+                        )
     else:
         b.position += 1
         if isinstance(message, dict) and "cache_control" in message:

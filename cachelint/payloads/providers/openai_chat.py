@@ -30,6 +30,9 @@ def adapt(body: Mapping[str, Any], b: Builder) -> dict[str, Any]:
         "response_format": body.get("response_format"),
         "prompt_cache_key": body.get("prompt_cache_key"),
         "prompt_cache_retention": body.get("prompt_cache_retention"),
+        # GPT-5.6+: where breakpoints come from and their TTL; not part of the prefix's key (it says
+        # which prefixes are written), read by CL305
+        "prompt_cache_options": body.get("prompt_cache_options"),
         # part of the cache key: reuse needs "compatible request settings, including the model, service
         # tier, and tools" (OpenAI's prompt cache diagnostics guide)
         "service_tier": body.get("service_tier"),

@@ -11,7 +11,10 @@
 - a marker more than ``lookback_blocks`` (20) blocks after the previous request's cache entries,
   with no marker in between: the lookback stops before it reaches them (docs/background/breakpoints-and-ttls.md#lookback-window);
 - every marker before the previous request's deepest entry while the prefix is carried on (the
-  marker at the end of the conversation dropped): the lookback walks back only, never forward.
+  marker at the end of the conversation dropped): the lookback walks back only, never forward;
+- OpenAI (GPT-5.6+): ``prompt_cache_options.mode: "explicit"`` without a ``prompt_cache_breakpoint``
+  (explicit mode turns the implicit breakpoint off: nothing is cached), and
+  ``prompt_cache_options.ttl`` beside ``prompt_cache_retention`` (a request setting both is rejected).
 
 A request the provider rejected is checked alone, and its finding quotes the provider's error
 (HTTP 400 "A maximum of 4 blocks with cache_control may be provided. Found 5."); a rejection whose
@@ -65,9 +68,9 @@ def static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], s
 
 def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], str, str, dict[str, Any]]]:
     provider = limits.provider(req.provider)
+    out = _cache_options_issues(req)
     if provider is None or not req.breakpoints:
-        return []
-    out: list[tuple[tuple[Any, ...], str, str, dict[str, Any]]] = []
+        return out
     slots = _slots(req)
     if provider.max_breakpoints is not None and len(slots) > provider.max_breakpoints:
         automatic = any(bp.automatic for bp in slots)
@@ -85,7 +88,9 @@ def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], 
             )
         )
     explicit_at = {bp.position: bp for bp in req.breakpoints if not bp.automatic}
-    for bp in req.breakpoints:
+    for bp in req.breakpoints if provider.automatic_breakpoint else ():
+        # only a top-level automatic marker the request asked for can clash with an explicit one
+        # (OpenAI's implicit breakpoint is the provider's own, with the request's one TTL)
         other = explicit_at.get(bp.position)
         if bp.automatic and other is not None and other.ttl != bp.ttl:
             # Anthropic's prompt caching docs "Automatic caching": an explicit marker on the last block with another TTL is a 400.
@@ -162,6 +167,43 @@ def _static_issues(req: Request, limits: Limits) -> list[tuple[tuple[Any, ...], 
                         },
                     )
                 )
+    return out
+
+
+# OpenAI's prompt_cache_options (GPT-5.6 and later): docs/background/breakpoints-and-ttls.md#openai-retention-and-breakpoints
+_OPENAI_OPTIONS_SOURCE = "docs/background/breakpoints-and-ttls.md#openai-retention-and-breakpoints"
+
+
+def _cache_options_issues(req: Request) -> list[tuple[tuple[Any, ...], str, str, dict[str, Any]]]:
+    """OpenAI's ``prompt_cache_options`` (GPT-5.6+): explicit mode turns the implicit breakpoint
+    off, so a request without a ``prompt_cache_breakpoint`` caches nothing; its ``ttl`` supersedes
+    ``prompt_cache_retention`` (earlier models), and a request setting both is rejected."""
+    options = req.settings.get("prompt_cache_options")
+    if not isinstance(options, dict):
+        return []
+    out: list[tuple[tuple[Any, ...], str, str, dict[str, Any]]] = []
+    if options.get("mode") == "explicit" and not any(not bp.automatic for bp in req.breakpoints):
+        out.append(
+            (
+                ("explicit-without-breakpoints",),
+                "explicit-without-breakpoints",
+                'prompt_cache_options.mode is "explicit" and no content block carries a prompt_cache_breakpoint:'
+                " explicit mode turns the implicit breakpoint off, so nothing of this prompt is cached",
+                {"mode": "explicit", "source": _OPENAI_OPTIONS_SOURCE},
+            )
+        )
+    retention = req.settings.get("prompt_cache_retention")
+    if options.get("ttl") is not None and retention is not None:
+        out.append(
+            (
+                ("ttl-and-retention",),
+                "ttl-and-retention",
+                f"prompt_cache_options.ttl ({options['ttl']!r}) and prompt_cache_retention ({retention!r}) are both"
+                " set: the first supersedes the second (which applies to models before GPT-5.6), and a request"
+                " setting both is rejected",
+                {"ttl": options["ttl"], "prompt_cache_retention": retention, "source": _OPENAI_OPTIONS_SOURCE},
+            )
+        )
     return out
 
 
