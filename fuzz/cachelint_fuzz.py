@@ -181,6 +181,10 @@ def fuzz_cassette(data: bytes) -> list[Diagnostic]:
     return _read_log(data, "fuzz.yaml", "vcr")
 
 
+def fuzz_httprr(data: bytes) -> list[Diagnostic]:
+    return _read_log(data, "fuzz.httprr", "auto")
+
+
 # The log formats' targets: target name -> (the file name it is read as, the format forced, or
 # "auto" to let the name and the first record pick it).
 FORMAT_TARGETS: dict[str, tuple[str, str]] = {
@@ -691,6 +695,7 @@ TARGETS: dict[str, Target] = {
         Target("json", "fuzz.json", fuzz_json, _PAYLOAD_CODES, "JSON reader + provider adapters"),
         Target("har", "fuzz.har", fuzz_har, _PAYLOAD_CODES, "HAR reader + provider adapters"),
         Target("cassette", "fuzz.yaml", fuzz_cassette, _PAYLOAD_CODES, "VCR cassette reader + provider adapters"),
+        Target("httprr", "fuzz.httprr", fuzz_httprr, _PAYLOAD_CODES, "Go httprr recording reader + provider adapters"),
         Target("audit", "fuzz.jsonl", fuzz_audit, _AUDIT_CODES, "the whole audit of a JSONL log, then every reporter"),
         *(
             Target(name, display, _fuzz_format(name), _PAYLOAD_CODES, f"log format reader ({fmt}) + provider adapters")
@@ -808,12 +813,25 @@ def run_target(name: str, data: bytes) -> list[Diagnostic]:
 # --- inputs: hypothesis strategies (imported lazily: hypothesis is a test dependency) -----------
 
 
+def _httprr_recording(*pairs: tuple[bytes, bytes]) -> bytes:
+    """A Go httprr file of (request, response) wire messages: each framed by its sizes line."""
+    return b"httprr trace v1\n" + b"".join(b"%d %d\n" % (len(q), len(r)) + q + r for q, r in pairs)
+
+
 SEEDS: dict[str, bytes] = {
     "gzip": gzip.compress(b"{}\n" * 2000),
     "lines": b"x = 1" + b" " * 3000 + b"\n",
     "literal": b"X = [" + b"1, " * 2_000 + b"]\n",
     "gitignore": b"*.pyc\n!keep.pyc\n[z-a]\n[a-\\]\n/build/\n**/cache\n" + b"*a" * 20 + b"b\n",
     "cache": b"[]",
+    "httprr": _httprr_recording(
+        (
+            b"POST https://api.anthropic.com/v1/messages HTTP/1.1\r\nHost: api.anthropic.com\r\nContent-Length: 96\r\n\r\n"
+            b'{"model":"claude-sonnet-4-5","max_tokens":8,"system":"S","messages":[{"role":"user","content":"q"}]}',
+            b"HTTP/1.1 200 OK\r\nDate: Sun, 29 Nov 2026 10:00:00 GMT\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b'1c\r\n{"usage":{"input_tokens":12}}\r\n0\r\n\r\n',
+        ),
+    ),
     "secrets": b"You are a helpful agent.",
     "fix": (
         "import os\nfrom pathlib import Path\nimport anthropic\n\x0c\nclient = anthropic.Anthropic()\n# \u2028 section\n"
@@ -1628,6 +1646,38 @@ def structured(name: str) -> Any:
             anything,
         )
         return doc.map(lambda v: dumps(v).encode("utf-8", "surrogatepass"))
+    if name == "httprr":
+        start = st.sampled_from(
+            [
+                b"POST https://api.anthropic.com/v1/messages HTTP/1.1",
+                b"POST /v1/chat/completions HTTP/1.1",
+                b"GET / HTTP/1.1",
+                b"",
+            ]
+        )
+        header = st.sampled_from(
+            [
+                b"Host: api.openai.com",
+                b"Transfer-Encoding: chunked",
+                b"Content-Encoding: gzip",
+                b"Content-Encoding: br",
+                b"Date: Sun, 29 Nov 2026 10:00:00 GMT",
+                b"Authorization: Bearer sk-ant-api03-" + b"x" * 40,
+                b"X: y",
+            ]
+        )
+        payload = st.one_of(bodies.map(dumps), anything.map(dumps)).map(lambda t: t.encode("utf-8", "surrogatepass"))
+        chunked = payload.map(lambda b: b"%x\r\n" % len(b) + b + b"\r\n0\r\n\r\n")
+        gzipped = payload.map(gzip.compress)
+        message = st.tuples(
+            start, st.lists(header, max_size=4), st.one_of(payload, chunked, gzipped, st.binary(max_size=40))
+        ).map(lambda t: t[0] + b"\r\n" + b"".join(h + b"\r\n" for h in t[1]) + b"\r\n" + t[2])
+        framed = st.lists(st.tuples(message, message), max_size=4).map(lambda pairs: _httprr_recording(*pairs))
+        # sizes that lie: a frame line of any numbers, then any bytes
+        lying = st.tuples(st.integers(-5, 10**6), st.integers(-5, 10**6), st.binary(max_size=200)).map(
+            lambda t: b"httprr trace v1\n%d %d\n" % (t[0], t[1]) + t[2]
+        )
+        return st.one_of(framed, lying)
     if name == "cassette":
         import yaml
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Iterable, Mapping, NamedTuple
 
+from cachelint.payloads.formats.registry import recording_formats
 from cachelint.payloads.diff import (
     common_prefix_blocks,
     common_prefix_len,
@@ -65,9 +66,6 @@ _DATA = attrgetter("data")
 def _session_number(sid: str) -> int:
     return int(sid[1:])  # "s12": sessions in the order they started
 
-
-# Formats whose files are each one recording, never continued in another file.
-_RECORDINGS = ("vcr", "har", "nock")
 
 GROUPING_TEXT = {
     "explicit": "explicit session key",
@@ -336,7 +334,7 @@ class SessionGrouper:
     def assign(self, req: Request, record: Record) -> tuple[Session, Request | None]:
         """The session ``req`` belongs to and the previous request of that session (or None)."""
         self._tick += 1
-        scope = record.origin.path if record.fmt in _RECORDINGS else ""
+        scope = record.origin.path if record.fmt in recording_formats() else ""
         keys: tuple[Any, ...] | None = None
         explicit = self.keys.explicit(record)
         weak = self.keys.weak(record)

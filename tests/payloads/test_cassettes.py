@@ -288,7 +288,7 @@ def _audit_folder(folder: Path):
     return audit_logs(["."], settings=load_settings(folder, isolated=True), cwd=folder)
 
 
-@pytest.mark.parametrize("sample", ["vcr-ruby", "go-vcr", "vcrpy-aiohttp", "nock", "polly-har"])
+@pytest.mark.parametrize("sample", ["vcr-ruby", "go-vcr", "vcrpy-aiohttp", "nock", "polly-har", "httprr"])
 def test_every_response_of_a_recording_is_read_whatever_its_encoding(sample: str) -> None:
     """Ruby's base64 bodies, nock's gzip hex chunks, Polly's base64 gzip chunks: the second
     request's usage (a read of 1,850 tokens) is read like the plain ones around it."""

@@ -52,6 +52,7 @@ FORMAT_OF = {
     "go-vcr": "vcr",
     "vcrpy-aiohttp": "vcr",
     "nock": "nock",
+    "httprr": "httprr",
     "polly-har": "har",
 }
 CONTENT_LEVEL = (

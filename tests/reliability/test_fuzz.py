@@ -34,6 +34,7 @@ EXAMPLES = {
     "literal": 15,
     "gitignore": 100,
     "cache": 10,
+    "httprr": 60,
     "secrets": 15,
     "fix": 150,
     "fix-concurrent": 25,

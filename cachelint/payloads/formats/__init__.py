@@ -43,6 +43,7 @@ NAMES = (
     "openllmetry",
     "zhar",
     "nock",
+    "httprr",
     "parquet",
 )
 

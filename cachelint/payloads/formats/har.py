@@ -25,6 +25,7 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="HAR 1.2",
     fidelity="wire",
+    recording=True,
     keeps={
         "wire bytes": "yes (postData.text)",
         "key order": "yes",

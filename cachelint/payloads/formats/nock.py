@@ -100,6 +100,7 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="nock recording",
     fidelity="wire",
+    recording=True,
     keeps={
         "wire bytes": "the body parsed (JSON.parse keeps its keys' order)",
         "key order": "yes",

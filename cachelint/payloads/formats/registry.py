@@ -168,6 +168,11 @@ class LogFormat:
     # a Parquet export's column -> the field of this format's record it holds (a dotted path),
     # where the table renames them; other columns keep their names (``formats.parquet``)
     columns: Mapping[str, str] = field(default_factory=dict)
+    # the first bytes that say the format whatever the file is named (a format with its own reader)
+    magic: bytes = b""
+    # each file is one recording (a test's cassette): its requests never continue a session of
+    # another file (``cachelint.payloads.sessions``)
+    recording: bool = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -208,6 +213,12 @@ def by_name(name: str) -> LogFormat | None:
 
 def suffixes() -> tuple[str, ...]:
     return tuple(s for f in all_formats() for s in f.suffixes)
+
+
+@functools.lru_cache(maxsize=1)
+def recording_formats() -> frozenset[str]:
+    """The formats whose files are each one recording (``LogFormat.recording``)."""
+    return frozenset(f.name for f in all_formats() if f.recording)
 
 
 def match(record: Any) -> LogFormat | None:
@@ -280,7 +291,14 @@ def resolve(handle: IO[bytes], display: str, fmt: str, limits: ReadLimits) -> tu
         return resolve(handle, display, named.name, limits)
     if named is not None and named.name != "jsonl":
         return named, named.name  # HAR and cassettes are known by their names
-    container = named.name if named is not None else detect_format(display, peek(handle, limits.max_record_size))
+    if named is None:
+        head = peek(handle, limits.max_record_size)
+        for candidate in all_formats():
+            if candidate.magic and candidate.read is not None and head.startswith(candidate.magic):
+                return candidate, candidate.name
+        container = detect_format(display, head)
+    else:
+        container = named.name
     if container in ("jsonl", "json"):
         found = first_record_format(handle, container, limits)
         if found is not None:

@@ -24,6 +24,7 @@ FORMAT = registry.LogFormat(
     name=NAME,
     title="VCR cassette",
     fidelity="wire",
+    recording=True,
     keeps={
         "wire bytes": "yes (interactions[].request.body)",
         "key order": "yes",
