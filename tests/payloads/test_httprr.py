@@ -169,3 +169,16 @@ def test_each_file_is_one_recording_and_no_key_is_printed(tmp_path: Path):
     assert {s.grouping for s in summary.sessions} == {"cassette"}
     for fmt in ("full", "json", "sarif"):
         assert KEY[8:] not in render(fmt, result.diagnostics, summary=summary)
+
+
+def test_header_lines_end_at_lf_as_go_reads_them():
+    """A scrubber that rewrote a header with a bare LF (``User-Agent: x\\n``) leaves a request Go's
+    textproto reader still replays: read as such (here a GET: no LLM call), never as unreadable."""
+    get = b"GET https://serpapi.com/search?q=go HTTP/1.1\r\nHost: serpapi.com\r\nUser-Agent: rr\n\r\n"
+    post = request(body("hi")).replace(b"User-Agent: Go-http-client/1.1\r\n", b"User-Agent: rr\n")
+    items = read(recording((get, response(0, DATE1)), (post, response(0, DATE2))))
+    assert all(isinstance(i, Record) for i in items), items
+    assert items[0].request is None and items[0].method == "GET"
+    assert items[1].request["model"] == "gpt-4o" and items[1].headers["user-agent"] == "rr"
+    # a message with no empty line is all headers: a body-less request, not an error
+    assert isinstance(read(recording((b"GET https://x.test/ HTTP/1.1\r\nHost: x.test", response(0, DATE1))))[0], Record)

@@ -41,15 +41,28 @@ class HttpMessage:
 
 
 def parse_message(data: bytes) -> HttpMessage | None:
-    """The message in ``data``, or None when it has no header section."""
-    head, sep, body = data.partition(b"\r\n\r\n")
-    if not sep:
-        head, sep, body = data.partition(b"\n\n")
-        if not sep:
-            return None
-    lines = head.decode("latin-1").splitlines()
+    """The message in ``data``, or None when it has no start line. Lines end at LF, a CR before
+    it dropped, and the header section at the first empty line, as Go's ``net/textproto``
+    reader (which replays the recording) reads them: a scrubber that rewrites a header with a
+    bare LF leaves a message Go still reads. A message without an empty line is all headers."""
+    pos = 0
+    lines: list[str] = []
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        if end < 0:
+            lines.append(data[pos:].decode("latin-1"))
+            pos = len(data)
+            break
+        line = data[pos:end]
+        pos = end + 1
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not line:
+            break
+        lines.append(line.decode("latin-1"))
     if not lines:
         return None
+    body = data[pos:]
     headers: dict[str, str] = {}
     for line in lines[1:]:
         name, colon, value = line.partition(":")
@@ -228,9 +241,7 @@ def _record(
 ) -> registry.Item | None:
     request = parse_message(request_bytes)
     if request is None:
-        return unreadable(
-            ctx.display, "httprr record: the request has no header section", line=origin.line, record=origin.record
-        )
+        return unreadable(ctx.display, "httprr record: the request is empty", line=origin.line, record=origin.record)
     url, method = _url_and_method(request)
     response = parse_message(response_bytes)
     response_text = None
