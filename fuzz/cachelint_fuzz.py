@@ -202,6 +202,8 @@ FORMAT_TARGETS: dict[str, tuple[str, str]] = {
     "codex": ("fuzz.jsonl", "codex"),
     "gemini-cli": ("fuzz.jsonl", "gemini-cli"),
     "zhar": ("fuzz.zhar", "zhar"),
+    "inspect": ("fuzz.json", "inspect"),
+    "inspect-archive": ("fuzz.eval", "inspect-archive"),
     "formats-auto": ("fuzz.json", "auto"),
 }
 
@@ -216,12 +218,23 @@ def _fuzz_format(name: str) -> Callable[[bytes], list[Diagnostic]]:
     def run(data: bytes) -> list[Diagnostic]:
         if name == "zhar":
             data = zlib.compress(data)  # the format is zlib data: fuzz what it inflates to
+        if name == "inspect-archive":
+            data = _zip_member("samples/s_epoch_1.json", data)  # a zip: fuzz the sample it holds
         if name in AGENT_SESSION_TARGETS:
             return _agent_sessions(data, fmt)
         return _read_log(data, display, fmt)
 
     run.__name__ = f"fuzz_{name.replace('-', '_')}"
     return run
+
+
+def _zip_member(name: str, data: bytes) -> bytes:
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, data)
+    return out.getvalue()
 
 
 _AUDIT_DIR: list[Path] = []
@@ -1014,6 +1027,26 @@ def _format_seeds() -> dict[str, bytes]:
         ]
     }
     lines = lambda *records: "".join(json.dumps(r) + "\n" for r in records).encode()  # noqa: E731
+    inspect_sample = {
+        "id": "s",
+        "epoch": 1,
+        "events": [
+            {
+                "event": "model",
+                "timestamp": "2026-11-29T10:00:00+00:00",
+                "model": "anthropic/claude-sonnet-4-5",
+                "call": {
+                    "request": {**{k: v for k, v in body.items() if k != "messages"}, "system": "attachment://h"},
+                    "response": {"usage": usage},
+                    "call_refs": [[0, 1]],
+                    "call_key": "messages",
+                },
+            },
+            {"event": "subtask", "events": [{"event": "model", "cache": "read", "call": {"request": body}}]},
+        ],
+        "attachments": {"h": "S 2026-11-29T10:00:00Z"},
+        "events_data": {"messages": [], "calls": body["messages"]},
+    }
     return {
         "helicone": lines(helicone, {**helicone, "request_body": json.dumps(body)}),
         "helicone-json": json.dumps({"data": [helicone, {**helicone, "request_id": "r2"}]}).encode(),
@@ -1189,6 +1222,8 @@ def _format_seeds() -> dict[str, bytes]:
                 },
             },
         ),
+        "inspect": json.dumps({"version": 2, "status": "success", "samples": [inspect_sample]}).encode(),
+        "inspect-archive": json.dumps(inspect_sample).encode(),
         "zhar": json.dumps(
             {
                 "log": {

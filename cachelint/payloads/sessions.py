@@ -77,7 +77,9 @@ GROUPING_TEXT = {
 }
 
 # Envelope fields whose ids group weakly: a run or a trace may hold several conversations.
-_WEAK_ENVELOPE_FIELDS = frozenset(("trace_id", "traceId"))
+# a trace id, and an Inspect sample (cachelint.payloads.formats.inspect_log): each may hold several
+# conversations (a team of agents, a scorer beside the solver)
+_WEAK_ENVELOPE_FIELDS = frozenset(("trace_id", "traceId", "sample"))
 
 # agent_evidence: the same agent (a tier equal), the same agent edited (a tier mostly equal), no
 # evidence, weakly another (a tier sent by one request only), clearly another (tiers unlike)

@@ -53,6 +53,8 @@ FORMAT_OF = {
     "vcrpy-aiohttp": "vcr",
     "nock": "nock",
     "httprr": "httprr",
+    "inspect": "inspect",
+    "inspect-archive": "inspect-archive",
     "polly-har": "har",
 }
 CONTENT_LEVEL = (

@@ -44,6 +44,8 @@ NAMES = (
     "zhar",
     "nock",
     "httprr",
+    "inspect",
+    "inspect-archive",
     "parquet",
 )
 

@@ -53,13 +53,13 @@ def parse_message(data: bytes) -> HttpMessage | None:
             lines.append(data[pos:].decode("latin-1"))
             pos = len(data)
             break
-        line = data[pos:end]
+        raw = data[pos:end]
         pos = end + 1
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if not line:
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if not raw:
             break
-        lines.append(line.decode("latin-1"))
+        lines.append(raw.decode("latin-1"))
     if not lines:
         return None
     body = data[pos:]
