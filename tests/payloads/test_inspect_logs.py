@@ -169,3 +169,16 @@ def test_a_json_document_that_starts_with_version_but_is_no_inspect_log_is_read_
     assert [type(r).__name__ for r in records] == ["Record"] and records[0].request["system"] == "S"
     records = read(json.dumps([envelope, envelope]).encode(), "capture.json")
     assert [type(r).__name__ for r in records] == ["Record", "Record"]
+
+
+def test_each_log_is_one_run_whose_samples_never_continue_another_files(tmp_path: Path):
+    """Every run numbers its samples from 1: the same sample id in two logs is two conversations,
+    however alike (here the second run's model differs: no model change to report)."""
+    first = sample([model_event(call(messages=[Q1]))], sid=1)
+    second = sample([model_event(call(messages=[Q1, A1, Q2]), time="2026-12-30T10:00:00+00:00")], sid=1)
+    second["events"][0]["call"]["request"]["model"] = "claude-haiku-4-5"
+    (tmp_path / "run-a.json").write_bytes(log(first))
+    archive = _archive({"samples/1_epoch_1.json": json.dumps(second).encode()})
+    (tmp_path / "run-b.eval").write_bytes(archive)
+    result = audit_logs(["."], settings=load_settings(tmp_path, isolated=True), cwd=tmp_path)
+    assert len(result.summary.sessions) == 2 and result.diagnostics == []

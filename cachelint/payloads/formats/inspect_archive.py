@@ -74,5 +74,6 @@ FORMAT = registry.LogFormat(
     keeps=LOG_FORMAT.keeps,
     read=read_archive,
     suffixes=(".eval",),
+    recording=True,
     source="https://github.com/UKGovernmentBEIS/inspect_ai",
 )

@@ -9,7 +9,7 @@ moved into the sample's ``events_data.calls`` pool (``call.call_refs``: ``[start
 (``attachment://<hash>``). A call Inspect answered from its own cache (``cache: "read"``) never
 reached the provider and is left out. Time: the event's ``timestamp``; session: the sample, its
 epoch and the model role, grouped weakly (a sample may hold several conversations, a scorer's
-among them). Source: inspect_ai's ``log/_log.py`` (EvalLog, EvalSample, EventsData),
+among them), within its file (a log is one evaluation run; every run numbers its samples anew). Source: inspect_ai's ``log/_log.py`` (EvalLog, EvalSample, EventsData),
 ``event/_model.py`` (ModelEvent), ``model/_model_call.py`` (ModelCall), ``event/_pool.py`` and
 ``log/_condense.py`` (https://github.com/UKGovernmentBEIS/inspect_ai).
 """
@@ -135,6 +135,9 @@ FORMAT = registry.LogFormat(
     },
     matches=matches,
     records=records,
+    # each log is one evaluation run (one task's: https://inspect.aisi.org.uk/eval-logs.html), and
+    # every run numbers its samples from 1 again: a sample never continues another file's
+    recording=True,
     # the JSON log: a document whose first member is ``version``, its samples under ``samples``
     document_paths={"version": ("samples", "*")},
     source="https://github.com/UKGovernmentBEIS/inspect_ai",
