@@ -94,7 +94,7 @@ def _merge_event(out: dict[str, Any], event: dict[str, Any]) -> None:
         return
     if isinstance(etype, str) and etype.startswith("response.") and isinstance(event.get("response"), dict):
         response = event["response"]
-        for key in ("id", "model"):
+        for key in ("id", "model", "created_at"):
             if key in response:
                 out[key] = response[key]
         _merge_usage(out, response.get("usage"))
@@ -107,7 +107,7 @@ def _merge_event(out: dict[str, Any], event: dict[str, Any]) -> None:
         out.setdefault("output", []).append(event["item"])
         return
     # OpenAI Chat chunks and Gemini chunks
-    for key in ("id", "model", "responseId", "modelVersion"):
+    for key in ("id", "model", "created", "responseId", "modelVersion"):
         if key in event and key not in out:
             out[key] = event[key]
     _merge_usage(out, event.get("usage"))

@@ -11,7 +11,7 @@ from cachelint.payloads.model import Block
 from cachelint.payloads.providers import openai_usage
 from cachelint.payloads.providers.builder import Builder
 from cachelint.payloads.providers.messages import history_after_system_messages, openai_implicit_breakpoint
-from cachelint.payloads.providers.provider import ContentShape, Provider
+from cachelint.payloads.providers.provider import ContentShape, Provider, unix_time_field
 from cachelint.payloads.trace import KnownRun, has_openai_tools, role_of
 
 NAME = "openai-chat"
@@ -171,4 +171,5 @@ PROVIDER = Provider(
     is_response=is_response,
     endpoint="https://api.openai.com/v1/chat/completions",
     content=CONTENT,
+    response_time=unix_time_field("created"),  # the response object's `created` (OpenAI API reference)
 )

@@ -14,7 +14,7 @@ from cachelint.payloads.providers.messages import (
     message_blocks,
     openai_implicit_breakpoint,
 )
-from cachelint.payloads.providers.provider import Provider
+from cachelint.payloads.providers.provider import Provider, unix_time_field
 from cachelint.payloads.providers.response import count_server_items
 from cachelint.payloads.trace import KnownRun, role_of
 
@@ -139,6 +139,7 @@ PROVIDER = Provider(
     response_marks=response_marks,
     is_response=is_response,
     endpoint="https://api.openai.com/v1/responses",
+    response_time=unix_time_field("created_at"),  # the response object's `created_at` (OpenAI API reference)
 )
 
 

@@ -9,6 +9,7 @@ and its pack entries."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from cachelint.payloads.cache_usage import UsageFields
@@ -74,3 +75,19 @@ class Provider:
     names_it: Callable[[str, str], bool] | None = None
     content: ContentShape | None = None
     thinking_blocks: bool = False
+    # when the provider says it created the response (OpenAI's ``created``, Unix seconds): the
+    # request's time where the log keeps none (a cassette without Date headers)
+    response_time: Callable[[Body], "datetime | None"] | None = None
+
+
+def unix_time_field(name: str) -> Callable[[Body], datetime | None]:
+    """A reader of a response's creation time held as Unix seconds under ``name`` (None when it
+    is absent, not a number, or not a plausible time)."""
+
+    def read(response: Body) -> datetime | None:
+        value = response.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e11:
+            return None
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+
+    return read

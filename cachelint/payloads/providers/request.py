@@ -62,7 +62,9 @@ def to_request(record: Record, rules: ProviderRules, cache: BlockCache | None = 
         server_steps=server_steps,
         cache_diagnostics=verdict,
         has_cache_diagnostics=diagnostics_present,
-        time=record.time,
+        time=record.time
+        if record.time is not None or declared.response_time is None
+        else declared.response_time(response),
         response_id=response.get("id") if isinstance(response.get("id"), str) else None,
         previous_response_id=body.get("previous_response_id")
         if isinstance(body.get("previous_response_id"), str)
