@@ -34,6 +34,9 @@ class ProviderLimits:
     # caching): a miss with nothing to explain it may be the provider's
     hits_guaranteed: bool = True
     models_from: str | None = None
+    # per cache mode, how many of a request's explicit breakpoints (the latest first) it writes:
+    # OpenAI's GPT-5.6+ prompt_cache_breakpoint markers
+    explicit_writes: Mapping[str, int] = field(default_factory=dict)
     source: str = ""
 
     def ttl_seconds(self, ttl: str | None) -> int | None:

@@ -147,6 +147,7 @@ class Breakpoint:
     cacheable block, docs/background/breakpoints-and-ttls.md#anthropic-breakpoints) and OpenAI implicit mode; the position is then the last block.
     ``empty``: the marked block is an empty text block (a 400 on Anthropic).
     ``marker``: the marker as sent, e.g. ``{"type": "ephemeral", "ttl": "1h"}``.
+    ``key``: the member that carried it.
     """
 
     tier: str
@@ -157,6 +158,9 @@ class Breakpoint:
     automatic: bool = False
     empty: bool = False
     marker: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # the member that carried the marker: ``cache_control`` (Anthropic, and the gateways that pass
+    # it on), ``prompt_cache_breakpoint`` (OpenAI GPT-5.6+), ``cachePoint`` (Bedrock)
+    key: str = "cache_control"
 
 
 def seconds_between(earlier: Any, later: Any) -> float | None:

@@ -159,6 +159,57 @@ def test_cl305_openai_options_through_the_audit(tmp_path):
     assert not [k for k in kinds if k[0] == "CL304"]
 
 
+def _marked_system(text: str) -> dict:
+    return {
+        "role": "system",
+        "content": [{"type": "text", "text": text, "prompt_cache_breakpoint": {"mode": "explicit"}}],
+    }
+
+
+def _turns(n: int, marked_last: int) -> list[dict]:
+    """``n`` user/assistant exchanges then a question; the last ``marked_last`` messages carry a
+    breakpoint each."""
+    messages: list[dict] = []
+    for i in range(n):
+        messages += [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": f"a{i}"}]
+    messages.append({"role": "user", "content": "next"})
+    for k, message in enumerate(messages):
+        if k >= len(messages) - marked_last:
+            message["content"] = [
+                {"type": "text", "text": message["content"], "prompt_cache_breakpoint": {"mode": "explicit"}}
+            ]
+    return messages
+
+
+def test_cl305_openai_breakpoints_no_request_writes():
+    # every request marks the system prompt and its last four messages: implicit mode writes only
+    # the latest three explicit ones, so the system prompt's marker is never written, nor the first
+    # request's fourth-from-last (later requests no longer mark that message)
+    system = _marked_system(BIG)
+    reqs = [openai_chat([system, *_turns(n, 4)]) for n in (2, 3, 4)]
+    found = [d for d in run_check(cl305, reqs) if d.kind == "never-written"]
+    assert [(d.record, d.details["breakpoints"]) for d in found] == [
+        (0, ["system[0].content[0]", "messages[1].content[0]"])
+    ], found
+    assert "written by no request of the session" in found[0].message and found[0].details["writes_per_request"] == 3
+    # explicit mode writes four: the system prompt's marker is still the fifth from the end
+    explicit = [openai_chat([system, *_turns(n, 4)], prompt_cache_options={"mode": "explicit"}) for n in (2, 3)]
+    assert [d.details["writes_per_request"] for d in run_check(cl305, explicit) if d.kind == "never-written"] == [4]
+
+
+def test_cl305_openai_a_breakpoint_an_earlier_request_wrote_is_fine():
+    # the first request carries only the system prompt's marker and the newest message's: both are
+    # written; the later ones carry more markers after the system prompt's, which is cached already
+    system = _marked_system(BIG)
+    reqs = [openai_chat([system, *_turns(0, 1)]), *(openai_chat([system, *_turns(n, 3)]) for n in (2, 3))]
+    assert [d for d in run_check(cl305, reqs) if d.kind == "never-written"] == []
+    # three explicit markers beside the implicit one: all written
+    assert [d for d in run_check(cl305, [openai_chat([system, *_turns(2, 2)])]) if d.kind == "never-written"] == []
+    # Anthropic's cache_control markers are no OpenAI breakpoints (Anthropic's limit is its own kind)
+    body = anthropic(sys_block(BIG), [user("hi", CC)])
+    assert [d for d in run_check(cl305, [body]) if d.kind == "never-written"] == []
+
+
 def test_cl305_four_is_fine_and_automatic_on_marked_block_takes_no_slot():
     tools = [
         {"name": f"t{i}", "description": text(5000, f"t{i}"), "input_schema": {"type": "object"}, "cache_control": CC}

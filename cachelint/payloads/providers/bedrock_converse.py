@@ -23,7 +23,7 @@ def adapt(body: Mapping[str, Any], b: Builder) -> dict[str, Any]:
     for tool in tools:
         if is_cache_point(tool):
             if b.tools:
-                b.mark("tools", b.tools[-1].index, None, tool["cachePoint"])
+                b.mark("tools", b.tools[-1].index, None, tool["cachePoint"], key="cachePoint")
             continue
         spec = tool.get("toolSpec", {}) if isinstance(tool, dict) else {}
         b.add("tools", tool, str(spec.get("name", "")) if isinstance(spec, dict) else "")
@@ -32,7 +32,7 @@ def adapt(body: Mapping[str, Any], b: Builder) -> dict[str, Any]:
     for item in system:
         if is_cache_point(item):
             if b.system:
-                b.mark("system", b.system[-1].index, None, item["cachePoint"])
+                b.mark("system", b.system[-1].index, None, item["cachePoint"], key="cachePoint")
             continue
         b.add("system", item, "system")
         b.position += 1

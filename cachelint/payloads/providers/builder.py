@@ -190,7 +190,14 @@ class Builder:
         return block
 
     def mark(
-        self, tier: str, block: int, part: int | None, marker: Any, empty: bool = False, ttl_default: str = "5m"
+        self,
+        tier: str,
+        block: int,
+        part: int | None,
+        marker: Any,
+        empty: bool = False,
+        ttl_default: str = "5m",
+        key: str = "cache_control",
     ) -> None:
         if marker is None:
             return  # "cache_control": null (SDKs serialise an unset field so): no breakpoint
@@ -204,6 +211,7 @@ class Builder:
                 automatic=False,
                 empty=empty,
                 marker=dict(marker) if isinstance(marker, dict) else {},
+                key=key,
             )
         )
 

@@ -138,7 +138,7 @@ def _build_message_block(b: Builder, message: Any, text_kind: str) -> Block:
         for part_index, part in enumerate(content):
             if is_cache_point(part):
                 if part_index:
-                    b.mark("messages", block.index, part_index - 1, part["cachePoint"])
+                    b.mark("messages", block.index, part_index - 1, part["cachePoint"], key="cachePoint")
                 continue
             b.position += 1
             if isinstance(part, dict):
@@ -151,6 +151,7 @@ def _build_message_block(b: Builder, message: Any, text_kind: str) -> Block:
                             part[key],
                             empty=is_empty_text(part),
                             ttl_default=MARKER_DEFAULT_TTL[key],
+                            key=key,
                         )
     else:
         b.position += 1
@@ -185,7 +186,9 @@ def history_after_system_messages(b: Builder, messages: list, text_kind: str, so
             moved = Block("system", len(b.system), block.data, "system", block.offset)
             b.system.append(moved)
             b.breakpoints = [
-                Breakpoint("system", moved.index, bp.part, bp.position, bp.ttl, bp.automatic, bp.empty, bp.marker)
+                Breakpoint(
+                    "system", moved.index, bp.part, bp.position, bp.ttl, bp.automatic, bp.empty, bp.marker, bp.key
+                )
                 if bp.tier == "messages" and bp.block == block.index
                 else bp
                 for bp in b.breakpoints

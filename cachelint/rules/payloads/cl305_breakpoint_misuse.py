@@ -14,7 +14,9 @@
   marker at the end of the conversation dropped): the lookback walks back only, never forward;
 - OpenAI (GPT-5.6+): ``prompt_cache_options.mode: "explicit"`` without a ``prompt_cache_breakpoint``
   (explicit mode turns the implicit breakpoint off: nothing is cached), and
-  ``prompt_cache_options.ttl`` beside ``prompt_cache_retention`` (a request setting both is rejected).
+  ``prompt_cache_options.ttl`` beside ``prompt_cache_retention`` (a request setting both is rejected),
+  and a ``prompt_cache_breakpoint`` that no request of the session writes (a request writes only
+  its latest few explicit breakpoints).
 
 A request the provider rejected is checked alone, and its finding quotes the provider's error
 (HTTP 400 "A maximum of 4 blocks with cache_control may be provided. Found 5."); a rejection whose
@@ -360,12 +362,68 @@ def _beyond_lookback(prev: Request, cur: Request, ctx: CheckContext, limits: Lim
 
 
 def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
+    limits = limits_for(ctx)
+    return [*_moving_below_minimum(session, limits), *_never_written(session, limits)]
+
+
+def _never_written(session: Session, limits: Limits) -> list[Diagnostic]:
+    """OpenAI (GPT-5.6+) writes at most the latest few of a request's explicit breakpoints (3
+    beside the implicit one, 4 in explicit mode: the limits pack). A breakpoint that no request of
+    the session writes caches nothing: the prefix up to it is never an entry a later conversation
+    could read. Reported once, at the first request that carries it; a breakpoint that an earlier
+    request with fewer markers wrote is fine."""
+    first_at: dict[int, tuple[Request, int]] = {}  # position -> (first request carrying it, its quota)
+    written: set[int] = set()
+    for req in session.requests:
+        explicit = sorted({bp.position for bp in req.breakpoints if bp.key == "prompt_cache_breakpoint"})
+        quota = _explicit_writes(req, limits) if explicit else None
+        if quota is None:
+            continue
+        written.update(explicit[-quota:] if quota else ())
+        for position in explicit:
+            first_at.setdefault(position, (req, quota))
+    unwritten = sorted(p for p in first_at if p not in written)
+    if not unwritten:
+        return []
+    by_request: dict[int, list[int]] = {}
+    for position in unwritten:
+        by_request.setdefault(id(first_at[position][0]), []).append(position)
+    out = []
+    for positions in by_request.values():
+        req, quota = first_at[positions[0]]
+        where = [
+            _where(bp) for bp in req.breakpoints if bp.position in positions and bp.key == "prompt_cache_breakpoint"
+        ]
+        out.append(
+            _diagnostic(
+                req,
+                "never-written",
+                f"{len(where)} prompt_cache_breakpoint marker(s) ({', '.join(where)}) are written by no request of"
+                f" the session: a request writes only its latest {quota} explicit breakpoints, and every request"
+                " that carries these has more after them, so the prefix up to them is never cached",
+                {"breakpoints": where, "writes_per_request": quota, "source": _OPENAI_OPTIONS_SOURCE},
+            )
+        )
+    return out
+
+
+def _explicit_writes(req: Request, limits: Limits) -> int | None:
+    """How many of the request's explicit breakpoints it writes (the latest first), by its cache
+    mode (``prompt_cache_options.mode``, implicit by default); None where no limit is known."""
+    provider = limits.provider(req.provider)
+    if provider is None or not provider.explicit_writes:
+        return None
+    options = req.settings.get("prompt_cache_options")
+    mode = options.get("mode", "implicit") if isinstance(options, dict) else "implicit"
+    return provider.explicit_writes.get(str(mode))
+
+
+def _moving_below_minimum(session: Session, limits: Limits) -> list[Diagnostic]:
     """A marker that moves with the conversation (top-level automatic caching, or on the latest
     message) below the minimum: reported once, at the first request where it was, only when no
     request of the session got past the minimum (its usage read or wrote the cache, or its marked
     prefix reached the minimum): a conversation's first turns are short, and the same marker
     caches once it grows."""
-    limits = limits_for(ctx)
     first: tuple[Request, list[tuple[str, str, dict[str, Any]]]] | None = None
     for req in session.requests:
         usage = usage_of(req)
