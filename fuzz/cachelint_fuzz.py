@@ -1432,10 +1432,20 @@ def _request_bodies() -> Any:
     from hypothesis import strategies as st
 
     anything = _json_values()
+    # a content part with a cache marker of either provider (OpenAI's GPT-5.6 breakpoint, Anthropic's)
+    marked_part = st.fixed_dictionaries(
+        {"type": st.just("text"), "text": st.text(max_size=20)},
+        optional={
+            "prompt_cache_breakpoint": st.one_of(st.just({"mode": "explicit"}), anything),
+            "cache_control": anything,
+        },
+    )
     message = st.fixed_dictionaries(
         {"role": st.one_of(st.sampled_from(["user", "assistant", "system", "tool", "model"]), anything)},
         optional={
-            "content": st.one_of(st.text(max_size=20), st.lists(anything, max_size=3), anything),
+            "content": st.one_of(
+                st.text(max_size=20), st.lists(st.one_of(marked_part, anything), max_size=3), anything
+            ),
             "parts": anything,
         },
     )
@@ -1443,7 +1453,8 @@ def _request_bodies() -> Any:
         {},
         optional={
             "model": st.one_of(
-                st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gemini-2.5-pro", "anthropic.claude-3"]), anything
+                st.sampled_from(["claude-sonnet-4-5", "gpt-4o", "gpt-5.6", "gemini-2.5-pro", "anthropic.claude-3"]),
+                anything,
             ),
             "messages": st.one_of(st.lists(message, max_size=4), anything),
             "tools": st.one_of(st.lists(anything, max_size=3), anything),
@@ -1457,6 +1468,13 @@ def _request_bodies() -> Any:
             "thinking": anything,
             "metadata": anything,
             "prompt_cache_key": anything,
+            "prompt_cache_options": st.one_of(
+                st.fixed_dictionaries(
+                    {}, optional={"mode": st.sampled_from(["implicit", "explicit"]), "ttl": anything}
+                ),
+                anything,
+            ),
+            "prompt_cache_retention": anything,
             "cache_control": anything,
             "max_tokens": anything,
             "context_management": anything,
