@@ -156,8 +156,8 @@ def test_the_archive_is_read_sample_by_sample_within_its_bounds():
     items = read(data, "run.eval")
     assert [type(i).__name__ for i in items] == ["Record", "Record", "Diagnostic"]
     assert "is not a sample" in items[2].message
-    limited = read(data, "run.eval", ReadLimits(max_document_size=len(one) - 1))
-    assert all(isinstance(i, Diagnostic) and "max-document-size" in i.message for i in limited[:2])
+    limited = read(data, "run.eval", ReadLimits(max_record_size=len(one) - 1))
+    assert all(isinstance(i, Diagnostic) and "max-record-size" in i.message for i in limited[:2])
     (bad,) = read(b"PK\x03\x04 not really a zip", "run.eval")
     assert isinstance(bad, Diagnostic) and "not a zip archive" in bad.message
 

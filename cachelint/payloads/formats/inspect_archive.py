@@ -21,7 +21,7 @@ NAME = "inspect-archive"
 
 def read_archive(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[registry.Item]:
     """The samples of an ``.eval`` archive, in the archive's name order, each bounded by
-    ``max-document-size`` (inflated)."""
+    ``max-record-size`` inflated, as a JSON log's samples are (a sample is parsed whole)."""
     try:
         archive = zipfile.ZipFile(handle)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -39,16 +39,16 @@ def read_archive(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[regis
             origin = Origin(f"{ctx.display}", 1, number, number)
             try:
                 info = archive.getinfo(name)
-                if info.file_size > ctx.limits.max_document_size:
+                if info.file_size > ctx.limits.max_record_size:
                     yield unreadable(
-                        ctx.display, f"Inspect .eval log: {name} is over max-document-size; not read", record=number
+                        ctx.display, f"Inspect .eval log: {name} is over max-record-size; not read", record=number
                     )
                     continue
                 with archive.open(info) as member:
-                    text = member.read(ctx.limits.max_document_size + 1)
-                if len(text) > ctx.limits.max_document_size:
+                    text = member.read(ctx.limits.max_record_size + 1)
+                if len(text) > ctx.limits.max_record_size:
                     yield unreadable(
-                        ctx.display, f"Inspect .eval log: {name} is over max-document-size; not read", record=number
+                        ctx.display, f"Inspect .eval log: {name} is over max-record-size; not read", record=number
                     )
                     continue
                 sample = loads(text)
