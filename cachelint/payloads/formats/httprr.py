@@ -13,7 +13,6 @@ response's ``Date`` header is the time. One file is one test's recording (``.htt
 
 from __future__ import annotations
 
-import zlib
 from typing import IO, Iterator
 
 from cachelint.diagnostics import unreadable
@@ -21,13 +20,12 @@ from cachelint.payloads.formats import registry
 from cachelint.payloads.formats.common import make_record
 from cachelint.payloads.jsonio import loads
 from cachelint.payloads.model import Origin
+from cachelint.payloads.readers.files import inflated_body
 
 NAME = "httprr"
 MAGIC = b"httprr trace v1\n"
 # The longest size line a record can have ("N1 N2\n" with two 20-digit numbers).
 _SIZE_LINE = 64
-# A decompressed body larger than this is not an LLM exchange worth reading (and may be a bomb).
-_MAX_INFLATED = 64 * 1024 * 1024
 
 
 class HttpMessage:
@@ -105,14 +103,7 @@ def _inflated(body: bytes, encoding: str) -> bytes | None:
         return body
     if encoding not in ("gzip", "x-gzip", "deflate"):
         return None
-    try:
-        inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header, told by its bytes
-        out = inflater.decompress(body, _MAX_INFLATED)
-        if inflater.unconsumed_tail:
-            return None
-        return out
-    except zlib.error:
-        return None
+    return inflated_body(body)
 
 
 def _url_and_method(request: HttpMessage) -> tuple[str | None, str | None]:

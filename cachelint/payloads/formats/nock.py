@@ -11,17 +11,15 @@ https://github.com/nock/nock#recording (``output_objects``), nock's ``lib/record
 
 from __future__ import annotations
 
-import zlib
 from typing import Any, Iterator
 
 from cachelint.payloads.formats import registry
 from cachelint.payloads.formats.common import make_record
 from cachelint.payloads.model import Origin
+from cachelint.payloads.readers.files import inflated_body
 from cachelint.payloads.jsonio import loads
 
 NAME = "nock"
-# A decompressed response larger than this is not an LLM response worth reading (and may be a bomb).
-_MAX_DECOMPRESSED = 64 * 1024 * 1024
 
 
 def matches(value: Any) -> bool:
@@ -57,13 +55,10 @@ def response_body(response: Any, headers: dict[str, str]) -> Any:
         return response  # a JSON array response, not hex chunks
     encoding = headers.get("content-encoding", "").lower()
     if "gzip" in encoding or "deflate" in encoding:
-        try:
-            inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header, told by its bytes
-            data = inflater.decompress(data, _MAX_DECOMPRESSED)
-            if inflater.unconsumed_tail:
-                return None
-        except zlib.error:
+        inflated = inflated_body(data)
+        if inflated is None:
             return None
+        data = inflated
     elif encoding and encoding != "identity":
         return None
     return data.decode("utf-8", "replace")

@@ -18,7 +18,7 @@ from cachelint.payloads.model import Origin, Record
 from cachelint.payloads.secrets import Redactor
 from cachelint.payloads.shapes import not_a_cassette
 from cachelint.payloads.readers.bodies import BodyTexts, reparsed
-from cachelint.payloads.readers.files import BoundedReads, ReadBoundExceeded, ReadLimits
+from cachelint.payloads.readers.files import BoundedReads, ReadBoundExceeded, ReadLimits, inflated_body
 from cachelint.payloads.readers.envelopes import (
     Item,
     bad_record,
@@ -324,13 +324,10 @@ def _har_content_text(text: str, encoding: Any) -> str:
     except ValueError:
         return ""
     if data[:2] == b"\x1f\x8b":
-        try:
-            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            data = inflater.decompress(data, _MAX_DECOMPRESSED)
-            if inflater.unconsumed_tail:
-                return ""
-        except zlib.error:
+        inflated = inflated_body(data, 16 + zlib.MAX_WBITS)
+        if inflated is None:
             return ""
+        data = inflated
     return data.decode("utf-8", "replace")
 
 
@@ -392,8 +389,6 @@ def _parallel_lists(doc: Mapping[str, Any]) -> bool:
     return isinstance(requests, list) and isinstance(responses, list) and len(requests) == len(responses)
 
 
-# A decompressed body larger than this is not an LLM response worth reading (and may be a bomb).
-_MAX_DECOMPRESSED = 64 * 1024 * 1024
 
 
 def _cassette_body(body: Any) -> Any:
@@ -408,12 +403,8 @@ def _cassette_body(body: Any) -> Any:
             return None
     if isinstance(body, (bytes, bytearray)) and bytes(body[:2]) == b"\x1f\x8b":
         # recorded as sent on the wire, gzip-encoded (Content-Encoding: gzip): the usage is inside
-        try:
-            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            body = inflater.decompress(bytes(body), _MAX_DECOMPRESSED)
-            if inflater.unconsumed_tail:
-                return None
-        except zlib.error:
+        body = inflated_body(bytes(body), 16 + zlib.MAX_WBITS)
+        if body is None:
             return None
     if isinstance(body, (bytes, bytearray)):
         try:

@@ -35,6 +35,20 @@ GZIP_RATIO_AFTER = 256 * 1024
 # ratio) are known to within one chunk (GzipFile asks for 128 KiB at a time: the whole of a bomb).
 _GZIP_CHUNK = 4096
 GZIP_MAGIC = b"\x1f\x8b"
+# A body recorded content-encoded (a cassette's, a recording's) that inflates past this is no LLM
+# exchange worth reading, and may be a bomb.
+MAX_INFLATED_BODY = 64 * 1024 * 1024
+
+
+def inflated_body(data: bytes, wbits: int = zlib.MAX_WBITS | 32) -> bytes | None:
+    """A content-encoded body inflated (``wbits``: by default a gzip or zlib header, told by its
+    bytes), or None when it is corrupt or inflates past ``MAX_INFLATED_BODY``."""
+    try:
+        inflater = zlib.decompressobj(wbits)
+        out = inflater.decompress(data, MAX_INFLATED_BODY)
+    except zlib.error:
+        return None
+    return None if inflater.unconsumed_tail else out
 
 
 @dataclass(frozen=True)
