@@ -206,11 +206,7 @@ def _write_replacement(path: Path, data: bytes, old: os.stat_result) -> None:
             taken = isinstance(exc, FileExistsError)
             raise Skipped(f"its folder is not writable ({exc.strerror or exc})") from exc
         with os.fdopen(fd, "wb") as handle:
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                handle.write(data)
-            else:
-                for piece in data:
-                    handle.write(piece)
+            handle.write(data)
             handle.flush()
             if (
                 hasattr(os, "fchown")

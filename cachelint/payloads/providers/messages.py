@@ -186,9 +186,7 @@ def history_after_system_messages(b: Builder, messages: list, text_kind: str, so
             moved = Block("system", len(b.system), block.data, "system", block.offset)
             b.system.append(moved)
             b.breakpoints = [
-                Breakpoint(
-                    "system", moved.index, bp.part, bp.position, bp.ttl, bp.automatic, bp.empty, bp.marker, bp.key
-                )
+                replace(bp, tier="system", block=moved.index)
                 if bp.tier == "messages" and bp.block == block.index
                 else bp
                 for bp in b.breakpoints
