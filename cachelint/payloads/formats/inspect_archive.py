@@ -36,7 +36,7 @@ def read_archive(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[regis
             )
             names = names[: ctx.limits.max_records]
         for number, name in enumerate(names):
-            origin = Origin(f"{ctx.display}", 1, number, number)
+            origin = Origin(ctx.display, 1, number, number)
             try:
                 info = archive.getinfo(name)
                 if info.file_size > ctx.limits.max_record_size:
@@ -61,10 +61,7 @@ def read_archive(handle: IO[bytes], ctx: registry.ReadContext) -> Iterator[regis
             if not isinstance(sample, dict) or not matches(sample):
                 yield unreadable(ctx.display, f"Inspect .eval log: {name} is not a sample; not read", record=number)
                 continue
-            try:
-                yield from list(records(sample, origin, ctx, ()))
-            except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
-                yield unreadable(ctx.display, f"Inspect .eval log: {name}: {type(exc).__name__}: {exc}", record=number)
+            yield from registry.guarded(LOG_FORMAT, records, sample, origin, ctx, ())
 
 
 FORMAT = registry.LogFormat(

@@ -532,7 +532,7 @@ def _jsonl_records(fmt: LogFormat, handle: IO[bytes], ctx: ReadContext) -> Itera
                 record=origin.record,
             )
         elif _claims(fmt, value):
-            yield from _guarded(fmt, jsonl_records, value, origin, ctx, ())
+            yield from guarded(fmt, jsonl_records, value, origin, ctx, ())
         else:  # a record of another shape in the file: read as the generic reader would
             yield from records_from_value(value, origin, redactor, "jsonl")
 
@@ -565,7 +565,7 @@ def _document_records(fmt: LogFormat, handle: IO[bytes], ctx: ReadContext) -> It
                     record=origin.record,
                 )
             elif _claims(fmt, value):
-                yield from _guarded(fmt, records, value, origin, ctx, context)
+                yield from guarded(fmt, records, value, origin, ctx, context)
             else:
                 yield from records_from_value(value, origin, ctx.redactor, "json")
     except StreamError as exc:
@@ -579,7 +579,7 @@ def _document_records(fmt: LogFormat, handle: IO[bytes], ctx: ReadContext) -> It
         )
 
 
-def _guarded(
+def guarded(
     fmt: LogFormat, records: Records, value: dict, origin: Origin, ctx: ReadContext, context: tuple
 ) -> Iterator[Item]:
     """A format's records, a record its reader fails on (a shape no specification foresaw) being

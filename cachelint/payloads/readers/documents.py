@@ -389,8 +389,6 @@ def _parallel_lists(doc: Mapping[str, Any]) -> bool:
     return isinstance(requests, list) and isinstance(responses, list) and len(requests) == len(responses)
 
 
-
-
 def _cassette_body(body: Any) -> Any:
     if isinstance(body, dict) and set(body) <= {"string", "encoding"} and "string" in body:
         body = body["string"]

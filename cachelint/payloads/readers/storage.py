@@ -207,16 +207,22 @@ class Staging:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def open_object(url: str) -> tuple[IO[bytes], IO[bytes]]:
-    """(the stream to read, the object under it), as ``files.open_log``: gzip from the magic
-    bytes. For the map tasks that read an object in a Dask worker. OSError says why not."""
+def _open_raw(url: str) -> Any:
+    """The object at ``url`` opened for reading (4 MiB blocks); OSError says why not (a missing
+    filesystem package is the ImportError it is)."""
     try:
         fs, path = file_system(url)
-        raw = fs.open(path, "rb", block_size=1 << 22)
+        return fs.open(path, "rb", block_size=1 << 22)
     except ImportError:
         raise
     except Exception as exc:
         raise OSError(errno.EIO, _cause(exc)) from exc
+
+
+def open_object(url: str) -> tuple[IO[bytes], IO[bytes]]:
+    """(the stream to read, the object under it), as ``files.open_log``: gzip from the magic
+    bytes. For the map tasks that read an object in a Dask worker. OSError says why not."""
+    raw = _open_raw(url)
     # the JSONL reader reads lines of at most a record's size: readline(limit), which fsspec's
     # files do not take
     return stream_of(raw, lambda plain: io.BufferedReader(plain, 1 << 20))
@@ -226,14 +232,7 @@ def open_object_range(url: str, start: int) -> IO[bytes]:
     """A plain (not compressed) object opened at byte ``start``, buffered for ``readline(limit)``:
     a Dask worker reads its byte range of a large JSONL object from the storage (ranged GETs).
     OSError says why not."""
-    try:
-        fs, path = file_system(url)
-        raw = fs.open(path, "rb", block_size=1 << 22)
-    except ImportError:
-        raise
-    except Exception as exc:
-        raise OSError(errno.EIO, _cause(exc)) from exc
-    handle = io.BufferedReader(raw, 1 << 20)
+    handle = io.BufferedReader(_open_raw(url), 1 << 20)
     try:
         handle.seek(start)
     except Exception as exc:
