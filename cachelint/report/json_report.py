@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.report.common import cell_of, fingerprints, name_of, severity_of
@@ -79,19 +79,19 @@ def json_parts(diagnostics: Sequence[Diagnostic], summary: Any = None) -> Iterat
     if summary is None:
         yield _dumps(records(diagnostics)) + "\n"
         return
-    data = summary.to_dict(sessions=False)
+    sessions = summary.sessions
     yield '{\n  "version": ' + _dumps(AUDIT_OUTPUT_VERSION) + ',\n  "findings": '
     yield from _list_parts((diagnostic_record(d, fp) for d, fp in zip(diagnostics, fingerprints(diagnostics))), 1)
-    yield ',\n  "summary": {'
-    for i, (key, value) in enumerate(data.items()):
-        yield ("," if i else "") + "\n    " + _dumps(key) + ": "
-        if key == "sessions":
-            yield from _list_parts((s.to_dict() for s in summary.sessions), 2)
-        elif key == "usage" and isinstance(value, dict):
-            yield from _mapping_parts(value, 2, lists={"sessions"})
-        else:
-            yield _dumps(value).replace("\n", "\n    ")
-    yield "\n  }\n}\n"
+    yield ',\n  "summary": '
+    yield from _mapping_parts(
+        summary.to_dict(sessions=False),
+        1,
+        {
+            "sessions": lambda _placeholder, level: _list_parts((s.to_dict() for s in sessions), level),
+            "usage": lambda usage, level: _mapping_parts(usage, level, {"sessions": _list_parts}),
+        },
+    )
+    yield "\n}\n"
 
 
 def _dumps(value: Any) -> str:
@@ -109,17 +109,21 @@ def _list_parts(items: Any, level: int) -> Iterator[str]:
     yield "[]" if first else "\n" + "  " * level + "]"
 
 
-def _mapping_parts(value: dict, level: int, lists: set[str]) -> Iterator[str]:
+def _mapping_parts(value: Any, level: int, parts: Mapping[str, Callable[[Any, int], Iterator[str]]]) -> Iterator[str]:
     """What json.dumps(indent=2) writes for the mapping ``value`` nested ``level`` deep, the
-    lists under the keys ``lists`` an item a piece."""
+    values under the keys of ``parts`` written by those functions (in pieces) when they are
+    containers; a value of any other kind as json.dumps writes it."""
+    if not isinstance(value, dict):
+        yield _dumps(value).replace("\n", "\n" + "  " * level)
+        return
     if not value:
         yield "{}"
         return
     pad = "\n" + "  " * (level + 1)
     for i, (key, item) in enumerate(value.items()):
         yield ("{" if i == 0 else ",") + pad + _dumps(key) + ": "
-        if key in lists and isinstance(item, list):
-            yield from _list_parts(item, level + 1)
+        if key in parts and isinstance(item, (list, dict)):
+            yield from parts[key](item, level + 1)
         else:
             yield _dumps(item).replace("\n", pad)
     yield "\n" + "  " * level + "}"
