@@ -79,7 +79,9 @@ def records(sample: dict, origin: Origin, ctx: registry.ReadContext, context: tu
     attachments: Mapping[str, Any] = found if isinstance(found, dict) else {}
     data = sample.get("events_data")
     calls = data.get("calls") if isinstance(data, dict) else None
-    pool: list = calls if isinstance(calls, list) else []
+    # each pooled message resolved once for the sample, not again in every call that repeats it
+    # (a call's messages are the whole conversation so far)
+    pool: list = [_resolved(m, attachments) for m in calls] if isinstance(calls, list) else []
     key = f"{sample.get('id')}#{sample.get('epoch')}"
     index = ctx.state.get("inspect_calls", 0)
     for event in _model_events(sample["events"]):
@@ -93,7 +95,7 @@ def records(sample: dict, origin: Origin, ctx: registry.ReadContext, context: tu
             continue
         if event.get("cache") == "read":
             continue  # answered from Inspect's own cache: never sent to the provider
-        request = dict(call["request"])
+        request = _resolved(call["request"], attachments)
         if call.get("call_refs") is not None:
             messages = _expanded(call.get("call_refs"), pool)
             if messages is None:
@@ -108,7 +110,7 @@ def records(sample: dict, origin: Origin, ctx: registry.ReadContext, context: tu
         role = event.get("role")
         record = make_record(
             Origin(origin.path, origin.line, index, origin.entry),
-            _resolved(request, attachments),
+            request,
             ctx.redactor,
             fmt=NAME,
             response=_resolved(call.get("response"), attachments),
