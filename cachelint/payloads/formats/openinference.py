@@ -17,7 +17,7 @@ from typing import Any, cast
 from cachelint.payloads.formats import registry
 from cachelint.payloads.formats import otlp
 from cachelint.payloads.content import Part, json_value
-from cachelint.payloads.formats.common import content_body, make_record, note_body_text, span_time, usage_response
+from cachelint.payloads.formats.common import content_body, make_record, note_body_text, usage_response
 from cachelint.payloads.providers.registry import content_provider, endpoint
 from cachelint.payloads.model import Origin
 
@@ -48,16 +48,8 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
         if "input" in body and "messages" not in body:
             provider = "openai-responses"
         response = output if isinstance(output, dict) and isinstance(output.get("usage"), dict) else counted
-        made = make_record(
-            origin,
-            body,
-            ctx.redactor,
-            fmt=NAME,
-            response=response,
-            time=span_time(span),
-            session=session,
-            url=endpoint(provider),
-            status=otlp.span_status(span),
+        made = otlp.span_record(
+            origin, body, ctx, NAME, span, response=response, session=session, url=endpoint(provider)
         )
         return note_body_text(ctx.state, made, text)
     messages = _indexed_messages(attrs)
@@ -83,17 +75,7 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
                 }
             )
     body = content_body(provider, model, system, rest, tools)
-    return make_record(
-        origin,
-        body,
-        ctx.redactor,
-        fmt=NAME,
-        fidelity="content",
-        response=counted,
-        time=span_time(span),
-        session=session,
-        status=otlp.span_status(span),
-    )
+    return otlp.span_record(origin, body, ctx, NAME, span, fidelity="content", response=counted, session=session)
 
 
 def _indexed_messages(attrs: dict) -> list[tuple[str, list[Part]]]:

@@ -21,7 +21,6 @@ from cachelint.payloads.formats.common import (
     make_record,
     memo_of,
     otel_cache_tokens,
-    span_time,
     usage_response,
 )
 from cachelint.payloads.providers.registry import content_provider
@@ -123,28 +122,26 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
             )
             return make_record(origin, None, ctx.redactor, fmt=NAME)
         body = content_body(provider, model, [], [], tools)
-        return make_record(
+        return otlp.span_record(
             origin,
             body,
-            ctx.redactor,
-            fmt=NAME,
+            ctx,
+            NAME,
+            span,
             fidelity="usage",
             response=response,
-            time=span_time(span),
             session=otlp.session_of(attrs, span, *_SESSION),
-            status=otlp.span_status(span),
         )
     body = content_body(provider, model, system, messages, tools)
-    return make_record(
+    return otlp.span_record(
         origin,
         body,
-        ctx.redactor,
-        fmt=NAME,
+        ctx,
+        NAME,
+        span,
         fidelity="content",
         response=response,
-        time=span_time(span),
         session=otlp.session_of(attrs, span, *_SESSION),
-        status=otlp.span_status(span),
     )
 
 

@@ -21,7 +21,6 @@ from cachelint.payloads.formats.common import (
     make_record,
     memo_of,
     otel_cache_tokens,
-    span_time,
     usage_response,
 )
 from cachelint.payloads.providers.registry import content_provider
@@ -98,17 +97,7 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
         fidelity = "usage"  # content capture off: the usage is still read
     body = content_body(provider, model, system, messages, tools)
     session = otlp.session_of(attrs, span, "gen_ai.conversation.id", "session.id")
-    return make_record(
-        origin,
-        body,
-        ctx.redactor,
-        fmt=NAME,
-        fidelity=fidelity,
-        response=response,
-        time=span_time(span),
-        session=session,
-        status=otlp.span_status(span),
-    )
+    return otlp.span_record(origin, body, ctx, NAME, span, fidelity=fidelity, response=response, session=session)
 
 
 FORMAT = otlp.make_format(

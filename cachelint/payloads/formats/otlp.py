@@ -215,6 +215,12 @@ def finish(ctx: registry.ReadContext) -> Iterator[registry.Item]:
         yield heapq.heappop(heap)[2]
 
 
+def span_record(origin: Origin, body: Any, ctx: registry.ReadContext, fmt: str, span: dict, **fields: Any) -> Record:
+    """The record of an LLM call's span: its start as the time, an error status as a failed
+    call; ``fields``: the rest ``make_record`` takes (fidelity, response, session, url)."""
+    return make_record(origin, body, ctx.redactor, fmt=fmt, time=span_time(span), status=span_status(span), **fields)
+
+
 def span_status(span: dict) -> int | None:
     status = span.get("status")
     code = status.get("code", status.get("status_code")) if isinstance(status, dict) else None

@@ -21,7 +21,7 @@ from typing import Any
 
 from cachelint.payloads.content import Part, json_value
 from cachelint.payloads.formats import otlp, registry
-from cachelint.payloads.formats.common import content_body, make_record, memo_of, span_time
+from cachelint.payloads.formats.common import content_body, memo_of
 from cachelint.payloads.model import Origin
 from cachelint.payloads.providers.registry import content_provider
 
@@ -87,16 +87,7 @@ def record(span: dict, attrs: dict, origin: Origin, ctx: registry.ReadContext) -
     tools = [t for t in (_tool(v) for v in (listed if isinstance(listed, list) else [])) if t is not None]
     body = content_body(provider, model, system, messages, tools)
     session = otlp.session_of(attrs, span, "ai.telemetry.metadata.sessionId", "session.id")
-    return make_record(
-        origin,
-        body,
-        ctx.redactor,
-        fmt=NAME,
-        fidelity="content",
-        time=span_time(span),
-        session=session,
-        status=otlp.span_status(span),
-    )
+    return otlp.span_record(origin, body, ctx, NAME, span, fidelity="content", session=session)
 
 
 FORMAT = otlp.make_format(
