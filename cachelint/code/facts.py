@@ -125,9 +125,16 @@ class CodeFacts:
     def first_change_per_place(self, tier: str) -> list[LoopChange]:
         """One change per changed place of ``tier``, at the first call it reaches (lowest line, then
         label), in the order of the places."""
+        # a selection by state that a function the loop calls changes is reported at the selection
+        # (rebuilt_per_request): it says what to list instead
+        selected = {
+            (r.origin.attr, r.sink.line)
+            for r in self.reaches
+            if r.origin.kind == CONVERSATION and r.origin.mode == SELECTION
+        }
         best: dict[Span, LoopChange] = {}
         for c in self.changes:
-            if c.tier != tier:
+            if c.tier != tier or (c.by_call and (c.path, c.sink.line) in selected):
                 continue
             current = best.get(c.site)
             if current is None or (c.sink.line, c.sink.label) < (current.sink.line, current.sink.label):
@@ -146,7 +153,7 @@ class CodeFacts:
         """The reaches of the conversation's state into ``tier`` (one per construction site), but
         a selection by a place that a loop repeating the same call changes: that change is the
         finding (first_change_per_place)."""
-        in_loops = {(c.path, c.sink.line) for c in self.changes if c.tier == tier}
+        in_loops = {(c.path, c.sink.line) for c in self.changes if c.tier == tier and not c.by_call}
         return [
             r
             for r in self.first_reach_per_origin(CONVERSATION, (tier,))

@@ -25,6 +25,7 @@ from cachelint.code.flow.scopes import (
 from cachelint.code.flow.summary_data import value_from_summary
 from cachelint.code.flow.loops import add_use
 from cachelint.code.flow.list_uses import returned_keys, state_write_keys
+from cachelint.code.flow.state_filters import first_param, module_names, state_changes
 from cachelint.code.knowledge import PREFIX_TIERS, PerTurn, Sink
 from cachelint.code.values import (
     CLEAN,
@@ -417,6 +418,8 @@ class Calls(Expressions):
 
         local = self._local_function(func, frame)
         if local is not None:
+            if frame.loops:
+                self._state_changed_by_call(node, func, frame)
             return self._apply_summary(
                 node, local, positional, keywords, frame, receiver_is_self=isinstance(func, ast.Attribute)
             )
@@ -1090,6 +1093,73 @@ class Calls(Expressions):
             cls, attr = own
             return cls.methods.get(attr)
         return None
+
+    def _state_changed_by_call(self, node: ast.Call, func: ast.AST, frame: Frame) -> None:
+        """A function of the module (or a method of ``self``) called inside a loop changes, each
+        time it runs, the module globals and the attributes of ``self`` it writes (itself or
+        through the functions and methods of ``self`` it calls): for the loop, they change at the
+        call, as a write in the loop's own body would (``add_files(paths)`` appending to the global
+        list a prompt is rebuilt from before the next request)."""
+        definition = self._local_function_def(func, frame)
+        if definition is None:
+            return
+        on_self = frame.attribute_of_self(func) is not None
+        for kind, name, by, line in self._state_written_by(definition):
+            if kind == "global":
+                if self._global_at(path_root(name), frame):
+                    self._record_change(frame, name, node, f"changed by {by}() (line {line})", by_call=True)
+            elif on_self and frame.self_name is not None:
+                self._record_change(
+                    frame, f"{frame.self_name}.{name}", node, f"changed by {by}() (line {line})", by_call=True
+                )
+
+    def _state_written_by(self, definition: ast.AST) -> tuple[tuple[str, str, str, int], ...]:
+        """What running ``definition`` changes outside itself and leaves changed: ("global", the
+        place written, function, line) and ("attribute", the place after ``self.``, method, line),
+        through the module functions and the methods of its own instance it calls."""
+        cached = self.state_written_cache.get(id(definition))
+        if cached is not None:
+            return cached
+        if self.module_globals is None:
+            self.module_globals = module_names(self.tree)
+        out: dict[tuple[str, str], tuple[str, int]] = {}
+        seen: set[int] = set()
+        todo: list[tuple[ast.AST, bool]] = [(definition, True)]
+        while todo:
+            function, same_instance = todo.pop()
+            if id(function) in seen or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            seen.add(id(function))
+            changes = state_changes(
+                function, self.module_globals, self.module_funcs, self.k.mutating_methods, same_instance
+            )
+            for kind, place, line in changes:
+                out.setdefault((kind, place), (function.name, line))
+            self_name = first_param(function) if same_instance else None
+            methods = self._methods_of(function)
+            for sub in ast.walk(function):
+                if not isinstance(sub, ast.Call):
+                    continue
+                if isinstance(sub.func, ast.Name) and sub.func.id in self.module_funcs:
+                    todo.append((self.module_funcs[sub.func.id], False))
+                elif (
+                    self_name is not None
+                    and isinstance(sub.func, ast.Attribute)
+                    and isinstance(sub.func.value, ast.Name)
+                    and sub.func.value.id == self_name
+                    and sub.func.attr in methods
+                ):
+                    todo.append((methods[sub.func.attr], True))
+        result = tuple(sorted((kind, place, by, line) for (kind, place), (by, line) in out.items()))
+        self.state_written_cache[id(definition)] = result
+        return result
+
+    def _methods_of(self, function: ast.AST) -> Mapping[str, ast.AST]:
+        """The methods of the class that defines ``function`` (none for a module function)."""
+        for info in self.classes.values():
+            if function in info.methods.values():
+                return info.methods
+        return {}
 
     def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]:
         """The module globals and attributes of ``self`` that the functions of this module called in

@@ -34,6 +34,10 @@ class SinkRef:
     # before each run of the agent, one user turn), "conversation" (the first message of a
     # conversation this code starts and hands on)
     renewed: str | None = None
+    # the first message of a conversation whose role is not known to be the system's (the user's
+    # first message of an Anthropic-style list): what changes there rewrites the prefix from that
+    # message on, not from the system prompt
+    first_message: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class LoopChange:
     site: Span
     path: str
     action: str
+    by_call: bool = False  # the change is made by a function the loop calls (Change.by_call)
 
 
 @dataclass
@@ -149,6 +154,9 @@ class Change:
     # the innermost loop's iteration certainly continues with the next one after it (a continue
     # follows): the calls after it in that iteration are skipped
     continued: int | None = None  # id of that loop's LoopFrame
+    # made by a function of the module (or a method of the instance) the loop calls, not by a
+    # statement of the loop itself
+    by_call: bool = False
 
 
 # Where the calls making one use are: the if/match/try bodies (numbered, outermost first) that

@@ -253,9 +253,11 @@ class Loops(Scopes):
         counter: bool = False,
         keyed: bool = False,
         strict: bool | None = None,
+        by_call: bool = False,
     ) -> None:
         """``rhs``: the value a rebinding (or a keyed write, ``keyed``) gives the place; changes
-        without it (``x.append(...)``) always count as changes."""
+        without it (``x.append(...)``) always count as changes. ``by_call``: made by a function
+        the loop calls."""
         if path is None or not frame.loops:
             return
         rhs_names: frozenset[str] | None = None
@@ -279,6 +281,7 @@ class Loops(Scopes):
             keyed if strict is None else strict,
         )
         change.branches = self._branch_path
+        change.by_call = by_call
         innermost = id(frame.loops[-1])
         if self._continued_loops.get(innermost):
             change.continued = innermost
@@ -438,11 +441,12 @@ class Loops(Scopes):
                     continue
                 if (change.path.endswith(FIRST) or used.endswith(FIRST)) and change.path != used:
                     continue  # messages.append(...) leaves the first message as it was
-                if change.counter and change.path.startswith(used) and change.path != used:
-                    # A counter of the object (retries, steps) changed, and the sink reads the
-                    # object only as a whole, through calls the analysis cannot see into
-                    # (``repo.commit(coder=self)``): no evidence the count is in the prompt. A
-                    # prompt that reads the counter itself is still reported.
+                if (change.counter or change.by_call) and change.path.startswith(used) and change.path != used:
+                    # A counter of the object (retries, steps) changed, or a part of it that a
+                    # function the loop calls writes, and the sink reads the object only as a
+                    # whole, through calls the analysis cannot see into (``repo.commit(coder=self)``):
+                    # no evidence that part is in the prompt. A prompt that reads it itself is
+                    # still reported.
                     continue
                 if change.rhs_names is not None and sink.configures:
                     continue  # one agent per iteration is a new agent, not a change within a session
@@ -478,5 +482,7 @@ class Loops(Scopes):
                         # else it reads loses nothing more: the system differs per item already,
                         # and no conversation goes on from one item to the next
                         continue
-                self.changes.append(LoopChange(sink.tier, sink, change.site, change.path, change.action))
+                self.changes.append(
+                    LoopChange(sink.tier, sink, change.site, change.path, change.action, change.by_call)
+                )
                 break

@@ -540,6 +540,10 @@ class Scopes:
         # module globals its functions change (state_filters), computed once when a request needs them
         self.changed_attributes_cache: dict[int, dict[str, tuple[str, int]]] = {}
         self.changed_globals_cache: dict[str, tuple[str, int]] | None = None
+        # id(function) -> the globals and attributes of its instance that running it writes
+        # (Calls._state_written_by); the module's global names, read once
+        self.state_written_cache: dict[int, tuple[tuple[str, str, str, int], ...]] = {}
+        self.module_globals: set[str] | None = None
         # id(summary) (or None) -> reaches of values bound to a system prompt's name, with the name
         # bound: kept once the function is read if anything may send it (Sinks._settle_named_prompts)
         self.named_prompts: dict[int | None, list[tuple[Reach, ast.Name, Frame]]] = {}

@@ -844,11 +844,11 @@ class Sinks(Loops):
     def _first_message_uses(self, arg_node: ast.AST, label: str, line: int, frame: Frame) -> None:
         """The messages sent start with the system prompt (Chat-style APIs): a change of their
         first message inside the loop that repeats the call is a change of the system prompt."""
-        role = "system"
         first = self._first_message(arg_node, frame)
         if first is not None:
-            role = first[1]
-        sink = SinkRef("system", f"the first message ({role}) of {label}", line)
+            sink = SinkRef("system", f"the first message ({first[1]}) of {label}", line)
+        else:
+            sink = SinkRef("system", f"the first message of {label}", line, first_message=True)
         path = path_of(arg_node)
         if path is not None:
             self._use(path + FIRST, sink, frame)  # messages[0] = ..., messages[0]["content"] = ...

@@ -44,7 +44,7 @@ class StateFilter:
     changed_at: int
 
 
-def _first_param(function: ast.AST) -> str | None:
+def first_param(function: ast.AST) -> str | None:
     args = getattr(function, "args", None)
     positional = (args.posonlyargs + args.args) if args is not None else []
     return positional[0].arg if positional else None
@@ -95,7 +95,7 @@ def changed_attributes(methods: dict[str, ast.AST], mutating_methods: frozenset[
     todo = list(building)
     while todo:  # the methods the constructor calls build the object too
         method = methods[todo.pop()]
-        for called in _called_methods(method, _first_param(method)):
+        for called in _called_methods(method, first_param(method)):
             if called in methods and called not in building:
                 building.add(called)
                 todo.append(called)
@@ -104,48 +104,161 @@ def changed_attributes(methods: dict[str, ast.AST], mutating_methods: frozenset[
         if name in building:
             continue
         method = methods[name]
-        self_name = _first_param(method)
-        if self_name is None or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list):  # type: ignore[attr-defined]
+        if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list):  # type: ignore[attr-defined]
             continue
-        for place, line, _rebound in _written_places(method, mutating_methods):
-            head, _, rest = place.partition(".")
-            if head != self_name or not rest:
-                continue
-            attribute = rest.split(".")[0].split("[")[0]
+        for attribute, line in attributes_changed_by(method, mutating_methods):
             if attribute not in methods and attribute not in out:
                 out[attribute] = (f"{name}()", line)
     return out
+
+
+def module_names(tree: ast.Module) -> set[str]:
+    """The names the module's own statements bind (its globals)."""
+    return {
+        name
+        for stmt in tree.body
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+        for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+        if (name := place_of(t)) is not None
+    }
+
+
+def _global_places(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: set[str],
+    functions: dict[str, ast.AST],
+    mutating_methods: frozenset[str],
+) -> Iterator[tuple[str, int]]:
+    """The places in module globals (of ``names``) that ``function`` writes, as written
+    (``FILES``, ``CONFIG.model``), with the line. A name the function binds itself is its own,
+    unless declared ``global``."""
+    declared = {name for n in ast.walk(function) if isinstance(n, ast.Global) for name in n.names}
+    params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+    bound = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - declared
+    for place, line, rebound in _written_places(function, mutating_methods):
+        name = place.split(".")[0].split("[")[0]
+        if name not in names or name in params or name in functions:
+            continue
+        if (rebound and place == name and name not in declared) or name in bound:
+            continue  # a local of the same name
+        yield place, line
+
+
+def _attribute_places(function: ast.AST, mutating_methods: frozenset[str]) -> Iterator[tuple[str, int]]:
+    """The places in the attributes of its own instance that a method writes, as written after
+    ``self.`` (``notes``, ``tools.config.parser``), with the line."""
+    self_name = first_param(function)
+    if self_name is None:
+        return
+    for place, line, _rebound in _written_places(function, mutating_methods):
+        head, _, rest = place.partition(".")
+        if head == self_name and rest:
+            yield rest, line
+
+
+def globals_changed_by(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: set[str],
+    functions: dict[str, ast.AST],
+    mutating_methods: frozenset[str],
+) -> Iterator[tuple[str, int]]:
+    """The module globals (of ``names``) that ``function`` changes when it runs, with the line."""
+    for place, line in _global_places(function, names, functions, mutating_methods):
+        yield place.split(".")[0].split("[")[0], line
+
+
+def attributes_changed_by(function: ast.AST, mutating_methods: frozenset[str]) -> Iterator[tuple[str, int]]:
+    """The attributes of its own instance that a method changes when it runs (``self.notes``), as
+    the attribute's name, with the line."""
+    for rest, line in _attribute_places(function, mutating_methods):
+        yield rest.split(".")[0].split("[")[0], line
+
+
+def _empty(node: ast.AST) -> bool:
+    """An empty collection: ``[]``, ``{}``, ``()``, ``set()``, ``list()``, ``dict()``."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return not node.elts
+    if isinstance(node, ast.Dict):
+        return not node.keys
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("list", "dict", "set", "tuple")
+        and not node.args
+        and not node.keywords
+    )
+
+
+def _resets_and_restores(function: ast.AST) -> tuple[set[tuple[str, int]], set[str]]:
+    """The writes of ``function`` that leave a place as a new session starts it or as the function
+    found it: the places emptied, (place, line) (``files = {}``, ``files.clear()``: a reset, what
+    starting over does), and the places given back the value a local saved from them (``saved =
+    self.llm`` ... ``self.llm = saved`` in ``finally``: every write of such a place in the function
+    is a temporary override)."""
+    saved: dict[str, str] = {}  # local -> the place its value was read from
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            source = place_of(node.value) if isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)) else None
+            if source is not None:
+                saved[node.targets[0].id] = source
+    emptied: set[tuple[str, int]] = set()
+    restored: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                place = place_of(target)
+                if place is None:
+                    continue
+                if _empty(node.value):
+                    emptied.add((place, node.lineno))
+                elif isinstance(node.value, ast.Name) and saved.get(node.value.id) == place:
+                    restored.add(place)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "clear"
+            and not node.args
+            and (place := place_of(node.func.value)) is not None
+        ):
+            emptied.add((place, node.lineno))
+    return emptied, restored
+
+
+def state_changes(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    names: set[str],
+    functions: dict[str, ast.AST],
+    mutating_methods: frozenset[str],
+    own_instance: bool,
+) -> Iterator[tuple[str, str, int]]:
+    """What running ``function`` changes outside itself and leaves changed: ("global", the place
+    written, line), and with ``own_instance`` ("attribute", the place after ``self.``, line). Not
+    the resets and restores (_resets_and_restores)."""
+    emptied, restored = _resets_and_restores(function)
+    for place, line in _global_places(function, names, functions, mutating_methods):
+        if (place, line) not in emptied and place not in restored:
+            yield "global", place, line
+    if own_instance:
+        self_name = first_param(function)
+        for rest, line in _attribute_places(function, mutating_methods):
+            written = f"{self_name}.{rest}"
+            if (written, line) not in emptied and written not in restored:
+                yield "attribute", rest, line
 
 
 def changed_globals(
     tree: ast.Module, functions: dict[str, ast.AST], mutating_methods: frozenset[str]
 ) -> dict[str, tuple[str, int]]:
     """The module's global names that a function (or method) changes when it runs, not while the
-    module is set up: name -> (the first function that changes it, the line). A name the function
-    binds itself is its own, unless declared ``global``."""
-    module_names = {
-        place_of(t)
-        for stmt in tree.body
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign))
-        for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-    }
+    module is set up: name -> (the first function that changes it, the line)."""
+    names = module_names(tree)
     out: dict[str, tuple[str, int]] = {}
     defs = sorted(
         (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
         key=lambda n: (n.lineno, n.col_offset),
     )
     for function in defs:
-        declared = {name for n in ast.walk(function) if isinstance(n, ast.Global) for name in n.names}
-        params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
-        bound = {
-            n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        } - declared
-        for place, line, rebound in _written_places(function, mutating_methods):
-            name = place.split(".")[0].split("[")[0]
-            if name not in module_names or name in params or name in functions:
-                continue
-            if (rebound and place == name and name not in declared) or name in bound:
-                continue  # a local of the same name
+        for name, line in globals_changed_by(function, names, functions, mutating_methods):
             if name not in out:
                 out[name] = (f"{function.name}()", line)
     return out
@@ -278,7 +391,7 @@ class StateFilterSearch:
                 and target.attr in self.methods
             ):
                 method = self.methods[target.attr]
-                yield method, _first_param(method)
+                yield method, first_param(method)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in self.functions:
                 yield self.functions[sub.func.id], None
 

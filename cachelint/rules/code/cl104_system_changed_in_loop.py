@@ -17,7 +17,12 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
     for c in facts.first_change_per_place("system"):
         yield facts.diagnostic(
             CODE,
-            facts.loop_change_message(c, "so each change rewrites the cached prefix from the system prompt on"),
+            facts.loop_change_message(
+                c,
+                "so each change rewrites the cached prefix from that message on"
+                if c.sink.first_message
+                else "so each change rewrites the cached prefix from the system prompt on",
+            ),
             c.site,
             related=[c.sink.line],
         )
