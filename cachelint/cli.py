@@ -557,9 +557,9 @@ def _audit_output_format(help_text: str):
 )
 @click.option(
     "--coding-agent",
-    type=click.Choice(["claude", "codex", "gemini"]),
+    type=click.Choice(["claude", "codex", "gemini", "opencode"]),
     default=None,
-    help="Read a coding agent's session files: those named, or its own folder when none is (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp; CLAUDE_CONFIG_DIR / CODEX_HOME / GEMINI_CLI_HOME move them). See docs/coding-agents.md.",
+    help="Read a coding agent's session files: those named, or its own folder when none is (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, OpenCode's opencode.db and storage/session in ~/.local/share/opencode; CLAUDE_CONFIG_DIR / CODEX_HOME / GEMINI_CLI_HOME / XDG_DATA_HOME move them). See docs/coding-agents.md.",
 )
 @click.option(
     "--follow",
@@ -670,19 +670,21 @@ def _agent_inputs(logs: tuple[str, ...], input_format: str, coding_agent: str | 
     if coding_agent is None:
         if not logs:
             _fail(
-                "name the logs to audit (LOG...), or --coding-agent claude|codex|gemini to read a coding agent's session files"
+                "name the logs to audit (LOG...), or --coding-agent claude|codex|gemini|opencode to read a coding agent's session files"
             )
         return logs, input_format
-    from cachelint.transcripts.locations import AGENT_FORMATS, default_folder
+    from cachelint.transcripts.locations import AGENT_FORMATS, default_folder, session_paths
 
     if input_format == "auto":
         input_format = AGENT_FORMATS[coding_agent]
     if logs:
         return logs, input_format
-    folder = default_folder(coding_agent)
-    if not folder.is_dir():
-        _fail(f"no {coding_agent} session files: {folder} is not a folder (name the files or folder to read)")
-    return (str(folder),), input_format
+    found = session_paths(coding_agent)
+    if not found:
+        folder = default_folder(coding_agent)
+        what = "is not a folder" if not folder.is_dir() else "holds no session store"
+        _fail(f"no {coding_agent} session files: {folder} {what} (name the files or folder to read)")
+    return tuple(str(path) for path in found), input_format
 
 
 def _follow(logs: tuple[str, ...], input_format: str, resolver) -> NoReturn:
@@ -696,6 +698,9 @@ def _follow(logs: tuple[str, ...], input_format: str, resolver) -> NoReturn:
     from cachelint.transcripts.locations import AGENT_FORMATS
 
     agent = input_format if input_format in AGENT_FORMATS.values() else None
+    if agent == "opencode":
+        # its stores change in place (a database, files rewritten whole): there are no lines to tail
+        _fail("--follow does not read OpenCode's session stores: audit them again instead (docs/coding-agents.md)")
     follower = Follower(new_run(settings), follow_roots(logs, cwd), agent)
     count = follower.start()
     mask = masker(settings.pack_paths()).mask

@@ -21,7 +21,7 @@ from cachelint.payloads.hooks import RuleCheck, rebuild_checks, run_checks
 from cachelint.payloads.limits import Limits
 from cachelint.payloads.pricing import PriceTable
 from cachelint.payloads.spend import tokens_and_money
-from cachelint.transcripts import claude_code, codex, gemini_cli
+from cachelint.transcripts import claude_code, codex, gemini_cli, opencode
 from cachelint.transcripts.advice import Pause, keepalive_advice, ttl_advice
 from cachelint.transcripts.lines import MAX_LINE, LineDecoder, decode_value, open_session_file
 from cachelint.transcripts.model import CAUSES, COLD_STARTS, ColdStart, Event, Rebuild, Turn
@@ -34,11 +34,17 @@ READERS: dict[str, tuple[Callable[[Any], bool], Callable[[str, set[str]], Any]]]
     "codex": (codex.matches, lambda display, seen: codex.CodexReader(display)),
     "claude-code": (claude_code.matches, claude_code.ClaudeCodeReader),
     "gemini-cli": (gemini_cli.matches, lambda display, seen: gemini_cli.GeminiCliReader(display)),
+    "opencode": (opencode.matches, lambda display, seen: opencode.OpenCodeReader(display)),
 }
 
 
 # A format whose files may also be one JSON document -> its records, in file order.
 DOCUMENTS: dict[str, Callable[[Any], list[Any]]] = {"gemini-cli": gemini_cli.document_records}
+
+# An agent that keeps its sessions in a store (a database, a tree of JSON files) rather than in one
+# file a session -> the reader of one of its files (path, display, whether the format was forced):
+# its records, or None when the file is none of the agent's. Asked before a file is read as lines.
+STORES: dict[str, Callable[[Path, str, bool], Any]] = {"opencode": opencode.read_store}
 
 
 def agent_of(value: Any) -> str | None:
@@ -427,7 +433,12 @@ class ParsedFile:
 def parse_file(path: Path, display: str, agent: str | None = None) -> ParsedFile:
     """Read one session file into its Turns and Events (what a worker process runs). The loop
     every line of every file goes through: most lines are only told from their first bytes
-    (``reader.wanted``) and counted."""
+    (``reader.wanted``) and counted. A store's file (``STORES``) is read by its agent's reader."""
+    for store_agent, read_store in STORES.items():
+        if agent in (None, store_agent):
+            store = read_store(path, display, agent == store_agent)
+            if store is not None:
+                return _parse_store(store_agent, display, store.records, store.diagnostics)
     reader: Any = None
     wanted: Callable[[bytes], bool] | None = None
     items: list[Turn | Event] = []
@@ -496,6 +507,19 @@ def _parse_document(path: Path, display: str, agent: str | None) -> ParsedFile:
     for index, record in enumerate(records):
         items.extend(reader.feed(record, 1, index))
     return ParsedFile(display, kind, len(records), items, [])
+
+
+def _parse_store(agent: str, display: str, records: list[Any] | None, diagnostics: list[Diagnostic]) -> ParsedFile:
+    """A store's records through its agent's reader; a record's line is its 1-based place. No
+    records (None): the file is read through another one (an OpenCode message file, through its
+    session's)."""
+    if records is None:
+        return ParsedFile(display, None, 0, [], diagnostics)
+    reader = new_reader(agent, display, set())
+    items: list[Turn | Event] = []
+    for index, record in enumerate(records):
+        items.extend(reader.feed(record, index + 1, index))
+    return ParsedFile(display, agent, len(records), items, diagnostics)
 
 
 def _parse_file_task(task: tuple[Path, str, str | None]) -> ParsedFile:

@@ -27,6 +27,7 @@ NAMES = (
     "claude-code",
     "codex",
     "gemini-cli",
+    "opencode",
     "bedrock-invocation",
     "helicone",
     "anthropic-batch-results",
