@@ -146,6 +146,22 @@ class Loaders:
         """The loader whose marketplace file ``path`` is (by its folder and name)."""
         return self._by_path_ending(path, "marketplace")
 
+    def marketplace_owner(self, path: Path) -> Loader | None:
+        """The loader whose marketplace folder holds the marketplace file ``path``: its
+        marketplace file, or another beside it (``.claude-plugin/marketplace.extended.json``, a
+        marketplace its users add by path)."""
+        found = self.marketplace_loader(path)
+        if found is not None:
+            return found
+        folder = path.parent.as_posix()
+        for loader in self.loaders:
+            if loader.marketplace is None:
+                continue
+            home = str(PurePosixPath(loader.marketplace).parent)
+            if folder == home or folder.endswith("/" + home):
+                return loader
+        return None
+
     def plugin_loader(self, path: Path) -> Loader | None:
         """The loader whose plugin manifest ``path`` is."""
         return self._by_path_ending(path, "plugin_manifest")

@@ -104,6 +104,7 @@ def detect_indexes(
             not configured
             and f.path.name not in MANIFEST_NAMES
             and rules.loaders.well_known_loader(f.path) is None
+            and not _beside_a_marketplace(f.path, source.text, rules)
             and not _may_list_skills(tree, f.path, source.text, rules)
         ):
             continue
@@ -348,6 +349,13 @@ def only_in_other_plugins(tree: SkillTree, index: IndexFile, name: str) -> bool:
         return False
     folders = [s.folder for s in tree.by_name.get(name, ())] + list(tree.collections_by_name.get(name, ()))
     return bool(folders) and not any(is_relative_to(folder, plugin) for folder in folders)
+
+
+def _beside_a_marketplace(path: Path, text: str, rules: IndexRules) -> bool:
+    """A file in a loader's marketplace folder that may list plugins
+    (``.claude-plugin/marketplace.extended.json``: a marketplace its users add by path), read
+    even when it names plugins only: what it lists is installable."""
+    return '"plugins"' in text and rules.loaders.marketplace_owner(path) is not None
 
 
 _WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")

@@ -20,7 +20,7 @@ from cachelint.skills.indexes.resolve import (
     _settle_shared_names,
     resolve_path,
 )
-from cachelint.skills.loaders import Loaders, builtin_loaders
+from cachelint.skills.loaders import Loader, Loaders, builtin_loaders
 from cachelint.skills.tree import Skill, SkillTree
 
 
@@ -95,10 +95,6 @@ def parse_marketplace(
     folder = path.parent
     root = marketplace_root(path, loaders)
     loader = loaders.marketplace_loader(path)
-    # Claude Code loads <plugin>/skills/<name>/SKILL.md, or a SKILL.md at the plugin root when
-    # there is no skills/ folder (plugins reference); other loaders' layouts are read as every
-    # skill below the plugin's folder (Codex scans its skills folders recursively)
-    one_level = loader is not None and loader.key == "claude-code"
     root_label = "the marketplace root" if root == tree.root else f"the marketplace root {_rel(tree, root)}/"
     metadata = data.get("metadata") if isinstance(data, dict) else None
     plugin_root = (
@@ -107,10 +103,11 @@ def parse_marketplace(
         else None
     )
     entries: list[IndexEntry] = []
+    plugin_folders: list[Path] = []
     for plugin in data.get("plugins", []) if isinstance(data, dict) else []:
         if not isinstance(plugin, dict):
             continue
-        source = plugin.get("source")
+        source = local_source(plugin.get("source"))
         skills = _as_list(plugin.get("skills"))
         name = plugin.get("name") if isinstance(plugin.get("name"), str) else None
         first = len(entries)
@@ -123,10 +120,11 @@ def parse_marketplace(
                     IndexEntry(line, col, end, source, path=source, resolution=Resolution(outside=True), strict=True)
                 )
             elif candidate is not None and candidate.is_dir():
+                plugin_folders.append(candidate)
                 plugin_bases.append((f"the plugin source {source} from {root_label}", candidate))
                 if not skills:
                     below = tree.skills_under(candidate)
-                    loaded = plugin_skills(tree, candidate) if one_level else below
+                    loaded = source_skills(tree, candidate, loader)
                     res = Resolution(
                         skills=loaded, collection=True, resolved=root_label, present=not below or bool(loaded)
                     )
@@ -153,7 +151,28 @@ def parse_marketplace(
             entries.append(IndexEntry(line, col, end, raw, path=raw, resolution=res, strict=True))
         for entry in entries[first:]:
             entry.plugin = name
-    return IndexFile(path, display, "marketplace", entries)
+    folders = tuple(sorted(set(plugin_folders)))
+    return IndexFile(path, display, "marketplace", entries, plugin_folders=folders)
+
+
+def local_source(source: Any) -> Any:
+    """A plugin entry's source, with Codex's object for a folder of the repository read as its
+    path: ``{"source": "local", "path": "./plugins/x"}`` ("point each source.path at the plugin
+    folder with a ./-prefixed path relative to the marketplace root", Codex build plugins docs).
+    Any other object is a plugin fetched from elsewhere and stays as it is."""
+    if isinstance(source, dict) and source.get("source") == "local" and isinstance(source.get("path"), str):
+        return source["path"]
+    return source
+
+
+def source_skills(tree: SkillTree, plugin: Path, loader: Loader | None) -> list[Skill]:
+    """The skills a marketplace's loader loads from the plugin folder ``plugin``: Claude Code
+    loads ``<plugin>/skills/<name>/SKILL.md``, or a SKILL.md at the plugin root when there is no
+    skills/ folder (plugins reference: ``plugin_skills``); other loaders' layouts are read as
+    every skill below the plugin's folder (Codex scans its skills folders recursively)."""
+    if loader is not None and loader.key == "claude-code":
+        return plugin_skills(tree, plugin)
+    return tree.skills_under(plugin)
 
 
 def plugin_skills(tree: SkillTree, plugin: Path) -> list[Skill]:

@@ -81,6 +81,8 @@ class IndexFile:
     # Markdown: the lists and tables under a heading that says they are a selection ("Primary
     # workflows", "Featured skills"): they name some skills, not all
     chosen_blocks: frozenset[int] = frozenset()
+    # a marketplace: the folders of the repository its entries' local sources name (its plugins)
+    plugin_folders: tuple[Path, ...] = ()
 
     def listed(self, ambiguous: bool = True) -> list[Skill]:
         """Every skill an entry leads to; ``ambiguous=False`` leaves out the candidates of bare
