@@ -8,9 +8,13 @@ Three shapes, each the worst case of one part of grouping:
   two requests each: every open session shares the first message.
 - ``sessions``: N one-request sessions, each a short conversation of its own, for the memory of
   ``--output-format json`` (the report lists every session).
+- ``usage-sessions``: N one-request sessions of N distinct agents (a system prompt each), each
+  answered with its usage (cache written, read, uncached): the same memory test with a usage
+  summary and money for every session.
 
     python benchmarks/bench_sessions.py --shape one-shot --n 20000 -o /tmp/oneshot.jsonl
     python benchmarks/bench_sessions.py --shape one-shot --n 20000 --time   # generate, then time the audit
+    python benchmarks/bench_sessions.py --shape usage-sessions --n 1000000 -o /tmp/u1m.jsonl
 """
 
 from __future__ import annotations
@@ -24,13 +28,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Callable, Iterable, Iterator
 
 URL = "https://api.anthropic.com/v1/messages"
 MODEL = "claude-sonnet-4-5"
 
 
-def _line(body: dict, i: int) -> str:
-    return json.dumps({"url": URL, "time": f"2026-12-01T10:{(i // 60) % 60:02d}:{i % 60:02d}Z", "request": body})
+def _line(body: dict, i: int, response: dict | None = None) -> str:
+    envelope = {"url": URL, "time": f"2026-12-01T10:{(i // 60) % 60:02d}:{i % 60:02d}Z", "request": body}
+    if response is not None:
+        envelope["response"] = response
+    return json.dumps(envelope)
 
 
 def one_shot(n: int) -> list[str]:
@@ -81,7 +89,36 @@ def sessions(n: int) -> list[str]:
     ]
 
 
-SHAPES = {"one-shot": one_shot, "agents": agents, "sessions": sessions}
+def usage_sessions(n: int) -> Iterator[str]:
+    """A line at a time: a million of them is written without holding the log."""
+    for i in range(n):
+        body = {
+            "model": MODEL,
+            "max_tokens": 16,
+            "system": [
+                {
+                    "type": "text",
+                    "text": f"You are agent {i}, the assistant of team {i * 7919 % 100003}. Answer briefly.",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+            "messages": [{"role": "user", "content": f"Conversation {i}: hello, who are you?"}],
+        }
+        usage = {
+            "input_tokens": 12 + i % 50,
+            "cache_creation_input_tokens": 0 if i % 3 else 1100,
+            "cache_read_input_tokens": 1100 if i % 3 else 0,
+            "output_tokens": 9,
+        }
+        yield _line(body, i, {"id": f"msg_{i}", "type": "message", "role": "assistant", "usage": usage})
+
+
+SHAPES: dict[str, Callable[[int], Iterable[str]]] = {
+    "one-shot": one_shot,
+    "agents": agents,
+    "sessions": sessions,
+    "usage-sessions": usage_sessions,
+}
 
 
 def audit_once(path: str, output_format: str) -> tuple[float, float, int]:
@@ -103,11 +140,13 @@ def main() -> None:
     parser.add_argument("--time", action="store_true", help="then time one audit of it in a child process")
     parser.add_argument("--output-format", default="concise")
     args = parser.parse_args()
-    lines = SHAPES[args.shape](args.n)
     path = args.output or os.path.join(tempfile.mkdtemp(), f"{args.shape}.jsonl")
+    count = 0
     with open(path, "w") as out:
-        out.write("\n".join(lines) + "\n")
-    print(f"{path}: {len(lines)} requests, {os.path.getsize(path) / 1e6:.1f} MB")
+        for line in SHAPES[args.shape](args.n):
+            out.write(line + "\n")
+            count += 1
+    print(f"{path}: {count} requests, {os.path.getsize(path) / 1e6:.1f} MB")
     if args.time:
         seconds, peak, code = audit_once(path, args.output_format)
         print(

@@ -14,7 +14,8 @@ stderr, and its exit code. Run it before and after a refactor and diff the two f
 
 Every run uses ``--no-cache`` where the command has it (a cache must not decide the answer),
 ``PYTHONHASHSEED=0`` and the folder's own parent as working directory, so paths print the same.
-``--keep DIR`` also writes every output, to see what differs.
+``--keep DIR`` also writes every output, to see what differs. The audit's HTML report, which
+needs a file, is written into a temporary folder and its bytes hashed as its stdout.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 CHECK_FORMATS = ("concise", "full", "json", "sarif", "github")
-AUDIT_FORMATS = ("concise", "full", "json", "sarif", "github")
+AUDIT_FORMATS = ("concise", "full", "json", "sarif", "github", "html")
 
 
 def _sha(data: bytes) -> str:
@@ -38,9 +40,14 @@ def _sha(data: bytes) -> str:
 def run(root: Path, cwd: Path, args: list[str], keep: Path | None, label: str) -> str:
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(root), NO_COLOR="1", COLUMNS="120")
     env.pop("FORCE_COLOR", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "cachelint", *args], cwd=cwd, capture_output=True, env=env, timeout=1800
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.html"
+        to_file = ["-o", str(report)] if args[-1] == "html" else []
+        proc = subprocess.run(
+            [sys.executable, "-m", "cachelint", *args, *to_file], cwd=cwd, capture_output=True, env=env, timeout=1800
+        )
+        if to_file:
+            proc.stdout = report.read_bytes() if report.exists() else b""
     if keep is not None:
         name = label.replace("/", "_").replace(" ", "_")
         (keep / f"{name}.out").write_bytes(proc.stdout)

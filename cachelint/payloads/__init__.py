@@ -7,7 +7,7 @@ an ``AuditResult``. Both types are defined here so that the API, the CLI and the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from cachelint.diagnostics import Diagnostic
 
@@ -217,7 +217,7 @@ class AuditSummary:
     formats: dict[str, int] = field(default_factory=dict)
     unread: dict[str, int] = field(default_factory=dict)
     files_without_records: int = 0
-    sessions: list[SessionReport] = field(default_factory=list)
+    sessions: Sequence[SessionReport] = field(default_factory=list)
     usage: dict[str, Any] | None = None
     baselined: int = 0
     # per fidelity below wire (content, usage): requests, formats, checks not run, what else could
@@ -236,11 +236,16 @@ class AuditSummary:
 
     @property
     def breaks(self) -> int:
+        from cachelint.payloads.session_reports import SessionReports
+
+        if isinstance(self.sessions, SessionReports):
+            return self.sessions.breaks  # added up as the run made them, not read back
         return sum(s.breaks for s in self.sessions)
 
     def to_dict(self, sessions: bool = True) -> dict[str, Any]:
-        """``sessions=False``: the "sessions" entry is an empty list (the JSON report writes the
-        sessions one at a time in its place)."""
+        """``sessions=False``: the "sessions" entry is an empty list and the usage's sessions are
+        left as the sequence they are (the JSON report writes the sessions one at a time in their
+        place); otherwise every session is in the dictionary."""
         data: dict[str, Any] = {
             "files": self.files,
             "records": self.records,
@@ -260,6 +265,8 @@ class AuditSummary:
             data["fidelity"] = self.fidelity
         if self.usage is not None:
             data["usage"] = self.usage
+            if sessions and "sessions" in self.usage:
+                data["usage"] = {**self.usage, "sessions": list(self.usage["sessions"])}
         if self.coding_agents is not None:
             data["coding_agents"] = self.coding_agents
         if self.time_window is not None:

@@ -24,24 +24,28 @@ def cause_key(d: Diagnostic) -> tuple[str, str, str]:
     return (d.code, d.kind or "", tier if isinstance(tier, str) else "")
 
 
-def _break_costs(usage: Mapping[str, Any] | None) -> dict[tuple[str, int, int], Mapping[str, Any]]:
-    """The cost of each break the usage summary priced, by (session, record, line)."""
-    costs: dict[tuple[str, int, int], Mapping[str, Any]] = {}
-    for session in (usage or {}).get("sessions") or []:
-        for entry in session.get("breaks") or []:
-            cost = entry.get("cost")
-            if cost is not None and entry.get("record") is not None:
-                costs[(str(session.get("id")), int(entry["record"]), int(entry.get("line") or 0))] = cost
-    return costs
+BreakCosts = dict[tuple[str, int, int], Mapping[str, Any]]
+
+
+def add_break_costs(costs: BreakCosts, session: Mapping[str, Any]) -> None:
+    """The cost of each break a session's usage entry priced, into ``costs`` by (session, record,
+    line)."""
+    for entry in session.get("breaks") or []:
+        cost = entry.get("cost")
+        if cost is not None and entry.get("record") is not None:
+            costs[(str(session.get("id")), int(entry["record"]), int(entry.get("line") or 0))] = cost
 
 
 def group_causes(
-    diagnostics: Sequence[Diagnostic], usage: Mapping[str, Any] | None, session_order: Iterable[str] = ()
+    diagnostics: Sequence[Diagnostic],
+    costs: Mapping[tuple[str, int, int], Mapping[str, Any]],
+    session_order: Iterable[str] = (),
 ) -> list[Cause]:
     """The causes of ``diagnostics`` (in report order), the costliest first, then the most frequent.
-    ``session_order``: the run's sessions in their order (a cause lists its sessions in it)."""
+    ``costs``: the cost of each priced break (``add_break_costs``). ``session_order``: the run's
+    sessions in their order, at least those of ``diagnostics`` (a cause lists its sessions in it,
+    any other after them)."""
     rank = {sid: i for i, sid in enumerate(session_order)}
-    costs = _break_costs(usage)
     priced: set[tuple[str, int, int]] = set()
     groups: dict[tuple[str, str, str], dict[str, Any]] = {}
     for d in diagnostics:

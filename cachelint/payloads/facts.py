@@ -8,6 +8,10 @@ session, model, TTL lists, tiers, time zone) once per combination — ~130 bytes
 gives every ``RequestFacts`` back, equal field for field, one session at a time when the summary
 asks for them. Numbers are ints by construction (token counts, offsets, record numbers); one that
 does not fit 64 bits keeps its row as an object.
+
+A session whose summary is made as it closes (``pop_session``) leaves the table: its rows are
+reclaimed, with the combinations only they used, once the forgotten rows outnumber the held ones,
+so the table follows the sessions still to summarise, not the run.
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ _NO_TIME = ("no time",)  # in place of (tzinfo, fold) for a request without a ti
 # number of its combination of repeated values (path, session, provider, model, TTLs, tiers,
 # settings, the usage's provider, the time's zone: a few per session), and two flags.
 _ROW = struct.Struct("<15q2?")
+# Forgotten rows are reclaimed once there are more of them than this and than the rows held: the
+# copy costs a row's unpacking and packing, paid at most once per row forgotten.
+_RECLAIM_AFTER = 4096
 
 
 class FactTable:
@@ -64,12 +71,14 @@ class FactTable:
         self._miss_reasons: dict[int, Mapping[str, Any]] = {}  # rare: only where the response had one
         self._whole: dict[int, RequestFacts] = {}  # rows whose values do not fit a row, kept as they are
         self._by_session: dict[str, array] = {}  # session key -> row numbers, in order of arrival
+        self._forgotten = 0  # rows of sessions popped, not reclaimed yet
 
     def __len__(self) -> int:
-        return len(self._rows) // _ROW.size
+        """The requests whose facts the table holds."""
+        return len(self._rows) // _ROW.size - self._forgotten
 
     def append(self, facts: RequestFacts) -> None:
-        row = len(self)
+        row = len(self._rows) // _ROW.size
         try:
             packed = self._pack(facts)
         except (struct.error, OverflowError, TypeError):  # a number past 64 bits, a value that cannot be a key
@@ -202,7 +211,8 @@ class FactTable:
         )
 
     def __iter__(self) -> Iterator[RequestFacts]:
-        for row in range(len(self)):
+        """Every fact held, in order of arrival."""
+        for row in sorted(row for rows in self._by_session.values() for row in rows):
             yield self.row(row)
 
     def session_keys(self) -> list[str]:
@@ -212,3 +222,29 @@ class FactTable:
     def session(self, key: str) -> list[RequestFacts]:
         """The facts of one session, in order of arrival."""
         return [self.row(row) for row in self._by_session[key]]
+
+    def pop_session(self, key: str) -> list[RequestFacts]:
+        """The facts of one session, in order of arrival, forgotten by the table (none when it
+        holds none of that session)."""
+        rows = self._by_session.pop(key, ())
+        facts = [self.row(row) for row in rows]
+        for row in rows:
+            self._whole.pop(row, None)
+            self._miss_reasons.pop(row, None)
+        self._forgotten += len(rows)
+        if self._forgotten > _RECLAIM_AFTER and self._forgotten > len(self):
+            self._reclaim()
+        return facts
+
+    def _reclaim(self) -> None:
+        """The held rows copied, in order of arrival, into new rows and combinations of their own."""
+        held = [self.row(row) for row in sorted(row for rows in self._by_session.values() for row in rows)]
+        self._rows = bytearray()
+        self._combos = []
+        self._combo_index = {}
+        self._miss_reasons = {}
+        self._whole = {}
+        self._by_session = {}
+        self._forgotten = 0
+        for facts in held:
+            self.append(facts)

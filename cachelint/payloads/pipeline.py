@@ -11,7 +11,10 @@ them back, renumbered, in file order (``take_request``, ``take_skipped``, ``take
 Streaming: records are read one at a time, each request is compared with the previous request of
 its session as it arrives and then shares that request's unchanged blocks, and sessions idle for
 ``session-window`` records are closed (their session checks run, their requests are dropped), so
-memory follows the open sessions, not the log.
+memory follows the open sessions, not the log. A closed session's report entry and usage entry
+are made as it closes, masked, and handed to ``SessionReports`` (which keeps them in a temporary
+file past a bound), unless a finding at one of its requests reports a break or a lost cache: the
+selection at the run's end decides whether that finding counts, so those few sessions wait for it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 from cachelint.config import Settings
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads import AuditOptions, AuditResult, AuditSummary, BreakDetail, SessionReport
-from cachelint.payloads.causes import group_causes
+from cachelint.payloads.causes import BreakCosts, add_break_costs, group_causes
 from cachelint.payloads.context import CheckContext
 from cachelint.payloads.diff import InvalidationTable, VolatilePatterns, prefix_diff
 from cachelint.payloads.endpoints import EndpointRules
@@ -36,8 +39,10 @@ from cachelint.payloads.hooks import (
     change_only_pair_checks,
     checks_for,
     first_only_request_checks,
+    lost_cache_codes,
     pair_checks,
     prefix_break_codes,
+    provider_miss_codes,
     rejected_request_checks,
     request_checks,
     run_checks,
@@ -50,6 +55,8 @@ from cachelint.payloads.providers import failure_of
 from cachelint.payloads.readers import ReadLimits, iter_log_files
 from cachelint.payloads.records import RequestBuilder, record_problem
 from cachelint.payloads.secrets import Redactor
+from cachelint.masking import masker
+from cachelint.payloads.session_reports import SessionReports
 from cachelint.payloads.sessions import GROUPING_TEXT, SessionGrouper, SessionKeys, longest_lifetime
 
 DEFAULT_SESSION_WINDOW = 1000
@@ -75,9 +82,14 @@ class FileFeed(Protocol):
 FeedStarter = Callable[["AuditPipeline", Sequence[tuple[Path, str]]], "FileFeed | None"]
 
 
+# Texts masked in a run, kept for the next entries (a path recurs in every session) up to this many.
+_MASK_MEMO_SIZE = 10_000
+
+
 @dataclass
 class _SessionState:
-    """What the summary keeps of a session once its requests are gone."""
+    """What the summary keeps of a session until its entry is made: while it is open, and once
+    closed while a finding at one of its requests waits for the run's selection."""
 
     session: Session
     breaks: list[BreakDetail] = field(default_factory=list)
@@ -155,16 +167,27 @@ class AuditPipeline:
         self.limits = ReadLimits.from_options(audit_options)
         self.formats = FormatRun(options.input_format, self.limits, _marker_caching(limits_for(self.ctx)))
         try:
-            from cachelint.payloads.spend import ledger_for
+            from cachelint.payloads.spend import UsageTotals, ledger_for
 
             self.ledger: Any = ledger_for(settings)
+            self.usage_totals: Any = UsageTotals(provider_miss_codes())
         except ImportError:  # the usage & money part is optional for the byte audit
-            self.ledger = None
+            self.ledger = self.usage_totals = None
+        self.usage_error: Exception | None = None  # why the usage summary could not be made
         self.checks = _CheckSets.of(options.fast_paths, enabled)
         self.fidelity_checks = {fidelity: self.checks.at(fidelity) for fidelity in ("content", "usage")}
         self.progress: Any = None  # cachelint.progress.Progress, set by run
         self.diagnostics: list[Diagnostic] = []
+        # the sessions whose entries are not made yet (open, or waiting for the selection)
         self.sessions: dict[str, _SessionState] = {}
+        self.reports = SessionReports()  # the entries made, masked, in session order
+        # (path, record) of the findings that report a break or a lost cache, read from
+        # ``diagnostics`` up to ``_scanned``: a session with one waits for the selection
+        self._selected_later: set[tuple[str, int]] = set()
+        self._selection_codes = prefix_break_codes() | lost_cache_codes()
+        self._scanned = 0
+        self._masker = masker(settings.pack_paths())
+        self._mask_memo: dict[str, str] = {}
         self.records = 0
         self.requests = 0
         self.skipped = 0
@@ -252,16 +275,19 @@ class AuditPipeline:
 
     def finish(self, select: Selection | None = None) -> AuditResult:
         """Close every session, run the checks of the run's end, select, and summarise."""
-        from cachelint.masking import masker
-
-        self.close_sessions(self.grouper.close_all())
-        if self.agents is not None:
-            self._audit_agent_sessions()
-        self.diagnostics.extend(self.formats.unjoined())
-        run_checks(self.diagnostics, run_end_checks(self.enabled), None, (self.ctx,))
-        kept = select(self.diagnostics) if select is not None else list(self.diagnostics)
-        # the summary repeats the excerpts of the breaks: masked like the findings (engine.finalize)
-        summary = masker(self.settings.pack_paths()).mask_value(self.summary(kept))
+        try:
+            self.close_sessions(self.grouper.close_all())
+            if self.agents is not None:
+                self._audit_agent_sessions()
+            self.diagnostics.extend(self.formats.unjoined())
+            run_checks(self.diagnostics, run_end_checks(self.enabled), None, (self.ctx,))
+            kept = select(self.diagnostics) if select is not None else list(self.diagnostics)
+            # the summary repeats the excerpts of the breaks: masked like the findings
+            # (engine.finalize); the sessions' entries were masked as they were made
+            summary = self._masker.mask_value(self.summary(kept))
+        except BaseException:
+            self.reports.close()
+            raise
         return AuditResult(diagnostics=kept, summary=summary)
 
     # --- a coding agent's session files -------------------------------------------------------
@@ -462,12 +488,53 @@ class AuditPipeline:
             state = self.sessions.get(session.id)
             if state is not None:
                 state.ctx = None  # the session's context is done with, like its requests
+                if not self._waits_for_selection(state):
+                    # no finding the selection could leave out: its entries are final now
+                    del self.sessions[session.id]
+                    self._make_entries(state, frozenset(), {})
+
+    def _waits_for_selection(self, state: _SessionState) -> bool:
+        """Whether a finding at one of the session's requests reports a break or a lost cache:
+        whether it counts in the session's breaks and money is the selection's to say, at the
+        run's end (every check of a request has run once its session is closed)."""
+        found = self.diagnostics
+        for d in found[self._scanned :]:
+            if d.code in self._selection_codes and d.record is not None:
+                self._selected_later.add((d.path, d.record))
+        self._scanned = len(found)
+        return bool(self._selected_later) and any(key in self._selected_later for key in state.records)
+
+    def _make_entries(
+        self, state: _SessionState, left_out: set[tuple[str, int]] | frozenset, breaks_at: Any
+    ) -> dict[str, Any] | None:
+        """The session's report entry and usage entry (returned, unmasked), masked into
+        ``reports``. ``left_out``: the breaks whose findings the selection left out;
+        ``breaks_at``: the codes of the findings that lost the cache, by request
+        (``spend.lost_cache_at``)."""
+        session = state.session
+        report = _session_report(state, left_out)
+        usage = None
+        if self.ledger is not None and self.usage_error is None:
+            try:
+                usage = self.ledger.close_session(session.id, breaks_at, timeline=self.options.timeline)
+            except Exception as exc:  # pragma: no cover - the money summary must not sink the audit
+                self.usage_error = exc
+            if usage is not None:
+                self.usage_totals.add(_session_number(session.id) - 1, usage)
+                report.usage = usage
+        if len(self._mask_memo) > _MASK_MEMO_SIZE:
+            self._mask_memo.clear()
+        self.reports.put(_session_number(session.id) - 1, self._masker.mask_value(report, self._mask_memo))
+        return usage
 
     # --- summary ----------------------------------------------------------------------------------
 
     def summary(self, kept: Sequence[Diagnostic]) -> AuditSummary:
         """The run's summary with the findings that are reported: a break whose findings were all
-        left out (deselected, baselined) is no break of its session here, and costs nothing."""
+        left out (deselected, baselined) is no break of its session here, and costs nothing. The
+        entries of the sessions that waited for the selection are made here."""
+        from cachelint.payloads.spend import lost_cache_at
+
         removed: set[tuple[str, int]] = set()
         reported: set[tuple[str, int]] = set()
         kept_ids = {id(d) for d in kept}
@@ -477,33 +544,13 @@ class AuditPipeline:
             if d.code in breaks and d.record is not None:
                 (reported if id(d) in kept_ids else removed).add((d.path, d.record))
         left_out = removed - reported
-        sessions = []
-        for sid in sorted(self.sessions, key=lambda s: int(s[1:])):
-            state = self.sessions[sid]
-            s = state.session
-            hidden = sum(1 for key in state.break_records if key in left_out)
-            sessions.append(
-                SessionReport(
-                    id=s.id,
-                    grouping=s.grouping,
-                    grouping_text=GROUPING_TEXT.get(s.grouping, s.grouping)
-                    + (f" ({s.key_source})" if s.key_source else ""),
-                    path=s.path,
-                    first=state.first,
-                    provider=s.provider,
-                    model=s.model,
-                    host=s.host,
-                    started=s.started,
-                    started_after=s.started_after,
-                    # the log's own id, without the namespace the grouper keys it in ("envelope:")
-                    key=s.key.split(":", 1)[-1] if s.key else None,
-                    key_source=s.key_source,
-                    records=list(state.records),
-                    requests=s.count,
-                    breaks=s.breaks - hidden,
-                    break_details=[b for b in state.breaks if (b.path, b.record) not in left_out],
-                )
-            )
+        breaks_at = lost_cache_at(kept)
+        costs: BreakCosts = {}  # a session whose entry was made as it closed has no break a finding costs
+        for sid in sorted(self.sessions, key=_session_number):
+            usage = self._make_entries(self.sessions.pop(sid), left_out, breaks_at)
+            if usage is not None:
+                add_break_costs(costs, usage)
+        sessions = self.reports
         summary = AuditSummary(
             files=self.files,
             records=self.records,
@@ -516,15 +563,15 @@ class AuditPipeline:
             sessions=sessions,
             untimed_files=sorted(path for path, (untimed, timed) in self.times.items() if untimed >= 2 and not timed),
         )
-        if self.ledger is not None:
-            try:
-                summary.usage = self.ledger.summary(kept, timeline=self.options.timeline)
-            except Exception as exc:  # pragma: no cover - the money summary must not sink the audit
-                print(f"cachelint: warning: usage summary failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-            else:
-                by_id = {u.get("id"): u for u in summary.usage.get("sessions") or []}
-                for session in sessions:
-                    session.usage = by_id.get(session.id)
+        if self.usage_error is not None:  # pragma: no cover - the money summary must not sink the audit
+            exc = self.usage_error
+            print(f"cachelint: warning: usage summary failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        elif self.ledger is not None:
+            summary.usage = {
+                **self.ledger.header(),
+                "sessions": sessions.usage_entries(),
+                "total": self.usage_totals.result(),
+            }
         if self.window is not None:
             summary.time_window = {
                 "since": self.window.since.isoformat() if self.window.since is not None else None,
@@ -532,13 +579,49 @@ class AuditPipeline:
                 "outside": self.outside_window,
                 "untimed": self.untimed_in_window,
             }
-        summary.causes = group_causes(kept, summary.usage, (s.id for s in sessions))
+        # the run's sessions that findings name, in order: a cause lists its sessions in that order
+        named = {d.session for d in kept if d.session is not None and _is_session_of(d.session, len(sessions))}
+        summary.causes = group_causes(kept, costs, sorted(named, key=_session_number))
         summary.fidelity = self.formats.summary()
         if self.agents is not None:
             summary.coding_agents = self.agents.summary(kept)
             summary.requests += self.agents.turns
             summary.records += self.agents.records
         return summary
+
+
+def _session_report(state: _SessionState, left_out: set[tuple[str, int]] | frozenset) -> SessionReport:
+    """A session's report entry, without the breaks whose findings were all ``left_out``."""
+    s = state.session
+    hidden = sum(1 for key in state.break_records if key in left_out)
+    return SessionReport(
+        id=s.id,
+        grouping=s.grouping,
+        grouping_text=GROUPING_TEXT.get(s.grouping, s.grouping) + (f" ({s.key_source})" if s.key_source else ""),
+        path=s.path,
+        first=state.first,
+        provider=s.provider,
+        model=s.model,
+        host=s.host,
+        started=s.started,
+        started_after=s.started_after,
+        # the log's own id, without the namespace the grouper keys it in ("envelope:")
+        key=s.key.split(":", 1)[-1] if s.key else None,
+        key_source=s.key_source,
+        records=list(state.records),
+        requests=s.count,
+        breaks=s.breaks - hidden,
+        break_details=[b for b in state.breaks if (b.path, b.record) not in left_out],
+    )
+
+
+def _session_number(sid: str) -> int:
+    return int(sid[1:])  # "s12": the grouper numbers sessions in the order they start
+
+
+def _is_session_of(sid: str, count: int) -> bool:
+    """Whether ``sid`` is the id of one of the run's ``count`` sessions (``s1`` … ``s{count}``)."""
+    return sid[:1] == "s" and sid[1:].isdigit() and sid[1:2] != "0" and int(sid[1:]) <= count
 
 
 def _marker_caching(limits: Limits) -> Callable[[str | None], bool]:

@@ -3,13 +3,16 @@ uncached, money at the dated price table, the money each cache break cost, the p
 miss reasons beside our diff, and whether a 1-hour TTL would have paid (docs/background/agent-patterns.md#choosing-the-ttl-by-evidence:
 choose the TTL by evidence — a session that pauses past 5 minutes and then rewrites its prefix, more than once).
 
-The pipeline feeds every request to a ``UsageLedger`` as it goes (``add``), then asks for the
-``summary`` once the diagnostics are known. ``summarize_usage(sessions, diagnostics)`` does both
-for sessions that still hold their requests. The summary is data; ``cachelint.report`` renders it.
+The pipeline feeds every request to a ``UsageLedger`` as it goes (``add``), and takes each
+session's entry once no later finding can change it (``close_session``), the total added up as
+the entries come (``UsageTotals``). ``summary`` makes the whole summary at once from what the
+ledger holds; ``summarize_usage(sessions, diagnostics)`` does both for sessions that still hold
+their requests. The summary is data; ``cachelint.report`` renders it.
 """
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -110,28 +113,31 @@ class UsageLedger:
     def summary(self, diagnostics: Sequence[Diagnostic] = (), timeline: bool = True) -> dict[str, Any]:
         """Per session and in total: tokens, hit rate, money, what the breaks cost, the provider's
         verdicts, the TTL advice; with ``timeline``, one entry per request as well."""
-        from cachelint.payloads.hooks import lost_cache_codes, provider_miss_codes
+        from cachelint.payloads.hooks import provider_miss_codes
 
-        breaks_at: dict[tuple[str, int], list[str]] = {}
-        lost_cache = lost_cache_codes()  # findings that say the cache could not serve the previous prefix
-        for d in diagnostics:
-            if d.code in lost_cache and d.record is not None and (d.details or {}).get("cached_lost") is not False:
-                # a change that lost nothing cached (past the last breakpoint, or after the cache
-                # had expired anyway) costs nothing: what the request wrote is not its doing
-                breaks_at.setdefault((d.path, d.record), []).append(d.code)
-        sessions = []
+        breaks_at = lost_cache_at(diagnostics)
+        totals = UsageTotals(provider_miss_codes())
+        sessions: list[dict[str, Any]] = []
         for sid in sorted(self.facts.session_keys(), key=_session_order):
             # one session's facts as objects at a time: the table keeps the rest compact
             reqs = sorted(self.facts.session(sid), key=lambda f: f.index)
-            sessions.append(self._session_summary(sid, reqs, breaks_at, timeline))
-        total = _totals(sessions, provider_miss_codes())
-        return {
-            "prices_as_of": self.prices.as_of,
-            "limits_as_of": self.limits.as_of,
-            "currency": self.prices.currency,
-            "sessions": sessions,
-            "total": total,
-        }
+            entry = self._session_summary(sid, reqs, breaks_at, timeline)
+            totals.add(len(sessions), entry)
+            sessions.append(entry)
+        return {**self.header(), "sessions": sessions, "total": totals.result()}
+
+    def header(self) -> dict[str, Any]:
+        """What a usage summary says before its sessions: the dates of its tables, the currency."""
+        return {"prices_as_of": self.prices.as_of, "limits_as_of": self.limits.as_of, "currency": self.prices.currency}
+
+    def close_session(
+        self, sid: str, breaks_at: Mapping[tuple[str, int], list[str]], timeline: bool = True
+    ) -> dict[str, Any] | None:
+        """The summary entry of one session, as ``summary`` makes it (``breaks_at``: from
+        ``lost_cache_at`` of the findings), its facts forgotten by the ledger; None when the
+        ledger was given none of its requests."""
+        reqs = sorted(self.facts.pop_session(sid), key=lambda f: f.index)
+        return self._session_summary(sid, reqs, breaks_at, timeline) if reqs else None
 
     def _session_summary(
         self,
@@ -312,6 +318,21 @@ class UsageLedger:
         return out
 
 
+def lost_cache_at(diagnostics: Iterable[Diagnostic]) -> dict[tuple[str, int], list[str]]:
+    """The codes of the findings that lost the cache, by (path, record): the breaks a usage
+    summary costs."""
+    from cachelint.payloads.hooks import lost_cache_codes
+
+    breaks_at: dict[tuple[str, int], list[str]] = {}
+    lost_cache = lost_cache_codes()  # findings that say the cache could not serve the previous prefix
+    for d in diagnostics:
+        if d.code in lost_cache and d.record is not None and (d.details or {}).get("cached_lost") is not False:
+            # a change that lost nothing cached (past the last breakpoint, or after the cache
+            # had expired anyway) costs nothing: what the request wrote is not its doing
+            breaks_at.setdefault((d.path, d.record), []).append(d.code)
+    return breaks_at
+
+
 def _session_order(sid: str) -> tuple[int, str]:
     digits = "".join(ch for ch in sid if ch.isdigit())
     return (int(digits) if digits and sid.lstrip("s").isdigit() else 1 << 30, sid)
@@ -345,22 +366,78 @@ def tokens_and_money(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _totals(sessions: Sequence[Mapping[str, Any]], provider_codes: frozenset[str] = frozenset()) -> dict[str, Any]:
-    ttl_saving = [s["ttl_advice"]["saving"] for s in sessions if s.get("ttl_advice", {}).get("pays")]
-    return {
-        "sessions": len(sessions),
-        "requests": sum(s["requests"] for s in sessions),
-        "requests_with_usage": sum(s["requests_with_usage"] for s in sessions),
-        **tokens_and_money(sessions),
-        "breaks": sum(len(s["breaks"]) for s in sessions),
-        # misses with the prefix intact: every finding at the request is the provider's side
-        "provider_misses": sum(1 for s in sessions for b in s["breaks"] if set(b["codes"]) <= provider_codes),
-        "break_money": _sum_money(b["cost"] for s in sessions for b in s["breaks"]),
-        "break_tokens": sum(s["break_tokens"] for s in sessions),
-        "break_money_estimated": any(s["break_money_estimated"] for s in sessions),
-        "disagreements": sum(s["disagreements"] for s in sessions),
-        "ttl_saving": round(sum(ttl_saving), 6) if ttl_saving else None,
-    }
+class UsageTotals:
+    """The ``total`` of a usage summary, from its session entries given one at a time in any order,
+    each with its place among the sessions. Counts are added as they come; money, whose float sums
+    depend on their order, is kept per place (8 bytes a session, NaN for none) and added up in the
+    sessions' order at the end, so the total is the same whichever order the entries came in."""
+
+    def __init__(self, provider_codes: frozenset[str] = frozenset()) -> None:
+        self.provider_codes = provider_codes  # misses with the prefix intact: the provider's side
+        self.sessions = self.requests = self.with_usage = 0
+        self.read = self.written = self.uncached = 0
+        self.breaks = self.provider_misses = self.break_tokens = self.disagreements = 0
+        self.break_money_estimated = False
+        self._money = array("d")
+        self._without_cache = array("d")
+        self._break_money: dict[int, list[float]] = {}  # only the few sessions with a priced break
+        self._ttl_saving: dict[int, float] = {}  # only the sessions whose advice pays
+
+    def add(self, place: int, entry: Mapping[str, Any]) -> None:
+        self.sessions += 1
+        self.requests += entry["requests"]
+        self.with_usage += entry["requests_with_usage"]
+        tokens = entry["tokens"]
+        self.read += tokens["read"]
+        self.written += tokens["written"]
+        self.uncached += tokens["uncached"]
+        _put(self._money, place, entry["money"])
+        _put(self._without_cache, place, entry["money_without_cache"])
+        breaks = entry["breaks"]
+        self.breaks += len(breaks)
+        self.provider_misses += sum(1 for b in breaks if set(b["codes"]) <= self.provider_codes)
+        priced = [b["cost"]["money"] for b in breaks if b["cost"] and b["cost"].get("money") is not None]
+        if priced:
+            self._break_money[place] = priced
+        self.break_tokens += entry["break_tokens"]
+        self.break_money_estimated = self.break_money_estimated or bool(entry["break_money_estimated"])
+        self.disagreements += entry["disagreements"]
+        advice = entry.get("ttl_advice", {})
+        if advice.get("pays"):
+            self._ttl_saving[place] = advice["saving"]
+
+    def result(self) -> dict[str, Any]:
+        money = [m for m in self._money if m == m]
+        without = [m for m in self._without_cache if m == m]
+        break_money = [m for place in sorted(self._break_money) for m in self._break_money[place]]
+        ttl_saving = [self._ttl_saving[place] for place in sorted(self._ttl_saving)]
+        prompt = self.read + self.written + self.uncached
+        return {
+            "sessions": self.sessions,
+            "requests": self.requests,
+            "requests_with_usage": self.with_usage,
+            "tokens": {"read": self.read, "written": self.written, "uncached": self.uncached, "prompt": prompt},
+            "hit_rate": round(self.read / prompt, 4) if prompt else None,
+            "money": round(sum(money), 6) if money else None,
+            "money_without_cache": round(sum(without), 6) if without else None,
+            "breaks": self.breaks,
+            "provider_misses": self.provider_misses,
+            "break_money": round(sum(break_money), 6) if break_money else None,
+            "break_tokens": self.break_tokens,
+            "break_money_estimated": self.break_money_estimated,
+            "disagreements": self.disagreements,
+            "ttl_saving": round(sum(ttl_saving), 6) if ttl_saving else None,
+        }
+
+
+def _put(values: array, place: int, value: float | None) -> None:
+    """``values[place] = value`` (NaN for None), the places before it that were not given yet NaN."""
+    if place >= len(values):
+        values.extend([_NONE] * (place + 1 - len(values)))
+    values[place] = _NONE if value is None else value
+
+
+_NONE = float("nan")
 
 
 def ledger_for(settings: Any) -> UsageLedger:

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence as SequenceABC
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
@@ -112,7 +113,8 @@ def _list_parts(items: Any, level: int) -> Iterator[str]:
 def _mapping_parts(value: Any, level: int, parts: Mapping[str, Callable[[Any, int], Iterator[str]]]) -> Iterator[str]:
     """What json.dumps(indent=2) writes for the mapping ``value`` nested ``level`` deep, the
     values under the keys of ``parts`` written by those functions (in pieces) when they are
-    containers; a value of any other kind as json.dumps writes it."""
+    containers (a sequence that is no list: the sessions a run keeps out of memory); a value of
+    any other kind as json.dumps writes it."""
     if not isinstance(value, dict):
         yield _dumps(value).replace("\n", "\n" + "  " * level)
         return
@@ -122,11 +124,15 @@ def _mapping_parts(value: Any, level: int, parts: Mapping[str, Callable[[Any, in
     pad = "\n" + "  " * (level + 1)
     for i, (key, item) in enumerate(value.items()):
         yield ("{" if i == 0 else ",") + pad + _dumps(key) + ": "
-        if key in parts and isinstance(item, (list, dict)):
+        if key in parts and (isinstance(item, (list, dict)) or _is_sequence(item)):
             yield from parts[key](item, level + 1)
         else:
             yield _dumps(item).replace("\n", pad)
     yield "\n" + "  " * level + "}"
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, SequenceABC) and not isinstance(value, (str, bytes, bytearray))
 
 
 def render_json_lines(diagnostics: Sequence[Diagnostic]) -> str:
