@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from cachelint.code import pyparse
 from cachelint.diagnostics import Diagnostic, unreadable
 
 # IPython syntax that is not Python: line magics (%time), shell escapes (!ls), help (obj?).
@@ -337,7 +338,7 @@ def parse_newer(path: str, text: str) -> ast.Module | SyntaxError | None:
     if lowered is None:
         return None
     try:
-        tree = ast.parse(lowered, filename=path, type_comments=False)
+        tree = pyparse.parse(lowered, filename=path, type_comments=False)
     except SyntaxError as exc:
         return exc  # an error that is not about newer syntax, at its own line
     except (RecursionError, MemoryError, ValueError):
@@ -350,7 +351,7 @@ def parse_newer(path: str, text: str) -> ast.Module | SyntaxError | None:
 def parse_python(path: str, text: str, explain: bool = True) -> Program | Diagnostic:
     """The parsed module, or the CL001 saying why not (``explain``: see ``_syntax_error``)."""
     try:
-        tree = ast.parse(text, filename=path, type_comments=False)
+        tree = pyparse.parse(text, filename=path, type_comments=False)
     except SyntaxError as exc:
         newer = parse_newer(path, text)
         if not isinstance(newer, ast.Module):
@@ -443,7 +444,7 @@ def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | 
     """A cell's tree and the text it was parsed from (IPython's rewrite of it when Python alone
     rejects it but IPython runs it), or its CL001."""
     try:
-        return ast.parse(source, filename=f"{path}#cell{index}"), source
+        return pyparse.parse(source, filename=f"{path}#cell{index}"), source
     except SyntaxError as exc:
         newer = parse_newer(f"{path}#cell{index}", source)
         if isinstance(newer, ast.Module):
@@ -453,7 +454,7 @@ def _parse_cell(path: str, index: int, source: str) -> tuple[ast.Module, str] | 
         if rewritten is not None:
             text, indent, dedented = rewritten
             try:
-                tree = ast.parse(text, filename=f"{path}#cell{index}")
+                tree = pyparse.parse(text, filename=f"{path}#cell{index}")
             except (SyntaxError, RecursionError, MemoryError, ValueError):
                 pass
             else:

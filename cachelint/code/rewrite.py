@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from cachelint.code import pyparse
 from cachelint.code.notebook_json import array_items, source_spans
 from cachelint.diagnostics import Fix
 
@@ -198,7 +199,7 @@ def rewrite_expressions(text: str, fixes: Sequence[Fix]) -> Rewrite:
 def ast_of(text: str) -> ast.Module:
     """The ast of a module, in this interpreter's grammar or a later one (program.parse_newer)."""
     try:
-        return ast.parse(text)
+        return pyparse.parse(text)
     except SyntaxError:
         from cachelint.code.program import parse_newer
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Iterable
 
+from cachelint.code import pyparse
 from cachelint.code.flow.facts import (
     ClassInfo,
     ClassRef,
@@ -447,7 +448,7 @@ def parsed_annotation(annotation: ast.AST | None) -> ast.AST | None:
     parsed, None when it is no valid expression."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
-            return ast.parse(annotation.value, mode="eval").body
+            return pyparse.parse(annotation.value, mode="eval").body
         except SyntaxError:
             return None
     return annotation

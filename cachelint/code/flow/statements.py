@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from cachelint.code import pyparse
 from cachelint.code.flow.calls import Calls, has_deferred_tool
 from cachelint.code.flow.expressions import is_constant
 from cachelint.code.flow.facts import ClassInfo, Reach, SinkRef, span_of
@@ -503,7 +504,7 @@ class Statements(Calls):
             annotation = stmt.annotation
             if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
                 try:
-                    annotation = ast.parse(annotation.value, mode="eval").body
+                    annotation = pyparse.parse(annotation.value, mode="eval").body
                 except SyntaxError:
                     return is_dataclass, None
             kind = self.callee_path(annotation.value if isinstance(annotation, ast.Subscript) else annotation)[-1]
