@@ -75,6 +75,14 @@ def test_cl305_openai_explicit_mode_without_a_breakpoint_caches_nothing():
     assert found[0].details["source"].startswith("docs/background/breakpoints-and-ttls.md#openai")
 
 
+def test_cl305_openai_explicit_mode_with_only_anthropic_style_markers_caches_nothing():
+    # a gateway's cache_control on a block is not OpenAI's prompt_cache_breakpoint
+    block = {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}
+    first = openai_chat([SYSTEM, block], prompt_cache_options={"mode": "explicit"})
+    found = run_check(cl305, [first])
+    assert ("explicit-without-breakpoints", 0) in [(d.kind, d.record) for d in found]
+
+
 def test_cl305_openai_look_alikes_of_explicit_mode_are_quiet():
     # a breakpoint in explicit mode; implicit mode (named or the default); no options at all;
     # a Responses request with its breakpoint on an input part

@@ -184,7 +184,10 @@ def _cache_options_issues(req: Request) -> list[tuple[tuple[Any, ...], str, str,
     if not isinstance(options, dict):
         return []
     out: list[tuple[tuple[Any, ...], str, str, dict[str, Any]]] = []
-    if options.get("mode") == "explicit" and not any(not bp.automatic for bp in req.breakpoints):
+    # only OpenAI's own marker counts: a ``cache_control`` a gateway passes on for Anthropic models
+    # is no breakpoint to OpenAI
+    explicit = [bp for bp in req.breakpoints if not bp.automatic and bp.key == "prompt_cache_breakpoint"]
+    if options.get("mode") == "explicit" and not explicit:
         out.append(
             (
                 ("explicit-without-breakpoints",),
