@@ -348,3 +348,36 @@ def test_a_folder_holding_listed_plugins_is_their_group_not_a_plugin_left_out(tm
     )
     write_tree(tmp_path, {**tree, ".claude-plugin/marketplace.json": marketplace})
     assert _cl203(tmp_path) == []
+
+
+def test_another_marketplace_file_beside_codex_own_resolves_sources_as_it_does(tmp_path):
+    # both files in .agents/plugins/: "./plugins/..." is relative to the repository root for both
+    codex = _codex("./plugins/financeiro/cobranca", "./plugins/financeiro/fiscal", "./plugins/financeiro/vendas")
+    write_tree(
+        tmp_path,
+        {**PLUGINS, ".agents/plugins/marketplace.json": codex, ".agents/plugins/api_marketplace.json": codex},
+    )
+    assert [(p, c) for p, _, c, _ in findings(check_tree(tmp_path)) if c in ("CL203", "CL204")] == []
+
+
+def test_a_codex_plugin_loads_the_skills_folder_its_manifest_names(tmp_path):
+    from cachelint.skills.frontmatter import parse_front_matter
+    from cachelint.skills.indexes.manifests import source_skills
+    from cachelint.skills.loaders import builtin_loaders
+    from cachelint.skills.tree import Skill, SkillTree
+
+    files = {
+        "plugin/.codex-plugin/plugin.json": '{"name": "p", "skills": "./skills/"}\n',
+        "plugin/skills/boleto/SKILL.md": skill("boleto", BOLETO),
+        "plugin/.claude/skills/copia/SKILL.md": skill("copia", EMISSAO),  # another agent's copy
+    }
+    write_tree(tmp_path, files)
+    tree = SkillTree(root=tmp_path)
+    for rel in ("plugin/skills/boleto/SKILL.md", "plugin/.claude/skills/copia/SKILL.md"):
+        tree.skills.append(Skill(tmp_path / rel, rel, parse_front_matter(files[rel])))
+    tree.finish()
+    codex = next(loader for loader in builtin_loaders().loaders if loader.key == "codex")
+    assert [s.display for s in source_skills(tree, tmp_path / "plugin", codex)] == ["plugin/skills/boleto/SKILL.md"]
+    # a plugin whose manifest names no skills folder: every skill below it
+    write_tree(tmp_path, {"plugin/.codex-plugin/plugin.json": '{"name": "p"}\n'})
+    assert len(source_skills(tree, tmp_path / "plugin", codex)) == 2

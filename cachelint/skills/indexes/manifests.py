@@ -60,6 +60,10 @@ def marketplace_root(path: Path, loaders: Loaders | None = None) -> Path:
     loaders = loaders if loaders is not None else builtin_loaders()
     if loaders.marketplace_loader(path) is not None:
         return loaders.manifest_root(path, "marketplace")
+    owner = loaders.marketplace_owner(path)
+    if owner is not None and owner.marketplace is not None:
+        # another marketplace file beside a loader's own resolves its sources as that file does
+        return loaders.manifest_root(path.with_name(PurePosixPath(owner.marketplace).name), "marketplace")
     parent = path.parent
     if parent.name.startswith(".") and parent.name.endswith("-plugin"):
         return parent.parent
@@ -168,11 +172,24 @@ def local_source(source: Any) -> Any:
 def source_skills(tree: SkillTree, plugin: Path, loader: Loader | None) -> list[Skill]:
     """The skills a marketplace's loader loads from the plugin folder ``plugin``: Claude Code
     loads ``<plugin>/skills/<name>/SKILL.md``, or a SKILL.md at the plugin root when there is no
-    skills/ folder (plugins reference: ``plugin_skills``); other loaders' layouts are read as
-    every skill below the plugin's folder (Codex scans its skills folders recursively)."""
+    skills/ folder (plugins reference: ``plugin_skills``); other loaders read the skills folders
+    their plugin manifest names (``"skills": "./skills/"`` in ``.codex-plugin/plugin.json``),
+    scanned recursively, or, with none named, every skill below the plugin's folder."""
     if loader is not None and loader.key == "claude-code":
         return plugin_skills(tree, plugin)
-    return tree.skills_under(plugin)
+    manifest = (
+        read_manifest(plugin / PurePosixPath(loader.plugin_manifest)) if loader and loader.plugin_manifest else None
+    )
+    named = (
+        [raw for raw in _as_list(manifest.get("skills")) if isinstance(raw, str)] if isinstance(manifest, dict) else []
+    )
+    if not named:
+        return tree.skills_under(plugin)
+    found: dict[Path, Skill] = {}
+    for raw in named:
+        for skill in tree.skills_under(Path(os.path.normpath(plugin / PurePosixPath(raw)))):
+            found.setdefault(skill.path, skill)
+    return sorted(found.values(), key=lambda s: s.display)
 
 
 def plugin_skills(tree: SkillTree, plugin: Path) -> list[Skill]:
