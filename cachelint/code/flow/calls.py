@@ -1103,8 +1103,9 @@ class Calls(Expressions):
         definition = self._local_function_def(func, frame)
         if definition is None:
             return
-        on_self = frame.attribute_of_self(func) is not None
-        for kind, name, by, line in self._state_written_by(definition):
+        own = frame.attribute_of_self(func)
+        on_self = own is not None
+        for kind, name, by, line in self._state_written_by(definition, own[0].methods if own is not None else None):
             if kind == "global":
                 if self._global_at(path_root(name), frame):
                     self._record_change(frame, name, node, f"changed by {by}() (line {line})", by_call=True)
@@ -1113,10 +1114,13 @@ class Calls(Expressions):
                     frame, f"{frame.self_name}.{name}", node, f"changed by {by}() (line {line})", by_call=True
                 )
 
-    def _state_written_by(self, definition: ast.AST) -> tuple[tuple[str, str, str, int], ...]:
+    def _state_written_by(
+        self, definition: ast.AST, methods: Mapping[str, ast.AST] | None
+    ) -> tuple[tuple[str, str, str, int], ...]:
         """What running ``definition`` changes outside itself and leaves changed: ("global", the
-        place written, function, line) and ("attribute", the place after ``self.``, method, line),
-        through the module functions and the methods of its own instance it calls."""
+        place written, function, line) and, for a method (``methods``: those of its class),
+        ("attribute", the place after ``self.``, method, line), through the module functions and
+        the methods of its own instance it calls."""
         cached = self.state_written_cache.get(id(definition))
         if cached is not None:
             return cached
@@ -1124,42 +1128,36 @@ class Calls(Expressions):
             self.module_globals = module_names(self.tree)
         out: dict[tuple[str, str], tuple[str, int]] = {}
         seen: set[int] = set()
-        todo: list[tuple[ast.AST, bool]] = [(definition, True)]
+        # (a function to read, the methods of its class when it runs as a method of the instance)
+        todo: list[tuple[ast.AST, Mapping[str, ast.AST] | None]] = [(definition, methods)]
         while todo:
-            function, same_instance = todo.pop()
+            function, own_methods = todo.pop()
             if id(function) in seen or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             seen.add(id(function))
             changes = state_changes(
-                function, self.module_globals, self.module_funcs, self.k.mutating_methods, same_instance
+                function, self.module_globals, self.module_funcs, self.k.mutating_methods, own_methods is not None
             )
             for kind, place, line in changes:
                 out.setdefault((kind, place), (function.name, line))
-            self_name = first_param(function) if same_instance else None
-            methods = self._methods_of(function)
+            self_name = first_param(function) if own_methods is not None else None
             for sub in ast.walk(function):
                 if not isinstance(sub, ast.Call):
                     continue
                 if isinstance(sub.func, ast.Name) and sub.func.id in self.module_funcs:
-                    todo.append((self.module_funcs[sub.func.id], False))
+                    todo.append((self.module_funcs[sub.func.id], None))
                 elif (
-                    self_name is not None
+                    own_methods is not None
+                    and self_name is not None
                     and isinstance(sub.func, ast.Attribute)
                     and isinstance(sub.func.value, ast.Name)
                     and sub.func.value.id == self_name
-                    and sub.func.attr in methods
+                    and sub.func.attr in own_methods
                 ):
-                    todo.append((methods[sub.func.attr], True))
+                    todo.append((own_methods[sub.func.attr], own_methods))
         result = tuple(sorted((kind, place, by, line) for (kind, place), (by, line) in out.items()))
         self.state_written_cache[id(definition)] = result
         return result
-
-    def _methods_of(self, function: ast.AST) -> Mapping[str, ast.AST]:
-        """The methods of the class that defines ``function`` (none for a module function)."""
-        for info in self.classes.values():
-            if function in info.methods.values():
-                return info.methods
-        return {}
 
     def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]:
         """The module globals and attributes of ``self`` that the functions of this module called in
