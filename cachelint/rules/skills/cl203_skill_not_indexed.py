@@ -54,18 +54,15 @@ def check(ctx: SkillContext) -> Iterable[Diagnostic]:
                 "the documentation has drifted from the skills (a catalog is for readers; it is not what the model loads)"
             )
             severity = Severity.WARNING
-        out.append(
-            Diagnostic(
-                CODE,
-                message,
-                skill.display,
-                skill.name_line,
-                1,
-                severity=severity,
-                details={"indexes": [i.display for i in found], "views": [i.view() for i in (loaded or found)]},
-            )
-        )
+        views = [i.view() for i in (loaded or found)]
+        out.append(_at_skill(skill, message, {"indexes": [i.display for i in found], "views": views}, severity))
     return sorted(out, key=lambda d: (d.path, d.line, d.message))
+
+
+def _at_skill(skill: Skill, message: str, details: dict, severity: Severity | None = None) -> Diagnostic:
+    """A CL203 finding at the skill's ``name`` line, with the indexes that leave it out and each
+    one's view (which loader it takes)."""
+    return Diagnostic(CODE, message, skill.display, skill.name_line, 1, severity=severity, details=details)
 
 
 def _listable(skill: Skill) -> bool:
@@ -95,19 +92,9 @@ def _unlisted_plugin_findings(ctx: SkillContext) -> list[Diagnostic]:
             f'skill "{skill.label}" is in the plugin {folder}/, which {clauses}: '
             "a marketplace installs only the plugins it lists, so the skill is never installed"
         )
+        views = [f"{p.loader.name}'s plugin marketplace" for p in plugins for _ in p.marketplaces]
         out.append(
-            Diagnostic(
-                CODE,
-                message,
-                skill.display,
-                skill.name_line,
-                1,
-                details={
-                    "indexes": [m.display for m in markets],
-                    "views": [f"{p.loader.name}'s plugin marketplace" for p in plugins for _ in p.marketplaces],
-                    "plugin": folder,
-                },
-            )
+            _at_skill(skill, message, {"indexes": [m.display for m in markets], "views": views, "plugin": folder})
         )
     return out
 
