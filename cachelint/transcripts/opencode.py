@@ -43,6 +43,7 @@ from urllib.parse import quote
 
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.payloads.cache_usage import token_count
+from cachelint.payloads.formats.common import dig
 from cachelint.payloads.providers.registry import content_provider, family_of
 from cachelint.payloads.usage import CacheUsage
 from cachelint.transcripts.model import Event, Turn, new_event
@@ -210,7 +211,7 @@ def tree_records(path: Path, display: str) -> StoreRead:
         message.setdefault("id", message_path.stem)
         message.setdefault("sessionID", session)
         messages.append({"info": message, "parts": parts})
-    messages.sort(key=lambda m: (_number(_get(m["info"], "time", "created")) or 0, m["info"]["id"]))
+    messages.sort(key=lambda m: (_number(dig(m["info"], "time", "created")) or 0, m["info"]["id"]))
     return StoreRead(records + messages, found)
 
 
@@ -299,7 +300,7 @@ class OpenCodeReader:
             return []
         root, subagent = self._thread(session)
         thread = root if subagent is None else f"{root}/{subagent}"
-        created = _number(_get(info, "time", "created"))
+        created = _number(dig(info, "time", "created"))
         out: list[Turn | Event] = []
         model = info.get("modelID") if isinstance(info.get("modelID"), str) and info.get("modelID") else None
         family = family_of(content_provider(info.get("providerID"), model))
@@ -314,7 +315,7 @@ class OpenCodeReader:
                 started = latest
             for when in _part_times(part):
                 latest = when if latest is None else max(latest, when)
-            cleared = _number(_get(part, "state", "time", "compacted"))
+            cleared = _number(dig(part, "state", "time", "compacted"))
             if cleared is not None:
                 self.pruned.setdefault(thread, []).append(cleared)
         if not calls and isinstance(info.get("tokens"), Mapping):
@@ -345,7 +346,7 @@ class OpenCodeReader:
             )
         if info.get("summary") is True:
             auto = self.compactions.get(str(info.get("parentID")))
-            done = _number(_get(info, "time", "completed")) or created
+            done = _number(dig(info, "time", "completed")) or created
             trigger = None if auto is None else ("auto" if auto else "manual")
             out.append(new_event("compaction", self.display, line, root, thread, _time(done), trigger=trigger))
         return out
@@ -379,21 +380,13 @@ def _usage(tokens: Mapping[str, Any], family: str) -> CacheUsage:
 
 def _part_times(part: Mapping[str, Any]) -> list[float]:
     found = []
-    for holder in (part.get("time"), _get(part, "state", "time")):
+    for holder in (part.get("time"), dig(part, "state", "time")):
         if isinstance(holder, Mapping):
             for key in ("start", "end"):
                 value = _number(holder.get(key))
                 if value is not None:
                     found.append(value)
     return found
-
-
-def _get(value: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
 
 
 def _number(value: Any) -> float | None:
