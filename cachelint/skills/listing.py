@@ -128,13 +128,8 @@ def project_skills(tree: SkillTree, loader: Loader) -> list[Skill]:
 def _plugin_views(loader: Loader, index: IndexFile) -> list[ListingView]:
     """One view per plugin of a manifest: a user installs plugins one by one, and an installed
     plugin's skills all go into the listing."""
-    entries_of: dict[str, list] = {}
-    for entry in index.entries:
-        if entry.skills:
-            entries_of.setdefault(entry.plugin or "", []).append(entry)
     views = []
-    for name in sorted(entries_of):
-        entries = entries_of[name]
+    for name, entries in index.entries_by_plugin().items():
         skills = {s.path: s for e in entries for s in e.skills if listed_by(s, loader)}
         if not skills:
             continue

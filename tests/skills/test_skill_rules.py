@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from conftest import check_tree, write_tree
 from skilltrees import (
     COMISSAO,
@@ -292,6 +294,67 @@ def test_cl206_one_cluster_for_a_thousand_templated_skills(tmp_path):
     ((path, _, code, message),) = findings(check_tree(tmp_path), "CL206")  # (and CL207: the listing overflows)
     assert (path, code) == ("skills/app0-automation/SKILL.md", "CL206")
     assert message.startswith("1000 skills have descriptions too alike") and message.endswith("and 990 more")
+
+
+def _marketplace(*plugins: str) -> str:
+    entries = [{"name": p, "source": f"./plugins/{p}"} for p in plugins]
+    return json.dumps({"name": "m", "owner": {"name": "o"}, "plugins": entries})
+
+
+def _triage(plugin: str, product: str) -> dict[str, str]:
+    name = f"{plugin}-inbox-triage"
+    text = f"Use when sorting the {product} inbox into urgent, waiting and archive by sender and subject"
+    return {f"plugins/{plugin}/skills/{name}/SKILL.md": skill(name, text)}
+
+
+def test_cl206_a_marketplace_compares_skills_plugin_by_plugin(tmp_path):
+    # installed one by one: two plugins' skills meet in a listing only where both are installed
+    write_tree(
+        tmp_path,
+        {
+            ".claude-plugin/marketplace.json": _marketplace("gmail", "outlook"),
+            **_triage("gmail", "Gmail"),
+            **_triage("outlook", "Outlook"),
+        },
+    )
+    result = check_tree(tmp_path)
+    ((path, _, code, message),) = findings(result, "CL206")
+    assert (path, code) == ("plugins/gmail/skills/gmail-inbox-triage/SKILL.md", "CL206")
+    assert message.startswith("2 skills of 2 plugins of .claude-plugin/marketplace.json have descriptions too alike")
+    assert "where a user installs those plugins together" in message
+    (finding,) = [d for d in result.diagnostics if d.code == "CL206"]
+    assert finding.severity.value == "info" and finding.details["plugins"] == ["gmail", "outlook"]
+
+
+def test_cl206_skills_of_one_marketplace_plugin_are_a_listing(tmp_path):
+    plugin = "plugins/mail/skills"
+    write_tree(
+        tmp_path,
+        {
+            ".claude-plugin/marketplace.json": _marketplace("mail"),
+            f"{plugin}/gmail-triage/SKILL.md": skill("gmail-triage", "Sort the Gmail inbox by sender and subject"),
+            f"{plugin}/outlook-triage/SKILL.md": skill(
+                "outlook-triage", "Sort the Outlook inbox by sender and subject"
+            ),
+        },
+    )
+    result = check_tree(tmp_path)
+    ((_, _, code, message),) = findings(result, "CL206")
+    assert message.startswith("2 skills have descriptions too alike")
+    assert [d.severity for d in result.diagnostics if d.code == "CL206"] == [None]  # the rule's own: warning
+
+
+def test_cl206_two_marketplaces_of_the_same_plugins_report_a_cluster_once(tmp_path):
+    write_tree(
+        tmp_path,
+        {
+            ".claude-plugin/marketplace.json": _marketplace("gmail", "outlook"),
+            ".agents/plugins/marketplace.json": _marketplace("gmail", "outlook"),
+            **_triage("gmail", "Gmail"),
+            **_triage("outlook", "Outlook"),
+        },
+    )
+    assert codes(check_tree(tmp_path)).count("CL206") == 1
 
 
 def test_files_inside_a_skill_folder_are_not_indexes(tmp_path):

@@ -26,7 +26,7 @@ import math
 from collections import defaultdict
 from typing import Iterable, Sequence
 
-from cachelint.diagnostics import Diagnostic
+from cachelint.diagnostics import Diagnostic, Severity
 from cachelint.skills.context import SkillContext
 from cachelint.skills.lexicon import Lexicon, normal_text, fold
 from cachelint.skills.listing import project_skills
@@ -182,13 +182,34 @@ def find_clusters(
     return clusters
 
 
+def _plugin_skills(entries) -> list[Skill]:
+    """The skills a plugin's entries lead to, without the candidates of ambiguous names."""
+    seen: dict = {}
+    for entry in entries:
+        if not (entry.resolution and entry.resolution.ambiguous):
+            for skill in entry.skills:
+                seen.setdefault(skill.path, skill)
+    return sorted(seen.values(), key=lambda s: s.display)
+
+
+def _listable(groups) -> list[list[Skill]]:
+    # a user-only skill is in no model's listing: the model never chooses between it and another
+    return [[s for s in g if s.description and not s.user_only] for g in groups if len(g) >= 2]
+
+
 def comparison_groups(tree: SkillTree, indexes, loaders=()) -> list[list[Skill]]:
-    """Skills the model sees side by side: each index's list, each folder of skills, and each
-    loader's project skills, which it lists together from all of its folders (GitHub Copilot and
-    OpenCode read .claude/skills and .agents/skills both: a copy of a skill in each, renamed,
-    is two entries of one description in their listing)."""
-    # an ambiguous name shows one of its skills, which is unknown: none of them joins the group
-    groups: list[list[Skill]] = [index.listed(ambiguous=False) for index in indexes]
+    """Skills the model sees side by side: each index's list (a marketplace's, plugin by plugin:
+    a user installs its plugins one by one), each folder of skills, and each loader's project
+    skills, which it lists together from all of its folders (GitHub Copilot and OpenCode read
+    .claude/skills and .agents/skills both: a copy of a skill in each, renamed, is two entries of
+    one description in their listing)."""
+    groups: list[list[Skill]] = []
+    for index in indexes:
+        if index.kind == "marketplace":
+            groups.extend(_plugin_skills(entries) for entries in index.entries_by_plugin().values())
+        else:
+            # an ambiguous name shows one of its skills, which is unknown: none of them joins the group
+            groups.append(index.listed(ambiguous=False))
     by_parent: dict = defaultdict(list)
     for skill in tree.skills:
         if not skill.nested:  # a sub-document is chosen through its skill, not by the model
@@ -197,33 +218,81 @@ def comparison_groups(tree: SkillTree, indexes, loaders=()) -> list[list[Skill]]
     for loader in loaders:
         if len(loader.skill_folders) > 1:  # one folder: its skills are a folder's group already
             groups.append([s for s in project_skills(tree, loader) if not s.nested])
-    # a user-only skill is in no model's listing: the model never chooses between it and another
-    return [[s for s in g if s.description and not s.user_only] for g in groups if len(g) >= 2]
+    return _listable(groups)
+
+
+def _members_text(members: Sequence[Skill]) -> str:
+    names = [s.label for s in members]
+    shown = ", ".join(names[:LISTED_MEMBERS])
+    if len(names) > LISTED_MEMBERS:
+        shown += f" and {len(names) - LISTED_MEMBERS} more"
+    return shown
+
+
+def _cross_plugin_findings(tree: SkillTree, indexes, reported: list[frozenset], lexicon, threshold, min_shared):
+    """Clusters across a marketplace's plugins, at info level: the model sees them together only
+    where a user installs those plugins together, and each under its plugin's name."""
+    out = []
+    for index in sorted(indexes, key=lambda i: i.display):
+        if index.kind != "marketplace":
+            continue
+        plugin_of: dict = {}
+        for name, entries in index.entries_by_plugin().items():
+            for skill in _plugin_skills(entries):
+                plugin_of.setdefault(skill.path, name)
+        for members, why in find_clusters(_listable([index.listed(ambiguous=False)]), lexicon, threshold, min_shared):
+            paths = frozenset(s.path for s in members)
+            plugins = sorted({plugin_of.get(s.path, "") for s in members})
+            if len(plugins) < 2 or any(paths <= seen for seen in reported):
+                continue
+            reported.append(paths)  # two marketplaces listing the same plugins: reported once
+            given = [s for s in members if tree.is_given(s.path)]
+            if not given:
+                continue
+            at = given[0]
+            out.append(
+                Diagnostic(
+                    CODE,
+                    f"{len(members)} skills of {len(plugins)} plugins of {index.display} have descriptions too alike "
+                    f"to choose between where a user installs those plugins together ({why}): {_members_text(members)}",
+                    at.display,
+                    at.description_line,
+                    1,
+                    severity=Severity.INFO,
+                    details={
+                        "members": [s.display for s in members],
+                        "names": [s.label for s in members],
+                        "reason": why,
+                        "plugins": plugins,
+                        "marketplace": index.display,
+                    },
+                )
+            )
+    return out
 
 
 def check(ctx: SkillContext) -> Iterable[Diagnostic]:
     tree, indexes, lexicon = ctx.tree, ctx.indexes, ctx.lexicon
     threshold, min_shared = ctx.options.similarity_threshold, ctx.options.template_min_shared_words
     out = []
+    reported: list[frozenset] = []
     for members, why in find_clusters(comparison_groups(tree, indexes, ctx.loaders), lexicon, threshold, min_shared):
+        reported.append(frozenset(s.path for s in members))
         given = [s for s in members if tree.is_given(s.path)]
         if not given:
             continue
         at = given[0]
-        names = [s.label for s in members]
-        shown = ", ".join(names[:LISTED_MEMBERS])
-        if len(names) > LISTED_MEMBERS:
-            shown += f" and {len(names) - LISTED_MEMBERS} more"
         out.append(
             Diagnostic(
                 CODE,
-                f"{len(members)} skills have descriptions too alike to choose between ({why}): {shown}",
+                f"{len(members)} skills have descriptions too alike to choose between ({why}): {_members_text(members)}",
                 at.display,
                 at.description_line,
                 1,
-                details={"members": [s.display for s in members], "names": names, "reason": why},
+                details={"members": [s.display for s in members], "names": [s.label for s in members], "reason": why},
             )
         )
+    out.extend(_cross_plugin_findings(tree, indexes, reported, lexicon, threshold, min_shared))
     return out
 
 

@@ -95,6 +95,16 @@ class IndexFile:
                 seen.setdefault(skill.path, skill)
         return sorted(seen.values(), key=lambda s: s.display)
 
+    def entries_by_plugin(self) -> dict[str, list[IndexEntry]]:
+        """The entries that lead to skills, by the plugin they belong to ("" where a manifest
+        names none), in name order: a user installs a marketplace's plugins one by one, and an
+        installed plugin's skills all go into the listing together."""
+        entries_of: dict[str, list[IndexEntry]] = {}
+        for entry in self.entries:
+            if entry.skills:
+                entries_of.setdefault(entry.plugin or "", []).append(entry)
+        return dict(sorted(entries_of.items()))
+
     def named_directly(self, headings: bool = True) -> list[Skill]:
         """Skills named one by one (not through a folder of skills, nor by an ambiguous name);
         ``headings=False`` leaves out those named by headings only."""
