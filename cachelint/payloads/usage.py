@@ -2,13 +2,14 @@
 usage object through the fields its provider declares (``cachelint.payloads.providers``: each
 provider's ``UsageFields``, which say how it counts the prompt, with sources), into the three
 disjoint parts of a ``CacheUsage`` (``cachelint.payloads.cache_usage``); ``usage_of`` reads a
-request's once; ``reads_reported`` says whether a read of 0 was observed.
+request's once; ``reads_reported`` says whether a read of 0 was observed, and
+``sources_omitting_zero_reads`` which sources say it by leaving the field out.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Iterable
 
 from cachelint.payloads.cache_usage import MAPPING, CacheUsage
 from cachelint.payloads.jsonio import loads
@@ -24,10 +25,13 @@ __all__ = [
     "miss_reason",
     "provider_family",
     "read_usage",
+    "reads_known",
     "reads_reported",
     "reason_agrees",
+    "sources_omitting_zero_reads",
     "usage_from_response",
     "usage_of",
+    "usage_source",
 ]
 
 
@@ -74,6 +78,51 @@ def reads_reported(req: Any) -> bool:
         return False
     fields = usage_fields(usage, getattr(req, "provider", None))
     return fields.reports_reads(usage) if fields is not None else True
+
+
+# Who wrote a usage object: the host (None for the provider's own API), the provider, the model.
+UsageSource = tuple[str | None, str, str | None]
+
+
+def usage_source(req: Any) -> UsageSource:
+    """The source of a request's usage (``UsageSource``): one serializer writes the usage of one
+    host, endpoint and model, so its requests share one way of reporting reads."""
+    return (getattr(req, "host", None), getattr(req, "provider", ""), getattr(req, "model", None))
+
+
+def sources_omitting_zero_reads(requests: Iterable[Any]) -> frozenset[UsageSource]:
+    """The sources among ``requests`` whose usage carries the cache-read field only when something
+    was read: some usage of theirs has the field with a count above 0, and none has it at 0. A
+    usage of such a source that counts the prompt without the field reports a read of 0.
+
+    Why it is learned per source rather than declared per provider: OpenAI's API writes
+    ``cached_tokens`` on every response, 0 included (OpenAI's prompt caching guide), but its schema
+    leaves ``prompt_tokens_details`` optional (OpenAI's API reference, the chat completion object),
+    and gateways that write an OpenAI-compatible usage drop zero-valued fields (Go's ``omitempty``,
+    serde's ``skip_serializing_if``): the same absence means 0 from one source and "not reported"
+    from another, which only that source's other responses tell. A source that writes the field at 0
+    somewhere does not drop zeros: its absence elsewhere is left unknown."""
+    reporting: set[UsageSource] = set()
+    zero: set[UsageSource] = set()
+    for req in requests:
+        if not reads_reported(req):
+            continue
+        usage = usage_of(req)
+        if usage is not None:
+            (reporting if usage.read > 0 else zero).add(usage_source(req))
+    return frozenset(reporting - zero)
+
+
+def reads_known(req: Any, omitting: frozenset[UsageSource]) -> bool:
+    """Whether a request's read is known: reported (``reads_reported``), or left out by a source
+    that leaves it out only when it is 0 (``sources_omitting_zero_reads``) from a usage that
+    counts the prompt."""
+    if reads_reported(req):
+        return True
+    if usage_source(req) not in omitting:
+        return False
+    usage = usage_of(req)
+    return usage is not None and usage.prompt > 0
 
 
 def usage_from_response(response: Any, provider: str | None = None) -> CacheUsage | None:

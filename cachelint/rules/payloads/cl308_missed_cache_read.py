@@ -9,6 +9,11 @@ Anthropic's own cache diagnostics (``diagnostics.cache_miss_reason``), their ver
 beside ours, and a reason that names a tier our byte diff found intact is flagged as a
 disagreement.
 
+A usage that counts the prompt but leaves out the cache-read field is a read of 0 when its source
+(host, endpoint, model) writes that field on its other responses of the session only when they read
+(``sources_omitting_zero_reads``): gateways drop zero-valued fields. The finding says that the read
+was inferred. A source never seen writing the field stays unknown.
+
 Judged over the whole session, so that a session that never reads at all is one CL311 finding
 rather than a CL308 on every request.
 """
@@ -24,7 +29,14 @@ from cachelint.payloads.cache_state import never_read, ttl_in_force
 from cachelint.payloads.limits import Limits, limits_for
 from cachelint.payloads.model import Request, Session, seconds_between
 from cachelint.payloads.spend import common_prefix_bytes, marked_end
-from cachelint.payloads.usage import MISS_REASON_TIERS, reads_reported, usage_of
+from cachelint.payloads.usage import (
+    MISS_REASON_TIERS,
+    UsageSource,
+    reads_known,
+    reads_reported,
+    sources_omitting_zero_reads,
+    usage_of,
+)
 from cachelint.rules.declarations import PayloadRule
 
 CODE = "CL308"
@@ -103,17 +115,20 @@ def missed_reads(
     limits: Limits,
     unconfirmed: frozenset[str] = frozenset(),
     rows: Mapping[str, Mapping[str, Any]] | None = None,
+    omitting: frozenset[UsageSource] = frozenset(),
 ) -> dict[str, Any] | None:
     """The miss between two consecutive requests of a session, or None. ``unconfirmed``: settings
     whose change does not count as a break (their effect is undocumented): a miss after one of them
     is still a miss, and the finding names it as the likely cause. ``rows``: the invalidation
-    table's rows of the provider (settings whose change stops short of the cached prefix)."""
+    table's rows of the provider (settings whose change stops short of the cached prefix).
+    ``omitting``: the session's sources that leave the cache-read field out when they read nothing
+    (``usage.sources_omitting_zero_reads``)."""
     provider = limits.provider(cur.provider)
     if provider is None:
         return None
     if not limits.caches(cur.provider, cur.model):
         return None  # a model its provider caches nothing for (OpenAI before gpt-4o, Gemini before 2.5)
-    if not reads_reported(cur):
+    if not reads_known(cur, omitting):
         return None  # the usage does not say what was read (OpenAI's before its prompt caching)
     if thinking_on(cur) and stripped_from(prev, cur, limits) is not None:
         return None  # explained: the API stripped earlier thinking blocks (CL303 thinking-stripped)
@@ -148,6 +163,8 @@ def missed_reads(
         missed = expected - cu.read
         if expected and missed > max(TOLERANCE_TOKENS, TOLERANCE_RATIO * expected):
             found = {"expected_read": expected, "read": cu.read, "missed": missed, "written": cu.written}
+            if not reads_reported(cur):
+                found["read_inferred"] = True  # from the field's absence: the source leaves it out at 0
             changed = unconfirmed_changes(prev, cur, unconfirmed) if unconfirmed else []
             if changed:
                 found["unconfirmed_settings"] = changed
@@ -166,6 +183,11 @@ def _message(found: dict[str, Any], provider: str) -> str:
         parts.append(
             f"the prefix held but the response read {found['read']} of the {found['expected_read']} cached tokens"
             f" ({found['missed']} missed)"
+        )
+    if found.get("read_inferred"):
+        parts.append(
+            "the read of 0 is inferred: the usage leaves out the cache-read field, which the same host and model"
+            " write in this session only on the responses that read (a source that drops zero-valued fields)"
         )
     if found.get("unconfirmed_settings"):
         parts.append(
@@ -192,8 +214,9 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
     out = []
     unconfirmed = ctx.unconfirmed_settings(session.requests[0].provider) if session.requests else frozenset()
     rows = ctx.setting_rows(session.requests[0].provider) if session.requests else {}
+    omitting = sources_omitting_zero_reads(session.requests)
     for prev, cur in zip(session.requests, session.requests[1:]):
-        found = missed_reads(prev, cur, limits, unconfirmed, rows)
+        found = missed_reads(prev, cur, limits, unconfirmed, rows, omitting)
         if found:
             found["previous_record"] = prev.origin.record
             message = _message(found, cur.provider)
