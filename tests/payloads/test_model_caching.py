@@ -82,6 +82,14 @@ def test_openai_miss_without_a_cache_key_suggests_one(tmp_path):
     assert "hint" not in d.details and "prompt_cache_key" not in d.message
 
 
+def test_a_miss_on_a_compatible_api_suggests_no_openai_key(tmp_path):
+    elsewhere = session("gpt-4o", [0, 0], [1700, 1750])
+    for record in elsewhere:
+        record["url"] = "https://gateway.example.net/v1/chat/completions"
+    (d, *_) = codes(audit_records(tmp_path, elsewhere), "CL308")
+    assert "hint" not in d.details and "prompt_cache_key" not in d.message
+
+
 def test_usage_that_adds_up_server_tool_steps_is_not_the_prompt(tmp_path):
     """Anthropic's web search runs several sampling steps inside one request and the usage adds
     them all up (``server_tool_use``): 36K tokens "cached" by a 2K-token prompt. That total is what

@@ -220,8 +220,14 @@ def check_session(session: Session, ctx: CheckContext) -> Iterable[Diagnostic]:
         if found:
             found["previous_record"] = prev.origin.record
             message = _message(found, cur.provider)
-            if "missed" in found and cur.provider.startswith("openai") and not cur.settings.get("prompt_cache_key"):
-                # OpenAI's prompt caching docs: requests that share a prefix reach the same cache reliably only with a key
+            if (
+                "missed" in found
+                and cur.provider.startswith("openai")
+                and cur.host is None
+                and not cur.settings.get("prompt_cache_key")
+            ):
+                # OpenAI's prompt caching docs: requests that share a prefix reach the same cache reliably only with a
+                # key; a compatible API or gateway (a host of its own) routes by rules of its own, which no source gives
                 found["hint"] = "prompt_cache_key"
                 message += "; set prompt_cache_key (one value for the requests that share this prefix) so they are routed to the same cache"
             if cur.fidelity == "usage" and "missed" in found:
