@@ -510,6 +510,10 @@ def _sink_prefilter(k: Knowledge) -> SinkPrefilter:
                 words.update(body_words)
             elif argument.tier == "specs":
                 words.update(key for key, tier in argument.keys if tier in PREFIX_TIERS)
+            elif argument.tier == "messages" and sink.explicit_cache is not None and argument.keyword:
+                # a provider that caches only at a marker: the first message of a request repeated
+                # in a loop can carry its static prefix on (CL107) with no tools or system sent
+                words.add(argument.keyword)
         tokens.append(SinkToken(name, called, frozenset(words), positional))
     return build_sink_prefilter(
         tokens,

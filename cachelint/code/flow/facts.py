@@ -49,18 +49,33 @@ class Reach:
 
 
 @dataclass(frozen=True)
+class StaticFirstMessage:
+    """The first user message of a request repeated in a loop, where every request of the loop
+    sends it alike (the list is built before the loop, which only adds to its end), read as far as
+    its text is static. The prompt renders tools, then system, then messages (Anthropic's prompt
+    caching documentation), and a marker may sit on a content block of a user message: with no
+    system prompt to end it (or a static one), the static prefix goes on into this text."""
+
+    chars: int  # characters of its leading static text (up to its first part made per run)
+    line: int  # its content: where a breakpoint would go
+    request: Span  # the request the loop repeats
+    label: str  # "messages= of client.messages.create"
+
+
+@dataclass(frozen=True)
 class UncachedPrefix:
     """A call to a provider that caches only at an explicit marker, with static text in its prefix
     and no marker in view (CL107)."""
 
-    site: Span  # the system (or tools) argument: where a breakpoint would go
+    site: Span  # the system (or tools) argument, or the request when it sends neither
     label: str  # "system= of client.messages.create"
     line: int  # the call
-    chars: int  # characters of static text: the system prompt and literal tools
+    chars: int  # characters of static text: the system prompt and literal tools (0: neither sent)
     model: str | None  # the model= given as a constant
     marker: str  # the key that would set a breakpoint: cache_control, cachePoint
     provider: str  # whose minimum cacheable lengths apply (payloads-limits)
     once: bool = False  # made at module level, outside loops: once per process
+    first_message: StaticFirstMessage | None = None  # where the static prefix goes on into it
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -170,6 +170,77 @@ def name_uses(scope: ast.AST, name: str, parents: dict[int, ast.AST] | None = No
         ListUse("other", store=True) if _written_into(read, parents) else _use_at(read, parents[id(read)])
         for read in reads
     ]
+
+
+# Methods that add to the end of a list: what it already holds stays as it is.
+_GROWING_METHODS = frozenset({"append", "extend"})
+# Methods that read a dict or a list without changing it.
+_READING_METHODS = frozenset({"get", "copy", "keys", "values", "items", "count", "index"})
+
+
+def only_grown_in(loop: ast.AST, name: str, reads_only: Callable[[ast.Call], bool]) -> bool:
+    """Every use of the list ``name`` in ``loop`` leaves the items it already holds as they are: it
+    is added to at its end (``append``, ``extend``, ``+=``), an item of it is read, or it is given
+    to a call that only reads it (``reads_only``: a request, ``len``, a display). Not bound again,
+    written into (``name[0] = ...``, ``name[-1]["content"] += ...``), iterated (its items could be
+    changed through the loop's target) or given to any other call, which could rewrite them."""
+    parents = {id(child): node for node in ast.walk(loop) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if not (isinstance(node, ast.Name) and node.id == name):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.AugAssign) and parent.target is node:
+            if isinstance(parent.op, ast.Add):
+                continue  # name += [...]: added at the end
+            return False
+        if not isinstance(node.ctx, ast.Load):
+            return False  # bound again, or deleted
+        if isinstance(parent, ast.Attribute):
+            called = parents.get(id(parent))
+            if parent.attr in _GROWING_METHODS | _READING_METHODS and isinstance(called, ast.Call):
+                if called.func is parent:
+                    continue
+            return False
+        if isinstance(parent, ast.keyword):
+            parent = parents.get(id(parent))
+        if isinstance(parent, ast.Call) and node is not parent.func and reads_only(parent):
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is node and _item_read(node, parents):
+            continue
+        return False
+    return True
+
+
+def binds_own(function: ast.AST, name: str) -> bool:
+    """``function`` has a variable ``name`` of its own (a parameter, or a name it binds and does not
+    declare global or nonlocal): what it does with it is not done to the enclosing scope's."""
+    args = function.args  # type: ignore[attr-defined]
+    if name in {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} or name in {
+        a.arg for a in (args.vararg, args.kwarg) if a is not None
+    }:
+        return True
+    if name in declared_global(function):
+        return False
+    return any(
+        isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+        for node, _parent in walk_scope(function)
+    )
+
+
+def _item_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """``node[...]...`` only reads: no target written into, no method called on what it reaches
+    but one that reads."""
+    current = node
+    parent = parents.get(id(current))
+    while isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is current:
+        if not isinstance(parent.ctx, ast.Load):
+            return False
+        current, parent = parent, parents.get(id(parent))
+    if isinstance(current, ast.Attribute) and isinstance(parent, ast.Call) and parent.func is current:
+        return current.attr in _READING_METHODS
+    return True
 
 
 def argument_param(definition: ast.AST, use: ListUse, is_method: bool) -> str | None:

@@ -8,18 +8,21 @@ import ast
 import json
 import re
 import string
+import textwrap
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cachelint.code.flow.dependencies import LocalDeps
-from cachelint.code.flow.facts import Reach, SinkRef, Summary, UncachedPrefix, span_of
+from cachelint.code.flow.facts import Reach, SinkRef, StaticFirstMessage, Summary, UncachedPrefix, span_of
 from cachelint.code.flow.list_uses import (
     ListUse,
     argument_param,
+    binds_own,
     built_when_empty,
     declared_global,
     list_uses,
     name_uses,
+    only_grown_in,
     rebound_before_read,
     scope_parents,
 )
@@ -96,6 +99,12 @@ _STATIC_TEXT_WORTH_CACHING = 40
 _LITERAL, _NAMED, _VALUE = "literal", "named", "value"
 # A %-format field ("%s", "%5.2f"): the text between them is the template's literal text.
 _PERCENT_FIELD = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?[sdrfiaxXeEgGc]")
+# Calls that read a message list they are given without changing it (besides requests, token
+# counters and displays): a loop that only passes its conversation to these still sends the same
+# first message every time.
+_READING_CALLS = frozenset(
+    {("len",), ("str",), ("repr",), ("list",), ("tuple",), ("json", "dumps"), ("copy", "copy"), ("copy", "deepcopy")}
+)
 
 
 def _mentions(scope: ast.AST, key: str) -> bool:
@@ -277,8 +286,8 @@ class Sinks(Loops):
         messages_node = sent_messages[0] if sent_messages is not None else None
         if sent_messages is not None and not sink.configures:
             self._messages_prefix(node, sent_messages[0], sent_messages[1], "system" in given_tiers, frame)
-        if sink.explicit_cache is not None and prefix_args:
-            self._uncached_prefix(node, sink.explicit_cache, prefix_args, frame)
+        if sink.explicit_cache is not None and (prefix_args or messages_node is not None):
+            self._uncached_prefix(node, callee, sink.explicit_cache, prefix_args, messages_node, frame)
         if messages_node is not None and not sink.configures:
             # no loop in view: only a request that carries a conversation on is repeated
             reached = set() if frame.loops else self._rebuilt_per_turn(node, prefix_args, messages_node, callee, frame)
@@ -546,12 +555,20 @@ class Sinks(Loops):
         return None
 
     def _uncached_prefix(
-        self, call: ast.Call, explicit: tuple[str, str], prefix_args: list[tuple[str, ast.AST, str]], frame: Frame
+        self,
+        call: ast.Call,
+        callee: str,
+        explicit: tuple[str, str],
+        prefix_args: list[tuple[str, ast.AST, str]],
+        messages: ast.AST | None,
+        frame: Frame,
     ) -> None:
         """A request to a provider that caches only at a marker (``cache_control``), made more than
         once (in a function or a loop), whose tools and system are static text of a known length
         and where no marker is in view: every request reads that text at the full input price
-        (CL107 weighs it against the model's minimum cacheable length)."""
+        (CL107 weighs it against the model's minimum cacheable length). In a loop that sends the
+        same first user message every time, the static prefix goes on into that message's leading
+        static text (the prompt renders tools, system, then messages)."""
         marker, provider = explicit
         if any(kw.arg == marker for kw in call.keywords) or any(kw.arg is None for kw in call.keywords):
             return  # the request's own marker, or arguments out of view (**options)
@@ -578,13 +595,185 @@ class Sinks(Loops):
             chars += length
             if tier == "system" or site is None:
                 site, label = span_of(arg_node), arg_label
-        if site is None or not chars:
+        first_message = (
+            self._static_first_message(call, messages, f"messages= of {callee}", frame)
+            if messages is not None
+            else None
+        )
+        if site is None and first_message is not None:
+            site, label = first_message.request, first_message.label  # neither tools nor system sent
+        if site is None or not (chars or first_message):
             return
         model_node = next((kw.value for kw in call.keywords if kw.arg == "model"), None)
         model = self._structure(model_node, frame) if isinstance(model_node, (ast.Name, ast.Attribute)) else model_node
         name = model.value if isinstance(model, ast.Constant) and isinstance(model.value, str) else None
         once = frame is self.module_frame and not frame.loops  # one request per process (a script)
-        self.uncached.append(UncachedPrefix(site, label, call.lineno, chars, name, marker, provider, once))
+        self.uncached.append(
+            UncachedPrefix(site, label, call.lineno, chars, name, marker, provider, once, first_message)
+        )
+
+    def _static_first_message(
+        self, call: ast.Call, messages: ast.AST, label: str, frame: Frame
+    ) -> StaticFirstMessage | None:
+        """The first user message of a request the innermost loop around it repeats, where every
+        request of that loop sends it alike: the list sent (a name) is a display built before the
+        loop whose first item is a user message, and neither the loop nor a function the scope
+        defines does more with the list than add to its end, read it and send it (one that
+        rewrites the first message changes the prefix between requests: CL104's matter, not a
+        prefix to cache). Read as far as its text is static; None where nothing of it is."""
+        if not frame.loops or not isinstance(messages, ast.Name):
+            return None
+        loop = frame.loops[-1].node
+        display = self._structure(messages, frame)
+        if not isinstance(display, ast.List) or not display.elts or _within(span_of(display), span_of(loop)):
+            return None  # a list built in the loop: each pass starts its own
+        first = display.elts[0]
+        message = self._structure(first, frame) if isinstance(first, ast.Name) else first
+        entries = self.dict_entries.get(id(message)) if message is not None else None
+        role = entries.get("role") if entries is not None else None
+        if role is None or not (isinstance(role[1], ast.Constant) and role[1].value == "user"):
+            return None
+        text = self._message_text(message, frame)
+        if text is None:
+            return None
+        content = entries["content"][1] if entries is not None and "content" in entries else None
+        # the list, and its first message and a list of content blocks where a name holds them: what
+        # could be written into (the text itself, a str, can only be bound again)
+        held = {messages.id} | {n.id for n in (first, content) if isinstance(n, ast.Name) and n is not text}
+        if not all(only_grown_in(loop, name, self._reads_only) for name in sorted(held)):
+            return None
+        if isinstance(text, ast.Name) and any(
+            isinstance(n, ast.Name) and n.id == text.id and not isinstance(n.ctx, ast.Load) for n in ast.walk(loop)
+        ):
+            return None  # the text's name bound again in the loop: what the message holds is not read here
+        # a function the scope defines may be called in the loop and write the list it shares
+        scope = self.summary_nodes.get(id(frame.summary), self.tree) if frame.summary is not None else self.tree
+        for function in ast.walk(scope):
+            if (
+                isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                and function is not scope
+                and not binds_own(function, messages.id)
+                and not only_grown_in(function, messages.id, self._reads_only)
+            ):
+                return None
+        leading, _whole = self._leading_static_text(text, frame, 0)
+        if not leading.strip():
+            return None
+        return StaticFirstMessage(len(leading), span_of(text)[0], span_of(call), label)
+
+    def _reads_only(self, call: ast.Call) -> bool:
+        """A call that reads a message list given to it without changing it: a request, a token
+        count, a display, ``len`` and the like."""
+        path = self.callee_path(call.func)
+        return (
+            path in _READING_CALLS
+            or self._is_request(call)
+            or self.k.token_counters.match(path) is not None
+            or self.k.display_calls.match(path) is not None
+        )
+
+    def _leading_static_text(self, node: ast.AST | None, frame: Frame, depth: int) -> tuple[str, bool]:
+        """The text a text expression starts with that is the same on every evaluation, and whether
+        that is all of it: literals and constants up to the first part made per evaluation (an
+        f-string's field, a value joined with ``+`` or ``%``, a placeholder that ``.replace`` or
+        ``.format`` fills with a value). ("", False) where it starts with such a part."""
+        unknown = ("", False)
+        if node is None or depth > 8:
+            return unknown
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            bound = self._structure(node, frame)
+            text, whole = self._leading_static_text(bound, frame, depth + 1) if bound is not None else unknown
+            # as in _static_length: a name whose value carries an origin is bound to more than text
+            return unknown if whole and self.eval(node, frame) else (text, whole)
+        if isinstance(node, ast.Constant):
+            return (node.value, True) if isinstance(node.value, str) else unknown
+        if isinstance(node, ast.JoinedStr):
+            text = ""
+            for v in node.values:
+                if isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    text += v.value
+                    continue
+                if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None:
+                    part, whole = self._leading_static_text(v.value, frame, depth + 1)
+                    text += part
+                    if whole:
+                        continue
+                return text, False
+            return text, True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, whole = self._leading_static_text(node.left, frame, depth + 1)
+            if not whole:
+                return left, False
+            right, whole = self._leading_static_text(node.right, frame, depth + 1)
+            return left + right, whole
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            repeated, times = (
+                (node.left, node.right) if isinstance(node.right, ast.Constant) else (node.right, node.left)
+            )
+            part, whole = self._leading_static_text(repeated, frame, depth + 1)
+            if whole and isinstance(times, ast.Constant) and type(times.value) is int:
+                return part * max(times.value, 0), True
+            return unknown
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            template, _whole = self._leading_static_text(node.left, frame, depth + 1)
+            cut = template.replace("%%", "\0\0").find("%")  # the first field ("%%" is a literal %)
+            return (template, False) if cut < 0 else (template[:cut], False)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return self._leading_static_call(node, node.func.attr, node.func.value, frame, depth)
+        if (
+            isinstance(node, ast.Call)
+            and self.callee_path(node.func) == ("textwrap", "dedent")
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            text, whole = self._leading_static_text(node.args[0], frame, depth + 1)
+            return textwrap.dedent(text), whole
+        return unknown
+
+    def _leading_static_call(
+        self, node: ast.Call, method: str, base: ast.AST, frame: Frame, depth: int
+    ) -> tuple[str, bool]:
+        """``_leading_static_text`` of a str method's result: ``.replace``, ``.format``, the strips
+        and ``.join``."""
+        unknown = ("", False)
+        if method == "replace" and len(node.args) == 2 and not node.keywords:
+            old = node.args[0]
+            if not (isinstance(old, ast.Constant) and isinstance(old.value, str) and old.value):
+                return unknown
+            text, whole = self._leading_static_text(base, frame, depth + 1)
+            new, new_whole = self._leading_static_text(node.args[1], frame, depth + 1)
+            if new_whole:
+                return text.replace(old.value, new), whole
+            cut = text.find(old.value)  # filled with a value from here on
+            return (text, whole) if cut < 0 else (text[:cut], False)
+        if method == "format":
+            text, whole = self._leading_static_text(base, frame, depth + 1)
+            out = ""
+            try:
+                for literal, field, _spec, _conversion in string.Formatter().parse(text):
+                    out += literal
+                    if field is not None:
+                        return out, False  # what fills the field is not read
+            except ValueError:  # cut inside a field: the text up to it
+                return text[: max(text.find("{"), 0)], False
+            return out, whole
+        if method in ("strip", "lstrip", "rstrip") and not node.args:
+            text, whole = self._leading_static_text(base, frame, depth + 1)
+            if method != "rstrip":
+                text = text.lstrip()
+            return (text.rstrip(), True) if whole and method != "lstrip" else (text, whole)
+        if method == "join" and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+            sep, sep_whole = self._leading_static_text(base, frame, depth + 1)
+            if not sep_whole:
+                return unknown
+            out = ""
+            for i, element in enumerate(node.args[0].elts):
+                part, whole = self._leading_static_text(element, frame, depth + 1)
+                out += (sep if i else "") + part
+                if not whole:
+                    return out, False
+            return out, True
+        return unknown
 
     def _static_length(self, node: ast.AST | None, frame: Frame, depth: int) -> int | None:
         """Characters of a text that is the same on every request (literals, constants, a list of
