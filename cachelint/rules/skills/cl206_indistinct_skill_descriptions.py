@@ -221,18 +221,35 @@ def comparison_groups(tree: SkillTree, indexes, loaders=()) -> list[list[Skill]]
     return _listable(groups)
 
 
-def _members_text(members: Sequence[Skill]) -> str:
+def _finding(
+    tree: SkillTree, members: Sequence[Skill], why: str, among: str = "", when: str = "", **more
+) -> Diagnostic | None:
+    """A cluster's one finding, at the description of its first given member (None when the user
+    gave none of them); ``among`` says whose skills they are and ``when`` where the model sees them
+    together; ``more`` goes into the details (an info-level finding's severity among them)."""
+    given = [s for s in members if tree.is_given(s.path)]
+    if not given:
+        return None
     names = [s.label for s in members]
     shown = ", ".join(names[:LISTED_MEMBERS])
     if len(names) > LISTED_MEMBERS:
         shown += f" and {len(names) - LISTED_MEMBERS} more"
-    return shown
+    severity = more.pop("severity", None)
+    return Diagnostic(
+        CODE,
+        f"{len(members)} skills{among} have descriptions too alike to choose between{when} ({why}): {shown}",
+        given[0].display,
+        given[0].description_line,
+        1,
+        severity=severity,
+        details={"members": [s.display for s in members], "names": names, "reason": why, **more},
+    )
 
 
-def _cross_plugin_findings(tree: SkillTree, indexes, reported: list[frozenset], lexicon, threshold, min_shared):
-    """Clusters across a marketplace's plugins, at info level: the model sees them together only
-    where a user installs those plugins together, and each under its plugin's name."""
-    out = []
+def _cross_plugin_clusters(indexes, reported: list[frozenset], lexicon, threshold, min_shared):
+    """Clusters across a marketplace's plugins, with the plugins and the marketplace: the model
+    sees them together only where a user installs those plugins together, each under its
+    plugin's name. A cluster of one plugin, or one already reported, is left out."""
     for index in sorted(indexes, key=lambda i: i.display):
         if index.kind != "marketplace":
             continue
@@ -246,54 +263,22 @@ def _cross_plugin_findings(tree: SkillTree, indexes, reported: list[frozenset], 
             if len(plugins) < 2 or any(paths <= seen for seen in reported):
                 continue
             reported.append(paths)  # two marketplaces listing the same plugins: reported once
-            given = [s for s in members if tree.is_given(s.path)]
-            if not given:
-                continue
-            at = given[0]
-            out.append(
-                Diagnostic(
-                    CODE,
-                    f"{len(members)} skills of {len(plugins)} plugins of {index.display} have descriptions too alike "
-                    f"to choose between where a user installs those plugins together ({why}): {_members_text(members)}",
-                    at.display,
-                    at.description_line,
-                    1,
-                    severity=Severity.INFO,
-                    details={
-                        "members": [s.display for s in members],
-                        "names": [s.label for s in members],
-                        "reason": why,
-                        "plugins": plugins,
-                        "marketplace": index.display,
-                    },
-                )
-            )
-    return out
+            yield members, why, plugins, index.display
 
 
 def check(ctx: SkillContext) -> Iterable[Diagnostic]:
     tree, indexes, lexicon = ctx.tree, ctx.indexes, ctx.lexicon
     threshold, min_shared = ctx.options.similarity_threshold, ctx.options.template_min_shared_words
-    out = []
+    found: list[Diagnostic | None] = []
     reported: list[frozenset] = []
     for members, why in find_clusters(comparison_groups(tree, indexes, ctx.loaders), lexicon, threshold, min_shared):
         reported.append(frozenset(s.path for s in members))
-        given = [s for s in members if tree.is_given(s.path)]
-        if not given:
-            continue
-        at = given[0]
-        out.append(
-            Diagnostic(
-                CODE,
-                f"{len(members)} skills have descriptions too alike to choose between ({why}): {_members_text(members)}",
-                at.display,
-                at.description_line,
-                1,
-                details={"members": [s.display for s in members], "names": [s.label for s in members], "reason": why},
-            )
-        )
-    out.extend(_cross_plugin_findings(tree, indexes, reported, lexicon, threshold, min_shared))
-    return out
+        found.append(_finding(tree, members, why))
+    for members, why, plugins, marketplace in _cross_plugin_clusters(indexes, reported, lexicon, threshold, min_shared):
+        among, when = f" of {len(plugins)} plugins of {marketplace}", " where a user installs those plugins together"
+        more = {"severity": Severity.INFO, "plugins": plugins, "marketplace": marketplace}
+        found.append(_finding(tree, members, why, among, when, **more))
+    return [d for d in found if d is not None]
 
 
 RULE = SkillRule(CODE, check)
