@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from cachelint.diagnostics import Diagnostic
 from cachelint.payloads.facts import FactTable, RequestFacts
@@ -407,8 +407,7 @@ class UsageTotals:
             self._ttl_saving[place] = advice["saving"]
 
     def result(self) -> dict[str, Any]:
-        money = [m for m in self._money if m == m]
-        without = [m for m in self._without_cache if m == m]
+        money, without = _Given(self._money), _Given(self._without_cache)
         break_money = [m for place in sorted(self._break_money) for m in self._break_money[place]]
         ttl_saving = [self._ttl_saving[place] for place in sorted(self._ttl_saving)]
         prompt = self.read + self.written + self.uncached
@@ -438,6 +437,21 @@ def _put(values: array, place: int, value: float | None) -> None:
 
 
 _NONE = float("nan")
+
+
+class _Given:
+    """The values of an array of ``_put`` that were given (not NaN), in their order, read from the
+    array each time rather than copied: a million sessions' money is 8 MB there and 32 MB as a list
+    of floats. ``sum`` adds them in the same order as over a list, to the same float."""
+
+    def __init__(self, values: array) -> None:
+        self._values = values
+
+    def __iter__(self) -> Iterator[float]:
+        return (m for m in self._values if m == m)
+
+    def __bool__(self) -> bool:
+        return any(m == m for m in self._values)
 
 
 def ledger_for(settings: Any) -> UsageLedger:

@@ -227,4 +227,9 @@ def test_usage_totals_do_not_depend_on_the_order_entries_come_in():
     for place in places:
         shuffled.add(place, entries[place])
     assert json.dumps(shuffled.result()) == json.dumps(in_order.result())
+    priced = [e["money"] for e in entries if e["money"] is not None]
+    assert in_order.result()["money"] == round(sum(priced), 6)  # the sessions' order, not the arrival's
     assert ledger.summary()["total"] == UsageTotals().result()
+    unpriced = UsageTotals()
+    unpriced.add(0, {**entries[0], "money": None, "money_without_cache": None})
+    assert unpriced.result()["money"] is None and unpriced.result()["money_without_cache"] is None
