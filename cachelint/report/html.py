@@ -582,17 +582,44 @@ def _session_block(
     return f"<details class='session' id='session-{_e(sid)}'{flagged}>{summary_line}<div class='body'>{body}</div></details>"
 
 
+# Sessions without findings shown one by one: past this many the page lists the first ones and
+# counts the rest (a browser lays out a page of a million sessions in minutes, if at all, and the
+# report would hold them all in memory); the JSON report has every session.
+CLEAN_SESSIONS_SHOWN = 1000
+
+
+def _sessions_shown(summary: Any, diagnostics: Sequence[Diagnostic], agent_threads) -> tuple[list, list, int]:
+    """The sessions with findings (all of them), the first ``CLEAN_SESSIONS_SHOWN`` without, and
+    how many sessions there are, read in one pass over the summary's sessions."""
+    wanted = {d.session for d in diagnostics if d.session is not None and d.session not in agent_threads}
+    flagged: list[Any] = []
+    clean: list[Any] = []
+    total = 0
+    for s in getattr(summary, "sessions", []) or []:
+        total += 1
+        if str(s.id) in wanted:
+            flagged.append(s)
+        elif len(clean) < CLEAN_SESSIONS_SHOWN:
+            clean.append(s)
+    return flagged, clean, total
+
+
 def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
     """One self-contained HTML document (no script: readable with JavaScript off)."""
     usage = _usage_of(summary)
     currency = usage.get("currency", "USD")
-    sessions = list(getattr(summary, "sessions", []) or [])
-    usage_by_id = {str(u.get("id")): u for u in usage.get("sessions") or [] if isinstance(u, Mapping)}
-    by_session: dict[str, list[Diagnostic]] = {}
-    loose: list[Diagnostic] = []
-    known = {str(s.id) for s in sessions}
     agents = getattr(summary, "coding_agents", None)
     agent_threads = thread_ids(agents)
+    flagged, clean, total = _sessions_shown(summary, diagnostics, agent_threads)
+    known = {str(s.id) for s in flagged}
+    shown = known | {str(s.id) for s in clean}
+    # one pass over the usage entries (a log's million sessions are read back from a file, never
+    # held), keeping those of the sessions shown
+    usage_by_id = {
+        str(u.get("id")): u for u in usage.get("sessions") or [] if isinstance(u, Mapping) and str(u.get("id")) in shown
+    }
+    by_session: dict[str, list[Diagnostic]] = {}
+    loose: list[Diagnostic] = []
     for d in diagnostics:
         if d.session is not None and d.session in agent_threads:
             continue  # in the coding-agent section
@@ -612,11 +639,9 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
             + "".join(_finding(d) for d in loose if id(d) in detailed)
             + _folded([d for d in loose if id(d) not in detailed])
         )
-    flagged = [s for s in sessions if by_session.get(str(s.id))]
-    clean = [s for s in sessions if not by_session.get(str(s.id))]
-    if sessions:
+    if total:
         parts.append(
-            f"<h2 id='sessions'>Sessions ({len(sessions):,})</h2>"
+            f"<h2 id='sessions'>Sessions ({total:,})</h2>"
             f"<p class='meta'>{_plural(len(flagged), 'session')} with findings, open below; each line opens or closes its"
             " session. In a session, one bar a request (#record, in order):</p>" + _LEGEND
         )
@@ -624,8 +649,15 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
         parts.append(_session_block(s, by_session[str(s.id)], usage_by_id.get(str(s.id)), currency, detailed))
     if clean:
         inner = "".join(_session_block(s, [], usage_by_id.get(str(s.id)), currency) for s in clean)
+        without = total - len(flagged)
+        more = (
+            f"<p class='meta'>The first {len(clean):,} shown; the {without - len(clean):,} others are in the JSON"
+            " report (<code>--output-format json</code>).</p>"
+            if without > len(clean)
+            else ""
+        )
         parts.append(
-            f"<details class='clean'><summary>{_plural(len(clean), 'session')} without findings</summary>{inner}</details>"
+            f"<details class='clean'><summary>{_plural(without, 'session')} without findings</summary>{more}{inner}</details>"
         )
     if agents:
         parts.append(render_coding_agents(agents, diagnostics))
@@ -640,7 +672,7 @@ def render_html(diagnostics: Sequence[Diagnostic], summary: Any) -> str:
     requests = getattr(summary, "requests", 0)
     title = "cachelint audit report"
     head = (
-        f"{_plural(len(diagnostics), 'finding')} in {_plural(len(sessions), 'session')};"
+        f"{_plural(len(diagnostics), 'finding')} in {_plural(total, 'session')};"
         f" {_plural(requests, 'LLM request')} read from {_plural(files, 'file')}."
     )
     return (

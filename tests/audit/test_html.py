@@ -119,6 +119,26 @@ def test_clean_sessions_are_folded_and_sessions_with_findings_open():
     assert "4 requests" in line and "2 findings" in line and "$" in line
 
 
+def test_a_large_log_shows_its_first_clean_sessions_and_counts_the_rest(monkeypatch):
+    import cachelint.report.html as html_report
+
+    monkeypatch.setattr(html_report, "CLEAN_SESSIONS_SHOWN", 3)
+    diagnostics, summary = _summary_and_diagnostics()
+    extra = [
+        SessionReport(f"s{i}", "history", "inferred", "log.jsonl", f"log.jsonl:{i}", "anthropic", "m", 1, 0)
+        for i in range(3, 9)
+    ]
+    summary.sessions = [*summary.sessions, *extra]
+    html = render_html(diagnostics, summary)
+    assert "Sessions (8)" in html and "findings in 8 sessions;" in html
+    assert "<details class='session' id='session-s1' open>" in html  # every session with a finding
+    clean = html[html.index("<details class='clean'>") :]
+    assert clean.startswith("<details class='clean'><summary>7 sessions without findings</summary>")
+    assert "The first 3 shown; the 4 others are in the JSON report" in clean
+    shown = re.findall(r"id='session-(s\d+)'", clean)
+    assert shown == ["s2", "s3", "s4"]  # the first ones, in the log's order
+
+
 def test_filters_by_severity_and_rule_without_a_script():
     diagnostics, summary = _summary_and_diagnostics()
     html = render_html(diagnostics, summary)
