@@ -56,8 +56,11 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
             yield _tools_and_system(facts, u, tokens, model)
             continue
         first = u.first_message
-        if first is not None and limits.estimate_tokens(u.chars + first.chars) >= minimum:
-            yield _into_first_message(facts, u, first, limits.estimate_tokens(u.chars + first.chars), model)
+        if first is None:
+            continue
+        tokens = limits.estimate_tokens(u.chars + first.chars)
+        if tokens >= minimum:
+            yield _into_first_message(facts, u, first, tokens, model)
         # below the minimum a breakpoint caches nothing either
 
 
