@@ -18,7 +18,7 @@ from cachelint.diagnostics import Diagnostic, Fix, Severity
 # A clock reduced to its date changes less often than the clock itself.
 _GRANULARITY_RANK = {"date": 1}
 # How often a sink takes a new value, from the most often (each request) on.
-_RENEWED_RANK = {"run": 1, "call": 1, "conversation": 2}
+_RENEWED_RANK = {"run": 1, "call": 1, "conversation": 2, "agent": 2}
 
 
 @dataclass(frozen=True)

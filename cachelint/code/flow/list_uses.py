@@ -325,3 +325,77 @@ def _reads(node: ast.AST | None, name: str) -> bool:
     return node is not None and any(
         isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Load) for sub in ast.walk(node)
     )
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST] | None = None) -> bool:
+    """The object ``call`` builds in ``scope`` (a function) outlives one use there: it is returned
+    or yielded, written into an attribute or an item (``self.agent = Agent(...)``), or, bound to
+    a name that nothing else in the scope binds, that name is returned, written into an
+    attribute or item, read by a function the scope defines (a handler called later), read in a
+    loop that does not build it again, or called (itself or a method of it) twice. An agent so
+    kept sends every request of its life with the prefix it was built with; one built, used once
+    and dropped is built again for the next use."""
+    if parents is None:
+        parents = scope_parents(scope)
+    node: ast.AST = call
+    parent = parents.get(id(node))
+    while isinstance(parent, ast.Await):
+        node, parent = parent, parents.get(id(parent))
+    if parent is None:
+        return False
+    if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
+        return True
+    targets: list[ast.AST] = []
+    if isinstance(parent, ast.Assign) and parent.value is node:
+        targets = list(parent.targets)
+    elif isinstance(parent, ast.AnnAssign) and parent.value is node:
+        targets = [parent.target]
+    elif isinstance(parent, ast.withitem) and parent.context_expr is node and parent.optional_vars is not None:
+        targets = [parent.optional_vars]
+    if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
+        return True
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return False
+    name = targets[0].id
+    binds = 0
+    calls = 0
+    kept = False
+    built_in: list[ast.AST] = []  # the loops around the construction
+    up = parents.get(id(parent))
+    while up is not None and up is not scope:
+        if isinstance(up, _LOOPS):
+            built_in.append(up)
+        up = parents.get(id(up))
+    for sub, sub_parent in walk_scope(scope):
+        if isinstance(sub, _SCOPES) and not isinstance(sub, ast.ClassDef):
+            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub)):
+                kept = True  # a handler or callback of the scope reads it whenever it is called
+            continue
+        if not isinstance(sub, ast.Name) or sub.id != name:
+            continue
+        if not isinstance(sub.ctx, ast.Load):
+            binds += 1
+            continue
+        if isinstance(sub_parent, (ast.Return, ast.Yield, ast.YieldFrom)) or (
+            isinstance(sub_parent, ast.Assign)
+            and sub_parent.value is sub
+            and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in sub_parent.targets)
+        ):
+            kept = True
+            continue
+        loop = parents.get(id(sub))
+        while loop is not None and loop is not scope and not isinstance(loop, _LOOPS):
+            loop = parents.get(id(loop))
+        if isinstance(loop, _LOOPS) and all(loop is not outer for outer in built_in):
+            kept = True  # used again and again after it is built once
+            continue
+        if isinstance(sub_parent, ast.Call) and sub_parent.func is sub:
+            calls += 1
+        elif isinstance(sub_parent, ast.Attribute):
+            owner = parents.get(id(sub_parent))
+            if isinstance(owner, ast.Call) and owner.func is sub_parent:
+                calls += 1
+    return binds == 1 and (kept or calls >= 2)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from cachelint.code.flow.dependencies import LocalDeps
 from cachelint.code.flow.facts import Reach, SinkRef, StaticFirstMessage, Summary, UncachedPrefix, span_of
 from cachelint.code.flow.list_uses import (
+    kept_after_built,
     ListUse,
     argument_param,
     binds_own,
@@ -225,6 +226,7 @@ class Sinks(Loops):
         sent_messages: tuple[ast.AST, str] | None = None
         prefix_args: list[tuple[str, ast.AST, str]] = []  # (tier, node, label) of tools and system
         reached_before = len(self.reaches)
+        renewed = "agent" if sink.configures and self._agent_kept(node, frame) else None
         for argument in sink.arguments:
             arg_node: ast.AST | None = None
             value = CLEAN
@@ -282,6 +284,7 @@ class Sinks(Loops):
                 sink.configures,
                 sink.tool_key,
                 argument.keys,
+                renewed,
             )
         messages_node = sent_messages[0] if sent_messages is not None else None
         if sent_messages is not None and not sink.configures:
@@ -296,6 +299,17 @@ class Sinks(Loops):
                 self._selected_by_changed_state(node, with_first, frame, reached)
         if frame.loops and not sink.configures:
             self._made_before_the_loop(reached_before, messages_node, frame)
+
+    def _agent_kept(self, call: ast.Call, frame: Frame) -> bool:
+        """An agent (or bound model) built by ``call`` in a function, outside any loop of it, and
+        kept there for more than one use (list_uses.kept_after_built): the prefix it was built
+        with is the same for every request it makes, so a value made once for it is renewed per
+        agent, not per request. Built in a loop, or used once and dropped, it is built again for
+        the next use, as a request is."""
+        if frame.loops or frame.summary is None:
+            return False
+        function = self.summary_nodes.get(id(frame.summary))
+        return function is not None and kept_after_built(function, call)
 
     def _made_before_the_loop(self, start: int, messages: ast.AST | None, frame: Frame) -> None:
         """A clock or id this function reads before the loop that repeats the call reaches every
@@ -845,16 +859,18 @@ class Sinks(Loops):
         configures: bool = False,
         tool_key: str | None = None,
         keys: tuple[tuple[str, str], ...] = (),
+        renewed: str | None = None,
     ) -> None:
         if tier in PREFIX_TIERS:
             elements = value.elements  # what the argument holds (what it is, re-read below, may be less certain)
-            sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key)
             # instructions=fn / lambda ctx: ...: the SDK calls it for every request. A function
             # given as the tools (tools=get_weather) is a tool: what it returns is a tool result,
             # in the messages, not part of the tool definitions.
             produced = self._callable_result(arg_node, frame) if tier == "system" else None
             if produced is not None:
                 value = union(value, produced)
+                renewed = None  # made anew for each request, whatever the agent's life
+            sink = SinkRef(tier, label, line, configures=configures, tool_key=tool_key, renewed=renewed)
             if isinstance(arg_node, (ast.Name, ast.Attribute)):
                 self._text_depth += 1
                 try:
@@ -894,7 +910,15 @@ class Sinks(Loops):
                     continue
                 entry_value, entry_node = entry
                 self._sink_argument(
-                    tier_of_key, entry_value, entry_node, f'"{key}" in {label}', line, frame, configures, tool_key
+                    tier_of_key,
+                    entry_value,
+                    entry_node,
+                    f'"{key}" in {label}',
+                    line,
+                    frame,
+                    configures,
+                    tool_key,
+                    renewed=renewed,
                 )
         elif tier == "specs":
             # subagents=[{"name": ..., "system_prompt": ..., "tools": [...]}]: each spec is an
@@ -918,6 +942,7 @@ class Sinks(Loops):
                             frame,
                             configures,
                             tool_key,
+                            renewed=renewed,
                         )
 
     def _state_template(self, node: ast.Call, arg_node: ast.AST, label: str, sink: Sink, frame: Frame) -> None:

@@ -5,7 +5,9 @@ A date changes once a day: reported as a warning. A value computed once when the
 module level, outside any function or loop) is the same for every request of a process: the
 prefix differs from one process to the next, which costs a write per run, not per request:
 reported as information, saying so. A per-user or per-session value is information too: one
-cached prefix per user.
+cached prefix per user. So is a clock or id given to an agent (or bound model) that the function
+building it keeps for more than one use (returns it, stores it, calls it twice, uses it in a
+loop): the agent sends every request with the prefix it was built with.
 
 In the messages, a value counts ahead of a ``cache_control`` breakpoint (the entry the breakpoint
 writes is keyed on it), and, in a request without a system prompt, ahead of the static text of the
@@ -92,6 +94,14 @@ def check(facts: CodeFacts) -> Iterable[Diagnostic]:
                 if daily
                 else "computed once when the module loads, so the cached prefix differs in every process:"
                 " each run writes it again instead of reading the previous run's"
+            )
+            severity = Severity.INFO
+        elif r.sink.renewed == "agent" and not daily:
+            # the agent keeps the prefix it was built with for every request it makes
+            effect = (
+                "it is fixed when the agent (or bound model, or configuration) is built, and the function keeps"
+                " that object for more than one use: the requests made with one object share the cached prefix,"
+                " but every object built writes it again (on every request, where one is built for each request)"
             )
             severity = Severity.INFO
         elif r.sink.renewed == "conversation":

@@ -1,0 +1,135 @@
+"""CL105: a clock or id given to an agent (or bound model, or configuration) that the function
+building it keeps for more than one use is fixed for every request that object makes: the
+requests of one agent share it, each agent built writes it again (information). Built in a loop,
+used once and dropped, or given as a callable the SDK calls per request, it is per request."""
+
+from __future__ import annotations
+
+import pytest
+
+from codecheck_helpers import marked_lines, run
+from cachelint.diagnostics import Severity
+from rule_cases import params
+
+_STRANDS = "from strands import Agent\n"
+
+PER_AGENT = {
+    "called-twice": """
+def test_cache_write_then_read():
+    unique = str(uuid.uuid4())  # here
+    agent = Agent(system_prompt=f"Background for {unique}: " + BASE * 200)
+    agent("What is 2+2?")
+    agent("And 3+3?")
+""",
+    "returned-by-a-factory": """
+def make_agent():
+    return Agent(system_prompt=f"Started at {time.time()}. {BASE}")  # here
+""",
+    "bound-then-returned": """
+def make_agent(tools):
+    started = datetime.now().isoformat()  # here
+    agent = Agent(system_prompt=f"Session started {started}. {BASE}", tools=tools)
+    return agent
+""",
+    "stored-on-the-instance": """
+class Assistant:
+    def __init__(self):
+        self.agent = Agent(system_prompt=f"Run {uuid.uuid4()}. {BASE}")  # here
+""",
+    "used-in-a-loop-after-it-is-built": """
+def chat(lines):
+    agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+    for line in lines:
+        print(agent(line))
+""",
+    "read-by-a-handler-the-function-defines": """
+def serve(app):
+    agent = Agent(system_prompt=f"Boot {uuid.uuid4().hex}. {BASE}")  # here
+
+    @app.post("/chat")
+    def chat(message: str):
+        return str(agent(message))
+    return app
+""",
+    "async-with-then-two-calls": """
+async def main(a, b):
+    agent = Agent(system_prompt=f"Now {time.time()}")  # here
+    await agent.invoke_async(a)
+    await agent.invoke_async(b)
+""",
+}
+
+PER_REQUEST = {
+    "built-used-once-and-dropped": """
+def handle(message):
+    agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+    return str(agent(message))
+""",
+    "built-in-the-loop-that-uses-it": """
+def answer_all(questions):
+    for q in questions:
+        agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+        agent(q)
+        agent("Anything else?")
+""",
+    "given-as-an-argument-of-a-call": """
+def handle(message, runner):
+    return runner.run(Agent(system_prompt=f"Id {uuid.uuid4()}. {BASE}"), message)  # here
+""",
+    "rebound-to-another-agent": """
+def handle(message):
+    agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+    agent(message)
+    agent = Agent(system_prompt=BASE)
+    agent(message)
+""",
+}
+
+
+def _cl105(source: str) -> list:
+    return [d for d in run(_STRANDS + source) if d.code == "CL105"]
+
+
+def _expected(source: str) -> list[int]:
+    return [line + 1 for line in marked_lines(source)]
+
+
+@pytest.mark.parametrize("source", params(PER_AGENT))
+def test_a_value_an_agent_is_built_with_and_kept_is_per_agent(source: str) -> None:
+    found = _cl105(source)
+    assert [d.line for d in found] == _expected(source), [f"{d.line} {d.message}" for d in found]
+    for d in found:
+        assert d.severity == Severity.INFO, d.message
+        assert "every object built writes it again" in d.message, d.message
+        assert "changes on every request" not in d.message
+
+
+@pytest.mark.parametrize("source", params(PER_REQUEST))
+def test_an_agent_built_again_for_each_use_is_per_request(source: str) -> None:
+    found = _cl105(source)
+    assert [d.line for d in found] == _expected(source), [f"{d.line} {d.message}" for d in found]
+    for d in found:
+        assert d.severity != Severity.INFO, d.message
+        assert "changes on every request" in d.message, d.message
+
+
+def test_a_callable_the_sdk_calls_per_request_stays_per_request() -> None:
+    source = """
+def make_agent():
+    agent = Agent(system_prompt=lambda: f"Now {time.time()}. {BASE}")  # here
+    return agent
+"""
+    found = _cl105(source)
+    assert [d.line for d in found] == _expected(source), [f"{d.line} {d.message}" for d in found]
+    assert found[0].severity != Severity.INFO
+
+
+def test_a_date_in_a_kept_agent_still_changes_every_day() -> None:
+    source = """
+def make_agent():
+    return Agent(system_prompt=f"Today is {date.today()}. {BASE}")  # here
+"""
+    found = _cl105(source)
+    assert [d.line for d in found] == _expected(source)
+    assert found[0].severity == Severity.WARNING
+    assert "every day" in found[0].message
