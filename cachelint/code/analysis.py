@@ -438,8 +438,14 @@ def _param_settings(summary: Any) -> dict[str, Any]:
 def _sinks_data(param_sinks: Mapping[str, Any]) -> dict[str, Any]:
     return {
         param: sorted(
-            ({"tier": s.tier, "label": s.label, "line": s.line, "mode": mode} for s, mode in sinks),
-            key=lambda d: (d["line"], d["label"], d["mode"]),
+            (
+                {"tier": s.tier, "label": s.label, "line": s.line, "mode": mode}
+                # how often it is made anew, where that is not each request: per conversation started,
+                # per agent kept (Summary: SinkRef.renewed), as the importer's findings must say
+                | ({"renewed": s.renewed} if s.renewed is not None else {})
+                for s, mode in sinks
+            ),
+            key=lambda d: (d["line"], d["label"], d["mode"], d.get("renewed", "")),
         )
         for param, sinks in sorted(param_sinks.items())
     }

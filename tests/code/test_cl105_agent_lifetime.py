@@ -133,3 +133,41 @@ def make_agent():
     assert [d.line for d in found] == _expected(source)
     assert found[0].severity == Severity.WARNING
     assert "every day" in found[0].message
+
+
+_FACTORY_MODULES = {
+    "pkg/__init__.py": "",
+    "pkg/agents.py": (
+        "from strands import Agent\n\n\n"
+        "def make_agent(note):\n"
+        '    agent = Agent(system_prompt=f"You are careful. {note}")\n'
+        "    return agent\n\n\n"
+        "def answer(note, question):\n"
+        '    return str(Agent(system_prompt=f"You are careful. {note}")(question))\n'
+    ),
+    "pkg/app.py": (
+        "import uuid\n\nfrom pkg.agents import answer, make_agent\n\n\n"
+        "def build():\n"
+        '    return make_agent(f"run {uuid.uuid4()}")\n\n\n'
+        "def reply(question):\n"
+        '    return answer(f"run {uuid.uuid4()}", question)\n'
+    ),
+}
+
+
+@pytest.mark.usefixtures("frozen_code_stamp")
+def test_the_agent_s_life_is_read_through_another_module(tmp_path) -> None:
+    """A factory of another module that keeps the agent it builds (returns it) makes a value
+    passed to it per agent; one that builds, uses once and drops makes it per request. The same
+    cold, warm and when only the caller is checked."""
+    from conftest import check_with_cache, write_tree
+
+    write_tree(tmp_path, _FACTORY_MODULES)
+    for options in ({"no_cache": True}, {}, {}, {"paths": ("pkg/app.py",), "no_cache": True}):
+        result = check_with_cache(tmp_path, **options)
+        found = {
+            (d.line, d.severity == Severity.INFO)
+            for d in result.diagnostics
+            if d.code == "CL105" and d.path.endswith("app.py")
+        }
+        assert found == {(7, True), (11, False)}, [d.message for d in result.diagnostics]

@@ -195,7 +195,13 @@ def _composed_mode(stored: str, sent: str) -> str | None:
 
 def _external_sink(entry: Mapping[str, Any], qualified: str, line: int) -> SinkRef:
     """A sink of another module's summary, as called at ``line`` of this one."""
-    return SinkRef(entry["tier"], f"{entry['label']} in {qualified} (line {entry['line']})", line, external=qualified)
+    return SinkRef(
+        entry["tier"],
+        f"{entry['label']} in {qualified} (line {entry['line']})",
+        line,
+        external=qualified,
+        renewed=entry.get("renewed"),
+    )
 
 
 def _annotation_text(annotation: ast.AST | None) -> str:
