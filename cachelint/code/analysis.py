@@ -159,7 +159,9 @@ def _parse_python(path: str, text: str, explain: bool = True) -> tuple[Program |
     return parsed, []
 
 
-def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None) -> ModuleAnalysis:
+def _analyse(
+    program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None, findings: bool = True
+) -> ModuleAnalysis:
     resolve = resolve_name = resolve_method = resolve_class = None
     if summaries:
         index = _ProjectIndex(path, summaries)
@@ -180,6 +182,7 @@ def _analyse(program: Program, knowledge: Knowledge, path: str, summaries: Summa
             return index.lookup(class_dotted, "classes")
 
     analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method, resolve_class)
+    analysis.loop_changes_wanted = findings
     analysis.analyse()
     return analysis
 
@@ -285,7 +288,7 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
         if program is None:
             return {"functions": {}, "classes": {}, "names": {}}
         try:
-            analysis = _analyse(program, knowledge, path, project_summaries)
+            analysis = _analyse(program, knowledge, path, project_summaries, findings=False)
         except (RecursionError, MemoryError):
             return {"functions": {}, "classes": {}, "names": {}}
 

@@ -510,6 +510,10 @@ class Scopes:
     ) -> None:
         self.resolve_method = resolve_method
         self.resolve_class = resolve_class  # an imported class's summary entry (its methods)
+        # the changes loops make are read only for the findings of the module checked (LoopChange):
+        # a summary for other modules (Summary) holds none of them, and need not look for those a
+        # called function makes (Calls._state_changed_by_call, the costliest of them)
+        self.loop_changes_wanted = True
         self.tree = tree
         self._sort_safety: SortSafety | None = None  # built when a value is first put in order
         self.k = knowledge
@@ -544,6 +548,11 @@ class Scopes:
         # id(function) -> the globals and attributes of its instance that running it writes
         # (Calls._state_written_by); the module's global names, read once
         self.state_written_cache: dict[int, tuple[tuple[str, str, str, int], ...]] = {}
+        # (id(function), run as a method of its instance) -> what it changes itself, and the module
+        # functions and methods of self it calls: each function read once, whatever calls it
+        self.own_state_cache: dict[
+            tuple[int, bool], tuple[tuple[tuple[str, str, int], ...], tuple[str, ...], tuple[str, ...]]
+        ] = {}
         self.module_globals: set[str] | None = None
         # id(summary) (or None) -> reaches of values bound to a system prompt's name, with the name
         # bound: kept once the function is read if anything may send it (Sinks._settle_named_prompts)
