@@ -82,6 +82,10 @@ _ADDING_METHODS = frozenset(
 _NAMESPACE_CALLS = frozenset({"globals", "vars", "setattr", "exec", "eval", "__import__"})
 
 
+# nodes with no fields: the context of a name (Load, Store) and the operators
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
 def _is_text(node: ast.AST) -> bool:
     """A str constant, an f-string, or a display of them: adds nothing but text."""
     if isinstance(node, ast.Constant):
@@ -111,35 +115,33 @@ class SortSafety:
         # is visited. What it gathers is sets, so the visiting order does not matter. (Three walks
         # of the tree with ``ast.walk`` and ``iter_child_nodes`` were the most of a module's
         # ordering analysis.)
-        parents: dict[int, ast.AST] = {}
-        stack: list[ast.AST] = [tree]
+        # (node, its parent, its grandparent); the leaves that name a context or an operator
+        # (Load, Add, Eq...) hold nothing and are not visited
+        stack: list[tuple[ast.AST, ast.AST | None, ast.AST | None]] = [(tree, None, None)]
         while stack:
-            node = stack.pop()
+            node, parent, grandparent = stack.pop()
             for field in node._fields:
                 value = getattr(node, field, None)
                 if isinstance(value, ast.AST):
-                    parents[id(value)] = node
-                    stack.append(value)
+                    if not isinstance(value, _LEAVES):
+                        stack.append((value, node, parent))
                 elif isinstance(value, list):
                     for item in value:
                         if isinstance(item, ast.AST):
-                            parents[id(item)] = node
-                            stack.append(item)
+                            stack.append((item, node, parent))
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
                     self.star_import = True
                 names = {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
-                (imported if isinstance(parents.get(id(node)), ast.Module) else bound).update(names)
+                (imported if isinstance(parent, ast.Module) else bound).update(names)
             elif isinstance(node, ast.Name):
                 if isinstance(node.ctx, (ast.Store, ast.Del)):
                     bound.add(node.id)
-                    if isinstance(parents.get(id(node)), ast.AugAssign):
-                        aug = parents[id(node)]
-                        if isinstance(aug, ast.AugAssign) and not _is_text(aug.value):
-                            escaping.setdefault(node.id, set()).add(-1)
-                elif not self._reads_only(node, parents):
+                    if isinstance(parent, ast.AugAssign) and not _is_text(parent.value):
+                        escaping.setdefault(node.id, set()).add(-1)
+                elif not self._reads_only(node, parent, grandparent):
                     escaping.setdefault(node.id, set()).add(id(node))
-                if node.id in _NAMESPACE_CALLS and isinstance(parents.get(id(node)), ast.Call):
+                if node.id in _NAMESPACE_CALLS and isinstance(parent, ast.Call):
                     self.namespace_written = True
             elif isinstance(node, ast.arg):
                 bound.add(node.arg)
@@ -163,10 +165,9 @@ class SortSafety:
         self.functions = frozenset(functions)
 
     @staticmethod
-    def _reads_only(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
-        """This use of the name reads the object without handing it to code that may keep it or
-        add to it."""
-        parent = parents.get(id(name))
+    def _reads_only(name: ast.Name, parent: ast.AST | None, grandparent: ast.AST | None) -> bool:
+        """This use of the name (``parent`` holds it, ``grandparent`` holds that) reads the object
+        without handing it to code that may keep it or add to it."""
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)):
             return parent.iter is name
         if isinstance(parent, ast.Compare):
@@ -178,8 +179,7 @@ class SortSafety:
             # TOOLS[name] reads; NAMES[key] = value writes into the object
             return parent.value is not name or isinstance(parent.ctx, ast.Load)
         if isinstance(parent, ast.Starred):
-            call = parents.get(id(parent))
-            return isinstance(call, ast.Call) and _reading_call(call)
+            return isinstance(grandparent, ast.Call) and _reading_call(grandparent)
         if isinstance(parent, ast.FormattedValue):
             return True
         if isinstance(parent, ast.Call):
@@ -187,7 +187,7 @@ class SortSafety:
                 return True
             return _reading_call(parent)
         if isinstance(parent, ast.Attribute) and parent.value is name:
-            call = parents.get(id(parent))
+            call = grandparent
             if isinstance(call, ast.Call) and call.func is parent:
                 if parent.attr in _READING_METHODS:
                     return True
