@@ -551,7 +551,7 @@ class Scopes:
         # (id(function), run as a method of its instance) -> what it changes itself, and the module
         # functions and methods of self it calls: each function read once, whatever calls it
         self.own_state_cache: dict[
-            tuple[int, bool], tuple[tuple[tuple[str, str, int], ...], tuple[str, ...], tuple[str, ...]]
+            tuple[int, bool], tuple[tuple[tuple[str, str, int], ...], tuple[tuple[bool, str], ...]]
         ] = {}
         self.module_globals: set[str] | None = None
         # id(summary) (or None) -> reaches of values bound to a system prompt's name, with the name
