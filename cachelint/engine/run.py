@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from cachelint.catalog import CatalogFolder
+from cachelint.collections_gc import fewer_collections
 from cachelint.config import DEFAULT_EXCLUDE, Settings
 from cachelint.diagnostics import Diagnostic, unreadable
 from cachelint.discovery import INDEX_SUFFIXES, PYTHON_SUFFIXES, InputFile, walk
@@ -79,7 +80,8 @@ def run_check(
     nothing_found = None
     if options.stdin is None and not files and not problems:
         nothing_found = _all_ignored_warning(paths, settings, cwd)
-    result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver, nothing_found)
+    with fewer_collections():
+        result = _run_check(files, problems, left_out, paths, settings, options, cwd, resolver, nothing_found)
     if files and result.files_checked == 0:
         result.warnings.append(
             f"{_count(len(files), 'file')} found under the given paths, but no selected rule reads {'it' if len(files) == 1 else 'them'} (0 files checked)"

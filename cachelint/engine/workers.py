@@ -11,6 +11,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from cachelint import collections_gc
 from cachelint.config import Settings
 from cachelint.deadline import deadline
 
@@ -21,9 +22,11 @@ if TYPE_CHECKING:
 def _worker_signals() -> None:
     """Pool workers take SIGTERM's default action: the pool stops them with it (``abort``), and
     a forked worker would otherwise inherit the command line's handler, which turns the signal
-    into an exception meant for the main process."""
+    into an exception meant for the main process. The collector's threshold of the run, which
+    a spawned worker does not inherit, for its whole life."""
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    collections_gc.in_worker()
 
 
 def start_method() -> str:

@@ -6,11 +6,10 @@ back for its duration."""
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
+from cachelint.collections_gc import fewer_collections
 from cachelint.config import Settings
 from cachelint.payloads import AuditOptions, AuditResult
 from cachelint.payloads.pipeline import AuditPipeline, Selection
@@ -28,7 +27,7 @@ def run_audit(
     found (selection, baseline); it runs before the summary is made, so that a finding left out is
     left out of the session reports, the break counts and the money too. ``enabled``: the codes
     of the rules to run (None: every rule; see ``cachelint.payloads.hooks.payload_rules``)."""
-    with _fewer_collections():
+    with fewer_collections():
         pipeline = AuditPipeline(settings, options, enabled)
         feed = None
         if options.jobs != 1 or options.engine != "local":
@@ -37,21 +36,3 @@ def run_audit(
 
             feed = start_feed
         return pipeline.run(paths, cwd, select, feed)
-
-
-# The audit allocates a few small containers per request and builds almost no reference cycles,
-# yet with the default threshold (700) the cyclic collector runs every few requests and its older
-# generations re-scan everything alive: ~5-8% of an audit's time (benchmarks/bench_audit.py). A
-# higher first threshold for the duration of the audit, restored afterwards (a library call must
-# not change its caller's settings).
-_GC_THRESHOLD = 20_000
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], _GC_THRESHOLD), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
