@@ -39,6 +39,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "masking",
             "suppressions",
             "deadline",
+            "collections_gc",
             "progress",
             "wildmatch",
             "yamlload",
