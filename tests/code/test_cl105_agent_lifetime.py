@@ -51,11 +51,17 @@ def serve(app):
         return str(agent(message))
     return app
 """,
-    "async-with-then-two-calls": """
+    "awaited-twice": """
 async def main(a, b):
     agent = Agent(system_prompt=f"Now {time.time()}")  # here
     await agent.invoke_async(a)
     await agent.invoke_async(b)
+""",
+    "bound-by-a-with-statement-and-called-twice": """
+def main(a, b):
+    with Agent(system_prompt=f"Now {time.time()}") as agent:  # here
+        agent(a)
+        agent(b)
 """,
 }
 
@@ -75,6 +81,11 @@ def answer_all(questions):
     "given-as-an-argument-of-a-call": """
 def handle(message, runner):
     return runner.run(Agent(system_prompt=f"Id {uuid.uuid4()}. {BASE}"), message)  # here
+""",
+    "bound-by-a-with-statement-and-called-once": """
+def handle(message):
+    with Agent(system_prompt=f"Now {time.time()}") as agent:  # here
+        return str(agent(message))
 """,
     "rebound-to-another-agent": """
 def handle(message):
