@@ -30,6 +30,16 @@ def work(task, budget):
 """
 
 POSITIVE = {
+    "instructions-dedented-with-the-module-s-function": PLAYBOOK
+    + """
+import textwrap
+
+def work(task):
+    messages = [{"role": "user", "content": textwrap.dedent(PLAYBOOK).replace("{{task}}", task)}]
+    for _step in range(8):
+        reply = client.messages.create(model="claude-sonnet-4-5", max_tokens=800, messages=messages)  # here
+        messages.append({"role": "assistant", "content": reply.content})
+""",
     "template-filled-at-its-end-then-an-agent-loop": PLAYBOOK + AGENT_LOOP,
     "f-string-opening-with-the-instructions": PLAYBOOK
     + """

@@ -42,6 +42,14 @@ for path in glob.glob("*.diff"):
         messages=[{"role": "user", "content": open(path).read()}],
     )
 """,
+    "system-prompt-formatted-from-constants": GUIDE
+    + """
+TEAM = "platform"
+
+def review(diff):
+    system = f"You review for the {TEAM} team. {GUIDE}"
+    return client.messages.create(model="claude-sonnet-4-5", max_tokens=10, system=system, messages=[{"role": "user", "content": diff}])  # here
+""",
     "bedrock-converse-without-a-cache-point": GUIDE
     + """
 import boto3
@@ -54,6 +62,22 @@ def review(diff):
 }
 
 NEGATIVE = {
+    "system-prompt-formatted-with-the-request-s-value": GUIDE
+    + """
+def review(diff, author):
+    system = f"You review {author}'s change. {GUIDE}"
+    return client.messages.create(model="claude-sonnet-4-5", max_tokens=10, system=system, messages=[{"role": "user", "content": diff}])
+""",
+    "a-short-text-dedented-from-a-long-indented-literal": """
+import textwrap
+
+ROLE = \"\"\"
+                                                                                      You review.
+\"\"\"
+
+def review(diff):
+    return client.messages.create(model="claude-sonnet-4-5", max_tokens=10, system=textwrap.dedent(ROLE * 60), messages=[{"role": "user", "content": diff}])
+""",
     "a-breakpoint-on-the-system-block": GUIDE
     + """
 def review(diff):

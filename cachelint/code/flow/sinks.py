@@ -732,8 +732,6 @@ class Sinks(Loops):
             template, _whole = self._leading_static_text(node.left, frame, depth + 1)
             cut = template.replace("%%", "\0\0").find("%")  # the first field ("%%" is a literal %)
             return (template, False) if cut < 0 else (template[:cut], False)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            return self._leading_static_call(node, node.func.attr, node.func.value, frame, depth)
         if (
             isinstance(node, ast.Call)
             and self.callee_path(node.func) == ("textwrap", "dedent")
@@ -742,6 +740,8 @@ class Sinks(Loops):
         ):
             text, whole = self._leading_static_text(node.args[0], frame, depth + 1)
             return textwrap.dedent(text), whole
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return self._leading_static_call(node, node.func.attr, node.func.value, frame, depth)
         return unknown
 
     def _leading_static_call(
@@ -790,35 +790,14 @@ class Sinks(Loops):
         return unknown
 
     def _static_length(self, node: ast.AST | None, frame: Frame, depth: int) -> int | None:
-        """Characters of a text that is the same on every request (literals, constants, a list of
-        text blocks of them), or None."""
+        """Characters of a text that is the same on every request (``_leading_static_text``, when
+        that is all of it), or of a list of text blocks of such texts; None otherwise."""
         if node is None or depth > 8:
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
             bound = self._structure(node, frame)
-            return (
-                self._static_length(bound, frame, depth + 1)
-                if bound is not None and not self.eval(node, frame)
-                else None
-            )
-        if isinstance(node, ast.Constant):
-            return len(node.value) if isinstance(node.value, str) else None
-        if isinstance(node, ast.JoinedStr):
-            if all(isinstance(v, ast.Constant) for v in node.values):
-                return sum(
-                    len(v.value) for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
-                )
-            return None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left = self._static_length(node.left, frame, depth + 1)
-            right = self._static_length(node.right, frame, depth + 1)
-            return left + right if left is not None and right is not None else None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            text, times = (node.left, node.right) if isinstance(node.right, ast.Constant) else (node.right, node.left)
-            length = self._static_length(text, frame, depth + 1)
-            if length is not None and isinstance(times, ast.Constant) and type(times.value) is int:
-                return length * max(times.value, 0)
-            return None
+            if isinstance(bound, (ast.List, ast.Tuple)):
+                return self._static_length(bound, frame, depth + 1) if not self.eval(node, frame) else None
         if isinstance(node, (ast.List, ast.Tuple)):  # system=[{"type": "text", "text": ...}, ...]
             total = 0
             for block in node.elts:
@@ -830,23 +809,8 @@ class Sinks(Loops):
                     return None
                 total += length
             return total
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in ("strip", "lstrip", "rstrip") and not node.args:
-                return self._static_length(node.func.value, frame, depth + 1)
-            if node.func.attr == "join" and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
-                sep = self._static_length(node.func.value, frame, depth + 1)
-                parts = [self._static_length(e, frame, depth + 1) for e in node.args[0].elts]
-                if sep is None or any(p is None for p in parts):
-                    return None
-                return sum(p for p in parts if p is not None) + sep * max(len(parts) - 1, 0)
-        if (
-            isinstance(node, ast.Call)
-            and self.callee_path(node.func) == ("textwrap", "dedent")
-            and len(node.args) == 1
-            and not node.keywords
-        ):
-            return self._static_length(node.args[0], frame, depth + 1)
-        return None
+        text, whole = self._leading_static_text(node, frame, depth)
+        return len(text) if whole else None
 
     def _sink_argument(
         self,
