@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from cachelint.code.flow.dependencies import LocalDeps
 from cachelint.code.flow.facts import Reach, SinkRef, StaticFirstMessage, Summary, UncachedPrefix, span_of
 from cachelint.code.flow.list_uses import (
-    kept_after_built,
     ListUse,
     argument_param,
     binds_own,
     built_when_empty,
     declared_global,
+    kept_after_built,
     list_uses,
     name_uses,
     only_grown_in,
