@@ -57,6 +57,12 @@ async def main(a, b):
     await agent.invoke_async(a)
     await agent.invoke_async(b)
 """,
+    "given-twice-to-a-runner": """
+async def main(runner, first, second):
+    agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+    await runner.run(agent, first)
+    await runner.run(agent, second)
+""",
     "bound-by-a-with-statement-and-called-twice": """
 def main(a, b):
     with Agent(system_prompt=f"Now {time.time()}") as agent:  # here
@@ -66,6 +72,11 @@ def main(a, b):
 }
 
 PER_REQUEST = {
+    "given-once-to-a-runner": """
+async def handle(message, runner):
+    agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+    return await runner.run(agent, message)
+""",
     "built-used-once-and-dropped": """
 def handle(message):
     agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here

@@ -335,7 +335,8 @@ def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST]
     or yielded, written into an attribute or an item (``self.agent = Agent(...)``), or, bound to
     a name that nothing else in the scope binds, that name is returned, written into an
     attribute or item, read by a function the scope defines (a handler called later), read in a
-    loop that does not build it again, or called (itself or a method of it) twice. An agent so
+    loop that does not build it again, or called (itself or a method of it), or given to a call
+    (a runner that runs it), twice. An agent so
     kept sends every request of its life with the prefix it was built with; one built, used once
     and dropped is built again for the next use."""
     if parents is None:
@@ -392,8 +393,8 @@ def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST]
         if isinstance(loop, _LOOPS) and all(loop is not outer for outer in built_in):
             kept = True  # used again and again after it is built once
             continue
-        if isinstance(sub_parent, ast.Call) and sub_parent.func is sub:
-            calls += 1
+        if isinstance(sub_parent, ast.Call):
+            calls += 1  # called, or given to a call that runs it (``Runner.run(agent, question)``)
         elif isinstance(sub_parent, ast.Attribute):
             owner = parents.get(id(sub_parent))
             if isinstance(owner, ast.Call) and owner.func is sub_parent:
