@@ -193,3 +193,48 @@ def test_the_agent_s_life_is_read_through_another_module(tmp_path) -> None:
             if d.code == "CL105" and d.path.endswith("app.py")
         }
         assert found == {(7, True), (11, False)}, [d.message for d in result.diagnostics]
+
+
+REBOUND_NAMES = {
+    "the-first-agent-used-once-then-the-name-rebound": (
+        """
+def handle(message):
+    agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+    agent(message)
+    agent = Agent(system_prompt=BASE)
+    agent(message)
+    agent(message)
+""",
+        False,
+    ),
+    "a-parameter-rebound-to-the-agent-that-a-handler-reads": (
+        """
+def make(model, tools):
+    if isinstance(model, str):
+        model = load(model)
+    model = Agent(model=model, tools=tools, system_prompt=f"Boot {uuid.uuid4()}. {BASE}")  # here
+
+    def call(state):
+        return model(state)
+    return call
+""",
+        True,
+    ),
+    "rebound-inside-a-loop-after-it-is-built": (
+        """
+def chat(lines):
+    agent = Agent(system_prompt=f"Now {time.time()}. {BASE}")  # here
+    for line in lines:
+        agent(line)
+        agent = Agent(system_prompt=BASE)
+""",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("source,kept", [pytest.param(*v, id=k) for k, v in REBOUND_NAMES.items()])
+def test_a_name_bound_again_is_followed_up_to_its_next_binding(source: str, kept: bool) -> None:
+    found = _cl105(source)
+    assert [d.line for d in found] == _expected(source), [f"{d.line} {d.message}" for d in found]
+    assert (found[0].severity == Severity.INFO) is kept, found[0].message

@@ -333,10 +333,10 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST] | None = None) -> bool:
     """The object ``call`` builds in ``scope`` (a function) outlives one use there: it is returned
     or yielded, written into an attribute or an item (``self.agent = Agent(...)``), or, bound to
-    a name that nothing else in the scope binds, that name is returned, written into an
-    attribute or item, read by a function the scope defines (a handler called later), read in a
-    loop that does not build it again, or called (itself or a method of it), or given to a call
-    (a runner that runs it), twice. An agent so
+    a name, that name, from the binding to the next one, is returned, written into an attribute
+    or item, read by a function the scope defines (a handler called later), read in a loop that
+    does not build it again, or called (itself or a method of it), or given to a call (a runner
+    that runs it), twice. A name bound again inside a loop after it is not followed. An agent so
     kept sends every request of its life with the prefix it was built with; one built, used once
     and dropped is built again for the next use."""
     if parents is None:
@@ -350,53 +350,90 @@ def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST]
     if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom)):
         return True
     targets: list[ast.AST] = []
+    binding: ast.AST = parent
     if isinstance(parent, ast.Assign) and parent.value is node:
         targets = list(parent.targets)
     elif isinstance(parent, ast.AnnAssign) and parent.value is node:
         targets = [parent.target]
     elif isinstance(parent, ast.withitem) and parent.context_expr is node and parent.optional_vars is not None:
         targets = [parent.optional_vars]
+        binding = parent.optional_vars
     if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
         return True
     if len(targets) != 1 or not isinstance(targets[0], ast.Name):
         return False
     name = targets[0].id
-    binds = 0
-    calls = 0
-    kept = False
+    start = _end_of(binding)
     built_in: list[ast.AST] = []  # the loops around the construction
     up = parents.get(id(parent))
     while up is not None and up is not scope:
         if isinstance(up, _LOOPS):
             built_in.append(up)
         up = parents.get(id(up))
+    # where the name is bound next: what it holds from there on is another object
+    later_stores = sorted(
+        _start_of(sub)
+        for sub, _parent in walk_scope(scope)
+        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load) and _start_of(sub) > start
+    )
+    for sub, _parent in walk_scope(scope):
+        if (
+            isinstance(sub, ast.Name)
+            and sub.id == name
+            and not isinstance(sub.ctx, ast.Load)
+            and _start_of(sub) > start
+            and _in_loop(sub, parents, scope)
+        ):
+            return False  # bound again inside a loop: which object a use sees depends on the pass
+    end = later_stores[0] if later_stores else None
+
+    def in_window(n: ast.AST) -> bool:
+        at = _start_of(n)
+        return at > start and (end is None or at < end)
+
+    calls = 0
     for sub, sub_parent in walk_scope(scope):
         if isinstance(sub, _SCOPES) and not isinstance(sub, ast.ClassDef):
-            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub)):
-                kept = True  # a handler or callback of the scope reads it whenever it is called
+            if in_window(sub) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(sub)):
+                return True  # a handler or callback of the scope reads it whenever it is called
             continue
-        if not isinstance(sub, ast.Name) or sub.id != name:
-            continue
-        if not isinstance(sub.ctx, ast.Load):
-            binds += 1
+        if not isinstance(sub, ast.Name) or sub.id != name or not isinstance(sub.ctx, ast.Load) or not in_window(sub):
             continue
         if isinstance(sub_parent, (ast.Return, ast.Yield, ast.YieldFrom)) or (
             isinstance(sub_parent, ast.Assign)
             and sub_parent.value is sub
             and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in sub_parent.targets)
         ):
-            kept = True
-            continue
-        loop = parents.get(id(sub))
-        while loop is not None and loop is not scope and not isinstance(loop, _LOOPS):
-            loop = parents.get(id(loop))
-        if isinstance(loop, _LOOPS) and all(loop is not outer for outer in built_in):
-            kept = True  # used again and again after it is built once
-            continue
+            return True
+        loop = _enclosing_loop(sub, parents, scope)
+        if loop is not None and all(loop is not outer for outer in built_in):
+            return True  # used again and again after it is built once
         if isinstance(sub_parent, ast.Call):
             calls += 1  # called, or given to a call that runs it (``Runner.run(agent, question)``)
         elif isinstance(sub_parent, ast.Attribute):
             owner = parents.get(id(sub_parent))
             if isinstance(owner, ast.Call) and owner.func is sub_parent:
                 calls += 1
-    return binds == 1 and (kept or calls >= 2)
+    return calls >= 2
+
+
+def _start_of(node: ast.AST) -> tuple[int, int]:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def _end_of(node: ast.AST) -> tuple[int, int]:
+    line, col = _start_of(node)
+    end_line = getattr(node, "end_lineno", None)
+    end_col = getattr(node, "end_col_offset", None)
+    return (end_line if isinstance(end_line, int) else line, end_col if isinstance(end_col, int) else col)
+
+
+def _enclosing_loop(node: ast.AST, parents: dict[int, ast.AST], scope: ast.AST) -> ast.AST | None:
+    up = parents.get(id(node))
+    while up is not None and up is not scope and not isinstance(up, _LOOPS):
+        up = parents.get(id(up))
+    return up if isinstance(up, _LOOPS) else None
+
+
+def _in_loop(node: ast.AST, parents: dict[int, ast.AST], scope: ast.AST) -> bool:
+    return _enclosing_loop(node, parents, scope) is not None
