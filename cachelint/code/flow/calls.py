@@ -1141,48 +1141,28 @@ class Calls(Expressions):
             if id(function) in seen or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             seen.add(id(function))
-            changes, called = self._own_state_changes(function, own_methods is not None)
+            changes = state_changes(
+                function, self.module_globals, self.module_funcs, self.k.mutating_methods, own_methods is not None
+            )
             for kind, place, line in changes:
                 out.setdefault((kind, place), (function.name, line))
-            for is_method, name in called:
-                if not is_method:
-                    todo.append((self.module_funcs[name], None))
-                elif own_methods is not None and name in own_methods:
-                    todo.append((own_methods[name], own_methods))
+            self_name = first_param(function) if own_methods is not None else None
+            for sub in ast.walk(function):
+                if not isinstance(sub, ast.Call):
+                    continue
+                if isinstance(sub.func, ast.Name) and sub.func.id in self.module_funcs:
+                    todo.append((self.module_funcs[sub.func.id], None))
+                elif (
+                    own_methods is not None
+                    and self_name is not None
+                    and isinstance(sub.func, ast.Attribute)
+                    and isinstance(sub.func.value, ast.Name)
+                    and sub.func.value.id == self_name
+                    and sub.func.attr in own_methods
+                ):
+                    todo.append((own_methods[sub.func.attr], own_methods))
         result = tuple(sorted((kind, place, by, line) for (kind, place), (by, line) in out.items()))
         self.state_written_cache[id(definition)] = result
-        return result
-
-    def _own_state_changes(
-        self, function: ast.FunctionDef | ast.AsyncFunctionDef, as_method: bool
-    ) -> tuple[tuple[tuple[str, str, int], ...], tuple[tuple[bool, str], ...]]:
-        """What ``function`` itself changes outside itself (state_changes), and the module
-        functions and (``as_method``) the methods of its own instance it calls, (is a method,
-        name) in the order they are called: read once per function."""
-        key = (id(function), as_method)
-        cached = self.own_state_cache.get(key)
-        if cached is not None:
-            return cached
-        assert self.module_globals is not None
-        changes = tuple(
-            state_changes(function, self.module_globals, self.module_funcs, self.k.mutating_methods, as_method)
-        )
-        self_name = first_param(function) if as_method else None
-        called: list[tuple[bool, str]] = []
-        for sub in ast.walk(function):
-            if not isinstance(sub, ast.Call):
-                continue
-            if isinstance(sub.func, ast.Name) and sub.func.id in self.module_funcs:
-                called.append((False, sub.func.id))
-            elif (
-                self_name is not None
-                and isinstance(sub.func, ast.Attribute)
-                and isinstance(sub.func.value, ast.Name)
-                and sub.func.value.id == self_name
-            ):
-                called.append((True, sub.func.attr))
-        result = (changes, tuple(called))
-        self.own_state_cache[key] = result
         return result
 
     def _called_reads(self, node: ast.AST, frame: Frame) -> set[str]:

@@ -548,11 +548,6 @@ class Scopes:
         # id(function) -> the globals and attributes of its instance that running it writes
         # (Calls._state_written_by); the module's global names, read once
         self.state_written_cache: dict[int, tuple[tuple[str, str, str, int], ...]] = {}
-        # (id(function), run as a method of its instance) -> what it changes itself, and the module
-        # functions and methods of self it calls: each function read once, whatever calls it
-        self.own_state_cache: dict[
-            tuple[int, bool], tuple[tuple[tuple[str, str, int], ...], tuple[tuple[bool, str], ...]]
-        ] = {}
         self.module_globals: set[str] | None = None
         # id(summary) (or None) -> reaches of values bound to a system prompt's name, with the name
         # bound: kept once the function is read if anything may send it (Sinks._settle_named_prompts)
