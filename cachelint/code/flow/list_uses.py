@@ -334,13 +334,15 @@ def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST]
     """The object ``call`` builds in ``scope`` (a function) outlives one use there: it is returned
     or yielded, written into an attribute or an item (``self.agent = Agent(...)``), or, bound to
     a name, that name, from the binding to the next one, is returned, written into an attribute
-    or item, read by a function the scope defines (a handler called later), read in a loop that
-    does not build it again, or called (itself or a method of it), or given to a call (a runner
-    that runs it), twice. A name bound again inside a loop after it is not followed. An agent so
-    kept sends every request of its life with the prefix it was built with; one built, used once
-    and dropped is built again for the next use."""
+    or item, read by a function the scope defines (a handler called later), read in a loop, or
+    called (itself or a method of it), or given to a call (a runner that runs it), twice. One
+    built inside a loop is built again on every pass, and a name bound again inside a loop after
+    it is not followed. An agent so kept sends every request of its life with the prefix it was
+    built with; one built, used once and dropped is built again for the next use."""
     if parents is None:
         parents = scope_parents(scope)
+    if _enclosing_loop(call, parents, scope) is not None:
+        return False  # built again on every pass
     node: ast.AST = call
     parent = parents.get(id(node))
     while isinstance(parent, ast.Await):
@@ -364,28 +366,18 @@ def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST]
         return False
     name = targets[0].id
     start = _end_of(binding)
-    built_in: list[ast.AST] = []  # the loops around the construction
-    up = parents.get(id(parent))
-    while up is not None and up is not scope:
-        if isinstance(up, _LOOPS):
-            built_in.append(up)
-        up = parents.get(id(up))
     # where the name is bound next: what it holds from there on is another object
-    later_stores = sorted(
-        _start_of(sub)
-        for sub, _parent in walk_scope(scope)
-        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load) and _start_of(sub) > start
-    )
+    end: tuple[int, int] | None = None
     for sub, _parent in walk_scope(scope):
-        if (
-            isinstance(sub, ast.Name)
-            and sub.id == name
-            and not isinstance(sub.ctx, ast.Load)
-            and _start_of(sub) > start
-            and _in_loop(sub, parents, scope)
-        ):
+        if not isinstance(sub, ast.Name) or sub.id != name or isinstance(sub.ctx, ast.Load):
+            continue
+        at = _start_of(sub)
+        if at <= start:
+            continue
+        if _enclosing_loop(sub, parents, scope) is not None:
             return False  # bound again inside a loop: which object a use sees depends on the pass
-    end = later_stores[0] if later_stores else None
+        if end is None or at < end:
+            end = at
 
     def in_window(n: ast.AST) -> bool:
         at = _start_of(n)
@@ -405,8 +397,7 @@ def kept_after_built(scope: ast.AST, call: ast.Call, parents: dict[int, ast.AST]
             and any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in sub_parent.targets)
         ):
             return True
-        loop = _enclosing_loop(sub, parents, scope)
-        if loop is not None and all(loop is not outer for outer in built_in):
+        if _enclosing_loop(sub, parents, scope) is not None:
             return True  # used again and again after it is built once
         if isinstance(sub_parent, ast.Call):
             calls += 1  # called, or given to a call that runs it (``Runner.run(agent, question)``)
@@ -433,7 +424,3 @@ def _enclosing_loop(node: ast.AST, parents: dict[int, ast.AST], scope: ast.AST) 
     while up is not None and up is not scope and not isinstance(up, _LOOPS):
         up = parents.get(id(up))
     return up if isinstance(up, _LOOPS) else None
-
-
-def _in_loop(node: ast.AST, parents: dict[int, ast.AST], scope: ast.AST) -> bool:
-    return _enclosing_loop(node, parents, scope) is not None

@@ -306,7 +306,7 @@ class Sinks(Loops):
         with is the same for every request it makes, so a value made once for it is renewed per
         agent, not per request. Built in a loop, or used once and dropped, it is built again for
         the next use, as a request is."""
-        if frame.loops or frame.summary is None:
+        if frame.summary is None:
             return False
         function = self.summary_nodes.get(id(frame.summary))
         return function is not None and kept_after_built(function, call)

@@ -6,8 +6,8 @@ module level, outside any function or loop) is the same for every request of a p
 prefix differs from one process to the next, which costs a write per run, not per request:
 reported as information, saying so. A per-user or per-session value is information too: one
 cached prefix per user. So is a clock or id given to an agent (or bound model) that the function
-building it keeps for more than one use (returns it, stores it, calls it or gives it to a runner twice, uses it in a
-loop): the agent sends every request with the prefix it was built with.
+building it keeps for more than one use (returns it, stores it, calls it or gives it to a runner
+twice, uses it in a loop): the agent sends every request with the prefix it was built with.
 
 In the messages, a value counts ahead of a ``cache_control`` breakpoint (the entry the breakpoint
 writes is keyed on it), and, in a request without a system prompt, ahead of the static text of the
