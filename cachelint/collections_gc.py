@@ -16,10 +16,16 @@ from typing import Iterator
 THRESHOLD = 20_000
 
 
-@contextmanager
-def fewer_collections() -> Iterator[None]:
+def _raise_threshold() -> tuple[int, int, int]:
+    """Raise the first threshold (never lower it); the thresholds as they were."""
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], THRESHOLD), *before[1:])
+    return before
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    before = _raise_threshold()
     try:
         yield
     finally:
@@ -29,5 +35,4 @@ def fewer_collections() -> Iterator[None]:
 def in_worker() -> None:
     """A worker process of the pool runs nothing but the run's tasks: the higher threshold for
     its whole life (a forked worker inherits it; a spawned one starts with the default)."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], THRESHOLD), *before[1:])
+    _raise_threshold()

@@ -160,7 +160,7 @@ def _parse_python(path: str, text: str, explain: bool = True) -> tuple[Program |
 
 
 def _analyse(
-    program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None, findings: bool = True
+    program: Program, knowledge: Knowledge, path: str, summaries: Summaries | None, loop_changes: bool = True
 ) -> ModuleAnalysis:
     resolve = resolve_name = resolve_method = resolve_class = None
     if summaries:
@@ -182,7 +182,7 @@ def _analyse(
             return index.lookup(class_dotted, "classes")
 
     analysis = ModuleAnalysis(program.tree, knowledge, resolve, resolve_name, resolve_method, resolve_class)
-    analysis.loop_changes_wanted = findings
+    analysis.loop_changes_wanted = loop_changes
     analysis.analyse()
     return analysis
 
@@ -288,7 +288,7 @@ def summarize(path: str, text: str, settings: Any = None, project_summaries: Sum
         if program is None:
             return {"functions": {}, "classes": {}, "names": {}}
         try:
-            analysis = _analyse(program, knowledge, path, project_summaries, findings=False)
+            analysis = _analyse(program, knowledge, path, project_summaries, loop_changes=False)
         except (RecursionError, MemoryError):
             return {"functions": {}, "classes": {}, "names": {}}
 
